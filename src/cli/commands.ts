@@ -1,0 +1,5 @@
+import type { Command } from './command.js';
+import { statsCommand } from './commands/stats.js';
+
+/** Every CLI command, in the order `--help` lists them. */
+export const COMMANDS: readonly Command[] = [statsCommand];

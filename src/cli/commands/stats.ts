@@ -1,0 +1,110 @@
+import { TcompactError } from '../../errors.js';
+import { readInputs } from '../../formats/read-inputs.js';
+import { FORMAT_NAMES, type FormatName } from '../../formats/types.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../pipeline/line-reader.js';
+import { renderBreakdown, percent } from '../../report/bars.js';
+import { type Breakdown, addBreakdown, countTranscript, emptyBreakdown } from '../../tokens/breakdown.js';
+import { TOKENIZER_NAMES, type TokenizerName, getTokenizer } from '../../tokens/tokenizer.js';
+import { DEFAULT_WINDOW, windowStatus, type WindowStatus } from '../../tokens/window.js';
+import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+
+export function parseTokenizer(value: string | undefined): TokenizerName {
+  if (value === undefined) return 'o200k_base';
+  if (!(TOKENIZER_NAMES as readonly string[]).includes(value)) {
+    throw new TcompactError('E_USAGE', `--tokenizer must be one of ${TOKENIZER_NAMES.join(', ')}, got "${value}"`);
+  }
+  return value as TokenizerName;
+}
+
+export function parseFormat(value: string | undefined): FormatName | undefined {
+  if (value === undefined) return undefined;
+  if (!(FORMAT_NAMES as readonly string[]).includes(value)) {
+    throw new TcompactError('E_USAGE', `--from must be one of ${FORMAT_NAMES.join(', ')}, got "${value}"`);
+  }
+  return value as FormatName;
+}
+
+interface TranscriptStats {
+  id: string;
+  file: string;
+  line: number;
+  messages: number;
+  tokens: number;
+  windowShare: number;
+  status: WindowStatus;
+  byCategory: Breakdown;
+}
+
+export const statsCommand: Command = {
+  name: 'stats',
+  summary: 'token breakdown per transcript and in total, against a context window',
+  help: `Usage: tcompact stats <input...> [options]
+
+Counts tokens per transcript and per category (system, tools, user, assistant, reasoning, toolCalls,
+toolResults, attachments, other, overhead) and shows how much of a context window each transcript fills:
+ok (<80%), warning (80-90%), over the compaction threshold (90-98%), over the hard limit (>=98%).
+
+Options:
+  --json                 print JSON instead of the table
+  --window N             context window in tokens (default ${DEFAULT_WINDOW})
+  --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic (chars/4, only when asked)
+  --from FORMAT          force the input format instead of detecting it
+  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})`,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs('stats', argv, {
+      json: { type: 'boolean' },
+      window: { type: 'string' },
+      tokenizer: { type: 'string' },
+      from: { type: 'string' },
+      'max-line-bytes': { type: 'string' },
+    });
+    const inputs = requireInputs('stats', positionals);
+    const window = intOption('window', values.window, DEFAULT_WINDOW, 1);
+    const tokenizer = getTokenizer(parseTokenizer(values.tokenizer));
+    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
+    const from = parseFormat(values.from);
+
+    const transcripts: TranscriptStats[] = [];
+    const total = emptyBreakdown();
+    let errors = 0;
+    let skipped = 0;
+    for await (const item of readInputs(inputs, { maxLineBytes, from })) {
+      if (item.kind === 'error') {
+        errors++;
+        const r = item.record;
+        io.stderr.write(`${r.file}:${r.line}: ${r.code}: ${r.message}\n`);
+        continue;
+      }
+      if (item.kind === 'skipped') {
+        skipped++;
+        continue;
+      }
+      const counted = countTranscript(item.transcript, tokenizer);
+      addBreakdown(total, counted.byCategory);
+      transcripts.push({
+        id: item.transcript.id,
+        file: item.file,
+        line: item.line,
+        messages: item.transcript.messages.length,
+        tokens: counted.total,
+        windowShare: counted.total / window,
+        status: windowStatus(counted.total, window),
+        byCategory: counted.byCategory,
+      });
+    }
+    const totalTokens = transcripts.reduce((n, t) => n + t.tokens, 0);
+    if (values.json) {
+      const out = { tokenizer: tokenizer.name, window, transcripts, total: { transcripts: transcripts.length, tokens: totalTokens, byCategory: total }, errors, skipped };
+      io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    } else {
+      for (const t of transcripts) {
+        io.stdout.write(`${t.id}  (${t.file}:${t.line})  ${t.messages} messages, ${t.tokens} tokens, ${percent(t.tokens, window)} of ${window}: ${t.status}\n`);
+        for (const line of renderBreakdown(t.byCategory)) io.stdout.write(`${line}\n`);
+      }
+      io.stdout.write(`\nTotal: ${transcripts.length} transcripts, ${totalTokens} tokens (${tokenizer.name}), ${errors} errors, ${skipped} skipped\n`);
+      for (const line of renderBreakdown(total)) io.stdout.write(`${line}\n`);
+    }
+    return errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+  },
+};

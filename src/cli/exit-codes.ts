@@ -1,0 +1,15 @@
+/** Documented process exit codes. */
+export const EXIT = {
+  /** Everything was processed. */
+  OK: 0,
+  /** The run finished but some input lines failed (see errors.jsonl). */
+  INPUT_ERRORS: 1,
+  /** Bad command line or configuration; nothing was processed. */
+  USAGE: 2,
+  /** `--resume` was refused: the input or configuration changed since the journal was written. */
+  RESUME_REFUSED: 3,
+  /** Interrupted (SIGINT/SIGTERM) after flushing the journal; `--resume` continues. */
+  INTERRUPTED: 130,
+  /** An unexpected internal error (a bug): the stack is printed. */
+  INTERNAL: 70,
+} as const;

@@ -1,0 +1,56 @@
+import { TcompactError } from '../errors.js';
+import { type CliIO, type Command } from './command.js';
+import { EXIT } from './exit-codes.js';
+import { COMMANDS } from './commands.js';
+
+export const VERSION = '0.1.0';
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return [
+    'tcompact: compact archives of LLM-agent transcripts',
+    '',
+    'Usage: tcompact <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    "Run 'tcompact <command> --help' for a command's options.",
+    '',
+    'Exit codes: 0 ok, 1 some input failed (see errors.jsonl), 2 usage or config error,',
+    '3 resume refused, 70 internal error, 130 interrupted.',
+  ].join('\n');
+}
+
+/** Runs the CLI and returns the exit code; never calls process.exit itself. */
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(`${usage()}\n`);
+    return name === undefined ? EXIT.USAGE : EXIT.OK;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(`${VERSION}\n`);
+    return EXIT.OK;
+  }
+  const command: Command | undefined = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr.write(`tcompact: unknown command "${name}"\n\n${usage()}\n`);
+    return EXIT.USAGE;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(`${command.help}\n`);
+    return EXIT.OK;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (TcompactError.isInstance(err)) {
+      io.stderr.write(`tcompact ${name}: ${err.code}: ${err.message}\n`);
+      return err.code === 'E_RESUME' ? EXIT.RESUME_REFUSED : err.code === 'E_USAGE' || err.code === 'E_CONFIG' ? EXIT.USAGE : EXIT.INPUT_ERRORS;
+    }
+    io.stderr.write(`tcompact ${name}: internal error\n${(err as Error).stack ?? String(err)}\n`);
+    return EXIT.INTERNAL;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Stable error codes. They appear in errors.jsonl, in CLI messages and in worker results, and never change meaning.
+ */
+export const ERROR_CODES = {
+  E_JSON: 'a line is not valid JSON',
+  E_SCHEMA: 'a record does not match the expected schema',
+  E_FORMAT: 'the input format is unknown or the record does not fit the detected format',
+  E_TRUNCATED: 'the last line of a file is incomplete',
+  E_LINE_TOO_LONG: 'a line exceeds --max-line-bytes and was not parsed',
+  E_UTF8: 'a line is not valid UTF-8',
+  E_WORKER: 'the worker processing this shard crashed on every attempt',
+  E_IO: 'a file could not be read or written',
+  E_CONFIG: 'the configuration is invalid',
+  E_USAGE: 'the command line is invalid',
+  E_RESUME: 'a resume was refused because the input or the configuration changed',
+  E_LLM: 'the language model request failed',
+  E_STRATEGY: 'a strategy failed on this transcript',
+  E_INTERNAL: 'an unexpected internal error',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** A failure as plain data: survives structured clone across the worker boundary, unlike Error subclasses. */
+export interface ErrorInfo {
+  code: ErrorCode;
+  message: string;
+}
+
+/** One line of errors.jsonl: where the bad input was and why. */
+export interface ErrorRecord extends ErrorInfo {
+  file: string;
+  /** 1-based line number in `file` (for whole-file formats, 1). */
+  line: number;
+  /** Byte offset of the start of that line in `file`. */
+  byteOffset: number;
+}
+
+const MARKER = Symbol.for('tcompact.error');
+
+/** An expected, reportable error with a stable code. Unexpected errors stay plain Errors and print their stack. */
+export class TcompactError extends Error {
+  readonly [MARKER] = true;
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TcompactError';
+    this.code = code;
+  }
+
+  /** True for a TcompactError from any copy of this module (instanceof fails across realms and bundles). */
+  static isInstance(value: unknown): value is TcompactError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  }
+
+  toInfo(): ErrorInfo {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** Outcome of an operation that can fail in an expected way. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
+
+export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
+export const fail = <T = never>(code: ErrorCode, message: string): Outcome<T> => ({
+  ok: false,
+  error: { code, message },
+});

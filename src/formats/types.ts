@@ -1,0 +1,34 @@
+import type { ErrorRecord } from '../errors.js';
+import type { Transcript } from '../model/transcript.js';
+
+export const FORMAT_NAMES = ['openai', 'messages', 'claude-code', 'anthropic', 'swe-agent', 'openhands', 'codex'] as const;
+export type FormatName = (typeof FORMAT_NAMES)[number];
+
+/** Where an item came from: the line that holds it (for whole-file formats, line 1 at offset 0). */
+export interface SourcePosition {
+  file: string;
+  line: number;
+  byteOffset: number;
+}
+
+/**
+ * What reading an input yields, one item per input line or record, so that every line is accounted for exactly once:
+ * a transcript (which may account for several lines, `lines`), an error, or a skipped line (blank, or a record that is
+ * not conversation, counted by `reason`).
+ */
+export type InputItem =
+  | (SourcePosition & {
+      kind: 'transcript';
+      transcript: Transcript;
+      /** How many input lines this transcript accounts for (1 for an archive line). */
+      lines: number;
+      warnings: string[];
+      /** Structural repairs the adapter made, by kind (e.g. `missingResultFilled`). */
+      repairs: Record<string, number>;
+    })
+  | { kind: 'error'; record: ErrorRecord }
+  | (SourcePosition & { kind: 'skipped'; reason: string });
+
+export interface ReadOptions {
+  maxLineBytes: number;
+}

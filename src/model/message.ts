@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { ContentPartSchema, RefusalPartSchema, TextPartSchema } from './content.js';
+
+export const ToolCallSchema = z.looseObject({
+  id: z.string().min(1),
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }),
+});
+
+const TextContent = z.union([z.string(), z.array(TextPartSchema)]);
+
+export const SystemMessageSchema = z.looseObject({
+  role: z.literal('system'),
+  content: TextContent,
+  name: z.string().optional(),
+});
+export const DeveloperMessageSchema = z.looseObject({
+  role: z.literal('developer'),
+  content: TextContent,
+  name: z.string().optional(),
+});
+export const UserMessageSchema = z.looseObject({
+  role: z.literal('user'),
+  content: z.union([z.string(), z.array(ContentPartSchema)]),
+  name: z.string().optional(),
+});
+export const AssistantMessageSchema = z.looseObject({
+  role: z.literal('assistant'),
+  content: z.union([z.string(), z.array(z.union([TextPartSchema, RefusalPartSchema])), z.null()]).optional(),
+  tool_calls: z.array(ToolCallSchema).optional(),
+  /**
+   * Reasoning ("thinking") text, the field OpenAI-compatible servers such as vLLM and DeepSeek use.
+   * Several thinking blocks of one reply are joined with a blank line.
+   */
+  reasoning_content: z.string().optional(),
+  refusal: z.string().nullable().optional(),
+  name: z.string().optional(),
+});
+export const ToolMessageSchema = z.looseObject({
+  role: z.literal('tool'),
+  tool_call_id: z.string().min(1),
+  content: z.union([z.string(), z.array(ContentPartSchema)]),
+  /** Extension: the tool reported a failure (Claude Code `is_error`, OpenHands error observations). */
+  is_error: z.boolean().optional(),
+  /** Extension some producers add (tau-bench): the tool's name. */
+  name: z.string().optional(),
+});
+
+export const KNOWN_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
+export type KnownRole = (typeof KNOWN_ROLES)[number];
+
+export const KnownMessageSchemas = {
+  system: SystemMessageSchema,
+  developer: DeveloperMessageSchema,
+  user: UserMessageSchema,
+  assistant: AssistantMessageSchema,
+  tool: ToolMessageSchema,
+} as const;
+
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+export type SystemMessage = z.infer<typeof SystemMessageSchema>;
+export type DeveloperMessage = z.infer<typeof DeveloperMessageSchema>;
+export type UserMessage = z.infer<typeof UserMessageSchema>;
+export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
+export type ToolMessage = z.infer<typeof ToolMessageSchema>;
+export type KnownMessage = SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage;
+
+/** A message whose role tcompact does not know: passed through unchanged, never modified by strategies. */
+export interface UnknownRoleMessage {
+  role: string;
+  [key: string]: unknown;
+}
+
+export type Message = KnownMessage | UnknownRoleMessage;
+
+type ByRole = { system: SystemMessage; developer: DeveloperMessage; user: UserMessage; assistant: AssistantMessage; tool: ToolMessage };
+
+export function isKnownRole(role: string): role is KnownRole {
+  return (KNOWN_ROLES as readonly string[]).includes(role);
+}
+
+/** Narrows a message by role (a plain `m.role === 'x'` check cannot narrow past UnknownRoleMessage). */
+export function isRole<R extends KnownRole>(message: Message, role: R): message is ByRole[R] {
+  return message.role === role;
+}
+
+export const isAssistant = (m: Message): m is AssistantMessage => m.role === 'assistant';
+export const isTool = (m: Message): m is ToolMessage => m.role === 'tool';
+export const isUser = (m: Message): m is UserMessage => m.role === 'user';

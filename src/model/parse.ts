@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+import { type Outcome, fail, ok } from '../errors.js';
+import { KnownMessageSchemas, isKnownRole, type Message } from './message.js';
+import { TranscriptEnvelopeSchema, type Transcript } from './transcript.js';
+
+export interface ParsedTranscript {
+  transcript: Transcript;
+  /** Non-fatal findings, such as messages with an unknown role that were passed through. */
+  warnings: string[];
+}
+
+/** Formats zod issues as one line: `messages[3].content: Invalid input; ...`. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): string {
+  return issues
+    .map((issue) => {
+      const path = formatPath([...prefix, ...issue.path]);
+      return path ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join('; ');
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/**
+ * Validates one canonical transcript. Messages with a known role are checked against their schema; messages with an
+ * unknown role are kept as they are, with a warning. Parsed values keep unknown fields.
+ */
+export function parseTranscript(value: unknown): Outcome<ParsedTranscript> {
+  const envelope = TranscriptEnvelopeSchema.safeParse(value);
+  if (!envelope.success) return fail('E_SCHEMA', formatIssues(envelope.error.issues));
+  const warnings: string[] = [];
+  const messages: Message[] = [];
+  const raw = envelope.data.messages;
+  for (let i = 0; i < raw.length; i++) {
+    const message = raw[i];
+    if (!isKnownRole(message.role)) {
+      warnings.push(`messages[${i}]: unknown role "${message.role}" passed through unchanged`);
+      messages.push(message);
+      continue;
+    }
+    const parsed = KnownMessageSchemas[message.role].safeParse(message);
+    if (!parsed.success) return fail('E_SCHEMA', formatIssues(parsed.error.issues, ['messages', i]));
+    messages.push(parsed.data);
+  }
+  return ok({ transcript: { ...envelope.data, messages } as Transcript, warnings });
+}

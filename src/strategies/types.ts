@@ -1,0 +1,56 @@
+import type { z } from 'zod';
+import type { Transcript } from '../model/transcript.js';
+import type { RefSink } from '../refs/ref-store.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
+
+/** What a strategy may use besides the transcript and its config. Nothing here makes a strategy impure. */
+export interface StrategyContext {
+  tokenizer: Tokenizer;
+  /** Where replaced or removed content goes so `restore` can rebuild it; null with `--no-refs`. */
+  refs: RefSink | null;
+  /** The context window the transcript is measured against (tokens). */
+  window: number;
+}
+
+/** What a strategy returns besides the new transcript. Counts of messages, not tokens: the runner counts tokens. */
+export interface StrategyResult {
+  transcript: Transcript;
+  /** Messages kept but with changed content. */
+  messagesChanged: number;
+  /** Messages dropped (a message inserted in their place, such as a checkpoint, does not offset this). */
+  messagesRemoved: number;
+  /** Strategy-specific counters (e.g. `orphanResultsDropped`), summed over an archive. */
+  details?: Record<string, number>;
+  /** Free-form findings for the report (e.g. tangent turns); never needed to reproduce the output. */
+  notes?: string[];
+}
+
+/**
+ * A compaction strategy: a pure, synchronous, deterministic function of the transcript and its config. It must return
+ * unchanged messages as the same objects (token counts are memoized per object, and restore relies on identity), and it
+ * must keep the transcript valid (see model/validity.ts).
+ */
+export interface Strategy<Schema extends z.ZodType = z.ZodType> {
+  /** The CLI name. */
+  readonly name: string;
+  readonly summary: string;
+  /** A strict zod object whose fields all have documented defaults, so `{}` parses. */
+  readonly config: Schema;
+  apply(transcript: Transcript, config: z.output<Schema>, ctx: StrategyContext): StrategyResult;
+}
+
+/** One step of a transcript's report. tokensSaved = tokensBefore - tokensAfter, exactly. */
+export interface StepReport {
+  strategy: string;
+  messagesChanged: number;
+  messagesRemoved: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  /** Wall time of the step; kept out of files compared for determinism. */
+  ms: number;
+  /** The step ran but its condition was not met (e.g. `checkpoint` below the threshold). */
+  skipped?: boolean;
+  details?: Record<string, number>;
+  notes?: string[];
+}

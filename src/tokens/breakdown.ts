@@ -1,0 +1,115 @@
+import { type ContentPart, isAttachmentPart } from '../model/content.js';
+import { type Message, isKnownRole } from '../model/message.js';
+import type { Transcript } from '../model/transcript.js';
+import type { Tokenizer } from './tokenizer.js';
+
+/**
+ * Where tokens go. `overhead` is the per-message framing: {@link MESSAGE_OVERHEAD_TOKENS} per message, the figure
+ * OpenAI documents for its chat format (`<|start|>role ... <|end|>`). `other` is messages with an unknown role,
+ * counted on their JSON.
+ */
+export const CATEGORIES = [
+  'system',
+  'tools',
+  'user',
+  'assistant',
+  'reasoning',
+  'toolCalls',
+  'toolResults',
+  'attachments',
+  'other',
+  'overhead',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+export type Breakdown = Record<Category, number>;
+
+export const MESSAGE_OVERHEAD_TOKENS = 3;
+/**
+ * Attachments (images, files, audio) are billed by the model's own rules (image tiles, pages), not by BPE over their
+ * base64. tcompact counts them as ceil(payload characters / 4): a stable size figure, documented as an estimate.
+ */
+export const ATTACHMENT_CHARS_PER_TOKEN = 4;
+
+export function emptyBreakdown(): Breakdown {
+  return { system: 0, tools: 0, user: 0, assistant: 0, reasoning: 0, toolCalls: 0, toolResults: 0, attachments: 0, other: 0, overhead: 0 };
+}
+
+export function addBreakdown(into: Breakdown, from: Readonly<Breakdown>): Breakdown {
+  for (const c of CATEGORIES) into[c] += from[c];
+  return into;
+}
+
+export function totalOf(b: Readonly<Breakdown>): number {
+  let n = 0;
+  for (const c of CATEGORIES) n += b[c];
+  return n;
+}
+
+function attachmentPayload(part: ContentPart): string {
+  if (part.type === 'image_url') return part.image_url.url;
+  if (part.type === 'file') return part.file.file_data ?? part.file.file_id ?? '';
+  if (part.type === 'input_audio') return part.input_audio.data;
+  return '';
+}
+
+function countContent(content: unknown, textCategory: Category, b: Breakdown, tok: Tokenizer): void {
+  if (content == null) return;
+  if (typeof content === 'string') {
+    b[textCategory] += tok.count(content);
+    return;
+  }
+  if (!Array.isArray(content)) return;
+  for (const part of content as ContentPart[]) {
+    if (isAttachmentPart(part)) b.attachments += Math.ceil(attachmentPayload(part).length / ATTACHMENT_CHARS_PER_TOKEN);
+    else if (part.type === 'text') b[textCategory] += tok.count(part.text);
+    else if (part.type === 'refusal') b[textCategory] += tok.count(part.refusal);
+  }
+}
+
+const memo = new WeakMap<Tokenizer, WeakMap<object, Breakdown>>();
+
+/**
+ * Token breakdown of one message. Memoized per message object: strategies return unchanged messages as the same
+ * object, so re-counting a transcript after a step only encodes what the step changed.
+ */
+export function countMessage(m: Message, tok: Tokenizer): Readonly<Breakdown> {
+  let perTok = memo.get(tok);
+  if (!perTok) memo.set(tok, (perTok = new WeakMap()));
+  const hit = perTok.get(m);
+  if (hit) return hit;
+  const b = emptyBreakdown();
+  b.overhead = MESSAGE_OVERHEAD_TOKENS;
+  if (!isKnownRole(m.role)) {
+    b.other = tok.count(JSON.stringify(m));
+  } else if (m.role === 'system' || m.role === 'developer') {
+    countContent(m.content, 'system', b, tok);
+  } else if (m.role === 'user') {
+    countContent(m.content, 'user', b, tok);
+  } else if (m.role === 'tool') {
+    countContent(m.content, 'toolResults', b, tok);
+  } else {
+    countContent(m.content, 'assistant', b, tok);
+    if (typeof m.refusal === 'string') b.assistant += tok.count(m.refusal);
+    if (typeof m.reasoning_content === 'string') b.reasoning += tok.count(m.reasoning_content);
+    if (Array.isArray(m.tool_calls)) {
+      for (const call of m.tool_calls as { function: { name: string; arguments: string } }[]) {
+        b.toolCalls += tok.count(call.function.name) + tok.count(call.function.arguments);
+      }
+    }
+  }
+  perTok.set(m, b);
+  return b;
+}
+
+export interface TranscriptTokens {
+  total: number;
+  byCategory: Breakdown;
+}
+
+/** Tokens of a whole transcript: every message plus the tool definitions (counted on their JSON). */
+export function countTranscript(t: Transcript, tok: Tokenizer): TranscriptTokens {
+  const b = emptyBreakdown();
+  for (const m of t.messages) addBreakdown(b, countMessage(m, tok));
+  if (t.tools && t.tools.length > 0) b.tools = tok.count(JSON.stringify(t.tools));
+  return { total: totalOf(b), byCategory: b };
+}

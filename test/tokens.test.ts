@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { getTokenizer } from '../src/tokens/tokenizer.js';
+import { countTranscript, MESSAGE_OVERHEAD_TOKENS, totalOf } from '../src/tokens/breakdown.js';
+import type { Transcript } from '../src/model/transcript.js';
+
+describe('tokenizer', () => {
+  it('counts o200k_base tokens exactly as the encoder does on known strings', () => {
+    const tok = getTokenizer('o200k_base');
+    expect(tok.count('hello world')).toBe(2);
+    expect(tok.count('')).toBe(0);
+    const long = 'The quick brown fox jumps over the lazy dog. '.repeat(20);
+    expect(tok.count(long)).toBe(encode(long).length);
+    // The cached path returns the same figure the second time.
+    expect(tok.count(long)).toBe(encode(long).length);
+  });
+
+  it('distinguishes cl100k_base from o200k_base', () => {
+    const text = 'def compact(transcript):\n    return [m for m in transcript if m.role != "tool"]\n'.repeat(3);
+    expect(getTokenizer('cl100k_base').count(text)).toBe(encodeCl100k(text).length);
+    expect(getTokenizer('o200k_base').count(text)).toBe(encode(text).length);
+  });
+
+  it('uses chars/4 only for the heuristic tokenizer', () => {
+    expect(getTokenizer('heuristic').count('abcdefghi')).toBe(3);
+  });
+});
+
+describe('countTranscript', () => {
+  const tok = getTokenizer('o200k_base');
+  const t: Transcript = {
+    id: 't1',
+    messages: [
+      { role: 'system', content: 'You are a helpful agent.' },
+      { role: 'user', content: [{ type: 'text', text: 'Read the file.' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAABBBBCCCC' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        reasoning_content: 'I should call the read tool.',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'export const a = 1;' },
+      { role: 'assistant', content: 'Done.' },
+      { role: 'narrator', content: 'an unknown role' },
+    ],
+    tools: [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object' } } }],
+  };
+
+  it('puts every token in its category and adds up to the total', () => {
+    const { total, byCategory: b } = countTranscript(t, tok);
+    const n = (s: string) => encode(s).length;
+    expect(b.system).toBe(n('You are a helpful agent.'));
+    expect(b.user).toBe(n('Read the file.'));
+    expect(b.attachments).toBe(Math.ceil('data:image/png;base64,AAAABBBBCCCC'.length / 4));
+    expect(b.reasoning).toBe(n('I should call the read tool.'));
+    expect(b.toolCalls).toBe(n('read_file') + n('{"path":"a.ts"}'));
+    expect(b.toolResults).toBe(n('export const a = 1;'));
+    expect(b.assistant).toBe(n('Done.'));
+    expect(b.other).toBe(n(JSON.stringify(t.messages[5])));
+    expect(b.tools).toBe(n(JSON.stringify(t.tools)));
+    expect(b.overhead).toBe(6 * MESSAGE_OVERHEAD_TOKENS);
+    expect(total).toBe(totalOf(b));
+  });
+
+  it('gives zero, not NaN, for a transcript with no messages', () => {
+    const { total } = countTranscript({ id: 'empty', messages: [] }, tok);
+    expect(total).toBe(0);
+  });
+});
