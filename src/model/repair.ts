@@ -1,0 +1,96 @@
+import { type Message, type ToolMessage, isAssistant, isTool } from './message.js';
+
+/** The content of the tool message inserted for a call that has no result in the source. */
+export const NO_RESULT_TEXT = '[no result recorded]';
+
+export interface PairingRepairs {
+  /** Calls with no result: a `NO_RESULT_TEXT` tool message was inserted. */
+  missingResultFilled: number;
+  /** Results whose call does not exist anywhere: dropped. */
+  orphanResultDropped: number;
+  /** Second and later results for the same call: dropped. */
+  duplicateResultDropped: number;
+  /** Results moved to the block right after their call. */
+  resultMoved: number;
+}
+
+export interface RepairResult {
+  messages: Message[];
+  repairs: PairingRepairs;
+  /** The tool messages dropped (orphans and duplicates), in source order, so callers can keep them elsewhere. */
+  dropped: ToolMessage[];
+}
+
+export function noRepairs(): PairingRepairs {
+  return { missingResultFilled: 0, orphanResultDropped: 0, duplicateResultDropped: 0, resultMoved: 0 };
+}
+
+export function repairCount(r: PairingRepairs): number {
+  return r.missingResultFilled + r.orphanResultDropped + r.duplicateResultDropped + r.resultMoved;
+}
+
+/**
+ * Makes tool pairing valid, the documented way: every call gets exactly one result placed in the tool block right
+ * after its assistant message, in call order. A result found elsewhere is moved there; a call with no result gets a
+ * `[no result recorded]` tool message; results with no call and extra results for a call are dropped. When a call id
+ * repeats, the k-th call with that id takes the k-th result with it. Messages that need no change are returned as
+ * the same objects, and a valid transcript comes back as the same array.
+ */
+export function repairPairing(messages: readonly Message[]): RepairResult {
+  const repairs = noRepairs();
+  const results = new Map<string, { message: ToolMessage; index: number }[]>();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (!isTool(m)) continue;
+    let list = results.get(m.tool_call_id);
+    if (!list) results.set(m.tool_call_id, (list = []));
+    list.push({ message: m, index: i });
+  }
+  const used = new Set<ToolMessage>();
+  const out: Message[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (isTool(m)) continue;
+    out.push(m);
+    if (!isAssistant(m) || !m.tool_calls) continue;
+    for (const call of m.tool_calls) {
+      const next = results.get(call.id)?.shift();
+      if (next) {
+        used.add(next.message);
+        out.push(next.message);
+        continue;
+      }
+      repairs.missingResultFilled++;
+      out.push({ role: 'tool', tool_call_id: call.id, content: NO_RESULT_TEXT });
+    }
+  }
+  const dropped: ToolMessage[] = [];
+  for (const m of messages) {
+    if (!isTool(m) || used.has(m)) continue;
+    dropped.push(m);
+    if (hasCall(messages, m.tool_call_id)) repairs.duplicateResultDropped++;
+    else repairs.orphanResultDropped++;
+  }
+  const inPlace = resultsInPlace(messages);
+  for (const m of used) if (!inPlace.has(m)) repairs.resultMoved++;
+  if (repairCount(repairs) === 0) return { messages: messages as Message[], repairs, dropped };
+  return { messages: out, repairs, dropped };
+}
+
+/** Results that sit in the tool block right after the assistant message that made their call (first result only). */
+function resultsInPlace(messages: readonly Message[]): Set<Message> {
+  const inPlace = new Set<Message>();
+  let open = new Set<string>();
+  for (const m of messages) {
+    if (isTool(m)) {
+      if (open.delete(m.tool_call_id)) inPlace.add(m);
+      continue;
+    }
+    open = new Set(isAssistant(m) && m.tool_calls ? m.tool_calls.map((c) => c.id) : []);
+  }
+  return inPlace;
+}
+
+function hasCall(messages: readonly Message[], id: string): boolean {
+  return messages.some((m) => isAssistant(m) && m.tool_calls?.some((c) => c.id === id));
+}
