@@ -1,0 +1,17 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
+/**
+ * Time as the queue and the limiter see it. Injected so tests drive waits with fake time instead of sleeping; the
+ * per-request timeout is the one timer that stays real (it guards a real socket).
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms`; resolves at once for `ms <= 0`. */
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => (ms > 0 ? delay(ms) : Promise.resolve()),
+};
