@@ -1,0 +1,63 @@
+import { type AssistantMessage, type Message, isAssistant, isTool } from '../model/message.js';
+import type { Transcript } from '../model/transcript.js';
+import { countMessage, totalOf } from '../tokens/breakdown.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
+import type { StrategyResult } from './types.js';
+
+/** An assistant message with nothing left in it: no content, no reasoning, no refusal and no calls. */
+export function isEmptyAssistant(m: AssistantMessage): boolean {
+  const noContent = m.content == null || m.content === '' || (Array.isArray(m.content) && m.content.length === 0);
+  return noContent && !m.reasoning_content && !m.refusal && !(m.tool_calls && m.tool_calls.length > 0);
+}
+
+/** Whether `next` costs fewer tokens than `previous`, counted exactly as the runner counts them. */
+export function fewerTokens(previous: Message, next: Message, tokenizer: Tokenizer): boolean {
+  return totalOf(countMessage(next, tokenizer)) < totalOf(countMessage(previous, tokenizer));
+}
+
+export interface Removal {
+  messages: Message[];
+  messagesChanged: number;
+  messagesRemoved: number;
+}
+
+/**
+ * Removes the given tool calls and their results together, so pairing stays valid. An assistant message left with no
+ * calls loses its `tool_calls` field; one left with nothing at all is removed. Other messages are kept as they are.
+ */
+export function removeToolCalls(messages: readonly Message[], ids: ReadonlySet<string>): Removal {
+  if (ids.size === 0) return { messages: messages as Message[], messagesChanged: 0, messagesRemoved: 0 };
+  const out: Message[] = [];
+  let messagesChanged = 0;
+  let messagesRemoved = 0;
+  for (const m of messages) {
+    if (isTool(m) && ids.has(m.tool_call_id)) {
+      messagesRemoved++;
+      continue;
+    }
+    if (!isAssistant(m) || !m.tool_calls?.some((c) => ids.has(c.id))) {
+      out.push(m);
+      continue;
+    }
+    const { tool_calls: calls, ...rest } = m;
+    const kept = calls.filter((c) => !ids.has(c.id));
+    const next: AssistantMessage = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
+    if (isEmptyAssistant(next)) {
+      messagesRemoved++;
+      continue;
+    }
+    messagesChanged++;
+    out.push(next);
+  }
+  return { messages: out, messagesChanged, messagesRemoved };
+}
+
+/** The result of a strategy that changed nothing: the same transcript object. */
+export function unchanged(transcript: Transcript, details: Record<string, number>): StrategyResult {
+  return { transcript, messagesChanged: 0, messagesRemoved: 0, details };
+}
+
+/** A transcript with new messages, everything else kept; the same object when the messages did not change. */
+export function withMessages(transcript: Transcript, messages: Message[]): Transcript {
+  return messages === transcript.messages ? transcript : { ...transcript, messages };
+}

@@ -1,0 +1,22 @@
+/**
+ * The texts strategies put in place of content, in one place so that each strategy recognises what it (or another one)
+ * already compacted and stays idempotent.
+ */
+export const MASK_PREFIX = '[Previous: used ';
+export const STRIP_PREFIX = '[compacted] ';
+export const ATTACHMENT_PREFIX = '[attachment: ';
+
+/** ` (ref: 0123abcd...)`, or nothing when refs are off. */
+export function refSuffix(ref: string | undefined): string {
+  return ref === undefined ? '' : ` (ref: ${ref})`;
+}
+
+/** `[Previous: used {tool}]` plus the reference. */
+export function maskText(tool: string, ref: string | undefined): string {
+  return `${MASK_PREFIX}${tool}]${refSuffix(ref)}`;
+}
+
+/** A tool result text that a strategy already replaced with a placeholder. */
+export function isCompactedResult(text: string): boolean {
+  return text.startsWith(MASK_PREFIX) || text.startsWith(STRIP_PREFIX);
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { contentText } from '../model/content.js';
+import { type Message, type ToolMessage, isTool } from '../model/message.js';
+import { refOf } from '../refs/ref-store.js';
+import { BoundaryFields, ToolHintsField } from './_config.js';
+import { fewerTokens, withMessages } from './_edit.js';
+import { isCompactedResult, maskText } from './_placeholders.js';
+import { indexToolCalls, toolNameOf } from './_tool-index.js';
+import { protectedRange } from './boundaries.js';
+import type { Strategy } from './types.js';
+
+export const MaskObservationsConfigSchema = z.strictObject({
+  ...BoundaryFields,
+  ...ToolHintsField,
+  /** The last N tool results of the whole transcript are never masked. @default 10 */
+  keepRecent: z.number().int().min(0).default(10),
+  /** Only results whose text is larger than this many UTF-8 bytes are masked. @default 800 */
+  minBytes: z.number().int().min(0).default(800),
+  /** Tools whose results are never masked. @default the tools whose hint has `maskExempt: true` (TodoWrite, Task, ...) */
+  exemptTools: z.array(z.string()).optional(),
+});
+
+/**
+ * Observation masking (micro-compaction): old, large tool results become `[Previous: used {tool}] (ref: ...)`, the
+ * original content kept in the side store under that ref. The call stays, so the model still sees what it did.
+ */
+export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
+  name: 'mask-observations',
+  summary: 'replace old large tool results with "[Previous: used {tool}]" and a reference to the original',
+  config: MaskObservationsConfigSchema,
+  apply(transcript, config, ctx) {
+    const messages = transcript.messages;
+    const { headEnd, tailStart } = protectedRange(messages, config);
+    const exempt = new Set(config.exemptTools ?? Object.keys(config.toolHints).filter((name) => config.toolHints[name].maskExempt));
+    const calls = indexToolCalls(messages);
+    let recentLeft = config.keepRecent;
+    let firstRecent = messages.length;
+    for (let i = messages.length - 1; i >= 0 && recentLeft > 0; i--) {
+      if (isTool(messages[i])) {
+        firstRecent = i;
+        recentLeft--;
+      }
+    }
+    if (recentLeft > 0) firstRecent = 0;
+    const end = Math.min(tailStart, firstRecent);
+    let out: Message[] | undefined;
+    let bytesMasked = 0;
+    let masked = 0;
+    for (let i = headEnd; i < end; i++) {
+      const m = messages[i];
+      if (!isTool(m)) continue;
+      const tool = toolNameOf(calls, m);
+      if (exempt.has(tool)) continue;
+      const text = contentText(m.content);
+      const bytes = Buffer.byteLength(text, 'utf8');
+      if (bytes <= config.minBytes || isCompactedResult(text)) continue;
+      const original = JSON.stringify(m.content);
+      const next: ToolMessage = { ...m, content: maskText(tool, ctx.refs ? refOf(original) : undefined) };
+      if (!fewerTokens(m, next, ctx.tokenizer)) continue;
+      ctx.refs?.put(original);
+      out ??= messages.slice();
+      out[i] = next;
+      masked++;
+      bytesMasked += bytes;
+    }
+    return {
+      transcript: out ? withMessages(transcript, out) : transcript,
+      messagesChanged: masked,
+      messagesRemoved: 0,
+      details: { resultsMasked: masked, bytesMasked },
+    };
+  },
+};

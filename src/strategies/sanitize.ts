@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { repairPairing } from '../model/repair.js';
+import { withMessages } from './_edit.js';
+import type { Strategy } from './types.js';
+
+/** `sanitize` takes no options: it repairs structure only, over the whole transcript (no kept turns). */
+export const SanitizeConfigSchema = z.strictObject({});
+
+/**
+ * Makes tool pairing valid the documented way (model/repair.ts): missing results filled with `[no result recorded]`,
+ * orphan and duplicate results dropped, misplaced results moved after their call. Dropped results go to the side store
+ * so nothing is lost. Runs first and last in every pipeline.
+ */
+export const sanitize: Strategy<typeof SanitizeConfigSchema> = {
+  name: 'sanitize',
+  summary: 'repair tool-call/result pairing: fill missing results, drop orphans and duplicates, move misplaced results',
+  config: SanitizeConfigSchema,
+  apply(transcript, _config, ctx) {
+    const { messages, repairs, dropped } = repairPairing(transcript.messages);
+    for (const m of dropped) ctx.refs?.put(JSON.stringify(m));
+    return {
+      transcript: withMessages(transcript, messages),
+      messagesChanged: 0,
+      messagesRemoved: dropped.length,
+      details: { ...repairs },
+    };
+  },
+};

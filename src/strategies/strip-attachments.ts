@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { type ContentPart, type TextPart, isAttachmentPart } from '../model/content.js';
+import type { Message } from '../model/message.js';
+import { lastUserRequestIndex } from '../model/validity.js';
+import { refOf } from '../refs/ref-store.js';
+import { BoundaryFields } from './_config.js';
+import { attachmentInfo } from './_attachment-info.js';
+import { fewerTokens, withMessages } from './_edit.js';
+import { ATTACHMENT_PREFIX, refSuffix } from './_placeholders.js';
+import { protectedRange } from './boundaries.js';
+import type { Strategy, StrategyContext } from './types.js';
+
+export const StripAttachmentsConfigSchema = z.strictObject({ ...BoundaryFields });
+
+interface Stripped {
+  parts: ContentPart[];
+  /** Originals of the replaced parts, for the side store. */
+  originals: string[];
+  bytes: number;
+}
+
+function stripParts(parts: readonly ContentPart[], ctx: StrategyContext): Stripped | undefined {
+  let out: ContentPart[] | undefined;
+  const originals: string[] = [];
+  let bytes = 0;
+  parts.forEach((part, i) => {
+    const info = isAttachmentPart(part) ? attachmentInfo(part) : undefined;
+    if (!info) return;
+    const original = JSON.stringify(part);
+    const text = `${ATTACHMENT_PREFIX}${info.mime}, ${info.bytes} bytes]${refSuffix(ctx.refs ? refOf(original) : undefined)}`;
+    out ??= parts.slice();
+    out[i] = { type: 'text', text } satisfies TextPart;
+    originals.push(original);
+    bytes += info.bytes;
+  });
+  return out && { parts: out, originals, bytes };
+}
+
+/**
+ * Replaces inline image, file and audio parts outside the kept turns (and never in the last user request) with a text
+ * part `[attachment: {mime}, {bytes} bytes] (ref: ...)`; the part itself goes to the side store.
+ */
+export const stripAttachments: Strategy<typeof StripAttachmentsConfigSchema> = {
+  name: 'strip-attachments',
+  summary: 'replace inline images, files and audio with "[attachment: {mime}, {bytes} bytes]" and a reference',
+  config: StripAttachmentsConfigSchema,
+  apply(transcript, config, ctx) {
+    const messages = transcript.messages;
+    const { headEnd, tailStart } = protectedRange(messages, config);
+    const lastRequest = lastUserRequestIndex(messages);
+    let out: Message[] | undefined;
+    let messagesChanged = 0;
+    let attachments = 0;
+    let attachmentBytes = 0;
+    for (let i = headEnd; i < tailStart; i++) {
+      const m = messages[i];
+      if (i === lastRequest || (m.role !== 'user' && m.role !== 'tool') || !Array.isArray(m.content)) continue;
+      const stripped = stripParts(m.content as ContentPart[], ctx);
+      if (!stripped) continue;
+      const next = { ...m, content: stripped.parts } as Message;
+      if (!fewerTokens(m, next, ctx.tokenizer)) continue;
+      for (const original of stripped.originals) ctx.refs?.put(original);
+      out ??= messages.slice();
+      out[i] = next;
+      messagesChanged++;
+      attachments += stripped.originals.length;
+      attachmentBytes += stripped.bytes;
+    }
+    return {
+      transcript: out ? withMessages(transcript, out) : transcript,
+      messagesChanged,
+      messagesRemoved: 0,
+      details: { attachmentsStripped: attachments, attachmentBytes },
+    };
+  },
+};

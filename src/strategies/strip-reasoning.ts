@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { type AssistantMessage, type Message, isAssistant } from '../model/message.js';
+import { BoundaryFields } from './_config.js';
+import { isEmptyAssistant, withMessages } from './_edit.js';
+import { protectedRange } from './boundaries.js';
+import type { Strategy } from './types.js';
+
+export const StripReasoningConfigSchema = z.strictObject({ ...BoundaryFields });
+
+/**
+ * Assistant fields that hold reasoning: the text, and the number of redacted (encrypted) thinking blocks the Claude
+ * Code adapter records in their place. Thinking signatures never reach the canonical model (the adapter drops them).
+ */
+export const REASONING_FIELDS = ['reasoning_content', 'redacted_thinking_blocks'] as const;
+
+function withoutReasoning(m: AssistantMessage): AssistantMessage | undefined {
+  if (!REASONING_FIELDS.some((f) => f in m)) return undefined;
+  const next: Record<string, unknown> = { ...m };
+  for (const f of REASONING_FIELDS) delete next[f];
+  return next as AssistantMessage;
+}
+
+/** Removes reasoning ("thinking") from assistant messages outside the kept turns. */
+export const stripReasoning: Strategy<typeof StripReasoningConfigSchema> = {
+  name: 'strip-reasoning',
+  summary: 'remove reasoning/thinking from assistant messages outside the kept turns',
+  config: StripReasoningConfigSchema,
+  apply(transcript, config) {
+    const { headEnd, tailStart } = protectedRange(transcript.messages, config);
+    const out: Message[] = [];
+    let messagesChanged = 0;
+    let messagesRemoved = 0;
+    transcript.messages.forEach((m, i) => {
+      const next = i >= headEnd && i < tailStart && isAssistant(m) ? withoutReasoning(m) : undefined;
+      if (!next) out.push(m);
+      else if (isEmptyAssistant(next)) messagesRemoved++;
+      else {
+        messagesChanged++;
+        out.push(next);
+      }
+    });
+    const changed = messagesChanged + messagesRemoved > 0;
+    return {
+      transcript: changed ? withMessages(transcript, out) : transcript,
+      messagesChanged,
+      messagesRemoved,
+      details: { reasoningRemoved: messagesChanged + messagesRemoved },
+    };
+  },
+};

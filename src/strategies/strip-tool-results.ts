@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { contentText } from '../model/content.js';
+import { type Message, type ToolMessage, isAssistant, isTool } from '../model/message.js';
+import { refOf } from '../refs/ref-store.js';
+import { BoundaryFields, ToolHintsField } from './_config.js';
+import { fewerTokens, removeToolCalls, withMessages } from './_edit.js';
+import { STRIP_PREFIX, isCompactedResult, refSuffix } from './_placeholders.js';
+import { indexToolCalls, toolNameOf } from './_tool-index.js';
+import { protectedRange } from './boundaries.js';
+import type { Strategy } from './types.js';
+
+export const StripToolResultsConfigSchema = z.strictObject({
+  ...BoundaryFields,
+  ...ToolHintsField,
+  /** The first line kept in the summary is cut to this many characters. @default 200 */
+  lineChars: z.number().int().min(1).default(200),
+});
+
+/** The first line of `text` that is not blank, trimmed and cut to `max` code points (with `…` when cut). */
+export function firstLine(text: string, max: number): string {
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const line = text.slice(start, end).trim();
+    if (line !== '') {
+      const points = Array.from(line.length > max * 2 ? line.slice(0, max * 2) : line);
+      return points.length > max ? `${points.slice(0, max).join('')}…` : line;
+    }
+    start = end + 1;
+  }
+  return '';
+}
+
+/** `[compacted] {tool}: {success|error}: {first line}` */
+export function strippedText(tool: string, result: ToolMessage, lineChars: number, ref: string | undefined): string {
+  const status = result.is_error === true ? 'error' : 'success';
+  const line = firstLine(contentText(result.content), lineChars);
+  return `${STRIP_PREFIX}${tool}: ${status}${line === '' ? '' : `: ${line}`}${refSuffix(ref)}`;
+}
+
+/**
+ * Replaces tool results outside the kept turns with a one-line summary, per tool hint `response`: `strip` (the default)
+ * summarizes, `keep` leaves the result, `remove` drops the call and its result together.
+ */
+export const stripToolResults: Strategy<typeof StripToolResultsConfigSchema> = {
+  name: 'strip-tool-results',
+  summary: 'replace tool results with "[compacted] {tool}: {success|error}: {first line}"; per-tool keep/strip/remove',
+  config: StripToolResultsConfigSchema,
+  apply(transcript, config, ctx) {
+    const messages = transcript.messages;
+    const { headEnd, tailStart } = protectedRange(messages, config);
+    const calls = indexToolCalls(messages);
+    const inRange = (i: number) => i >= headEnd && i < tailStart;
+    let out: Message[] | undefined;
+    let stripped = 0;
+    const toRemove = new Set<string>();
+    for (let i = headEnd; i < tailStart; i++) {
+      const m = messages[i];
+      if (!isTool(m)) continue;
+      const tool = toolNameOf(calls, m);
+      const response = config.toolHints[tool]?.response ?? 'strip';
+      if (response === 'keep') continue;
+      if (response === 'remove') {
+        const call = calls.get(m.tool_call_id);
+        if (call && inRange(call.index)) toRemove.add(m.tool_call_id);
+        continue;
+      }
+      const text = contentText(m.content);
+      if (isCompactedResult(text)) continue;
+      const original = JSON.stringify(m.content);
+      const next: ToolMessage = { ...m, content: strippedText(tool, m, config.lineChars, ctx.refs ? refOf(original) : undefined) };
+      if (!fewerTokens(m, next, ctx.tokenizer)) continue;
+      ctx.refs?.put(original);
+      out ??= messages.slice();
+      out[i] = next;
+      stripped++;
+    }
+    // A call is removed only when all of its results are in the editable range too.
+    messages.forEach((m, i) => {
+      if (isTool(m) && !inRange(i)) toRemove.delete(m.tool_call_id);
+    });
+    // Removed calls and results have no placeholder to point at, but still go to the side store: nothing is lost.
+    for (const m of messages) {
+      if (isTool(m) && toRemove.has(m.tool_call_id)) ctx.refs?.put(JSON.stringify(m));
+      if (isAssistant(m)) for (const c of m.tool_calls ?? []) if (toRemove.has(c.id)) ctx.refs?.put(JSON.stringify(c));
+    }
+    const removal = removeToolCalls(out ?? messages, toRemove);
+    const changed = stripped + removal.messagesChanged + removal.messagesRemoved > 0;
+    return {
+      transcript: changed ? withMessages(transcript, removal.messages) : transcript,
+      messagesChanged: stripped + removal.messagesChanged,
+      messagesRemoved: removal.messagesRemoved,
+      details: { resultsStripped: stripped, callsRemoved: toRemove.size },
+    };
+  },
+};
