@@ -9,12 +9,19 @@ export interface SourcePosition {
   file: string;
   line: number;
   byteOffset: number;
+  /** For whole-file JSON arrays (tau-bench runs, OpenHands events): the 0-based index of the array element. */
+  record?: number;
 }
 
 /**
  * What reading an input yields, one item per input line or record, so that every line is accounted for exactly once:
  * a transcript (which may account for several lines, `lines`), an error, or a skipped line (blank, or a record that is
  * not conversation, counted by `reason`).
+ *
+ * The unit of accounting is the line for JSONL inputs. For whole-file JSON it is the record: the whole file when it
+ * holds one object (SWE-agent `.traj`, one Anthropic conversation), each element when it holds an array (tau-bench
+ * runs, OpenHands events). Summing `lines` over transcripts and errors (default 1) plus one per skipped item gives the
+ * number of units in the input.
  */
 export type InputItem =
   | (SourcePosition & {
@@ -26,8 +33,17 @@ export type InputItem =
       /** Structural repairs the adapter made, by kind (e.g. `missingResultFilled`). */
       repairs: Record<string, number>;
     })
-  | { kind: 'error'; record: ErrorRecord }
-  | (SourcePosition & { kind: 'skipped'; reason: string });
+  | {
+      kind: 'error';
+      record: ErrorRecord;
+      /** How many input units the error covers when more than one (a whole file of unknown format). @default 1 */
+      lines?: number;
+    }
+  | (SourcePosition & {
+      kind: 'skipped';
+      /** `blank`, or `record:<type>` / `record:<type>/<subtype>` for a record that is not conversation. */
+      reason: string;
+    });
 
 export interface ReadOptions {
   maxLineBytes: number;

@@ -1,0 +1,66 @@
+import { TcompactError } from '../errors.js';
+import { errorItem, skippedItem } from './_items.js';
+import { readJsonDocument, streamJsonArray } from './_json-stream.js';
+import { peekJson } from './_json-peek.js';
+import { readJsonl } from './_jsonl.js';
+import type { InputItem, ReadOptions, SourcePosition } from './types.js';
+
+/** One record of a file whose format holds one transcript per record (JSONL line, array element, or whole file). */
+export interface SourceRecord {
+  value: unknown;
+  at: SourcePosition;
+  /** `line N` for JSONL, `[i]` for an array element, empty for a whole-file object: prefixes error paths. */
+  where: string;
+  /** Index for derived ids: the line number (JSONL) or the element index (array); undefined for a whole file. */
+  index?: number;
+}
+
+export type RecordEntry = { kind: 'record'; record: SourceRecord } | { kind: 'item'; item: InputItem };
+
+export function isJsonlPath(file: string): boolean {
+  return /\.jsonl$/i.test(file);
+}
+
+/**
+ * The records of a file: the lines of a `.jsonl` file; otherwise the elements of a top-level JSON array (streamed)
+ * or the single top-level object. Blank lines and unreadable lines or files come out as items.
+ */
+export async function* readRecords(file: string, options: ReadOptions): AsyncGenerator<RecordEntry> {
+  if (isJsonlPath(file)) {
+    for await (const entry of readJsonl(file, options)) {
+      if (entry.kind === 'blank') yield { kind: 'item', item: skippedItem(entry.at, 'blank') };
+      else if (entry.kind === 'error') yield { kind: 'item', item: errorItem(entry.at, entry.error.code, entry.error.message) };
+      else yield { kind: 'record', record: { value: entry.value, at: entry.at, where: '', index: entry.at.line } };
+    }
+    return;
+  }
+  const whole: SourcePosition = { file, line: 1, byteOffset: 0 };
+  try {
+    const sig = await peekJson(file);
+    if (sig.root === 'empty') return;
+    if (sig.root !== 'array') {
+      yield { kind: 'record', record: { value: await readJsonDocument(file, options.maxLineBytes), at: whole, where: '' } };
+      return;
+    }
+  } catch (err) {
+    yield { kind: 'item', item: fileError(whole, err) };
+    return;
+  }
+  let next = 0;
+  try {
+    for await (const { index, value } of streamJsonArray(file)) {
+      next = index + 1;
+      yield { kind: 'record', record: { value, at: { ...whole, record: index }, where: `[${index}]: `, index } };
+    }
+  } catch (err) {
+    yield { kind: 'item', item: fileError({ ...whole, record: next }, err) };
+  }
+}
+
+/** An error that stopped reading a whole file (or the rest of it) as an item: its own code, E_IO, or E_JSON. */
+export function fileError(at: SourcePosition, err: unknown, lines?: number): InputItem {
+  if (TcompactError.isInstance(err)) return errorItem(at, err.code, err.message, lines);
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e?.syscall === 'string') return errorItem(at, 'E_IO', e.message, lines);
+  return errorItem(at, 'E_JSON', e?.message ?? String(err), lines);
+}

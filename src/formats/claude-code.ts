@@ -1,0 +1,290 @@
+import { z } from 'zod';
+import type { Message } from '../model/message.js';
+import { formatIssues } from '../model/parse.js';
+import { addAssistantBlock, assistantFromBlocks, emptyAssistantBlocks, isToolResultBlock, userTurnMessages, type AssistantBlocks } from './_anthropic-blocks.js';
+import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
+import { readJsonl } from './_jsonl.js';
+import { orderByParent } from './_parent-order.js';
+import type { InputItem, ReadOptions, SourcePosition } from './types.js';
+
+/**
+ * Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`, subagents in
+ * `<session>/subagents/agent-<id>.jsonl`): one transcript per file.
+ *
+ * - Claude Code writes one `assistant` record per content block; records that share `message.id` are one API reply
+ *   and become one assistant message (thinking -> `reasoning_content`, text -> `content`, tool_use -> `tool_calls`),
+ *   carrying the `model`, the `usage` of the reply's last record (whose `output_tokens` is final) and the timestamp.
+ * - `tool_result` blocks of user records become `tool` messages (with `is_error`); other user content becomes a user
+ *   message. User content that arrives while a reply is still open (hook reminders between a tool use and its result)
+ *   is placed after the reply's tool results, so each result stays right after its call.
+ * - Records are taken in file order, which is a topological order of `parentUuid` in every real file (timestamps are
+ *   not monotonic and are not used); a record that comes before its parent is moved after it (stable).
+ * - Compaction: `system/compact_boundary` records and `isCompactSummary` user records are listed in
+ *   `metadata.compactions`; the summary stays in the transcript as a user message marked `is_compact_summary`.
+ * - Records that are not conversation (`progress`, `file-history-snapshot`, `queue-operation`, `summary`, other
+ *   `system` subtypes...) are skipped items with reason `record:<type>` or `record:system/<subtype>`.
+ */
+export async function* readClaudeCode(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
+  const session = new SessionState(file);
+  for await (const entry of readJsonl(file, options)) {
+    if (entry.kind === 'blank') {
+      yield skippedItem(entry.at, 'blank');
+      continue;
+    }
+    if (entry.kind === 'error') {
+      yield errorItem(entry.at, entry.error.code, entry.error.message);
+      continue;
+    }
+    const outcome = session.accept(entry.value, entry.at);
+    if (outcome.kind === 'error') yield errorItem(entry.at, 'E_SCHEMA', outcome.message);
+    else if (outcome.kind === 'skipped') yield skippedItem(entry.at, outcome.reason);
+  }
+  yield* session.finish();
+}
+
+const Meta = {
+  uuid: z.string().optional(),
+  parentUuid: z.string().nullable().optional(),
+  timestamp: z.string().optional(),
+};
+const UserRecord = z.looseObject({
+  ...Meta,
+  type: z.literal('user'),
+  message: z.looseObject({ content: z.union([z.string(), z.array(z.unknown())]) }),
+});
+const AssistantRecord = z.looseObject({
+  ...Meta,
+  type: z.literal('assistant'),
+  message: z.looseObject({
+    id: z.string().optional(),
+    model: z.string().optional(),
+    content: z.array(z.unknown()),
+    usage: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+const BoundaryRecord = z.looseObject({ ...Meta, type: z.literal('system'), subtype: z.literal('compact_boundary') });
+
+type UserRec = z.infer<typeof UserRecord>;
+type AssistantRec = z.infer<typeof AssistantRecord>;
+type BoundaryRec = z.infer<typeof BoundaryRecord>;
+type ConversationRec = UserRec | AssistantRec | BoundaryRec;
+
+type Accepted = { kind: 'kept' } | { kind: 'skipped'; reason: string } | { kind: 'error'; message: string };
+
+/** One compaction Claude Code made: where its summary message sits and what the boundary record said. */
+export interface ClaudeCodeCompaction {
+  /** Index of the `is_compact_summary` user message in `messages`, when the summary was recorded. */
+  summaryIndex?: number;
+  /** Index of the first message after the boundary record, when the boundary was recorded. */
+  boundaryIndex?: number;
+  trigger?: string;
+  preTokens?: number;
+  boundaryUuid?: string;
+  logicalParentUuid?: string;
+  timestamp?: string;
+}
+
+class SessionState {
+  private readonly records: { at: SourcePosition; record: ConversationRec }[] = [];
+  /** parentUuid of every record with a uuid, conversation or not, to follow parent chains through skipped records. */
+  private readonly parents = new Map<string, string | null>();
+  private readonly subagents = new Map<string, string | undefined>();
+  private readonly meta: { sessionIds: string[]; cwd?: string; gitBranch?: string; versions: string[]; slug?: string; agentId?: string; isSidechain?: boolean } = {
+    sessionIds: [],
+    versions: [],
+  };
+
+  constructor(private readonly file: string) {}
+
+  accept(value: unknown, at: SourcePosition): Accepted {
+    if (!isObject(value) || typeof value.type !== 'string') return { kind: 'error', message: 'type: a Claude Code record must be an object with a string "type"' };
+    if (typeof value.uuid === 'string') this.parents.set(value.uuid, typeof value.parentUuid === 'string' ? value.parentUuid : null);
+    this.noteSubagentLink(value);
+    const type = value.type;
+    if (type === 'system' && value.subtype === 'compact_boundary') return this.keep(BoundaryRecord, value, at);
+    if (type === 'user') return this.keep(UserRecord, value, at);
+    if (type === 'assistant') return this.keep(AssistantRecord, value, at);
+    if (type === 'system') return { kind: 'skipped', reason: `record:system/${typeof value.subtype === 'string' ? value.subtype : 'unknown'}` };
+    return { kind: 'skipped', reason: `record:${type}` };
+  }
+
+  private keep(schema: z.ZodType<ConversationRec>, value: Record<string, unknown>, at: SourcePosition): Accepted {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) return { kind: 'error', message: formatIssues(parsed.error.issues) };
+    this.noteMeta(value);
+    this.records.push({ at, record: parsed.data });
+    return { kind: 'kept' };
+  }
+
+  private noteMeta(r: Record<string, unknown>): void {
+    const m = this.meta;
+    if (typeof r.sessionId === 'string' && !m.sessionIds.includes(r.sessionId)) m.sessionIds.push(r.sessionId);
+    if (typeof r.version === 'string' && !m.versions.includes(r.version)) m.versions.push(r.version);
+    if (m.cwd === undefined && typeof r.cwd === 'string') m.cwd = r.cwd;
+    if (m.gitBranch === undefined && typeof r.gitBranch === 'string' && r.gitBranch !== '') m.gitBranch = r.gitBranch;
+    if (m.slug === undefined && typeof r.slug === 'string') m.slug = r.slug;
+    if (m.agentId === undefined && typeof r.agentId === 'string') m.agentId = r.agentId;
+    if (m.isSidechain === undefined && typeof r.isSidechain === 'boolean') m.isSidechain = r.isSidechain;
+  }
+
+  /** Subagents this session started: `agent_progress` records and Task results name the agent and the tool use. */
+  private noteSubagentLink(r: Record<string, unknown>): void {
+    if (r.type === 'progress' && isObject(r.data) && r.data.type === 'agent_progress' && typeof r.data.agentId === 'string') {
+      const toolUseId = typeof r.parentToolUseID === 'string' ? r.parentToolUseID : undefined;
+      if (!this.subagents.has(r.data.agentId) || this.subagents.get(r.data.agentId) === undefined) this.subagents.set(r.data.agentId, toolUseId);
+    }
+    if (r.type === 'user' && isObject(r.toolUseResult) && typeof r.toolUseResult.agentId === 'string' && isObject(r.message) && Array.isArray(r.message.content)) {
+      const block = r.message.content.find(isToolResultBlock);
+      if (block && this.subagents.get(r.toolUseResult.agentId) === undefined) this.subagents.set(r.toolUseResult.agentId, block.tool_use_id);
+    }
+  }
+
+  *finish(): Generator<InputItem> {
+    if (this.records.length === 0) return;
+    const ordered = orderByParent(this.records, (r) => r.record.uuid, (r) => this.conversationParent(r.record));
+    const built = buildMessages(ordered.items.map((r) => r.record));
+    if (built.messages.length === 0) {
+      // Only compaction boundaries and no message: nothing to make a transcript of, but every line is accounted for.
+      for (const r of this.records) yield skippedItem(r.at, 'record:system/compact_boundary');
+      return;
+    }
+    const m = this.meta;
+    const sessionId = m.sessionIds[0];
+    const isSubagent = m.isSidechain === true && m.agentId !== undefined;
+    const id = isSubagent ? `${sessionId ?? baseName(this.file)}:agent-${m.agentId}` : sessionId ?? baseName(this.file);
+    const metadata: Record<string, unknown> = { source: { format: 'claude-code', file: this.file } };
+    if (sessionId !== undefined) metadata.sessionId = sessionId;
+    if (m.sessionIds.length > 1) metadata.sessionIds = m.sessionIds;
+    if (m.cwd !== undefined) metadata.cwd = m.cwd;
+    if (m.gitBranch !== undefined) metadata.gitBranch = m.gitBranch;
+    if (m.versions.length > 0) metadata.version = m.versions[m.versions.length - 1];
+    if (m.versions.length > 1) metadata.versions = m.versions;
+    if (m.slug !== undefined) metadata.slug = m.slug;
+    if (built.models.length > 0) metadata.models = built.models;
+    metadata.isSidechain = m.isSidechain ?? false;
+    if (isSubagent) {
+      metadata.agentId = m.agentId;
+      if (sessionId !== undefined) metadata.parentSessionId = sessionId;
+    }
+    if (this.subagents.size > 0) {
+      metadata.subagents = [...this.subagents].map(([agentId, toolUseId]) => (toolUseId === undefined ? { agentId } : { agentId, toolUseId }));
+    }
+    if (built.compactions.length > 0) metadata.compactions = built.compactions;
+    const warnings = [...built.warnings];
+    if (ordered.moved > 0) warnings.push(`${ordered.moved} records came before their parent in the file and were moved after it`);
+    const repairs: Record<string, number> = ordered.moved > 0 ? { reorderedByParent: ordered.moved } : {};
+    const draft = { id, messages: built.messages, metadata, warnings, repairs };
+    const first = this.records[0].at;
+    yield finishTranscript(draft, { file: first.file, line: first.line, byteOffset: first.byteOffset }, this.records.length);
+  }
+
+  /** The nearest ancestor that is a kept record, following parents through skipped records (progress, system). */
+  private conversationParent(record: ConversationRec): string | undefined {
+    let parent = record.parentUuid ?? undefined;
+    const seen = new Set<string>();
+    while (parent !== undefined && !this.keptUuids().has(parent) && !seen.has(parent)) {
+      seen.add(parent);
+      parent = this.parents.get(parent) ?? undefined;
+    }
+    return parent;
+  }
+
+  private kept: Set<string> | undefined;
+  private keptUuids(): Set<string> {
+    this.kept ??= new Set(this.records.map((r) => r.record.uuid).filter((u): u is string => u !== undefined));
+    return this.kept;
+  }
+}
+
+interface Built {
+  messages: Message[];
+  models: string[];
+  compactions: ClaudeCodeCompaction[];
+  warnings: string[];
+}
+
+/** Assembles the canonical messages of one session from its conversation records, in order. */
+export function buildMessages(records: readonly ConversationRec[]): Built {
+  const messages: Message[] = [];
+  const models: string[] = [];
+  const compactions: ClaudeCodeCompaction[] = [];
+  const warnings: string[] = [];
+  let reply: { id: string; index: number; blocks: AssistantBlocks; extra: Record<string, unknown> } | undefined;
+  let deferred: { message: Message; place?: (index: number) => void }[] = [];
+  let openBoundary: ClaudeCodeCompaction | undefined;
+
+  const place = (message: Message, onPlaced?: (index: number) => void) => {
+    onPlaced?.(messages.length);
+    messages.push(message);
+  };
+  const closeReply = () => {
+    if (!reply) return;
+    messages[reply.index] = assistantFromBlocks(reply.blocks, reply.extra);
+    if (reply.blocks.unmapped.length > 0) warnings.push(`assistant message ${reply.index}: ${reply.blocks.unmapped.length} content blocks with no canonical equivalent kept in unmapped_blocks`);
+    reply = undefined;
+    for (const d of deferred) place(d.message, d.place);
+    deferred = [];
+  };
+  const placeUser = (message: Message, onPlaced?: (index: number) => void) => {
+    if (reply) deferred.push({ message, place: onPlaced });
+    else place(message, onPlaced);
+  };
+
+  for (const record of records) {
+    if (record.type === 'system') {
+      openBoundary = {
+        trigger: isObject(record.compactMetadata) && typeof record.compactMetadata.trigger === 'string' ? record.compactMetadata.trigger : undefined,
+        preTokens: isObject(record.compactMetadata) && typeof record.compactMetadata.preTokens === 'number' ? record.compactMetadata.preTokens : undefined,
+        boundaryUuid: record.uuid,
+        logicalParentUuid: typeof record.logicalParentUuid === 'string' ? record.logicalParentUuid : undefined,
+        timestamp: record.timestamp,
+      };
+      const entry = openBoundary;
+      compactions.push(entry);
+      // The boundary sits before whatever message comes next, which may still be deferred behind an open reply.
+      closeReply();
+      entry.boundaryIndex = messages.length;
+      continue;
+    }
+    const extra: Record<string, unknown> = {};
+    if (record.timestamp !== undefined) extra.timestamp = record.timestamp;
+    if (record.type === 'assistant') {
+      const id = record.message.id ?? record.uuid ?? `record-${messages.length}`;
+      if (reply?.id !== id) {
+        closeReply();
+        reply = { id, index: messages.length, blocks: emptyAssistantBlocks(), extra };
+        messages.push({ role: 'assistant', content: null }); // placeholder until the reply is complete
+      }
+      for (const block of record.message.content) addAssistantBlock(reply.blocks, block);
+      const model = record.message.model;
+      if (model !== undefined) {
+        reply.extra.model = model;
+        if (!models.includes(model)) models.push(model);
+      }
+      if (record.message.usage !== undefined) reply.extra.usage = record.message.usage;
+      if (record.isApiErrorMessage === true) reply.extra.is_api_error = true;
+      continue;
+    }
+    if (record.isMeta === true) extra.is_meta = true;
+    const isSummary = record.isCompactSummary === true;
+    if (isSummary) extra.is_compact_summary = true;
+    const turn = userTurnMessages(record.message.content, extra);
+    for (const tool of turn.tools) messages.push(tool);
+    if (!turn.user) continue;
+    if (turn.user.unmapped_blocks) warnings.push(`a user record at ${record.uuid ?? '?'} has content blocks with no canonical equivalent, kept in unmapped_blocks`);
+    if (isSummary) {
+      const entry = openBoundary ?? {};
+      if (!openBoundary) compactions.push(entry);
+      openBoundary = undefined;
+      placeUser(turn.user, (index) => {
+        entry.summaryIndex = index;
+      });
+    } else placeUser(turn.user);
+  }
+  closeReply();
+  return { messages, models, compactions: compactions.map(dropUndefined), warnings };
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
