@@ -24,7 +24,8 @@ export function firstLine(text: string, max: number): string {
     if (end === -1) end = text.length;
     const line = text.slice(start, end).trim();
     if (line !== '') {
-      const points = Array.from(line.length > max * 2 ? line.slice(0, max * 2) : line);
+      // max + 1 code points fit in 2 * max + 2 UTF-16 units: enough to tell whether the line is longer than max.
+      const points = Array.from(line.slice(0, 2 * max + 2));
       return points.length > max ? `${points.slice(0, max).join('')}…` : line;
     }
     start = end + 1;

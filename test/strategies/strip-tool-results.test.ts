@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { findViolations } from '../../src/model/validity.js';
+import { refOf } from '../../src/refs/ref-store.js';
+import { firstLine, stripToolResults } from '../../src/strategies/strip-tool-results.js';
+import { assistant, call, expectIdempotent, makeContext, result, run, transcript, user } from '../helpers/transcript-kit.js';
+
+const ref = (content: unknown) => ` (ref: ${refOf(JSON.stringify(content))})`;
+const LOG = `\n\n   npm ERR! missing script: tset   \n${'npm ERR! details follow\n'.repeat(20)}`;
+const FILE = `     1→import { x } from './x.js';\n${'     2→const y = x + 1;\n'.repeat(30)}`;
+
+function session() {
+  return transcript([
+    user('run the tests'),
+    assistant('Running.', { tool_calls: [call('b1', 'Bash', { command: 'npm run tset' }), call('r1', 'Read', { file_path: 'x.ts' })] }),
+    result('b1', LOG, { is_error: true }),
+    result('r1', FILE),
+    assistant(null, { tool_calls: [call('t1', 'TodoWrite', { todos: [] })] }),
+    result('t1', 'Todos updated: '.repeat(30)),
+    assistant(null, { tool_calls: [call('w1', 'WebFetch', { url: 'u' })] }),
+    result('w1', 'page '.repeat(200)),
+    user('thanks'),
+    assistant(null, { tool_calls: [call('b2', 'Bash', { command: 'npm test' })] }),
+    result('b2', LOG),
+  ]);
+}
+
+describe('strip-tool-results', () => {
+  it('accepts {} and rejects unknown options', () => {
+    expect(stripToolResults.config.parse({})).toMatchObject({ keepLast: 1, lineChars: 200 });
+    expect(stripToolResults.config.safeParse({ response: 'keep' }).success).toBe(false);
+  });
+
+  it('replaces results with status and first line, keeps `keep` tools and the last turn', () => {
+    const before = session();
+    const ctx = makeContext();
+    const r = run(stripToolResults, before, {}, ctx);
+    const expected = session();
+    expected.messages[2] = result('b1', `[compacted] Bash: error: npm ERR! missing script: tset${ref(LOG)}`, { is_error: true });
+    expected.messages[3] = result('r1', `[compacted] Read: success: 1→import { x } from './x.js';${ref(FILE)}`);
+    expected.messages[7] = result('w1', `[compacted] WebFetch: success: ${'page '.repeat(200).trim().slice(0, 200)}…${ref('page '.repeat(200))}`);
+    expect(r.transcript).toEqual(expected);
+    expect(r).toMatchObject({ messagesChanged: 3, messagesRemoved: 0, details: { resultsStripped: 3, callsRemoved: 0 } });
+    expect(ctx.refs!.get(refOf(JSON.stringify(LOG)))).toBe(JSON.stringify(LOG));
+    expect(r.transcript.messages[5]).toBe(before.messages[5]);
+    expect(findViolations(r.transcript.messages)).toEqual([]);
+    expectIdempotent(stripToolResults, r.transcript);
+  });
+
+  it('removes call and result for `remove` tools, and an assistant message left empty', () => {
+    const hints = { toolHints: { WebFetch: { response: 'remove' }, Read: { response: 'remove' }, Bash: { response: 'keep' } } };
+    const before = session();
+    const r = run(stripToolResults, before, hints);
+    expect(r.transcript).toEqual(
+      transcript([
+        user('run the tests'),
+        assistant('Running.', { tool_calls: [call('b1', 'Bash', { command: 'npm run tset' })] }),
+        result('b1', LOG, { is_error: true }),
+        assistant(null, { tool_calls: [call('t1', 'TodoWrite', { todos: [] })] }),
+        result('t1', 'Todos updated: '.repeat(30)),
+        user('thanks'),
+        assistant(null, { tool_calls: [call('b2', 'Bash', { command: 'npm test' })] }),
+        result('b2', LOG),
+      ]),
+    );
+    expect(r).toMatchObject({ messagesChanged: 1, messagesRemoved: 3, details: { resultsStripped: 0, callsRemoved: 2 } });
+    expect(findViolations(r.transcript.messages)).toEqual([]);
+    expectIdempotent(stripToolResults, r.transcript, hints);
+  });
+
+  it('leaves a result whose summary would not be shorter', () => {
+    const t = transcript([user('go'), assistant(null, { tool_calls: [call('a', 'Bash')] }), result('a', 'ok'), user('next')]);
+    const r = run(stripToolResults, t);
+    expect(r.transcript).toBe(t);
+    expect(r.details).toEqual({ resultsStripped: 0, callsRemoved: 0 });
+  });
+
+  it('does not strip a result mask-observations already replaced', () => {
+    const masked = `[Previous: used Read] (ref: 0123456789abcdef) ${'padding '.repeat(40)}`;
+    const t = transcript([user('go'), assistant(null, { tool_calls: [call('a', 'Read')] }), result('a', masked), user('next')]);
+    expect(run(stripToolResults, t).transcript).toBe(t);
+  });
+
+  it('omits the ref without a side store', () => {
+    const r = run(stripToolResults, session(), {}, makeContext({ refs: false }));
+    expect(r.transcript.messages[3]).toEqual(result('r1', "[compacted] Read: success: 1→import { x } from './x.js';"));
+  });
+
+  it('takes the first non-blank line, trimmed, cut at code points', () => {
+    expect(firstLine('\n  \n  hello  \nworld', 200)).toBe('hello');
+    expect(firstLine('', 200)).toBe('');
+    expect(firstLine('😀😀😀', 2)).toBe('😀😀…');
+  });
+});
