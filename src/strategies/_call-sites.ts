@@ -1,0 +1,97 @@
+import { type AssistantMessage, type Message, type ToolCall, type ToolMessage, isAssistant, isTool } from '../model/message.js';
+import { NO_RESULT_TEXT } from '../model/repair.js';
+import { isEmptyAssistant } from './_edit.js';
+
+/**
+ * One tool call and where its result is, found by position rather than by id: real transcripts repeat call ids
+ * (tau-bench reuses the id of an identical lookup), so an id alone does not say which call a result answers.
+ */
+export interface CallSite {
+  /** Order of the call in the transcript (0-based, counting every call of every message). */
+  seq: number;
+  /** Index of the assistant message that made the call. */
+  message: number;
+  /** Index of the call in that message's `tool_calls`. */
+  slot: number;
+  call: ToolCall;
+  /** Index of the tool message holding the result (the first one with the call's id in the block after the call), or -1. */
+  result: number;
+}
+
+/** Every tool call in order, each paired with its result in the tool block that follows its assistant message. */
+export function callSites(messages: readonly Message[]): CallSite[] {
+  const sites: CallSite[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (!isAssistant(m) || !m.tool_calls || m.tool_calls.length === 0) continue;
+    const claimed = new Set<number>();
+    let blockEnd = i + 1;
+    while (blockEnd < messages.length && isTool(messages[blockEnd])) blockEnd++;
+    m.tool_calls.forEach((call, slot) => {
+      let result = -1;
+      for (let j = i + 1; j < blockEnd; j++) {
+        if (!claimed.has(j) && (messages[j] as ToolMessage).tool_call_id === call.id) {
+          result = j;
+          claimed.add(j);
+          break;
+        }
+      }
+      sites.push({ seq: sites.length, message: i, slot, call, result });
+    });
+  }
+  return sites;
+}
+
+/** The tool reported a failure, or no result was recorded: such a call proves nothing about the tool's state. */
+export function failedOrMissing(messages: readonly Message[], site: CallSite): boolean {
+  if (site.result < 0) return true;
+  const r = messages[site.result] as ToolMessage;
+  return r.is_error === true || r.content === NO_RESULT_TEXT;
+}
+
+export interface SiteRemoval {
+  messages: Message[];
+  messagesChanged: number;
+  messagesRemoved: number;
+}
+
+/**
+ * Removes the given calls with their results. An assistant message left with no calls loses its `tool_calls` field; one
+ * left with nothing at all goes too. Every other message is returned as the same object.
+ */
+export function removeSites(messages: readonly Message[], sites: readonly CallSite[]): SiteRemoval {
+  if (sites.length === 0) return { messages: messages as Message[], messagesChanged: 0, messagesRemoved: 0 };
+  const slotsByMessage = new Map<number, Set<number>>();
+  const results = new Set<number>();
+  for (const s of sites) {
+    let slots = slotsByMessage.get(s.message);
+    if (!slots) slotsByMessage.set(s.message, (slots = new Set()));
+    slots.add(s.slot);
+    if (s.result >= 0) results.add(s.result);
+  }
+  const out: Message[] = [];
+  let messagesChanged = 0;
+  let messagesRemoved = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (results.has(i)) {
+      messagesRemoved++;
+      continue;
+    }
+    const slots = slotsByMessage.get(i);
+    if (!slots) {
+      out.push(m);
+      continue;
+    }
+    const { tool_calls: calls = [], ...rest } = m as AssistantMessage;
+    const kept = calls.filter((_, slot) => !slots.has(slot));
+    const next: AssistantMessage = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
+    if (isEmptyAssistant(next)) {
+      messagesRemoved++;
+      continue;
+    }
+    messagesChanged++;
+    out.push(next);
+  }
+  return { messages: out, messagesChanged, messagesRemoved };
+}
