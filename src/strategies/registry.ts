@@ -1,3 +1,4 @@
+import { dedupTools } from './dedup-tools.js';
 import { maskObservations } from './mask-observations.js';
 import { pruneTools } from './prune-tools.js';
 import { sanitize } from './sanitize.js';
@@ -14,6 +15,7 @@ export const STRATEGIES: Readonly<Record<string, Strategy>> = {
   [stripReasoning.name]: stripReasoning,
   [maskObservations.name]: maskObservations,
   [stripToolResults.name]: stripToolResults,
+  [dedupTools.name]: dedupTools,
   [stripAttachments.name]: stripAttachments,
   [pruneTools.name]: pruneTools,
 };
