@@ -1,0 +1,64 @@
+import { contentText } from '../model/content.js';
+import { parseArguments } from '../model/canonical-json.js';
+import { type Message, isKnownRole } from '../model/message.js';
+import type { Transcript } from '../model/transcript.js';
+import { phraseIndex } from './key-phrases.js';
+import { collapseWhitespace } from './normalize.js';
+
+/**
+ * What a model receiving the transcript can read, as one whitespace-collapsed text: every message's text content
+ * (summaries and checkpoints are messages too), the reasoning still present, refusals, and each tool call's name with
+ * the string values of its arguments (decoded from JSON, so a path or command reads as it was typed). Metadata, refs
+ * and attachments' payloads are not part of it: a model never sees them.
+ */
+export interface ModelView {
+  readonly text: string;
+  /** Content words and consecutive word pairs of `text` (see key-phrases.ts), built on first use. */
+  phrases(): ReadonlySet<string>;
+}
+
+function argumentStrings(value: unknown, out: string[]): void {
+  if (typeof value === 'string') out.push(value);
+  else if (typeof value === 'number' || typeof value === 'boolean') out.push(String(value));
+  else if (Array.isArray(value)) for (const v of value) argumentStrings(v, out);
+  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) argumentStrings(v, out);
+}
+
+/** The texts a model reads in one message, in order. */
+export function messageTexts(message: Message): string[] {
+  const out: string[] = [];
+  const m = message as Record<string, unknown>;
+  if (!isKnownRole(message.role)) {
+    const text = contentText(m.content as never);
+    if (text) out.push(text);
+    return out;
+  }
+  if (typeof m.reasoning_content === 'string') out.push(m.reasoning_content);
+  const text = contentText(m.content as never);
+  if (text) out.push(text);
+  if (typeof m.refusal === 'string') out.push(m.refusal);
+  if (Array.isArray(m.tool_calls)) {
+    for (const call of m.tool_calls as { function: { name: string; arguments: string } }[]) {
+      out.push(call.function.name);
+      const args = parseArguments(call.function.arguments);
+      if (args) argumentStrings(args, out);
+      else out.push(call.function.arguments);
+    }
+  }
+  return out;
+}
+
+export function viewOfMessages(messages: readonly Message[]): ModelView {
+  const parts: string[] = [];
+  for (const message of messages) parts.push(...messageTexts(message));
+  const text = collapseWhitespace(parts.join('\n'));
+  let phrases: Set<string> | undefined;
+  return {
+    text,
+    phrases: () => (phrases ??= phraseIndex(text)),
+  };
+}
+
+export function modelView(transcript: Transcript): ModelView {
+  return viewOfMessages(transcript.messages);
+}

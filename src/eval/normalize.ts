@@ -1,0 +1,32 @@
+import { normalizePath } from '../model/tool-semantics.js';
+
+/** Every run of whitespace (spaces, tabs, newlines) becomes one space; leading and trailing whitespace goes. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** A shell command as a probe compares it: whitespace collapsed. */
+export function normalizeCommand(command: string): string {
+  return collapseWhitespace(command);
+}
+
+/** A file path as a probe compares it: separators, `.`/`..` segments and duplicate or trailing slashes normalized. */
+export function normalizeProbePath(path: string): string {
+  return normalizePath(collapseWhitespace(path));
+}
+
+/**
+ * `path` relative to `root` when it lies under it (`/repo/src/a.ts` under `/repo` is `src/a.ts`); undefined otherwise.
+ * Both are normalized first.
+ */
+export function relativeTo(path: string, root: string): string | undefined {
+  const p = normalizeProbePath(path);
+  const r = normalizeProbePath(root);
+  if (r === '' || r === '/') return undefined;
+  if (!p.startsWith(`${r}/`)) return undefined;
+  const rest = p.slice(r.length + 1);
+  return rest === '' ? undefined : rest;
+}
+
+/** Longest text kept of an error line: a long first line is matched on this prefix. */
+export const MAX_ERROR_LINE_CHARS = 200;
