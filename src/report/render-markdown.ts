@@ -1,0 +1,68 @@
+import { CATEGORIES } from '../tokens/breakdown.js';
+import type { ArchiveReport, StrategyTotals } from './archive-report.js';
+import { percent } from './bars.js';
+
+export interface RenderOptions {
+  /** Include the time column (leave it out where output is compared or published). @default true */
+  timings?: boolean;
+}
+
+type Align = 'left' | 'right';
+
+/** A Markdown table whose columns are padded, so it also reads well in a terminal. */
+export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[], align: readonly Align[]): string[] {
+  const widths = header.map((h, c) => Math.max(h.length, 3, ...rows.map((r) => r[c].length)));
+  const cell = (text: string, c: number) => (align[c] === 'right' ? text.padStart(widths[c]) : text.padEnd(widths[c]));
+  const line = (cells: readonly string[]) => `| ${cells.map(cell).join(' | ')} |`;
+  const rule = `|${widths.map((w, c) => (align[c] === 'right' ? `${'-'.repeat(w + 1)}:` : `${'-'.repeat(w + 2)}`)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)];
+}
+
+function details(s: StrategyTotals): string {
+  return Object.entries(s.details)
+    .filter(([, n]) => n !== 0)
+    .map(([key, n]) => `${key} ${n}`)
+    .join(', ');
+}
+
+/** One row per strategy and a total row: tokens saved, share of the tokens before, messages changed and removed. */
+export function renderStrategyTable(report: ArchiveReport, options: RenderOptions = {}): string[] {
+  const timings = options.timings ?? true;
+  const header = ['strategy', 'tokens saved', 'of before', 'changed', 'removed', ...(timings ? ['ms'] : []), 'details'];
+  const align: Align[] = ['left', 'right', 'right', 'right', 'right', ...(timings ? (['right'] as const) : []), 'left'];
+  const row = (name: string, saved: number, changed: number, removed: number, ms: number, text: string) => [
+    name,
+    String(saved),
+    percent(saved, report.tokensBefore),
+    String(changed),
+    String(removed),
+    ...(timings ? [ms.toFixed(0)] : []),
+    text,
+  ];
+  const rows = report.strategies.map((s) => row(s.name, s.tokensSaved, s.messagesChanged, s.messagesRemoved, s.ms, details(s)));
+  const sum = (f: (s: StrategyTotals) => number) => report.strategies.reduce((n, s) => n + f(s), 0);
+  rows.push(row('total', report.tokensSaved, sum((s) => s.messagesChanged), sum((s) => s.messagesRemoved), sum((s) => s.ms), ''));
+  return markdownTable(header, rows, align);
+}
+
+/** report.md: totals, the per-strategy table and tokens per category before and after. */
+export function renderMarkdownReport(report: ArchiveReport, options: RenderOptions = {}): string {
+  const { before, after } = report.byCategory;
+  const categories = CATEGORIES.filter((c) => before[c] !== 0 || after[c] !== 0);
+  const categoryRows = categories.map((c) => [c, String(before[c]), String(after[c]), String(before[c] - after[c])]);
+  return [
+    '# Compaction report',
+    '',
+    `${report.transcripts} transcripts; ${report.tokensBefore} tokens before, ${report.tokensAfter} after: ` +
+      `${report.tokensSaved} saved (${percent(report.tokensSaved, report.tokensBefore)}), tokenizer ${report.tokenizer}.`,
+    '',
+    '## Per strategy',
+    '',
+    ...renderStrategyTable(report, options),
+    '',
+    '## Per category',
+    '',
+    ...markdownTable(['category', 'before', 'after', 'saved'], categoryRows, ['left', 'right', 'right', 'right']),
+    '',
+  ].join('\n');
+}
