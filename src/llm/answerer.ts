@@ -1,7 +1,7 @@
 import { type AnswerCache, cacheKey } from './cache.js';
 import type { LlmFailure, LlmFailureCode } from './failure.js';
 import type { LlmJob, LlmQueue } from './queue.js';
-import type { UsageMeter } from './usage.js';
+import { type UsageMeter, costOf } from './usage.js';
 
 export type Check<T> = (answer: string) => { ok: true; value: T } | { ok: false; reason: string };
 
@@ -74,6 +74,11 @@ export class Answerer {
     private readonly meter: UsageMeter,
     private readonly options: AnswererOptions,
   ) {}
+
+  /** Estimated US dollars of what a record paid for; null when the model's price is unknown. */
+  costOf(record: AskRecord): number | null {
+    return costOf({ promptTokens: record.promptTokens, completionTokens: record.completionTokens }, this.meter.price);
+  }
 
   /** The cache key of a job: model, prompt version, parameters and the exact messages sent. */
   keyOf(job: LlmJob, promptVersion: string): string {

@@ -72,6 +72,7 @@ export interface QueueStats {
 export class LlmQueue {
   private readonly limit: LimitFunction;
   private readonly random: () => number;
+  private closed = false;
   private readonly counters: QueueStats = { requests: 0, failuresByCode: {}, jobsOk: 0, jobsFailed: 0 };
 
   constructor(
@@ -89,6 +90,11 @@ export class LlmQueue {
 
   stats(): QueueStats {
     return { ...this.counters, failuresByCode: { ...this.counters.failuresByCode } };
+  }
+
+  /** From now on, attempts not yet sent fail as `aborted` instead of waiting. */
+  close(): void {
+    this.closed = true;
   }
 
   run(job: LlmJob): Promise<JobOutcome> {
@@ -110,7 +116,7 @@ export class LlmQueue {
       return outcome;
     };
     for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted) return finish({ ok: false, failure: { code: 'aborted', message: 'the run was interrupted' }, attempts: attempt - 1, failures, waitedMs });
+      if (signal?.aborted || this.closed) return finish({ ok: false, failure: { code: 'aborted', message: 'the run was interrupted' }, attempts: attempt - 1, failures, waitedMs });
       const acquired = await this.limiter.acquire(job.promptTokens + job.request.maxTokens);
       if (!acquired.ok) {
         failures.push('exceeds_tpm');

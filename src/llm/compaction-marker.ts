@@ -1,0 +1,37 @@
+import { contentText } from '../model/content.js';
+import type { Message } from '../model/message.js';
+import { REF_LENGTH } from '../refs/ref-store.js';
+
+/**
+ * The first line of every summary message tcompact writes: `[tcompact summary of N messages] (ref: <16 hex>)`. The
+ * ref names the side-store entry holding the JSON array of the messages the summary replaced, so `restore` can put
+ * them back and a later summary can be made from them rather than from this summary.
+ */
+export const SUMMARY_PREFIX = '[tcompact summary';
+/** The deterministic `checkpoint` strategy's messages are recognised the same way. */
+export const CHECKPOINT_PREFIX = '[tcompact checkpoint';
+
+/** The placeholder `classify-tangents` leaves where it removed a turn (not a summary: never expanded for summarize). */
+export const TANGENT_PREFIX = '[tcompact removed tangent turn';
+
+export function tangentPlaceholder(turn: number, messages: number, reason: string, ref: string | undefined): string {
+  return `${TANGENT_PREFIX} ${turn}: ${messages} message${messages === 1 ? '' : 's'}]${ref ? ` (ref: ${ref})` : ''}\nReason: ${reason}`;
+}
+
+const REF_RE = new RegExp(`\\(ref: ([0-9a-f]{${REF_LENGTH}})\\)`);
+
+export function summaryHeader(messages: number, ref: string | undefined): string {
+  return `${SUMMARY_PREFIX} of ${messages} message${messages === 1 ? '' : 's'}]${ref ? ` (ref: ${ref})` : ''}`;
+}
+
+/**
+ * A message that an earlier compaction wrote in place of other messages: a `user` or `assistant` message whose text
+ * starts with one of the prefixes above. Returns the ref on its first line, if any.
+ */
+export function compactionMessage(m: Message): { ref: string | undefined } | undefined {
+  if (m.role !== 'user' && m.role !== 'assistant') return undefined;
+  const text = contentText((m as { content?: Parameters<typeof contentText>[0] }).content);
+  if (!text.startsWith(SUMMARY_PREFIX) && !text.startsWith(CHECKPOINT_PREFIX)) return undefined;
+  const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
+  return { ref: REF_RE.exec(firstLine)?.[1] };
+}
