@@ -15,4 +15,7 @@ export * from './strategies/runner.js';
 export * from './strategies/registry.js';
 export * from './formats/types.js';
 export * from './formats/read-inputs.js';
+export * from './context/options.js';
+export * from './context/context-manager.js';
+export * from './context/strategy-compaction.js';
 export { main } from './cli/main.js';

@@ -19,10 +19,13 @@ const NOT_A_REQUEST = [
 
 const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
 
-/** Whether the record is harness text rather than something the person typed (Claude Code `isMeta`, compact summary). */
+/**
+ * Whether the message is harness text rather than something the person typed: the Claude Code adapter marks
+ * `isMeta` records (skill expansions, reminders) `is_meta` and the compaction summary `is_compact_summary`.
+ */
 function isHarnessRecord(message: UserMessage): boolean {
   const m = message as Record<string, unknown>;
-  return m.isMeta === true || m.isCompactSummary === true;
+  return m.is_meta === true || m.is_compact_summary === true || m.isMeta === true || m.isCompactSummary === true;
 }
 
 /**

@@ -1,0 +1,136 @@
+import type { Message } from '../model/message.js';
+import { type ContextManagerOptions, type ContextManagerOptionsInput, parseContextManagerOptions } from './options.js';
+
+export type ContextStatus = 'ok' | 'warning' | 'compacted' | 'needs_approval' | 'hard_limit';
+
+/** The prompt an agent is about to send, with its size in tokens as the caller counts it. */
+export interface ContextInput {
+  messages: readonly Message[];
+  tokens: number;
+}
+
+export type CheckResult =
+  | {
+      status: 'ok' | 'warning' | 'needs_approval' | 'hard_limit';
+      tokens: number;
+      /** tokens / window */
+      share: number;
+    }
+  | {
+      status: 'compacted';
+      /** The compacted messages: send these instead. */
+      messages: Message[];
+      tokens: number;
+      tokensBefore: number;
+      share: number;
+    };
+
+/** What a compaction handler receives. */
+export interface CompactionRequest extends ContextInput {
+  window: number;
+  /** `threshold`: `check()` in auto mode; `requested`: the caller called `compact()`. */
+  reason: 'threshold' | 'requested';
+}
+
+export interface CompactionOutput {
+  messages: Message[];
+  /** Tokens of `messages`, counted the way the caller counts `tokens`. */
+  tokens: number;
+}
+
+/** Compacts a prompt: any strategy or pipeline (see `strategyCompaction`), an LLM summary, or the caller's own code. */
+export type CompactionHandler = (request: CompactionRequest) => CompactionOutput | Promise<CompactionOutput>;
+
+export interface ContextManagerState {
+  /** Compactions that reduced the prompt. */
+  compactions: number;
+  /** Attempts in a row that left the prompt above the trigger. */
+  failedAttempts: number;
+  /** Gave up after `maxAttempts` failed attempts in a row: no more compaction. */
+  stuck: boolean;
+  /** Checks left before compaction may be attempted again. */
+  cooldownLeft: number;
+}
+
+/**
+ * Decides, before each model call, whether the prompt must be compacted: the trigger an agent loop embeds, and the one
+ * `tcompact simulate` drives. Thresholds are fractions of the window: below `warning` the status is `ok`; from
+ * `warning`, `warning`; from the trigger (`compaction`, or `compactAtTokens`), a compaction is due; from `hardLimit`,
+ * `hard_limit` when no compaction happens.
+ *
+ * In `auto` mode a due compaction runs the handler at once and returns `compacted` with the new messages (or the plain
+ * status when the handler saved nothing). In `approval` mode it returns `needs_approval`; the caller then calls
+ * `compact()` or `decline()`. In `manual` mode `check()` only reports. After every attempt, and after a decline, the
+ * next `cooldown` checks attempt nothing; after `maxAttempts` attempts in a row that leave the prompt above the
+ * trigger, the manager is stuck and attempts nothing more.
+ */
+export class ContextManager {
+  readonly options: Readonly<ContextManagerOptions>;
+  private readonly handler: CompactionHandler;
+  private compactionsDone = 0;
+  private failedInARow = 0;
+  private cooldownLeft = 0;
+
+  constructor(options: ContextManagerOptionsInput, handler: CompactionHandler) {
+    this.options = parseContextManagerOptions(options);
+    this.handler = handler;
+  }
+
+  /** Prompt size from which a compaction is due. */
+  get triggerTokens(): number {
+    return this.options.compactAtTokens ?? this.options.thresholds.compaction * this.options.window;
+  }
+
+  get state(): ContextManagerState {
+    return { compactions: this.compactionsDone, failedAttempts: this.failedInARow, stuck: this.stuck, cooldownLeft: this.cooldownLeft };
+  }
+
+  private get stuck(): boolean {
+    return this.failedInARow >= this.options.maxAttempts;
+  }
+
+  /** The status of a prompt of `tokens` tokens when no compaction happens. */
+  statusOf(tokens: number): 'ok' | 'warning' | 'hard_limit' {
+    const share = tokens / this.options.window;
+    if (share >= this.options.thresholds.hardLimit) return 'hard_limit';
+    if (share >= this.options.thresholds.warning || tokens >= this.triggerTokens) return 'warning';
+    return 'ok';
+  }
+
+  async check(input: ContextInput): Promise<CheckResult> {
+    const inCooldown = this.cooldownLeft > 0;
+    if (inCooldown) this.cooldownLeft--;
+    const due = input.tokens >= this.triggerTokens && !inCooldown && !this.stuck;
+    if (due && this.options.mode === 'approval') return this.plain('needs_approval', input.tokens);
+    if (due && this.options.mode === 'auto') return this.attempt(input, 'threshold');
+    return this.plain(this.statusOf(input.tokens), input.tokens);
+  }
+
+  /**
+   * Compacts now, whatever the thresholds (after `needs_approval`, or at any time in manual mode). Counts as an
+   * attempt and starts the cooldown like an automatic one.
+   */
+  async compact(input: ContextInput): Promise<CheckResult> {
+    return this.attempt(input, 'requested');
+  }
+
+  /** The caller declined a `needs_approval`: no new request until the cooldown has passed. */
+  decline(): void {
+    this.cooldownLeft = this.options.cooldown;
+  }
+
+  private async attempt(input: ContextInput, reason: CompactionRequest['reason']): Promise<CheckResult> {
+    const out = await this.handler({ messages: input.messages, tokens: input.tokens, window: this.options.window, reason });
+    this.cooldownLeft = this.options.cooldown;
+    const saved = out.tokens < input.tokens;
+    if (saved && out.tokens < this.triggerTokens) this.failedInARow = 0;
+    else this.failedInARow++;
+    if (!saved) return this.plain(this.statusOf(input.tokens), input.tokens);
+    this.compactionsDone++;
+    return { status: 'compacted', messages: out.messages, tokens: out.tokens, tokensBefore: input.tokens, share: out.tokens / this.options.window };
+  }
+
+  private plain(status: 'ok' | 'warning' | 'needs_approval' | 'hard_limit', tokens: number): CheckResult {
+    return { status, tokens, share: tokens / this.options.window };
+  }
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { TcompactError } from '../errors.js';
+import { formatIssues } from '../model/parse.js';
+import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
+
+export const CONTEXT_MODES = ['auto', 'approval', 'manual'] as const;
+export type ContextMode = (typeof CONTEXT_MODES)[number];
+
+const fraction = z.number().positive().max(1);
+
+/** Fractions of the window at which the prompt changes status; each must be below the next. */
+export const ContextThresholdsSchema = z
+  .strictObject({
+    /** @default 0.8 */
+    warning: fraction.default(DEFAULT_THRESHOLDS.warning),
+    /** @default 0.9 */
+    compaction: fraction.default(DEFAULT_THRESHOLDS.compaction),
+    /** @default 0.98 */
+    hardLimit: fraction.default(DEFAULT_THRESHOLDS.hardLimit),
+  })
+  .superRefine((t, ctx) => {
+    if (!(t.warning < t.compaction)) {
+      ctx.addIssue({ code: 'custom', path: ['compaction'], message: `must be above warning (${t.warning}), got ${t.compaction}` });
+    }
+    if (!(t.compaction < t.hardLimit)) {
+      ctx.addIssue({ code: 'custom', path: ['hardLimit'], message: `must be above compaction (${t.compaction}), got ${t.hardLimit}` });
+    }
+  });
+
+/** Options of a {@link ContextManager}. Every default is here. */
+export const ContextManagerOptionsSchema = z.strictObject({
+  /** The model's context window, in tokens. */
+  window: z.number().int().positive(),
+  /** @default { warning: 0.8, compaction: 0.9, hardLimit: 0.98 } */
+  thresholds: ContextThresholdsSchema.prefault({}),
+  /**
+   * Prompt size in tokens that triggers compaction, instead of `thresholds.compaction` x `window` (a fixed budget such
+   * as "compact at 200k tokens" whatever the window). @default none
+   */
+  compactAtTokens: z.number().int().positive().optional(),
+  /**
+   * `auto`: compact as soon as the prompt passes the trigger; `approval`: report `needs_approval` and compact when the
+   * caller calls `compact()`; `manual`: never compact from `check()`, only report. @default 'auto'
+   */
+  mode: z.enum(CONTEXT_MODES).default('auto'),
+  /** Checks after a compaction attempt (or a declined approval) during which no compaction is attempted. @default 0 */
+  cooldown: z.number().int().min(0).default(0),
+  /**
+   * Compaction attempts in a row that leave the prompt above the trigger before the manager gives up: it is then
+   * `stuck` and attempts no more compaction. @default 3
+   */
+  maxAttempts: z.number().int().min(1).default(3),
+});
+
+export type ContextManagerOptions = z.output<typeof ContextManagerOptionsSchema>;
+export type ContextManagerOptionsInput = z.input<typeof ContextManagerOptionsSchema>;
+
+/** Validates the options; the error names every bad path (`thresholds.hardLimit: must be above compaction (0.9), got 0.85`). */
+export function parseContextManagerOptions(value: unknown): ContextManagerOptions {
+  const parsed = ContextManagerOptionsSchema.safeParse(value);
+  if (!parsed.success) throw new TcompactError('E_CONFIG', formatIssues(parsed.error.issues));
+  return parsed.data;
+}

@@ -1,0 +1,46 @@
+import type { ToolDef } from '../model/transcript.js';
+import { type CompactConfig, buildSteps, parseCompactConfig } from '../strategies/pipeline-config.js';
+import { type PipelineStep, runSteps } from '../strategies/runner.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
+import type { CompactionHandler } from './context-manager.js';
+
+export interface StrategyCompactionOptions {
+  /** Strategies and presets, applied left to right, or steps already built. */
+  strategies: readonly string[] | readonly PipelineStep[];
+  tokenizer: Tokenizer;
+  /** Config fields the steps read (keepLast, keepFirst, per-strategy options...), as in a `--config` file. */
+  config?: Partial<Omit<CompactConfig, 'strategies' | 'tokenizer' | 'window'>>;
+  /** Tool definitions sent with every prompt: counted in the tokens the handler reports, as the caller counts them. */
+  tools?: ToolDef[];
+}
+
+/**
+ * A compaction handler that runs a strategy or pipeline over the prompt's messages. Steps are built once per window
+ * (the request's `window` is the one the strategies measure against, e.g. `auto`'s conditional steps); names are
+ * validated on the first call, or at once with {@link validateStrategyNames}. The tokens reported
+ * are those of the messages plus the tool definitions, like `countTranscript`.
+ */
+export function strategyCompaction(options: StrategyCompactionOptions): CompactionHandler {
+  const built = new Map<number, readonly PipelineStep[]>();
+  const stepsFor = (window: number): readonly PipelineStep[] => {
+    if (options.strategies.length > 0 && typeof options.strategies[0] !== 'string') return options.strategies as readonly PipelineStep[];
+    let steps = built.get(window);
+    if (!steps) {
+      const names = [...(options.strategies as readonly string[])];
+      steps = buildSteps(parseCompactConfig({ ...options.config, strategies: names, tokenizer: options.tokenizer.name, window }));
+      built.set(window, steps);
+    }
+    return steps;
+  };
+  return ({ messages, window }) => {
+    const steps = stepsFor(window);
+    const transcript = options.tools ? { id: 'context', messages: [...messages], tools: options.tools } : { id: 'context', messages: [...messages] };
+    const result = runSteps(transcript, steps, { tokenizer: options.tokenizer, refs: null, window });
+    return { messages: result.transcript.messages, tokens: result.tokensAfter };
+  };
+}
+
+/** Throws E_CONFIG naming the first unknown strategy or preset (and the known ones). */
+export function validateStrategyNames(names: readonly string[], tokenizer: Tokenizer): void {
+  buildSteps(parseCompactConfig({ strategies: [...names], tokenizer: tokenizer.name }));
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { type CompactionRequest, ContextManager } from '../../src/context/context-manager.js';
+import { parseContextManagerOptions } from '../../src/context/options.js';
+import type { Message } from '../../src/model/message.js';
+
+const msgs = (n: number): Message[] => Array.from({ length: n }, (_, i) => ({ role: 'user', content: `m${i}` }));
+
+/** A handler that keeps the last message and reports a fixed size; records every request. */
+function recorder(tokensAfter: number) {
+  const calls: CompactionRequest[] = [];
+  const handler = (r: CompactionRequest) => {
+    calls.push(r);
+    return { messages: r.messages.slice(-1), tokens: tokensAfter };
+  };
+  return { calls, handler };
+}
+
+describe('ContextManager options', () => {
+  it('rejects thresholds that are not ascending, with exact messages', () => {
+    expect(() => parseContextManagerOptions({ window: 1000, thresholds: { warning: 0.9, compaction: 0.8 } })).toThrow(
+      'thresholds.compaction: must be above warning (0.9), got 0.8',
+    );
+    expect(() => parseContextManagerOptions({ window: 1000, thresholds: { hardLimit: 0.85 } })).toThrow(
+      'thresholds.hardLimit: must be above compaction (0.9), got 0.85',
+    );
+    expect(() => parseContextManagerOptions({ window: 0 })).toThrow('window: Too small: expected number to be >0');
+    expect(() => parseContextManagerOptions({ window: 10, mode: 'sometimes' })).toThrow('mode: Invalid option: expected one of "auto"|"approval"|"manual"');
+    expect(() => parseContextManagerOptions({ window: 10, cooldwn: 1 })).toThrow('Unrecognized key: "cooldwn"');
+  });
+
+  it('fills every default', () => {
+    expect(parseContextManagerOptions({ window: 1000 })).toEqual({
+      window: 1000,
+      thresholds: { warning: 0.8, compaction: 0.9, hardLimit: 0.98 },
+      mode: 'auto',
+      cooldown: 0,
+      maxAttempts: 3,
+    });
+  });
+});
+
+describe('ContextManager.check', () => {
+  it('reports ok, warning and hard_limit by share of the window in manual mode, never compacting', async () => {
+    const { calls, handler } = recorder(10);
+    const cm = new ContextManager({ window: 1000, mode: 'manual' }, handler);
+    expect(await cm.check({ messages: msgs(2), tokens: 799 })).toEqual({ status: 'ok', tokens: 799, share: 0.799 });
+    expect((await cm.check({ messages: msgs(2), tokens: 800 })).status).toBe('warning');
+    expect((await cm.check({ messages: msgs(2), tokens: 950 })).status).toBe('warning');
+    expect((await cm.check({ messages: msgs(2), tokens: 980 })).status).toBe('hard_limit');
+    expect(calls).toHaveLength(0);
+    // A manual compaction runs the handler whatever the size.
+    const r = await cm.compact({ messages: msgs(3), tokens: 500 });
+    expect(r).toEqual({ status: 'compacted', messages: [{ role: 'user', content: 'm2' }], tokens: 10, tokensBefore: 500, share: 0.01 });
+    expect(calls.map((c) => c.reason)).toEqual(['requested']);
+  });
+
+  it('compacts in auto mode once the prompt reaches the compaction threshold, and passes the window', async () => {
+    const { calls, handler } = recorder(100);
+    const cm = new ContextManager({ window: 1000 }, handler);
+    expect((await cm.check({ messages: msgs(3), tokens: 899 })).status).toBe('warning');
+    const r = await cm.check({ messages: msgs(3), tokens: 900 });
+    expect(r).toEqual({ status: 'compacted', messages: [{ role: 'user', content: 'm2' }], tokens: 100, tokensBefore: 900, share: 0.1 });
+    expect(calls).toEqual([{ messages: msgs(3), tokens: 900, window: 1000, reason: 'threshold' }]);
+    expect(cm.state).toEqual({ compactions: 1, failedAttempts: 0, stuck: false, cooldownLeft: 0 });
+  });
+
+  it('waits out the cooldown after a compaction', async () => {
+    const { calls, handler } = recorder(100);
+    const cm = new ContextManager({ window: 1000, cooldown: 2 }, handler);
+    const statuses: string[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await cm.check({ messages: msgs(2), tokens: 990 })).status);
+    expect(statuses).toEqual(['compacted', 'hard_limit', 'hard_limit', 'compacted']);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('gives up after maxAttempts attempts in a row that stay above the trigger', async () => {
+    const { calls, handler } = recorder(950); // saves tokens, but stays above 0.9 x 1000
+    const cm = new ContextManager({ window: 1000, maxAttempts: 2 }, handler);
+    const statuses: string[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await cm.check({ messages: msgs(2), tokens: 960 })).status);
+    expect(statuses).toEqual(['compacted', 'compacted', 'warning', 'warning']);
+    expect(calls).toHaveLength(2);
+    expect(cm.state).toEqual({ compactions: 2, failedAttempts: 2, stuck: true, cooldownLeft: 0 });
+  });
+
+  it('does not report a compaction that saved nothing, and counts it as a failed attempt', async () => {
+    const { handler } = recorder(990);
+    const cm = new ContextManager({ window: 1000, maxAttempts: 1 }, handler);
+    expect(await cm.check({ messages: msgs(2), tokens: 985 })).toEqual({ status: 'hard_limit', tokens: 985, share: 0.985 });
+    expect(cm.state.stuck).toBe(true);
+    expect(cm.state.compactions).toBe(0);
+  });
+
+  it('asks for approval in approval mode, and a decline starts the cooldown', async () => {
+    const { calls, handler } = recorder(100);
+    const cm = new ContextManager({ window: 1000, mode: 'approval', cooldown: 1 }, handler);
+    expect((await cm.check({ messages: msgs(2), tokens: 920 })).status).toBe('needs_approval');
+    cm.decline();
+    expect((await cm.check({ messages: msgs(2), tokens: 930 })).status).toBe('warning');
+    expect((await cm.check({ messages: msgs(2), tokens: 940 })).status).toBe('needs_approval');
+    expect((await cm.compact({ messages: msgs(2), tokens: 940 })).status).toBe('compacted');
+    expect(calls.map((c) => c.reason)).toEqual(['requested']);
+  });
+
+  it('triggers at an absolute token count when compactAtTokens is set', async () => {
+    const { handler } = recorder(10);
+    const cm = new ContextManager({ window: 1_000_000, compactAtTokens: 200_000 }, handler);
+    expect((await cm.check({ messages: msgs(2), tokens: 199_999 })).status).toBe('ok');
+    expect((await cm.check({ messages: msgs(2), tokens: 200_000 })).status).toBe('compacted');
+  });
+
+  it('accepts an async handler (an LLM summary)', async () => {
+    const cm = new ContextManager({ window: 100 }, async (r) => ({ messages: [{ role: 'user', content: `summary of ${r.messages.length}` }], tokens: 5 }));
+    const r = await cm.check({ messages: msgs(4), tokens: 95 });
+    expect(r.status === 'compacted' && r.messages).toEqual([{ role: 'user', content: 'summary of 4' }]);
+  });
+});
