@@ -144,6 +144,11 @@ export class Answerer {
       record.requests += out.attempts;
       record.failures.push(...out.failures);
       record.waitedMs += out.waitedMs;
+      if (!out.ok && out.failure.code === 'bad_response') {
+        // A 2xx that is not a chat completion is a garbage answer: ask again, like for a rejected one.
+        record.rejections.push(`bad response: ${out.failure.message}`);
+        continue;
+      }
       if (!out.ok) return { ok: false, failure: out.failure };
       record.answers++;
       record.promptTokens += out.usage.promptTokens;
