@@ -1,3 +1,4 @@
+import { checkpoint } from './checkpoint.js';
 import { dedupTools } from './dedup-tools.js';
 import { maskObservations } from './mask-observations.js';
 import { pruneTools } from './prune-tools.js';
@@ -18,6 +19,7 @@ export const STRATEGIES: Readonly<Record<string, Strategy>> = {
   [dedupTools.name]: dedupTools,
   [stripAttachments.name]: stripAttachments,
   [pruneTools.name]: pruneTools,
+  [checkpoint.name]: checkpoint,
 };
 
 export function strategyNames(): string[] {
