@@ -5,7 +5,7 @@ import type { TokenizerName } from '../tokens/tokenizer.js';
 /** One strategy's figures summed over an archive (both `sanitize` steps of a pipeline add up under one name). */
 export interface StrategyTotals {
   name: string;
-  /** Steps run, over all transcripts, skipped ones included. */
+  /** Steps that ran (over all transcripts; skipped ones not included). */
   runs: number;
   /** Steps whose condition was not met (e.g. `checkpoint` below its threshold). */
   skipped: number;
@@ -77,8 +77,8 @@ export function addRun(report: ArchiveReport, run: RunFigures): ArchiveReport {
   addBreakdown(report.byCategory.after, run.after);
   for (const step of run.steps) {
     const totals = totalsFor(report, step.strategy);
-    totals.runs++;
     if (step.skipped) totals.skipped++;
+    else totals.runs++;
     totals.tokensSaved += step.tokensSaved;
     totals.messagesChanged += step.messagesChanged;
     totals.messagesRemoved += step.messagesRemoved;

@@ -19,6 +19,8 @@ export interface Removal {
   messages: Message[];
   messagesChanged: number;
   messagesRemoved: number;
+  /** Calls removed (more than the ids given when an id repeats). */
+  callsRemoved: number;
 }
 
 /**
@@ -26,10 +28,11 @@ export interface Removal {
  * calls loses its `tool_calls` field; one left with nothing at all is removed. Other messages are kept as they are.
  */
 export function removeToolCalls(messages: readonly Message[], ids: ReadonlySet<string>): Removal {
-  if (ids.size === 0) return { messages: messages as Message[], messagesChanged: 0, messagesRemoved: 0 };
+  if (ids.size === 0) return { messages: messages as Message[], messagesChanged: 0, messagesRemoved: 0, callsRemoved: 0 };
   const out: Message[] = [];
   let messagesChanged = 0;
   let messagesRemoved = 0;
+  let callsRemoved = 0;
   for (const m of messages) {
     if (isTool(m) && ids.has(m.tool_call_id)) {
       messagesRemoved++;
@@ -41,6 +44,7 @@ export function removeToolCalls(messages: readonly Message[], ids: ReadonlySet<s
     }
     const { tool_calls: calls, ...rest } = m;
     const kept = calls.filter((c) => !ids.has(c.id));
+    callsRemoved += calls.length - kept.length;
     const next: AssistantMessage = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
     if (isEmptyAssistant(next)) {
       messagesRemoved++;
@@ -49,7 +53,7 @@ export function removeToolCalls(messages: readonly Message[], ids: ReadonlySet<s
     messagesChanged++;
     out.push(next);
   }
-  return { messages: out, messagesChanged, messagesRemoved };
+  return { messages: out, messagesChanged, messagesRemoved, callsRemoved };
 }
 
 /** The result of a strategy that changed nothing: the same transcript object. */

@@ -92,7 +92,7 @@ export const stripToolResults: Strategy<typeof StripToolResultsConfigSchema> = {
       transcript: changed ? withMessages(transcript, removal.messages) : transcript,
       messagesChanged: stripped + removal.messagesChanged,
       messagesRemoved: removal.messagesRemoved,
-      details: { resultsStripped: stripped, callsRemoved: toRemove.size },
+      details: { resultsStripped: stripped, callsRemoved: removal.callsRemoved },
     };
   },
 };

@@ -31,7 +31,7 @@ describe('archive report', () => {
       tokensSaved: 40,
       strategies: [
         { name: 'sanitize', runs: 4, skipped: 0, tokensSaved: 0, messagesChanged: 4, messagesRemoved: 0, details: {} },
-        { name: 'mask-observations', runs: 2, skipped: 1, tokensSaved: 40, messagesChanged: 1, messagesRemoved: 0, details: { resultsMasked: 2 } },
+        { name: 'mask-observations', runs: 1, skipped: 1, tokensSaved: 40, messagesChanged: 1, messagesRemoved: 0, details: { resultsMasked: 2 } },
       ],
       byCategory: { before: { ...emptyBreakdown(), toolResults: 150 }, after: { ...emptyBreakdown(), toolResults: 110 } },
     });

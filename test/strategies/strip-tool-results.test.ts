@@ -67,6 +67,14 @@ describe('strip-tool-results', () => {
     expectIdempotent(stripToolResults, r.transcript, hints);
   });
 
+  it('removes every call of a repeated id (tau-bench reuses ids) and counts calls, not ids', () => {
+    const lookup = () => [assistant(null, { tool_calls: [call('x', 'get_user_details', { user_id: 'u1' })] }), result('x', '{"name": "Mia"}')];
+    const t = transcript([user('hi'), ...lookup(), assistant('Found you.'), ...lookup(), user('bye')]);
+    const r = run(stripToolResults, t, { toolHints: { get_user_details: { response: 'remove' } } });
+    expect(r.transcript).toEqual(transcript([user('hi'), assistant('Found you.'), user('bye')]));
+    expect(r).toMatchObject({ messagesChanged: 0, messagesRemoved: 4, details: { resultsStripped: 0, callsRemoved: 2 } });
+  });
+
   it('leaves a result whose summary would not be shorter', () => {
     const t = transcript([user('go'), assistant(null, { tool_calls: [call('a', 'Bash')] }), result('a', 'ok'), user('next')]);
     const r = run(stripToolResults, t);
