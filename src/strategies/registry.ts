@@ -6,6 +6,7 @@ import { sanitize } from './sanitize.js';
 import { stripAttachments } from './strip-attachments.js';
 import { stripReasoning } from './strip-reasoning.js';
 import { stripToolResults } from './strip-tool-results.js';
+import { truncate } from './truncate.js';
 import type { Strategy } from './types.js';
 
 /**
@@ -20,6 +21,7 @@ export const STRATEGIES: Readonly<Record<string, Strategy>> = {
   [stripAttachments.name]: stripAttachments,
   [pruneTools.name]: pruneTools,
   [checkpoint.name]: checkpoint,
+  [truncate.name]: truncate,
 };
 
 export function strategyNames(): string[] {
