@@ -122,7 +122,8 @@ export function userTurnMessages(content: unknown, extra: Record<string, unknown
     if (part) parts.push(part);
     else unmapped.push(block);
   }
-  if (parts.length === 0 && unmapped.length === 0) return { tools, user: undefined };
+  // A turn of tool results alone makes no user message; an empty turn stays an (empty) user message.
+  if (parts.length === 0 && unmapped.length === 0 && tools.length > 0) return { tools, user: undefined };
   const user: UserMessage = { role: 'user', content: parts };
   if (unmapped.length > 0) user.unmapped_blocks = unmapped;
   return { tools, user: Object.assign(user, withoutKeys(extra, user)) };

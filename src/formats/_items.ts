@@ -27,6 +27,12 @@ export interface DraftTranscript {
   warnings?: string[];
   /** Repairs the adapter made itself, by kind. */
   repairs?: Record<string, number>;
+  /**
+   * Metadata that names message positions (compactions): computed after the pairing repair, which inserts, drops and
+   * moves tool messages, through `at`, which maps an index in `messages` to the index of the same message after the
+   * repair (an index of a tool message maps to the next message that is not one).
+   */
+  indexedMetadata?: (at: (index: number) => number) => Record<string, unknown>;
 }
 
 /**
@@ -48,9 +54,26 @@ export function finishTranscript(draft: DraftTranscript, at: SourcePosition, lin
   const repairs: Record<string, number> = { ...draft.repairs };
   if (unique.renamed > 0) repairs.duplicateCallIdRenamed = unique.renamed;
   for (const [kind, n] of Object.entries(repaired.repairs)) if (n > 0) repairs[kind] = (repairs[kind] ?? 0) + n;
+  if (draft.indexedMetadata) transcript.metadata = { ...transcript.metadata, ...draft.indexedMetadata(indexMap(transcript.messages, repaired.messages)) };
   transcript.messages = repaired.messages;
   if (repaired.dropped.length > 0) transcript.metadata = { ...transcript.metadata, droppedToolResults: repaired.dropped };
   return { kind: 'transcript', ...at, transcript, lines, warnings: [...(draft.warnings ?? []), ...parsed.value.warnings], repairs };
+}
+
+/**
+ * Maps message indices across the pairing repair. The repair keeps every message that is not a tool message, in
+ * order, so the k-th such message before is the k-th after.
+ */
+function indexMap(before: readonly Message[], after: readonly Message[]): (index: number) => number {
+  const nonToolBefore: number[] = [];
+  before.forEach((m, i) => m.role !== 'tool' && nonToolBefore.push(i));
+  const nonToolAfter: number[] = [];
+  after.forEach((m, i) => m.role !== 'tool' && nonToolAfter.push(i));
+  return (index) => {
+    let k = 0;
+    while (k < nonToolBefore.length && nonToolBefore[k] < index) k++;
+    return k < nonToolAfter.length ? nonToolAfter[k] : after.length;
+  };
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -21,12 +21,17 @@ export function isJsonlPath(file: string): boolean {
   return /\.jsonl$/i.test(file);
 }
 
+/** Whether a file holds one record per line: as detection decided, else by its name. */
+export function isJsonl(file: string, options: ReadOptions): boolean {
+  return options.layout === undefined ? isJsonlPath(file) : options.layout === 'jsonl';
+}
+
 /**
  * The records of a file: the lines of a `.jsonl` file; otherwise the elements of a top-level JSON array (streamed)
  * or the single top-level object. Blank lines and unreadable lines or files come out as items.
  */
 export async function* readRecords(file: string, options: ReadOptions): AsyncGenerator<RecordEntry> {
-  if (isJsonlPath(file)) {
+  if (isJsonl(file, options)) {
     for await (const entry of readJsonl(file, options)) {
       if (entry.kind === 'blank') yield { kind: 'item', item: skippedItem(entry.at, 'blank') };
       else if (entry.kind === 'error') yield { kind: 'item', item: errorItem(entry.at, entry.error.code, entry.error.message) };

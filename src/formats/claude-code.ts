@@ -169,11 +169,12 @@ class SessionState {
     if (this.subagents.size > 0) {
       metadata.subagents = [...this.subagents].map(([agentId, toolUseId]) => (toolUseId === undefined ? { agentId } : { agentId, toolUseId }));
     }
-    if (built.compactions.length > 0) metadata.compactions = built.compactions;
+
     const warnings = [...built.warnings];
     if (ordered.moved > 0) warnings.push(`${ordered.moved} records came before their parent in the file and were moved after it`);
     const repairs: Record<string, number> = ordered.moved > 0 ? { reorderedByParent: ordered.moved } : {};
-    const draft = { id, messages: built.messages, metadata, warnings, repairs };
+    const indexedMetadata = (at: (index: number) => number) => (built.compactions.length === 0 ? {} : { compactions: built.compactions.map((c) => remapCompaction(c, at)) });
+    const draft = { id, messages: built.messages, metadata, warnings, repairs, indexedMetadata };
     const first = this.records[0].at;
     yield finishTranscript(draft, { file: first.file, line: first.line, byteOffset: first.byteOffset }, this.records.length);
   }
@@ -283,6 +284,13 @@ export function buildMessages(records: readonly ConversationRec[]): Built {
   }
   closeReply();
   return { messages, models, compactions: compactions.map(dropUndefined), warnings };
+}
+
+function remapCompaction(c: ClaudeCodeCompaction, at: (index: number) => number): ClaudeCodeCompaction {
+  const out = { ...c };
+  if (out.summaryIndex !== undefined) out.summaryIndex = at(out.summaryIndex);
+  if (out.boundaryIndex !== undefined) out.boundaryIndex = at(out.boundaryIndex);
+  return out;
 }
 
 function dropUndefined<T extends object>(value: T): T {

@@ -3,7 +3,7 @@ import type { ToolDef } from '../model/transcript.js';
 import { baseName, errorItem, finishTranscript, isObject, type DraftTranscript } from './_items.js';
 import { peekJson } from './_json-peek.js';
 import { streamJsonArray } from './_json-stream.js';
-import { fileError, isJsonlPath, readRecords, type SourceRecord } from './_records.js';
+import { fileError, isJsonl, readRecords, type SourceRecord } from './_records.js';
 import type { InputItem, ReadOptions } from './types.js';
 
 const OWN_KEYS = new Set(['id', 'messages', 'traj', 'tools', 'metadata']);
@@ -18,7 +18,7 @@ const OWN_KEYS = new Set(['id', 'messages', 'traj', 'tools', 'metadata']);
  * `<file base>#<n>` with n the element index (JSON array) or the line number (JSONL).
  */
 export async function* readMessages(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  if (await isOneMessageArray(file)) {
+  if (!isJsonl(file, options) && (await isOneMessageArray(file))) {
     yield* readOneMessageArray(file);
     return;
   }
@@ -46,9 +46,8 @@ function draftFromRecord(file: string, { value, index }: SourceRecord): DraftTra
   else if (value.task_id !== undefined && (typeof value.task_id === 'number' || typeof value.task_id === 'string')) {
     id = `${base}#task-${value.task_id}${value.trial === undefined ? '' : `-trial-${String(value.trial)}`}`;
   } else id = `${base}${suffix}`;
-  const metadata: Record<string, unknown> = isObject(value.metadata) ? { ...value.metadata } : {};
+  const metadata: Record<string, unknown> = { source: { format: 'messages', file }, ...(isObject(value.metadata) ? value.metadata : {}) };
   for (const [key, field] of Object.entries(value)) if (!OWN_KEYS.has(key)) metadata[key] = field;
-  metadata.source = { format: 'messages', file };
   const draft: DraftTranscript = { id, messages: messages as Message[], metadata };
   if (value.tools !== undefined) draft.tools = value.tools as ToolDef[];
   return draft;
@@ -56,7 +55,6 @@ function draftFromRecord(file: string, { value, index }: SourceRecord): DraftTra
 
 /** A JSON file whose top level is an array of messages (objects with a `role`) is one transcript. */
 async function isOneMessageArray(file: string): Promise<boolean> {
-  if (isJsonlPath(file)) return false;
   try {
     const sig = await peekJson(file);
     return sig.root === 'array' && sig.first === 'object' && sig.keys.includes('role');

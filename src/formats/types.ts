@@ -47,4 +47,9 @@ export type InputItem =
 
 export interface ReadOptions {
   maxLineBytes: number;
+  /**
+   * How the file holds its records: `jsonl` (one per line) or `json` (one document). Detection sets it; when absent,
+   * a `.jsonl` name means `jsonl` and anything else `json`.
+   */
+  layout?: 'jsonl' | 'json';
 }

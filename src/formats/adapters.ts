@@ -1,0 +1,21 @@
+import { readAnthropic } from './anthropic.js';
+import { readClaudeCode } from './claude-code.js';
+import { readCodex } from './codex.js';
+import { readMessages } from './messages.js';
+import { readOpenAIArchive } from './openai-jsonl.js';
+import { readOpenHands } from './openhands.js';
+import { readSweAgent } from './swe-agent.js';
+import type { FormatName, InputItem, ReadOptions } from './types.js';
+
+export type Adapter = (file: string, options: ReadOptions) => AsyncGenerator<InputItem>;
+
+/** The reader of each input format. */
+export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
+  openai: readOpenAIArchive,
+  messages: readMessages,
+  'claude-code': readClaudeCode,
+  anthropic: readAnthropic,
+  'swe-agent': readSweAgent,
+  openhands: readOpenHands,
+  codex: readCodex,
+};
