@@ -24,6 +24,8 @@ export interface LineReaderOptions {
   /** Line number of the line at `start`. */
   firstLine?: number;
   highWaterMark?: number;
+  /** Yield positions only: `bytes` is always null and nothing is buffered (accounting passes). @default false */
+  positionsOnly?: boolean;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -44,7 +46,8 @@ export async function* readLines(path: string, options: LineReaderOptions): Asyn
   let lineStart = start;
   let parts: Buffer[] = [];
   let partsLength = 0;
-  let tooLong = false;
+  const positionsOnly = options.positionsOnly === true;
+  let tooLong = positionsOnly;
   let position = start;
   if (options.end !== undefined && options.end <= start) return;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -69,7 +72,7 @@ export async function* readLines(path: string, options: LineReaderOptions): Asyn
       lineStart = position + nl + 1;
       parts = [];
       partsLength = 0;
-      tooLong = false;
+      tooLong = positionsOnly;
       from = nl + 1;
     }
     position += chunk.length;

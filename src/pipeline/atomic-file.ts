@@ -1,0 +1,99 @@
+import { open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { threadId } from 'node:worker_threads';
+
+/** Temporary files carry this marker, so a later start can find and remove the ones a killed run left behind. */
+export const TEMP_MARKER = '.tmp-';
+
+let counter = 0;
+
+/** A temporary name next to `path`: pid and thread id keep concurrent writers apart (in a worker the pid is shared). */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `${basename(path)}${TEMP_MARKER}${process.pid}-${threadId}-${counter++}`);
+}
+
+/** Makes a rename (or a new file) in `dir` durable. */
+export async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Removes temporary files a killed run left in `dir`; returns how many. */
+export async function removeStaleTemps(dir: string): Promise<number> {
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  const stale = entries.filter((name) => name.includes(TEMP_MARKER));
+  for (const name of stale) await rm(join(dir, name), { force: true });
+  return stale.length;
+}
+
+/**
+ * A file written under a temporary name and renamed into place only once complete and fsynced, so readers and a
+ * resumed run only ever see a missing file or a whole one (npm/write-file-atomic's recipe).
+ */
+export class AtomicFile {
+  private constructor(
+    readonly path: string,
+    readonly tempPath: string,
+    private handle: FileHandle | null,
+  ) {}
+
+  static async create(path: string): Promise<AtomicFile> {
+    const tempPath = tempPathFor(path);
+    return new AtomicFile(path, tempPath, await open(tempPath, 'w'));
+  }
+
+  async write(data: string | Uint8Array): Promise<void> {
+    if (!this.handle) throw new Error(`${this.path}: write after close`);
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    let done = 0;
+    while (done < bytes.length) done += (await this.handle.write(bytes, done, bytes.length - done)).bytesWritten;
+  }
+
+  /** fsync and close; the file is complete under its temporary name. */
+  async flush(): Promise<void> {
+    if (!this.handle) return;
+    const handle = this.handle;
+    this.handle = null;
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Moves the flushed file into place. The caller fsyncs the directory once after its renames. */
+  async rename(): Promise<void> {
+    await this.flush();
+    await rename(this.tempPath, this.path);
+  }
+
+  /** Drops the temporary file (after a failure). */
+  async discard(): Promise<void> {
+    const handle = this.handle;
+    this.handle = null;
+    await handle?.close().catch(() => undefined);
+    await rm(this.tempPath, { force: true });
+  }
+}
+
+/** Writes a whole file atomically: temporary name, fsync, rename, fsync of the directory. */
+export async function writeFileAtomic(path: string, parts: readonly (string | Uint8Array)[]): Promise<void> {
+  const file = await AtomicFile.create(path);
+  try {
+    for (const part of parts) await file.write(part);
+    await file.rename();
+  } catch (err) {
+    await file.discard();
+    throw err;
+  }
+  await fsyncDir(dirname(path));
+}

@@ -1,0 +1,62 @@
+import { Piscina } from 'piscina';
+import type { ShardOutcome, ShardTask } from './shard.js';
+
+export interface PoolOptions {
+  workers: number;
+  /** Heap limit of each worker (V8 old generation); a worker over it dies alone, its task fails, the process lives. */
+  heapMb: number;
+  /** TEST-ONLY: another worker entry (fixtures that crash); defaults to the built compact worker. */
+  workerFile?: string;
+}
+
+/**
+ * The built worker entry. From dist/src/pipeline it is dist/workers; when this module runs from source (tests through
+ * tsx), workers still load the built dist/ so they do not need a TypeScript loader.
+ */
+export function defaultWorkerFile(): string {
+  const here = import.meta.url;
+  return here.endsWith('.ts') ? new URL('../../dist/workers/compact-worker.js', here).href : new URL('../../workers/compact-worker.js', here).href;
+}
+
+/**
+ * The Piscina pool that runs shard tasks. A worker that exits, throws outside its task or runs out of heap rejects only
+ * its own task (Piscina replaces the worker). One case Piscina does not settle: a worker that dies while no task is bound
+ * to it, e.g. failing to load, leaves queued tasks waiting forever, so such a pool error aborts the tasks in flight and
+ * lets the caller's retry logic decide.
+ */
+export class ShardPool {
+  private readonly pool: Piscina;
+  private readonly inFlight = new Set<AbortController>();
+
+  constructor(options: PoolOptions) {
+    this.pool = new Piscina({
+      filename: options.workerFile ?? defaultWorkerFile(),
+      minThreads: options.workers,
+      maxThreads: options.workers,
+      idleTimeout: 60_000,
+      resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
+    });
+    this.pool.on('error', (err: unknown) => {
+      for (const controller of this.inFlight) controller.abort(err);
+    });
+  }
+
+  /** Runs a task; rejects when the worker died (the task is lost) or `signal` aborted it. */
+  async run(task: ShardTask, signal?: AbortSignal): Promise<ShardOutcome> {
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) controller.abort(signal.reason);
+    this.inFlight.add(controller);
+    try {
+      return (await this.pool.run(task, { signal: controller.signal })) as ShardOutcome;
+    } finally {
+      this.inFlight.delete(controller);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool.destroy();
+  }
+}
