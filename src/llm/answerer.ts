@@ -1,4 +1,4 @@
-import { type AnswerCache, cacheKey } from './cache.js';
+import { type AnswerCache, type CachedAnswer, cacheKey } from './cache.js';
 import type { LlmFailure, LlmFailureCode } from './failure.js';
 import type { LlmJob, LlmQueue } from './queue.js';
 import { type UsageMeter, costOf } from './usage.js';
@@ -56,17 +56,22 @@ export interface AnswererOptions {
   params: Record<string, unknown>;
 }
 
-/** Answers kept in memory so identical questions of one run pay once even without a cache directory. */
+/** Settled questions kept in memory so identical questions of one run pay once even without a cache directory. */
 const MEMORY_ENTRIES = 2000;
 
+/** A question's settled result; undefined while unsettled or after a transient failure (which is asked again). */
+type Settled = CachedAnswer;
+
 /**
- * Asks the model a question whose answer must pass a check: from the cache when an accepted answer exists, otherwise
- * through the queue, asking again (up to maxAttempts answers) when an answer is rejected. Identical questions asked at
- * the same time share one request. Never throws.
+ * Asks the model a question whose answer must pass a check: from the cache when the question was settled before,
+ * otherwise through the queue, asking again (up to maxAttempts answers) when an answer is rejected. Both outcomes are
+ * cached: an accepted answer, and the rejections when every answer was rejected (so a re-run falls back the same way
+ * without paying again); transient failures are not. Identical questions asked at the same time share one request.
+ * Never throws.
  */
 export class Answerer {
-  private readonly inflight = new Map<string, Promise<string | undefined>>();
-  private readonly memory = new Map<string, string>();
+  private readonly inflight = new Map<string, Promise<Settled | undefined>>();
+  private readonly memory = new Map<string, Settled>();
 
   constructor(
     private readonly queue: LlmQueue,
@@ -88,57 +93,67 @@ export class Answerer {
   async ask<T>(job: LlmJob, promptVersion: string, check: Check<T>): Promise<AskResult<T>> {
     const record = emptyRecord();
     const key = this.keyOf(job, promptVersion);
-    const hit = (value: T): AskResult<T> => {
+    const reuse = (settled: Settled | undefined): AskResult<T> | undefined => {
+      if (settled === undefined) return undefined;
+      if ('rejected' in settled) {
+        record.cacheHits++;
+        record.rejections.push(...settled.rejected.map((r) => `(cached) ${r}`));
+        this.meter.recordCacheHit();
+        return { ok: false, record };
+      }
+      const c = check(settled.text);
+      if (!c.ok) return undefined;
       record.cacheHits++;
       this.meter.recordCacheHit();
-      return { ok: true, value, record };
+      return { ok: true, value: c.value, record };
     };
     const shared = this.inflight.get(key);
     if (shared) {
-      const text = await shared;
-      const c = text === undefined ? undefined : check(text);
-      if (c?.ok) return hit(c.value);
+      const reused = reuse(await shared);
+      if (reused) return reused;
     }
     // Registered before any await, so an identical question arriving meanwhile waits for this one.
-    let accept: (text: string | undefined) => void = () => undefined;
-    const mine = new Promise<string | undefined>((resolve) => (accept = resolve));
+    let settle: (s: Settled | undefined) => void = () => undefined;
+    const mine = new Promise<Settled | undefined>((resolve) => (settle = resolve));
     this.inflight.set(key, mine);
     try {
-      for (const text of [this.memory.get(key), (await this.cache?.get(key))?.text]) {
-        const c = text === undefined ? undefined : check(text);
-        if (c?.ok) {
-          accept(text);
-          return hit(c.value);
+      for (const candidate of [this.memory.get(key), await this.cache?.get(key)]) {
+        const reused = reuse(candidate);
+        if (reused) {
+          settle(candidate);
+          return reused;
         }
       }
       const result = await this.fetch(job, check, record);
-      if (!result.ok) {
-        accept(undefined);
-        return result.failure ? { ok: false, failure: result.failure, record } : { ok: false, record };
+      let settled: Settled | undefined;
+      if (result.ok) settled = { text: result.text, usage: result.usage };
+      else if (!result.failure && !result.transient) settled = { rejected: record.rejections.slice() };
+      if (settled) {
+        this.remember(key, settled);
+        const error = await this.cache?.put(key, settled);
+        if (error) record.notes.push(`cache write failed (result used anyway): ${error}`);
       }
-      this.remember(key, result.text);
-      if (this.cache) {
-        const error = await this.cache.put(key, { text: result.text, usage: result.usage });
-        if (error) record.notes.push(`cache write failed (answer used anyway): ${error}`);
-      }
-      accept(result.text);
-      return { ok: true, value: result.value, record };
+      settle(settled);
+      if (result.ok) return { ok: true, value: result.value, record };
+      return result.failure ? { ok: false, failure: result.failure, record } : { ok: false, record };
     } finally {
-      accept(undefined);
+      settle(undefined);
       if (this.inflight.get(key) === mine) this.inflight.delete(key);
     }
   }
 
-  private remember(key: string, text: string): void {
+  private remember(key: string, settled: Settled): void {
     if (this.memory.size >= MEMORY_ENTRIES) this.memory.delete(this.memory.keys().next().value as string);
-    this.memory.set(key, text);
+    this.memory.set(key, settled);
   }
 
   private async fetch<T>(
     job: LlmJob,
     check: Check<T>,
     record: AskRecord,
-  ): Promise<{ ok: true; value: T; text: string; usage: { promptTokens: number; completionTokens: number } } | { ok: false; failure?: LlmFailure }> {
+  ): Promise<{ ok: true; value: T; text: string; usage: { promptTokens: number; completionTokens: number } } | { ok: false; failure?: LlmFailure; transient: boolean }> {
+    // A garbage 2xx may come from a flaky proxy rather than the model: such a rejection is not cached.
+    let transient = false;
     for (let answer = 1; answer <= this.options.maxAttempts; answer++) {
       const out = await this.queue.run(job);
       record.requests += out.attempts;
@@ -147,9 +162,10 @@ export class Answerer {
       if (!out.ok && out.failure.code === 'bad_response') {
         // A 2xx that is not a chat completion is a garbage answer: ask again, like for a rejected one.
         record.rejections.push(`bad response: ${out.failure.message}`);
+        transient = true;
         continue;
       }
-      if (!out.ok) return { ok: false, failure: out.failure };
+      if (!out.ok) return { ok: false, failure: out.failure, transient: true };
       record.answers++;
       record.promptTokens += out.usage.promptTokens;
       record.completionTokens += out.usage.completionTokens;
@@ -159,6 +175,6 @@ export class Answerer {
       if (c.ok) return { ok: true, value: c.value, text: out.text, usage: out.usage };
       record.rejections.push(c.reason);
     }
-    return { ok: false };
+    return { ok: false, transient };
   }
 }

@@ -10,15 +10,30 @@ export function cacheKey(parts: unknown): string {
   return createHash('sha256').update(canonicalJson(parts)).digest('hex');
 }
 
-/** One accepted answer, stored only after it passed the caller's guards. */
-export interface CachedAnswer {
-  text: string;
-  /** What the answer cost when it was paid for. */
-  usage: ChatUsage;
+/**
+ * What a question came to: an accepted answer (stored only after it passed the caller's guards), or the reasons every
+ * answer was rejected, so that a re-run falls back the same way without paying again. Transient failures (429, 5xx,
+ * timeouts) are never stored.
+ */
+export type CachedAnswer =
+  | {
+      text: string;
+      /** What the answer cost when it was paid for. */
+      usage: ChatUsage;
+    }
+  | { rejected: string[] };
+
+function validEntry(value: unknown): CachedAnswer | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const v = value as Record<string, unknown>;
+  if (Array.isArray(v.rejected) && v.rejected.every((r) => typeof r === 'string')) return { rejected: v.rejected as string[] };
+  const u = v.usage as Record<string, unknown> | undefined;
+  if (typeof v.text !== 'string' || !u || typeof u.promptTokens !== 'number' || typeof u.completionTokens !== 'number') return undefined;
+  return { text: v.text, usage: { promptTokens: u.promptTokens, completionTokens: u.completionTokens } };
 }
 
 /**
- * Accepted model answers on disk, one file per key (`<dir>/<2 hex>/<64 hex>.json`), so a re-run or a resume never pays
+ * Settled questions on disk, one file per key (`<dir>/<2 hex>/<64 hex>.json`), so a re-run or a resume never pays
  * twice for the same request. Writes are atomic (temp file, fsync, rename; the temp name holds pid and thread id), so
  * a crash leaves either the whole entry or none. An unreadable entry counts as a miss.
  */
@@ -37,10 +52,7 @@ export class AnswerCache {
       return undefined;
     }
     try {
-      const value = JSON.parse(text) as Partial<CachedAnswer>;
-      const u = value.usage;
-      if (typeof value.text !== 'string' || !u || typeof u.promptTokens !== 'number' || typeof u.completionTokens !== 'number') return undefined;
-      return { text: value.text, usage: { promptTokens: u.promptTokens, completionTokens: u.completionTokens } };
+      return validEntry(JSON.parse(text));
     } catch {
       return undefined;
     }

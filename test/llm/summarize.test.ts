@@ -279,6 +279,32 @@ describe('summarize cache and earlier summaries', () => {
     expect(second.summarizer.usage()).toMatchObject({ cacheHits: 1, answers: 0 });
   });
 
+  it('remembers a span whose answers were all rejected, so a re-run falls back the same way without paying', async () => {
+    const cacheDir = tempDir();
+    const first = await setup({ script: () => ({ kind: 'malformed' }) }, { cacheDir });
+    const a = await first.summarizer.summarize(session(), ctxOf());
+    expect(first.server.requests).toHaveLength(3);
+    await first.summarizer.close();
+    await first.server.close();
+    const second = await setup({}, { cacheDir });
+    const b = await second.summarizer.summarize(session(), ctxOf());
+    expect(second.server.requests).toHaveLength(0);
+    expect(b.llm.outcome).toBe('fallback');
+    expect(JSON.stringify(b.transcript)).toBe(JSON.stringify(a.transcript));
+    expect(b.llm.usage.rejections[0]).toMatch(/^\(cached\) malformed summary/);
+  });
+
+  it('does not remember transient failures: a re-run after a 500 storm asks again', async () => {
+    const cacheDir = tempDir();
+    const first = await setup({ script: () => ({ kind: 'status', status: 500 }) }, { cacheDir });
+    expect((await first.summarizer.summarize(session(), ctxOf())).llm.outcome).toBe('fallback');
+    await first.summarizer.close();
+    await first.server.close();
+    const second = await setup({}, { cacheDir });
+    expect((await second.summarizer.summarize(session(), ctxOf())).llm.outcome).toBe('summarized');
+    expect(second.server.requests).toHaveLength(1);
+  });
+
   it('sends identical spans of one run once, even at the same time', async () => {
     const { server, summarizer } = await setup({}, { llmConcurrency: 4 });
     const outs = await Promise.all(['a', 'b', 'c'].map((id) => summarizer.summarize(session(id), ctxOf())));
