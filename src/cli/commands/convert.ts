@@ -1,0 +1,197 @@
+import { dirname } from 'node:path';
+import { type ErrorRecord, TcompactError } from '../../errors.js';
+import { toAnthropic } from '../../formats/anthropic-writer.js';
+import { readInputs } from '../../formats/read-inputs.js';
+import type { InputItem } from '../../formats/types.js';
+import { isAssistant, isTool } from '../../model/message.js';
+import type { Transcript } from '../../model/transcript.js';
+import { AtomicFile, fsyncDir } from '../../pipeline/atomic-file.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../pipeline/line-reader.js';
+import { type CliIO, type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { parseFormat } from './stats.js';
+
+export const OUTPUT_FORMATS = ['openai', 'anthropic'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** What a conversion read and wrote; printed by `convert` (as JSON with `--json`). */
+export interface ConvertSummary {
+  transcripts: number;
+  messages: number;
+  toolCalls: number;
+  toolResults: number;
+  /** Assistant messages that carry reasoning. */
+  reasoningMessages: number;
+  /** Adapter repairs by kind (missingResultFilled, duplicateCallIdRenamed...). */
+  repairs: Record<string, number>;
+  /** Skipped lines or records by reason (`blank`, `record:<type>`). */
+  skipped: Record<string, number>;
+  errors: Record<string, number>;
+  warnings: number;
+  /** Input accounting: read = ok + failed + skipped (for whole-file JSON a "line" is a record). */
+  lines: { read: number; ok: number; failed: number; skipped: number };
+  out: string;
+  errorsFile: string;
+}
+
+/** `out.jsonl` -> `out.errors.jsonl`; other names get `.errors.jsonl` appended. */
+export function errorsPathFor(out: string): string {
+  return `${out.endsWith('.jsonl') ? out.slice(0, -'.jsonl'.length) : out}.errors.jsonl`;
+}
+
+function parseOutputFormat(value: string | undefined): OutputFormat {
+  if (value === undefined) return 'openai';
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(value)) throw new TcompactError('E_USAGE', `--to must be one of ${OUTPUT_FORMATS.join(', ')}, got "${value}"`);
+  return value as OutputFormat;
+}
+
+const MAX_ERRORS_SHOWN = 20;
+const FLUSH_BYTES = 1 << 20;
+
+export const convertCommand: Command = {
+  name: 'convert',
+  summary: 'convert agent transcripts (Claude Code, Codex, SWE-agent, OpenHands, Anthropic, messages) to the canonical archive',
+  help: `Usage: tcompact convert <input...> --out FILE.jsonl [options]
+
+Reads files or directories (walked recursively; only .jsonl, .json and .traj files), detects each file's format
+(openai, messages, claude-code, anthropic, swe-agent, openhands, codex) and writes one transcript per line to
+FILE.jsonl, atomically. Bad lines and records go to FILE.errors.jsonl ({file, line, byteOffset, code, message}); the
+rest is still converted. Prints transcripts, messages, repairs, skipped records by reason and errors by code.
+
+Options:
+  --out FILE             output archive (required)
+  --to FORMAT            openai (default: the canonical OpenAI chat archive) or anthropic (Messages API shape)
+  --from FORMAT          force the input format instead of detecting it per file
+  --json                 print the summary as JSON
+  --max-line-bytes N     reject longer lines (or whole-file JSON records) with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
+
+Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl), 2 usage error.`,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs('convert', argv, {
+      out: { type: 'string' },
+      to: { type: 'string' },
+      from: { type: 'string' },
+      json: { type: 'boolean' },
+      'max-line-bytes': { type: 'string' },
+    });
+    const inputs = requireInputs('convert', positionals);
+    if (values.out === undefined || values.out === '') throw new TcompactError('E_USAGE', "convert: --out FILE is required (see 'tcompact convert --help')");
+    const to = parseOutputFormat(values.to);
+    const from = parseFormat(values.from);
+    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
+    const summary = await convert(inputs, { out: values.out, to, from, maxLineBytes }, io);
+    if (values.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    else io.stdout.write(renderSummary(summary));
+    return Object.keys(summary.errors).length > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+  },
+};
+
+export interface ConvertOptions {
+  out: string;
+  to: OutputFormat;
+  from?: Parameters<typeof readInputs>[1]['from'];
+  maxLineBytes: number;
+}
+
+/**
+ * Converts every input to one archive. Both files are written under temporary names and renamed into place only when
+ * complete, so a crash leaves either the previous files or the new ones, never a partial archive.
+ */
+export async function convert(inputs: string[], options: ConvertOptions, io: CliIO): Promise<ConvertSummary> {
+  const errorsFile = errorsPathFor(options.out);
+  let out: AtomicFile;
+  let errors: AtomicFile;
+  try {
+    out = await AtomicFile.create(options.out);
+  } catch (err) {
+    throw new TcompactError('E_IO', `cannot create ${options.out}: ${(err as Error).message}`);
+  }
+  try {
+    errors = await AtomicFile.create(errorsFile);
+  } catch (err) {
+    await out.discard();
+    throw new TcompactError('E_IO', `cannot create ${errorsFile}: ${(err as Error).message}`);
+  }
+  const summary: ConvertSummary = {
+    transcripts: 0,
+    messages: 0,
+    toolCalls: 0,
+    toolResults: 0,
+    reasoningMessages: 0,
+    repairs: {},
+    skipped: {},
+    errors: {},
+    warnings: 0,
+    lines: { read: 0, ok: 0, failed: 0, skipped: 0 },
+    out: options.out,
+    errorsFile,
+  };
+  let pending = '';
+  let shownErrors = 0;
+  try {
+    for await (const item of readInputs(inputs, { maxLineBytes: options.maxLineBytes, from: options.from })) {
+      if (item.kind === 'transcript') {
+        count(summary, item);
+        pending += `${JSON.stringify(options.to === 'anthropic' ? toAnthropic(item.transcript) : item.transcript)}\n`;
+        if (pending.length >= FLUSH_BYTES) {
+          await out.write(pending);
+          pending = '';
+        }
+      } else if (item.kind === 'skipped') {
+        summary.skipped[item.reason] = (summary.skipped[item.reason] ?? 0) + 1;
+        summary.lines.skipped++;
+      } else {
+        const r: ErrorRecord = item.record;
+        summary.errors[r.code] = (summary.errors[r.code] ?? 0) + 1;
+        summary.lines.failed += item.lines ?? 1;
+        await errors.write(`${JSON.stringify({ file: r.file, line: r.line, byteOffset: r.byteOffset, code: r.code, message: r.message })}\n`);
+        if (shownErrors++ < MAX_ERRORS_SHOWN) io.stderr.write(`${r.file}:${r.line}: ${r.code}: ${r.message}\n`);
+      }
+    }
+    await out.write(pending);
+    await out.rename();
+    await errors.rename();
+    await fsyncDir(dirname(options.out));
+  } catch (err) {
+    await out.discard();
+    await errors.discard();
+    throw err;
+  }
+  if (shownErrors > MAX_ERRORS_SHOWN) io.stderr.write(`... and ${shownErrors - MAX_ERRORS_SHOWN} more errors in ${errorsFile}\n`);
+  summary.lines.read = summary.lines.ok + summary.lines.failed + summary.lines.skipped;
+  return summary;
+}
+
+function count(summary: ConvertSummary, item: Extract<InputItem, { kind: 'transcript' }>): void {
+  const t: Transcript = item.transcript;
+  summary.transcripts++;
+  summary.lines.ok += item.lines;
+  summary.messages += t.messages.length;
+  summary.warnings += item.warnings.length;
+  for (const m of t.messages) {
+    if (isTool(m)) summary.toolResults++;
+    else if (isAssistant(m)) {
+      summary.toolCalls += m.tool_calls?.length ?? 0;
+      if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') summary.reasoningMessages++;
+    }
+  }
+  for (const [kind, n] of Object.entries(item.repairs)) summary.repairs[kind] = (summary.repairs[kind] ?? 0) + n;
+}
+
+function table(counts: Record<string, number>): string {
+  const keys = Object.keys(counts).sort();
+  if (keys.length === 0) return '  none\n';
+  const width = Math.max(...keys.map((k) => k.length));
+  return keys.map((k) => `  ${k.padEnd(width)}  ${counts[k]}\n`).join('');
+}
+
+export function renderSummary(s: ConvertSummary): string {
+  return [
+    `Wrote ${s.transcripts} transcripts to ${s.out}: ${s.messages} messages, ${s.toolCalls} tool calls, ${s.toolResults} tool results, ${s.reasoningMessages} with reasoning\n`,
+    `Lines: ${s.lines.read} read = ${s.lines.ok} converted + ${s.lines.failed} failed + ${s.lines.skipped} skipped\n`,
+    `Repairs:\n${table(s.repairs)}`,
+    `Skipped:\n${table(s.skipped)}`,
+    `Errors (${s.errorsFile}):\n${table(s.errors)}`,
+    s.warnings > 0 ? `Warnings: ${s.warnings}\n` : '',
+  ].join('');
+}
