@@ -22,6 +22,7 @@ export * from './context/strategy-compaction.js';
 export * from './llm/config.js';
 export * from './llm/summarizer.js';
 export * from './llm/llm-step.js';
+export * from './llm/run-llm-step.js';
 export * from './llm/client.js';
 export * from './llm/queue.js';
 export * from './llm/limiter.js';

@@ -13,6 +13,7 @@ import type { LlmFailureCode } from './failure.js';
 import type { LlmStepDeps, LlmStepResult } from './llm-step.js';
 import { RateLimiter } from './limiter.js';
 import { modelInfo } from './model-info.js';
+import { type LlmStepRun, runLlmStep } from './run-llm-step.js';
 import { LlmQueue, type QueueEvent } from './queue.js';
 import { type LlmUsage, UsageMeter, resolvePrice } from './usage.js';
 
@@ -56,6 +57,10 @@ export interface LlmSummarizer {
   readonly inputBudget: number;
   summarize(transcript: Transcript, ctx: StrategyContext): Promise<LlmStepResult>;
   classifyTangents(transcript: Transcript, ctx: StrategyContext): Promise<LlmStepResult>;
+  /** `summarize` reported like a runner step (StepReport + `llm`), for a pipeline's main-thread hook. */
+  summarizeStep(transcript: Transcript, ctx: StrategyContext): Promise<LlmStepRun>;
+  /** `classify-tangents` reported like a runner step. */
+  classifyTangentsStep(transcript: Transcript, ctx: StrategyContext): Promise<LlmStepRun>;
   usage(): LlmRunUsage;
   /** Requests not sent yet fail as `aborted` (their transcripts fall back); in-flight ones finish. */
   close(): Promise<void>;
@@ -110,11 +115,16 @@ export async function createLlmSummarizer(input: LlmOptionsInput, deps: LlmSumma
   const stepDeps: LlmStepDeps = { answerer, inputBudget, ...(deps.resolveRef ? { resolveRef: deps.resolveRef } : {}) };
   const stepOptions = { ...options, temperature };
 
+  const summarize = (transcript: Transcript, ctx: StrategyContext) => summarizeTranscript(transcript, stepOptions, ctx, stepDeps);
+  const tangents = (transcript: Transcript, ctx: StrategyContext) => classifyTangents(transcript, stepOptions, ctx, stepDeps);
+
   return {
     options,
     inputBudget,
-    summarize: (transcript, ctx) => summarizeTranscript(transcript, stepOptions, ctx, stepDeps),
-    classifyTangents: (transcript, ctx) => classifyTangents(transcript, stepOptions, ctx, stepDeps),
+    summarize,
+    classifyTangents: tangents,
+    summarizeStep: (transcript, ctx) => runLlmStep('summarize', summarize, transcript, ctx),
+    classifyTangentsStep: (transcript, ctx) => runLlmStep('classify-tangents', tangents, transcript, ctx),
     usage() {
       const q = queue.stats();
       const l = limiter.stats();

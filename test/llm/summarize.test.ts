@@ -133,6 +133,17 @@ describe('summarize', () => {
     expect(summary).toContain('was not kept (refs were turned off)');
   });
 
+  it('reports like a runner step for the pipeline: savings add up and the LLM report rides along', async () => {
+    const { summarizer } = await setup();
+    const input = session();
+    const run = await summarizer.summarizeStep(input, ctxOf());
+    expect(run.step).toMatchObject({ strategy: 'summarize', messagesRemoved: 8, tokensBefore: tokens(input), tokensAfter: tokens(run.transcript) });
+    expect(run.step.tokensSaved).toBe(run.step.tokensBefore - run.step.tokensAfter);
+    expect(run.tokens.total).toBe(run.step.tokensAfter);
+    expect(run.step.llm.outcome).toBe('summarized');
+    expect(run.step.details).toMatchObject({ llmRequests: 1 });
+  });
+
   it('leaves a transcript with no middle span unchanged, without calling the model', async () => {
     const { server, summarizer } = await setup();
     const input = transcript([sys('s'), user('hello'), assistant('hi')]);
