@@ -1,0 +1,64 @@
+import { type Outcome, fail, ok } from '../errors.js';
+import { formatIssues } from '../model/parse.js';
+import type { Transcript } from '../model/transcript.js';
+import { type Recipe, RecipeSchema, tcompactMetadata } from './recipe.js';
+import { refOf } from './ref-store.js';
+
+/** Where restore looks refs up: a `RefSink`, or the Map `readRefFile` returns. */
+export interface RefLookup {
+  get(ref: string): string | undefined;
+}
+
+/** More layers than any real chain of compactions; guards against a recipe that points back at itself. */
+const MAX_LAYERS = 1000;
+
+class RestoreError extends Error {}
+
+function load(refs: RefLookup, ref: string, what: string): string {
+  const data = refs.get(ref);
+  if (data === undefined) throw new RestoreError(`${what}: ref ${ref} is missing from the side store`);
+  if (refOf(data) !== ref) throw new RestoreError(`${what}: the side store entry for ref ${ref} does not match its content`);
+  return data;
+}
+
+function undoLayer(t: Transcript, recipe: Recipe, refs: RefLookup): Transcript {
+  const messages: unknown[] = [];
+  for (const entry of recipe.messages) {
+    if ('ref' in entry) {
+      messages.push(JSON.parse(load(refs, entry.ref, 'message')));
+      continue;
+    }
+    const n = entry.n ?? 1;
+    if (entry.keep + n > t.messages.length) throw new RestoreError(`recipe keeps messages ${entry.keep}..${entry.keep + n - 1} but the transcript has ${t.messages.length}`);
+    for (let j = entry.keep; j < entry.keep + n; j++) messages.push(t.messages[j]);
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of recipe.keys) {
+    if (key === 'messages') out.messages = messages;
+    else if (Object.hasOwn(recipe.fields, key)) out[key] = JSON.parse(load(refs, recipe.fields[key], `field "${key}"`));
+    else out[key] = t[key];
+  }
+  return out as Transcript;
+}
+
+/**
+ * The exact inverse of compaction: undoes each layer recorded in `metadata.tcompact.restore`, newest first, until the
+ * transcript as it was first read. A transcript tcompact never changed comes back as the same object. Fails with
+ * `E_REF` (naming the transcript) when a ref is missing or its stored content does not hash to it.
+ */
+export function restoreTranscript(t: Transcript, refs: RefLookup): Outcome<Transcript> {
+  let current = t;
+  try {
+    for (let layer = 0; ; layer++) {
+      const meta = tcompactMetadata(current);
+      if (!meta) return ok(current);
+      if (layer >= MAX_LAYERS) throw new RestoreError(`more than ${MAX_LAYERS} layers of compaction`);
+      const parsed = RecipeSchema.safeParse(JSON.parse(load(refs, meta.restore, 'restore recipe')));
+      if (!parsed.success) throw new RestoreError(`restore recipe ${meta.restore} is malformed: ${formatIssues(parsed.error.issues)}`);
+      current = undoLayer(current, parsed.data, refs);
+    }
+  } catch (err) {
+    if (err instanceof RestoreError) return fail('E_REF', `transcript "${t.id}": ${err.message}`);
+    throw err;
+  }
+}

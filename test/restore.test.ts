@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../src/model/message.js';
+import type { Transcript } from '../src/model/transcript.js';
+import { RecipeSchema, tcompactMetadata } from '../src/refs/recipe.js';
+import { RefSink } from '../src/refs/ref-store.js';
+import { restoreTranscript } from '../src/refs/restore.js';
+import { checkpoint } from '../src/strategies/checkpoint.js';
+import { compactTranscript } from '../src/strategies/compact-transcript.js';
+import { dedupTools } from '../src/strategies/dedup-tools.js';
+import { pruneTools } from '../src/strategies/prune-tools.js';
+import type { PipelineStep } from '../src/strategies/runner.js';
+import type { Strategy } from '../src/strategies/types.js';
+import { assistant, call, deepFreeze, makeContext, result, sys, transcript, user } from './helpers/transcript-kit.js';
+
+const step = (strategy: Strategy, config: Record<string, unknown> = {}): PipelineStep => ({ strategy, config: strategy.config.parse(config) });
+const fileText = Array.from({ length: 200 }, (_, i) => `${i + 1}\tline ${i}`).join('\n');
+
+function readTwice(): Transcript {
+  return transcript(
+    [
+      sys('s'),
+      user('look at a.ts'),
+      assistant(null, { tool_calls: [call('a', 'Read', { file_path: 'a.ts', offset: 5, limit: 10 })] }),
+      result('a', fileText.slice(0, 200)),
+      assistant('now the whole file', { tool_calls: [call('b', 'Read', { file_path: 'a.ts' })] }),
+      result('b', fileText),
+      user('thanks'),
+      assistant('done'),
+    ],
+    { tools: [{ type: 'function', function: { name: 'Read' } }, { type: 'function', function: { name: 'Bash' } }], metadata: { source: 'test', n: 1 } },
+  );
+}
+
+/** What `tcompact` writes and reads back: the output line parsed again. */
+const roundTrip = (t: Transcript): Transcript => JSON.parse(JSON.stringify(t)) as Transcript;
+
+function restored(t: Transcript, refs: RefSink): Transcript {
+  const r = restoreTranscript(roundTrip(t), refs);
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+
+describe('compactTranscript and restoreTranscript', () => {
+  it('records a restore recipe and restores the input byte for byte', () => {
+    const input = deepFreeze(readTwice());
+    const ctx = makeContext();
+    const r = compactTranscript(input, [step(dedupTools), step(pruneTools)], ctx);
+    expect(r.transcript.messages).toHaveLength(6);
+    expect(r.transcript.tools).toEqual([{ type: 'function', function: { name: 'Read' } }]);
+    expect(r.transcript.metadata).toEqual({ source: 'test', n: 1, tcompact: { restore: r.restore, layers: 1 } });
+    const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
+    expect(recipe.keys).toEqual(['id', 'messages', 'tools', 'metadata']);
+    expect(recipe.messages).toEqual([{ keep: 0, n: 2 }, { ref: expect.any(String) }, { ref: expect.any(String) }, { keep: 2, n: 4 }]);
+    expect(Object.keys(recipe.fields).sort()).toEqual(['metadata', 'tools']);
+    expect(JSON.stringify(restored(r.transcript, ctx.refs!))).toBe(JSON.stringify(input));
+  });
+
+  it('returns the input itself when nothing changed, without a recipe', () => {
+    const input = transcript([user('hi'), assistant('hello')]);
+    const ctx = makeContext();
+    const r = compactTranscript(input, [step(dedupTools), step(checkpoint)], ctx);
+    expect(r.transcript).toBe(input);
+    expect(r.restore).toBeUndefined();
+    expect(ctx.refs!.entries.size).toBe(0);
+    expect(restoreTranscript(input, ctx.refs!)).toEqual({ ok: true, value: input });
+  });
+
+  it('adds nothing when refs are off', () => {
+    const r = compactTranscript(readTwice(), [step(dedupTools)], makeContext({ refs: false }));
+    expect(r.transcript.messages).toHaveLength(6);
+    expect(r.transcript.metadata).toEqual({ source: 'test', n: 1 });
+  });
+
+  it('is byte-identical when compacting its own output again', () => {
+    const ctx = makeContext();
+    const steps = [step(dedupTools), step(pruneTools)];
+    const once = roundTrip(compactTranscript(readTwice(), steps, ctx).transcript);
+    const twice = compactTranscript(once, steps, ctx);
+    expect(twice.transcript).toBe(once);
+    expect(JSON.stringify(twice.transcript)).toBe(JSON.stringify(once));
+  });
+
+  it('chains layers: a second compaction restores to the first, and that to the original', () => {
+    const input = readTwice();
+    const more: Message[] = [
+      ...input.messages.slice(0, -1),
+      assistant('running', { tool_calls: [call('c', 'Bash', { command: 'npm test' })] }),
+      result('c', fileText),
+      user('and now?'),
+    ];
+    const ctx = makeContext();
+    const first = roundTrip(compactTranscript(transcript(more, { metadata: { source: 'x' } }), [step(dedupTools)], ctx).transcript);
+    const second = compactTranscript(first, [step(checkpoint)], ctx);
+    expect(tcompactMetadata(second.transcript)).toEqual({ restore: second.restore, layers: 2 });
+    const back = restoreTranscript(roundTrip(second.transcript), ctx.refs!);
+    expect(back.ok && JSON.stringify(back.value)).toBe(JSON.stringify(transcript(more, { metadata: { source: 'x' } })));
+  });
+
+  it('names the transcript and the ref when a ref is missing or altered', () => {
+    const ctx = makeContext();
+    const r = compactTranscript(readTwice(), [step(dedupTools)], ctx);
+    const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
+    const lost = (recipe.messages[1] as { ref: string }).ref;
+    const partial = new Map([...ctx.refs!.entries].filter(([ref]) => ref !== lost));
+    expect(restoreTranscript(r.transcript, partial)).toEqual({
+      ok: false,
+      error: { code: 'E_REF', message: `transcript "t1": message: ref ${lost} is missing from the side store` },
+    });
+    const altered = new Map(ctx.refs!.entries);
+    altered.set(lost, '{"role":"user","content":"forged"}');
+    expect(restoreTranscript(r.transcript, altered)).toEqual({
+      ok: false,
+      error: { code: 'E_REF', message: `transcript "t1": message: the side store entry for ref ${lost} does not match its content` },
+    });
+    expect(restoreTranscript(r.transcript, new Map())).toEqual({
+      ok: false,
+      error: { code: 'E_REF', message: `transcript "t1": restore recipe: ref ${r.restore} is missing from the side store` },
+    });
+  });
+});
