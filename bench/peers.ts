@@ -1,0 +1,231 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pruneMessages, type ModelMessage } from 'ai';
+import { trimMessages, type BaseMessage } from '@langchain/core/messages';
+import { lastUserRequestIndex, findViolations } from '../src/model/validity.js';
+import type { Transcript } from '../src/model/transcript.js';
+import { countTranscript } from '../src/tokens/breakdown.js';
+import { getTokenizer } from '../src/tokens/tokenizer.js';
+import { loadCanonical, unavailableReason, type LoadedCorpus } from './lib/canonical.js';
+import { realCorpora, type CorpusSpec } from './lib/corpora.js';
+import { freshTokenizer } from './lib/fresh-tokenizer.js';
+import { ROOT } from './lib/paths.js';
+import { fromLangChain, fromModelMessages, indexCalls, langChainCounter, toLangChain, toModelMessages, type CallIndex } from './lib/peer-formats.js';
+import type { Benchmark, BenchContext, BenchOutput, Cell, Ratio, Table } from './lib/results.js';
+import { applyAll, freshContext, loadStrategies, runAll, stepsFor } from './lib/tcompact-steps.js';
+import { runTiny, type TinyTask } from './lib/tiny.js';
+
+/** LangChain trims to a budget; this is the share of each transcript's tokens it is asked to keep. */
+const LANGCHAIN_BUDGET = 0.5;
+
+interface Method {
+  name: string;
+  /** What it does, for the table notes. */
+  mapping: string;
+}
+
+const TCOMPACT_STRIP: Method = {
+  name: 'tcompact strip-reasoning + strip-tool-results',
+  mapping: 'reasoning removed and tool results replaced by a one-line stub outside the last turn; calls kept',
+};
+const TCOMPACT_STRIP_APPLY: Method = {
+  name: 'tcompact strip-reasoning + strip-tool-results, apply only',
+  mapping: 'the same two strategies without token accounting (pruneMessages counts nothing either)',
+};
+const TCOMPACT_AUTO: Method = { name: 'tcompact auto', mapping: 'the default pipeline (see the strategies issue)' };
+const AI_PRUNE: Method = {
+  name: 'AI SDK pruneMessages',
+  mapping:
+    "reasoning: 'before-last-message', toolCalls: 'before-last-N-messages' with N = the messages of the last turn, emptyMessages: 'remove' (calls and results both removed)",
+};
+const LC_TRIM: Method = {
+  name: 'LangChain trimMessages',
+  mapping: `strategy 'last', maxTokens = ${LANGCHAIN_BUDGET * 100}% of the transcript's tokens, includeSystem, startOn 'human', token counter = tcompact's o200k_base counting rules`,
+};
+
+interface Outcome {
+  corpus: string;
+  method: string;
+  meanMs: number | null;
+  messagesPerSec: number | null;
+  mbPerSec: number | null;
+  /** Tokens of the input as this method sees it (after conversion to its format and back, unpruned). */
+  tokensBefore: number;
+  tokensAfter: number;
+  messagesAfter: number;
+  /** Transcripts whose output breaks a tool-call pairing rule or lost the last user request. */
+  invalid: number;
+  /** Transcripts whose first user message (the task) is gone. */
+  taskLost: number;
+  /** One-off conversion cost into the peer's message type, not included in meanMs. */
+  conversionMs?: number;
+}
+
+function lastTurnLength(t: Transcript): number {
+  const i = lastUserRequestIndex(t.messages);
+  return i < 0 ? t.messages.length : t.messages.length - i;
+}
+
+function firstUserText(t: Transcript): string | undefined {
+  const m = t.messages.find((x) => x.role === 'user');
+  return m ? JSON.stringify(m.content) : undefined;
+}
+
+function judge(corpus: string, method: Method, inputs: readonly Transcript[], outputs: readonly Transcript[], meanMs: number | null, c: LoadedCorpus): Outcome {
+  const tok = getTokenizer('o200k_base');
+  let before = 0;
+  let after = 0;
+  let messagesAfter = 0;
+  let invalid = 0;
+  let taskLost = 0;
+  outputs.forEach((out, i) => {
+    const input = inputs[i];
+    before += countTranscript(input, tok).total;
+    after += countTranscript(out, tok).total;
+    messagesAfter += out.messages.length;
+    const lastIn = input.messages[lastUserRequestIndex(input.messages)];
+    const lastOut = out.messages[lastUserRequestIndex(out.messages)];
+    if (findViolations(out.messages).length > 0 || (lastIn && JSON.stringify(lastIn) !== JSON.stringify(lastOut))) invalid++;
+    const task = firstUserText(input);
+    if (task !== undefined && !out.messages.some((m) => m.role === 'user' && JSON.stringify(m.content) === task)) taskLost++;
+  });
+  const s = meanMs === null ? null : meanMs / 1000;
+  return {
+    corpus,
+    method: method.name,
+    meanMs,
+    messagesPerSec: s === null ? null : c.messages / s,
+    mbPerSec: s === null ? null : c.canonicalBytes / 1e6 / s,
+    tokensBefore: before,
+    tokensAfter: after,
+    messagesAfter,
+    invalid,
+    taskLost,
+  };
+}
+
+export const peersBench: Benchmark = {
+  name: 'peers',
+  title: 'Peers: Vercel AI SDK pruneMessages and LangChain trimMessages vs tcompact, same transcripts',
+  description:
+    'The nearest equivalent each library offers, run in the same process on the same canonical transcripts, one core, ' +
+    'tinybench. Transcripts are converted to each library\'s message type once, untimed (the conversion time is shown ' +
+    'apart); the outputs are converted back and counted by tcompact\'s exact o200k_base counter on the canonical form. ' +
+    'tcompact rows include its token accounting (each step counts before and after, exact tokenizer, empty cache per ' +
+    'iteration); pruneMessages counts nothing; trimMessages counts through the counter it is given (o200k_base, cached ' +
+    'per text like tcompact\'s). "invalid" = outputs that break tool-call pairing or changed the last user request; ' +
+    '"task lost" = outputs without the first user message.',
+  async run(ctx: BenchContext): Promise<BenchOutput> {
+    const { strategies, presets } = await loadStrategies();
+    const hasStrip = strategies.includes('strip-reasoning') && strategies.includes('strip-tool-results');
+    const hasAuto = presets.includes('auto');
+    const pending: string[] = [];
+    if (!hasStrip) pending.push('not yet available: strip-reasoning / strip-tool-results are not registered (issue 3)');
+    if (!hasAuto) pending.push('not yet available: the `auto` preset is not registered (issue 3)');
+    const specs: CorpusSpec[] = ctx.quick
+      ? [realCorpora(true)[0], { name: 'synthetic 2 MB (seed 3)', kind: 'synthetic', seed: 3, bytes: 2_000_000 }]
+      : [...realCorpora(false), { name: 'synthetic 16 MB (seed 3)', kind: 'synthetic', seed: 3, bytes: 16_000_000 }];
+    const outcomes: Outcome[] = [];
+    for (const spec of specs) {
+      const corpus = await loadCanonical(spec, ctx.tmpDir);
+      if (corpus.transcripts.length === 0) {
+        pending.push(unavailableReason(corpus));
+        continue;
+      }
+      ctx.log(`peers: ${corpus.name}: ${corpus.transcripts.length} transcripts, ${corpus.messages} messages`);
+      const ts = corpus.transcripts;
+      const indexes: CallIndex[] = ts.map(indexCalls);
+
+      let t0 = performance.now();
+      const model: ModelMessage[][] = ts.map(toModelMessages);
+      const aiConversionMs = performance.now() - t0;
+      const keep = ts.map(lastTurnLength);
+      const prune = () => model.map((m, i) => pruneMessages({ messages: m, reasoning: 'before-last-message', toolCalls: `before-last-${keep[i]}-messages`, emptyMessages: 'remove' }));
+
+      t0 = performance.now();
+      const lc: BaseMessage[][] = ts.map(toLangChain);
+      const lcConversionMs = performance.now() - t0;
+      const exact = getTokenizer('o200k_base');
+      const budgets = lc.map((m, i) => Math.floor(langChainCounter((x) => exact.count(x), indexes[i])(m) * LANGCHAIN_BUDGET));
+      const trim = async () => {
+        const tok = freshTokenizer('o200k_base');
+        const out: BaseMessage[][] = [];
+        for (let i = 0; i < lc.length; i++) {
+          out.push(await trimMessages(lc[i], { maxTokens: budgets[i], tokenCounter: langChainCounter((x) => tok.count(x), indexes[i]), strategy: 'last', includeSystem: true, startOn: 'human' }));
+        }
+        return out;
+      };
+
+      const tasks: TinyTask[] = [
+        { name: AI_PRUNE.name, fn: prune },
+        { name: LC_TRIM.name, fn: trim },
+      ];
+      const stripSteps = hasStrip ? stepsFor(['strip-reasoning', 'strip-tool-results'], 'o200k_base') : null;
+      const autoSteps = hasAuto ? stepsFor(['auto'], 'o200k_base') : null;
+      if (stripSteps) {
+        tasks.push({ name: TCOMPACT_STRIP_APPLY.name, fn: () => applyAll(ts, stripSteps, freshContext('o200k_base')) });
+        tasks.push({ name: TCOMPACT_STRIP.name, fn: () => runAll(ts, stripSteps, freshContext('o200k_base')) });
+      }
+      if (autoSteps) tasks.push({ name: TCOMPACT_AUTO.name, fn: () => runAll(ts, autoSteps, freshContext('o200k_base')) });
+      const timed = await runTiny(tasks, ctx.quick);
+      const mean = (name: string) => timed.find((r) => r.name === name)?.meanMs ?? null;
+      for (const r of timed) if (r.error) pending.push(`${corpus.name}: ${r.name} failed: ${r.error}`);
+
+      // Outputs of one more untimed run, judged on the canonical form. The peers' inputs are the round-tripped
+      // transcripts (unknown roles have no equivalent there), so their savings are measured against what they got.
+      const aiBase = model.map((m, i) => fromModelMessages(ts[i].id, m, indexes[i]));
+      const aiOut = prune().map((m, i) => fromModelMessages(ts[i].id, m, indexes[i]));
+      outcomes.push({ ...judge(corpus.name, AI_PRUNE, aiBase, aiOut, mean(AI_PRUNE.name), corpus), conversionMs: aiConversionMs });
+      const lcBase = lc.map((m, i) => fromLangChain(ts[i].id, m, indexes[i]));
+      const lcOut = (await trim()).map((m, i) => fromLangChain(ts[i].id, m, indexes[i]));
+      outcomes.push({ ...judge(corpus.name, LC_TRIM, lcBase, lcOut, mean(LC_TRIM.name), corpus), conversionMs: lcConversionMs });
+      if (stripSteps) outcomes.push(judge(corpus.name, TCOMPACT_STRIP_APPLY, ts, applyAll(ts, stripSteps, freshContext('o200k_base')), mean(TCOMPACT_STRIP_APPLY.name), corpus));
+      if (stripSteps) outcomes.push(judge(corpus.name, TCOMPACT_STRIP, ts, runAll(ts, stripSteps, freshContext('o200k_base')).map((r) => r.transcript), mean(TCOMPACT_STRIP.name), corpus));
+      if (autoSteps) outcomes.push(judge(corpus.name, TCOMPACT_AUTO, ts, runAll(ts, autoSteps, freshContext('o200k_base')).map((r) => r.transcript), mean(TCOMPACT_AUTO.name), corpus));
+    }
+    const table: Table = {
+      title: 'tcompact vs peers (one core, in memory)',
+      columns: ['corpus', 'method', 'messages/s', 'MB/s', 'tokens before', 'tokens after', 'saved', 'invalid', 'task lost', 'conversion ms (untimed)'],
+      rows: outcomes.map((o): Cell[] => [
+        o.corpus,
+        o.method,
+        o.messagesPerSec,
+        o.mbPerSec,
+        o.tokensBefore,
+        o.tokensAfter,
+        o.tokensBefore > 0 ? `${(((o.tokensBefore - o.tokensAfter) / o.tokensBefore) * 100).toFixed(1)}%` : '',
+        o.invalid,
+        o.taskLost,
+        o.conversionMs ?? '',
+      ]),
+      notes: [AI_PRUNE, LC_TRIM, TCOMPACT_STRIP, TCOMPACT_STRIP_APPLY, TCOMPACT_AUTO].map((m) => `${m.name}: ${m.mapping}.`),
+      headline: true,
+    };
+    const ratios: Ratio[] = [];
+    for (const corpus of [...new Set(outcomes.map((o) => o.corpus))]) {
+      const speed = (m: Method) => outcomes.find((o) => o.corpus === corpus && o.method === m.name)?.messagesPerSec ?? null;
+      const r = (a: Method, b: Method): Ratio => {
+        const x = speed(a);
+        const y = speed(b);
+        return { name: `${corpus}: ${a.name} / ${b.name}, messages/s`, value: x !== null && y !== null ? x / y : null };
+      };
+      ratios.push(r(TCOMPACT_STRIP_APPLY, AI_PRUNE), r(TCOMPACT_STRIP, LC_TRIM), r(TCOMPACT_AUTO, LC_TRIM));
+    }
+    return {
+      params: { corpora: specs.map((s) => s.name), langchainBudget: LANGCHAIN_BUDGET, ai: peerVersion('ai'), langchain: peerVersion('@langchain/core') },
+      results: outcomes,
+      tables: [table],
+      ratios,
+      pending,
+    };
+  },
+};
+
+/** The installed version of a peer, for the results file. */
+function peerVersion(pkg: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * `npm run bench` (full) and `npm run bench -- --quick` (CI-sized, under two minutes on a 2-core machine).
+ * `--only a,b` runs some benchmarks; the summaries are always rebuilt from every results file present.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { endToEndBench } from './end-to-end.js';
+import { growthBench } from './growth.js';
+import { ROOT, RESULTS_DIR, TMP_DIR } from './lib/paths.js';
+import { readResults, renderReadmeBlock, renderResultsReadme, replaceReadmeBlock, writeResult, type Benchmark } from './lib/results.js';
+import { peersBench } from './peers.js';
+import { strategiesBench } from './strategies.js';
+import { tokenizerBench } from './tokenizer.js';
+
+const BENCHMARKS: readonly Benchmark[] = [endToEndBench, strategiesBench, peersBench, tokenizerBench, growthBench];
+const ORDER = BENCHMARKS.map((b) => b.name);
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, help: { type: 'boolean', default: false } },
+  });
+  if (values.help) {
+    console.log(`usage: npm run bench [-- --quick] [-- --only ${ORDER.join(',')}]`);
+    return 0;
+  }
+  const only = values.only?.split(',').map((s) => s.trim());
+  const unknown = only?.filter((n) => !ORDER.includes(n)) ?? [];
+  if (unknown.length > 0) {
+    console.error(`unknown benchmark(s): ${unknown.join(', ')} (known: ${ORDER.join(', ')})`);
+    return 2;
+  }
+  mkdirSync(TMP_DIR, { recursive: true });
+  const mode = values.quick ? 'quick' : 'full';
+  const started = performance.now();
+  let failed = 0;
+  for (const bench of BENCHMARKS) {
+    if (only && !only.includes(bench.name)) continue;
+    const t0 = performance.now();
+    const log = (m: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(1)}s] ${m}`);
+    log(`${bench.name}: start (${mode})`);
+    try {
+      const output = await bench.run({ quick: values.quick, tmpDir: TMP_DIR, log });
+      writeResult(RESULTS_DIR, bench, mode, output, performance.now() - t0);
+      log(`${bench.name}: done in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
+    } catch (err) {
+      failed++;
+      console.error(`${bench.name} failed:`, err);
+    }
+  }
+  const files = readResults(RESULTS_DIR, ORDER);
+  writeFileSync(join(RESULTS_DIR, 'README.md'), renderResultsReadme(files));
+  const readmePath = join(ROOT, 'README.md');
+  // Re-read just before writing: other people edit the README too; only the block between the markers changes.
+  const updated = replaceReadmeBlock(readFileSync(readmePath, 'utf8'), renderReadmeBlock(files));
+  if (updated !== null) writeFileSync(readmePath, updated);
+  else console.warn('README.md has no bench-summary markers; only bench/results/README.md was updated');
+  console.log(`bench: ${mode} run finished in ${((performance.now() - started) / 1000).toFixed(1)}s; results in bench/results/`);
+  return failed > 0 ? 1 : 0;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { corpusTexts, realCorpora, type CorpusSpec } from './lib/corpora.js';
+import { ROOT } from './lib/paths.js';
+import type { Benchmark, BenchContext, BenchOutput, Cell, Table } from './lib/results.js';
+import { utf8Bytes } from './lib/texts.js';
+import type { CounterName, PassResult } from './lib/tokenizer-pass.js';
+
+const run = promisify(execFile);
+const PASS_SCRIPT = join(ROOT, 'bench', 'lib', 'tokenizer-pass.ts');
+const COUNTERS: readonly CounterName[] = ['gpt-tokenizer', 'js-tiktoken', 'tcompact', 'heuristic'];
+
+interface Row {
+  corpus: string;
+  counter: CounterName;
+  textMB: number;
+  texts: number;
+  tokens: number;
+  failures: number;
+  coldMBps: number;
+  /** Median of the passes after the first; null for counters with a text cache (later passes are all hits). */
+  warmMBps: number | null;
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+async function measure(counter: CounterName, spec: CorpusSpec, passes: number, tmpDir: string): Promise<PassResult> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', PASS_SCRIPT, counter, JSON.stringify(spec), String(passes), tmpDir], {
+    cwd: ROOT,
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(stdout) as PassResult;
+}
+
+export const tokenizerBench: Benchmark = {
+  name: 'tokenizer',
+  title: 'Tokenizer throughput: gpt-tokenizer vs js-tiktoken vs heuristic',
+  description:
+    'MB/s of UTF-8 text counted on one core, o200k_base. The texts are the conversation fields of each corpus (message ' +
+    'text, reasoning, tool-call arguments, tool results). Each (counter, corpus) runs in a fresh process: "cold" is the ' +
+    'first pass, "warm" the median of the later passes over the same texts (gpt-tokenizer\'s 100k-entry merge cache is ' +
+    'then full of this corpus\'s chunks). `tcompact` is `getTokenizer("o200k_base")`: gpt-tokenizer behind a per-text ' +
+    'cache, so only its first pass means anything.',
+  async run(ctx: BenchContext): Promise<BenchOutput> {
+    const passes = ctx.quick ? 3 : 6;
+    const corpora: CorpusSpec[] = ctx.quick
+      ? [realCorpora(true)[0]]
+      : [...realCorpora(false), { name: 'synthetic 32 MB (seed 1)', kind: 'synthetic', seed: 1, bytes: 32_000_000 }];
+    const rows: Row[] = [];
+    for (const spec of corpora) {
+      const texts = await corpusTexts(spec, ctx.tmpDir);
+      const textMB = utf8Bytes(texts) / 1e6;
+      for (const counter of COUNTERS) {
+        ctx.log(`tokenizer: ${counter} on ${spec.name} (${textMB.toFixed(1)} MB of text)`);
+        const r = await measure(counter, spec, counter === 'tcompact' ? 1 : passes, ctx.tmpDir);
+        const mbps = (ms: number) => textMB / (ms / 1000);
+        rows.push({
+          corpus: spec.name,
+          counter,
+          textMB,
+          texts: texts.length,
+          tokens: r.tokens,
+          failures: r.failures,
+          coldMBps: mbps(r.passesMs[0]),
+          warmMBps: r.passesMs.length > 1 ? mbps(median(r.passesMs.slice(1))) : null,
+        });
+      }
+    }
+    const table: Table = {
+      title: 'Tokenizer MB/s (one core, o200k_base)',
+      columns: ['corpus', 'text MB', 'counter', 'tokens', 'cold MB/s', 'warm MB/s', 'gpt-tokenizer / js-tiktoken (warm)'],
+      rows: rows.map((r): Cell[] => {
+        const js = rows.find((o) => o.corpus === r.corpus && o.counter === 'js-tiktoken');
+        const speedup = r.counter === 'gpt-tokenizer' && js?.warmMBps && r.warmMBps ? `${(r.warmMBps / js.warmMBps).toFixed(1)}x` : '';
+        return [r.corpus, r.textMB, r.counter, r.tokens, r.coldMBps, r.warmMBps, speedup];
+      }),
+      headline: true,
+    };
+    const mismatches = corpora.filter((c) => new Set(rows.filter((r) => r.corpus === c.name && r.counter !== 'heuristic').map((r) => r.tokens)).size > 1);
+    table.notes = [
+      mismatches.length === 0
+        ? 'gpt-tokenizer, js-tiktoken and tcompact give the same token total on every corpus.'
+        : `Token totals differ on: ${mismatches.map((c) => c.name).join(', ')}.`,
+      'heuristic = ceil(UTF-16 length / 4); its token column shows how far the estimate is from the exact count.',
+    ];
+    return { params: { passes, corpora: corpora.map((c) => c.name), encoding: 'o200k_base' }, results: rows, tables: [table] };
+  },
+};
