@@ -1,0 +1,72 @@
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { InputItem } from '../../src/formats/types.js';
+import type { Transcript } from '../../src/model/transcript.js';
+import { SHARED_DATASETS } from '../helpers/paths.js';
+
+export const SPOTTER = join(SHARED_DATASETS, 'spotter', 'files', 'test', 'fixtures', 'transcripts');
+export const SESSION_SHARE = join(SHARED_DATASETS, 'session-share', 'files', 'samples', 'claude-code-projects');
+export const TAU_BENCH = join(SHARED_DATASETS, 'tau-bench', 'files', 'historical_trajectories', 'gpt-4o-airline.json');
+export const SWE_AGENT = join(SHARED_DATASETS, 'swe-agent', 'files');
+export const OPENHANDS = join(SHARED_DATASETS, 'openhands', 'files', 'tests', 'runtime', 'trajs');
+export const CODEX_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'codex');
+
+export const READ = { maxLineBytes: 64 * 1024 * 1024 };
+
+export async function collect(items: AsyncIterable<InputItem>): Promise<InputItem[]> {
+  const out: InputItem[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+export type TranscriptItem = Extract<InputItem, { kind: 'transcript' }>;
+export type ErrorItem = Extract<InputItem, { kind: 'error' }>;
+export type SkippedItem = Extract<InputItem, { kind: 'skipped' }>;
+
+export const transcriptsOf = (items: InputItem[]): TranscriptItem[] => items.filter((i): i is TranscriptItem => i.kind === 'transcript');
+export const errorsOf = (items: InputItem[]): ErrorItem[] => items.filter((i): i is ErrorItem => i.kind === 'error');
+export const skippedOf = (items: InputItem[]): SkippedItem[] => items.filter((i): i is SkippedItem => i.kind === 'skipped');
+
+/** Input units the items account for: transcript lines, error lines (default 1), one per skipped item. */
+export function accountedUnits(items: InputItem[]): number {
+  let n = 0;
+  for (const i of items) n += i.kind === 'transcript' ? i.lines : i.kind === 'error' ? (i.lines ?? 1) : 1;
+  return n;
+}
+
+/** Files under `dir` whose name matches, recursively, sorted. */
+export function filesUnder(dir: string, pattern: RegExp): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...filesUnder(path, pattern));
+    else if (pattern.test(name)) out.push(path);
+  }
+  return out.sort();
+}
+
+/** The parsed lines of a JSONL file, read independently of the adapters (the file is small enough). */
+export function rawJsonl(file: string): Record<string, unknown>[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+export function lineCount(file: string): number {
+  const text = readFileSync(file, 'utf8');
+  return text.length === 0 ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'tcompact-formats-'));
+/** Writes a scratch file for a hand-made case and returns its path. */
+export function scratchFile(name: string, content: string | Buffer): string {
+  const path = join(scratch, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+export function byId(items: InputItem[]): Map<string, Transcript> {
+  return new Map(transcriptsOf(items).map((i) => [i.transcript.id, i.transcript]));
+}
