@@ -7,11 +7,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
-  /** Resolves after `ms`; resolves at once for `ms <= 0`. */
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms`, at once for `ms <= 0`, and early (never rejecting) when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms) => (ms > 0 ? delay(ms) : Promise.resolve()),
+  sleep: (ms, signal) => (ms > 0 && !signal?.aborted ? delay(ms, undefined, signal ? { signal } : undefined).catch(() => undefined) : Promise.resolve()),
 };

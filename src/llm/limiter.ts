@@ -18,7 +18,7 @@ export interface Reservation {
   settle(actualTokens: number): void;
 }
 
-export type AcquireResult = { ok: true; reservation: Reservation; waitedMs: number } | { ok: false; reason: 'exceeds_tpm'; message: string };
+export type AcquireResult = { ok: true; reservation: Reservation; waitedMs: number } | { ok: false; reason: 'exceeds_tpm' | 'aborted'; message: string };
 
 interface Entry {
   at: number;
@@ -77,9 +77,9 @@ export class RateLimiter {
     return this.pausedUntil;
   }
 
-  /** Waits until a request of `tokens` fits every limit, then records it. */
-  acquire(tokens: number): Promise<AcquireResult> {
-    const run = this.chain.then(() => this.waitAndReserve(tokens));
+  /** Waits until a request of `tokens` fits every limit, then records it; gives up when `signal` aborts. */
+  acquire(tokens: number, signal?: AbortSignal): Promise<AcquireResult> {
+    const run = this.chain.then(() => this.waitAndReserve(tokens, signal));
     this.chain = run.catch(() => undefined);
     return run;
   }
@@ -110,12 +110,13 @@ export class RateLimiter {
     }
   }
 
-  private async waitAndReserve(tokens: number): Promise<AcquireResult> {
+  private async waitAndReserve(tokens: number, signal: AbortSignal | undefined): Promise<AcquireResult> {
     if (this.tpm !== undefined && tokens > this.tpm) {
       return { ok: false, reason: 'exceeds_tpm', message: `the request needs ${tokens} tokens, more than the limit of ${this.tpm} per minute` };
     }
     const started = this.clock.now();
     for (;;) {
+      if (signal?.aborted) return { ok: false, reason: 'aborted', message: 'the run was interrupted' };
       const now = this.clock.now();
       const wait = this.waitFor(tokens, now);
       if (wait <= 0) {
@@ -127,7 +128,7 @@ export class RateLimiter {
         this.counters.waitedMs += waitedMs;
         return { ok: true, waitedMs, reservation: { at: now, tokens, settle: (actual) => void (entry.tokens = Math.max(0, actual)) } };
       }
-      await this.clock.sleep(wait);
+      await this.clock.sleep(wait, signal);
     }
   }
 

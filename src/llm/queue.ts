@@ -117,10 +117,10 @@ export class LlmQueue {
     };
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted || this.closed) return finish({ ok: false, failure: { code: 'aborted', message: 'the run was interrupted' }, attempts: attempt - 1, failures, waitedMs });
-      const acquired = await this.limiter.acquire(job.promptTokens + job.request.maxTokens);
+      const acquired = await this.limiter.acquire(job.promptTokens + job.request.maxTokens, signal);
       if (!acquired.ok) {
-        failures.push('exceeds_tpm');
-        return finish({ ok: false, failure: { code: 'exceeds_tpm', message: acquired.message }, attempts: attempt - 1, failures, waitedMs });
+        failures.push(acquired.reason);
+        return finish({ ok: false, failure: { code: acquired.reason, message: acquired.message }, attempts: attempt - 1, failures, waitedMs });
       }
       waitedMs += acquired.waitedMs;
       this.counters.requests++;
@@ -150,7 +150,7 @@ export class LlmQueue {
       } else {
         this.emit({ type: 'backoff', at: clock.now(), job: job.label, ms: delay.ms });
         const before = clock.now();
-        await clock.sleep(delay.ms);
+        await clock.sleep(delay.ms, signal);
         waitedMs += clock.now() - before;
       }
     }

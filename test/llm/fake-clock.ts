@@ -19,10 +19,15 @@ export class VirtualClock implements Clock {
     return this.t;
   }
 
-  sleep(ms: number): Promise<void> {
-    if (ms <= 0) return Promise.resolve();
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (ms <= 0 || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
-      this.timers.push({ at: this.t + ms, seq: this.seq++, resolve });
+      const timer = { at: this.t + ms, seq: this.seq++, resolve };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', () => {
+        this.timers = this.timers.filter((t) => t !== timer);
+        resolve();
+      }, { once: true });
     });
   }
 

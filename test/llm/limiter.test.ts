@@ -84,6 +84,19 @@ describe('rate limiter (fake time)', () => {
     expect(sends.at(-1)!.at).toBeGreaterThanOrEqual(3 * WINDOW_MS);
   });
 
+  it('stops waiting out a pause when the run is interrupted: the job fails as aborted, not after the pause', async () => {
+    const clock = new VirtualClock();
+    const stop = new AbortController();
+    const client = scriptedClient(clock, () => ({ durationMs: 100, outcome: { ok: false, failure: { code: 'rate_limited', status: 429, message: '429', retryAfterMs: 60_000 } } }));
+    const queue = new LlmQueue(client, new RateLimiter({ clock }), { concurrency: 2, maxAttempts: 3, clock, countTokens: () => 0, signal: stop.signal });
+    const jobs = Promise.all([queue.run(job(0)), queue.run(job(1))]);
+    void clock.sleep(5000).then(() => stop.abort());
+    const outs = await clock.runUntil(jobs);
+    expect(outs.map((o) => !o.ok && o.failure.code)).toEqual(['aborted', 'aborted']);
+    expect(clock.now()).toBe(5000);
+    expect(client.calls).toHaveLength(2);
+  });
+
   it('fails a job that alone needs more than the TPM limit at once, without sending it', async () => {
     const clock = new VirtualClock();
     const client = scriptedClient(clock, () => ({ durationMs: 10, outcome: okOutcome(PROMPT, COMPLETION) }));
