@@ -1,6 +1,9 @@
 import type { Command } from './command.js';
+import { compactCommand } from './commands/compact.js';
 import { convertCommand } from './commands/convert.js';
+import { runCommand } from './commands/run.js';
+import { simulateCommand } from './commands/simulate.js';
 import { statsCommand } from './commands/stats.js';
 
 /** Every CLI command, in the order `--help` lists them. */
-export const COMMANDS: readonly Command[] = [statsCommand, convertCommand];
+export const COMMANDS: readonly Command[] = [statsCommand, convertCommand, compactCommand, runCommand, simulateCommand];

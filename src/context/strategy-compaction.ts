@@ -1,6 +1,7 @@
 import type { ToolDef } from '../model/transcript.js';
 import { type CompactConfig, buildSteps, parseCompactConfig } from '../strategies/pipeline-config.js';
 import { type PipelineStep, runSteps } from '../strategies/runner.js';
+import type { RefSink } from '../refs/ref-store.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { CompactionHandler } from './context-manager.js';
 
@@ -10,8 +11,15 @@ export interface StrategyCompactionOptions {
   tokenizer: Tokenizer;
   /** Config fields the steps read (keepLast, keepFirst, per-strategy options...), as in a `--config` file. */
   config?: Partial<Omit<CompactConfig, 'strategies' | 'tokenizer' | 'window'>>;
+  /**
+   * Where replaced content goes, so placeholders carry refs and a later checkpoint can expand an earlier one; one sink
+   * per conversation. @default null (no refs)
+   */
+  refs?: RefSink | null;
   /** Tool definitions sent with every prompt: counted in the tokens the handler reports, as the caller counts them. */
   tools?: ToolDef[];
+  /** Tokens every prompt carries outside the messages and tools (a system prompt the caller adds): added to the count. @default 0 */
+  extraTokens?: number;
 }
 
 /**
@@ -35,8 +43,10 @@ export function strategyCompaction(options: StrategyCompactionOptions): Compacti
   return ({ messages, window }) => {
     const steps = stepsFor(window);
     const transcript = options.tools ? { id: 'context', messages: [...messages], tools: options.tools } : { id: 'context', messages: [...messages] };
-    const result = runSteps(transcript, steps, { tokenizer: options.tokenizer, refs: null, window });
-    return { messages: result.transcript.messages, tokens: result.tokensAfter };
+    const result = runSteps(transcript, steps, { tokenizer: options.tokenizer, refs: options.refs ?? null, window });
+    // Tool definitions are the caller's: a step that prunes them (prune-tools) does not change what the caller sends.
+    const toolsTokens = options.tools && options.tools.length > 0 ? options.tokenizer.count(JSON.stringify(options.tools)) : 0;
+    return { messages: result.transcript.messages, tokens: result.tokensAfter - result.after.tools + toolsTokens + (options.extraTokens ?? 0) };
   };
 }
 

@@ -1,0 +1,98 @@
+import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { TcompactError } from '../../errors.js';
+import { DEFAULT_POLICIES, POLICIES } from '../../eval/policies.js';
+import { DEFAULT_PRICES, type Prices } from '../../eval/pricing.js';
+import { renderSimulation } from '../../eval/render-simulate.js';
+import { Simulation } from '../../eval/simulate-run.js';
+import { readInputs } from '../../formats/read-inputs.js';
+import { writeFileAtomic } from '../../pipeline/atomic-file.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../pipeline/line-reader.js';
+import { getTokenizer } from '../../tokens/tokenizer.js';
+import { DEFAULT_WINDOW } from '../../tokens/window.js';
+import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { InputTally, nonNegativeOption } from './_eval-options.js';
+import { parseFormat, parseTokenizer } from './stats.js';
+
+export const simulateCommand: Command = {
+  name: 'simulate',
+  summary: 'replay transcripts as agent loops under compaction policies: tokens billed, compactions, cost',
+  help: `Usage: tcompact simulate <input...> --out DIR [--policy NAME]... [options]
+
+Replays each transcript as the agent loop that produced it: every assistant message is one model call whose
+prompt is every earlier message as the policy leaves it. Writes simulate.json and simulate.md in DIR.
+
+Policies (--policy may repeat; default: all built-in ones; 'none' is always replayed as the baseline):
+${Object.values(POLICIES)
+  .map((p) => `  ${p.name.padEnd(28)} ${p.summary}`)
+  .join('\n')}
+  STRATEGY[+STRATEGY]@TRIGGER  any strategy or preset, at TRIGGER = every (each call), a fraction (0.85) or tokens (150000)
+
+Options:
+  --out DIR              output directory (required)
+  --window N             context window in tokens (default ${DEFAULT_WINDOW})
+  --base-prompt N        tokens added to every prompt for a system prompt and tools the transcripts do not record
+                         (Claude Code sessions: about the first call's recorded input; default 0)
+  --cooldown N           calls after a compaction with no new attempt (default 0)
+  --max-attempts N       compactions in a row that stay above the trigger before the run is stuck (default 3)
+  --price-in X           US dollars per million uncached input tokens (default ${DEFAULT_PRICES.input})
+  --price-cache-write X  per million input tokens written to the cache (default ${DEFAULT_PRICES.cacheWrite})
+  --price-cached X       per million input tokens read from the cache (default ${DEFAULT_PRICES.cached})
+  --price-out X          per million output tokens (default ${DEFAULT_PRICES.output})
+  --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
+  --from FORMAT          force the input format instead of detecting it
+  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})`,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs('simulate', argv, {
+      out: { type: 'string' },
+      policy: { type: 'string', multiple: true },
+      window: { type: 'string' },
+      cooldown: { type: 'string' },
+      'base-prompt': { type: 'string' },
+      'max-attempts': { type: 'string' },
+      'price-in': { type: 'string' },
+      'price-cache-write': { type: 'string' },
+      'price-cached': { type: 'string' },
+      'price-out': { type: 'string' },
+      tokenizer: { type: 'string' },
+      from: { type: 'string' },
+      'max-line-bytes': { type: 'string' },
+    });
+    const inputs = requireInputs('simulate', positionals);
+    if (values.out === undefined) throw new TcompactError('E_USAGE', 'simulate: --out DIR is required');
+    const prices: Prices = {
+      input: nonNegativeOption('price-in', values['price-in'], DEFAULT_PRICES.input),
+      cacheWrite: nonNegativeOption('price-cache-write', values['price-cache-write'], DEFAULT_PRICES.cacheWrite),
+      cached: nonNegativeOption('price-cached', values['price-cached'], DEFAULT_PRICES.cached),
+      output: nonNegativeOption('price-out', values['price-out'], DEFAULT_PRICES.output),
+    };
+    const tokenizer = getTokenizer(parseTokenizer(values.tokenizer));
+    const simulation = new Simulation({
+      policies: values.policy ?? DEFAULT_POLICIES,
+      window: intOption('window', values.window, DEFAULT_WINDOW, 1),
+      tokenizer,
+      prices,
+      cooldown: intOption('cooldown', values.cooldown, 0, 0),
+      maxAttempts: intOption('max-attempts', values['max-attempts'], 3, 1),
+      basePrompt: intOption('base-prompt', values['base-prompt'], 0, 0),
+    });
+    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
+    const tally = new InputTally(io);
+    for await (const item of readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) })) {
+      if (tally.accept(item)) await simulation.add(item.transcript, item);
+    }
+    const report = simulation.report();
+    const markdown = renderSimulation(report);
+    try {
+      await mkdir(values.out, { recursive: true });
+      await writeFileAtomic(join(values.out, 'simulate.json'), [`${JSON.stringify({ tool: 'tcompact simulate', inputs, ...report, errors: tally.errors, skipped: tally.skipped }, null, 2)}\n`]);
+      await writeFileAtomic(join(values.out, 'simulate.md'), [markdown]);
+    } catch (err) {
+      throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
+    }
+    io.stdout.write(markdown);
+    io.stdout.write(`\nWrote ${join(values.out, 'simulate.json')} and simulate.md (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`);
+    return tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+  },
+};

@@ -1,0 +1,151 @@
+import type { CompactionHandler, ContextManager } from '../context/context-manager.js';
+import type { Message } from '../model/message.js';
+import type { ToolDef, Transcript } from '../model/transcript.js';
+import { countMessage, totalOf } from '../tokens/breakdown.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
+import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
+
+/** A policy made ready for one transcript: fresh state, since a manager counts compactions and cooldowns. */
+export interface PolicyInstance {
+  /** Runs before every call (micro-compaction); its output replaces the agent's context. */
+  micro?: CompactionHandler;
+  /** Decides at every call whether to compact. */
+  manager?: ContextManager;
+}
+
+export interface ReplayOptions {
+  tokenizer: Tokenizer;
+  window: number;
+  /** Fraction of the window counted as the hard limit (calls at or above it). @default 0.98 */
+  hardLimit?: number;
+  /**
+   * Tokens every call sends besides the transcript's messages and tools: the system prompt and tool definitions an
+   * agent adds but its session file does not record (Claude Code's). Counted in every prompt, always cached. @default 0
+   */
+  basePrompt?: number;
+}
+
+/** What one transcript's replay under one policy cost, in tokens. */
+export interface ReplayStats {
+  /** Model calls: one per assistant message. */
+  calls: number;
+  /** Sum of every call's prompt (all earlier messages as the policy left them, plus tool definitions). */
+  billedInput: number;
+  /**
+   * The part of `billedInput` an ideal prefix cache would serve: at each call, the tokens of the longest run of
+   * leading messages identical to the previous call's prompt (tool definitions included once anything matches).
+   */
+  cachedInput: number;
+  /** Sum of the assistant messages' tokens: the same under every policy. */
+  outputTokens: number;
+  /** Compactions the manager made (micro-compaction not included). */
+  compactions: number;
+  /** Calls at which micro-compaction changed the context. */
+  microCompactions: number;
+  peakPrompt: number;
+  /** The first call's prompt (0 without calls). */
+  firstPrompt: number;
+  /** Calls whose prompt was at or above the hard limit. */
+  callsOverHardLimit: number;
+  /** Calls whose prompt did not fit the window at all. */
+  callsOverWindow: number;
+  /** The manager gave up (max attempts in a row without getting under the trigger). */
+  stuck: boolean;
+}
+
+const tokensOf = (m: Message, tok: Tokenizer) => totalOf(countMessage(m, tok));
+
+/**
+ * Messages the replay leaves out: the summary Claude Code inserted at its own compaction (marked
+ * `is_compact_summary` by the adapter) only exists because that session compacted; the counterfactual agent loop
+ * never receives it.
+ */
+function replayed(message: Message): boolean {
+  return (message as Record<string, unknown>).is_compact_summary !== true;
+}
+
+/**
+ * Replays a transcript as the agent loop that produced it: each assistant message is one model call whose prompt is
+ * every earlier message as the policy left it. The context grows by one message at a time; token totals are kept
+ * incrementally (each message is encoded once, `countMessage` being memoized per object), and after a compaction the
+ * new context is summed from memoized counts, so the cost is linear in messages per call and never re-encodes text.
+ */
+export async function replay(transcript: Transcript, policy: PolicyInstance, options: ReplayOptions): Promise<ReplayStats> {
+  const tok = options.tokenizer;
+  const hardTokens = (options.hardLimit ?? DEFAULT_THRESHOLDS.hardLimit) * options.window;
+  const toolsTokens = (transcript.tools && transcript.tools.length > 0 ? tok.count(JSON.stringify(transcript.tools)) : 0) + (options.basePrompt ?? 0);
+  const stats: ReplayStats = {
+    calls: 0,
+    billedInput: 0,
+    cachedInput: 0,
+    outputTokens: 0,
+    compactions: 0,
+    microCompactions: 0,
+    peakPrompt: 0,
+    firstPrompt: 0,
+    callsOverHardLimit: 0,
+    callsOverWindow: 0,
+    stuck: false,
+  };
+  let context: Message[] = [];
+  let tokens = toolsTokens;
+  let previous: readonly Message[] | undefined;
+
+  for (const message of transcript.messages) {
+    if (!replayed(message)) continue;
+    if (message.role === 'assistant') {
+      if (policy.micro) {
+        const out = await policy.micro({ messages: context, tokens, window: options.window, reason: 'threshold' });
+        if (out.messages !== context && !sameMessages(out.messages, context)) {
+          stats.microCompactions++;
+          context = [...out.messages];
+          tokens = out.tokens;
+        }
+      }
+      if (policy.manager) {
+        const result = await policy.manager.check({ messages: context, tokens });
+        if (result.status === 'compacted') {
+          context = [...result.messages];
+          tokens = result.tokens;
+        }
+      }
+      stats.calls++;
+      if (stats.calls === 1) stats.firstPrompt = tokens;
+      stats.billedInput += tokens;
+      if (previous) stats.cachedInput += toolsTokens + sharedPrefixTokens(previous, context, tok);
+      stats.peakPrompt = Math.max(stats.peakPrompt, tokens);
+      if (tokens >= hardTokens) stats.callsOverHardLimit++;
+      if (tokens > options.window) stats.callsOverWindow++;
+      stats.outputTokens += tokensOf(message, tok);
+      previous = context.slice();
+    }
+    context.push(message);
+    tokens += tokensOf(message, tok);
+  }
+  if (policy.manager) {
+    stats.compactions = policy.manager.state.compactions;
+    stats.stuck = policy.manager.state.stuck;
+  }
+  return stats;
+}
+
+function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Tokens of the leading messages `next` shares (as the same objects) with `prev`. */
+function sharedPrefixTokens(prev: readonly Message[], next: readonly Message[], tok: Tokenizer): number {
+  let n = 0;
+  const end = Math.min(prev.length, next.length);
+  for (let i = 0; i < end && prev[i] === next[i]; i++) n += tokensOf(next[i], tok);
+  return n;
+}
+
+/** Tokens of a list of messages plus tool definitions, counted like `countTranscript`. */
+export function contextTokens(messages: readonly Message[], tools: readonly ToolDef[] | undefined, tok: Tokenizer): number {
+  let n = tools && tools.length > 0 ? tok.count(JSON.stringify(tools)) : 0;
+  for (const m of messages) n += tokensOf(m, tok);
+  return n;
+}
