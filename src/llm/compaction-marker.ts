@@ -35,3 +35,37 @@ export function compactionMessage(m: Message): { ref: string | undefined } | und
   const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
   return { ref: REF_RE.exec(firstLine)?.[1] };
 }
+
+/** Looks a side-store ref up; undefined when it is unknown. */
+export type RefLookup = (ref: string) => string | undefined;
+
+/** The messages an earlier compaction's ref stands for, or undefined when the ref is unknown or not a message array. */
+export function originalsOf(ref: string, lookup: RefLookup): Message[] | undefined {
+  const data = lookup(ref);
+  if (data === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(data);
+    if (!Array.isArray(value) || !value.every((m) => m !== null && typeof m === 'object' && typeof (m as Message).role === 'string')) return undefined;
+    return value as Message[];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Nesting depth up to which earlier compactions are expanded (a summary of a checkpoint of a summary...). */
+const MAX_NESTING = 8;
+
+/**
+ * The messages with every earlier summary or checkpoint replaced by the originals it stands for (recursively), so a
+ * new summary is made from the record, never from a summary. Unresolvable ones stay as they are.
+ */
+export function withOriginals(messages: readonly Message[], lookup: RefLookup, depth = 0): Message[] {
+  const out: Message[] = [];
+  for (const m of messages) {
+    const marker = compactionMessage(m);
+    const originals = marker?.ref !== undefined && depth < MAX_NESTING ? originalsOf(marker.ref, lookup) : undefined;
+    if (originals) out.push(...withOriginals(originals, lookup, depth + 1));
+    else out.push(m);
+  }
+  return out;
+}

@@ -7,10 +7,11 @@ import { refOf } from '../refs/ref-store.js';
 import { countMessage, countTranscript, totalOf } from '../tokens/breakdown.js';
 import { type AskResult, type Check, addRecord, emptyRecord } from '../llm/answerer.js';
 import { chatJob } from '../llm/chat-job.js';
-import { compactionMessage, summaryHeader } from '../llm/compaction-marker.js';
+import { type RefLookup, compactionMessage, originalsOf, summaryHeader, withOriginals } from '../llm/compaction-marker.js';
 import { LlmOptionsSchema } from '../llm/config.js';
 import { type FallbackStrategy, type LlmStepDeps, type LlmStepReport, type LlmStepResult, llmDetails } from '../llm/llm-step.js';
 import { PROMPT_VERSION, type SpanPosition, checkSummary, mergeSummaries, summarySystemPrompt, summaryUserPrompt } from '../llm/prompts.js';
+import { type Chunk, chunksOf } from '../llm/chunks.js';
 import { DROP_LEVELS, renderSpan } from '../llm/render.js';
 import type { LlmJob } from '../llm/queue.js';
 import { protectedRange } from './boundaries.js';
@@ -35,8 +36,6 @@ const SHRINK_AFTER_REFUSAL = 0.7;
 /** The smallest budget (tokens) worth splitting a span for; below it summarize gives up. */
 const MIN_CHUNK_BUDGET = 512;
 
-type Lookup = (ref: string) => string | undefined;
-
 /** [from, to): the messages a summary replaces. */
 interface Span {
   from: number;
@@ -48,7 +47,7 @@ interface Span {
  * holds the last user request, and never holds an earlier compaction message whose original cannot be looked up (that
  * message stays, and the span starts after it).
  */
-export function summarySpan(messages: readonly Message[], config: Pick<SummarizeConfig, 'keepLast' | 'keepFirst'>, lookup: Lookup): Span | undefined {
+export function summarySpan(messages: readonly Message[], config: Pick<SummarizeConfig, 'keepLast' | 'keepFirst'>, lookup: RefLookup): Span | undefined {
   const { headEnd, tailStart } = protectedRange(messages, config);
   let from = headEnd;
   let to = tailStart;
@@ -61,33 +60,6 @@ export function summarySpan(messages: readonly Message[], config: Pick<Summarize
   }
   while (from < to && isTool(messages[from])) from++;
   return to - from >= 2 ? { from, to } : undefined;
-}
-
-function originalsOf(ref: string, lookup: Lookup): Message[] | undefined {
-  const data = lookup(ref);
-  if (data === undefined) return undefined;
-  try {
-    const value: unknown = JSON.parse(data);
-    if (!Array.isArray(value) || !value.every((m) => m !== null && typeof m === 'object' && typeof (m as Message).role === 'string')) return undefined;
-    return value as Message[];
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The messages the model reads: earlier summaries and checkpoints replaced by the originals they stand for, so a
- * summary is never made from a summary.
- */
-function withOriginals(messages: readonly Message[], lookup: Lookup, depth = 0): Message[] {
-  const out: Message[] = [];
-  for (const m of messages) {
-    const marker = compactionMessage(m);
-    const originals = marker?.ref !== undefined && depth < 8 ? originalsOf(marker.ref, lookup) : undefined;
-    if (originals) out.push(...withOriginals(originals, lookup, depth + 1));
-    else out.push(m);
-  }
-  return out;
 }
 
 function continuationNote(ref: string | undefined, lastRequest: string | undefined): string {
@@ -104,55 +76,6 @@ function continuationNote(ref: string | undefined, lastRequest: string | undefin
     request,
     'Continue the work from there.',
   ].join('\n');
-}
-
-/** Splits messages into blocks that never separate a tool call from its results: a block starts at each non-tool message. */
-function blocksOf(messages: readonly Message[]): Message[][] {
-  const blocks: Message[][] = [];
-  for (const m of messages) {
-    if (blocks.length === 0 || !isTool(m)) blocks.push([m]);
-    else blocks[blocks.length - 1].push(m);
-  }
-  return blocks;
-}
-
-interface Chunk {
-  rendered: string;
-  from: number;
-  to: number;
-}
-
-/**
- * Packs blocks greedily into parts whose rendering fits `budget` tokens. A block too big alone is rendered with each
- * message clipped (head and tail kept), halving the clip until it fits; undefined when nothing fits.
- */
-function chunksOf(source: readonly Message[], offset: number, budget: number, drop: number, ctx: StrategyContext): Chunk[] | undefined {
-  const tok = ctx.tokenizer;
-  const chunks: Chunk[] = [];
-  let parts: string[] = [];
-  let used = 0;
-  let start = offset;
-  let at = offset;
-  for (const block of blocksOf(source)) {
-    let rendered = renderSpan(block, { offset: at, dropToolResults: drop, tokenizer: tok });
-    let tokens = tok.count(rendered) + 1;
-    for (let clipChars = budget * 2; tokens > budget; clipChars = Math.floor(clipChars / 2)) {
-      if (clipChars < 256) return undefined;
-      rendered = renderSpan(block, { offset: at, dropToolResults: drop, maxMessageChars: clipChars, tokenizer: tok });
-      tokens = tok.count(rendered) + 1;
-    }
-    if (used + tokens > budget && parts.length > 0) {
-      chunks.push({ rendered: parts.join('\n\n'), from: start, to: at });
-      parts = [];
-      used = 0;
-      start = at;
-    }
-    parts.push(rendered);
-    used += tokens;
-    at += block.length;
-  }
-  if (parts.length > 0) chunks.push({ rendered: parts.join('\n\n'), from: start, to: at });
-  return chunks;
 }
 
 /* ---------- deterministic fallback ---------- */
@@ -268,7 +191,7 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
   async function summarizeOrFallBack(): Promise<LlmStepResult> {
     const messages = transcript.messages;
     const tok = ctx.tokenizer;
-    const lookup: Lookup = (ref) => ctx.refs?.get(ref) ?? deps.resolveRef?.(ref);
+    const lookup: RefLookup = (ref) => ctx.refs?.get(ref) ?? deps.resolveRef?.(ref);
     const span = summarySpan(messages, config, lookup);
     if (!span) {
       const llm = report('unchanged');
@@ -332,7 +255,7 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
       let chunks: Chunk[] | undefined;
       let drop = 0;
       for (drop of [0, 1]) {
-        chunks = chunksOf(source, span.from, budget - overhead, drop, ctx);
+        chunks = chunksOf(source, span.from, budget - overhead, drop, tok);
         if (chunks && chunks.length <= config.maxChunks) break;
       }
       if (!chunks || chunks.length > config.maxChunks) {
