@@ -241,7 +241,27 @@ describe('summarize when the span is too long', () => {
     expect(out.llm.outcome).toBe('summarized');
     expect(out.llm.droppedToolResults).toBeGreaterThan(0);
     expect(out.llm.promptSizes).toHaveLength(server.requests.length);
-    console.log(`[shrink] prompt chars ${sizes.join(' -> ')}; accepted with ${out.llm.droppedToolResults! * 100}% of tool results left out`);
+    const resent = server.requests.length - new Set(server.requests.map((r) => JSON.stringify(r.body))).size;
+    console.log(`[shrink] prompt chars ${sizes.join(' -> ')}; accepted with ${out.llm.droppedToolResults! * 100}% of tool results left out; retries of the same prompt: ${resent}`);
+  });
+
+  it('walks the drop levels 0, 10, 20, 50 percent in order until the server accepts', async () => {
+    const reads = Array.from({ length: 10 }, (_, i) => [
+      assistant(`Reading part ${i}.`, { tool_calls: [call(`r${i}`, 'Read', { file_path: `/repo/docs/part${i}.md` })] }),
+      result(`r${i}`, `Part ${i}. ${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(18)}`),
+    ]).flat();
+    const input = transcript([sys('s'), user('Read all the docs.'), ...reads, user('Summarize them.'), assistant('ok')]);
+    const { server, summarizer } = await setup({ maxPromptChars: 9000 });
+    const out = await summarizer.summarize(input, ctxOf());
+    expectSafe(input, out);
+    expect(server.requests.map((r) => r.fault)).toEqual(['context_length_exceeded', 'context_length_exceeded', 'context_length_exceeded', 'ok']);
+    expect(out.llm.droppedToolResults).toBe(0.5);
+    const prompts = server.requests.map((r) => r.body.messages[1].content);
+    expect(prompts.map((p) => (p.match(/\(output left out: \d+ tokens\)/g) ?? []).length)).toEqual([0, 1, 2, 5]);
+    // Oldest first: at 20 percent, the results of parts 0 and 1 are the ones left out.
+    expect(prompts[2]).toContain('[#3 tool Read] (output left out:');
+    expect(prompts[2]).toContain('[#5 tool Read] (output left out:');
+    expect(prompts[2]).toContain('[#7 tool Read]\nPart 2.');
   });
 
   it('splits the span into parts summarized in order when even no tool results is too long', async () => {
