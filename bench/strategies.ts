@@ -50,15 +50,15 @@ export const strategiesBench: Benchmark = {
   description:
     'Each strategy of the registry (and each preset such as `auto`, run as `tcompact` runs it, with `sanitize` first ' +
     'and last) over every transcript of a corpus, in memory on one core, measured with tinybench. "apply only" is the ' +
-    'strategy code alone; "exact" and "heuristic" are `runSteps` as the pipeline calls it: the transcript is counted ' +
+    'strategy code alone (any tokenizer call inside a strategy uses the heuristic); "exact" and "heuristic" are `runSteps` as the pipeline calls it: the transcript is counted ' +
     'before and after each step with that tokenizer. Every iteration starts with an empty token cache and a fresh refs ' +
     'sink, so the figures are what one pass over the corpus costs. The "count only" rows are the token counting alone. ' +
-    'MB are 10^6 bytes of canonical JSON; corpora are read through src/formats (the real datasets need their adapters).',
+    'MB are 10^6 bytes of canonical JSON; corpora are read through src/formats, as `tcompact run` reads them.',
   async run(ctx: BenchContext): Promise<BenchOutput> {
     const { strategies, presets } = await loadStrategies();
     const names = [...strategies, ...presets];
     const specs: CorpusSpec[] = ctx.quick
-      ? [realCorpora(true)[0], { name: 'synthetic 2 MB (seed 2)', kind: 'synthetic', seed: 2, bytes: 2_000_000 }]
+      ? [realCorpora(true)[0], { name: 'synthetic 1 MB (seed 2)', kind: 'synthetic', seed: 2, bytes: 1_000_000 }]
       : [...realCorpora(false), { name: 'synthetic 32 MB (seed 2)', kind: 'synthetic', seed: 2, bytes: 32_000_000 }];
     const pending: string[] = [];
     if (strategies.length === 0) pending.push('not yet available: the strategy registry is empty (issue 3)');

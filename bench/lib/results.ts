@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ROOT } from './paths.js';
 import { describeLoad, describeMachine, machineInfo, type MachineInfo } from './machine.js';
 
 export type Cell = string | number | null;
@@ -55,7 +57,19 @@ export interface BenchFile extends BenchOutput {
   mode: 'quick' | 'full';
   date: string;
   durationMs: number;
+  /** The commit the tree was at; "+dirty" when it had uncommitted changes (others work in the same tree). */
+  commit: string;
   machine: MachineInfo;
+}
+
+function gitCommit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'workers'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${head}+dirty` : head;
+  } catch {
+    return 'unknown';
+  }
 }
 
 export function resultFile(dir: string, name: string): string {
@@ -70,6 +84,7 @@ export function writeResult(dir: string, bench: Benchmark, mode: 'quick' | 'full
     mode,
     date: new Date().toISOString(),
     durationMs: Math.round(durationMs),
+    commit: gitCommit(),
     machine: machineInfo(),
     ...output,
   };
@@ -121,7 +136,7 @@ export function ratioTable(files: readonly BenchFile[]): Table {
 }
 
 function header(f: BenchFile): string {
-  return `_${f.name}.json: ${f.mode} run of ${f.date.slice(0, 16).replace('T', ' ')} UTC, ${Math.round(f.durationMs / 1000)} s${describeLoad(f.machine)}; ${describeMachine(f.machine)}_`;
+  return `_${f.name}.json: ${f.mode} run of ${f.date.slice(0, 16).replace('T', ' ')} UTC at ${f.commit ?? 'unknown'}, ${Math.round(f.durationMs / 1000)} s${describeLoad(f.machine)}; ${describeMachine(f.machine)}_`;
 }
 
 /** The full summary: bench/results/README.md. */
