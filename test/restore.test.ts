@@ -1,8 +1,14 @@
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { restoreCommand } from '../src/cli/commands/restore.js';
+import { formatRefLine } from '../src/refs/ref-file.js';
 import type { Message } from '../src/model/message.js';
 import type { Transcript } from '../src/model/transcript.js';
 import { RecipeSchema, tcompactMetadata } from '../src/refs/recipe.js';
-import { RefSink } from '../src/refs/ref-store.js';
+import { RefSink, refOf } from '../src/refs/ref-store.js';
 import { restoreTranscript } from '../src/refs/restore.js';
 import { checkpoint } from '../src/strategies/checkpoint.js';
 import { compactTranscript } from '../src/strategies/compact-transcript.js';
@@ -116,5 +122,57 @@ describe('compactTranscript and restoreTranscript', () => {
       ok: false,
       error: { code: 'E_REF', message: `transcript "t1": restore recipe: ref ${r.restore} is missing from the side store` },
     });
+  });
+});
+
+async function restoreCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d) => (out += d));
+  stderr.on('data', (d) => (err += d));
+  const code = await restoreCommand.run(args, { stdout, stderr });
+  return { code, stdout: out, stderr: err };
+}
+
+describe('tcompact restore', () => {
+  /** Three transcripts: two compacted, one unchanged; lines as `compact`/`run` write them, refs in first-use order. */
+  function archive() {
+    const sink = new RefSink();
+    const other = readTwice();
+    const t3 = { ...other, id: 't3', messages: other.messages.map((m, i) => (i === 3 ? result('a', 'another first read') : m)) };
+    const inputs = [readTwice(), transcript([user('hi'), assistant('hello')], { id: 't2' }), t3];
+    const lines = inputs.map((t) => JSON.stringify(compactTranscript(t, [step(dedupTools), step(pruneTools)], { ...makeContext(), refs: sink }).transcript));
+    const refs = [...sink.entries].map(([ref, data]) => formatRefLine(ref, data));
+    return { inputs, lines: `${lines.join('\n')}\n`, refs, expected: inputs.map((t) => `${JSON.stringify(t)}\n`).join('') };
+  }
+
+  it('restores a run output directory (transcripts.jsonl + refs.jsonl)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tcompact-restore-'));
+    const a = archive();
+    mkdirSync(join(dir, 'out'));
+    writeFileSync(join(dir, 'out', 'transcripts.jsonl'), a.lines);
+    writeFileSync(join(dir, 'out', 'refs.jsonl'), a.refs.join(''));
+    const r = await restoreCli([join(dir, 'out'), '--out', join(dir, 'back.jsonl')]);
+    expect(r).toEqual({ code: 0, stdout: `restore: 2 restored, 1 unchanged, 0 failed, 0 blank lines skipped -> ${join(dir, 'back.jsonl')}\n`, stderr: '' });
+    expect(readFileSync(join(dir, 'back.jsonl'), 'utf8')).toBe(a.expected);
+  });
+
+  it('names the transcript of a missing ref, leaves it out, restores the rest and exits 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tcompact-restore-'));
+    const a = archive();
+    const lost = refOf(JSON.stringify(result('a', 'another first read')));
+    writeFileSync(join(dir, 'c.jsonl'), a.lines);
+    writeFileSync(join(dir, 'c.refs.jsonl'), a.refs.filter((line) => !line.startsWith(`{"ref":"${lost}"`)).join(''));
+    const r = await restoreCli([join(dir, 'c.jsonl'), '--out', join(dir, 'back.jsonl')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`${join(dir, 'c.jsonl')}:3: E_REF: transcript "t3": message: ref ${lost} is missing from the side store\n`);
+    expect(readFileSync(join(dir, 'back.jsonl'), 'utf8')).toBe(a.expected.split('\n').slice(0, 2).join('\n') + '\n');
+  });
+
+  it('requires --out and exactly one input', async () => {
+    await expect(restoreCli(['x.jsonl'])).rejects.toThrow('restore: --out FILE is required');
+    await expect(restoreCli(['a', 'b', '--out', 'o'])).rejects.toThrow('restore: give exactly one compacted archive');
   });
 });

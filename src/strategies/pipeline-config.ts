@@ -3,6 +3,7 @@ import { TcompactError } from '../errors.js';
 import { formatIssues } from '../model/parse.js';
 import { TOKENIZER_NAMES } from '../tokens/tokenizer.js';
 import { DEFAULT_WINDOW } from '../tokens/window.js';
+import './auto.js'; // registers the `auto` preset
 import { PRESETS } from './presets.js';
 import { STRATEGIES } from './registry.js';
 import type { PipelineStep } from './runner.js';
@@ -24,7 +25,7 @@ export const CompactConfigSchema = z.strictObject({
   refs: z.boolean().default(true),
   /** Per-tool hints merged over the defaults (see tool-hints.ts). @default {} */
   toolHints: ToolHintsSchema.default({}),
-  /** Per-strategy options, by strategy name; validated by that strategy's schema. @default {} */
+  /** Per-strategy (or preset, e.g. `auto`) options, by name; validated by that strategy's or preset's schema. @default {} */
   options: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
 });
 export type CompactConfig = z.infer<typeof CompactConfigSchema>;
@@ -70,7 +71,7 @@ export function stepFor(name: string, config: CompactConfig): PipelineStep {
  */
 export function buildSteps(config: CompactConfig): PipelineStep[] {
   for (const name of Object.keys(config.options)) {
-    if (!STRATEGIES[name]) throw new TcompactError('E_CONFIG', `options.${name}: no strategy of that name`);
+    if (!STRATEGIES[name] && !PRESETS[name]) throw new TcompactError('E_CONFIG', `options.${name}: no strategy or preset of that name`);
   }
   const steps: PipelineStep[] = [];
   for (const name of config.strategies) {

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { TcompactError } from '../errors.js';
+import { formatIssues } from '../model/parse.js';
+import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
+import type { CompactConfig } from './pipeline-config.js';
+import { PRESETS } from './presets.js';
+import type { PipelineStep } from './runner.js';
+
+/** `options.auto` in the config file. */
+export const AutoOptionsSchema = z
+  .strictObject({
+    /** The summarizer runs only while the transcript is above this share of the window. @default 0.5 */
+    summarizeThreshold: z.number().gt(0).max(1).default(0.5),
+    /** `truncate` runs only while the transcript is still at or above this share of the window. @default 0.98 */
+    hardLimit: z.number().gt(0).max(1).default(DEFAULT_THRESHOLDS.hardLimit),
+    /**
+     * The strategy that summarizes the middle: `checkpoint` (deterministic, no model) or a registered LLM strategy.
+     * @default "checkpoint"
+     */
+    summarizer: z.string().min(1).default('checkpoint'),
+  })
+  .refine((o) => o.summarizeThreshold <= o.hardLimit, { message: 'summarizeThreshold must not exceed hardLimit', path: ['summarizeThreshold'] });
+export type AutoOptions = z.output<typeof AutoOptionsSchema>;
+
+/** The cheap, always-on steps of `auto`, in order; each saves what it can and changes nothing else. */
+export const AUTO_MECHANICAL = ['sanitize', 'strip-reasoning', 'dedup-tools', 'mask-observations', 'strip-attachments', 'prune-tools'] as const;
+
+export function autoOptions(config: CompactConfig): AutoOptions {
+  const parsed = AutoOptionsSchema.safeParse(config.options.auto ?? {});
+  if (!parsed.success) throw new TcompactError('E_CONFIG', formatIssues(parsed.error.issues, ['options', 'auto']));
+  return parsed.data;
+}
+
+/**
+ * `auto`, the default pipeline: the mechanical steps, then the summarizer only while the transcript is above
+ * `summarizeThreshold` of the window, then `truncate` only while it is still at or above `hardLimit`, then `sanitize`.
+ * Steps whose condition does not hold are recorded as skipped, so every transcript's report lists every step.
+ * Strategies are looked up by name when the preset is expanded, so hints and options apply to them as anywhere else.
+ */
+export function autoSteps(config: CompactConfig, stepFor: (name: string) => PipelineStep): PipelineStep[] {
+  const options = autoOptions(config);
+  const summarize: PipelineStep = { ...stepFor(options.summarizer), when: (tokens, ctx) => tokens > options.summarizeThreshold * ctx.window };
+  const truncate: PipelineStep = { ...stepFor('truncate'), when: (tokens, ctx) => tokens >= options.hardLimit * ctx.window };
+  return [...AUTO_MECHANICAL.map((name) => stepFor(name)), summarize, truncate, stepFor('sanitize')];
+}
+
+PRESETS.auto = autoSteps;
