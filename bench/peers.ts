@@ -124,8 +124,8 @@ export const peersBench: Benchmark = {
     if (!hasStrip) pending.push('not yet available: strip-reasoning / strip-tool-results are not registered (issue 3)');
     if (!hasAuto) pending.push('not yet available: the `auto` preset is not registered (issue 3)');
     const specs: CorpusSpec[] = ctx.quick
-      ? [realCorpora(true)[0], { name: 'synthetic 1 MB (seed 3)', kind: 'synthetic', seed: 3, bytes: 1_000_000 }]
-      : [...realCorpora(false), { name: 'synthetic 16 MB (seed 3)', kind: 'synthetic', seed: 3, bytes: 16_000_000 }];
+      ? [...realCorpora(true), { name: 'synthetic 1 MB (seed 3)', kind: 'synthetic', seed: 3, bytes: 1_000_000 }]
+      : [...realCorpora(false), { name: 'synthetic 8 MB (seed 3)', kind: 'synthetic', seed: 3, bytes: 8_000_000 }];
     const outcomes: Outcome[] = [];
     for (const spec of specs) {
       const corpus = await loadCanonical(spec, ctx.tmpDir);

@@ -58,8 +58,8 @@ export const strategiesBench: Benchmark = {
     const { strategies, presets } = await loadStrategies();
     const names = [...strategies, ...presets];
     const specs: CorpusSpec[] = ctx.quick
-      ? [realCorpora(true)[0], { name: 'synthetic 1 MB (seed 2)', kind: 'synthetic', seed: 2, bytes: 1_000_000 }]
-      : [...realCorpora(false), { name: 'synthetic 32 MB (seed 2)', kind: 'synthetic', seed: 2, bytes: 32_000_000 }];
+      ? [...realCorpora(true), { name: 'synthetic 1 MB (seed 2)', kind: 'synthetic', seed: 2, bytes: 1_000_000 }]
+      : [...realCorpora(false), { name: 'synthetic 8 MB (seed 2)', kind: 'synthetic', seed: 2, bytes: 8_000_000 }];
     const pending: string[] = [];
     if (strategies.length === 0) pending.push('not yet available: the strategy registry is empty (issue 3)');
     if (!presets.includes('auto')) pending.push('not yet available: the `auto` preset is not registered yet (issue 3)');

@@ -49,7 +49,7 @@ export const tokenizerBench: Benchmark = {
     const passes = ctx.quick ? 3 : 6;
     const corpora: CorpusSpec[] = ctx.quick
       ? [realCorpora(true)[0]]
-      : [...realCorpora(false), { name: 'synthetic 32 MB (seed 1)', kind: 'synthetic', seed: 1, bytes: 32_000_000 }];
+      : [...realCorpora(false), { name: 'synthetic 8 MB (seed 1)', kind: 'synthetic', seed: 1, bytes: 8_000_000 }];
     const rows: Row[] = [];
     for (const spec of corpora) {
       const texts = await corpusTexts(spec, ctx.tmpDir);

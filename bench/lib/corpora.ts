@@ -12,17 +12,21 @@ export type CorpusSpec =
 
 const isTranscriptFile = (n: string) => n.endsWith('.jsonl') || n.endsWith('.json') || n.endsWith('.traj');
 
-/** The real datasets, bundled first; the shared ones only when present on this machine. */
+/**
+ * The real datasets. Quick: the bundled Claude Code sessions and SWE-agent trajectories (small). Full: every bundled
+ * dataset, plus the shared spotter sessions and all 22 SWE-agent trajectories when present on this machine.
+ */
 export function realCorpora(quick: boolean): CorpusSpec[] {
+  const claudeCode: CorpusSpec = { name: 'claude-code (bundled)', kind: 'files', inputs: [join(BUNDLED, 'claude-code')] };
+  const sweBundled: CorpusSpec = { name: 'swe-agent (bundled, 3 trajectories)', kind: 'files', inputs: [join(BUNDLED, 'swe-agent')] };
+  if (quick) return [claudeCode, sweBundled];
+  const sweShared: CorpusSpec = { name: 'swe-agent (22 trajectories)', kind: 'files', inputs: [join(SHARED_DATASETS, 'swe-agent', 'files')] };
   const specs: CorpusSpec[] = [
-    { name: 'claude-code (bundled)', kind: 'files', inputs: [join(BUNDLED, 'claude-code')] },
-    { name: 'tau-bench (bundled)', kind: 'files', inputs: [join(BUNDLED, 'tau-bench')] },
-    { name: 'swe-agent (bundled)', kind: 'files', inputs: [join(BUNDLED, 'swe-agent')] },
+    claudeCode,
+    { name: 'tau-bench (bundled, 200 runs)', kind: 'files', inputs: [join(BUNDLED, 'tau-bench')] },
+    existsSync(sweShared.inputs[0]) ? sweShared : sweBundled,
+    { name: 'spotter (Claude Code, 20 files)', kind: 'files', inputs: [SPOTTER] },
   ];
-  if (!quick) {
-    specs.push({ name: 'spotter (Claude Code, 20 files)', kind: 'files', inputs: [SPOTTER] });
-    specs.push({ name: 'swe-agent (22 trajectories)', kind: 'files', inputs: [join(SHARED_DATASETS, 'swe-agent', 'files')] });
-  }
   return specs.filter((s) => s.kind !== 'files' || s.inputs.every((p) => existsSync(p)));
 }
 
