@@ -8,7 +8,7 @@ export type Detection =
   | { ok: true; format: FormatName; layout: 'jsonl' | 'json' }
   /** The file holds no record at all (empty, or blank lines only). */
   | { ok: true; format: undefined; layout: 'jsonl' | 'json' }
-  | { ok: false; code: 'E_FORMAT' | 'E_UTF8' | 'E_IO'; message: string; layout: 'jsonl' | 'json' };
+  | { ok: false; code: 'E_FORMAT' | 'E_JSON' | 'E_UTF8' | 'E_IO'; message: string; layout: 'jsonl' | 'json' };
 
 /** Record types of Claude Code session files. */
 const CLAUDE_CODE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'file-history-snapshot', 'queue-operation']);
@@ -49,8 +49,8 @@ export async function detectFormat(file: string, options: ReadOptions): Promise<
   try {
     sig = await peekJson(file);
   } catch (err) {
-    const code = (err as { code?: unknown }).code === 'E_UTF8' ? 'E_UTF8' : (err as { syscall?: unknown }).syscall ? 'E_IO' : 'E_FORMAT';
-    return { ok: false, code, message: `not JSON: ${(err as Error).message}`, layout: 'json' };
+    const code = (err as { code?: unknown }).code === 'E_UTF8' ? 'E_UTF8' : (err as { syscall?: unknown }).syscall ? 'E_IO' : 'E_JSON';
+    return { ok: false, code, message: (err as Error).message, layout: 'json' };
   }
   return fromJsonSignature(sig);
 }

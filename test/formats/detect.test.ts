@@ -72,6 +72,11 @@ describe('readInputs', () => {
     expect(transcriptsOf(items)).toHaveLength(1);
   });
 
+  it('reports a .json file that does not parse from its start as E_JSON, not as an unknown format', async () => {
+    const items = await collect(readInputs([scratchFile('garbled.json', '{"messages": [}')], READ));
+    expect(items.map((i) => (i.kind === 'error' ? [i.record.code, i.lines] : i.kind))).toEqual([['E_JSON', undefined]]);
+  });
+
   it('reports a path that does not exist as E_IO covering no lines', async () => {
     const items = await collect(readInputs(['/nonexistent/tcompact-input.jsonl'], READ));
     expect(items.map((i) => (i.kind === 'error' ? [i.record.code, i.lines] : i.kind))).toEqual([['E_IO', 0]]);
