@@ -1,34 +1,15 @@
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { generateArchive } from '../../datasets/generate.js';
-import { readClaudeCode } from '../../src/formats/claude-code.js';
 import { parseArchiveLine } from '../../src/formats/openai-jsonl.js';
-import { readMessages } from '../../src/formats/messages.js';
+import { readInputs } from '../../src/formats/read-inputs.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { BUNDLED } from './paths.js';
 
-function filesUnder(dir: string, ext: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...filesUnder(path, ext));
-    else if (name.endsWith(ext)) out.push(path);
-  }
-  return out;
-}
-
-/**
- * The real transcripts bundled in `datasets/bundled` that have adapters: every Claude Code session and subagent file,
- * and the 200 tau-bench runs.
- */
+/** Every real transcript bundled in `datasets/bundled` (Claude Code, tau-bench, SWE-agent, OpenHands), as `readInputs` reads them. */
 export async function bundledTranscripts(): Promise<Transcript[]> {
   const out: Transcript[] = [];
-  const options = { maxLineBytes: 64 * 1024 * 1024 };
-  for (const file of filesUnder(join(BUNDLED, 'claude-code'), '.jsonl')) {
-    for await (const item of readClaudeCode(file, options)) if (item.kind === 'transcript') out.push(item.transcript);
-  }
-  for await (const item of readMessages(join(BUNDLED, 'tau-bench', 'gpt-4o-airline.json'), options)) {
+  for await (const item of readInputs([BUNDLED], { maxLineBytes: 64 * 1024 * 1024 })) {
     if (item.kind === 'transcript') out.push(item.transcript);
+    else if (item.kind === 'error') throw new Error(`${item.record.file}:${item.record.line}: ${item.record.message}`);
   }
   return out;
 }

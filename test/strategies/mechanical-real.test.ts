@@ -44,7 +44,7 @@ describe('mechanical strategies on real and synthetic archives', () => {
   });
 
   it('loads the bundled real transcripts', () => {
-    expect(real.length).toBe(206);
+    expect(real.length).toBeGreaterThanOrEqual(213);
     expect(synthetic.length).toBeGreaterThan(5);
   });
 

@@ -1,0 +1,222 @@
+import { dirname } from 'node:path';
+import { type ErrorRecord, TcompactError } from '../../errors.js';
+import { readInputs } from '../../formats/read-inputs.js';
+import { AtomicFile, fsyncDir } from '../../pipeline/atomic-file.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../pipeline/line-reader.js';
+import { formatRefLine } from '../../refs/ref-file.js';
+import { RefSink } from '../../refs/ref-store.js';
+import { type ArchiveReport, addRun, emptyArchiveReport } from '../../report/archive-report.js';
+import { renderMarkdownReport, renderStrategyTable } from '../../report/render-markdown.js';
+import { percent } from '../../report/bars.js';
+import type { CompactConfig } from '../../strategies/pipeline-config.js';
+import { compactTranscript } from '../../strategies/compact-transcript.js';
+import type { RunResult } from '../../strategies/runner.js';
+import { getTokenizer } from '../../tokens/tokenizer.js';
+import { DEFAULT_WINDOW } from '../../tokens/window.js';
+import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
+import { loadCompactConfig } from '../config-file.js';
+import { EXIT } from '../exit-codes.js';
+import { parseFormat, parseTokenizer } from './stats.js';
+
+/** The files `compact --out FILE.jsonl` writes next to each other. */
+export interface CompactOutputPaths {
+  transcripts: string;
+  refs: string;
+  errors: string;
+  report: string;
+  markdown: string;
+}
+
+/** `out.jsonl` -> `out.refs.jsonl`, `out.errors.jsonl`, `out.report.json`, `out.report.md`. */
+export function compactOutputPaths(out: string): CompactOutputPaths {
+  const base = out.endsWith('.jsonl') ? out.slice(0, -'.jsonl'.length) : out;
+  return { transcripts: out, refs: `${base}.refs.jsonl`, errors: `${base}.errors.jsonl`, report: `${base}.report.json`, markdown: `${base}.report.md` };
+}
+
+/** report.json of `compact`: the archive report plus line accounting and the settings that produced it. */
+export interface CompactReport extends ArchiveReport {
+  tool: 'tcompact compact';
+  inputs: string[];
+  settings: Pick<CompactConfig, 'strategies' | 'keepLast' | 'keepFirst' | 'window' | 'refs'> & { steps: string[] };
+  /** lines.read = ok + failed + skipped; for whole-file JSON inputs a "line" is a record. */
+  lines: { read: number; ok: number; failed: number; skipped: number };
+  messages: { before: number; after: number };
+  errorsByCode: Record<string, number>;
+  dryRun: boolean;
+}
+
+/** The compacted archive, its side store and its errors, each written under a temporary name until `commit`. */
+class CompactOutput {
+  private readonly written = new Set<string>();
+
+  private constructor(
+    private readonly paths: CompactOutputPaths,
+    private readonly transcripts: AtomicFile,
+    private readonly errors: AtomicFile,
+    private readonly refs: AtomicFile | null,
+  ) {}
+
+  static async open(paths: CompactOutputPaths, keepRefs: boolean): Promise<CompactOutput> {
+    const files: AtomicFile[] = [];
+    try {
+      for (const path of [paths.transcripts, paths.errors, ...(keepRefs ? [paths.refs] : [])]) files.push(await AtomicFile.create(path));
+    } catch (err) {
+      for (const f of files) await f.discard();
+      throw new TcompactError('E_IO', `cannot create output files next to ${paths.transcripts}: ${(err as Error).message}`);
+    }
+    return new CompactOutput(paths, files[0], files[1], files[2] ?? null);
+  }
+
+  async transcript(json: string, refs: RefSink | null): Promise<void> {
+    await this.transcripts.write(`${json}\n`);
+    if (!this.refs || !refs) return;
+    let lines = '';
+    for (const [ref, data] of refs.entries) {
+      if (this.written.has(ref)) continue;
+      this.written.add(ref);
+      lines += formatRefLine(ref, data);
+    }
+    if (lines !== '') await this.refs.write(lines);
+  }
+
+  async error(record: ErrorRecord): Promise<void> {
+    await this.errors.write(`${JSON.stringify(record)}\n`);
+  }
+
+  async commit(report: CompactReport): Promise<void> {
+    const reportFile = await AtomicFile.create(this.paths.report);
+    const markdown = await AtomicFile.create(this.paths.markdown);
+    try {
+      await reportFile.write(`${JSON.stringify(report, null, 2)}\n`);
+      await markdown.write(renderMarkdownReport(report));
+      // The report goes last: its presence says the other files are complete.
+      for (const f of [this.transcripts, this.errors, this.refs, markdown, reportFile]) await f?.rename();
+    } catch (err) {
+      await reportFile.discard();
+      await markdown.discard();
+      throw err;
+    }
+    await fsyncDir(dirname(this.paths.transcripts));
+  }
+
+  async discard(): Promise<void> {
+    for (const f of [this.transcripts, this.errors, this.refs]) await f?.discard();
+  }
+}
+
+export const compactCommand: Command = {
+  name: 'compact',
+  summary: 'compact transcripts with mechanical strategies in one process; writes the archive, side store and report',
+  help: `Usage: tcompact compact <input...> --out FILE.jsonl [options]
+
+Runs every transcript through the strategies (default: the "auto" pipeline; "sanitize" always runs first and
+last) and writes, next to FILE.jsonl: FILE.refs.jsonl (the side store that \`restore\` reads), FILE.errors.jsonl
+(input lines that failed), FILE.report.json and FILE.report.md. Every file is written under a temporary name
+and renamed into place when complete. Prints tokens saved per strategy.
+
+Options:
+  --out FILE.jsonl       the compacted archive (required unless --dry-run)
+  --strategy NAME        a strategy or preset; repeat to compose left to right (replaces the config's list)
+  --keep-last N          last turns never modified (default 1)
+  --window N             context window in tokens (default ${DEFAULT_WINDOW})
+  --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
+  --config FILE          JSON config: strategies, keepLast, keepFirst, window, tokenizer, refs, toolHints,
+                         options (per strategy); flags override it
+  --no-refs              do not keep replaced content (no FILE.refs.jsonl; restore is not possible)
+  --dry-run              compact and print the report, write nothing
+  --from FORMAT          force the input format instead of detecting it
+  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
+
+Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config error.`,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs('compact', argv, {
+      out: { type: 'string' },
+      strategy: { type: 'string', multiple: true },
+      'keep-last': { type: 'string' },
+      window: { type: 'string' },
+      tokenizer: { type: 'string' },
+      config: { type: 'string' },
+      'no-refs': { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      from: { type: 'string' },
+      'max-line-bytes': { type: 'string' },
+    });
+    const inputs = requireInputs('compact', positionals);
+    const dryRun = values['dry-run'] === true;
+    if (values.out === undefined && !dryRun) throw new TcompactError('E_USAGE', 'compact: --out FILE.jsonl is required (or --dry-run)');
+    const { config, steps } = await loadCompactConfig(values.config, {
+      strategies: values.strategy,
+      keepLast: values['keep-last'] === undefined ? undefined : intOption('keep-last', values['keep-last'], 1, 0),
+      window: values.window === undefined ? undefined : intOption('window', values.window, DEFAULT_WINDOW, 1),
+      tokenizer: values.tokenizer === undefined ? undefined : parseTokenizer(values.tokenizer),
+      refs: values['no-refs'] ? false : undefined,
+    });
+    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
+    const from = parseFormat(values.from);
+    const tokenizer = getTokenizer(config.tokenizer);
+
+    const archive = emptyArchiveReport(tokenizer.name);
+    const lines = { read: 0, ok: 0, failed: 0, skipped: 0 };
+    const messages = { before: 0, after: 0 };
+    const errorsByCode: Record<string, number> = {};
+    const output = dryRun ? null : await CompactOutput.open(compactOutputPaths(values.out!), config.refs);
+    const fail = async (record: ErrorRecord, count: number) => {
+      lines.read += count;
+      lines.failed += count;
+      errorsByCode[record.code] = (errorsByCode[record.code] ?? 0) + 1;
+      io.stderr.write(`${record.file}:${record.line}: ${record.code}: ${record.message}\n`);
+      await output?.error(record);
+    };
+    try {
+      for await (const item of readInputs(inputs, { maxLineBytes, from })) {
+        if (item.kind === 'error') {
+          await fail(item.record, item.lines ?? 1);
+          continue;
+        }
+        if (item.kind === 'skipped') {
+          lines.read++;
+          lines.skipped++;
+          continue;
+        }
+        const refs = config.refs ? new RefSink() : null;
+        let run: RunResult;
+        try {
+          run = compactTranscript(item.transcript, steps, { tokenizer, refs, window: config.window });
+        } catch (err) {
+          const message = `transcript ${item.transcript.id}: ${(err as Error).message}`;
+          await fail({ file: item.file, line: item.line, byteOffset: item.byteOffset, code: 'E_STRATEGY', message }, item.lines);
+          continue;
+        }
+        lines.read += item.lines;
+        lines.ok += item.lines;
+        messages.before += item.transcript.messages.length;
+        messages.after += run.transcript.messages.length;
+        addRun(archive, run);
+        await output?.transcript(JSON.stringify(run.transcript), refs);
+      }
+      const report: CompactReport = {
+        tool: 'tcompact compact',
+        inputs: [...inputs],
+        settings: { strategies: config.strategies, keepLast: config.keepLast, keepFirst: config.keepFirst, window: config.window, refs: config.refs, steps: steps.map((s) => s.strategy.name) },
+        lines,
+        messages,
+        errorsByCode,
+        dryRun,
+        ...archive,
+      };
+      await output?.commit(report);
+    } catch (err) {
+      await output?.discard();
+      throw err;
+    }
+
+    for (const line of renderStrategyTable(archive)) io.stdout.write(`${line}\n`);
+    io.stdout.write(
+      `\n${archive.transcripts} transcripts: ${archive.tokensBefore} -> ${archive.tokensAfter} tokens (${tokenizer.name}), ` +
+        `${archive.tokensSaved} saved (${percent(archive.tokensSaved, archive.tokensBefore)}); ` +
+        `lines: ${lines.read} read, ${lines.ok} ok, ${lines.failed} failed, ${lines.skipped} skipped\n`,
+    );
+    io.stdout.write(dryRun ? 'dry run: nothing written\n' : `wrote ${values.out}\n`);
+    return lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+  },
+};
