@@ -1,10 +1,11 @@
 import type { Command } from './command.js';
 import { compactCommand } from './commands/compact.js';
 import { convertCommand } from './commands/convert.js';
+import { evalCommand } from './commands/eval.js';
 import { restoreCommand } from './commands/restore.js';
 import { runCommand } from './commands/run.js';
 import { simulateCommand } from './commands/simulate.js';
 import { statsCommand } from './commands/stats.js';
 
 /** Every CLI command, in the order `--help` lists them. */
-export const COMMANDS: readonly Command[] = [statsCommand, convertCommand, compactCommand, restoreCommand, runCommand, simulateCommand];
+export const COMMANDS: readonly Command[] = [statsCommand, convertCommand, compactCommand, restoreCommand, runCommand, evalCommand, simulateCommand];

@@ -1,0 +1,103 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TcompactError } from '../../errors.js';
+import { Evaluation } from '../../eval/eval-run.js';
+import { renderEvaluation, rowFigures } from '../../eval/render-eval.js';
+import { readInputs } from '../../formats/read-inputs.js';
+import { writeFileAtomic } from '../../pipeline/atomic-file.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../pipeline/line-reader.js';
+import { PRESETS } from '../../strategies/presets.js';
+import { STRATEGIES } from '../../strategies/registry.js';
+import { getTokenizer } from '../../tokens/tokenizer.js';
+import { DEFAULT_WINDOW } from '../../tokens/window.js';
+import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
+import { loadCompactConfig } from '../config-file.js';
+import { EXIT } from '../exit-codes.js';
+import { InputTally } from './_eval-options.js';
+import { parseFormat, parseTokenizer } from './stats.js';
+
+/** Strategies `eval` compares when none is named: those of this list that are registered. */
+export const DEFAULT_EVAL_STRATEGIES = ['auto', 'mask-observations', 'checkpoint', 'strip-tool-results', 'dedup-tools'];
+
+export function defaultEvalStrategies(): string[] {
+  return DEFAULT_EVAL_STRATEGIES.filter((name) => STRATEGIES[name] !== undefined || PRESETS[name] !== undefined);
+}
+
+export const evalCommand: Command = {
+  name: 'eval',
+  summary: 'score what each strategy keeps: deterministic probes (files, commands, errors, requests, open tasks), recall and tokens',
+  help: `Usage: tcompact eval <input...> --out DIR [--strategy NAME]... [options]
+
+Extracts probes from each original transcript (files read/created/modified, shell commands and which failed,
+error lines and whether a later step resolved them, every user request and the last one verbatim, open todo
+items), compacts it with each strategy, and reports which probes the compacted transcript still holds.
+Where a source made its own compaction (Claude Code isCompactSummary), its summary is scored on the span it
+replaced, beside every strategy on the same span. Writes eval.json, eval.md and lost.jsonl in DIR.
+
+Options:
+  --out DIR              output directory (required)
+  --strategy NAME        a strategy or preset, or several joined with + (one pipeline); repeat to compare
+                         (default: ${DEFAULT_EVAL_STRATEGIES.join(', ')}, those registered)
+  --keep-last N          last turns every strategy keeps (default 1)
+  --window N             context window in tokens, for conditional steps (default ${DEFAULT_WINDOW})
+  --config FILE          per-strategy options and tool hints (JSON, as for 'compact')
+  --no-reference         do not score the sources' own compactions
+  --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
+  --from FORMAT          force the input format instead of detecting it
+  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})`,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs('eval', argv, {
+      out: { type: 'string' },
+      strategy: { type: 'string', multiple: true },
+      'keep-last': { type: 'string' },
+      window: { type: 'string' },
+      config: { type: 'string' },
+      'no-reference': { type: 'boolean' },
+      tokenizer: { type: 'string' },
+      from: { type: 'string' },
+      'max-line-bytes': { type: 'string' },
+    });
+    const inputs = requireInputs('eval', positionals);
+    if (values.out === undefined) throw new TcompactError('E_USAGE', 'eval: --out DIR is required');
+    const strategies = values.strategy ?? defaultEvalStrategies();
+    const tokenizer = getTokenizer(parseTokenizer(values.tokenizer));
+    const { config } = await loadCompactConfig(values.config, {
+      keepLast: values['keep-last'] === undefined ? undefined : intOption('keep-last', values['keep-last'], 1, 0),
+      window: values.window === undefined ? undefined : intOption('window', values.window, DEFAULT_WINDOW, 1),
+      tokenizer: tokenizer.name,
+    });
+    const { strategies: _ignored, tokenizer: _tok, ...shared } = config;
+    const evaluation = new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'] });
+    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
+    const tally = new InputTally(io);
+    const lost: string[] = [];
+    for await (const item of readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) })) {
+      if (!tally.accept(item)) continue;
+      for (const l of evaluation.add(item.transcript, item)) lost.push(`${JSON.stringify(l)}\n`);
+    }
+    const report = evaluation.report();
+    const original = report.rows[0];
+    const json = {
+      tool: 'tcompact eval',
+      inputs,
+      settings: { strategies, keepLast: config.keepLast, keepFirst: config.keepFirst, window: config.window, tokenizer: tokenizer.name },
+      ...report,
+      rows: report.rows.map((r) => ({ ...r, ...rowFigures(r, original) })),
+      reference: { ...report.reference, rows: report.reference.rows.map((r) => ({ ...r, ...rowFigures(r, report.reference.rows[0]) })) },
+      errors: tally.errors,
+      skipped: tally.skipped,
+    };
+    const markdown = renderEvaluation(report);
+    try {
+      await mkdir(values.out, { recursive: true });
+      await writeFileAtomic(join(values.out, 'eval.json'), [`${JSON.stringify(json, null, 2)}\n`]);
+      await writeFileAtomic(join(values.out, 'eval.md'), [markdown]);
+      await writeFileAtomic(join(values.out, 'lost.jsonl'), lost);
+    } catch (err) {
+      throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
+    }
+    io.stdout.write(markdown);
+    io.stdout.write(`\nWrote ${join(values.out, 'eval.json')}, eval.md and lost.jsonl (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`);
+    return tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+  },
+};

@@ -1,0 +1,188 @@
+import type { Message } from '../model/message.js';
+import type { Transcript } from '../model/transcript.js';
+import { RefSink } from '../refs/ref-store.js';
+import { type CompactConfig, buildSteps, parseCompactConfig } from '../strategies/pipeline-config.js';
+import { type PipelineStep, runSteps } from '../strategies/runner.js';
+import { countMessage, countTranscript, totalOf } from '../tokens/breakdown.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
+import { type ModelView, modelView, viewOfMessages } from './model-view.js';
+import { PROBE_KINDS, type Probe, type ProbeKind, extractProbes } from './probes.js';
+import { referenceCompactions } from './reference-compaction.js';
+import { type ProbeScore, addScore, emptyScore, scoreProbes } from './score.js';
+
+/** The row of the uncompacted transcript: the rule's own ceiling (a probe it cannot find even there is a rule limit). */
+export const ORIGINAL_ROW = 'original';
+/** The row of the source's own compaction summary, in the reference comparison. */
+export const REFERENCE_ROW = 'claude-code summary';
+
+export interface EvalOptions {
+  /** Each entry is one strategy or preset, or several joined with `+` (one pipeline). */
+  strategies: readonly string[];
+  tokenizer: Tokenizer;
+  /** Config fields shared by every strategy (window, keepLast, keepFirst, per-strategy options, tool hints). */
+  config?: Partial<Omit<CompactConfig, 'strategies' | 'tokenizer'>>;
+  /** Score the source's own compactions against the strategies on the same spans. @default true */
+  reference?: boolean;
+}
+
+/** One row of a table: a strategy (or the original, or the reference summary) summed over transcripts or spans. */
+export interface EvalRow {
+  name: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  score: ProbeScore;
+}
+
+export interface TranscriptEval {
+  id: string;
+  file: string;
+  line: number;
+  tokensBefore: number;
+  probes: Record<ProbeKind, number>;
+  rows: { name: string; tokensAfter: number; score: ProbeScore }[];
+}
+
+export interface ReferenceEval {
+  transcript: string;
+  compaction: number;
+  trigger?: string;
+  preTokens?: number;
+  /** The replaced span, messages [from, to) of the transcript. */
+  from: number;
+  to: number;
+  rows: EvalRow[];
+}
+
+/** A probe a strategy lost, for lost.jsonl. */
+export interface LostProbe {
+  transcript: string;
+  strategy: string;
+  /** Set for probes lost on a reference span. */
+  compaction?: number;
+  probe: Probe;
+}
+
+export interface EvalReport {
+  tokenizer: string;
+  strategies: string[];
+  transcripts: number;
+  probes: Record<ProbeKind, number>;
+  rows: EvalRow[];
+  perTranscript: TranscriptEval[];
+  reference: { spans: number; rows: EvalRow[]; perSpan: ReferenceEval[] };
+}
+
+function probeCounts(probes: readonly Probe[]): Record<ProbeKind, number> {
+  const counts = Object.fromEntries(PROBE_KINDS.map((k) => [k, 0])) as Record<ProbeKind, number>;
+  for (const p of probes) counts[p.kind]++;
+  return counts;
+}
+
+const emptyRow = (name: string): EvalRow => ({ name, tokensBefore: 0, tokensAfter: 0, score: emptyScore() });
+
+function addToRow(row: EvalRow, before: number, after: number, score: ProbeScore): void {
+  row.tokensBefore += before;
+  row.tokensAfter += after;
+  addScore(row.score, score);
+}
+
+/** Runs every strategy on every transcript and scores what each compacted transcript still carries. Add in input order. */
+export class Evaluation {
+  private readonly pipelines: { name: string; steps: PipelineStep[] }[];
+  private readonly rows: EvalRow[];
+  private readonly referenceRows: EvalRow[];
+  private readonly perTranscript: TranscriptEval[] = [];
+  private readonly perSpan: ReferenceEval[] = [];
+  private readonly probeTotals = probeCounts([]);
+
+  constructor(private readonly options: EvalOptions) {
+    this.pipelines = options.strategies.map((name) => ({
+      name,
+      steps: buildSteps(parseCompactConfig({ ...options.config, strategies: name.split('+'), tokenizer: options.tokenizer.name })),
+    }));
+    this.rows = [emptyRow(ORIGINAL_ROW), ...options.strategies.map(emptyRow)];
+    this.referenceRows = [emptyRow(ORIGINAL_ROW), emptyRow(REFERENCE_ROW), ...options.strategies.map(emptyRow)];
+  }
+
+  private get window(): number {
+    return this.options.config?.window ?? 200_000;
+  }
+
+  /**
+   * Compacts `transcript` with every pipeline: the original's view first, then each strategy's. With `nextTurn`, each
+   * strategy runs as if a new user request had just arrived after the transcript: an empty user message is appended
+   * and taken off the result, so the kept last turn is that message alone and the whole transcript is compactable.
+   */
+  private views(transcript: Transcript, nextTurn = false): { name: string; tokens: number; view: ModelView }[] {
+    const tok = this.options.tokenizer;
+    const out = [{ name: ORIGINAL_ROW, tokens: countTranscript(transcript, tok).total, view: modelView(transcript) }];
+    const next: Message = { role: 'user', content: '' };
+    const input = nextTurn ? { ...transcript, messages: [...transcript.messages, next] } : transcript;
+    for (const p of this.pipelines) {
+      let result = runSteps(input, p.steps, { tokenizer: tok, refs: new RefSink(), window: this.window }).transcript;
+      if (nextTurn && result.messages[result.messages.length - 1] === next) result = { ...result, messages: result.messages.slice(0, -1) };
+      out.push({ name: p.name, tokens: countTranscript(result, tok).total, view: modelView(result) });
+    }
+    return out;
+  }
+
+  /** Scores one transcript; returns the probes each strategy lost. */
+  add(transcript: Transcript, source: { file: string; line: number }): LostProbe[] {
+    const lost: LostProbe[] = [];
+    const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
+    const probes = extractProbes(transcript);
+    const counts = probeCounts(probes);
+    for (const k of PROBE_KINDS) this.probeTotals[k] += counts[k];
+    const views = this.views(transcript);
+    const before = views[0].tokens;
+    const record: TranscriptEval = { id: transcript.id, file: source.file, line: source.line, tokensBefore: before, probes: counts, rows: [] };
+    views.forEach((v, i) => {
+      const scored = scoreProbes(probes, v.view, { root });
+      addToRow(this.rows[i], before, v.tokens, scored.score);
+      record.rows.push({ name: v.name, tokensAfter: v.tokens, score: scored.score });
+      for (const probe of scored.lost) lost.push({ transcript: transcript.id, strategy: v.name, probe });
+    });
+    this.perTranscript.push(record);
+    if (this.options.reference !== false) lost.push(...this.addReference(transcript, root));
+    return lost;
+  }
+
+  /**
+   * The source's own compactions against the strategies, each on the span the summary replaced. The source's summary
+   * replaced all of the span, so the strategies run on it as if the next request had arrived (see `views`).
+   */
+  private addReference(transcript: Transcript, root: string | undefined): LostProbe[] {
+    const lost: LostProbe[] = [];
+    const tok = this.options.tokenizer;
+    for (const ref of referenceCompactions(transcript)) {
+      const span: Transcript = { id: `${transcript.id}#compaction-${ref.index}`, messages: transcript.messages.slice(ref.from, ref.to) };
+      const probes = extractProbes(span);
+      const views = this.views(span, true);
+      const before = views[0].tokens;
+      views.splice(1, 0, { name: REFERENCE_ROW, tokens: totalOf(countMessage(ref.summary, tok)), view: viewOfMessages([ref.summary]) });
+      const entry: ReferenceEval = { transcript: transcript.id, compaction: ref.index, from: ref.from, to: ref.to, rows: [] };
+      if (ref.trigger !== undefined) entry.trigger = ref.trigger;
+      if (ref.preTokens !== undefined) entry.preTokens = ref.preTokens;
+      views.forEach((v, i) => {
+        const scored = scoreProbes(probes, v.view, { root });
+        addToRow(this.referenceRows[i], before, v.tokens, scored.score);
+        entry.rows.push({ name: v.name, tokensBefore: before, tokensAfter: v.tokens, score: scored.score });
+        if (v.name !== ORIGINAL_ROW) for (const probe of scored.lost) lost.push({ transcript: transcript.id, strategy: v.name, compaction: ref.index, probe });
+      });
+      this.perSpan.push(entry);
+    }
+    return lost;
+  }
+
+  report(): EvalReport {
+    return {
+      tokenizer: this.options.tokenizer.name,
+      strategies: [...this.options.strategies],
+      transcripts: this.perTranscript.length,
+      probes: { ...this.probeTotals },
+      rows: this.rows,
+      perTranscript: this.perTranscript,
+      reference: { spans: this.perSpan.length, rows: this.perSpan.length > 0 ? this.referenceRows : [], perSpan: this.perSpan },
+    };
+  }
+}

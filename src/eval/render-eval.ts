@@ -1,0 +1,108 @@
+import { type EvalReport, type EvalRow, ORIGINAL_ROW } from './eval-run.js';
+import { int, mdTable, pct, ratio } from './format.js';
+import { REQUEST_OVERLAP_THRESHOLD } from './key-phrases.js';
+import { type Tally, recall } from './score.js';
+
+/** Derived figures of a row, as eval.json and eval.md show them. */
+export interface RowFigures {
+  /** tokensBefore / tokensAfter; null when nothing is left. */
+  compression: number | null;
+  /** 1 - tokensAfter / tokensBefore; 0 for an empty input. */
+  saved: number;
+  recall: { artifact: number | null; command: number | null; error: number | null; intent: number | null; task: number | null; overall: number | null };
+  failedCommands: number | null;
+  unresolvedErrors: number | null;
+  lastRequest: number | null;
+  /**
+   * Recall points lost (against the original's own recall) per point of tokens saved: lower keeps more per token
+   * saved. Null when nothing was saved.
+   */
+  lossPerSaving: number | null;
+}
+
+export function rowFigures(row: EvalRow, original: EvalRow | undefined): RowFigures {
+  const saved = row.tokensBefore > 0 ? 1 - row.tokensAfter / row.tokensBefore : 0;
+  const overall = recall(row.score.overall);
+  const base = original ? recall(original.score.overall) : null;
+  return {
+    compression: row.tokensAfter > 0 ? row.tokensBefore / row.tokensAfter : null,
+    saved,
+    recall: {
+      artifact: recall(row.score.byKind.artifact),
+      command: recall(row.score.byKind.command),
+      error: recall(row.score.byKind.error),
+      intent: recall(row.score.byKind.intent),
+      task: recall(row.score.byKind.task),
+      overall,
+    },
+    failedCommands: recall(row.score.failedCommands),
+    unresolvedErrors: recall(row.score.unresolvedErrors),
+    lastRequest: recall(row.score.lastRequest),
+    lossPerSaving: saved > 0 && overall !== null && base !== null ? Math.max(0, base - overall) / saved : null,
+  };
+}
+
+const cell = (t: Tally) => (t.probes === 0 ? '–' : `${pct(recall(t))} (${t.retained}/${t.probes})`);
+
+function table(rows: readonly EvalRow[]): string {
+  const original = rows.find((r) => r.name === ORIGINAL_ROW);
+  return mdTable(
+    ['strategy', 'tokens before', 'tokens after', 'compression', 'saved', 'artifacts', 'commands', 'failed cmds', 'errors', 'unresolved', 'intent', 'last request', 'open tasks', 'overall', 'loss / saving'],
+    rows.map((r) => {
+      const f = rowFigures(r, original);
+      return [
+        r.name,
+        int(r.tokensBefore),
+        int(r.tokensAfter),
+        ratio(f.compression),
+        pct(f.saved),
+        cell(r.score.byKind.artifact),
+        cell(r.score.byKind.command),
+        cell(r.score.failedCommands),
+        cell(r.score.byKind.error),
+        cell(r.score.unresolvedErrors),
+        cell(r.score.byKind.intent),
+        cell(r.score.lastRequest),
+        cell(r.score.byKind.task),
+        cell(r.score.overall),
+        f.lossPerSaving === null ? '–' : f.lossPerSaving.toFixed(3),
+      ];
+    }),
+    'lrrrrrrrrrrrrrr',
+  );
+}
+
+/** eval.md: the strategies x metrics table, the reference comparison when there is one, and the rule. */
+export function renderEvaluation(r: EvalReport): string {
+  const p = r.probes;
+  const out = [
+    '# tcompact eval',
+    '',
+    `${r.transcripts} transcripts, tokenizer ${r.tokenizer}. Probes from the original transcripts: ${p.artifact} artifacts, ${p.command} commands, ` +
+      `${p.error} errors, ${p.intent} intent (each request, plus the last one verbatim), ${p.task} open tasks.`,
+    '',
+    table(r.rows),
+  ];
+  if (r.reference.spans > 0) {
+    out.push(
+      '',
+      '## Against the source\'s own compaction',
+      '',
+      `${r.reference.spans} spans that the source replaced with its own summary (Claude Code \`isCompactSummary\`), probes`,
+      'taken from each span; the summary and every strategy judged on the same span.',
+      '',
+      table(r.reference.rows),
+    );
+  }
+  out.push(
+    '',
+    'Recall is retained/probes summed over transcripts. A probe is retained when the compacted transcript, as a model',
+    'receives it (message text, tool-call names and argument values, reasoning, summaries and checkpoints; never',
+    'metadata), still holds it: paths (normalized, any spelling used, or relative to the working directory) and',
+    'commands as whole words, error lines and open tasks verbatim after whitespace collapsing, the last request',
+    `verbatim, and each request when at least ${REQUEST_OVERLAP_THRESHOLD * 100}% of its key phrases (pairs of consecutive content words) remain.`,
+    '"loss / saving" is the overall recall points lost against the original per point of tokens saved: lower keeps',
+    'more per token saved. The `original` row is the rule\'s ceiling. lost.jsonl lists every probe each strategy lost.',
+  );
+  return `${out.join('\n')}\n`;
+}
