@@ -46,12 +46,18 @@ export function filesUnder(dir: string, pattern: RegExp): string[] {
   return out.sort();
 }
 
-/** The parsed lines of a JSONL file, read independently of the adapters (the file is small enough). */
+const rawCache = new Map<string, Record<string, unknown>[]>();
+/** The parsed lines of a JSONL file, read independently of the adapters (the file is small enough); cached. */
 export function rawJsonl(file: string): Record<string, unknown>[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  let records = rawCache.get(file);
+  if (!records) {
+    records = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    rawCache.set(file, records);
+  }
+  return records;
 }
 
 export function lineCount(file: string): number {
