@@ -41,4 +41,13 @@ export { PROMPT_VERSION, SUMMARY_SECTIONS, checkSummary } from './llm/prompts.js
 export { SUMMARY_PREFIX, compactionMessage } from './llm/compaction-marker.js';
 export { summarizeTranscript, deterministicFallback, SummarizeConfigSchema, type SummarizeConfig } from './strategies/summarize.js';
 export { classifyTangents, ClassifyTangentsConfigSchema, type ClassifyTangentsConfig } from './strategies/classify-tangents.js';
+// Mechanical strategies (also reachable by CLI name through STRATEGIES) and the archive report.
+export { sanitize, SanitizeConfigSchema } from './strategies/sanitize.js';
+export { stripReasoning, StripReasoningConfigSchema, REASONING_FIELDS } from './strategies/strip-reasoning.js';
+export { maskObservations, MaskObservationsConfigSchema } from './strategies/mask-observations.js';
+export { stripToolResults, StripToolResultsConfigSchema } from './strategies/strip-tool-results.js';
+export { stripAttachments, StripAttachmentsConfigSchema } from './strategies/strip-attachments.js';
+export { pruneTools, PruneToolsConfigSchema } from './strategies/prune-tools.js';
+export * from './report/archive-report.js';
+export { renderMarkdownReport, renderStrategyTable } from './report/render-markdown.js';
 export { main } from './cli/main.js';
