@@ -33,7 +33,8 @@ export function autoOptions(config: CompactConfig): AutoOptions {
 
 /**
  * `auto`, the default pipeline: the mechanical steps, then the summarizer only while the transcript is above
- * `summarizeThreshold` of the window, then `truncate` only while it is still at or above `hardLimit`, then `sanitize`.
+ * `summarizeThreshold` of the window, then `truncate` only while it is still at or above `hardLimit`, then
+ * `prune-tools` once more and `sanitize`.
  * Steps whose condition does not hold are recorded as skipped, so every transcript's report lists every step.
  * Strategies are looked up by name when the preset is expanded, so hints and options apply to them as anywhere else.
  */
@@ -41,7 +42,9 @@ export function autoSteps(config: CompactConfig, stepFor: (name: string) => Pipe
   const options = autoOptions(config);
   const summarize: PipelineStep = { ...stepFor(options.summarizer), when: (tokens, ctx) => tokens > options.summarizeThreshold * ctx.window };
   const truncate: PipelineStep = { ...stepFor('truncate'), when: (tokens, ctx) => tokens >= options.hardLimit * ctx.window };
-  return [...AUTO_MECHANICAL.map((name) => stepFor(name)), summarize, truncate, stepFor('sanitize')];
+  // prune-tools again at the end: the summarizer and truncate remove calls, and the definitions of tools no longer
+  // called must go now, or compacting the output again would remove them then (auto must be idempotent).
+  return [...AUTO_MECHANICAL.map((name) => stepFor(name)), summarize, truncate, stepFor('prune-tools'), stepFor('sanitize')];
 }
 
 PRESETS.auto = autoSteps;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CHECKPOINT_PREFIX, compactionMessage } from '../llm/compaction-marker.js';
-import { type Message, type UserMessage, isTool } from '../model/message.js';
+import { type AssistantMessage, type Message, type UserMessage, isTool } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';
 import { refOf } from '../refs/ref-store.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
@@ -176,11 +176,12 @@ function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: string 
 }
 
 /**
- * `checkpoint`: a deterministic, no-LLM memory checkpoint. Replaces the middle of the transcript with one `user`
- * message listing facts extracted from it. The role is `user` because the message sits between the kept head (which
- * ends with the first request) and the kept tail (which starts with a request): every chat API accepts a user message
- * there, while a system message in mid-conversation is refused by some. When the checkpoint would not be smaller than
- * the span, the transcript is left unchanged.
+ * `checkpoint`: a deterministic, no-LLM memory checkpoint. Replaces the middle of the transcript with one message
+ * listing facts extracted from it. The role is `user` because the message sits between the kept head (which ends with
+ * the first request) and the kept tail (which starts with a request): every chat API accepts a user message there,
+ * while a system message in mid-conversation is refused by some. Only when the span follows the last user request
+ * (keepLast 0) is it an `assistant` message, so that the last request stays the last. When the checkpoint would not be
+ * smaller than the span, the transcript is left unchanged.
  */
 export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
   name: 'checkpoint',
@@ -197,7 +198,9 @@ export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
     const record = JSON.stringify(replaced);
     const ref = ctx.refs ? refOf(record) : undefined;
     const text = renderCheckpoint(facts, expanded.length, ref, facts.requests.at(-1), config.maxChars);
-    const message: UserMessage = { role: 'user', content: text };
+    // After the last user request (keepLast 0), a user message would become the latest request: speak as the assistant.
+    const afterLastRequest = lastUserRequestIndex(messages) < span.from;
+    const message: UserMessage | AssistantMessage = afterLastRequest ? { role: 'assistant', content: text } : { role: 'user', content: text };
     let spanTokens = 0;
     for (const m of replaced) spanTokens += totalOf(countMessage(m, ctx.tokenizer));
     if (totalOf(countMessage(message, ctx.tokenizer)) >= spanTokens) return unchanged(transcript, { checkpoints: 0, messagesReplaced: 0 });

@@ -22,7 +22,7 @@ function session() {
   return deepFreeze(transcript(messages));
 }
 
-const NAMES = ['sanitize', 'strip-reasoning', 'dedup-tools', 'mask-observations', 'strip-attachments', 'prune-tools', 'checkpoint', 'truncate', 'sanitize'];
+const NAMES = ['sanitize', 'strip-reasoning', 'dedup-tools', 'mask-observations', 'strip-attachments', 'prune-tools', 'checkpoint', 'truncate', 'prune-tools', 'sanitize'];
 
 function runAuto(window: number, options: Record<string, unknown> = {}) {
   const input = session();
@@ -35,7 +35,7 @@ function runAuto(window: number, options: Record<string, unknown> = {}) {
 }
 
 describe('auto', () => {
-  it('expands into the mechanical steps, the checkpoint, truncate and sanitize', () => {
+  it('expands into the mechanical steps, the checkpoint, truncate, prune-tools again and sanitize', () => {
     expect(buildSteps(parseCompactConfig({})).map((s) => s.strategy.name)).toEqual(NAMES);
   });
 
