@@ -112,14 +112,25 @@ export const endToEndBench: Benchmark = {
       const rss: number[] = [];
       const countMs: number[] = [];
       let extra: Record<string, number> = {};
-      for (let i = 0; i < repeats; i++) {
+      let failure: string | undefined;
+      for (let i = 0; i < repeats && failure === undefined; i++) {
         ctx.log(`end-to-end: ${v.name} (${i + 1}/${repeats})`);
-        const r = await runVariant(v, chosen.strategies, file, ctx, join(ctx.tmpDir, 'e2e-out'));
-        walls.push(r.run.wallMs);
-        if (r.run.peakRssMB !== null) rss.push(r.run.peakRssMB);
-        rssMethod = r.run.rssMethod;
-        if (r.extra.countMs !== undefined) countMs.push(r.extra.countMs);
-        extra = r.extra;
+        try {
+          const r = await runVariant(v, chosen.strategies, file, ctx, join(ctx.tmpDir, 'e2e-out'));
+          walls.push(r.run.wallMs);
+          if (r.run.peakRssMB !== null) rss.push(r.run.peakRssMB);
+          rssMethod = r.run.rssMethod;
+          if (r.extra.countMs !== undefined) countMs.push(r.extra.countMs);
+          extra = r.extra;
+        } catch (err) {
+          failure = (err as Error).message;
+        }
+      }
+      if (failure !== undefined) {
+        // One variant failing (e.g. a half-edited tree) must not cost the other rows.
+        pending.push(`${v.name} failed: ${failure.slice(0, 500)}`);
+        rows.push({ variant: v.name, wallMs: null, mbPerSec: null, peakRssMB: null, note: 'failed, see pending' });
+        continue;
       }
       const wallMs = median(walls);
       const row: E2eRow = { variant: v.name, wallMs, mbPerSec: mb / (wallMs / 1000), peakRssMB: rss.length > 0 ? Math.max(...rss) : null };
