@@ -1,6 +1,7 @@
 import type { RefSink } from '../refs/ref-store.js';
 import { buildSteps } from '../strategies/pipeline-config.js';
-import { type PipelineStep, runSteps } from '../strategies/runner.js';
+import { compactTranscript } from '../strategies/compact-transcript.js';
+import type { PipelineStep } from '../strategies/runner.js';
 import type { Transcript } from '../model/transcript.js';
 import { getTokenizer } from '../tokens/tokenizer.js';
 import type { JobSettings, TranscriptReport } from './shard.js';
@@ -34,7 +35,7 @@ function createCompactor(job: JobSettings): Compactor {
   const keepRefs = job.config.refs;
   return {
     compact(transcript, refs) {
-      const run = runSteps(transcript, steps, { tokenizer, refs: keepRefs ? refs : null, window });
+      const run = compactTranscript(transcript, steps, { tokenizer, refs: keepRefs ? refs : null, window });
       return {
         json: JSON.stringify(run.transcript),
         report: {

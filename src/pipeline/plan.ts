@@ -1,4 +1,4 @@
-import { readInputs } from '../formats/read-inputs.js';
+import { readFile } from '../formats/read-inputs.js';
 import type { FormatName, InputItem } from '../formats/types.js';
 import type { InputSource } from './input-sources.js';
 import { planItemShards } from './plan-items.js';
@@ -29,15 +29,15 @@ export async function* planShards(sources: readonly InputSource[], options: Plan
   let index = 0;
   for (const source of sources) {
     if (source.kind === 'archive') {
-      for await (const shard of planRangeShards(source.input, { shardBytes: options.shardBytes, firstIndex: index })) {
+      for await (const shard of planRangeShards(source.file, { shardBytes: options.shardBytes, firstIndex: index })) {
         index = shard.index + 1;
         yield { shard };
       }
       continue;
     }
-    const items = readInputs([source.input], { maxLineBytes: options.maxLineBytes, from: options.from });
-    const itemOptions = { shardBytes: options.shardBytes, maxItems: options.maxItemsPerShard, firstIndex: index, format: options.from };
-    for await (const planned of planItemShards(source.input, items, itemOptions)) {
+    const items = readFile(source.file, { maxLineBytes: options.maxLineBytes, from: options.from });
+    const itemOptions = { shardBytes: options.shardBytes, maxItems: options.maxItemsPerShard, firstIndex: index, format: source.format };
+    for await (const planned of planItemShards(source.file, items, itemOptions)) {
       index = planned.shard.index + 1;
       yield planned;
     }

@@ -37,8 +37,8 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
   const shardBytes = options.shardBytes ?? DEFAULTS.shardBytes;
   const maxItemsPerShard = options.maxItemsPerShard ?? DEFAULTS.maxItemsPerShard;
 
-  const sources = await resolveInputSources(options.inputs, options.from);
-  const files = [...new Set(sources.flatMap((s) => s.files))];
+  const sources = await resolveInputSources(options.inputs, maxLineBytes, options.from);
+  const files = [...new Set(sources.map((s) => s.file))];
   const fingerprints = await Promise.all(files.map((f) => fingerprintFile(f)));
   const bytesTotal = fingerprints.reduce((n, f) => n + f.size, 0);
   /** Everything that decides the output bytes; `workers` is deliberately not in it. */

@@ -35,7 +35,7 @@ export interface RangeShard {
 export interface ItemsShard {
   kind: 'items';
   index: number;
-  /** The input path as given (file or directory). */
+  /** The input file (as given, or found in a directory that was given). */
   input: string;
   firstItem: number;
   count: number;
