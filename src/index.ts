@@ -48,6 +48,16 @@ export { maskObservations, MaskObservationsConfigSchema } from './strategies/mas
 export { stripToolResults, StripToolResultsConfigSchema } from './strategies/strip-tool-results.js';
 export { stripAttachments, StripAttachmentsConfigSchema } from './strategies/strip-attachments.js';
 export { pruneTools, PruneToolsConfigSchema } from './strategies/prune-tools.js';
+export { dedupTools, createDedupTools, rangeSubsumes, DedupToolsConfigSchema, type DedupCall, type DedupToolsOptions, type Subsumes } from './strategies/dedup-tools.js';
+export { checkpoint, CheckpointConfigSchema } from './strategies/checkpoint.js';
+export { truncate, TruncateConfigSchema } from './strategies/truncate.js';
+export { AutoOptionsSchema, type AutoOptions } from './strategies/auto.js';
+export * from './strategies/tool-hints.js';
+// Reversibility: compact with a restore recipe, and restore.
+export { compactTranscript, type CompactResult } from './strategies/compact-transcript.js';
+export { restoreTranscript, type RefLookup } from './refs/restore.js';
+export { RecipeSchema, tcompactMetadata, type Recipe, type TcompactMetadata } from './refs/recipe.js';
+export * from './refs/ref-file.js';
 export * from './report/archive-report.js';
 export { renderMarkdownReport, renderStrategyTable } from './report/render-markdown.js';
 export { main } from './cli/main.js';
