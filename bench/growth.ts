@@ -9,7 +9,7 @@ import { runMeasured } from './lib/child.js';
 import { cliHasCommand, ensureBuiltCli, runArgs } from './lib/cli.js';
 import { syntheticArchive } from './lib/corpora.js';
 import { freshContext, pipelineStrategies } from './lib/tcompact-steps.js';
-import type { Benchmark, BenchContext, BenchOutput, Cell, Table } from './lib/results.js';
+import type { Benchmark, BenchContext, BenchOutput, Cell, Ratio, Table } from './lib/results.js';
 
 /** Files the reads are spread over: each file is one group the pairwise check compares within. */
 const FILES = 4;
@@ -110,12 +110,14 @@ export const growthBench: Benchmark = {
 
     const archiveSizes = ctx.quick ? [20_000_000, 100_000_000] : [100_000_000, 1_000_000_000];
     const sizeRows: SizeRow[] = [];
+    let label = 'auto';
     await ensureBuiltCli(ctx.log);
     if (!(await cliHasCommand('run'))) {
       pending.push('not yet available: `tcompact run` is not in the built CLI (issue 4); time and peak memory vs archive size need it');
       for (const b of archiveSizes) sizeRows.push({ archiveMB: b / 1e6, wallMs: null, mbPerSec: null, peakRssMB: null });
     } else {
       const chosen = await pipelineStrategies();
+      label = chosen.label;
       if (chosen.note) pending.push(`not yet available: ${chosen.note}`);
       for (const bytes of archiveSizes) {
         ctx.log(`growth: tcompact run on ${bytes / 1e6} MB`);
@@ -148,14 +150,27 @@ export const growthBench: Benchmark = {
         headline: true,
       },
       {
-        title: 'tcompact run (auto, exact, 2 workers) vs archive size',
+        title: `tcompact run (${label}, exact, 2 workers) vs archive size`,
         columns: ['archive MB', 'wall s', 'MB/s', 'peak RSS MB'],
         rows: sizeRows.map((r): Cell[] => [r.archiveMB, r.wallMs === null ? null : r.wallMs / 1000, r.mbPerSec, r.peakRssMB]),
         headline: true,
       },
     ];
+    const largest = sizeRows.at(-1);
+    const ratios: Ratio[] = [
+      {
+        name: `peak RSS of tcompact run on the ${largest?.archiveMB ?? '?'} MB archive (issue 4: under 400 MB on 1 GB)`,
+        value: largest?.peakRssMB ?? null,
+        unit: ' MB',
+        target: '< 400 MB',
+        met: largest?.peakRssMB == null ? null : largest.peakRssMB < 400,
+      },
+    ];
+    const sweepVsNaive = rows.filter((r) => r.shape === 'sliding' && r.naiveMs !== null).at(-1);
+    if (sweepVsNaive) ratios.push({ name: `dedup-tools pairwise / sweep, ${sweepVsNaive.reads} sliding reads`, value: sweepVsNaive.naiveMs! / sweepVsNaive.sweepMs });
     return {
       params: { readCounts: sizes, files: FILES, naiveLimit, archiveSizes },
+      ratios,
       results: { subsumption: rows, archive: sizeRows },
       tables,
       pending,

@@ -23,6 +23,8 @@ export interface Ratio {
   value: number | null;
   /** Human-readable target, e.g. ">= 1.6". */
   target?: string;
+  /** Shown after the value. @default "x" */
+  unit?: string;
   met?: boolean | null;
 }
 
@@ -131,7 +133,7 @@ export function ratioTable(files: readonly BenchFile[]): Table {
   const rows: Cell[][] = [];
   for (const f of files)
     for (const r of f.ratios ?? [])
-      rows.push([r.name, r.value === null ? 'not yet available' : `${formatNumber(r.value)}x`, r.target ?? '', r.met === undefined || r.met === null ? '' : r.met ? 'yes' : 'no', `${f.name} (${f.mode})`]);
+      rows.push([r.name, r.value === null ? 'not yet available' : `${formatNumber(r.value)}${r.unit ?? 'x'}`, r.target ?? '', r.met === undefined || r.met === null ? '' : r.met ? 'yes' : 'no', `${f.name} (${f.mode})`]);
   return { title: 'Ratios', columns: ['ratio', 'measured', 'target', 'met', 'benchmark'], rows };
 }
 
