@@ -6,11 +6,12 @@ import { collapseWhitespace } from './normalize.js';
 const INJECTED = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
 
 /**
- * User messages that are not requests: Claude Code's local-command output and caveats, interruption markers, and the
- * compaction summary it inserts as a user message.
+ * User messages that are not requests: Claude Code's local-command output and caveats, background-task
+ * notifications, interruption markers, and the compaction summary it inserts as a user message.
  */
 const NOT_A_REQUEST = [
   /^<local-command-(?:caveat|stdout|stderr)>/,
+  /^<task-notification>/,
   /^<bash-(?:input|stdout|stderr)>/,
   /^\[Request interrupted by user/,
   /^This session is being continued from a previous conversation/,

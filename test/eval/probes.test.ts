@@ -107,6 +107,7 @@ describe('extractProbes', () => {
       { role: 'user', content: 'Base directory for this skill: /x', is_meta: true } as Message,
       { role: 'user', content: 'Summary of the earlier conversation', is_compact_summary: true } as Message,
       { role: 'user', content: 'This session is being continued from a previous conversation that ran out of context.' },
+      { role: 'user', content: '<task-notification> <task-id>b0be39e</task-id> <status>completed</status> </task-notification>' },
     ];
     expect(extractProbes({ messages })).toEqual([
       { kind: 'intent', text: 'and continue with the tasks', match: 'phrases' },
