@@ -89,7 +89,7 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
     stop();
   };
 
-  const pool = new ShardPool({ workers, heapMb: options.workerHeapMb ?? DEFAULTS.workerHeapMb, workerFile: options.workerFile });
+  const pool = new ShardPool({ workers, heapMb: options.workerHeapMb ?? DEFAULTS.workerHeapMb, workerFile: options.workerFile, abort });
   const writer = await OrderedWriter.open(outDir, config.refs, config.tokenizer, (index, report, shard) => {
     if (reused.has(index)) countProgress(shard, report);
   });
@@ -104,7 +104,7 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
       if (abort.aborted) return;
       if (attempt === 2) execution.retriedShards++;
       try {
-        outcome = await pool.run({ shard, items, job, attempt, faults: options.faults }, abort);
+        outcome = await pool.run({ shard, items, job, attempt, faults: options.faults });
       } catch (err) {
         if (abort.aborted) return; // dropped on a hard stop: not committed, a resume does it again
         lastError = crashMessage(err);

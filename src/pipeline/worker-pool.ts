@@ -7,6 +7,8 @@ export interface PoolOptions {
   heapMb: number;
   /** TEST-ONLY: another worker entry (fixtures that crash); defaults to the built compact worker. */
   workerFile?: string;
+  /** Aborts every task in flight (a hard stop); they reject and their shards are not committed. */
+  abort?: AbortSignal;
 }
 
 /**
@@ -36,23 +38,26 @@ export class ShardPool {
       idleTimeout: 60_000,
       resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
     });
-    this.pool.on('error', (err: unknown) => {
-      for (const controller of this.inFlight) controller.abort(err);
-    });
+    this.pool.on('error', (err: unknown) => this.abortAll(err));
+    this.abort = options.abort;
+    this.abort?.addEventListener('abort', () => this.abortAll(this.abort?.reason), { once: true });
   }
 
-  /** Runs a task; rejects when the worker died (the task is lost) or `signal` aborted it. */
-  async run(task: ShardTask, signal?: AbortSignal): Promise<ShardOutcome> {
+  private readonly abort: AbortSignal | undefined;
+
+  private abortAll(reason: unknown): void {
+    for (const controller of this.inFlight) controller.abort(reason);
+  }
+
+  /** Runs a task; rejects when the worker died (the task is lost) or the pool's abort signal fired. */
+  async run(task: ShardTask): Promise<ShardOutcome> {
     const controller = new AbortController();
-    const onAbort = (): void => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (signal?.aborted) controller.abort(signal.reason);
+    if (this.abort?.aborted) controller.abort(this.abort.reason);
     this.inFlight.add(controller);
     try {
       return (await this.pool.run(task, { signal: controller.signal })) as ShardOutcome;
     } finally {
       this.inFlight.delete(controller);
-      signal?.removeEventListener('abort', onAbort);
     }
   }
 

@@ -1,0 +1,125 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readInputs } from '../../src/formats/read-inputs.js';
+import { BUNDLED, CLI, ROOT } from '../helpers/paths.js';
+
+export { BUNDLED, CLI, ROOT };
+
+/** Strategies the pipeline tests run: every mechanical one that needs no threshold. */
+export const TEST_STRATEGIES = ['strip-reasoning', 'dedup-tools', 'mask-observations', 'strip-attachments', 'prune-tools'];
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `tcompact-${prefix}-`));
+}
+
+let archiveCache: string[] | undefined;
+
+/** The bundled real transcripts (Claude Code, tau-bench, SWE-agent, OpenHands), converted to canonical archive lines. */
+export async function realArchiveLines(): Promise<string[]> {
+  if (!archiveCache) {
+    const lines: string[] = [];
+    for await (const item of readInputs([BUNDLED], { maxLineBytes: 64 * 1024 * 1024 })) {
+      if (item.kind === 'transcript') lines.push(JSON.stringify(item.transcript));
+    }
+    archiveCache = lines;
+  }
+  return archiveCache;
+}
+
+/** Writes the real transcripts as a canonical JSONL archive: optionally only lines up to `maxLineBytes`, the first `count`. */
+export async function writeRealArchive(path: string, pick: { count?: number; maxLineBytes?: number } = {}): Promise<string[]> {
+  const lines = (await realArchiveLines()).filter((l) => l.length <= (pick.maxLineBytes ?? Infinity)).slice(0, pick.count);
+  writeFileSync(path, lines.map((l) => `${l}\n`).join(''));
+  return lines;
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI; `onSpawn` may signal the child (kill tests). */
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; nodeArgs?: string[]; onSpawn?: (pid: number, kill: (signal: NodeJS.Signals) => void) => void } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    options.onSpawn?.(child.pid ?? -1, (signal) => child.kill(signal));
+  });
+}
+
+export function sha256(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+/** Parts of report.json that vary from run to run (timings, worker count, reuse of shards). */
+export function deterministicReport(outDir: string): unknown {
+  const report = JSON.parse(readFileSync(join(outDir, 'report.json'), 'utf8')) as Record<string, unknown>;
+  delete report.timing;
+  delete report.workers;
+  delete report.execution;
+  report.strategies = (report.strategies as Record<string, unknown>[]).map(({ ms: _ms, ...rest }) => rest);
+  return report;
+}
+
+/** What two runs of the same job must agree on, byte for byte. */
+export function outputDigest(outDir: string): Record<string, string> {
+  const digest: Record<string, string> = {};
+  for (const name of ['transcripts.jsonl', 'errors.jsonl', 'refs.jsonl']) {
+    digest[name] = existsSync(join(outDir, name)) ? sha256(join(outDir, name)) : 'missing';
+  }
+  digest.report = createHash('sha256').update(JSON.stringify(deterministicReport(outDir))).digest('hex');
+  return digest;
+}
+
+export interface ErrorLine {
+  file: string;
+  line: number;
+  byteOffset: number;
+  code: string;
+  message: string;
+}
+
+export function readJsonl<T>(path: string): T[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as T);
+}
+
+export function readReport(outDir: string): {
+  lines: { read: number; ok: number; failed: number; skipped: number };
+  transcripts: number;
+  tokens: { before: number; after: number; saved: number };
+  errorsByCode: Record<string, number>;
+  skippedByReason: Record<string, number>;
+  execution: { shards: number; reusedShards: number; retriedShards: number; failedShards: number };
+  warnings: number;
+  duplicateIds: { count: number; examples: string[] };
+  messages: { before: number; after: number };
+} {
+  return JSON.parse(readFileSync(join(outDir, 'report.json'), 'utf8'));
+}
+
+/**
+ * The accounting identity: lines.read = ok + failed + skipped, one output transcript per ok line (archives), and one
+ * errors.jsonl line per failed line.
+ */
+export function accounting(outDir: string): { identity: boolean; transcriptsOut: number; errorLines: number } {
+  const r = readReport(outDir);
+  const transcriptsOut = readJsonl(join(outDir, 'transcripts.jsonl')).length;
+  const errorLines = readJsonl(join(outDir, 'errors.jsonl')).length;
+  return { identity: r.lines.read === r.lines.ok + r.lines.failed + r.lines.skipped, transcriptsOut, errorLines };
+}

@@ -1,0 +1,88 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { findViolations } from '../../src/model/validity.js';
+import type { Transcript } from '../../src/model/transcript.js';
+import { runPipeline } from '../../src/pipeline/run-pipeline.js';
+import { parseCompactConfig } from '../../src/strategies/pipeline-config.js';
+import { BUNDLED, outputDigest, readJsonl, readReport, runCli, tempDir, writeRealArchive } from '../pipeline/helpers.js';
+
+/** RELIABILITY 21 and 22 (worker counts, reproducibility), 10 (idempotence), 9 (duplicate ids), 8 (repairs). */
+const dir = tempDir('determinism');
+const archive = join(dir, 'real.jsonl');
+const auto = parseCompactConfig({ strategies: ['auto'] });
+
+beforeAll(async () => {
+  // Every bundled real transcript (Claude Code sessions of MBs, tau-bench, SWE-agent, OpenHands) as one archive.
+  await writeRealArchive(archive);
+});
+
+describe('1, 2 and 8 workers (RELIABILITY 21, 22)', () => {
+  it('write byte-identical transcripts, errors, refs and report (timings aside) for a canonical archive', async () => {
+    const digests = [];
+    for (const workers of [1, 2, 8]) {
+      const out = join(dir, `archive-w${workers}`);
+      const result = await runCli(['run', archive, '--out', out, '--workers', String(workers), '--shard-bytes', String(256 * 1024), '--quiet']);
+      expect(result.code).toBe(0);
+      expect(readReport(out).execution.shards).toBeGreaterThan(8);
+      digests.push(outputDigest(out));
+    }
+    expect(digests[1]).toEqual(digests[0]);
+    expect(digests[2]).toEqual(digests[0]);
+  });
+
+  it('write byte-identical output for the bundled directory read through the format adapters', async () => {
+    const digests = [];
+    for (const workers of [1, 8]) {
+      const out = join(dir, `bundled-w${workers}`);
+      await runPipeline({ inputs: [BUNDLED], outDir: out, config: auto, workers, shardBytes: 128 * 1024 });
+      digests.push(outputDigest(out));
+    }
+    expect(digests[1]).toEqual(digests[0]);
+  });
+});
+
+describe('idempotence (RELIABILITY 10)', () => {
+  it('compacting an already compacted archive changes nothing more', async () => {
+    const first = join(dir, 'archive-w1');
+    const again = join(dir, 'again');
+    await runPipeline({ inputs: [join(first, 'transcripts.jsonl')], outDir: again, config: auto, workers: 2 });
+    expect(readFileSync(join(again, 'transcripts.jsonl'))).toEqual(readFileSync(join(first, 'transcripts.jsonl')));
+    expect(readReport(again).tokens.saved).toBe(0);
+  });
+});
+
+describe('duplicates and repairs (RELIABILITY 8, 9)', () => {
+  it('flags duplicate transcript ids and still compacts every copy', async () => {
+    const line = readFileSync(archive, 'utf8').split('\n')[10];
+    const id = (JSON.parse(line) as Transcript).id;
+    const path = join(dir, 'dup.jsonl');
+    writeFileSync(path, `${line}\n${line}\n`);
+    const out = join(dir, 'dup');
+    await runPipeline({ inputs: [path], outDir: out, config: auto, workers: 2 });
+    expect(readReport(out).duplicateIds).toEqual({ count: 1, examples: [id] });
+    expect(readJsonl<Transcript>(join(out, 'transcripts.jsonl')).map((t) => t.id)).toEqual([id, id]);
+  });
+
+  it('repairs an orphan tool result and a call without a result, counts them, and leaves no pairing violation', async () => {
+    const broken = {
+      id: 'broken-pairs',
+      messages: [
+        { role: 'user', content: 'list the files' },
+        { role: 'tool', tool_call_id: 'ghost', content: 'result of a call nobody made' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+        { role: 'user', content: 'thanks' },
+      ],
+    };
+    const path = join(dir, 'broken.jsonl');
+    writeFileSync(path, `${JSON.stringify(broken)}\n`);
+    const out = join(dir, 'broken');
+    await runPipeline({ inputs: [path], outDir: out, config: auto, workers: 1 });
+    const [t] = readJsonl<Transcript>(join(out, 'transcripts.jsonl'));
+    expect(findViolations(t.messages)).toEqual([]);
+    const sanitize = (JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { strategies: { name: string; details: Record<string, number> }[] }).strategies.find(
+      (s) => s.name === 'sanitize',
+    );
+    expect(sanitize?.details).toMatchObject({ orphanResultDropped: 1, missingResultFilled: 1 });
+  });
+});

@@ -1,0 +1,131 @@
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, appendFileSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_STRATEGIES, outputDigest, readReport, runCli, tempDir, writeRealArchive } from '../pipeline/helpers.js';
+
+/**
+ * RELIABILITY 18, 19, 20 with the built CLI: Ctrl-C, `kill -9` at seeded random points and an injected ENOSPC, each
+ * followed by `--resume`, must end in the very bytes of an uninterrupted run.
+ */
+const dir = tempDir('resume');
+const archive = join(dir, 'real.jsonl');
+const SHARD_BYTES = 96 * 1024;
+const baseArgs = (out: string): string[] => ['run', archive, '--out', out, '--shard-bytes', String(SHARD_BYTES), '--workers', '2', '--quiet', ...TEST_STRATEGIES.flatMap((s) => ['--strategy', s])];
+/** Slows every shard down so a signal lands mid-run; it changes no output byte. */
+const SLOW = { TCOMPACT_TEST_FAULTS: JSON.stringify({ shardDelayMs: 150 }) };
+let expected: Record<string, string>;
+let shardCount: number;
+
+/** mulberry32: a tiny seeded PRNG, so the "random" kill points are the same on every run of the suite. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function committedShards(out: string): number {
+  const path = join(out, 'journal.jsonl');
+  if (!existsSync(path)) return 0;
+  return readFileSync(path, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"shard"')).length;
+}
+
+/** Sends `signal` once at least `shards` shards are journaled (plus `extraMs`), so the stop lands mid-run. */
+function signalAfter(out: string, shards: number, signal: NodeJS.Signals, extraMs = 0) {
+  return (_pid: number, kill: (s: NodeJS.Signals) => void) => {
+    void (async () => {
+      while (committedShards(out) < shards) await sleep(10);
+      await sleep(extraMs);
+      kill(signal);
+    })();
+  };
+}
+
+function leftovers(out: string): string[] {
+  const names = existsSync(out) ? readdirSync(out) : [];
+  const shards = existsSync(join(out, '.shards')) ? readdirSync(join(out, '.shards')) : [];
+  return [...names, ...shards].filter((n) => n.includes('.tmp-'));
+}
+
+beforeAll(async () => {
+  await writeRealArchive(archive, { maxLineBytes: 30_000, count: 100 });
+  const out = join(dir, 'uninterrupted');
+  const result = await runCli(baseArgs(out));
+  expect(result.code).toBe(0);
+  expected = outputDigest(out);
+  shardCount = readReport(out).execution.shards;
+  expect(shardCount).toBeGreaterThan(12);
+});
+
+describe('SIGINT, then --resume (RELIABILITY 18)', () => {
+  it('stops cleanly with exit 130, refuses a resume with a changed config or input, then finishes byte-identically', async () => {
+    const out = join(dir, 'sigint');
+    const stopped = await runCli(baseArgs(out), { env: SLOW, onSpawn: signalAfter(out, 3, 'SIGINT') });
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toMatch(/interrupted; finishing the shards in flight/);
+    expect(stopped.stderr).toMatch(/--resume to finish/);
+    expect(existsSync(join(out, 'report.json'))).toBe(false);
+    expect(existsSync(join(out, 'transcripts.jsonl'))).toBe(false);
+    const committed = committedShards(out);
+    expect(committed).toBeGreaterThanOrEqual(3);
+    expect(committed).toBeLessThan(shardCount);
+
+    const otherConfig = await runCli([...baseArgs(out), '--resume', '--keep-last', '2']);
+    expect(otherConfig.code).toBe(3);
+    expect(otherConfig.stderr).toContain('E_RESUME: the configuration changed since the journal was written (config.keepLast: 1 -> 2)');
+
+    // Change the input, then put the original file (same inode, same mtime) back.
+    const saved = join(dir, 'saved.jsonl');
+    renameSync(archive, saved);
+    copyFileSync(saved, archive);
+    appendFileSync(archive, '{"id":"late","messages":[]}\n');
+    const otherInput = await runCli([...baseArgs(out), '--resume']);
+    rmSync(archive);
+    renameSync(saved, archive);
+    expect(otherInput.code).toBe(3);
+    expect(otherInput.stderr).toMatch(/E_RESUME: the input changed since the journal was written \(.*real\.jsonl: size \d+ -> \d+ bytes\)/);
+
+    const resumed = await runCli([...baseArgs(out), '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(outputDigest(out)).toEqual(expected);
+    expect(readReport(out).execution.reusedShards).toBe(committed);
+  });
+});
+
+describe('kill -9 at a random point, then --resume (RELIABILITY 19)', () => {
+  const random = prng(20240519);
+  for (let round = 1; round <= 3; round++) {
+    it(`round ${round}: the resumed output is byte-identical to an uninterrupted run`, async () => {
+      const out = join(dir, `kill-${round}`);
+      const after = 1 + Math.floor(random() * (shardCount - 2));
+      const extraMs = Math.floor(random() * 120);
+      const killed = await runCli(baseArgs(out), { env: SLOW, onSpawn: signalAfter(out, after, 'SIGKILL', extraMs) });
+      expect(killed.signal).toBe('SIGKILL');
+      expect(existsSync(join(out, 'report.json'))).toBe(false);
+      const resumed = await runCli([...baseArgs(out), '--resume']);
+      expect(resumed.code).toBe(0);
+      expect(outputDigest(out)).toEqual(expected);
+      expect(leftovers(out)).toEqual([]);
+      expect(existsSync(join(out, '.shards'))).toBe(false);
+    });
+  }
+});
+
+describe('disk full while committing a shard (RELIABILITY 20)', () => {
+  it('fails that shard without committing it, leaves no final or partial files, and a resume succeeds', async () => {
+    const out = join(dir, 'enospc');
+    const full = await runCli(baseArgs(out), { env: { TCOMPACT_TEST_FAULTS: JSON.stringify({ enospcOnCommit: [4] }) } });
+    expect(full.code).toBe(1);
+    expect(full.stderr).toMatch(/E_IO: cannot commit shard 4 \(.*\): ENOSPC: no space left on device.*run again with --resume/);
+    for (const name of ['transcripts.jsonl', 'errors.jsonl', 'refs.jsonl', 'report.json', 'report.md']) expect(existsSync(join(out, name))).toBe(false);
+    expect(existsSync(join(out, '.shards', '000004.shard'))).toBe(false);
+    expect(leftovers(out)).toEqual([]);
+    const resumed = await runCli([...baseArgs(out), '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(outputDigest(out)).toEqual(expected);
+  });
+});
