@@ -1,0 +1,61 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readInputs } from '../src/formats/read-inputs.js';
+import { ROOT } from './helpers/paths.js';
+import { accounting, readReport, realArchiveLines, runCli, tempDir } from './pipeline/helpers.js';
+
+/** `tcompact run` from the command line, on the bundled real dataset, the way `npm start` runs it. */
+const dir = tempDir('run-cli');
+const out = join(dir, 'bundled');
+let result: Awaited<ReturnType<typeof runCli>>;
+
+beforeAll(async () => {
+  result = await runCli(['run', 'datasets/bundled', '--strategy', 'auto', '--out', out, '--quiet']);
+});
+
+describe('tcompact run', () => {
+  it('compacts the bundled dataset offline, prints where the report is, and exits 0', () => {
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`report: ${join(out, 'report.md')} (${join(out, 'report.json')})`);
+    for (const name of ['transcripts.jsonl', 'errors.jsonl', 'refs.jsonl', 'report.json', 'report.md', 'journal.jsonl']) expect(existsSync(join(out, name))).toBe(true);
+    expect(existsSync(join(out, '.shards'))).toBe(false);
+  });
+
+  it('accounts for every input line: read = ok + skipped here, one output transcript per input transcript', async () => {
+    const report = readReport(out);
+    expect(report.lines.read).toBe(report.lines.ok + report.lines.failed + report.lines.skipped);
+    expect(report.lines.failed).toBe(0);
+    expect(report.transcripts).toBe((await realArchiveLines()).length);
+    expect(accounting(out)).toMatchObject({ identity: true, transcriptsOut: report.transcripts, errorLines: 0 });
+    expect(report.tokens.saved).toBeGreaterThan(0);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| mask-observations \|\s+\d+ \|/);
+  });
+
+  it('writes a side store that `tcompact restore` turns back into the input transcripts, byte for byte', async () => {
+    const restored = join(dir, 'restored.jsonl');
+    const r = await runCli(['restore', out, '--out', restored]);
+    expect(r.code).toBe(0);
+    // The adapters record the input path in metadata: read it the way the CLI did, relative to the repository.
+    expect(process.cwd()).toBe(ROOT);
+    let expected = '';
+    for await (const item of readInputs(['datasets/bundled'], { maxLineBytes: 1 << 26 })) if (item.kind === 'transcript') expected += `${JSON.stringify(item.transcript)}\n`;
+    expect(readFileSync(restored, 'utf8')).toBe(expected);
+  });
+
+  it('rejects a missing --out with a usage error (exit 2) and a missing input with E_IO', async () => {
+    const noOut = await runCli(['run', 'datasets/bundled']);
+    expect(noOut.code).toBe(2);
+    expect(noOut.stderr).toContain('--out DIR is required');
+    const noInput = await runCli(['run', join(dir, 'nowhere.jsonl'), '--out', join(dir, 'x')]);
+    expect(noInput.code).toBe(1);
+    expect(noInput.stderr).toMatch(/E_IO: cannot read input ".*nowhere\.jsonl"/);
+  });
+
+  it('is silent on stderr with --quiet', async () => {
+    const quiet = await runCli(['run', 'datasets/bundled/swe-agent', '--out', join(dir, 'quiet'), '--quiet']);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe('');
+  });
+});
