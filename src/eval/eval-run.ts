@@ -5,6 +5,7 @@ import { type CompactConfig, buildSteps, parseCompactConfig } from '../strategie
 import { type PipelineStep, runSteps } from '../strategies/runner.js';
 import { countMessage, countTranscript, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
+import type { Judge, JudgeReport } from './judge.js';
 import { type ModelView, modelView, viewOfMessages } from './model-view.js';
 import { PROBE_KINDS, type Probe, type ProbeKind, extractProbes } from './probes.js';
 import { referenceCompactions } from './reference-compaction.js';
@@ -23,6 +24,10 @@ export interface EvalOptions {
   config?: Partial<Omit<CompactConfig, 'strategies' | 'tokenizer'>>;
   /** Score the source's own compactions against the strategies on the same spans. @default true */
   reference?: boolean;
+  /** Also ask an LLM judge about the original and each compacted transcript (never needed for the scores). */
+  judge?: Judge;
+  /** Judge only the first N transcripts. @default all */
+  judgeLimit?: number;
 }
 
 /** One row of a table: a strategy (or the original, or the reference summary) summed over transcripts or spans. */
@@ -70,6 +75,7 @@ export interface EvalReport {
   rows: EvalRow[];
   perTranscript: TranscriptEval[];
   reference: { spans: number; rows: EvalRow[]; perSpan: ReferenceEval[] };
+  judge?: JudgeReport;
 }
 
 function probeCounts(probes: readonly Probe[]): Record<ProbeKind, number> {
@@ -113,21 +119,21 @@ export class Evaluation {
    * strategy runs as if a new user request had just arrived after the transcript: an empty user message is appended
    * and taken off the result, so the kept last turn is that message alone and the whole transcript is compactable.
    */
-  private views(transcript: Transcript, nextTurn = false): { name: string; tokens: number; view: ModelView }[] {
+  private views(transcript: Transcript, nextTurn = false): { name: string; tokens: number; view: ModelView; transcript: Transcript }[] {
     const tok = this.options.tokenizer;
-    const out = [{ name: ORIGINAL_ROW, tokens: countTranscript(transcript, tok).total, view: modelView(transcript) }];
+    const out = [{ name: ORIGINAL_ROW, tokens: countTranscript(transcript, tok).total, view: modelView(transcript), transcript }];
     const next: Message = { role: 'user', content: '' };
     const input = nextTurn ? { ...transcript, messages: [...transcript.messages, next] } : transcript;
     for (const p of this.pipelines) {
       let result = runSteps(input, p.steps, { tokenizer: tok, refs: new RefSink(), window: this.window }).transcript;
       if (nextTurn && result.messages[result.messages.length - 1] === next) result = { ...result, messages: result.messages.slice(0, -1) };
-      out.push({ name: p.name, tokens: countTranscript(result, tok).total, view: modelView(result) });
+      out.push({ name: p.name, tokens: countTranscript(result, tok).total, view: modelView(result), transcript: result });
     }
     return out;
   }
 
-  /** Scores one transcript; returns the probes each strategy lost. */
-  add(transcript: Transcript, source: { file: string; line: number }): LostProbe[] {
+  /** Scores one transcript (and has the judge ask about it, when there is one); returns the probes each strategy lost. */
+  async add(transcript: Transcript, source: { file: string; line: number }): Promise<LostProbe[]> {
     const lost: LostProbe[] = [];
     const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
     const probes = extractProbes(transcript);
@@ -143,6 +149,10 @@ export class Evaluation {
       for (const probe of scored.lost) lost.push({ transcript: transcript.id, strategy: v.name, probe });
     });
     this.perTranscript.push(record);
+    const judge = this.options.judge;
+    if (judge && this.perTranscript.length <= (this.options.judgeLimit ?? Infinity)) {
+      await judge.judge(transcript.id, probes, views.map((v) => ({ name: v.name, transcript: v.transcript })), root);
+    }
     if (this.options.reference !== false) lost.push(...this.addReference(transcript, root));
     return lost;
   }
@@ -159,7 +169,8 @@ export class Evaluation {
       const probes = extractProbes(span);
       const views = this.views(span, true);
       const before = views[0].tokens;
-      views.splice(1, 0, { name: REFERENCE_ROW, tokens: totalOf(countMessage(ref.summary, tok)), view: viewOfMessages([ref.summary]) });
+      const summary = { id: span.id, messages: [ref.summary] };
+      views.splice(1, 0, { name: REFERENCE_ROW, tokens: totalOf(countMessage(ref.summary, tok)), view: viewOfMessages([ref.summary]), transcript: summary });
       const entry: ReferenceEval = { transcript: transcript.id, compaction: ref.index, from: ref.from, to: ref.to, rows: [] };
       if (ref.trigger !== undefined) entry.trigger = ref.trigger;
       if (ref.preTokens !== undefined) entry.preTokens = ref.preTokens;
@@ -175,7 +186,7 @@ export class Evaluation {
   }
 
   report(): EvalReport {
-    return {
+    const report: EvalReport = {
       tokenizer: this.options.tokenizer.name,
       strategies: [...this.options.strategies],
       transcripts: this.perTranscript.length,
@@ -184,5 +195,7 @@ export class Evaluation {
       perTranscript: this.perTranscript,
       reference: { spans: this.perSpan.length, rows: this.perSpan.length > 0 ? this.referenceRows : [], perSpan: this.perSpan },
     };
+    if (this.options.judge) report.judge = this.options.judge.report();
+    return report;
   }
 }

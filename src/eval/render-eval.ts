@@ -1,5 +1,6 @@
 import { type EvalReport, type EvalRow, ORIGINAL_ROW } from './eval-run.js';
 import { int, mdTable, pct, ratio } from './format.js';
+import { JUDGE_DIMENSIONS } from './judge.js';
 import { REQUEST_OVERLAP_THRESHOLD } from './key-phrases.js';
 import { type Tally, recall } from './score.js';
 
@@ -92,6 +93,29 @@ export function renderEvaluation(r: EvalReport): string {
       'taken from each span; the summary and every strategy judged on the same span.',
       '',
       table(r.reference.rows),
+    );
+  }
+  if (r.judge) {
+    const j = r.judge;
+    out.push(
+      '',
+      `## Judge (${j.model})`,
+      '',
+      `${j.transcripts} transcripts; one question per dimension and context, answers graded against the original's probes`,
+      `(paths as above, other probes by key-phrase overlap). ${int(j.requests)} requests, ${int(j.promptTokens)} prompt and ${int(j.completionTokens)} completion tokens.`,
+      '',
+      mdTable(
+        ['context', ...JUDGE_DIMENSIONS, 'failed questions'],
+        j.rows.map((row) => [
+          row.name,
+          ...JUDGE_DIMENSIONS.map((d) => {
+            const t = row.byDimension[d];
+            return t.probes === 0 ? '–' : `${pct(t.retained / t.probes)} (${t.retained}/${t.probes})`;
+          }),
+          `${JUDGE_DIMENSIONS.reduce((n, d) => n + row.byDimension[d].failed, 0)} of ${JUDGE_DIMENSIONS.reduce((n, d) => n + row.byDimension[d].questions, 0)}`,
+        ]),
+        'lrrrrr',
+      ),
     );
   }
   out.push(

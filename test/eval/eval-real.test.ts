@@ -25,9 +25,9 @@ describe('eval on the bundled Claude Code session and tau-bench runs', () => {
     transcripts = [...(await read(SESSION)), ...(await read(join(BUNDLED, 'tau-bench', 'gpt-4o-airline.json'))).slice(0, 40)];
   });
 
-  it('finds every probe in the original transcripts (the rule matches what it extracted)', () => {
+  it('finds every probe in the original transcripts (the rule matches what it extracted)', async () => {
     const e = new Evaluation({ strategies: ['mask-observations', 'checkpoint', 'strip-tool-results'], tokenizer: tok, reference: false });
-    for (const t of transcripts) e.add(t, { file: 'f', line: 1 });
+    for (const t of transcripts) await e.add(t, { file: 'f', line: 1 });
     const r = e.report();
     const original = r.rows[0];
     expect(original.name).toBe(ORIGINAL_ROW);
@@ -65,7 +65,7 @@ describe('reference: Claude Code\'s own compaction', () => {
     expect(ref.trigger).toBe('auto');
     expect(ref.preTokens).toBe(167094);
     const e = new Evaluation({ strategies: ['checkpoint', 'mask-observations'], tokenizer: tok });
-    e.add(session, { file: 'f', line: 1 });
+    await e.add(session, { file: 'f', line: 1 });
     const { reference } = e.report();
     expect(reference.spans).toBe(1);
     expect(reference.rows.map((r) => r.name)).toEqual([ORIGINAL_ROW, REFERENCE_ROW, 'checkpoint', 'mask-observations']);

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
 import { Evaluation } from '../../eval/eval-run.js';
+import { Judge, type JudgeOptionsInput } from '../../eval/judge.js';
 import { renderEvaluation, rowFigures } from '../../eval/render-eval.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import { writeFileAtomic } from '../../pipeline/atomic-file.js';
@@ -23,6 +24,17 @@ export function defaultEvalStrategies(): string[] {
   return DEFAULT_EVAL_STRATEGIES.filter((name) => STRATEGIES[name] !== undefined || PRESETS[name] !== undefined);
 }
 
+function judgeOptions(values: Record<string, string | boolean | string[] | undefined>): JudgeOptionsInput {
+  const str = (k: string) => values[k] as string | undefined;
+  const options: JudgeOptionsInput = { model: str('judge') as string };
+  if (str('llm') !== undefined) options.baseURL = str('llm');
+  if (str('judge-window') !== undefined) options.contextWindow = intOption('judge-window', str('judge-window'), 0, 1);
+  if (str('llm-concurrency') !== undefined) options.llmConcurrency = intOption('llm-concurrency', str('llm-concurrency'), 4, 1, 256);
+  if (str('rpm') !== undefined) options.rpm = intOption('rpm', str('rpm'), 0, 1);
+  if (str('tpm') !== undefined) options.tpm = intOption('tpm', str('tpm'), 0, 1);
+  return options;
+}
+
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'score what each strategy keeps: deterministic probes (files, commands, errors, requests, open tasks), recall and tokens',
@@ -42,6 +54,14 @@ Options:
   --window N             context window in tokens, for conditional steps (default ${DEFAULT_WINDOW})
   --config FILE          per-strategy options and tool hints (JSON, as for 'compact')
   --no-reference         do not score the sources' own compactions
+  --judge MODEL          also ask an OpenAI-compatible model about each context (original and compacted) and grade
+                         its answers against the original's probes, by dimension: recall, artifact, continuation,
+                         decision (optional; the scores above never need it). Key: OPENAI_API_KEY
+  --llm URL              the judge's base URL, e.g. http://127.0.0.1:11434/v1 (default: OPENAI_BASE_URL, else OpenAI)
+  --judge-limit N        judge only the first N transcripts (default: all)
+  --judge-window N       the judge model's context window in tokens (default: known models' own, else 128000)
+  --llm-concurrency N    judge requests in flight (default 4)
+  --rpm N, --tpm N       judge requests and tokens per minute (default: no limit of our own)
   --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
   --from FORMAT          force the input format instead of detecting it
   --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})`,
@@ -53,6 +73,13 @@ Options:
       window: { type: 'string' },
       config: { type: 'string' },
       'no-reference': { type: 'boolean' },
+      judge: { type: 'string' },
+      llm: { type: 'string' },
+      'judge-limit': { type: 'string' },
+      'judge-window': { type: 'string' },
+      'llm-concurrency': { type: 'string' },
+      rpm: { type: 'string' },
+      tpm: { type: 'string' },
       tokenizer: { type: 'string' },
       from: { type: 'string' },
       'max-line-bytes': { type: 'string' },
@@ -67,13 +94,15 @@ Options:
       tokenizer: tokenizer.name,
     });
     const { strategies: _ignored, tokenizer: _tok, ...shared } = config;
-    const evaluation = new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'] });
+    const judge = values.judge === undefined ? undefined : new Judge(judgeOptions(values));
+    const judgeLimit = values['judge-limit'] === undefined ? undefined : intOption('judge-limit', values['judge-limit'], 0, 1);
+    const evaluation = new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'], judge, judgeLimit });
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const tally = new InputTally(io);
     const lost: string[] = [];
     for await (const item of readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) })) {
       if (!tally.accept(item)) continue;
-      for (const l of evaluation.add(item.transcript, item)) lost.push(`${JSON.stringify(l)}\n`);
+      for (const l of await evaluation.add(item.transcript, item)) lost.push(`${JSON.stringify(l)}\n`);
     }
     const report = evaluation.report();
     const original = report.rows[0];

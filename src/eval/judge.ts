@@ -1,0 +1,252 @@
+import type { ChatClient } from '../llm/client.js';
+import { createOpenAIChatClient, defaultMaxTokensParam } from '../llm/client.js';
+import { type Clock, systemClock } from '../llm/clock.js';
+import { chatJob } from '../llm/chat-job.js';
+import { DEFAULT_SUMMARIZER_WINDOW, type LlmOptions, type LlmOptionsInput, parseLlmOptions } from '../llm/config.js';
+import type { LlmFailureCode } from '../llm/failure.js';
+import { RateLimiter } from '../llm/limiter.js';
+import { modelInfo } from '../llm/model-info.js';
+import { LlmQueue } from '../llm/queue.js';
+import { DROP_LEVELS, renderSpan } from '../llm/render.js';
+import type { Message } from '../model/message.js';
+import type { Transcript } from '../model/transcript.js';
+import { getTokenizer } from '../tokens/tokenizer.js';
+import { REQUEST_OVERLAP_THRESHOLD, keyPhrases } from './key-phrases.js';
+import { isRetained } from './matching.js';
+import { type ModelView, viewOfMessages } from './model-view.js';
+import type { Probe } from './probes.js';
+
+/**
+ * What the judge asks, by dimension. One question per dimension and context (not one per probe: each question sends
+ * the whole compacted context, so per-probe questions would cost hundreds of times more), graded probe by probe.
+ */
+export const JUDGE_DIMENSIONS = ['recall', 'artifact', 'continuation', 'decision'] as const;
+export type JudgeDimension = (typeof JUDGE_DIMENSIONS)[number];
+
+export const JUDGE_QUESTIONS: Readonly<Record<JudgeDimension, string>> = {
+  recall: 'List every request the user made in this session, in order, as close to their own words as the transcript allows.',
+  artifact:
+    'List every file the agent read, created or modified (full paths, exactly as written) and every shell command it ran (exactly as written).',
+  continuation: "What is the user's most recent request (quote it), and which tasks are still open or pending?",
+  decision: 'Which errors or failures occurred during the session (quote each error message), and was each one resolved later?',
+};
+
+const SYSTEM = [
+  "You answer questions about an AI agent's working session, using only the transcript you are given.",
+  'Quote paths, commands, error messages and requests exactly as they appear. If the transcript does not say, answer "unknown".',
+  'Be exhaustive: list everything that applies, one item per line.',
+].join(' ');
+
+/** Bumped when the prompt changes, so cached or compared answers of another prompt are never mixed. */
+export const JUDGE_PROMPT_VERSION = 'judge-v1';
+
+/** Which probes each dimension grades. */
+export function dimensionOf(probe: Probe): JudgeDimension {
+  switch (probe.kind) {
+    case 'artifact':
+    case 'command':
+      return 'artifact';
+    case 'error':
+      return 'decision';
+    case 'task':
+      return 'continuation';
+    case 'intent':
+      return probe.match === 'verbatim' ? 'continuation' : 'recall';
+  }
+}
+
+function probeText(probe: Exclude<Probe, { kind: 'artifact' }>): string {
+  switch (probe.kind) {
+    case 'command':
+      return probe.command;
+    case 'error':
+      return probe.line;
+    case 'intent':
+      return probe.text;
+    case 'task':
+      return probe.content;
+  }
+}
+
+/**
+ * Grades an answer against a probe of the original: paths by the same whole-path rule as the deterministic score; every
+ * other probe (commands, error lines, requests, tasks) by key-phrase overlap, since a model restates rather than
+ * copies.
+ */
+export function gradeAnswer(probe: Probe, answer: ModelView, root?: string): boolean {
+  if (probe.kind === 'artifact') return isRetained(probe, answer, root === undefined ? {} : { root });
+  const phrases = keyPhrases(probeText(probe));
+  if (phrases.length === 0) return answer.text.includes(probeText(probe));
+  const index = answer.phrases();
+  let found = 0;
+  for (const p of phrases) if (index.has(p)) found++;
+  return found / phrases.length >= REQUEST_OVERLAP_THRESHOLD;
+}
+
+export interface JudgeTally {
+  /** Questions asked (one per dimension that has probes). */
+  questions: number;
+  /** Questions with no usable answer: the request failed for good, or the context did not fit the judge's window. */
+  failed: number;
+  /** Probes of answered questions, and how many the answers held. */
+  probes: number;
+  retained: number;
+}
+
+const emptyTally = (): JudgeTally => ({ questions: 0, failed: 0, probes: 0, retained: 0 });
+
+export interface JudgeRow {
+  name: string;
+  byDimension: Record<JudgeDimension, JudgeTally>;
+}
+
+export interface JudgeReport {
+  model: string;
+  promptVersion: string;
+  transcripts: number;
+  rows: JudgeRow[];
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  failuresByCode: Partial<Record<LlmFailureCode | 'context_too_long', number>>;
+}
+
+export interface JudgeDeps {
+  client?: ChatClient;
+  clock?: Clock;
+  random?: () => number;
+  env?: Record<string, string | undefined>;
+}
+
+/** Options of the judge: the LLM options (`model`, `baseURL`, `apiKey`, `llmConcurrency`, `rpm`, `tpm`, `timeoutMs`, `maxAttempts`, `maxTokens`, `contextWindow`). */
+export type JudgeOptionsInput = Pick<
+  LlmOptionsInput,
+  'model' | 'baseURL' | 'apiKey' | 'llmConcurrency' | 'rpm' | 'tpm' | 'timeoutMs' | 'maxAttempts' | 'maxTokens' | 'contextWindow' | 'temperature'
+>;
+
+/** Answers at most this long are enough for a list of files or requests. */
+const DEFAULT_JUDGE_MAX_TOKENS = 1024;
+
+/**
+ * Asks an OpenAI-compatible model each dimension's question against a compacted context and grades the answers against
+ * the probes of the original transcript. Optional: the deterministic scores never depend on it. Requests go through
+ * the LLM queue (concurrency, RPM/TPM limits, retries with backoff on 429/5xx); a failed question is counted, never
+ * thrown.
+ */
+export class Judge {
+  readonly options: LlmOptions;
+  private readonly queue: LlmQueue;
+  private readonly inputBudget: number;
+  private readonly rows = new Map<string, JudgeRow>();
+  private readonly tokenizer = getTokenizer('o200k_base');
+  private readonly failures: JudgeReport['failuresByCode'] = {};
+  private promptTokens = 0;
+  private completionTokens = 0;
+  private transcripts = 0;
+  /** 0 unless the model refuses any temperature (o-series, gpt-5), as for the summarizer. */
+  private readonly temperature: number | undefined;
+
+  constructor(input: JudgeOptionsInput, deps: JudgeDeps = {}) {
+    this.options = parseLlmOptions({ maxTokens: DEFAULT_JUDGE_MAX_TOKENS, ...input }, 'judge');
+    const env = deps.env ?? process.env;
+    const clock = deps.clock ?? systemClock;
+    const client =
+      deps.client ??
+      createOpenAIChatClient({
+        model: this.options.model,
+        baseURL: this.options.baseURL ?? (env.OPENAI_BASE_URL || undefined),
+        apiKey: this.options.apiKey ?? (env.OPENAI_API_KEY || undefined),
+        timeoutMs: this.options.timeoutMs,
+      });
+    this.temperature = this.options.temperature ?? (defaultMaxTokensParam(this.options.model) === 'max_completion_tokens' ? undefined : 0);
+    const window = this.options.contextWindow ?? modelInfo(this.options.model).contextWindow ?? DEFAULT_SUMMARIZER_WINDOW;
+    this.inputBudget = window - this.options.maxTokens - Math.max(256, Math.floor(window * 0.02));
+    this.queue = new LlmQueue(client, new RateLimiter({ rpm: this.options.rpm, tpm: this.options.tpm, clock }), {
+      concurrency: this.options.llmConcurrency,
+      maxAttempts: this.options.maxAttempts,
+      clock,
+      countTokens: (text) => this.tokenizer.count(text),
+      ...(deps.random ? { random: deps.random } : {}),
+    });
+  }
+
+  private row(name: string): JudgeRow {
+    let row = this.rows.get(name);
+    if (!row) {
+      row = { name, byDimension: Object.fromEntries(JUDGE_DIMENSIONS.map((d) => [d, emptyTally()])) as Record<JudgeDimension, JudgeTally> };
+      this.rows.set(name, row);
+    }
+    return row;
+  }
+
+  /** The context as the judge reads it, dropping older tool results (then clipping long messages) until it fits. */
+  private render(messages: readonly Message[]): string | undefined {
+    for (const maxMessageChars of [undefined, 4000]) {
+      for (const drop of DROP_LEVELS) {
+        const text = renderSpan(messages, { offset: 0, dropToolResults: drop, tokenizer: this.tokenizer, ...(maxMessageChars ? { maxMessageChars } : {}) });
+        if (this.tokenizer.count(text) + this.tokenizer.count(SYSTEM) + 64 <= this.inputBudget) return text;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Judges the contexts of one transcript (the original first, then each strategy's), each against the original's
+   * probes. Rows are summed by context name over transcripts.
+   */
+  async judge(id: string, probes: readonly Probe[], contexts: readonly { name: string; transcript: Transcript }[], root?: string): Promise<void> {
+    this.transcripts++;
+    const byDimension = new Map<JudgeDimension, Probe[]>();
+    for (const p of probes) {
+      const d = dimensionOf(p);
+      byDimension.set(d, [...(byDimension.get(d) ?? []), p]);
+    }
+    const asks: Promise<void>[] = [];
+    for (const context of contexts) {
+      const rendered = this.render(context.transcript.messages);
+      for (const dimension of JUDGE_DIMENSIONS) {
+        const graded = byDimension.get(dimension);
+        if (!graded) continue;
+        const tally = this.row(context.name).byDimension[dimension];
+        tally.questions++;
+        if (rendered === undefined) {
+          tally.failed++;
+          this.failures.context_too_long = (this.failures.context_too_long ?? 0) + 1;
+          continue;
+        }
+        const user = `<transcript>\n${rendered}\n</transcript>\n\nQuestion: ${JUDGE_QUESTIONS[dimension]}`;
+        const job = chatJob(`${id}/${context.name}/${dimension}`, SYSTEM, user, { maxTokens: this.options.maxTokens, temperature: this.temperature }, this.tokenizer);
+        asks.push(
+          this.queue.run(job).then((outcome) => {
+            if (!outcome.ok) {
+              tally.failed++;
+              this.failures[outcome.failure.code] = (this.failures[outcome.failure.code] ?? 0) + 1;
+              return;
+            }
+            this.promptTokens += outcome.usage.promptTokens;
+            this.completionTokens += outcome.usage.completionTokens;
+            const answer = viewOfMessages([{ role: 'assistant', content: outcome.text }]);
+            for (const probe of graded) {
+              tally.probes++;
+              if (gradeAnswer(probe, answer, root)) tally.retained++;
+            }
+          }),
+        );
+      }
+    }
+    await Promise.all(asks);
+  }
+
+  report(): JudgeReport {
+    return {
+      model: this.options.model,
+      promptVersion: JUDGE_PROMPT_VERSION,
+      transcripts: this.transcripts,
+      rows: [...this.rows.values()],
+      requests: this.queue.stats().requests,
+      promptTokens: this.promptTokens,
+      completionTokens: this.completionTokens,
+      failuresByCode: { ...this.failures },
+    };
+  }
+}
