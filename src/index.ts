@@ -60,4 +60,18 @@ export { RecipeSchema, tcompactMetadata, type Recipe, type TcompactMetadata } fr
 export * from './refs/ref-file.js';
 export * from './report/archive-report.js';
 export { renderMarkdownReport, renderStrategyTable } from './report/render-markdown.js';
+// Evaluation and cost replay: probes, the retention rule, the evaluation and the agent-loop replay under policies.
+export { PROBE_KINDS, extractProbes, type Probe, type ProbeKind } from './eval/probes.js';
+export { isRetained, type MatchOptions } from './eval/matching.js';
+export { modelView, viewOfMessages, type ModelView } from './eval/model-view.js';
+export { REQUEST_OVERLAP_THRESHOLD, keyPhrases } from './eval/key-phrases.js';
+export { scoreProbes, recall, type ProbeScore, type Tally } from './eval/score.js';
+export { Evaluation, type EvalOptions, type EvalReport, type EvalRow } from './eval/eval-run.js';
+export { referenceCompactions, type ReferenceCompaction } from './eval/reference-compaction.js';
+export { Judge, JUDGE_DIMENSIONS, type JudgeOptionsInput, type JudgeReport } from './eval/judge.js';
+export { replay, type PolicyInstance, type ReplayOptions, type ReplayStats } from './eval/replay.js';
+export { POLICIES, DEFAULT_POLICIES, resolvePolicy, checkpointMiddle, type Policy, type PolicyEnv } from './eval/policies.js';
+export { Simulation, type SimulateOptions, type SimulationReport } from './eval/simulate-run.js';
+export { DEFAULT_PRICES, PricesSchema, type Prices } from './eval/pricing.js';
+export { recordedUsage, type RecordedUsage } from './eval/recorded-usage.js';
 export { main } from './cli/main.js';
