@@ -4,11 +4,17 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { restoreCommand } from '../../src/cli/commands/restore.js';
+import { canonicalJson } from '../../src/model/canonical-json.js';
+import { isAssistant } from '../../src/model/message.js';
+import { describeToolCall, modifiesPath } from '../../src/model/tool-semantics.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { formatRefLine } from '../../src/refs/ref-file.js';
 import { RefSink } from '../../src/refs/ref-store.js';
 import { restoreTranscript } from '../../src/refs/restore.js';
+import { callSites, failedOrMissing } from '../../src/strategies/_call-sites.js';
 import { compactTranscript } from '../../src/strategies/compact-transcript.js';
+import { createDedupTools, rangeSubsumes } from '../../src/strategies/dedup-tools.js';
+import { DEFAULT_TOOL_HINTS } from '../../src/strategies/tool-hints.js';
 import { buildSteps, parseCompactConfig, stepFor } from '../../src/strategies/pipeline-config.js';
 import { STRATEGIES } from '../../src/strategies/registry.js';
 import type { PipelineStep } from '../../src/strategies/runner.js';
@@ -58,9 +64,7 @@ describe('every strategy, auto and restore on every real session in ../shared/da
     });
   }
 
-  it('dedup-tools removes repeated lookups and contained reads there; the pairwise rule agrees with the sweep', async () => {
-    const { createDedupTools, rangeSubsumes } = await import('../../src/strategies/dedup-tools.js');
-    const { DEFAULT_TOOL_HINTS } = await import('../../src/strategies/tool-hints.js');
+  it('dedup-tools removes repeated lookups and contained reads there; the pairwise rule agrees with the sweep', () => {
     const config = parseCompactConfig({});
     const sweep = stepFor('dedup-tools', config);
     const pairwise: PipelineStep = { strategy: createDedupTools({ subsumes: { Read: rangeSubsumes(DEFAULT_TOOL_HINTS.Read.range!) } }), config: sweep.config };
@@ -72,6 +76,37 @@ describe('every strategy, auto and restore on every real session in ../shared/da
       const y = compactTranscript(input, [pairwise], makeContext({ refs: false }));
       expect(JSON.stringify(y.transcript) === JSON.stringify(x.transcript), input.id).toBe(true);
     }
+  });
+
+  it('dedup-tools makes no false dedup: a brute-force check finds a later covering call for every removed one', () => {
+    const hints = DEFAULT_TOOL_HINTS;
+    const step = stepFor('dedup-tools', parseCompactConfig({ keepLast: 0 }));
+    let removed = 0;
+    for (const input of sessions) {
+      const out = compactTranscript(input, [step], makeContext({ refs: false })).transcript;
+      const kept = new Set(out.messages.flatMap((m) => (isAssistant(m) ? (m.tool_calls ?? []).map((c) => c.id) : [])));
+      const sites = callSites(input.messages);
+      for (const c of sites) {
+        if (kept.has(c.call.id)) continue;
+        removed++;
+        const hint = hints[c.call.function.name];
+        const a = JSON.parse(c.call.function.arguments) as Record<string, unknown>;
+        const covering = sites.slice(c.seq + 1).find((d) => {
+          if (d.call.function.name !== c.call.function.name || failedOrMissing(input.messages, d)) return false;
+          const b = JSON.parse(d.call.function.arguments) as Record<string, unknown>;
+          if (canonicalJson(a) !== canonicalJson(b) && !(hint.range && rangeSubsumes(hint.range)({ name: '', arguments: '', args: a }, { name: '', arguments: '', args: b }))) return false;
+          return !sites.slice(c.seq + 1, d.seq).some((x) => {
+            if (!(hint.invalidatedBy ?? []).includes(x.call.function.name)) return false;
+            const action = describeToolCall(x.call.function.name, x.call.function.arguments);
+            if (action.kind === 'read' || action.kind === 'list' || action.kind === 'search') return false;
+            if (!hint.range || (action.kind !== 'write' && action.kind !== 'edit')) return true;
+            return modifiesPath(action, String(a[hint.range.path]));
+          });
+        });
+        expect(covering, `${input.id}: ${c.call.function.name} ${c.call.function.arguments}`).toBeDefined();
+      }
+    }
+    expect(removed).toBeGreaterThan(10);
   });
 
   it('auto at the default window and at a 16k window', () => {
