@@ -2,6 +2,7 @@ import { type EvalReport, type EvalRow, ORIGINAL_ROW } from './eval-run.js';
 import { int, mdTable, pct, ratio } from './format.js';
 import { JUDGE_DIMENSIONS } from './judge.js';
 import { REQUEST_OVERLAP_THRESHOLD } from './key-phrases.js';
+import { PROBE_KINDS } from './probes.js';
 import { type Tally, recall } from './score.js';
 
 /** Derived figures of a row, as eval.json and eval.md show them. */
@@ -14,17 +15,25 @@ export interface RowFigures {
   failedCommands: number | null;
   unresolvedErrors: number | null;
   lastRequest: number | null;
+  /** Mean of the per-kind recalls, over the kinds that have probes: each kind of fact weighs the same. */
+  kindsMean: number | null;
   /**
-   * Recall points lost (against the original's own recall) per point of tokens saved: lower keeps more per token
+   * Points of `kindsMean` lost (against the original's own) per point of tokens saved: lower keeps more per token
    * saved. Null when nothing was saved.
    */
   lossPerSaving: number | null;
 }
 
+function kindsMean(row: EvalRow): number | null {
+  const recalls = PROBE_KINDS.map((k) => recall(row.score.byKind[k])).filter((r): r is number => r !== null);
+  return recalls.length === 0 ? null : recalls.reduce((a, b) => a + b, 0) / recalls.length;
+}
+
 export function rowFigures(row: EvalRow, original: EvalRow | undefined): RowFigures {
   const saved = row.tokensBefore > 0 ? 1 - row.tokensAfter / row.tokensBefore : 0;
   const overall = recall(row.score.overall);
-  const base = original ? recall(original.score.overall) : null;
+  const mean = kindsMean(row);
+  const base = original ? kindsMean(original) : null;
   return {
     compression: row.tokensAfter > 0 ? row.tokensBefore / row.tokensAfter : null,
     saved,
@@ -39,7 +48,8 @@ export function rowFigures(row: EvalRow, original: EvalRow | undefined): RowFigu
     failedCommands: recall(row.score.failedCommands),
     unresolvedErrors: recall(row.score.unresolvedErrors),
     lastRequest: recall(row.score.lastRequest),
-    lossPerSaving: saved > 0 && overall !== null && base !== null ? Math.max(0, base - overall) / saved : null,
+    kindsMean: mean,
+    lossPerSaving: saved > 0 && mean !== null && base !== null ? Math.max(0, base - mean) / saved : null,
   };
 }
 
@@ -48,7 +58,7 @@ const cell = (t: Tally) => (t.probes === 0 ? '–' : `${pct(recall(t))} (${t.ret
 function table(rows: readonly EvalRow[]): string {
   const original = rows.find((r) => r.name === ORIGINAL_ROW);
   return mdTable(
-    ['strategy', 'tokens before', 'tokens after', 'compression', 'saved', 'artifacts', 'commands', 'failed cmds', 'errors', 'unresolved', 'intent', 'last request', 'open tasks', 'overall', 'loss / saving'],
+    ['strategy', 'tokens before', 'tokens after', 'compression', 'saved', 'artifacts', 'commands', 'failed cmds', 'errors', 'unresolved', 'intent', 'last request', 'open tasks', 'overall', 'kinds mean', 'loss / saving'],
     rows.map((r) => {
       const f = rowFigures(r, original);
       return [
@@ -66,10 +76,11 @@ function table(rows: readonly EvalRow[]): string {
         cell(r.score.lastRequest),
         cell(r.score.byKind.task),
         cell(r.score.overall),
+        pct(f.kindsMean),
         f.lossPerSaving === null ? '–' : f.lossPerSaving.toFixed(3),
       ];
     }),
-    'lrrrrrrrrrrrrrr',
+    'lrrrrrrrrrrrrrrr',
   );
 }
 
@@ -120,12 +131,13 @@ export function renderEvaluation(r: EvalReport): string {
   }
   out.push(
     '',
-    'Recall is retained/probes summed over transcripts. A probe is retained when the compacted transcript, as a model',
+    'Recall is retained/probes summed over transcripts; "kinds mean" averages the kinds that have probes, so many',
+    'requests (tau-bench) do not drown a few files or errors. A probe is retained when the compacted transcript, as a model',
     'receives it (message text, tool-call names and argument values, reasoning, summaries and checkpoints; never',
     'metadata), still holds it: paths (normalized, any spelling used, or relative to the working directory) and',
     'commands as whole words, error lines and open tasks verbatim after whitespace collapsing, the last request',
     `verbatim, and each request when at least ${REQUEST_OVERLAP_THRESHOLD * 100}% of its key phrases (pairs of consecutive content words) remain.`,
-    '"loss / saving" is the overall recall points lost against the original per point of tokens saved: lower keeps',
+    '"loss / saving" is the points of "kinds mean" lost against the original per point of tokens saved: lower keeps',
     'more per token saved. The `original` row is the rule\'s ceiling. lost.jsonl lists every probe each strategy lost.',
   );
   return `${out.join('\n')}\n`;
