@@ -2,8 +2,10 @@ import type { Transcript } from '../model/transcript.js';
 import type { Prices } from './pricing.js';
 
 /**
- * The usage a source recorded for its model calls (Claude Code keeps the API's `usage` on every reply; the adapter puts
- * it on the assistant message): what the session really billed, its own compaction and caching included.
+ * The usage a source recorded for its model calls, from the `usage` the adapters put on assistant messages: Claude Code
+ * (Anthropic: `input_tokens` uncached, plus `cache_creation_input_tokens` and `cache_read_input_tokens`) and Codex
+ * (OpenAI: `input_tokens` in total, of which `cached_input_tokens` were cache reads). What the session really billed,
+ * its own compaction and caching included.
  */
 export interface RecordedUsage {
   /** Assistant messages that carry a usage record. */
@@ -28,9 +30,10 @@ export function recordedUsage(transcript: Transcript): RecordedUsage | undefined
     const usage = (m as Record<string, unknown>).usage;
     if (usage === null || typeof usage !== 'object') continue;
     const u = usage as Record<string, unknown>;
-    const uncached = num(u.input_tokens);
+    const openAIStyle = 'cached_input_tokens' in u && !('cache_read_input_tokens' in u);
+    const read = num(openAIStyle ? u.cached_input_tokens : u.cache_read_input_tokens);
     const creation = num(u.cache_creation_input_tokens);
-    const read = num(u.cache_read_input_tokens);
+    const uncached = openAIStyle ? Math.max(0, num(u.input_tokens) - read) : num(u.input_tokens);
     if (r.calls === 0) r.firstCallInput = uncached + creation + read;
     r.calls++;
     r.uncachedInput += uncached;

@@ -45,7 +45,7 @@ export function renderSimulation(r: SimulationReport): string {
       '',
       '## Recorded usage beside the replay without compaction',
       '',
-      `${r.recorded.transcripts} transcripts carry the usage their source recorded (Claude Code \`usage\`), their own compactions and caching included.`,
+      `${r.recorded.transcripts} transcripts carry the usage their source recorded (Claude Code or Codex \`usage\`), their own compactions and caching included.`,
       '',
       mdTable(
         ['', 'calls', 'input', 'cache reads', 'cache writes', 'uncached input', 'output', 'first call input', 'cost', 'cost (cached)'],

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ContextManager } from '../../src/context/context-manager.js';
 import { checkpointMiddle } from '../../src/eval/policies.js';
+import { DEFAULT_PRICES } from '../../src/eval/pricing.js';
+import { recordedCost, recordedUsage } from '../../src/eval/recorded-usage.js';
 import { replay } from '../../src/eval/replay.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
@@ -107,5 +109,26 @@ describe('checkpointMiddle (the seeds\' compaction)', () => {
     expect(out.messages[0]).toBe(messages[0]);
     expect((out.messages[1] as { content: string }).content).toContain('echo d1');
     expect(out.messages[2]).toBe(messages[messages.length - 5]);
+  });
+});
+
+describe('recordedUsage', () => {
+  it('reads Claude Code (Anthropic) and Codex (OpenAI) usage records and prices them', () => {
+    const t: Transcript = {
+      id: 'u',
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: 'a', usage: { input_tokens: 3, cache_creation_input_tokens: 1000, cache_read_input_tokens: 20_000, output_tokens: 50 } } as Message,
+        { role: 'assistant', content: 'b', usage: { input_tokens: 30_000, cached_input_tokens: 25_000, output_tokens: 100 } } as Message,
+        { role: 'assistant', content: 'c' },
+      ],
+    };
+    const r = recordedUsage(t)!;
+    expect(r).toEqual({ calls: 2, input: 51_003, uncachedInput: 5_003, cacheCreation: 1000, cacheRead: 45_000, output: 150, firstCallInput: 21_003 });
+    // Default prices per million: input 3, cache write 3.75, cache read 0.30, output 15.
+    const cost = recordedCost(r, DEFAULT_PRICES);
+    expect(cost.withoutCache).toBeCloseTo((51_003 * 3 + 150 * 15) / 1e6, 12);
+    expect(cost.withCache).toBeCloseTo((5_003 * 3 + 1000 * 3.75 + 45_000 * 0.3 + 150 * 15) / 1e6, 12);
+    expect(recordedUsage({ id: 'n', messages: [{ role: 'assistant', content: 'x' }] })).toBeUndefined();
   });
 });
