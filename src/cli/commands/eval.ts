@@ -5,7 +5,7 @@ import { Evaluation } from '../../eval/eval-run.js';
 import { Judge, type JudgeOptionsInput } from '../../eval/judge.js';
 import { renderEvaluation, rowFigures } from '../../eval/render-eval.js';
 import { readInputs } from '../../formats/read-inputs.js';
-import { writeFileAtomic } from '../../pipeline/atomic-file.js';
+import { AtomicFile, writeFileAtomic } from '../../pipeline/atomic-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../pipeline/line-reader.js';
 import { PRESETS } from '../../strategies/presets.js';
 import { STRATEGIES } from '../../strategies/registry.js';
@@ -99,10 +99,24 @@ Options:
     const evaluation = new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'], judge, judgeLimit });
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const tally = new InputTally(io);
-    const lost: string[] = [];
-    for await (const item of readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) })) {
-      if (!tally.accept(item)) continue;
-      for (const l of await evaluation.add(item.transcript, item)) lost.push(`${JSON.stringify(l)}\n`);
+    let lost: AtomicFile;
+    try {
+      await mkdir(values.out, { recursive: true });
+      lost = await AtomicFile.create(join(values.out, 'lost.jsonl'));
+    } catch (err) {
+      throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
+    }
+    try {
+      for await (const item of readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) })) {
+        if (!tally.accept(item)) continue;
+        let lines = '';
+        for (const l of await evaluation.add(item.transcript, item)) lines += `${JSON.stringify(l)}\n`;
+        if (lines !== '') await lost.write(lines);
+      }
+      await lost.rename();
+    } catch (err) {
+      await lost.discard();
+      throw err;
     }
     const report = evaluation.report();
     const original = report.rows[0];
@@ -118,10 +132,8 @@ Options:
     };
     const markdown = renderEvaluation(report);
     try {
-      await mkdir(values.out, { recursive: true });
       await writeFileAtomic(join(values.out, 'eval.json'), [`${JSON.stringify(json, null, 2)}\n`]);
       await writeFileAtomic(join(values.out, 'eval.md'), [markdown]);
-      await writeFileAtomic(join(values.out, 'lost.jsonl'), lost);
     } catch (err) {
       throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
     }
