@@ -45,6 +45,14 @@ describe('tcompact eval (built CLI)', () => {
     expect(lost.filter((l) => l.strategy === 'checkpoint' && l.compaction === undefined)).toHaveLength(checkpointLost);
   });
 
+  it('gives byte-identical files on a second run', async () => {
+    const a = mkdtempSync(join(tmpdir(), 'tcompact-eval-a-'));
+    const b = mkdtempSync(join(tmpdir(), 'tcompact-eval-b-'));
+    const input = join(BUNDLED, 'claude-code', 'tool_heavy.jsonl');
+    for (const dir of [a, b]) expect((await cli(['eval', input, '--out', dir, '--strategy', 'checkpoint'])).code).toBe(0);
+    for (const f of ['eval.json', 'eval.md', 'lost.jsonl']) expect(readFileSync(join(a, f), 'utf8')).toBe(readFileSync(join(b, f), 'utf8'));
+  });
+
   it('refuses a missing --out and an unknown strategy with exit code 2', async () => {
     const noOut = await cli(['eval', SESSION]);
     expect([noOut.code, noOut.stderr.trim()]).toEqual([2, 'tcompact eval: E_USAGE: eval: --out DIR is required']);
