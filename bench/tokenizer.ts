@@ -46,7 +46,7 @@ export const tokenizerBench: Benchmark = {
     'then full of this corpus\'s chunks). `tcompact` is `getTokenizer("o200k_base")`: gpt-tokenizer behind a per-text ' +
     'cache, so only its first pass means anything.',
   async run(ctx: BenchContext): Promise<BenchOutput> {
-    const passes = ctx.quick ? 3 : 6;
+    const passes = 6;
     const corpora: CorpusSpec[] = ctx.quick
       ? [realCorpora(true)[0]]
       : [...realCorpora(false), { name: 'synthetic 8 MB (seed 1)', kind: 'synthetic', seed: 1, bytes: 8_000_000 }];
