@@ -140,6 +140,7 @@ export const endToEndBench: Benchmark = {
       if (extra.failedLines) row.note = `${extra.failedLines} lines failed`;
       rows.push(row);
     }
+    rmSync(join(ctx.tmpDir, 'e2e-out'), { recursive: true, force: true });
     const by = (name: string) => rows.find((r) => r.variant.includes(name));
     const speed = (name: string) => by(name)?.mbPerSec ?? null;
     const ratio = (name: string, a: number | null, b: number | null, min: number): Ratio => {
