@@ -168,7 +168,8 @@ export const endToEndBench: Benchmark = {
       notes: [
         'Baseline (b) is compared on its tokenizer-only figure: the time inside the counting calls, without reading or parsing.',
         'Baseline (b) counts every occurrence; tcompact counts each distinct long text once per worker (a content cache), which is allowed to beat it.',
-        `${heuristicScaling.name}: ${heuristicScaling.value === null ? 'not yet available' : `${heuristicScaling.value.toFixed(2)}x`} (heuristic runs are closer to I/O- and parse-bound, so they scale less).`,
+        `${heuristicScaling.name}: ${heuristicScaling.value === null ? 'not yet available' : `${heuristicScaling.value.toFixed(2)}x`}.`,
+        'tokens: baseline (b) counts the text fields only; the pipeline\'s report.json (tokens before) adds 3 tokens of framing per message, attachments (chars/4) and tool definitions.',
       ],
       headline: true,
     };

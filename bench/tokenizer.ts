@@ -86,6 +86,7 @@ export const tokenizerBench: Benchmark = {
         ? 'gpt-tokenizer, js-tiktoken and tcompact give the same token total on every corpus.'
         : `Token totals differ on: ${mismatches.map((c) => c.name).join(', ')}.`,
       'heuristic = ceil(UTF-16 length / 4); its token column shows how far the estimate is from the exact count.',
+      ...rows.filter((r) => r.failures > 0).map((r) => `${r.counter} threw on ${r.failures} texts of ${r.corpus} (counted as 0).`),
     ];
     return { params: { passes, corpora: corpora.map((c) => c.name), encoding: 'o200k_base' }, results: rows, tables: [table] };
   },
