@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { FormatName } from '../formats/types.js';
+import type { LlmOptionsInput } from '../llm/config.js';
 import type { CompactConfig } from '../strategies/pipeline-config.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-reader.js';
 import type { ShardHook } from './shard-hook.js';
@@ -50,7 +51,12 @@ export interface RunOptions {
   abort?: AbortSignal;
   /** Called after every shard commits, off the hot path (the progress display). */
   onProgress?: (progress: RunProgress) => void;
-  /** Main-thread work on each shard before it commits (the LLM summarizer). */
+  /**
+   * A model for the LLM stage: `auto`'s summarizer step uses it instead of `checkpoint` for transcripts above its
+   * threshold, and `removeTangents` runs classify-tangents on every transcript. Answers are cached in DIR/llm-cache.
+   */
+  llm?: LlmOptionsInput;
+  /** Main-thread work on each shard before it commits (replaced by the LLM stage when `llm` is set). */
   afterShard?: ShardHook;
   /** TEST-ONLY fault injection (TCOMPACT_TEST_FAULTS). */
   faults?: TestFaults;

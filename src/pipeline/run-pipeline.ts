@@ -1,12 +1,15 @@
 import { access, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ErrorInfo, TcompactError } from '../errors.js';
+import { type LlmOptions, parseLlmOptions } from '../llm/config.js';
+import { type LlmSummarizer, createLlmSummarizer } from '../llm/summarizer.js';
 import { buildSteps } from '../strategies/pipeline-config.js';
 import { fsyncDir, removeStaleTemps } from './atomic-file.js';
 import { failedShardOutput } from './failed-shard.js';
 import { canonicalHash, fingerprintFile } from './fingerprint.js';
 import { resolveInputSources } from './input-sources.js';
 import { Journal, readJournal, type JournalState } from './journal.js';
+import { createLlmStage, llmSplitIndex } from './llm-stage.js';
 import { FINAL_FILES, OrderedWriter, REPORT_JSON } from './ordered-writer.js';
 import { type PlannedShard, planShards } from './plan.js';
 import { renderRunReport } from './report-markdown.js';
@@ -31,7 +34,7 @@ export type RunOutcome =
 export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
   const started = performance.now();
   const { config, outDir } = options;
-  buildSteps(config); // E_CONFIG here, before any worker starts or any file is touched
+  const steps = buildSteps(config); // E_CONFIG here, before any worker starts or any file is touched
   const workers = options.workers ?? defaultWorkers();
   const maxLineBytes = options.maxLineBytes ?? DEFAULTS.maxLineBytes;
   const shardBytes = options.shardBytes ?? DEFAULTS.shardBytes;
@@ -41,10 +44,16 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
   const files = [...new Set(sources.map((s) => s.file))];
   const fingerprints = await Promise.all(files.map((f) => fingerprintFile(f)));
   const bytesTotal = fingerprints.reduce((n, f) => n + f.size, 0);
+  const llmOptions = options.llm === undefined ? undefined : parseLlmOptions(options.llm);
+  const llmSplitAt = llmOptions ? llmSplitIndex(config, steps) : undefined;
+  if (llmOptions && llmSplitAt === undefined && !llmOptions.removeTangents) {
+    throw new TcompactError('E_CONFIG', `a model (${llmOptions.model}) is used by the summarizer step of "auto" or by --remove-tangents; the strategies ${config.strategies.join(', ')} have neither`);
+  }
   /** Everything that decides the output bytes; `workers` is deliberately not in it. */
-  const settings = { inputs: options.inputs, config, maxLineBytes, from: options.from ?? null, shardBytes, maxItemsPerShard };
+  const settings = { inputs: options.inputs, config, maxLineBytes, from: options.from ?? null, shardBytes, maxItemsPerShard, llm: llmOptions ? llmOutputSettings(llmOptions) : null };
   const settingsHash = canonicalHash(settings);
   const job: JobSettings = { config, configHash: settingsHash, maxLineBytes };
+  if (llmSplitAt !== undefined) job.llmSplitAt = llmSplitAt;
 
   await mkdir(outDir, { recursive: true });
   await removeStaleTemps(outDir);
@@ -89,6 +98,12 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
     stop();
   };
 
+  let llm: LlmSummarizer | undefined;
+  let afterShard = options.afterShard;
+  if (llmOptions) {
+    llm = await createLlmSummarizer({ ...options.llm, model: llmOptions.model, cacheDir: join(outDir, LLM_CACHE_DIR) }, { signal: abort });
+    afterShard = createLlmStage({ summarizer: llm, config, steps, splitAt: llmSplitAt, tangents: llmOptions.removeTangents });
+  }
   const pool = new ShardPool({ workers, heapMb: options.workerHeapMb ?? DEFAULTS.workerHeapMb, workerFile: options.workerFile, abort });
   const writer = await OrderedWriter.open(outDir, config.refs, config.tokenizer, (index, report, shard) => {
     if (reused.has(index)) countProgress(shard, report);
@@ -121,7 +136,14 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
       failed = true;
       execution.failedShards++;
     }
-    if (options.afterShard && !failed) output = await options.afterShard(output, shard, abort);
+    if (afterShard && !failed) {
+      try {
+        output = await afterShard(output, shard, abort);
+      } catch (err) {
+        if (abort.aborted) return; // dropped on a hard stop, as above
+        throw err;
+      }
+    }
     try {
       await commitShard(outDir, shard, output, failed, options.faults?.enospcOnCommit?.includes(shard.index) === true);
       await journal.append({ type: 'shard', shard, failed });
@@ -171,6 +193,7 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
       return { status: 'interrupted', outDir, committedShards: state?.shards.size ?? 0 };
     }
     await writer.drained(execution.shards);
+    await llm?.close();
     const report = writer.report.build({
       tool: 'tcompact',
       inputs: options.inputs,
@@ -179,6 +202,7 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
       wallMs: performance.now() - started,
       bytes: bytesTotal,
     });
+    if (llm) report.llm = llm.usage();
     await writer.finish(`${JSON.stringify(report, null, 2)}\n`, renderRunReport(report, writer.report.archiveReport()));
     await fsyncDir(outDir);
     await journal.append({ type: 'done' });
@@ -186,8 +210,18 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
     await removeShardsDir(outDir);
     return { status: 'done', report, outDir, reportPath: join(outDir, REPORT_JSON) };
   } finally {
+    await llm?.close();
     await pool.destroy();
   }
+}
+
+/** The answer cache of the LLM stage, kept in DIR so a re-run or a resume pays nothing twice. */
+export const LLM_CACHE_DIR = 'llm-cache';
+
+/** LLM options that can change the output (not the key, the concurrency, the timeout or the prices). */
+function llmOutputSettings(o: LlmOptions): Record<string, unknown> {
+  const { apiKey: _key, llmConcurrency: _c, timeoutMs: _t, priceIn: _pi, priceOut: _po, cacheDir: _cd, ...rest } = o;
+  return rest;
 }
 
 function describeShard(shard: ShardDescriptor): string {

@@ -1,3 +1,4 @@
+import type { LlmRunUsage } from '../llm/summarizer.js';
 import { type ArchiveReport, type StrategyTotals, addRun, emptyArchiveReport } from '../report/archive-report.js';
 import type { Breakdown } from '../tokens/breakdown.js';
 import type { TokenizerName } from '../tokens/tokenizer.js';
@@ -27,6 +28,8 @@ export interface RunReport {
   workers: number;
   execution: { shards: number; reusedShards: number; retriedShards: number; failedShards: number };
   timing: { wallMs: number; bytes: number; mbPerSec: number };
+  /** LLM usage (requests, tokens, cost, failures, limits) when a model was configured; its `timing` varies. */
+  llm?: LlmRunUsage;
 }
 
 const MAX_EXAMPLES = 10;

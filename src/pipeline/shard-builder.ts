@@ -29,13 +29,15 @@ export class ShardBuilder {
   private readonly transcripts: string[] = [];
   private readonly errors: string[] = [];
   private readonly reports: TranscriptReport[] = [];
+  private readonly pending: number[] = [];
   private readonly counts = emptyCounts();
 
   constructor(bytes = 0) {
     this.counts.bytes = bytes;
   }
 
-  addTranscript(json: string, report: TranscriptReport, lines: number, format: string, warnings: number, repairs: Record<string, number>): void {
+  addTranscript(json: string, report: TranscriptReport, lines: number, format: string, warnings: number, repairs: Record<string, number>, pending = false): void {
+    if (pending) this.pending.push(this.reports.length);
     this.transcripts.push(json, '\n');
     this.reports.push(report);
     this.counts.lines.read += lines;
@@ -62,11 +64,13 @@ export class ShardBuilder {
   finish(): ShardOutput {
     let refs = '';
     for (const [ref, data] of this.refs.entries) refs += formatRefLine(ref, data);
-    return {
+    const output: ShardOutput = {
       transcripts: this.transcripts.join(''),
       errors: this.errors.join(''),
       refs,
       report: { counts: this.counts, transcripts: this.reports },
     };
+    if (this.pending.length > 0) output.pending = this.pending;
+    return output;
   }
 }

@@ -56,5 +56,6 @@ function addItem(builder: ShardBuilder, item: InputItem, compactor: Compactor, f
     const message = err instanceof Error ? err.message : String(err);
     return builder.addError({ ...at, code: 'E_STRATEGY', message: `transcript "${item.transcript.id}": ${message}` }, item.lines);
   }
-  builder.addTranscript(compacted.json, { ...compacted.report, file: item.file, line: item.line }, item.lines, format, item.warnings.length, item.repairs);
+  const report = { ...compacted.report, file: item.file, line: item.line };
+  builder.addTranscript(compacted.json, report, item.lines, format, item.warnings.length, item.repairs, compacted.pending);
 }

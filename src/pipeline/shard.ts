@@ -55,6 +55,11 @@ export interface JobSettings {
   /** Hash of `config`: workers cache the built pipeline by it. */
   configHash: string;
   maxLineBytes: number;
+  /**
+   * With an LLM configured: index of the summarizer step in the job's steps. A transcript still above that step's
+   * threshold stops before it and comes back pending; the main thread summarizes it and runs the steps after.
+   */
+  llmSplitAt?: number;
 }
 
 export interface ShardTask {
@@ -110,6 +115,8 @@ export interface ShardOutput {
   /** `{"ref","data"}` lines in order of first appearance in this shard, each ref once. */
   refs: string;
   report: ShardReport;
+  /** Indexes (in `transcripts`) of transcripts left pending for the main thread's LLM stage; absent once none is. */
+  pending?: number[];
 }
 
 export type ShardOutcome = { ok: true; value: ShardOutput } | { ok: false; error: ErrorInfo };

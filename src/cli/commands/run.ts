@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
+import type { LlmOptionsInput } from '../../llm/config.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../pipeline/line-reader.js';
 import { REPORT_MD } from '../../pipeline/ordered-writer.js';
 import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/run-options.js';
@@ -12,6 +13,36 @@ import { type Command, intOption, parseCommandArgs, requireInputs } from '../com
 import { loadCompactConfig } from '../config-file.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFormat, parseTokenizer } from './stats.js';
+
+const LLM_FLAGS = ['llm', 'llm-window', 'llm-concurrency', 'rpm', 'tpm', 'focus', 'price-in', 'price-out', 'remove-tangents'] as const;
+
+/** The LLM stage's options from the flags; undefined without --model (and then no other LLM flag is allowed). */
+function llmOptions(values: Record<string, string | boolean | string[] | undefined>): LlmOptionsInput | undefined {
+  const str = (k: string) => values[k] as string | undefined;
+  const model = str('model');
+  if (model === undefined) {
+    const stray = LLM_FLAGS.find((f) => values[f] !== undefined);
+    if (stray) throw new TcompactError('E_USAGE', `run: --${stray} needs --model NAME (the LLM stage is off without a model)`);
+    return undefined;
+  }
+  const options: LlmOptionsInput = { model };
+  if (str('llm') !== undefined) options.baseURL = str('llm');
+  if (str('llm-window') !== undefined) options.contextWindow = intOption('llm-window', str('llm-window'), 0, 1);
+  if (str('llm-concurrency') !== undefined) options.llmConcurrency = intOption('llm-concurrency', str('llm-concurrency'), 4, 1, 256);
+  if (str('rpm') !== undefined) options.rpm = intOption('rpm', str('rpm'), 0, 1);
+  if (str('tpm') !== undefined) options.tpm = intOption('tpm', str('tpm'), 0, 1);
+  if (str('focus') !== undefined) options.focus = str('focus');
+  if (str('price-in') !== undefined) options.priceIn = price('price-in', str('price-in') as string);
+  if (str('price-out') !== undefined) options.priceOut = price('price-out', str('price-out') as string);
+  if (values['remove-tangents']) options.removeTangents = true;
+  return options;
+}
+
+function price(name: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new TcompactError('E_USAGE', `--${name} must be a number of US dollars per million tokens, got "${value}"`);
+  return n;
+}
 
 export const runCommand: Command = {
   name: 'run',
@@ -40,6 +71,17 @@ Options:
   --shard-bytes N        target size of a unit of work (default ${DEFAULT_SHARD_BYTES}); a resume needs the same value
   --quiet                no progress output
 
+LLM summarization (off unless --model is given; workers never call the network):
+  --model NAME           model for auto's summarizer step, used instead of checkpoint above its threshold
+  --llm URL              OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1 (default: OPENAI_BASE_URL,
+                         else OpenAI); key: OPENAI_API_KEY
+  --llm-window N         the model's context window in tokens (default: known models' own, else 128000)
+  --llm-concurrency N    requests in flight (default 4)
+  --rpm N, --tpm N       requests and tokens per minute (default: no limit of our own)
+  --focus TEXT           added to the summary prompt
+  --price-in X, --price-out X   US dollars per million prompt / completion tokens, for the cost in the report
+  --remove-tangents      also ask the model for tangent turns of every transcript and remove them
+
 Ctrl-C stops reading, lets the shards in flight finish and commit, and exits with 130; a second Ctrl-C drops
 them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or output could not be written,
 2 usage or config error, 3 resume refused (input or config changed), 130 interrupted.`,
@@ -59,6 +101,16 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       'worker-heap-mb': { type: 'string' },
       'shard-bytes': { type: 'string' },
       quiet: { type: 'boolean' },
+      model: { type: 'string' },
+      llm: { type: 'string' },
+      'llm-window': { type: 'string' },
+      'llm-concurrency': { type: 'string' },
+      rpm: { type: 'string' },
+      tpm: { type: 'string' },
+      focus: { type: 'string' },
+      'price-in': { type: 'string' },
+      'price-out': { type: 'string' },
+      'remove-tangents': { type: 'boolean' },
     });
     const inputs = requireInputs('run', positionals);
     if (values.out === undefined) throw new TcompactError('E_USAGE', "run: --out DIR is required (see 'tcompact run --help')");
@@ -75,6 +127,7 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
     const shardBytes = intOption('shard-bytes', values['shard-bytes'], DEFAULT_SHARD_BYTES, 1024);
     const from = parseFormat(values.from);
     const faults = readTestFaults();
+    const llm = llmOptions(values);
 
     const stop = new AbortController();
     const abort = new AbortController();
@@ -101,6 +154,7 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
         stop: stop.signal,
         abort: abort.signal,
         onProgress: (p) => progress.update(p),
+        llm,
         faults,
       });
       progress.stop();
@@ -113,6 +167,10 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
         `${r.transcripts} transcripts, ${r.tokens.before} -> ${r.tokens.after} tokens (${r.tokens.tokenizer}), saved ${r.tokens.saved} ` +
           `(${percent(r.tokens.saved, r.tokens.before)}); lines: ${r.lines.read} read, ${r.lines.ok} ok, ${r.lines.failed} failed, ${r.lines.skipped} skipped\n`,
       );
+      if (r.llm) {
+        const u = r.llm;
+        io.stdout.write(`llm: ${u.requests} requests, ${u.promptTokens} prompt + ${u.completionTokens} completion tokens${u.costUsd === null ? '' : `, $${u.costUsd.toFixed(4)}`}, ${u.jobsFailed} jobs fell back\n`);
+      }
       if (r.lines.failed > 0) io.stdout.write(`errors: ${join(outcome.outDir, 'errors.jsonl')}\n`);
       io.stdout.write(`report: ${join(outcome.outDir, REPORT_MD)} (${outcome.reportPath})\n`);
       return r.lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
