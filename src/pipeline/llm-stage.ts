@@ -11,6 +11,7 @@ import type { StepReport, StrategyContext } from '../strategies/types.js';
 import type { TranscriptTokens } from '../tokens/breakdown.js';
 import { getTokenizer } from '../tokens/tokenizer.js';
 import type { ShardHook } from './shard-hook.js';
+import { encodeShardOutput, sectionTexts } from './shard-output.js';
 
 /**
  * Where the LLM takes over in a job's steps: the summarizer step of `auto` (a conditional `checkpoint` by default),
@@ -47,11 +48,12 @@ export function createLlmStage(options: LlmStageOptions): ShardHook {
   return async (output, _shard, signal) => {
     const pending = new Set(output.pending ?? []);
     if (pending.size === 0 && !options.tangents) return output;
-    const lines = output.transcripts.split('\n');
+    const texts = sectionTexts(output);
+    const lines = texts.transcripts.split('\n');
     lines.pop();
     // The shard's side store so far: a summary made over an earlier compaction looks the originals up in it.
     const sink = new RefSink();
-    for (const line of output.refs.split('\n')) {
+    for (const line of texts.refs.split('\n')) {
       if (line === '') continue;
       const { ref, data } = JSON.parse(line) as { ref: string; data: string };
       sink.entries.set(ref, data);
@@ -93,9 +95,8 @@ export function createLlmStage(options: LlmStageOptions): ShardHook {
     );
     // Jobs cut short by a hard stop fell back without the model: such a shard must not commit, or a resume would keep it.
     if (signal.aborted) throw new TcompactError('E_LLM', 'interrupted while the LLM stage was running');
-    let refs = output.refs;
+    let refs = texts.refs;
     for (const [ref, data] of sink.entries) if (!known.has(ref)) refs += formatRefLine(ref, data);
-    const { pending: _done, ...rest } = output;
-    return { ...rest, transcripts: lines.map((l) => `${l}\n`).join(''), refs };
+    return encodeShardOutput({ transcripts: lines.map((l) => `${l}\n`).join(''), errors: texts.errors, refs }, output.report);
   };
 }

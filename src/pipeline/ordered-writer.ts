@@ -61,7 +61,7 @@ export class OrderedWriter {
       const stored = await readShard(this.outDir, this.next);
       await this.transcripts.write(stored.transcripts);
       await this.errors.write(stored.errors);
-      if (this.refs) await this.refs.write(this.newRefs(stored.refs));
+      if (this.refs) for (const run of this.newRefs(stored.refs)) await this.refs.write(run);
       this.report.add(stored.report);
       this.committed.delete(this.next);
       this.onMerged(this.next, stored.report, stored.shard);
@@ -69,22 +69,29 @@ export class OrderedWriter {
     }
   }
 
-  /** Keeps each ref's first appearance only (refs are content hashes: a later copy holds the same data). */
-  private newRefs(lines: Buffer): Buffer {
-    const kept: Buffer[] = [];
+  /**
+   * Keeps each ref's first appearance only (refs are content hashes: a later copy holds the same data). Returns the
+   * runs of consecutive kept lines as views of `lines`, so nothing is copied and a shard of new refs is one write.
+   */
+  private newRefs(lines: Buffer): Buffer[] {
+    const runs: Buffer[] = [];
+    let runStart = -1;
     let from = 0;
     while (from < lines.length) {
       const nl = lines.indexOf(10, from);
       const end = nl === -1 ? lines.length : nl + 1;
-      const line = lines.subarray(from, end);
-      const ref = refOfLine(line);
-      if (!this.seenRefs.has(ref)) {
-        this.seenRefs.add(ref);
-        kept.push(line);
+      const ref = refOfLine(lines.subarray(from, end));
+      const keep = !this.seenRefs.has(ref);
+      if (keep) this.seenRefs.add(ref);
+      if (keep && runStart === -1) runStart = from;
+      if (!keep && runStart !== -1) {
+        runs.push(lines.subarray(runStart, from));
+        runStart = -1;
       }
       from = end;
     }
-    return Buffer.concat(kept);
+    if (runStart !== -1) runs.push(lines.subarray(runStart));
+    return runs;
   }
 
   /** Waits for pending merges; every shard below `total` must have been committed. */

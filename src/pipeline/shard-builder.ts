@@ -2,6 +2,7 @@ import type { ErrorRecord } from '../errors.js';
 import { formatRefLine } from '../refs/ref-file.js';
 import { RefSink } from '../refs/ref-store.js';
 import type { ShardCounts, ShardOutput, TranscriptReport } from './shard.js';
+import { encodeShardOutput } from './shard-output.js';
 
 export function emptyCounts(): ShardCounts {
   return {
@@ -64,13 +65,7 @@ export class ShardBuilder {
   finish(): ShardOutput {
     let refs = '';
     for (const [ref, data] of this.refs.entries) refs += formatRefLine(ref, data);
-    const output: ShardOutput = {
-      transcripts: this.transcripts.join(''),
-      errors: this.errors.join(''),
-      refs,
-      report: { counts: this.counts, transcripts: this.reports },
-    };
-    if (this.pending.length > 0) output.pending = this.pending;
-    return output;
+    const texts = { transcripts: this.transcripts.join(''), errors: this.errors.join(''), refs };
+    return encodeShardOutput(texts, { counts: this.counts, transcripts: this.reports }, this.pending);
   }
 }

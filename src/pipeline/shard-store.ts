@@ -12,8 +12,6 @@ export function shardPath(outDir: string, index: number): string {
   return join(outDir, SHARDS_DIR, `${String(index).padStart(6, '0')}.shard`);
 }
 
-const SECTIONS = ['transcripts', 'errors', 'refs', 'report'] as const;
-
 const HeaderSchema = z.object({
   v: z.literal(1),
   shard: z.object({ kind: z.enum(['range', 'items']), index: z.number().int() }).loose(),
@@ -37,20 +35,16 @@ export interface StoredShard {
  * resolves, the shard survives a `kill -9` or a power cut; before, nothing of it is visible.
  */
 export async function commitShard(outDir: string, shard: ShardDescriptor, output: ShardOutput, failed: boolean, injectEnospc = false): Promise<void> {
-  const body = {
-    transcripts: Buffer.from(output.transcripts, 'utf8'),
-    errors: Buffer.from(output.errors, 'utf8'),
-    refs: Buffer.from(output.refs, 'utf8'),
-    report: Buffer.from(JSON.stringify(output.report), 'utf8'),
-  };
-  const sections = Object.fromEntries(SECTIONS.map((s) => [s, body[s].length]));
+  const report = Buffer.from(JSON.stringify(output.report), 'utf8');
+  const sections = { ...output.sizes, report: report.length };
   const header = `${JSON.stringify({ v: 1, shard, failed, sections })}\n`;
   const path = shardPath(outDir, shard.index);
   const file = await AtomicFile.create(path);
   try {
     await file.write(header);
     if (injectEnospc) throw enospcError(file.tempPath);
-    for (const s of SECTIONS) await file.write(body[s]);
+    await file.write(output.body);
+    await file.write(report);
     await file.rename();
   } catch (err) {
     await file.discard();

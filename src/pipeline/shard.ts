@@ -106,16 +106,26 @@ export interface ShardReport {
   transcripts: TranscriptReport[];
 }
 
-/** A processed shard, serialized: the three output sections as JSONL text and the shard's report. */
+/** Byte lengths of the three JSONL sections of a shard's body, in this order. */
+export interface SectionSizes {
+  transcripts: number;
+  errors: number;
+  refs: number;
+}
+
+/**
+ * A processed shard, serialized. The output sections travel as one UTF-8 buffer that the worker hands over without a
+ * copy (a transfer), so the main thread never holds them as strings: it writes them to the shard file as they are.
+ */
 export interface ShardOutput {
-  /** Compacted transcripts, one JSON line each, in input order. */
-  transcripts: string;
-  /** ErrorRecord lines, in input order. */
-  errors: string;
-  /** `{"ref","data"}` lines in order of first appearance in this shard, each ref once. */
-  refs: string;
+  /**
+   * The sections back to back: compacted transcripts (one JSON line each, in input order), ErrorRecord lines (in
+   * input order), and `{"ref","data"}` lines in order of first appearance in this shard, each ref once.
+   */
+  body: Uint8Array;
+  sizes: SectionSizes;
   report: ShardReport;
-  /** Indexes (in `transcripts`) of transcripts left pending for the main thread's LLM stage; absent once none is. */
+  /** Indexes (in the transcripts section) of transcripts left pending for the main thread's LLM stage. */
   pending?: number[];
 }
 
