@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { parseCompactConfig } from '../../src/strategies/pipeline-config.js';
-import { ROOT } from '../helpers/paths.js';
+import { BUNDLED, ROOT } from '../helpers/paths.js';
 import { type ErrorLine, TEST_STRATEGIES, accounting, outputDigest, readJsonl, readReport, runCli, tempDir, writeRealArchive } from '../pipeline/helpers.js';
 
 /** RELIABILITY 16 and 17: a worker that crashes or runs out of heap loses only its shard, the run goes on. */
@@ -66,6 +66,18 @@ describe('worker crash mid-shard (RELIABILITY 16)', () => {
     const errors = readJsonl<ErrorLine>(join(outDir, 'errors.jsonl'));
     expect(errors.map((e) => e.line)).toEqual(Array.from({ length: lineCount }, (_, k) => k + 1));
     expect(errors.every((e) => e.code === 'E_WORKER' && /fixture: this worker fails while loading/.test(e.message))).toBe(true);
+  });
+});
+
+describe('worker crash on adapter input (RELIABILITY 16)', () => {
+  it('reports the transcript of the crashing item shard as E_WORKER and converts the other files', async () => {
+    const outDir = join(dir, 'items-crash');
+    const poisoned = join(BUNDLED, 'swe-agent', 'pydicom__pydicom-1458.traj');
+    await runPipeline({ inputs: [join(BUNDLED, 'swe-agent')], outDir, config, workers: 2, faults: { crash: { line: 1, mode: 'exit', file: poisoned } } });
+    const errors = readJsonl<ErrorLine>(join(outDir, 'errors.jsonl'));
+    expect(errors.map(({ file, line, code }) => ({ file, line, code }))).toEqual([{ file: poisoned, line: 1, code: 'E_WORKER' }]);
+    expect(readReport(outDir).lines).toEqual({ read: 3, ok: 2, failed: 1, skipped: 0 });
+    expect(readReport(outDir).execution).toMatchObject({ shards: 3, failedShards: 1 });
   });
 });
 
