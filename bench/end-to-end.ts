@@ -169,6 +169,7 @@ export const endToEndBench: Benchmark = {
         'Baseline (b) is compared on its tokenizer-only figure: the time inside the counting calls, without reading or parsing.',
         'Baseline (b) counts every occurrence; tcompact counts each distinct long text once per worker (a content cache), which is allowed to beat it.',
         `${heuristicScaling.name}: ${heuristicScaling.value === null ? 'not yet available' : `${heuristicScaling.value.toFixed(2)}x`}.`,
+        'The baselines do not bound their memory (readline reads ahead of a slower consumer, V8 collects lazily under a large heap limit); their peak RSS is for reference only.',
         'tokens: baseline (b) counts the text fields only; the pipeline\'s report.json (tokens before) adds 3 tokens of framing per message, attachments (chars/4) and tool definitions.',
       ],
       headline: true,
