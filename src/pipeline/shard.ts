@@ -130,3 +130,9 @@ export interface ShardOutput {
 }
 
 export type ShardOutcome = { ok: true; value: ShardOutput } | { ok: false; error: ErrorInfo };
+
+/** A shard in words, for messages: `file lines 10-42, bytes 1000-5000` or `input items 0-99`. */
+export function describeShard(shard: ShardDescriptor): string {
+  if (shard.kind === 'range') return `${shard.file} lines ${shard.firstLine}-${shard.firstLine + shard.lines - 1}, bytes ${shard.start}-${shard.end}`;
+  return `${shard.input} items ${shard.firstItem}-${shard.firstItem + shard.count - 1}`;
+}
