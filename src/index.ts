@@ -74,4 +74,11 @@ export { POLICIES, DEFAULT_POLICIES, resolvePolicy, checkpointMiddle, type Polic
 export { Simulation, type SimulateOptions, type SimulationReport } from './eval/simulate-run.js';
 export { DEFAULT_PRICES, PricesSchema, type Prices } from './eval/pricing.js';
 export { recordedUsage, type RecordedUsage } from './eval/recorded-usage.js';
+// The batch pipeline (`tcompact run`): worker pool, ordered atomic output, journal and resume.
+export { runPipeline, LLM_CACHE_DIR, type RunOutcome } from './pipeline/run-pipeline.js';
+export { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, MAX_ATTEMPTS, type RunOptions, type RunProgress } from './pipeline/run-options.js';
+export type { RunReport } from './pipeline/run-report.js';
+export type { ShardDescriptor, RangeShard, ItemsShard, ShardOutput, ShardReport, TranscriptReport } from './pipeline/shard.js';
+export type { ShardHook } from './pipeline/shard-hook.js';
+export { createProgress, formatProgress, type Progress, type ProgressSnapshot } from './report/progress.js';
 export { main } from './cli/main.js';
