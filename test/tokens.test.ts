@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import { getTokenizer } from '../src/tokens/tokenizer.js';
+import { createTokenizer, getTokenizer } from '../src/tokens/tokenizer.js';
 import { countTranscript, MESSAGE_OVERHEAD_TOKENS, totalOf } from '../src/tokens/breakdown.js';
 import type { Transcript } from '../src/model/transcript.js';
 
@@ -20,6 +20,20 @@ describe('tokenizer', () => {
     const text = 'def compact(transcript):\n    return [m for m in transcript if m.role != "tool"]\n'.repeat(3);
     expect(getTokenizer('cl100k_base').count(text)).toBe(encodeCl100k(text).length);
     expect(getTokenizer('o200k_base').count(text)).toBe(encode(text).length);
+  });
+
+  it('counts special-token strings in a transcript as ordinary text instead of throwing', () => {
+    // Transcripts about tokenizers quote `<|endoftext|>`; the library's default refuses such text.
+    const short = 'a <|endoftext|> b';
+    const long = `${'The model stops at <|endoftext|> or <|im_end|>. '.repeat(4)}`;
+    for (const name of ['o200k_base', 'cl100k_base'] as const) {
+      const ordinary = name === 'o200k_base' ? encode : encodeCl100k;
+      expect(() => ordinary(short)).toThrow(/special token/i);
+      const options = { disallowedSpecial: new Set<string>() };
+      expect(getTokenizer(name).count(short)).toBe(ordinary(short, options).length);
+      expect(getTokenizer(name).count(long)).toBe(ordinary(long, options).length);
+      expect(createTokenizer(name, { cache: false }).count(long)).toBe(ordinary(long, options).length);
+    }
   });
 
   it('uses chars/4 only for the heuristic tokenizer', () => {

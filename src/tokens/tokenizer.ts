@@ -1,18 +1,51 @@
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
 
 export const TOKENIZER_NAMES = ['o200k_base', 'cl100k_base', 'heuristic'] as const;
 export type TokenizerName = (typeof TOKENIZER_NAMES)[number];
 
 export interface Tokenizer {
   readonly name: TokenizerName;
-  /** Exact for the BPE encodings; `heuristic` is ceil(UTF-16 length / 4), only when asked for. */
+  /**
+   * Exact for the BPE encodings; `heuristic` is ceil(UTF-16 length / 4), only when asked for. Special-token strings
+   * such as `<|endoftext|>` in a transcript are ordinary text and are counted as such (tiktoken's `encode_ordinary`).
+   */
   count(text: string): number;
+}
+
+export interface TokenizerOptions {
+  /**
+   * Remember the count of each text of {@link CACHE_MIN_LENGTH}+ characters.
+   * @default true
+   */
+  cache?: boolean;
 }
 
 /** Texts shorter than this are cheap to encode; caching them would cost more than it saves. */
 const CACHE_MIN_LENGTH = 64;
-const CACHE_MAX_ENTRIES = 20_000;
+/**
+ * The cache is dropped once it holds this many characters (it keeps its texts alive, up to 2 bytes a character): a
+ * bound on each thread's heap that still spans several shards of repeats.
+ */
+const CACHE_MAX_CHARS = 16 * 1024 * 1024;
+
+type BpeEncodingName = Exclude<TokenizerName, 'heuristic'>;
+type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
+
+// An encoding's rank table costs ~70 MB and ~140 ms to build, so it is loaded on first use, and only the one chosen:
+// every worker thread imports this module. The CommonJS build is what makes a synchronous load possible.
+const require = createRequire(import.meta.url);
+const loaded = new Map<BpeEncodingName, CountTokens>();
+const ORDINARY = { disallowedSpecial: new Set<string>() };
+
+function bpeCounter(name: BpeEncodingName): (text: string) => number {
+  let count = loaded.get(name);
+  if (!count) {
+    count = (require(`gpt-tokenizer/cjs/encoding/${name}`) as { countTokens: CountTokens }).countTokens;
+    loaded.set(name, count);
+  }
+  const countTokens = count;
+  return (text) => countTokens(text, ORDINARY);
+}
 
 /**
  * Wraps a counter with a cache keyed by the text itself: agent transcripts repeat long texts (re-read files, repeated
@@ -20,6 +53,7 @@ const CACHE_MAX_ENTRIES = 20_000;
  */
 function cached(name: TokenizerName, count: (text: string) => number): Tokenizer {
   const cache = new Map<string, number>();
+  let chars = 0;
   return {
     name,
     count(text: string): number {
@@ -27,11 +61,22 @@ function cached(name: TokenizerName, count: (text: string) => number): Tokenizer
       const hit = cache.get(text);
       if (hit !== undefined) return hit;
       const n = count(text);
-      if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
+      if (chars + text.length > CACHE_MAX_CHARS) {
+        cache.clear();
+        chars = 0;
+      }
       cache.set(text, n);
+      chars += text.length;
       return n;
     },
   };
+}
+
+/** A new tokenizer with its own (empty) cache; the pipeline shares one per thread through {@link getTokenizer}. */
+export function createTokenizer(name: TokenizerName, options: TokenizerOptions = {}): Tokenizer {
+  if (name === 'heuristic') return { name, count: (text: string) => Math.ceil(text.length / 4) };
+  const count = bpeCounter(name);
+  return options.cache === false ? { name, count } : cached(name, count);
 }
 
 const instances = new Map<TokenizerName, Tokenizer>();
@@ -39,10 +84,7 @@ const instances = new Map<TokenizerName, Tokenizer>();
 export function getTokenizer(name: TokenizerName = 'o200k_base'): Tokenizer {
   let tokenizer = instances.get(name);
   if (!tokenizer) {
-    tokenizer =
-      name === 'heuristic'
-        ? { name, count: (text: string) => Math.ceil(text.length / 4) }
-        : cached(name, name === 'o200k_base' ? (t) => countO200k(t) : (t) => countCl100k(t));
+    tokenizer = createTokenizer(name);
     instances.set(name, tokenizer);
   }
   return tokenizer;
