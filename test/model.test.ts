@@ -19,6 +19,27 @@ describe('parseTranscript', () => {
     expect(r.value.warnings).toEqual(['messages[1]: unknown role "critic" passed through unchanged']);
   });
 
+  it('keeps the key order of every object, so a line serializes back to the same bytes', () => {
+    const line = JSON.stringify({
+      metadata: { b: 1, a: 2 },
+      messages: [
+        { content: 'hi', role: 'user' },
+        {
+          role: 'assistant',
+          reasoning_content: 'think first',
+          content: null,
+          tool_calls: [{ type: 'function', id: 'c1', function: { arguments: '{}', name: 'Read' } }],
+        },
+        { tool_call_id: 'c1', role: 'tool', content: [{ text: 'ok', type: 'text' }] },
+      ],
+      id: 'x',
+      tools: [{ function: { name: 'Read' }, type: 'function' }],
+    });
+    const r = parseTranscript(JSON.parse(line));
+    if (!r.ok) throw new Error(r.error.message);
+    expect(JSON.stringify(r.value.transcript)).toBe(line);
+  });
+
   it('names the exact path of a schema error', () => {
     const r = parseTranscript({ id: 'x', messages: [{ role: 'user', content: 'a' }, { role: 'tool', content: 'b' }] });
     expect(r).toEqual({ ok: false, error: { code: 'E_SCHEMA', message: 'messages[1].tool_call_id: Invalid input: expected string, received undefined' } });

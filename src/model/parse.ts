@@ -30,14 +30,17 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /**
  * Validates one canonical transcript. Messages with a known role are checked against their schema; messages with an
- * unknown role are kept as they are, with a warning. Parsed values keep unknown fields.
+ * unknown role are kept as they are, with a warning. The schemas only check (no defaults, no transforms), so the
+ * result is the input value itself: unknown fields and the key order of every object are kept, which is what lets
+ * `restore` give back the input byte for byte.
  */
 export function parseTranscript(value: unknown): Outcome<ParsedTranscript> {
   const envelope = TranscriptEnvelopeSchema.safeParse(value);
   if (!envelope.success) return fail('E_SCHEMA', formatIssues(envelope.error.issues));
   const warnings: string[] = [];
   const messages: Message[] = [];
-  const raw = envelope.data.messages;
+  // zod's output objects put known keys first: take the input's own objects once they are valid.
+  const raw = (value as { messages: Message[] }).messages;
   for (let i = 0; i < raw.length; i++) {
     const message = raw[i];
     if (!isKnownRole(message.role)) {
@@ -47,7 +50,7 @@ export function parseTranscript(value: unknown): Outcome<ParsedTranscript> {
     }
     const parsed = KnownMessageSchemas[message.role].safeParse(message);
     if (!parsed.success) return fail('E_SCHEMA', formatIssues(parsed.error.issues, ['messages', i]));
-    messages.push(parsed.data);
+    messages.push(message as Message);
   }
-  return ok({ transcript: { ...envelope.data, messages } as Transcript, warnings });
+  return ok({ transcript: { ...(value as object), messages } as Transcript, warnings });
 }
