@@ -13,8 +13,10 @@ import { restoreTranscript } from '../src/refs/restore.js';
 import { checkpoint } from '../src/strategies/checkpoint.js';
 import { compactTranscript } from '../src/strategies/compact-transcript.js';
 import { dedupTools } from '../src/strategies/dedup-tools.js';
+import { maskObservations } from '../src/strategies/mask-observations.js';
 import { pruneTools } from '../src/strategies/prune-tools.js';
 import type { PipelineStep } from '../src/strategies/runner.js';
+import { stripAttachments } from '../src/strategies/strip-attachments.js';
 import type { Strategy } from '../src/strategies/types.js';
 import { assistant, call, deepFreeze, makeContext, result, sys, transcript, user } from './helpers/transcript-kit.js';
 
@@ -100,6 +102,50 @@ describe('compactTranscript and restoreTranscript', () => {
     expect(tcompactMetadata(second.transcript)).toEqual({ restore: second.restore, layers: 2 });
     const back = restoreTranscript(roundTrip(second.transcript), ctx.refs!);
     expect(back.ok && JSON.stringify(back.value)).toBe(JSON.stringify(transcript(more, { metadata: { source: 'x' } })));
+  });
+
+  it('stores a masked result once: the recipe points at the content the strategy stored', () => {
+    const big = `${fileText}\n`.repeat(3);
+    const input = deepFreeze(
+      transcript([
+        sys('s'),
+        user('run the tests'),
+        assistant(null, { tool_calls: [call('a', 'Bash', { command: 'npm test' })] }),
+        result('a', big),
+        user('thanks'),
+        assistant('done'),
+      ]),
+    );
+    const ctx = makeContext();
+    const r = compactTranscript(input, [step(maskObservations, { keepRecent: 0 })], ctx);
+    expect(r.transcript.messages[3].content).toMatch(/^\[Previous: used Bash\]/);
+    const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
+    const contentRef = refOf(JSON.stringify(big));
+    expect(recipe.messages).toEqual([{ keep: 0, n: 3 }, { ref: expect.any(String), content: contentRef }, { keep: 4, n: 2 }]);
+    const stored = [...ctx.refs!.entries.values()].reduce((n, data) => n + data.length, 0);
+    expect(stored).toBeLessThan(JSON.stringify(big).length + 1000);
+    expect(JSON.stringify(restored(r.transcript, ctx.refs!))).toBe(JSON.stringify(input));
+  });
+
+  it('stores a stripped attachment once: the recipe points at the part by index', () => {
+    const image = { type: 'image_url' as const, image_url: { url: `data:image/png;base64,${'iVBORw0KGgo'.repeat(400)}` } };
+    const input = deepFreeze(
+      transcript([
+        sys('s'),
+        user('what is on the screen?'),
+        assistant(null, { tool_calls: [call('a', 'Screenshot', {})] }),
+        result('a', [{ type: 'text', text: 'screen:' }, image]),
+        user('thanks'),
+        assistant('done'),
+      ]),
+    );
+    const ctx = makeContext();
+    const r = compactTranscript(input, [step(stripAttachments)], ctx);
+    const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
+    expect(recipe.messages[1]).toEqual({ ref: expect.any(String), parts: { 1: refOf(JSON.stringify(image)) } });
+    const stored = [...ctx.refs!.entries.values()].reduce((n, data) => n + data.length, 0);
+    expect(stored).toBeLessThan(image.image_url.url.length + 1000);
+    expect(JSON.stringify(restored(r.transcript, ctx.refs!))).toBe(JSON.stringify(input));
   });
 
   it('names the transcript and the ref when a ref is missing or altered', () => {

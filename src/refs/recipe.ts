@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { REF_LENGTH, type RefSink } from './ref-store.js';
 
@@ -14,10 +15,19 @@ export const RecipeSchema = z.strictObject({
   keys: z.array(z.string()),
   /**
    * Each message before compaction, in order: `{keep, n}` is a run of `n` (default 1) messages that survived as they
-   * were, at `keep`, `keep + 1`, ... in the compacted transcript; `{ref}` is a message stored in the side store.
+   * were, at `keep`, `keep + 1`, ... in the compacted transcript; `{ref}` is a message stored in the side store. A
+   * strategy that replaced a message's content (or some of its parts) already stored it: then `{ref}` is the message
+   * with that content (or those parts) set to null, and `content` (or `parts`, by index) gives the stored value's ref.
    */
   messages: z.array(
-    z.union([z.strictObject({ keep: z.number().int().min(0), n: z.number().int().min(2).optional() }), z.strictObject({ ref: RefSchema })]),
+    z.union([
+      z.strictObject({ keep: z.number().int().min(0), n: z.number().int().min(2).optional() }),
+      z.strictObject({
+        ref: RefSchema,
+        content: RefSchema.optional(),
+        parts: z.record(z.string().regex(/^(0|[1-9][0-9]*)$/), RefSchema).optional(),
+      }),
+    ]),
   ),
   /** Top-level fields (other than `messages`) whose value changed: their JSON in the side store. */
   fields: z.record(z.string(), RefSchema),
@@ -90,7 +100,7 @@ export function storeRecipe(before: Transcript, after: Transcript, sink: RefSink
     const j = positions.get(m)?.shift();
     if (j === undefined) {
       flush();
-      messages.push({ ref: sink.put(JSON.stringify(m)) });
+      messages.push(storeMessage(m, sink));
     } else if (run && run.keep + run.n === j) {
       run.n++;
     } else {
@@ -108,6 +118,26 @@ export function storeRecipe(before: Transcript, after: Transcript, sink: RefSink
   }
   const recipe: Recipe = { v: 1, keys: Object.keys(before), messages, fields };
   return sink.put(JSON.stringify(recipe));
+}
+
+/** A message that did not survive, without what a strategy already stored of it (see {@link RecipeSchema}). */
+function storeMessage(m: Message, sink: RefSink): RecipeEntry {
+  const content = sink.storedRef(m.content);
+  if (content !== undefined) return { ref: sink.put(JSON.stringify({ ...m, content: null })), content };
+  const original: unknown = m.content;
+  if (Array.isArray(original)) {
+    let skeleton: unknown[] | undefined;
+    const parts: Record<string, string> = {};
+    original.forEach((part: unknown, i) => {
+      const ref = sink.storedRef(part);
+      if (ref === undefined) return;
+      skeleton ??= original.slice();
+      skeleton[i] = null;
+      parts[i] = ref;
+    });
+    if (skeleton) return { ref: sink.put(JSON.stringify({ ...m, content: skeleton })), parts };
+  }
+  return { ref: sink.put(JSON.stringify(m)) };
 }
 
 /** `after` with `metadata.tcompact` pointing at the recipe; one more layer than `before` had. */

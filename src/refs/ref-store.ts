@@ -13,12 +13,31 @@ export function refOf(data: string): string {
  */
 export class RefSink {
   readonly entries = new Map<string, string>();
+  /** Refs of values stored by {@link putValue}, keyed by the value (a content string, a parts array, a part). */
+  private readonly values = new Map<unknown, string>();
 
-  /** Stores `data` and returns its short reference; storing the same data twice returns the same reference. */
-  put(data: string): string {
-    const ref = refOf(data);
+  /**
+   * Stores `data` and returns its short reference; storing the same data twice returns the same reference. `ref`, when
+   * the caller already hashed `data`, must be `refOf(data)`.
+   */
+  put(data: string, ref = refOf(data)): string {
     if (!this.entries.has(ref)) this.entries.set(ref, data);
     return ref;
+  }
+
+  /**
+   * Stores a message's content or one of its parts as JSON (`json`, `ref`: when the caller already has them) and
+   * remembers the ref, so the restore recipe can point at it instead of storing it a second time inside the message.
+   */
+  putValue(value: unknown, json = JSON.stringify(value), ref = refOf(json)): string {
+    this.put(json, ref);
+    this.values.set(value, ref);
+    return ref;
+  }
+
+  /** The ref under which {@link putValue} stored this value, if it did. */
+  storedRef(value: unknown): string | undefined {
+    return this.values.get(value);
   }
 
   get(ref: string): string | undefined {

@@ -1,7 +1,7 @@
 import { type Outcome, fail, ok } from '../errors.js';
 import { formatIssues } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
-import { type Recipe, RecipeSchema, tcompactMetadata } from './recipe.js';
+import { type Recipe, type RecipeEntry, RecipeSchema, tcompactMetadata } from './recipe.js';
 import { refOf } from './ref-store.js';
 
 /** Where restore looks refs up: a `RefSink`, or the Map `readRefFile` returns. */
@@ -21,11 +21,24 @@ function load(refs: RefLookup, ref: string, what: string): string {
   return data;
 }
 
+function loadMessage(refs: RefLookup, entry: Extract<RecipeEntry, { ref: string }>): unknown {
+  const message: unknown = JSON.parse(load(refs, entry.ref, 'message'));
+  if (entry.content === undefined && entry.parts === undefined) return message;
+  const m = message as { content?: unknown } | null;
+  if (m === null || typeof m !== 'object' || !Object.hasOwn(m, 'content')) throw new RestoreError(`message ${entry.ref} has no content to fill in`);
+  if (entry.content !== undefined) m.content = JSON.parse(load(refs, entry.content, 'message content'));
+  for (const [index, ref] of Object.entries(entry.parts ?? {})) {
+    if (!Array.isArray(m.content) || Number(index) >= m.content.length) throw new RestoreError(`message ${entry.ref} has no content part ${index}`);
+    m.content[Number(index)] = JSON.parse(load(refs, ref, 'message content part'));
+  }
+  return message;
+}
+
 function undoLayer(t: Transcript, recipe: Recipe, refs: RefLookup): Transcript {
   const messages: unknown[] = [];
   for (const entry of recipe.messages) {
     if ('ref' in entry) {
-      messages.push(JSON.parse(load(refs, entry.ref, 'message')));
+      messages.push(loadMessage(refs, entry));
       continue;
     }
     const n = entry.n ?? 1;

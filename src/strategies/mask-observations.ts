@@ -55,9 +55,10 @@ export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
       const bytes = Buffer.byteLength(text, 'utf8');
       if (bytes <= config.minBytes || isCompactedResult(text)) continue;
       const original = JSON.stringify(m.content);
-      const next: ToolMessage = { ...m, content: maskText(tool, ctx.refs ? refOf(original) : undefined) };
+      const ref = ctx.refs ? refOf(original) : undefined;
+      const next: ToolMessage = { ...m, content: maskText(tool, ref) };
       if (!fewerTokens(m, next, ctx.tokenizer)) continue;
-      ctx.refs?.put(original);
+      ctx.refs?.putValue(m.content, original, ref);
       out ??= messages.slice();
       out[i] = next;
       masked++;

@@ -15,22 +15,23 @@ export const StripAttachmentsConfigSchema = z.strictObject({ ...BoundaryFields }
 interface Stripped {
   parts: ContentPart[];
   /** Originals of the replaced parts, for the side store. */
-  originals: string[];
+  originals: { part: ContentPart; json: string; ref: string }[];
   bytes: number;
 }
 
 function stripParts(parts: readonly ContentPart[], ctx: StrategyContext): Stripped | undefined {
   let out: ContentPart[] | undefined;
-  const originals: string[] = [];
+  const originals: Stripped['originals'] = [];
   let bytes = 0;
   parts.forEach((part, i) => {
     const info = isAttachmentPart(part) ? attachmentInfo(part) : undefined;
     if (!info) return;
-    const original = JSON.stringify(part);
-    const text = `${ATTACHMENT_PREFIX}${info.mime}, ${info.bytes} bytes]${refSuffix(ctx.refs ? refOf(original) : undefined)}`;
+    const json = JSON.stringify(part);
+    const ref = refOf(json);
+    const text = `${ATTACHMENT_PREFIX}${info.mime}, ${info.bytes} bytes]${refSuffix(ctx.refs ? ref : undefined)}`;
     out ??= parts.slice();
     out[i] = { type: 'text', text } satisfies TextPart;
-    originals.push(original);
+    originals.push({ part, json, ref });
     bytes += info.bytes;
   });
   return out && { parts: out, originals, bytes };
@@ -59,7 +60,7 @@ export const stripAttachments: Strategy<typeof StripAttachmentsConfigSchema> = {
       if (!stripped) continue;
       const next = { ...m, content: stripped.parts } as Message;
       if (!fewerTokens(m, next, ctx.tokenizer)) continue;
-      for (const original of stripped.originals) ctx.refs?.put(original);
+      for (const o of stripped.originals) ctx.refs?.putValue(o.part, o.json, o.ref);
       out ??= messages.slice();
       out[i] = next;
       messagesChanged++;

@@ -70,9 +70,10 @@ export const stripToolResults: Strategy<typeof StripToolResultsConfigSchema> = {
       const text = contentText(m.content);
       if (isCompactedResult(text)) continue;
       const original = JSON.stringify(m.content);
-      const next: ToolMessage = { ...m, content: strippedText(tool, m, config.lineChars, ctx.refs ? refOf(original) : undefined) };
+      const ref = ctx.refs ? refOf(original) : undefined;
+      const next: ToolMessage = { ...m, content: strippedText(tool, m, config.lineChars, ref) };
       if (!fewerTokens(m, next, ctx.tokenizer)) continue;
-      ctx.refs?.put(original);
+      ctx.refs?.putValue(m.content, original, ref);
       out ??= messages.slice();
       out[i] = next;
       stripped++;
