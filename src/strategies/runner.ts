@@ -37,7 +37,8 @@ export function runSteps(input: Transcript, steps: readonly PipelineStep[], ctx:
       continue;
     }
     const result = step.strategy.apply(transcript, step.config as never, ctx);
-    const counted = countTranscript(result.transcript, ctx.tokenizer);
+    // Most steps change nothing on most transcripts and return their input: no need to add it all up again.
+    const counted = result.transcript === transcript ? { total: tokens, byCategory: last } : countTranscript(result.transcript, ctx.tokenizer);
     const report = stepReport(step.strategy.name, tokens, counted.total, result.messagesChanged, result.messagesRemoved, performance.now() - started, false);
     if (result.details) report.details = result.details;
     if (result.notes && result.notes.length > 0) report.notes = result.notes;
