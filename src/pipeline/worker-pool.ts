@@ -1,6 +1,8 @@
 import { Piscina } from 'piscina';
 import type { ShardOutcome, ShardTask } from './shard.js';
 
+const YOUNG_GENERATION_MB = 16;
+
 export interface PoolOptions {
   workers: number;
   /** Heap limit of each worker (V8 old generation); a worker over it dies alone, its task fails, the process lives. */
@@ -36,7 +38,8 @@ export class ShardPool {
       minThreads: options.workers,
       maxThreads: options.workers,
       idleTimeout: 60_000,
-      resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
+      // A 16 MB young generation (V8's default is larger) keeps each worker's peak RSS down at no measured cost in speed.
+      resourceLimits: { maxOldGenerationSizeMb: options.heapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
     this.pool.on('error', (err: unknown) => this.abortAll(err));
     this.abort = options.abort;
