@@ -39,6 +39,17 @@ export type ToolHints = Record<string, ToolHint>;
 
 const FILE_WRITERS = ['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'write_file', 'edit_file', 'str_replace_editor', 'apply_patch', 'create_file'];
 
+/** tau-bench airline tools that change reservations, seats or a user's certificates. */
+const AIRLINE_WRITERS = [
+  'book_reservation',
+  'cancel_reservation',
+  'update_reservation_flights',
+  'update_reservation_baggages',
+  'update_reservation_passengers',
+  'send_certificate',
+];
+const AIRLINE_BOOKINGS = ['book_reservation', 'cancel_reservation', 'update_reservation_flights'];
+
 /** Defaults: the read-only tools seen in the real datasets dedup; todo/task/plan tools are never masked. */
 export const DEFAULT_TOOL_HINTS: Readonly<ToolHints> = {
   Read: { dedup: true, range: { path: 'file_path', start: 'offset', length: 'limit' }, invalidatedBy: FILE_WRITERS },
@@ -49,6 +60,11 @@ export const DEFAULT_TOOL_HINTS: Readonly<ToolHints> = {
   LS: { dedup: true, invalidatedBy: FILE_WRITERS },
   list_files: { dedup: true, invalidatedBy: FILE_WRITERS },
   list_dir: { dedup: true, invalidatedBy: FILE_WRITERS },
+  get_reservation_details: { dedup: true, invalidatedBy: AIRLINE_WRITERS },
+  get_user_details: { dedup: true, invalidatedBy: AIRLINE_WRITERS },
+  search_direct_flight: { dedup: true, invalidatedBy: AIRLINE_BOOKINGS },
+  search_onestop_flight: { dedup: true, invalidatedBy: AIRLINE_BOOKINGS },
+  list_all_airports: { dedup: true },
   TodoWrite: { maskExempt: true, response: 'keep' },
   TodoRead: { maskExempt: true, response: 'keep' },
   todo_write: { maskExempt: true, response: 'keep' },

@@ -31,6 +31,14 @@ describe('dedup-tools: identical arguments', () => {
     expectIdempotent(dedupTools, r.transcript);
   });
 
+  it('dedups repeated tau-bench lookups by default, unless a booking change came between them', () => {
+    const lookup = (id: string) => step(id, 'get_reservation_details', { reservation_id: 'ABC123' });
+    const plain = run(dedupTools, transcript(session(lookup('a'), lookup('b'))));
+    expect(plain).toMatchObject({ messagesRemoved: 2, details: { duplicatesRemoved: 1 } });
+    const changed = run(dedupTools, transcript(session(lookup('a'), step('c', 'cancel_reservation', { reservation_id: 'ABC123' }), lookup('b'))));
+    expect(changed).toMatchObject({ messagesRemoved: 0, details: { duplicatesRemoved: 0 } });
+  });
+
   it('keeps the text of an assistant message that loses its only call, without the tool_calls field', () => {
     const input = transcript(session([assistant('let me look', { tool_calls: [call('a', 'LS', { path: '.' })] }), result('a', 'x')], step('b', 'LS', { path: '.' })));
     const r = run(dedupTools, input);
