@@ -15,7 +15,7 @@ export const StripAttachmentsConfigSchema = z.strictObject({ ...BoundaryFields }
 interface Stripped {
   parts: ContentPart[];
   /** Originals of the replaced parts, for the side store. */
-  originals: { part: ContentPart; json: string; ref: string }[];
+  originals: { part: ContentPart; json: string; ref: string | undefined }[];
   bytes: number;
 }
 
@@ -27,8 +27,8 @@ function stripParts(parts: readonly ContentPart[], ctx: StrategyContext): Stripp
     const info = isAttachmentPart(part) ? attachmentInfo(part) : undefined;
     if (!info) return;
     const json = JSON.stringify(part);
-    const ref = refOf(json);
-    const text = `${ATTACHMENT_PREFIX}${info.mime}, ${info.bytes} bytes]${refSuffix(ctx.refs ? ref : undefined)}`;
+    const ref = ctx.refs ? refOf(json) : undefined;
+    const text = `${ATTACHMENT_PREFIX}${info.mime}, ${info.bytes} bytes]${refSuffix(ref)}`;
     out ??= parts.slice();
     out[i] = { type: 'text', text } satisfies TextPart;
     originals.push({ part, json, ref });
