@@ -1,6 +1,7 @@
 import type { ErrorInfo } from '../errors.js';
-import { decodeLine, readLines } from '../pipeline/line-reader.js';
-import type { ReadOptions, SourcePosition } from './types.js';
+import { type RawLine, decodeLine, readLines } from '../pipeline/line-reader.js';
+import { errorItem, skippedItem } from './_items.js';
+import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 export type JsonlEntry =
   | { kind: 'value'; at: SourcePosition; value: unknown }
@@ -13,28 +14,30 @@ export type JsonlEntry =
  * last line without `\n` is accepted.
  */
 export async function* readJsonl(file: string, options: ReadOptions): AsyncGenerator<JsonlEntry> {
-  for await (const raw of readLines(file, { maxLineBytes: options.maxLineBytes })) {
-    const at: SourcePosition = { file, line: raw.line, byteOffset: raw.byteOffset };
-    const decoded = decodeLine(raw, options.maxLineBytes);
-    if (decoded.kind === 'blank') {
-      yield { kind: 'blank', at };
-      continue;
-    }
-    if (decoded.kind === 'error') {
-      yield { kind: 'error', at, error: decoded.error };
-      continue;
-    }
-    try {
-      yield { kind: 'value', at, value: JSON.parse(decoded.text) };
-    } catch (err) {
-      const message = (err as Error).message;
-      yield {
-        kind: 'error',
-        at,
-        error: raw.terminated
-          ? { code: 'E_JSON', message }
-          : { code: 'E_TRUNCATED', message: `last line has no line end and is incomplete: ${message}` },
-      };
-    }
+  for await (const raw of readLines(file, { maxLineBytes: options.maxLineBytes })) yield jsonlEntry(file, raw, options.maxLineBytes);
+}
+
+/** One raw line of a JSONL file as an entry, the way `readJsonl` reads it. */
+export function jsonlEntry(file: string, raw: RawLine, maxLineBytes: number): JsonlEntry {
+  const at: SourcePosition = { file, line: raw.line, byteOffset: raw.byteOffset };
+  const decoded = decodeLine(raw, maxLineBytes);
+  if (decoded.kind === 'blank') return { kind: 'blank', at };
+  if (decoded.kind === 'error') return { kind: 'error', at, error: decoded.error };
+  try {
+    return { kind: 'value', at, value: JSON.parse(decoded.text) };
+  } catch (err) {
+    const message = (err as Error).message;
+    return {
+      kind: 'error',
+      at,
+      error: raw.terminated
+        ? { code: 'E_JSON', message }
+        : { code: 'E_TRUNCATED', message: `last line has no line end and is incomplete: ${message}` },
+    };
   }
+}
+
+/** The item of a line that holds no value: a blank line is skipped, an unreadable one is an error. */
+export function lineItem(entry: Exclude<JsonlEntry, { kind: 'value' }>): InputItem {
+  return entry.kind === 'blank' ? skippedItem(entry.at, 'blank') : errorItem(entry.at, entry.error.code, entry.error.message);
 }

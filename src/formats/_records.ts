@@ -1,8 +1,8 @@
 import { TcompactError } from '../errors.js';
-import { errorItem, skippedItem } from './_items.js';
+import { errorItem } from './_items.js';
 import { readJsonDocument, streamJsonArray } from './_json-stream.js';
 import { peekJson } from './_json-peek.js';
-import { readJsonl } from './_jsonl.js';
+import { lineItem, readJsonl } from './_jsonl.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /** One record of a file whose format holds one transcript per record (JSONL line, array element, or whole file). */
@@ -33,8 +33,7 @@ export function isJsonl(file: string, options: ReadOptions): boolean {
 export async function* readRecords(file: string, options: ReadOptions): AsyncGenerator<RecordEntry> {
   if (isJsonl(file, options)) {
     for await (const entry of readJsonl(file, options)) {
-      if (entry.kind === 'blank') yield { kind: 'item', item: skippedItem(entry.at, 'blank') };
-      else if (entry.kind === 'error') yield { kind: 'item', item: errorItem(entry.at, entry.error.code, entry.error.message) };
+      if (entry.kind !== 'value') yield { kind: 'item', item: lineItem(entry) };
       else yield { kind: 'record', record: { value: entry.value, at: entry.at, where: '', index: entry.at.line } };
     }
     return;

@@ -3,7 +3,7 @@ import type { Message } from '../model/message.js';
 import { formatIssues } from '../model/parse.js';
 import { addAssistantBlock, assistantFromBlocks, emptyAssistantBlocks, isToolResultBlock, userTurnMessages, type AssistantBlocks } from './_anthropic-blocks.js';
 import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
-import { readJsonl } from './_jsonl.js';
+import { lineItem, readJsonl } from './_jsonl.js';
 import { orderByParent } from './_parent-order.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
@@ -27,12 +27,8 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 export async function* readClaudeCode(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
   const session = new SessionState(file);
   for await (const entry of readJsonl(file, options)) {
-    if (entry.kind === 'blank') {
-      yield skippedItem(entry.at, 'blank');
-      continue;
-    }
-    if (entry.kind === 'error') {
-      yield errorItem(entry.at, entry.error.code, entry.error.message);
+    if (entry.kind !== 'value') {
+      yield lineItem(entry);
       continue;
     }
     const outcome = session.accept(entry.value, entry.at);

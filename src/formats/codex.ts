@@ -1,7 +1,7 @@
 import type { ContentPart } from '../model/content.js';
 import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../model/message.js';
 import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
-import { readJsonl } from './_jsonl.js';
+import { lineItem, readJsonl } from './_jsonl.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
@@ -27,12 +27,8 @@ export async function* readCodex(file: string, options: ReadOptions): AsyncGener
   let first: SourcePosition | undefined;
   let units = 0;
   for await (const entry of readJsonl(file, options)) {
-    if (entry.kind === 'blank') {
-      yield skippedItem(entry.at, 'blank');
-      continue;
-    }
-    if (entry.kind === 'error') {
-      yield errorItem(entry.at, entry.error.code, entry.error.message);
+    if (entry.kind !== 'value') {
+      yield lineItem(entry);
       continue;
     }
     const outcome = builder.accept(entry.value);
