@@ -1,9 +1,10 @@
-import { readLines, decodeLine } from '../pipeline/line-reader.js';
+import { type RawLine, readLines } from '../pipeline/line-reader.js';
 import { parseTranscript } from '../model/parse.js';
-import type { ErrorInfo } from '../errors.js';
 import type { InputItem, ReadOptions } from './types.js';
 import type { ParsedTranscript } from '../model/parse.js';
 import { type Outcome, fail } from '../errors.js';
+import { errorItem } from './_items.js';
+import { jsonlEntry, lineItem } from './_jsonl.js';
 
 /** Parses one archive line's text into a canonical transcript. */
 export function parseArchiveLine(text: string): Outcome<ParsedTranscript> {
@@ -16,32 +17,20 @@ export function parseArchiveLine(text: string): Outcome<ParsedTranscript> {
   return parseTranscript(value);
 }
 
-function errorItem(file: string, line: number, byteOffset: number, error: ErrorInfo): InputItem {
-  return { kind: 'error', record: { file, line, byteOffset, ...error } };
+/**
+ * Turns one raw line of a canonical archive into an input item: blank lines are skipped, bad bytes and bad JSON are
+ * errors (an unterminated last line that does not parse was cut off mid-write: E_TRUNCATED; a complete one without
+ * `\n` is accepted), and a value that is not a canonical transcript is an E_SCHEMA error.
+ */
+export function archiveLineItem(file: string, raw: RawLine, maxLineBytes: number): InputItem {
+  const entry = jsonlEntry(file, raw, maxLineBytes);
+  if (entry.kind !== 'value') return lineItem(entry);
+  const parsed = parseTranscript(entry.value);
+  if (!parsed.ok) return errorItem(entry.at, parsed.error.code, parsed.error.message);
+  return { kind: 'transcript', ...entry.at, transcript: parsed.value.transcript, lines: 1, warnings: parsed.value.warnings, repairs: {} };
 }
 
 /** Reads a canonical tcompact archive (OpenAI chat JSONL, one transcript per line) as a stream. */
 export async function* readOpenAIArchive(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  for await (const raw of readLines(file, { maxLineBytes: options.maxLineBytes })) {
-    const decoded = decodeLine(raw, options.maxLineBytes);
-    const at = { file, line: raw.line, byteOffset: raw.byteOffset };
-    if (decoded.kind === 'blank') {
-      yield { kind: 'skipped', reason: 'blank', ...at };
-      continue;
-    }
-    if (decoded.kind === 'error') {
-      yield errorItem(file, raw.line, raw.byteOffset, decoded.error);
-      continue;
-    }
-    const parsed = parseArchiveLine(decoded.text);
-    if (!parsed.ok) {
-      // An unterminated last line that does not parse was cut off mid-write; a complete one without `\n` is fine.
-      const error: ErrorInfo = !raw.terminated && parsed.error.code === 'E_JSON'
-        ? { code: 'E_TRUNCATED', message: `last line has no line end and is incomplete: ${parsed.error.message}` }
-        : parsed.error;
-      yield errorItem(file, raw.line, raw.byteOffset, error);
-      continue;
-    }
-    yield { kind: 'transcript', ...at, transcript: parsed.value.transcript, lines: 1, warnings: parsed.value.warnings, repairs: {} };
-  }
+  for await (const raw of readLines(file, { maxLineBytes: options.maxLineBytes })) yield archiveLineItem(file, raw, options.maxLineBytes);
 }
