@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHECKPOINT_PREFIX, compactionMessage } from '../llm/compaction-marker.js';
+import { CHECKPOINT_PREFIX, type RefLookup, compactionMessage, originalsOf, withOriginals } from '../llm/compaction-marker.js';
 import { type AssistantMessage, type Message, type UserMessage, isTool } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';
 import { refOf } from '../refs/ref-store.js';
@@ -23,33 +23,6 @@ export type CheckpointConfig = z.output<typeof CheckpointConfigSchema>;
 
 /** No list item is clipped shorter than this many characters (a list that still does not fit is cut short instead). */
 const MIN_ITEM_CHARS = 160;
-/** Earlier checkpoints and summaries are expanded to their originals at most this deep. */
-const MAX_NESTING = 8;
-
-type Lookup = (ref: string) => string | undefined;
-
-function originalsOf(ref: string, lookup: Lookup): Message[] | undefined {
-  const data = lookup(ref);
-  if (data === undefined) return undefined;
-  try {
-    const value: unknown = JSON.parse(data);
-    return Array.isArray(value) && value.every((m) => m !== null && typeof m === 'object' && typeof (m as Message).role === 'string') ? (value as Message[]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The span with earlier checkpoints and summaries replaced by the messages they stand for, so facts come from the record. */
-function withOriginals(messages: readonly Message[], lookup: Lookup, depth = 0): Message[] {
-  const out: Message[] = [];
-  for (const m of messages) {
-    const marker = compactionMessage(m);
-    const originals = marker?.ref !== undefined && depth < MAX_NESTING ? originalsOf(marker.ref, lookup) : undefined;
-    if (originals) out.push(...withOriginals(originals, lookup, depth + 1));
-    else out.push(m);
-  }
-  return out;
-}
 
 /**
  * [from, to): the middle between the kept head and tail, never starting inside a tool block, never holding the last
@@ -57,7 +30,7 @@ function withOriginals(messages: readonly Message[], lookup: Lookup, depth = 0):
  * would be lost). Undefined when fewer than two messages remain: one message is not worth a checkpoint, and this keeps
  * the strategy idempotent (its own checkpoint is alone in the middle afterwards).
  */
-export function checkpointSpan(messages: readonly Message[], config: CheckpointConfig, lookup: Lookup): { from: number; to: number } | undefined {
+export function checkpointSpan(messages: readonly Message[], config: CheckpointConfig, lookup: RefLookup): { from: number; to: number } | undefined {
   const { headEnd, tailStart } = protectedRange(messages, config);
   let from = headEnd;
   let to = tailStart;
@@ -189,7 +162,7 @@ export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
   config: CheckpointConfigSchema,
   apply(transcript, config, ctx) {
     const messages = transcript.messages;
-    const lookup: Lookup = (ref) => ctx.refs?.get(ref);
+    const lookup: RefLookup = (ref) => ctx.refs?.get(ref);
     const span = checkpointSpan(messages, config, lookup);
     if (!span) return unchanged(transcript, { checkpoints: 0, messagesReplaced: 0 });
     const replaced = messages.slice(span.from, span.to);
