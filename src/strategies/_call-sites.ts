@@ -1,6 +1,6 @@
-import { type AssistantMessage, type Message, type ToolCall, type ToolMessage, isAssistant, isTool } from '../model/message.js';
+import { type Message, type ToolCall, type ToolMessage, isAssistant, isTool } from '../model/message.js';
 import { NO_RESULT_TEXT } from '../model/repair.js';
-import { isEmptyAssistant } from './_edit.js';
+import { type Removal, removeCalls } from './_edit.js';
 
 /**
  * One tool call and where its result is, found by position rather than by id: real transcripts repeat call ids
@@ -49,18 +49,12 @@ export function failedOrMissing(messages: readonly Message[], site: CallSite): b
   return r.is_error === true || r.content === NO_RESULT_TEXT;
 }
 
-export interface SiteRemoval {
-  messages: Message[];
-  messagesChanged: number;
-  messagesRemoved: number;
-}
-
 /**
  * Removes the given calls with their results. An assistant message left with no calls loses its `tool_calls` field; one
  * left with nothing at all goes too. Every other message is returned as the same object.
  */
-export function removeSites(messages: readonly Message[], sites: readonly CallSite[]): SiteRemoval {
-  if (sites.length === 0) return { messages: messages as Message[], messagesChanged: 0, messagesRemoved: 0 };
+export function removeSites(messages: readonly Message[], sites: readonly CallSite[]): Removal {
+  if (sites.length === 0) return { messages: messages as Message[], messagesChanged: 0, messagesRemoved: 0, callsRemoved: 0 };
   const slotsByMessage = new Map<number, Set<number>>();
   const results = new Set<number>();
   for (const s of sites) {
@@ -69,29 +63,8 @@ export function removeSites(messages: readonly Message[], sites: readonly CallSi
     slots.add(s.slot);
     if (s.result >= 0) results.add(s.result);
   }
-  const out: Message[] = [];
-  let messagesChanged = 0;
-  let messagesRemoved = 0;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (results.has(i)) {
-      messagesRemoved++;
-      continue;
-    }
-    const slots = slotsByMessage.get(i);
-    if (!slots) {
-      out.push(m);
-      continue;
-    }
-    const { tool_calls: calls = [], ...rest } = m as AssistantMessage;
-    const kept = calls.filter((_, slot) => !slots.has(slot));
-    const next: AssistantMessage = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
-    if (isEmptyAssistant(next)) {
-      messagesRemoved++;
-      continue;
-    }
-    messagesChanged++;
-    out.push(next);
-  }
-  return { messages: out, messagesChanged, messagesRemoved };
+  return removeCalls(messages, {
+    call: (_call, message, slot) => slotsByMessage.get(message)?.has(slot) === true,
+    result: (_result, index) => results.has(index),
+  });
 }

@@ -1,4 +1,4 @@
-import { type AssistantMessage, type Message, isAssistant, isTool } from '../model/message.js';
+import { type AssistantMessage, type Message, type ToolCall, type ToolMessage, isAssistant, isTool } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
@@ -29,22 +29,41 @@ export interface Removal {
  */
 export function removeToolCalls(messages: readonly Message[], ids: ReadonlySet<string>): Removal {
   if (ids.size === 0) return { messages: messages as Message[], messagesChanged: 0, messagesRemoved: 0, callsRemoved: 0 };
+  return removeCalls(messages, { call: (call) => ids.has(call.id), result: (result) => ids.has(result.tool_call_id) });
+}
+
+/** Which tool calls and which results to remove: by content (an id) or by where they stand. */
+export interface CallSelection {
+  /** The call in slot `slot` of the `tool_calls` of `messages[message]`. */
+  call(call: ToolCall, message: number, slot: number): boolean;
+  /** The tool message `messages[index]`. */
+  result(result: ToolMessage, index: number): boolean;
+}
+
+/**
+ * Removes the selected calls and results (select each call with its result, so pairing stays valid). An assistant
+ * message left with no calls loses its `tool_calls` field; one left with nothing at all is removed. Every other
+ * message is returned as the same object.
+ */
+export function removeCalls(messages: readonly Message[], select: CallSelection): Removal {
   const out: Message[] = [];
   let messagesChanged = 0;
   let messagesRemoved = 0;
   let callsRemoved = 0;
-  for (const m of messages) {
-    if (isTool(m) && ids.has(m.tool_call_id)) {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (isTool(m) && select.result(m, i)) {
       messagesRemoved++;
       continue;
     }
-    if (!isAssistant(m) || !m.tool_calls?.some((c) => ids.has(c.id))) {
+    const calls = isAssistant(m) ? m.tool_calls : undefined;
+    const kept = calls?.filter((call, slot) => !select.call(call, i, slot));
+    if (!calls || !kept || kept.length === calls.length) {
       out.push(m);
       continue;
     }
-    const { tool_calls: calls, ...rest } = m;
-    const kept = calls.filter((c) => !ids.has(c.id));
     callsRemoved += calls.length - kept.length;
+    const { tool_calls: _removed, ...rest } = m as AssistantMessage;
     const next: AssistantMessage = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
     if (isEmptyAssistant(next)) {
       messagesRemoved++;
