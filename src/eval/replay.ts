@@ -53,6 +53,23 @@ export interface ReplayStats {
   stuck: boolean;
 }
 
+/** The figures of a replay with no calls yet (also the zero that totals start from). */
+export function emptyReplayStats(): ReplayStats {
+  return {
+    calls: 0,
+    billedInput: 0,
+    cachedInput: 0,
+    outputTokens: 0,
+    compactions: 0,
+    microCompactions: 0,
+    peakPrompt: 0,
+    firstPrompt: 0,
+    callsOverHardLimit: 0,
+    callsOverWindow: 0,
+    stuck: false,
+  };
+}
+
 const tokensOf = (m: Message, tok: Tokenizer) => totalOf(countMessage(m, tok));
 
 /**
@@ -74,19 +91,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   const tok = options.tokenizer;
   const hardTokens = (options.hardLimit ?? DEFAULT_THRESHOLDS.hardLimit) * options.window;
   const toolsTokens = (transcript.tools && transcript.tools.length > 0 ? tok.count(JSON.stringify(transcript.tools)) : 0) + (options.basePrompt ?? 0);
-  const stats: ReplayStats = {
-    calls: 0,
-    billedInput: 0,
-    cachedInput: 0,
-    outputTokens: 0,
-    compactions: 0,
-    microCompactions: 0,
-    peakPrompt: 0,
-    firstPrompt: 0,
-    callsOverHardLimit: 0,
-    callsOverWindow: 0,
-    stuck: false,
-  };
+  const stats = emptyReplayStats();
   let context: Message[] = [];
   let tokens = toolsTokens;
   let previous: readonly Message[] | undefined;

@@ -4,7 +4,7 @@ import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 import { type Policy, resolvePolicy } from './policies.js';
 import { type Cost, type Prices, costOf } from './pricing.js';
 import { type RecordedUsage, recordedCost, recordedUsage } from './recorded-usage.js';
-import { type ReplayStats, replay } from './replay.js';
+import { type ReplayStats, emptyReplayStats, replay } from './replay.js';
 
 export interface SimulateOptions {
   /** Policy names (see policies.ts); `none` is always replayed first, as the baseline. */
@@ -57,20 +57,7 @@ export interface SimulationReport {
 }
 
 function emptyRun(): PolicyRun {
-  return {
-    calls: 0,
-    billedInput: 0,
-    cachedInput: 0,
-    outputTokens: 0,
-    compactions: 0,
-    microCompactions: 0,
-    peakPrompt: 0,
-    firstPrompt: 0,
-    callsOverHardLimit: 0,
-    callsOverWindow: 0,
-    stuck: false,
-    cost: { withoutCache: 0, withCache: 0 },
-  };
+  return { ...emptyReplayStats(), cost: { withoutCache: 0, withCache: 0 } };
 }
 
 function addRun(into: PolicyRun, r: PolicyRun): void {
