@@ -63,8 +63,13 @@ function totalsFor(report: ArchiveReport, name: string): StrategyTotals {
   return totals;
 }
 
-function addDetails(into: Record<string, number>, from: Readonly<Record<string, number>> | undefined): void {
-  for (const [key, n] of Object.entries(from ?? {})) into[key] = (into[key] ?? 0) + n;
+/** Adds the figures a strategy's totals sum, from one step or from another report's totals. */
+function addFigures(totals: StrategyTotals, from: Pick<StepReport, 'tokensSaved' | 'messagesChanged' | 'messagesRemoved' | 'ms' | 'details'>): void {
+  totals.tokensSaved += from.tokensSaved;
+  totals.messagesChanged += from.messagesChanged;
+  totals.messagesRemoved += from.messagesRemoved;
+  totals.ms += from.ms;
+  for (const [key, n] of Object.entries(from.details ?? {})) totals.details[key] = (totals.details[key] ?? 0) + n;
 }
 
 /** Adds one transcript's run to the report (in place) and returns the report. */
@@ -79,11 +84,7 @@ export function addRun(report: ArchiveReport, run: RunFigures): ArchiveReport {
     const totals = totalsFor(report, step.strategy);
     if (step.skipped) totals.skipped++;
     else totals.runs++;
-    totals.tokensSaved += step.tokensSaved;
-    totals.messagesChanged += step.messagesChanged;
-    totals.messagesRemoved += step.messagesRemoved;
-    totals.ms += step.ms;
-    addDetails(totals.details, step.details);
+    addFigures(totals, step);
   }
   return report;
 }
@@ -101,11 +102,7 @@ export function mergeArchiveReports(a: ArchiveReport, b: ArchiveReport): Archive
       const totals = totalsFor(out, s.name);
       totals.runs += s.runs;
       totals.skipped += s.skipped;
-      totals.tokensSaved += s.tokensSaved;
-      totals.messagesChanged += s.messagesChanged;
-      totals.messagesRemoved += s.messagesRemoved;
-      totals.ms += s.ms;
-      addDetails(totals.details, s.details);
+      addFigures(totals, s);
     }
   }
   out.tokensSaved = out.tokensBefore - out.tokensAfter;
