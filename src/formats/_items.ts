@@ -1,8 +1,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { Message } from '../model/message.js';
 import { parseTranscript } from '../model/parse.js';
-import { repairPairing } from '../model/repair.js';
-import { renameDuplicateCallIds } from './_call-ids.js';
+import { renameDuplicateCallIds, repairPairing } from '../model/repair.js';
 import type { ToolDef } from '../model/transcript.js';
 import type { InputItem, SourcePosition } from './types.js';
 
