@@ -46,9 +46,26 @@ export interface LlmRunUsage extends LlmUsage {
   pauses: number;
   /** The limits in force at the end: configured, tightened by the server's headers. */
   limits: { rpm: number | null; tpm: number | null };
+  /**
+   * Transcripts whose LLM step did not use the model (summarize fell back to checkpoint/truncate, classify-tangents
+   * left the transcript unchanged), with the reason: the count, and the first examples by id.
+   */
+  fallbacks: { count: number; examples: LlmFallbackEntry[] };
   /** Timing: vary from run to run; keep out of files compared for determinism. */
   timing: { waitedMs: number; longestPauseMs: number };
 }
+
+/** One transcript whose LLM step fell back, and why (as in the step's `llm.fallback`). */
+export interface LlmFallbackEntry {
+  id: string;
+  strategy: LlmStepResult['llm']['strategy'];
+  /** What ran instead: `checkpoint`, then `truncate` if still needed; empty when the transcript was left unchanged. */
+  applied: string[];
+  reason: string;
+}
+
+/** Fallbacks listed in usage(); the count covers all of them. */
+const MAX_FALLBACK_EXAMPLES = 20;
 
 /** The LLM steps of one run, sharing one queue, one limiter, one cache and one usage meter. */
 export interface LlmSummarizer {
@@ -115,8 +132,14 @@ export async function createLlmSummarizer(input: LlmOptionsInput, deps: LlmSumma
   const stepDeps: LlmStepDeps = { answerer, inputBudget, ...(deps.resolveRef ? { resolveRef: deps.resolveRef } : {}) };
   const stepOptions = { ...options, temperature };
 
-  const summarize = (transcript: Transcript, ctx: StrategyContext) => summarizeTranscript(transcript, stepOptions, ctx, stepDeps);
-  const tangents = (transcript: Transcript, ctx: StrategyContext) => classifyTangents(transcript, stepOptions, ctx, stepDeps);
+  const fallbacks: LlmFallbackEntry[] = [];
+  const noted = (id: string, result: LlmStepResult): LlmStepResult => {
+    const { outcome, strategy, fallback } = result.llm;
+    if (outcome === 'fallback') fallbacks.push({ id, strategy, applied: [...(fallback?.applied ?? [])], reason: fallback?.reason ?? 'unknown' });
+    return result;
+  };
+  const summarize = async (transcript: Transcript, ctx: StrategyContext) => noted(transcript.id, await summarizeTranscript(transcript, stepOptions, ctx, stepDeps));
+  const tangents = async (transcript: Transcript, ctx: StrategyContext) => noted(transcript.id, await classifyTangents(transcript, stepOptions, ctx, stepDeps));
 
   return {
     options,
@@ -135,6 +158,8 @@ export async function createLlmSummarizer(input: LlmOptionsInput, deps: LlmSumma
         jobsFailed: q.jobsFailed,
         pauses: l.pauses,
         limits: { rpm: limiter.limits.rpm ?? null, tpm: limiter.limits.tpm ?? null },
+        // Jobs finish in any order: sorted, so the report does not depend on timing.
+        fallbacks: { count: fallbacks.length, examples: [...fallbacks].sort(byIdThenStrategy).slice(0, MAX_FALLBACK_EXAMPLES) },
         timing: { waitedMs: l.waitedMs, longestPauseMs: l.longestPauseMs },
       };
     },
@@ -142,4 +167,10 @@ export async function createLlmSummarizer(input: LlmOptionsInput, deps: LlmSumma
       queue.close();
     },
   };
+}
+
+function byIdThenStrategy(a: LlmFallbackEntry, b: LlmFallbackEntry): number {
+  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
+  if (a.strategy !== b.strategy) return a.strategy < b.strategy ? -1 : 1;
+  return a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0;
 }

@@ -37,6 +37,10 @@ export interface RecordedRequest {
   /** Characters of all message contents: what `maxPromptChars` compares. */
   promptChars: number;
   fault: Fault['kind'];
+  /** Date.now() when the answer was sent; undefined while the request hangs. */
+  answeredAt?: number;
+  /** The usage the answer reported (200 completions only; absent with `omitUsage`). */
+  usage?: { promptTokens: number; completionTokens: number };
 }
 
 export interface ChatBody {
@@ -160,7 +164,7 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
     res.end(text);
   }
 
-  function completion(body: ChatBody, content: string, index: number): unknown {
+  function completion(body: ChatBody, content: string, index: number, record: RecordedRequest): unknown {
     const out: Record<string, unknown> = {
       id: `chatcmpl-fake-${index}`,
       object: 'chat.completion',
@@ -172,6 +176,7 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
       const completionTokens = countTokens(content);
       const promptTokens = promptTokensOf(body);
       out.usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+      record.usage = { promptTokens, completionTokens };
     }
     return out;
   }
@@ -189,8 +194,13 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
     const base = { index, at: Date.now(), path, body, promptChars };
     let fault: Fault = options.script?.(base) ?? options.faults?.[index] ?? { kind: 'ok' };
     if (fault.kind === 'ok' && options.maxPromptChars !== undefined && promptChars > options.maxPromptChars) fault = { kind: 'context_length_exceeded' };
-    requests.push({ ...base, fault: fault.kind });
+    const record: RecordedRequest = { ...base, fault: fault.kind };
+    requests.push(record);
     const headers = options.headers?.(index) ?? {};
+    const reply = (status: number, payload: unknown, replyHeaders: Record<string, string> = {}, contentType?: string): void => {
+      send(res, status, payload, replyHeaders, contentType);
+      record.answeredAt = Date.now();
+    };
     switch (fault.kind) {
       case 'ok': {
         let content: string;
@@ -200,33 +210,33 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
         } else {
           content = deterministicSummary(body);
         }
-        send(res, 200, completion(body, content, index), headers);
+        reply(200, completion(body, content, index, record), headers);
         return;
       }
       case 'text':
-        send(res, 200, completion(body, fault.text, index), headers);
+        reply(200, completion(body, fault.text, index, record), headers);
         return;
       case 'empty':
-        send(res, 200, completion(body, '', index), headers);
+        reply(200, completion(body, '', index, record), headers);
         return;
       case 'malformed':
-        send(res, 200, completion(body, 'Here is a short summary: the user asked for things and the agent did them.', index), headers);
+        reply(200, completion(body, 'Here is a short summary: the user asked for things and the agent did them.', index, record), headers);
         return;
       case 'garbage':
-        send(res, 200, fault.body ?? '<html>502 Bad Gateway</html>', headers, fault.contentType ?? 'text/plain');
+        reply(200, fault.body ?? '<html>502 Bad Gateway</html>', headers, fault.contentType ?? 'text/plain');
         return;
       case 'rate_limit': {
         const h: Record<string, string> = { ...headers };
         if (fault.retryAfter !== undefined) h['retry-after'] = fault.retryAfter;
         if (fault.retryAfterMs !== undefined) h['retry-after-ms'] = fault.retryAfterMs;
-        send(res, 429, { error: { message: 'Rate limit reached for requests', type: 'requests', code: fault.code ?? 'rate_limit_exceeded' } }, h);
+        reply(429, { error: { message: 'Rate limit reached for requests', type: 'requests', code: fault.code ?? 'rate_limit_exceeded' } }, h);
         return;
       }
       case 'status':
-        send(res, fault.status, { error: { message: `injected status ${fault.status}`, type: 'server_error', code: fault.code ?? null } }, { ...headers, ...fault.headers });
+        reply(fault.status, { error: { message: `injected status ${fault.status}`, type: 'server_error', code: fault.code ?? null } }, { ...headers, ...fault.headers });
         return;
       case 'context_length_exceeded':
-        send(res, 400, {
+        reply(400, {
           error: {
             message: `This model's maximum context length is exceeded: your messages hold ${promptChars} characters.`,
             type: 'invalid_request_error',

@@ -169,7 +169,7 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       );
       if (r.llm) {
         const u = r.llm;
-        io.stdout.write(`llm: ${u.requests} requests, ${u.promptTokens} prompt + ${u.completionTokens} completion tokens${u.costUsd === null ? '' : `, $${u.costUsd.toFixed(4)}`}, ${u.jobsFailed} jobs fell back\n`);
+        io.stdout.write(`llm: ${u.requests} requests, ${u.promptTokens} prompt + ${u.completionTokens} completion tokens${u.costUsd === null ? '' : `, $${u.costUsd.toFixed(4)}`}, ${u.fallbacks.count} transcripts fell back\n`);
       }
       if (r.lines.failed > 0) io.stdout.write(`errors: ${join(outcome.outDir, 'errors.jsonl')}\n`);
       io.stdout.write(`report: ${join(outcome.outDir, REPORT_MD)} (${outcome.reportPath})\n`);
