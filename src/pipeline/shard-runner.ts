@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TcompactError } from '../errors.js';
 import type { InputItem } from '../formats/types.js';
-import { archiveLineItem } from './archive-line.js';
+import { archiveLineItem } from '../formats/openai-jsonl.js';
 import { compactorFor, type Compactor } from './compactor.js';
 import { readLines } from './line-reader.js';
 import type { ShardOutcome, ShardTask } from './shard.js';
