@@ -172,11 +172,11 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
       // A request reserves its prompt and max_tokens: none may need more than the limit alone.
       expect((start.usage?.promptTokens ?? 0) + (start.body.max_tokens ?? 0)).toBeLessThanOrEqual(TPM);
     }
-    // --llm-concurrency 1: the second request was acquired after the first answer told the limiter to wait.
+    // --llm-concurrency 1: the second request was acquired after the first answer told the limiter to wait. (Not the
+    // report's waitedMs: the second job may come from a later shard, when part of the wait has already passed.)
     expect(requests[1].at - (requests[0].answeredAt as number)).toBeGreaterThanOrEqual(SERVER_RESET_MS - 50);
     const report = readReport(out);
     expect(report.llm.limits).toEqual({ rpm: SERVER_RPM, tpm: TPM });
-    expect(report.llm.timing.waitedMs).toBeGreaterThanOrEqual(SERVER_RESET_MS - 50);
   });
 
   it('reports the usage as the server counted it: requests, answers, prompt and completion tokens, cost at --price-in/--price-out', () => {
