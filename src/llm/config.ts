@@ -3,9 +3,10 @@ import { TcompactError } from '../errors.js';
 import { formatIssues } from '../model/parse.js';
 
 /**
- * Options of the LLM steps (`summarize`, `classify-tangents`), from the config file's `llm` object or the CLI flags
- * `--llm`, `--model`, `--llm-concurrency`, `--rpm`, `--tpm`, `--focus`, `--price-in`, `--price-out`,
- * `--remove-tangents`. Every default is here.
+ * Options of the LLM steps (`summarize`, `classify-tangents`), from `tcompact run`'s flags `--model`, `--llm`,
+ * `--llm-window`, `--llm-concurrency`, `--rpm`, `--tpm`, `--focus`, `--price-in`, `--price-out`, `--remove-tangents`
+ * (the config file has no `llm` section), or from the library (`runPipeline`'s `llm`, `createLlmSummarizer`).
+ * Every default is here.
  */
 export const LlmOptionsSchema = z.strictObject({
   /** Model name sent to the server (e.g. `gpt-4o-mini`, `qwen2.5:7b`). Without a model no LLM step runs. */
