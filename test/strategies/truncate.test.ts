@@ -47,22 +47,37 @@ describe('truncate', () => {
 
   it('never separates a call from its results', () => {
     const input = transcript(turns());
+    let truncated = 0;
     for (let budget = 100; budget < tokens(turns()); budget += 97) {
       const r = run(truncate, input, { budget });
       expectInvariants(input, r.transcript);
+      if (r.transcript === input) continue;
+      truncated++;
       expect(r.transcript.messages[2].content).toMatch(/^\[CONTEXT REDUCED/);
       expect(r.transcript.messages[3].role).not.toBe('tool');
     }
+    expect(truncated).toBeGreaterThan(10);
   });
 
-  it('keeps the last user request and what follows it even when that alone is over the budget', () => {
+  it('removes nothing, with a note, when the last user request and what follows are over the budget alone', () => {
     const input = transcript(turns());
     const r = run(truncate, input, { budget: 50 });
+    expect(r.transcript).toBe(input);
+    expect(r.messagesRemoved).toBe(0);
+    const least = tokens(input.messages.slice(0, 2)) + tokens(input.messages.slice(37));
+    expect(r.notes).toEqual([`cannot fit the budget of 50 tokens: the kept head and the messages from the last user request on are ${least} tokens; nothing removed`]);
+  });
+
+  it('cuts right before the last user request when only that suffix fits', () => {
+    const input = transcript(turns());
+    const marker = assistant(truncationMarkerText(35, refOf(JSON.stringify(input.messages.slice(2, 37)))));
+    const budget = tokens(input.messages.slice(0, 2)) + tokens([marker]) + tokens(input.messages.slice(37));
+    const r = run(truncate, input, { budget });
     expect(r.transcript.messages.slice(3)).toEqual(input.messages.slice(37));
-    expect(r.transcript.messages[2]).toEqual(assistant(truncationMarkerText(35, refOf(JSON.stringify(input.messages.slice(2, 37))))));
+    expect(r.transcript.messages[2]).toEqual(marker);
     expectInvariants(input, r.transcript);
     // Once truncated as far as allowed, truncating again changes nothing, and the marker counts carry over.
-    expectIdempotent(truncate, r.transcript, { budget: 50 });
+    expectIdempotent(truncate, r.transcript, { budget });
   });
 
   it('counts messages an earlier marker stood for', () => {
