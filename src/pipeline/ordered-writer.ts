@@ -26,6 +26,7 @@ export class OrderedWriter {
   private readonly committed = new Set<number>();
   private next = 0;
   private chain: Promise<void> = Promise.resolve();
+  /** Refs already written; bounded (see {@link SEEN_REFS_MAX}). */
   private readonly seenRefs = new Set<string>();
 
   private constructor(
@@ -70,7 +71,8 @@ export class OrderedWriter {
   }
 
   /**
-   * Keeps each ref's first appearance only (refs are content hashes: a later copy holds the same data). Returns the
+   * Keeps each ref's first appearance only (refs are content hashes: a later copy holds the same data); once more than
+   * {@link SEEN_REFS_MAX} refs were seen, a repeat of an old one may be written again, which is harmless. Returns the
    * runs of consecutive kept lines as views of `lines`, so nothing is copied and a shard of new refs is one write.
    */
   private newRefs(lines: Buffer): Buffer[] {
@@ -82,7 +84,10 @@ export class OrderedWriter {
       const end = nl === -1 ? lines.length : nl + 1;
       const ref = refOfLine(lines.subarray(from, end));
       const keep = !this.seenRefs.has(ref);
-      if (keep) this.seenRefs.add(ref);
+      if (keep) {
+        if (this.seenRefs.size >= SEEN_REFS_MAX) this.seenRefs.clear();
+        this.seenRefs.add(ref);
+      }
       if (keep && runStart === -1) runStart = from;
       if (!keep && runStart !== -1) {
         runs.push(lines.subarray(runStart, from));
@@ -123,6 +128,13 @@ export class OrderedWriter {
     for (const file of [this.transcripts, this.errors, this.refs]) await file?.discard();
   }
 }
+
+/**
+ * How many refs the merge remembers for deduplication: a 1 GB archive has ~330k refs, and an unbounded set made the
+ * main thread's memory grow with the archive. Repeats are mostly near each other (a re-read file, a system prompt), and
+ * the set is emptied in shard order, so the output stays the same for any worker count.
+ */
+const SEEN_REFS_MAX = 100_000;
 
 const PREFIX = '{"ref":"';
 
