@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 
 /**
  * The side store on disk: `refs.jsonl` next to the output, one `{"ref": "<16 hex>", "data": "<text>"}` per line, each
- * ref once, in the order refs first appear in the output.
+ * ref once (the run merge may repeat one it no longer remembers), in the order refs first appear in the output.
  */
 export const REFS_FILE = 'refs.jsonl';
 
