@@ -1,3 +1,4 @@
+import type { LlmRunUsage } from '../llm/summarizer.js';
 import type { ArchiveReport } from '../report/archive-report.js';
 import { percent } from '../report/bars.js';
 import { markdownTable, renderStrategyTable } from '../report/render-markdown.js';
@@ -32,9 +33,36 @@ export function renderRunReport(r: RunReport, archive: ArchiveReport): string {
   table('Skipped by reason', r.skippedByReason);
   table('Input formats (transcripts)', r.formats);
   table('Repairs', r.repairs);
+  if (r.llm) out.push(...renderLlmUsage(r.llm));
   const dup = r.duplicateIds;
   out.push('', `Warnings: ${r.warnings}. Duplicate transcript ids: ${dup.count}${dup.examples.length > 0 ? ` (${dup.examples.join(', ')})` : ''}.`);
   const e = r.execution;
   out.push(`Shards: ${e.shards} (${e.reusedShards} reused from an interrupted run, ${e.retriedShards} retried, ${e.failedShards} failed).`, '');
   return out.join('\n');
+}
+
+function renderLlmUsage(u: LlmRunUsage): string[] {
+  const cost = u.costUsd === null ? 'unknown (set --price-in/--price-out)' : `$${u.costUsd.toFixed(4)}${u.estimated ? ' (some usage estimated)' : ''}`;
+  const limit = (n: number | null) => (n === null ? 'none' : String(n));
+  const failures = Object.entries(u.failuresByCode).map(([code, n]) => `${code} ${n}`);
+  const out = [
+    '',
+    `## LLM (${u.model})`,
+    '',
+    `- Requests: ${u.requests} (${u.answers} answers, ${u.cacheHits} from the cache); failed: ${failures.length > 0 ? failures.join(', ') : 'none'}; queue pauses after a 429: ${u.pauses}`,
+    `- Tokens: ${u.promptTokens} prompt + ${u.completionTokens} completion = ${u.totalTokens}; cost: ${cost}`,
+    `- Limits in force at the end: rpm ${limit(u.limits.rpm)}, tpm ${limit(u.limits.tpm)}`,
+    `- Transcripts that fell back: ${u.fallbacks.count}`,
+  ];
+  if (u.fallbacks.examples.length > 0) {
+    const rows = u.fallbacks.examples.map((f) => [f.id, f.strategy, f.applied.join(' + ') || 'unchanged', tableCell(f.reason)]);
+    out.push('', ...markdownTable(['transcript', 'step', 'instead', 'reason'], rows, ['left', 'left', 'left', 'left']));
+  }
+  return out;
+}
+
+/** A reason quotes the server's answer: one line, no column breaks, at most 200 characters. */
+function tableCell(text: string): string {
+  const line = text.replace(/\s+/g, ' ').replaceAll('|', '\\|');
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

@@ -271,6 +271,10 @@ describe('tcompact run with an LLM that fails some jobs', () => {
 
   it('records in report.json which transcripts fell back and why, and the failed requests by code', () => {
     const report = readReport(out);
+    const md = readFileSync(join(out, 'report.md'), 'utf8');
+    expect(md).toContain(`## LLM (`);
+    expect(md).toContain('- Transcripts that fell back: 2');
+    for (const id of [PYDICOM, TEST_REPO]) expect(md).toMatch(new RegExp(`^\\| ${id} +\\| summarize \\| checkpoint`, 'm'));
     expect(server.requests.filter((r) => r.fault === 'status')).toHaveLength(3);
     expect(server.requests.filter((r) => r.fault === 'garbage')).toHaveLength(3);
     expect(report.llm.failuresByCode).toEqual({ server_error: 3, bad_response: 3 });
