@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInputs } from '../../src/formats/read-inputs.js';
+import type { LlmRunUsage } from '../../src/llm/summarizer.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
@@ -39,23 +40,7 @@ interface StrategyTotals {
 interface LlmReport {
   transcripts: number;
   strategies: StrategyTotals[];
-  llm: {
-    model: string;
-    requests: number;
-    answers: number;
-    cacheHits: number;
-    promptTokens: number;
-    completionTokens: number;
-    totalTokens: number;
-    costUsd: number | null;
-    price: { inPerMillion: number; outPerMillion: number; source: string } | null;
-    estimated: boolean;
-    failuresByCode: Record<string, number>;
-    jobsFailed: number;
-    limits: { rpm: number | null; tpm: number | null };
-    fallbacks: { count: number; examples: { id: string; strategy: string; applied: string[]; reason: string }[] };
-    timing: { waitedMs: number; longestPauseMs: number };
-  };
+  llm: LlmRunUsage;
 }
 
 const readReport = (out: string) => JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as LlmReport;
