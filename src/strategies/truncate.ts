@@ -38,8 +38,9 @@ function markerCount(m: Message): number | undefined {
  * budget, cutting only before a non-tool message (so a call never loses its results) and never after the last user
  * request. The marker is an `assistant` message: a `user` marker would become the "last request" when the request is
  * in the kept head, and would read as a request to whatever parses the transcript later. If even the shortest allowed
- * suffix does not fit, nothing is removed (removing would lose content, often a summary, and still not fit) and a
- * note says by how much it is over; if nothing would be saved, the transcript is left unchanged too.
+ * suffix does not fit, counting messages only, nothing is removed (removing would lose content, often a summary, and
+ * still not fit) and a note says by how much it is over; if only the tool definitions keep it over, that suffix is
+ * kept; if nothing would be saved, the transcript is left unchanged.
  */
 export const truncate: Strategy<typeof TruncateConfigSchema> = {
   name: 'truncate',
@@ -49,7 +50,8 @@ export const truncate: Strategy<typeof TruncateConfigSchema> = {
     const none = { truncations: 0 };
     const messages = transcript.messages;
     const budget = config.budget ?? Math.floor(DEFAULT_BUDGET_SHARE * config.window);
-    const before = countTranscript(transcript, ctx.tokenizer).total;
+    const counted = countTranscript(transcript, ctx.tokenizer);
+    const before = counted.total;
     if (before <= budget) return unchanged(transcript, none);
     const n = messages.length;
     let from = protectedRange(messages, { keepLast: 0, keepFirst: config.keepFirst }).headEnd;
@@ -70,17 +72,19 @@ export const truncate: Strategy<typeof TruncateConfigSchema> = {
       const marker: AssistantMessage = { role: 'assistant', content: truncationMarkerText(count, ref) };
       return { removed, marker, total: fixed + totalOf(countMessage(marker, ctx.tokenizer)) + suffix[cut] };
     };
-    let cut: number | undefined;
+    // Tool definitions are left out of this test: prune-tools may drop those whose calls go, and a decision that
+    // depended on them would change when the output is compacted again.
+    const least = fixed - counted.byCategory.tools + suffix[maxCut];
+    if (least > budget) {
+      return { ...unchanged(transcript, none), notes: [`cannot fit the budget of ${budget} tokens: the kept head and the messages from the last user request on are ${least} tokens; nothing removed`] };
+    }
+    let cut = maxCut;
     for (let c = from; c <= maxCut; c++) {
       // The marker's size hardly depends on the cut; check the real one only where the suffix alone would fit.
       if (legal(c) && fixed + suffix[c] < budget && build(c).total <= budget) {
         cut = c;
         break;
       }
-    }
-    if (cut === undefined) {
-      const least = fixed + suffix[maxCut];
-      return { ...unchanged(transcript, none), notes: [`cannot fit the budget of ${budget} tokens: the kept head and the messages from the last user request on are ${least} tokens; nothing removed`] };
     }
     const result = build(cut);
     if (result.removed.every((m) => markerCount(m) !== undefined) || result.total >= before) return unchanged(transcript, none);

@@ -68,6 +68,18 @@ describe('truncate', () => {
     expect(r.notes).toEqual([`cannot fit the budget of 50 tokens: the kept head and the messages from the last user request on are ${least} tokens; nothing removed`]);
   });
 
+  it('decides on messages alone whether anything can fit, so pruning tool definitions later changes nothing', () => {
+    const tools = Array.from({ length: 40 }, (_, i) => ({ type: 'function' as const, function: { name: `tool_${i}`, description: 'an unused tool '.repeat(20) } }));
+    const input = transcript(turns(), { tools });
+    const least = tokens(input.messages.slice(0, 2)) + tokens(input.messages.slice(37));
+    const budget = least + 40;
+    // Over the budget with the definitions, under it without: cut as far as allowed, which a second pass keeps.
+    const r = run(truncate, input, { budget });
+    expect(r.transcript.messages.slice(3)).toEqual(input.messages.slice(37));
+    const pruned = { ...r.transcript, tools: [] };
+    expect(run(truncate, pruned, { budget }).transcript).toBe(pruned);
+  });
+
   it('cuts right before the last user request when only that suffix fits', () => {
     const input = transcript(turns());
     const marker = assistant(truncationMarkerText(35, refOf(JSON.stringify(input.messages.slice(2, 37)))));
