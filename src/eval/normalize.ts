@@ -1,9 +1,7 @@
+import { collapseWhitespace } from '../model/tool-outcome.js';
 import { normalizePath } from '../model/tool-semantics.js';
 
-/** Every run of whitespace (spaces, tabs, newlines) becomes one space; leading and trailing whitespace goes. */
-export function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
+export { MAX_ERROR_LINE_CHARS, collapseWhitespace } from '../model/tool-outcome.js';
 
 /** A shell command as a probe compares it: whitespace collapsed. */
 export function normalizeCommand(command: string): string {
@@ -27,6 +25,3 @@ export function relativeTo(path: string, root: string): string | undefined {
   const rest = p.slice(r.length + 1);
   return rest === '' ? undefined : rest;
 }
-
-/** Longest text kept of an error line: a long first line is matched on this prefix. */
-export const MAX_ERROR_LINE_CHARS = 200;

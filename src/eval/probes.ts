@@ -5,7 +5,7 @@ import type { Transcript } from '../model/transcript.js';
 import { keyPhrases } from './key-phrases.js';
 import { collapseWhitespace, normalizeCommand, normalizeProbePath } from './normalize.js';
 import { requestText } from './requests.js';
-import { errorLine, isFailedResult } from './tool-outcome.js';
+import { errorLine, isFailedResult } from '../model/tool-outcome.js';
 
 export const PROBE_KINDS = ['artifact', 'command', 'error', 'intent', 'task'] as const;
 export type ProbeKind = (typeof PROBE_KINDS)[number];

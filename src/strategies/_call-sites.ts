@@ -1,5 +1,6 @@
 import { type Message, type ToolCall, type ToolMessage, isAssistant, isTool } from '../model/message.js';
 import { NO_RESULT_TEXT } from '../model/repair.js';
+import { isFailedResult } from '../model/tool-outcome.js';
 import { type Removal, removeCalls } from './_edit.js';
 
 /**
@@ -42,11 +43,14 @@ export function callSites(messages: readonly Message[]): CallSite[] {
   return sites;
 }
 
-/** The tool reported a failure, or no result was recorded: such a call proves nothing about the tool's state. */
+/**
+ * The tool reported a failure (its `is_error` flag, or for producers that set none, a first line that reads as one:
+ * see isFailedResult), or no result was recorded: such a call proves nothing about the tool's state.
+ */
 export function failedOrMissing(messages: readonly Message[], site: CallSite): boolean {
   if (site.result < 0) return true;
   const r = messages[site.result] as ToolMessage;
-  return r.is_error === true || r.content === NO_RESULT_TEXT;
+  return r.content === NO_RESULT_TEXT || isFailedResult(r);
 }
 
 /**

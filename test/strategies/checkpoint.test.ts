@@ -94,6 +94,19 @@ describe('checkpoint', () => {
     expect(text).toContain('Files modified:\n- a.ts');
   });
 
+  it('lists a failure its producer did not flag (tau-bench), read from the first line', () => {
+    const input = transcript([
+      user('cancel my trip'),
+      ...step('g1', 'get_reservation_details', { reservation_id: 'XYZ' }, 'Error: reservation XYZ not found'),
+      ...step('g2', 'get_user_details', { user_id: 'u1' }, `{"user_id": "u1", "reservations": ["ABC"], "notes": "${'x'.repeat(2000)}"}`),
+      user('last'),
+    ]);
+    const text = run(checkpoint, input).transcript.messages[1].content as string;
+    expect(text).toContain('Errors (and whether a later step resolved them):\n- get_reservation_details');
+    expect(text).toContain('Error: reservation XYZ not found -> unresolved');
+    expect(text).not.toContain('get_user_details');
+  });
+
   it('says where the record is when refs are off', () => {
     const r = run(checkpoint, transcript(codingSession()), {}, makeContext({ refs: false }));
     const text = r.transcript.messages[2].content as string;

@@ -37,6 +37,9 @@ describe('dedup-tools: identical arguments', () => {
     expect(plain).toMatchObject({ messagesRemoved: 2, details: { duplicatesRemoved: 1 } });
     const changed = run(dedupTools, transcript(session(lookup('a'), step('c', 'cancel_reservation', { reservation_id: 'ABC123' }), lookup('b'))));
     expect(changed).toMatchObject({ messagesRemoved: 0, details: { duplicatesRemoved: 0 } });
+    // tau-bench sets no is_error flag: a result whose first line reads as an error covers nothing.
+    const failedLater = step('b', 'get_reservation_details', { reservation_id: 'ABC123' }, 'Error: service unavailable');
+    expect(run(dedupTools, transcript(session(lookup('a'), failedLater)))).toMatchObject({ messagesRemoved: 0 });
   });
 
   it('keeps the text of an assistant message that loses its only call, without the tool_calls field', () => {

@@ -1,6 +1,13 @@
-import { contentText } from '../model/content.js';
-import type { ToolMessage } from '../model/message.js';
-import { MAX_ERROR_LINE_CHARS, collapseWhitespace } from './normalize.js';
+import { contentText } from './content.js';
+import type { ToolMessage } from './message.js';
+
+/** Longest text kept of an error line: a long first line is matched on this prefix. */
+export const MAX_ERROR_LINE_CHARS = 200;
+
+/** Every run of whitespace (spaces, tabs, newlines) becomes one space; leading and trailing whitespace goes. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
 
 /**
  * A first line that reads as a failure, for results whose producer sets no `is_error` flag (tau-bench, SWE-agent):
