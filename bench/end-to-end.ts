@@ -51,7 +51,13 @@ function median(xs: readonly number[]): number {
   return s[Math.floor((s.length - 1) / 2)];
 }
 
-async function runVariant(v: Variant, strategies: readonly string[], file: string, ctx: BenchContext, outDir: string): Promise<{ run: ChildRun; extra: Record<string, number> }> {
+async function runVariant(
+  v: Variant,
+  strategies: readonly string[],
+  file: string,
+  ctx: BenchContext,
+  outDir: string,
+): Promise<{ run: ChildRun; extra: Record<string, number> }> {
   rmSync(outDir, { recursive: true, force: true });
   let run: ChildRun;
   if (v.kind === 'read') run = await runMeasured(process.execPath, [join(BASELINES, 'read-only.mjs'), file], ctx.tmpDir);
@@ -88,7 +94,7 @@ export const endToEndBench: Benchmark = {
     'practical limit of one core for a JSONL pass); baseline (b), the exact tokenizer (gpt-tokenizer o200k_base) alone ' +
     'counting every text field on one core with no cache, timed inside the counting calls only. Every command runs as ' +
     'its own process; wall time is spawn to exit (start-up included), the file is in the page cache (generated just ' +
-    'before), peak RSS is GNU time\'s maximum resident set size of the process (Piscina workers are threads, so they ' +
+    "before), peak RSS is GNU time's maximum resident set size of the process (Piscina workers are threads, so they " +
     'are included). MB are 10^6 bytes of input.',
   async run(ctx: BenchContext): Promise<BenchOutput> {
     const bytes = ctx.quick ? 50_000_000 : 300_000_000;
@@ -160,7 +166,11 @@ export const endToEndBench: Benchmark = {
       rows: rows.map((r): Cell[] => [
         r.variant + (r.note ? ` (${r.note})` : ''),
         r.wallMs === null ? null : r.wallMs / 1000,
-        r.mbPerSec === null ? null : r.tokenizerOnlyMbPerSec !== undefined ? `${r.mbPerSec.toFixed(1)} (tokenizer only: ${r.tokenizerOnlyMbPerSec.toFixed(1)})` : r.mbPerSec,
+        r.mbPerSec === null
+          ? null
+          : r.tokenizerOnlyMbPerSec !== undefined
+            ? `${r.mbPerSec.toFixed(1)} (tokenizer only: ${r.tokenizerOnlyMbPerSec.toFixed(1)})`
+            : r.mbPerSec,
         r.peakRssMB,
         r.tokens ?? '',
         r.tokensSaved ?? '',
@@ -170,7 +180,7 @@ export const endToEndBench: Benchmark = {
         'Baseline (b) counts every occurrence; tcompact counts each distinct long text once per worker (a content cache), which is allowed to beat it.',
         `${heuristicScaling.name}: ${heuristicScaling.value === null ? 'not yet available' : `${heuristicScaling.value.toFixed(2)}x`}.`,
         'The baselines do not bound their memory (readline reads ahead of a slower consumer, V8 collects lazily under a large heap limit); their peak RSS is for reference only.',
-        'tokens: baseline (b) counts the text fields only; the pipeline\'s report.json (tokens before) adds 3 tokens of framing per message, attachments (chars/4) and tool definitions.',
+        "tokens: baseline (b) counts the text fields only; the pipeline's report.json (tokens before) adds 3 tokens of framing per message, attachments (chars/4) and tool definitions.",
       ],
       headline: true,
     };

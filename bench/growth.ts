@@ -103,7 +103,14 @@ export const growthBench: Benchmark = {
         const sweep = timeApply(dedupTools as Strategy, t, runs, 5_000);
         const naive = n <= naiveLimit ? timeApply(naiveDedup, t, n >= 10_000 ? 1 : runs, 5_000) : null;
         const removed = t.messages.length - (JSON.parse(sweep.output) as Transcript).messages.length;
-        rows.push({ shape, reads: n, sweepMs: sweep.ms, naiveMs: naive?.ms ?? null, removed: removed / 2, identical: naive ? naive.output === sweep.output : null });
+        rows.push({
+          shape,
+          reads: n,
+          sweepMs: sweep.ms,
+          naiveMs: naive?.ms ?? null,
+          removed: removed / 2,
+          identical: naive ? naive.output === sweep.output : null,
+        });
       }
     }
     if (ctx.quick) pending.push('the pairwise check with 10,000 reads runs in the full benchmark only (tens of seconds in its worst case)');
@@ -167,7 +174,8 @@ export const growthBench: Benchmark = {
       },
     ];
     const sweepVsNaive = rows.filter((r) => r.shape === 'sliding' && r.naiveMs !== null).at(-1);
-    if (sweepVsNaive) ratios.push({ name: `dedup-tools pairwise / sweep, ${sweepVsNaive.reads} sliding reads`, value: sweepVsNaive.naiveMs! / sweepVsNaive.sweepMs });
+    if (sweepVsNaive)
+      ratios.push({ name: `dedup-tools pairwise / sweep, ${sweepVsNaive.reads} sliding reads`, value: sweepVsNaive.naiveMs! / sweepVsNaive.sweepMs });
     return {
       params: { readCounts: sizes, files: FILES, naiveLimit, archiveSizes },
       ratios,

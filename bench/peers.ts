@@ -110,8 +110,8 @@ export const peersBench: Benchmark = {
   title: 'Peers: Vercel AI SDK pruneMessages and LangChain trimMessages vs tcompact, same transcripts',
   description:
     'The nearest equivalent each library offers, run in the same process on the same canonical transcripts, one core, ' +
-    'tinybench. Transcripts are converted to each library\'s message type once, untimed (the conversion time is shown ' +
-    'apart); the outputs are converted back and counted by tcompact\'s exact o200k_base counter on the canonical form. ' +
+    "tinybench. Transcripts are converted to each library's message type once, untimed (the conversion time is shown " +
+    "apart); the outputs are converted back and counted by tcompact's exact o200k_base counter on the canonical form. " +
     'tcompact rows include its token accounting (each step counts before and after, exact tokenizer, empty cache per ' +
     'iteration); pruneMessages counts nothing; trimMessages counts through the counter it is given (o200k_base, cached ' +
     'per text like tcompact\'s). "invalid" = outputs that break tool-call pairing or changed the last user request; ' +
@@ -141,7 +141,10 @@ export const peersBench: Benchmark = {
       const model: ModelMessage[][] = ts.map(toModelMessages);
       const aiConversionMs = performance.now() - t0;
       const keep = ts.map(lastTurnLength);
-      const prune = () => model.map((m, i) => pruneMessages({ messages: m, reasoning: 'before-last-message', toolCalls: `before-last-${keep[i]}-messages`, emptyMessages: 'remove' }));
+      const prune = () =>
+        model.map((m, i) =>
+          pruneMessages({ messages: m, reasoning: 'before-last-message', toolCalls: `before-last-${keep[i]}-messages`, emptyMessages: 'remove' }),
+        );
 
       t0 = performance.now();
       const lc: BaseMessage[][] = ts.map(toLangChain);
@@ -152,7 +155,15 @@ export const peersBench: Benchmark = {
         const tok = freshTokenizer('o200k_base');
         const out: BaseMessage[][] = [];
         for (let i = 0; i < lc.length; i++) {
-          out.push(await trimMessages(lc[i], { maxTokens: budgets[i], tokenCounter: langChainCounter((x) => tok.count(x), indexes[i]), strategy: 'last', includeSystem: true, startOn: 'human' }));
+          out.push(
+            await trimMessages(lc[i], {
+              maxTokens: budgets[i],
+              tokenCounter: langChainCounter((x) => tok.count(x), indexes[i]),
+              strategy: 'last',
+              includeSystem: true,
+              startOn: 'human',
+            }),
+          );
         }
         return out;
       };
@@ -180,9 +191,32 @@ export const peersBench: Benchmark = {
       const lcBase = lc.map((m, i) => fromLangChain(ts[i].id, m, indexes[i]));
       const lcOut = (await trim()).map((m, i) => fromLangChain(ts[i].id, m, indexes[i]));
       outcomes.push({ ...judge(corpus.name, LC_TRIM, lcBase, lcOut, mean(LC_TRIM.name), corpus), conversionMs: lcConversionMs });
-      if (stripSteps) outcomes.push(judge(corpus.name, TCOMPACT_STRIP_APPLY, ts, applyAll(ts, stripSteps, freshContext('heuristic')), mean(TCOMPACT_STRIP_APPLY.name), corpus));
-      if (stripSteps) outcomes.push(judge(corpus.name, TCOMPACT_STRIP, ts, runAll(ts, stripSteps, freshContext('o200k_base')).map((r) => r.transcript), mean(TCOMPACT_STRIP.name), corpus));
-      if (autoSteps) outcomes.push(judge(corpus.name, TCOMPACT_AUTO, ts, runAll(ts, autoSteps, freshContext('o200k_base')).map((r) => r.transcript), mean(TCOMPACT_AUTO.name), corpus));
+      if (stripSteps)
+        outcomes.push(
+          judge(corpus.name, TCOMPACT_STRIP_APPLY, ts, applyAll(ts, stripSteps, freshContext('heuristic')), mean(TCOMPACT_STRIP_APPLY.name), corpus),
+        );
+      if (stripSteps)
+        outcomes.push(
+          judge(
+            corpus.name,
+            TCOMPACT_STRIP,
+            ts,
+            runAll(ts, stripSteps, freshContext('o200k_base')).map((r) => r.transcript),
+            mean(TCOMPACT_STRIP.name),
+            corpus,
+          ),
+        );
+      if (autoSteps)
+        outcomes.push(
+          judge(
+            corpus.name,
+            TCOMPACT_AUTO,
+            ts,
+            runAll(ts, autoSteps, freshContext('o200k_base')).map((r) => r.transcript),
+            mean(TCOMPACT_AUTO.name),
+            corpus,
+          ),
+        );
     }
     const table: Table = {
       title: 'tcompact vs peers (one core, in memory)',

@@ -71,7 +71,9 @@ export const strategiesBench: Benchmark = {
         pending.push(unavailableReason(corpus));
         continue;
       }
-      ctx.log(`strategies: ${corpus.name}: ${corpus.transcripts.length} transcripts, ${corpus.messages} messages, ${(corpus.canonicalBytes / 1e6).toFixed(1)} MB`);
+      ctx.log(
+        `strategies: ${corpus.name}: ${corpus.transcripts.length} transcripts, ${corpus.messages} messages, ${(corpus.canonicalBytes / 1e6).toFixed(1)} MB`,
+      );
       const ts = corpus.transcripts;
       const tasks: TinyTask[] = [
         { name: 'count:o200k_base', fn: () => countAll(ts, 'o200k_base') },
@@ -91,7 +93,13 @@ export const strategiesBench: Benchmark = {
       for (const r of results) if (r.error) pending.push(`${corpus.name}: ${r.name} failed: ${r.error}`);
       const exactTok = getTokenizer('o200k_base');
       const before = ts.reduce((n, t) => n + countTranscript(t, exactTok).total, 0);
-      for (const tok of ['o200k_base', 'heuristic'] as const) countRows.push({ corpus: corpus.name, tokenizer: tok, t: throughput(get(`count:${tok}`), corpus), tokens: tok === 'o200k_base' ? before : countAll(ts, 'heuristic') });
+      for (const tok of ['o200k_base', 'heuristic'] as const)
+        countRows.push({
+          corpus: corpus.name,
+          tokenizer: tok,
+          t: throughput(get(`count:${tok}`), corpus),
+          tokens: tok === 'o200k_base' ? before : countAll(ts, 'heuristic'),
+        });
       for (const name of names) {
         // One untimed run for the savings figure (exact counts).
         const after = runAll(ts, stepsByName.get(name)!.o200k_base, freshContext('o200k_base')).reduce((n, r) => n + r.tokensAfter, 0);

@@ -244,7 +244,8 @@ class Text {
       case 'css':
         return r < 0.2 ? `.${this.snake().replaceAll('_', '-')} {` : `${indent}${rng.pick(CSS_PROPERTIES)}: ${rng.int(0, 32)}px;`;
       default:
-        if (r < 0.27) return `${indent}const ${this.identifier()} = await ${this.identifier()}(${this.identifier()}, { ${this.identifier()}: ${this.literal()} });`;
+        if (r < 0.27)
+          return `${indent}const ${this.identifier()} = await ${this.identifier()}(${this.identifier()}, { ${this.identifier()}: ${this.literal()} });`;
         if (r < 0.45) return `${indent}if (${this.identifier()}.${this.identifier()} === ${this.literal()}) {`;
         if (r < 0.63) return `${indent}}`;
         if (r < 0.72) return `${indent}return ${this.identifier()}.${this.identifier()}(${this.identifier()});`;
@@ -462,7 +463,13 @@ class TranscriptBuilder {
     const text = this.text.prose(this.cap(rng.logNormal(300, 10)));
     if (rng.chance(0.05)) {
       const bytes = this.cap(rng.int(20_000, 120_000)) & ~3;
-      this.push({ role: 'user', content: [{ type: 'text', text }, { type: 'image_url', image_url: { url: `data:image/png;base64,${this.text.base64(Math.max(bytes, 4))}` } }] });
+      this.push({
+        role: 'user',
+        content: [
+          { type: 'text', text },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${this.text.base64(Math.max(bytes, 4))}` } },
+        ],
+      });
     } else {
       this.push({ role: 'user', content: text });
     }
@@ -535,11 +542,19 @@ class TranscriptBuilder {
           status: i < done ? 'completed' : i === done ? 'in_progress' : 'pending',
           activeForm: content.replace(/\.$/, '...'),
         }));
-        return { name: d.todo, args: { todos }, result: 'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.' };
+        return {
+          name: d.todo,
+          args: { todos },
+          result: 'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.',
+        };
       }
       case 'fetch': {
         const url = `https://docs.example.org/${this.text.snake()}/${this.text.snake()}`;
-        return { name: d.name === 'openai' ? 'web_fetch' : 'WebFetch', args: { url, prompt: this.text.sentence() }, result: this.text.prose(this.cap(rng.logNormal(1200, 12))) };
+        return {
+          name: d.name === 'openai' ? 'web_fetch' : 'WebFetch',
+          args: { url, prompt: this.text.sentence() },
+          result: this.text.prose(this.cap(rng.logNormal(1200, 12))),
+        };
       }
     }
   }
@@ -550,8 +565,12 @@ class TranscriptBuilder {
     const d = this.dialect;
     if (rng.chance(0.01)) {
       const path = `${this.root}/docs/screenshot-${rng.int(1, 99)}.png`;
-      const bytes = (this.cap(rng.int(8_000, 60_000)) & ~3) || 4;
-      return { name: d.read, args: d.readArgs(path, { from: 1, count: undefined }), result: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${this.text.base64(bytes)}` } }] };
+      const bytes = this.cap(rng.int(8_000, 60_000)) & ~3 || 4;
+      return {
+        name: d.read,
+        args: d.readArgs(path, { from: 1, count: undefined }),
+        result: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${this.text.base64(bytes)}` } }],
+      };
     }
     let file: VirtualFile;
     let range: ReadRange;
@@ -566,12 +585,14 @@ class TranscriptBuilder {
         const width = prior.count ?? Math.min(file.lines.length, MAX_READ_LINES);
         const shift = rng.int(-Math.floor(width / 2), Math.floor(width / 2));
         const from = Math.max(1, Math.min(prior.from + shift, Math.max(1, file.lines.length - 10)));
-        range = { from, count: Math.max(10, Math.min(rng.int(Math.ceil(width / 2), width * 2), this.cap(width * 40) / 40 | 0)) };
+        range = { from, count: Math.max(10, Math.min(rng.int(Math.ceil(width / 2), width * 2), (this.cap(width * 40) / 40) | 0)) };
       }
     } else {
       file = this.files.length > 0 && rng.chance(0.3) ? rng.pick(this.files) : this.newFile();
       const whole = file.lines.length * 40 <= this.cap(file.lines.length * 40) && rng.chance(0.75);
-      range = whole ? { from: 1, count: undefined } : { from: rng.int(1, Math.max(1, file.lines.length - 20)), count: Math.max(10, Math.min(rng.int(15, 200), this.cap(8000) / 40 | 0)) };
+      range = whole
+        ? { from: 1, count: undefined }
+        : { from: rng.int(1, Math.max(1, file.lines.length - 20)), count: Math.max(10, Math.min(rng.int(15, 200), (this.cap(8000) / 40) | 0)) };
     }
     file.reads.push(range);
     const last = range.count === undefined ? Math.min(file.lines.length, MAX_READ_LINES) : Math.min(file.lines.length, range.from + range.count - 1);
@@ -589,13 +610,22 @@ class TranscriptBuilder {
     const target = this.cap(rng.logNormal(250, 10));
     let size = 0;
     while (size < target) {
-      const line = rng.chance(0.3) ? this.text.sentence() : rng.chance(0.5) ? `${this.somePath()}:${rng.int(1, 500)}: ${this.text.codeLine('ts', 0)}` : `  ${rng.pick(['ok', 'PASS', 'warning:', 'info', '✓'])} ${this.text.identifier()} (${rng.int(1, 900)}ms)`;
+      const line = rng.chance(0.3)
+        ? this.text.sentence()
+        : rng.chance(0.5)
+          ? `${this.somePath()}:${rng.int(1, 500)}: ${this.text.codeLine('ts', 0)}`
+          : `  ${rng.pick(['ok', 'PASS', 'warning:', 'info', '✓'])} ${this.text.identifier()} (${rng.int(1, 900)}ms)`;
       lines.push(line);
       size += line.length + 1;
     }
     if (fails) {
       lines.push(`** (${rng.pick(['CompileError', 'TypeError', 'AssertionError', 'ENOENT'])}) ${this.text.sentence()}`);
-      return { name: this.dialect.bash, args: this.dialect.bashArgs(cmd, description), result: `Exit code ${rng.pick([1, 1, 1, 2, 127])}\n${lines.join('\n')}`, isError: true };
+      return {
+        name: this.dialect.bash,
+        args: this.dialect.bashArgs(cmd, description),
+        result: `Exit code ${rng.pick([1, 1, 1, 2, 127])}\n${lines.join('\n')}`,
+        isError: true,
+      };
     }
     return { name: this.dialect.bash, args: this.dialect.bashArgs(cmd, description), result: lines.join('\n') };
   }
@@ -604,14 +634,16 @@ class TranscriptBuilder {
     const rng = this.rng;
     const ext = rng.pick(EXTENSIONS);
     // File length in lines: median 120, p90 about 600 (Read results in spotter: median 2.0k chars, p90 16k).
-    const count = Math.min(rng.logNormal(120, 5), 2400, Math.max(8, this.cap(rng.logNormal(120, 5) * 40) / 40 | 0));
+    const count = Math.min(rng.logNormal(120, 5), 2400, Math.max(8, (this.cap(rng.logNormal(120, 5) * 40) / 40) | 0));
     const file: VirtualFile = { path: `${this.root}/${rng.pick(DIRS)}/${this.text.snake()}.${ext}`, ext, lines: this.text.codeLines(ext, count), reads: [] };
     this.files.push(file);
     return file;
   }
 
   private somePath(): string {
-    return this.files.length > 0 && this.rng.chance(0.6) ? this.rng.pick(this.files).path : `${this.root}/${this.rng.pick(DIRS)}/${this.text.snake()}.${this.rng.pick(EXTENSIONS)}`;
+    return this.files.length > 0 && this.rng.chance(0.6)
+      ? this.rng.pick(this.files).path
+      : `${this.root}/${this.rng.pick(DIRS)}/${this.text.snake()}.${this.rng.pick(EXTENSIONS)}`;
   }
 }
 
@@ -643,5 +675,8 @@ const BASH_COMMANDS: readonly (readonly [string, string])[] = [
 
 const SYSTEM_PROMPTS: Record<Dialect['name'], string> = (() => {
   const text = new Text(new Rng(0x5eed));
-  return { 'claude-code': `You are Claude Code, an interactive CLI agent.\n\n${text.prose(12_000)}`, openai: `You are a coding agent working in a repository.\n\n${text.prose(6_000)}` };
+  return {
+    'claude-code': `You are Claude Code, an interactive CLI agent.\n\n${text.prose(12_000)}`,
+    openai: `You are a coding agent working in a repository.\n\n${text.prose(6_000)}`,
+  };
 })();

@@ -48,7 +48,15 @@ export { maskObservations, MaskObservationsConfigSchema } from './strategies/mas
 export { stripToolResults, StripToolResultsConfigSchema } from './strategies/strip-tool-results.js';
 export { stripAttachments, StripAttachmentsConfigSchema } from './strategies/strip-attachments.js';
 export { pruneTools, PruneToolsConfigSchema } from './strategies/prune-tools.js';
-export { dedupTools, createDedupTools, rangeSubsumes, DedupToolsConfigSchema, type DedupCall, type DedupToolsOptions, type Subsumes } from './strategies/dedup-tools.js';
+export {
+  dedupTools,
+  createDedupTools,
+  rangeSubsumes,
+  DedupToolsConfigSchema,
+  type DedupCall,
+  type DedupToolsOptions,
+  type Subsumes,
+} from './strategies/dedup-tools.js';
 export { checkpoint, CheckpointConfigSchema } from './strategies/checkpoint.js';
 export { truncate, TruncateConfigSchema } from './strategies/truncate.js';
 export { AutoOptionsSchema, type AutoOptions } from './strategies/auto.js';

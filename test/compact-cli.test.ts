@@ -23,7 +23,11 @@ async function cli(args: string[], cwd: string): Promise<{ code: number; stdout:
   }
 }
 
-const jsonLines = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+const jsonLines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
 
 describe('tcompact compact (built CLI)', () => {
   let dir: string;
@@ -45,9 +49,7 @@ describe('tcompact compact (built CLI)', () => {
 
     const out = jsonLines(join(dir, 'out.jsonl'));
     expect(out.map((t) => t.id)).toEqual(runs.map((_, i) => `tau-${i}`));
-    expect(jsonLines(join(dir, 'out.errors.jsonl'))).toEqual([
-      expect.objectContaining({ file: 'tau.jsonl', line: 9, code: 'E_JSON' }),
-    ]);
+    expect(jsonLines(join(dir, 'out.errors.jsonl'))).toEqual([expect.objectContaining({ file: 'tau.jsonl', line: 9, code: 'E_JSON' })]);
 
     const report = JSON.parse(readFileSync(join(dir, 'out.report.json'), 'utf8')) as CompactReport;
     expect(report.lines).toEqual({ read: 10, ok: 8, failed: 1, skipped: 1 });

@@ -13,7 +13,10 @@ function file(name: string, text: string): string {
 
 describe('loadCompactConfig', () => {
   it('applies flags over the file and builds the steps with sanitize at both ends', async () => {
-    const path = file('ok.json', JSON.stringify({ strategies: ['mask-observations'], keepLast: 3, window: 1000, options: { 'mask-observations': { keepRecent: 2 } } }));
+    const path = file(
+      'ok.json',
+      JSON.stringify({ strategies: ['mask-observations'], keepLast: 3, window: 1000, options: { 'mask-observations': { keepRecent: 2 } } }),
+    );
     const { config, steps } = await loadCompactConfig(path, { keepLast: 0, strategies: undefined });
     expect(config).toMatchObject({ strategies: ['mask-observations'], keepLast: 0, window: 1000, refs: true });
     expect(steps.map((s) => s.strategy.name)).toEqual(['sanitize', 'mask-observations', 'sanitize']);
@@ -34,7 +37,10 @@ describe('loadCompactConfig', () => {
   });
 
   it('rejects unreadable, malformed and non-object files with E_CONFIG', async () => {
-    await expect(loadCompactConfig(join(dir, 'missing.json'), {})).rejects.toMatchObject({ code: 'E_CONFIG', message: `${join(dir, 'missing.json')}: cannot read the config file (ENOENT)` });
+    await expect(loadCompactConfig(join(dir, 'missing.json'), {})).rejects.toMatchObject({
+      code: 'E_CONFIG',
+      message: `${join(dir, 'missing.json')}: cannot read the config file (ENOENT)`,
+    });
     await expect(loadCompactConfig(file('broken.json', '{"a":'), {})).rejects.toMatchObject({ code: 'E_CONFIG' });
     await expect(loadCompactConfig(file('array.json', '[]'), {})).rejects.toThrow('expected a JSON object at the top level');
   });

@@ -23,7 +23,10 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
   return { code, stdout: out, stderr: err };
 }
 
-const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+const lines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 
 describe('tcompact convert', () => {
   it('writes the canonical archive and an empty errors file, prints the summary, exits 0', async () => {
@@ -59,7 +62,12 @@ describe('tcompact convert', () => {
     const offset = Buffer.byteLength(source.slice(0, 7).join('\n')) + 1;
     expect(errors).toEqual([{ file: input, line: 8, byteOffset: offset, code: 'E_JSON', message: expect.any(String) }]);
     expect(r.stderr).toContain(`${input}:8: E_JSON:`);
-    const summary = JSON.parse(r.stdout) as { transcripts: number; errors: Record<string, number>; lines: Record<string, number>; repairs: Record<string, number> };
+    const summary = JSON.parse(r.stdout) as {
+      transcripts: number;
+      errors: Record<string, number>;
+      lines: Record<string, number>;
+      repairs: Record<string, number>;
+    };
     expect(summary.transcripts).toBe(1);
     expect(summary.errors).toEqual({ E_JSON: 1 });
     expect(summary.lines).toEqual({ read: 15, ok: 8, failed: 1, skipped: 6 });

@@ -68,7 +68,12 @@ describe('synthetic archive generator', () => {
     expect(overlapsWithoutEqual).toBe(true);
     // An edit of a file that was read before and is read again after.
     const order = calls.map((c) => ({ name: c.function.name, path: (JSON.parse(c.function.arguments) as { file_path?: string }).file_path }));
-    const editedBetween = order.some((c, i) => c.name === 'Edit' && order.slice(0, i).some((r) => r.name === 'Read' && r.path === c.path) && order.slice(i + 1).some((r) => r.name === 'Read' && r.path === c.path));
+    const editedBetween = order.some(
+      (c, i) =>
+        c.name === 'Edit' &&
+        order.slice(0, i).some((r) => r.name === 'Read' && r.path === c.path) &&
+        order.slice(i + 1).some((r) => r.name === 'Read' && r.path === c.path),
+    );
     expect(editedBetween).toBe(true);
 
     // The OpenAI-agent dialect: read_file with path/start_line/end_line.

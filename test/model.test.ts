@@ -41,7 +41,13 @@ describe('parseTranscript', () => {
   });
 
   it('names the exact path of a schema error', () => {
-    const r = parseTranscript({ id: 'x', messages: [{ role: 'user', content: 'a' }, { role: 'tool', content: 'b' }] });
+    const r = parseTranscript({
+      id: 'x',
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'tool', content: 'b' },
+      ],
+    });
     expect(r).toEqual({ ok: false, error: { code: 'E_SCHEMA', message: 'messages[1].tool_call_id: Invalid input: expected string, received undefined' } });
   });
 

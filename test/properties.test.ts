@@ -19,13 +19,24 @@ const PATHS = ['src/a.ts', 'src/b.ts', './src/a.ts', 'README.md'];
 const word = fc.constantFrom('fix', 'the', 'build', 'test', 'error', 'read', 'file', 'done', 'ok', 'é', '日本', '🙂');
 const text = (max: number) => fc.array(word, { minLength: 1, maxLength: max }).map((w) => w.join(' '));
 /** Sometimes large enough for mask-observations (800 bytes) and worth a checkpoint. */
-const body = fc.oneof(text(12), fc.tuple(text(8), fc.integer({ min: 20, max: 120 })).map(([t, n]) => `${t}\n`.repeat(n)));
-const image: fc.Arbitrary<ContentPart> = fc.integer({ min: 10, max: 400 }).map((n) => ({ type: 'image_url', image_url: { url: `data:image/png;base64,${'iVBORw0K'.repeat(n)}` } }));
+const body = fc.oneof(
+  text(12),
+  fc.tuple(text(8), fc.integer({ min: 20, max: 120 })).map(([t, n]) => `${t}\n`.repeat(n)),
+);
+const image: fc.Arbitrary<ContentPart> = fc
+  .integer({ min: 10, max: 400 })
+  .map((n) => ({ type: 'image_url', image_url: { url: `data:image/png;base64,${'iVBORw0K'.repeat(n)}` } }));
 const line = fc.integer({ min: 1, max: 60 });
 
 const toolCall: fc.Arbitrary<{ name: string; args: Record<string, unknown> }> = fc.oneof(
-  fc.record({ name: fc.constant('Read'), args: fc.record({ file_path: fc.constantFrom(...PATHS), offset: line, limit: line }, { requiredKeys: ['file_path'] }) }),
-  fc.record({ name: fc.constant('read_file'), args: fc.record({ path: fc.constantFrom(...PATHS), start_line: line, end_line: fc.integer({ min: 60, max: 120 }) }) }),
+  fc.record({
+    name: fc.constant('Read'),
+    args: fc.record({ file_path: fc.constantFrom(...PATHS), offset: line, limit: line }, { requiredKeys: ['file_path'] }),
+  }),
+  fc.record({
+    name: fc.constant('read_file'),
+    args: fc.record({ path: fc.constantFrom(...PATHS), start_line: line, end_line: fc.integer({ min: 60, max: 120 }) }),
+  }),
   fc.record({ name: fc.constant('Glob'), args: fc.record({ pattern: fc.constantFrom('*.ts', '**/*.md') }) }),
   fc.record({ name: fc.constant('Grep'), args: fc.record({ pattern: fc.constantFrom('TODO', 'fix'), path: fc.constantFrom('src', '.') }) }),
   fc.record({ name: fc.constant('Bash'), args: fc.record({ command: fc.constantFrom('npm test', 'make', 'ls -la', 'git status') }) }),
@@ -48,14 +59,26 @@ const step: fc.Arbitrary<StepShape> = fc.record(
     content: fc.option(text(10), { nil: null }),
     reasoning: text(20),
     calls: fc.array(
-      fc.record({ call: toolCall, result: fc.oneof({ weight: 5, arbitrary: body }, { weight: 1, arbitrary: fc.tuple(text(3), image).map(([t, i]): ContentPart[] => [{ type: 'text', text: t }, i]) }), isError: fc.boolean() }).map((c) => ({ ...c.call, result: c.result, isError: c.isError })),
+      fc
+        .record({
+          call: toolCall,
+          result: fc.oneof(
+            { weight: 5, arbitrary: body },
+            { weight: 1, arbitrary: fc.tuple(text(3), image).map(([t, i]): ContentPart[] => [{ type: 'text', text: t }, i]) },
+          ),
+          isError: fc.boolean(),
+        })
+        .map((c) => ({ ...c.call, result: c.result, isError: c.isError })),
       { maxLength: 3 },
     ),
   },
   { requiredKeys: ['content', 'calls'] },
 );
 const turn = fc.record({
-  request: fc.oneof({ weight: 4, arbitrary: text(15) }, { weight: 1, arbitrary: fc.tuple(text(5), image).map(([t, i]): ContentPart[] => [{ type: 'text', text: t }, i]) }),
+  request: fc.oneof(
+    { weight: 4, arbitrary: text(15) },
+    { weight: 1, arbitrary: fc.tuple(text(5), image).map(([t, i]): ContentPart[] => [{ type: 'text', text: t }, i]) },
+  ),
   steps: fc.array(step, { maxLength: 4 }),
   answer: fc.option(text(10), { nil: undefined }),
   unknownAfter: fc.boolean(),

@@ -35,7 +35,13 @@ function readTwice(): Transcript {
       user('thanks'),
       assistant('done'),
     ],
-    { tools: [{ type: 'function', function: { name: 'Read' } }, { type: 'function', function: { name: 'Bash' } }], metadata: { source: 'test', n: 1 } },
+    {
+      tools: [
+        { type: 'function', function: { name: 'Read' } },
+        { type: 'function', function: { name: 'Bash' } },
+      ],
+      metadata: { source: 'test', n: 1 },
+    },
   );
 }
 
@@ -121,7 +127,11 @@ describe('compactTranscript and restoreTranscript', () => {
     expect(r.transcript.messages[3].content).toMatch(/^\[Previous: used Bash\]/);
     const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
     const contentRef = refOf(JSON.stringify(big));
-    expect(recipe.messages).toEqual([{ keep: 0, n: 3 }, { ref: expect.any(String), content: contentRef }, { keep: 4, n: 2 }]);
+    expect(recipe.messages).toEqual([
+      { keep: 0, n: 3 },
+      { ref: expect.any(String), content: contentRef },
+      { keep: 4, n: 2 },
+    ]);
     const stored = [...ctx.refs!.entries.values()].reduce((n, data) => n + data.length, 0);
     expect(stored).toBeLessThan(JSON.stringify(big).length + 1000);
     expect(JSON.stringify(restored(r.transcript, ctx.refs!))).toBe(JSON.stringify(input));
@@ -214,7 +224,7 @@ describe('tcompact restore', () => {
     const r = await restoreCli([join(dir, 'c.jsonl'), '--out', join(dir, 'back.jsonl')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`${join(dir, 'c.jsonl')}:3: E_REF: transcript "t3": message: ref ${lost} is missing from the side store\n`);
-    expect(readFileSync(join(dir, 'back.jsonl'), 'utf8')).toBe(a.expected.split('\n').slice(0, 2).join('\n') + '\n');
+    expect(readFileSync(join(dir, 'back.jsonl'), 'utf8')).toBe(`${a.expected.split('\n').slice(0, 2).join('\n')}\n`);
   });
 
   it('requires --out and exactly one input', async () => {

@@ -19,7 +19,8 @@ describe('tcompact run', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`report: ${join(out, 'report.md')} (${join(out, 'report.json')})`);
-    for (const name of ['transcripts.jsonl', 'errors.jsonl', 'refs.jsonl', 'report.json', 'report.md', 'journal.jsonl']) expect(existsSync(join(out, name))).toBe(true);
+    for (const name of ['transcripts.jsonl', 'errors.jsonl', 'refs.jsonl', 'report.json', 'report.md', 'journal.jsonl'])
+      expect(existsSync(join(out, name))).toBe(true);
     expect(existsSync(join(out, '.shards'))).toBe(false);
   });
 
@@ -40,7 +41,8 @@ describe('tcompact run', () => {
     // The adapters record the input path in metadata: read it the way the CLI did, relative to the repository.
     expect(process.cwd()).toBe(ROOT);
     let expected = '';
-    for await (const item of readInputs(['datasets/bundled'], { maxLineBytes: 1 << 26 })) if (item.kind === 'transcript') expected += `${JSON.stringify(item.transcript)}\n`;
+    for await (const item of readInputs(['datasets/bundled'], { maxLineBytes: 1 << 26 }))
+      if (item.kind === 'transcript') expected += `${JSON.stringify(item.transcript)}\n`;
     expect(readFileSync(restored, 'utf8')).toBe(expected);
   });
 

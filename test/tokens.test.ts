@@ -47,7 +47,13 @@ describe('countTranscript', () => {
     id: 't1',
     messages: [
       { role: 'system', content: 'You are a helpful agent.' },
-      { role: 'user', content: [{ type: 'text', text: 'Read the file.' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAABBBBCCCC' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Read the file.' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAABBBBCCCC' } },
+        ],
+      },
       {
         role: 'assistant',
         content: null,

@@ -27,7 +27,12 @@ export async function ensureBuiltCli(log: (m: string) => void): Promise<void> {
   try {
     await exec(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, maxBuffer: 16 << 20 });
   } catch (err) {
-    log(`tsc reported errors (using what it emitted): ${String((err as { stdout?: string }).stdout ?? err).split('\n').slice(0, 3).join(' | ')}`);
+    log(
+      `tsc reported errors (using what it emitted): ${String((err as { stdout?: string }).stdout ?? err)
+        .split('\n')
+        .slice(0, 3)
+        .join(' | ')}`,
+    );
   }
 }
 

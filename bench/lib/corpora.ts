@@ -7,8 +7,7 @@ import { listFiles, textsOfFiles } from './texts.js';
 /** A set of real or synthetic transcripts a benchmark runs on. */
 export type CorpusSpec =
   /** Real files: `inputs` are the paths handed to the readers (directories or files). */
-  | { name: string; kind: 'files'; inputs: string[] }
-  | { name: string; kind: 'synthetic'; seed: number; bytes: number };
+  { name: string; kind: 'files'; inputs: string[] } | { name: string; kind: 'synthetic'; seed: number; bytes: number };
 
 const isTranscriptFile = (n: string) => n.endsWith('.jsonl') || n.endsWith('.json') || n.endsWith('.traj');
 

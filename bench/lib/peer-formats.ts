@@ -66,14 +66,22 @@ export function toModelMessages(t: Transcript): ModelMessage[] {
       if (a.reasoning_content) parts.push({ type: 'reasoning', text: a.reasoning_content });
       const text = contentText(a.content);
       if (text !== '') parts.push({ type: 'text', text });
-      for (const c of a.tool_calls ?? []) parts.push({ type: 'tool-call', toolCallId: c.id, toolName: c.function.name, input: parseArgs(c.function.arguments) });
+      for (const c of a.tool_calls ?? [])
+        parts.push({ type: 'tool-call', toolCallId: c.id, toolName: c.function.name, input: parseArgs(c.function.arguments) });
       out.push({ role: 'assistant', content: parts });
     } else if (m.role === 'tool') {
       const tm = m as CanonicalTool;
       const value = typeof tm.content === 'string' ? tm.content : contentText(tm.content);
       out.push({
         role: 'tool',
-        content: [{ type: 'tool-result', toolCallId: tm.tool_call_id, toolName: names.get(tm.tool_call_id)?.function.name ?? '', output: { type: tm.is_error ? 'error-text' : 'text', value } }],
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: tm.tool_call_id,
+            toolName: names.get(tm.tool_call_id)?.function.name ?? '',
+            output: { type: tm.is_error ? 'error-text' : 'text', value },
+          },
+        ],
       });
     }
   }
@@ -117,7 +125,12 @@ export function toLangChain(t: Transcript): BaseMessage[] {
       const c = (m as UserMessage).content;
       out.push(
         new HumanMessage({
-          content: typeof c === 'string' ? c : c.map((p) => (p.type === 'image_url' ? { type: 'image_url', image_url: { url: p.image_url.url } } : { type: 'text', text: p.type === 'text' ? p.text : '' })),
+          content:
+            typeof c === 'string'
+              ? c
+              : c.map((p) =>
+                  p.type === 'image_url' ? { type: 'image_url', image_url: { url: p.image_url.url } } : { type: 'text', text: p.type === 'text' ? p.text : '' },
+                ),
         }),
       );
     } else if (m.role === 'assistant') {
@@ -125,13 +138,24 @@ export function toLangChain(t: Transcript): BaseMessage[] {
       out.push(
         new AIMessage({
           content: contentText(a.content),
-          tool_calls: (a.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: parseArgs(c.function.arguments) as Record<string, unknown>, type: 'tool_call' as const })),
+          tool_calls: (a.tool_calls ?? []).map((c) => ({
+            id: c.id,
+            name: c.function.name,
+            args: parseArgs(c.function.arguments) as Record<string, unknown>,
+            type: 'tool_call' as const,
+          })),
           additional_kwargs: a.reasoning_content ? { reasoning_content: a.reasoning_content } : {},
         }),
       );
     } else if (m.role === 'tool') {
       const tm = m as CanonicalTool;
-      out.push(new ToolMessage({ content: typeof tm.content === 'string' ? tm.content : contentText(tm.content), tool_call_id: tm.tool_call_id, status: tm.is_error ? 'error' : 'success' }));
+      out.push(
+        new ToolMessage({
+          content: typeof tm.content === 'string' ? tm.content : contentText(tm.content),
+          tool_call_id: tm.tool_call_id,
+          status: tm.is_error ? 'error' : 'success',
+        }),
+      );
     }
   }
   return out;
@@ -148,7 +172,13 @@ export function fromLangChain(id: string, messages: readonly BaseMessage[], inde
       const c = m.content as string | { type: string; text?: string; image_url?: { url: string } }[];
       out.push({
         role: 'user',
-        content: typeof c === 'string' ? c : c.map((p): ContentPart => (p.type === 'image_url' ? { type: 'image_url', image_url: { url: p.image_url!.url } } : { type: 'text', text: p.text ?? '' })),
+        content:
+          typeof c === 'string'
+            ? c
+            : c.map(
+                (p): ContentPart =>
+                  p.type === 'image_url' ? { type: 'image_url', image_url: { url: p.image_url!.url } } : { type: 'text', text: p.text ?? '' },
+              ),
       });
     } else if (type === 'ai') {
       const ai = m as AIMessage;

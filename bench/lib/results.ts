@@ -100,9 +100,7 @@ export function readResults(dir: string, order: readonly string[]): BenchFile[] 
     .filter((f) => f.endsWith('.json'))
     .map((f) => f.slice(0, -5));
   const rank = (n: string) => (order.includes(n) ? order.indexOf(n) : order.length);
-  return names
-    .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
-    .map((n) => JSON.parse(readFileSync(resultFile(dir, n), 'utf8')) as BenchFile);
+  return names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).map((n) => JSON.parse(readFileSync(resultFile(dir, n), 'utf8')) as BenchFile);
 }
 
 /** 3 significant figures, without exponent notation. */
@@ -133,7 +131,13 @@ export function ratioTable(files: readonly BenchFile[]): Table {
   const rows: Cell[][] = [];
   for (const f of files)
     for (const r of f.ratios ?? [])
-      rows.push([r.name, r.value === null ? 'not yet available' : `${formatNumber(r.value)}${r.unit ?? 'x'}`, r.target ?? '', r.met === undefined || r.met === null ? '' : r.met ? 'yes' : 'no', `${f.name} (${f.mode})`]);
+      rows.push([
+        r.name,
+        r.value === null ? 'not yet available' : `${formatNumber(r.value)}${r.unit ?? 'x'}`,
+        r.target ?? '',
+        r.met === undefined || r.met === null ? '' : r.met ? 'yes' : 'no',
+        `${f.name} (${f.mode})`,
+      ]);
   return { title: 'Ratios', columns: ['ratio', 'measured', 'target', 'met', 'benchmark'], rows };
 }
 
@@ -167,7 +171,12 @@ export function renderReadmeBlock(files: readonly BenchFile[]): string {
   const machines = [...new Set(files.map((f) => describeMachine(f.machine)))];
   const out = [
     README_START,
-    `Latest results (${[...new Set(files.map((f) => f.mode))].join(' and ')} runs, ${files.map((f) => f.date.slice(0, 10)).sort().at(-1) ?? ''}) on ${machines.join('; ')}. All tables: [bench/results/README.md](bench/results/README.md).`,
+    `Latest results (${[...new Set(files.map((f) => f.mode))].join(' and ')} runs, ${
+      files
+        .map((f) => f.date.slice(0, 10))
+        .sort()
+        .at(-1) ?? ''
+    }) on ${machines.join('; ')}. All tables: [bench/results/README.md](bench/results/README.md).`,
     '',
     renderTable(ratioTable(files), '####'),
   ];

@@ -68,7 +68,7 @@ export async function pipelineStrategies(): Promise<{ strategies: string[]; labe
   const steps = AUTO_MECHANICAL.filter((s) => strategies.includes(s));
   return {
     strategies: steps,
-    label: 'auto\'s mechanical steps',
+    label: "auto's mechanical steps",
     note: `the \`auto\` preset is not registered yet; the pipeline ran its mechanical steps: ${steps.join(', ')} (sanitize first and last)`,
   };
 }

@@ -6,19 +6,7 @@ import { join } from 'node:path';
  * SWE-agent): what a tokenizer meets in a transcript. Ids, timestamps, paths of the session and thinking signatures
  * are left out.
  */
-const TEXT_KEYS = new Set([
-  'content',
-  'text',
-  'thinking',
-  'reasoning_content',
-  'arguments',
-  'observation',
-  'thought',
-  'action',
-  'response',
-  'query',
-  'prompt',
-]);
+const TEXT_KEYS = new Set(['content', 'text', 'thinking', 'reasoning_content', 'arguments', 'observation', 'thought', 'action', 'response', 'query', 'prompt']);
 /** Claude Code repeats each tool's output in a structured `toolUseResult`; counting it would double the text. */
 const SKIP_KEYS = new Set(['toolUseResult', 'snapshot', 'signature']);
 

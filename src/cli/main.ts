@@ -1,5 +1,5 @@
 import { TcompactError } from '../errors.js';
-import { type CliIO, type Command } from './command.js';
+import type { CliIO, Command } from './command.js';
 import { EXIT } from './exit-codes.js';
 import { COMMANDS } from './commands.js';
 

@@ -151,7 +151,12 @@ export class Evaluation {
     this.perTranscript.push(record);
     const judge = this.options.judge;
     if (judge && this.perTranscript.length <= (this.options.judgeLimit ?? Infinity)) {
-      await judge.judge(transcript.id, probes, views.map((v) => ({ name: v.name, transcript: v.transcript })), root);
+      await judge.judge(
+        transcript.id,
+        probes,
+        views.map((v) => ({ name: v.name, transcript: v.transcript })),
+        root,
+      );
     }
     if (this.options.reference !== false) lost.push(...this.addReference(transcript, root));
     return lost;

@@ -25,8 +25,7 @@ export type JudgeDimension = (typeof JUDGE_DIMENSIONS)[number];
 
 export const JUDGE_QUESTIONS: Readonly<Record<JudgeDimension, string>> = {
   recall: 'List every request the user made in this session, in order, as close to their own words as the transcript allows.',
-  artifact:
-    'List every file the agent read, created or modified (full paths, exactly as written) and every shell command it ran (exactly as written).',
+  artifact: 'List every file the agent read, created or modified (full paths, exactly as written) and every shell command it ran (exactly as written).',
   continuation: "What is the user's most recent request (quote it), and which tasks are still open or pending?",
   decision: 'Which errors or failures occurred during the session (quote each error message), and was each one resolved later?',
 };
@@ -215,7 +214,13 @@ export class Judge {
           continue;
         }
         const user = `<transcript>\n${rendered}\n</transcript>\n\nQuestion: ${JUDGE_QUESTIONS[dimension]}`;
-        const job = chatJob(`${id}/${context.name}/${dimension}`, SYSTEM, user, { maxTokens: this.options.maxTokens, temperature: this.temperature }, this.tokenizer);
+        const job = chatJob(
+          `${id}/${context.name}/${dimension}`,
+          SYSTEM,
+          user,
+          { maxTokens: this.options.maxTokens, temperature: this.temperature },
+          this.tokenizer,
+        );
         asks.push(
           this.queue.run(job).then((outcome) => {
             if (!outcome.ok) {

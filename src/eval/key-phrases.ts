@@ -10,7 +10,7 @@ const STOPWORDS = new Set(
     'did get got let say she too use yes okay please thanks thank just also into then than that this these those them ' +
     'they their there here what when where which while with would could should will shall been being have having does ' +
     'doing done from about above after again against because before below between both down during each few further ' +
-    'more most other over same some such only own very can\'t don\'t won\'t isn\'t it\'s i\'m let\'s your yours mine ' +
+    "more most other over same some such only own very can't don't won't isn't it's i'm let's your yours mine " +
     'ours myself yourself itself well like make sure want need know think'
   ).split(/\s+/),
 );

@@ -73,7 +73,10 @@ export function checkpointMiddle(head: number | 'system', tail: number | 'last-r
     }
     if (middle.length < 2) return unchanged;
     const stand: UserMessage = { role: 'user', content: '' };
-    const step = stepFor('checkpoint', parseCompactConfig({ strategies: ['checkpoint'], keepFirst: headEnd, keepLast: 0, window, tokenizer: env.tokenizer.name }));
+    const step = stepFor(
+      'checkpoint',
+      parseCompactConfig({ strategies: ['checkpoint'], keepFirst: headEnd, keepLast: 0, window, tokenizer: env.tokenizer.name }),
+    );
     const input = [...messages.slice(0, headEnd), ...middle, stand];
     const result = runSteps({ id: 'context', messages: input }, [step], { tokenizer: env.tokenizer, refs, window });
     const out = result.transcript.messages;
@@ -83,7 +86,13 @@ export function checkpointMiddle(head: number | 'system', tail: number | 'last-r
   };
 }
 
-function strategyPolicy(name: string, summary: string, strategies: string[], trigger: 'every' | { fraction: number } | { tokens: number }, config = {}): Policy {
+function strategyPolicy(
+  name: string,
+  summary: string,
+  strategies: string[],
+  trigger: 'every' | { fraction: number } | { tokens: number },
+  config = {},
+): Policy {
   return {
     name,
     summary,
@@ -101,10 +110,16 @@ function strategyPolicy(name: string, summary: string, strategies: string[], tri
 /** The built-in policies, by name. */
 export const POLICIES: Readonly<Record<string, Policy>> = {
   none: { name: 'none', summary: 'no compaction: every call sends the whole history', requires: [], instantiate: () => ({}) },
-  'mask-10': strategyPolicy('mask-10', 'micro-compaction on every call: mask-observations keeping the last 10 tool results (keepLast 0)', ['mask-observations'], 'every', {
-    keepLast: 0,
-    options: { 'mask-observations': { keepRecent: 10 } },
-  }),
+  'mask-10': strategyPolicy(
+    'mask-10',
+    'micro-compaction on every call: mask-observations keeping the last 10 tool results (keepLast 0)',
+    ['mask-observations'],
+    'every',
+    {
+      keepLast: 0,
+      options: { 'mask-observations': { keepRecent: 10 } },
+    },
+  ),
   'checkpoint-at-0.9': strategyPolicy('checkpoint-at-0.9', 'checkpoint when the prompt reaches 90% of the window', ['checkpoint'], { fraction: 0.9 }),
   auto: strategyPolicy('auto', 'the auto pipeline when the prompt reaches 90% of the window', ['auto'], { fraction: 0.9 }),
   'seed-80-first3-last10': {
@@ -142,7 +157,10 @@ export function resolvePolicy(name: string, tokenizer: Tokenizer): Policy {
   }
   const m = CUSTOM.exec(name);
   if (!m) {
-    throw new TcompactError('E_USAGE', `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS)`);
+    throw new TcompactError(
+      'E_USAGE',
+      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS)`,
+    );
   }
   const strategies = m[1].split('+');
   validateStrategyNames(strategies, tokenizer);
@@ -152,4 +170,3 @@ export function resolvePolicy(name: string, tokenizer: Tokenizer): Policy {
   if (Number.isInteger(n) && n >= 1) return strategyPolicy(name, `${strategies.join(' then ')} at ${n} tokens`, strategies, { tokens: n });
   throw new TcompactError('E_USAGE', `policy "${name}": the trigger must be "every", a fraction between 0 and 1, or a whole number of tokens`);
 }
-

@@ -181,11 +181,5 @@ function taskProbes(calls: readonly Call[]): Probe[] {
  */
 export function extractProbes(transcript: Transcript | { messages: readonly Message[] }): Probe[] {
   const calls = callsInOrder(transcript.messages);
-  return [
-    ...artifactProbes(calls),
-    ...commandProbes(calls),
-    ...errorProbes(calls),
-    ...intentProbes(transcript.messages),
-    ...taskProbes(calls),
-  ];
+  return [...artifactProbes(calls), ...commandProbes(calls), ...errorProbes(calls), ...intentProbes(transcript.messages), ...taskProbes(calls)];
 }

@@ -58,7 +58,24 @@ const cell = (t: Tally) => (t.probes === 0 ? '–' : `${pct(recall(t))} (${t.ret
 function table(rows: readonly EvalRow[]): string {
   const original = rows.find((r) => r.name === ORIGINAL_ROW);
   return mdTable(
-    ['strategy', 'tokens before', 'tokens after', 'compression', 'saved', 'artifacts', 'commands', 'failed cmds', 'errors', 'unresolved', 'intent', 'last request', 'open tasks', 'overall', 'kinds mean', 'loss / saving'],
+    [
+      'strategy',
+      'tokens before',
+      'tokens after',
+      'compression',
+      'saved',
+      'artifacts',
+      'commands',
+      'failed cmds',
+      'errors',
+      'unresolved',
+      'intent',
+      'last request',
+      'open tasks',
+      'overall',
+      'kinds mean',
+      'loss / saving',
+    ],
     rows.map((r) => {
       const f = rowFigures(r, original);
       return [
@@ -98,7 +115,7 @@ export function renderEvaluation(r: EvalReport): string {
   if (r.reference.spans > 0) {
     out.push(
       '',
-      '## Against the source\'s own compaction',
+      "## Against the source's own compaction",
       '',
       `${r.reference.spans} spans that the source replaced with its own summary (Claude Code \`isCompactSummary\`), probes`,
       'taken from each span; the summary and every strategy judged on the same span.',
@@ -138,7 +155,7 @@ export function renderEvaluation(r: EvalReport): string {
     'commands as whole words, error lines and open tasks verbatim after whitespace collapsing, the last request',
     `verbatim, and each request when at least ${REQUEST_OVERLAP_THRESHOLD * 100}% of its key phrases (pairs of consecutive content words) remain.`,
     '"loss / saving" is the points of "kinds mean" lost against the original per point of tokens saved: lower keeps',
-    'more per token saved. The `original` row is the rule\'s ceiling. lost.jsonl lists every probe each strategy lost.',
+    "more per token saved. The `original` row is the rule's ceiling. lost.jsonl lists every probe each strategy lost.",
   );
   return `${out.join('\n')}\n`;
 }

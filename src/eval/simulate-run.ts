@@ -88,11 +88,21 @@ export class Simulation {
 
   async add(transcript: Transcript, source: { file: string; line: number }): Promise<TranscriptSimulation> {
     const o = this.options;
-    const env = { tokenizer: o.tokenizer, window: o.window, tools: transcript.tools, cooldown: o.cooldown, maxAttempts: o.maxAttempts, basePrompt: o.basePrompt };
+    const env = {
+      tokenizer: o.tokenizer,
+      window: o.window,
+      tools: transcript.tools,
+      cooldown: o.cooldown,
+      maxAttempts: o.maxAttempts,
+      basePrompt: o.basePrompt,
+    };
     const result: TranscriptSimulation = { id: transcript.id, file: source.file, line: source.line, messages: transcript.messages.length, policies: {} };
     for (const policy of this.policies) {
       const stats = await replay(transcript, policy.instantiate(env), { tokenizer: o.tokenizer, window: o.window, basePrompt: o.basePrompt });
-      result.policies[policy.name] = { ...stats, cost: costOf({ input: stats.billedInput, cachedRead: stats.cachedInput, output: stats.outputTokens }, o.prices) };
+      result.policies[policy.name] = {
+        ...stats,
+        cost: costOf({ input: stats.billedInput, cachedRead: stats.cachedInput, output: stats.outputTokens }, o.prices),
+      };
     }
     const recorded = recordedUsage(transcript);
     if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, o.prices) };
@@ -132,7 +142,16 @@ export class Simulation {
     };
     const withUsage = this.perTranscript.filter((t) => t.recorded);
     if (withUsage.length > 0) {
-      const usage: RecordedUsage & { cost: Cost } = { calls: 0, input: 0, uncachedInput: 0, cacheCreation: 0, cacheRead: 0, output: 0, firstCallInput: 0, cost: { withoutCache: 0, withCache: 0 } };
+      const usage: RecordedUsage & { cost: Cost } = {
+        calls: 0,
+        input: 0,
+        uncachedInput: 0,
+        cacheCreation: 0,
+        cacheRead: 0,
+        output: 0,
+        firstCallInput: 0,
+        cost: { withoutCache: 0, withCache: 0 },
+      };
       const simulatedNone = emptyRun();
       for (const t of withUsage) {
         const r = t.recorded as RecordedUsage & { cost: Cost };

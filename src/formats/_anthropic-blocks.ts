@@ -51,7 +51,8 @@ export function addAssistantBlock(into: AssistantBlocks, block: unknown): void {
  * several, null for none), `reasoning_content` the thinking blocks joined by a blank line, `tool_calls` the tool uses.
  */
 export function assistantFromBlocks(blocks: AssistantBlocks, extra: Record<string, unknown> = {}): AssistantMessage {
-  const content = blocks.texts.length === 0 ? null : blocks.texts.length === 1 ? blocks.texts[0] : blocks.texts.map((text) => ({ type: 'text' as const, text }));
+  const content =
+    blocks.texts.length === 0 ? null : blocks.texts.length === 1 ? blocks.texts[0] : blocks.texts.map((text) => ({ type: 'text' as const, text }));
   const message: AssistantMessage = { role: 'assistant', content };
   if (blocks.reasoning.length > 0) message.reasoning_content = blocks.reasoning.join('\n\n');
   if (blocks.calls.length > 0) message.tool_calls = blocks.calls;

@@ -30,9 +30,7 @@ export function jsonlEntry(file: string, raw: RawLine, maxLineBytes: number): Js
     return {
       kind: 'error',
       at,
-      error: raw.terminated
-        ? { code: 'E_JSON', message }
-        : { code: 'E_TRUNCATED', message: `last line has no line end and is incomplete: ${message}` },
+      error: raw.terminated ? { code: 'E_JSON', message } : { code: 'E_TRUNCATED', message: `last line has no line end and is incomplete: ${message}` },
     };
   }
 }

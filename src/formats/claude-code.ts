@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import type { Message } from '../model/message.js';
 import { formatIssues } from '../model/parse.js';
-import { addAssistantBlock, assistantFromBlocks, emptyAssistantBlocks, isToolResultBlock, userTurnMessages, type AssistantBlocks } from './_anthropic-blocks.js';
+import {
+  addAssistantBlock,
+  assistantFromBlocks,
+  emptyAssistantBlocks,
+  isToolResultBlock,
+  userTurnMessages,
+  type AssistantBlocks,
+} from './_anthropic-blocks.js';
 import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
 import { lineItem, readJsonl } from './_jsonl.js';
 import { orderByParent } from './_parent-order.js';
@@ -85,7 +92,15 @@ class SessionState {
   /** parentUuid of every record with a uuid, conversation or not, to follow parent chains through skipped records. */
   private readonly parents = new Map<string, string | null>();
   private readonly subagents = new Map<string, string | undefined>();
-  private readonly meta: { sessionIds: string[]; cwd?: string; gitBranch?: string; versions: string[]; slug?: string; agentId?: string; isSidechain?: boolean } = {
+  private readonly meta: {
+    sessionIds: string[];
+    cwd?: string;
+    gitBranch?: string;
+    versions: string[];
+    slug?: string;
+    agentId?: string;
+    isSidechain?: boolean;
+  } = {
     sessionIds: [],
     versions: [],
   };
@@ -93,7 +108,8 @@ class SessionState {
   constructor(private readonly file: string) {}
 
   accept(value: unknown, at: SourcePosition): Accepted {
-    if (!isObject(value) || typeof value.type !== 'string') return { kind: 'error', message: 'type: a Claude Code record must be an object with a string "type"' };
+    if (!isObject(value) || typeof value.type !== 'string')
+      return { kind: 'error', message: 'type: a Claude Code record must be an object with a string "type"' };
     if (typeof value.uuid === 'string') this.parents.set(value.uuid, typeof value.parentUuid === 'string' ? value.parentUuid : null);
     this.noteSubagentLink(value);
     const type = value.type;
@@ -129,7 +145,13 @@ class SessionState {
       const toolUseId = typeof r.parentToolUseID === 'string' ? r.parentToolUseID : undefined;
       if (!this.subagents.has(r.data.agentId) || this.subagents.get(r.data.agentId) === undefined) this.subagents.set(r.data.agentId, toolUseId);
     }
-    if (r.type === 'user' && isObject(r.toolUseResult) && typeof r.toolUseResult.agentId === 'string' && isObject(r.message) && Array.isArray(r.message.content)) {
+    if (
+      r.type === 'user' &&
+      isObject(r.toolUseResult) &&
+      typeof r.toolUseResult.agentId === 'string' &&
+      isObject(r.message) &&
+      Array.isArray(r.message.content)
+    ) {
       const block = r.message.content.find(isToolResultBlock);
       if (block && this.subagents.get(r.toolUseResult.agentId) === undefined) this.subagents.set(r.toolUseResult.agentId, block.tool_use_id);
     }
@@ -137,7 +159,11 @@ class SessionState {
 
   *finish(): Generator<InputItem> {
     if (this.records.length === 0) return;
-    const ordered = orderByParent(this.records, (r) => r.record.uuid, (r) => this.conversationParent(r.record));
+    const ordered = orderByParent(
+      this.records,
+      (r) => r.record.uuid,
+      (r) => this.conversationParent(r.record),
+    );
     const built = buildMessages(ordered.items.map((r) => r.record));
     if (built.messages.length === 0) {
       // Only compaction boundaries and no message: nothing to make a transcript of, but every line is accounted for.
@@ -147,7 +173,7 @@ class SessionState {
     const m = this.meta;
     const sessionId = m.sessionIds[0];
     const isSubagent = m.isSidechain === true && m.agentId !== undefined;
-    const id = isSubagent ? `${sessionId ?? baseName(this.file)}:agent-${m.agentId}` : sessionId ?? baseName(this.file);
+    const id = isSubagent ? `${sessionId ?? baseName(this.file)}:agent-${m.agentId}` : (sessionId ?? baseName(this.file));
     const metadata: Record<string, unknown> = { source: { format: 'claude-code', file: this.file } };
     if (sessionId !== undefined) metadata.sessionId = sessionId;
     if (m.sessionIds.length > 1) metadata.sessionIds = m.sessionIds;
@@ -169,7 +195,8 @@ class SessionState {
     const warnings = [...built.warnings];
     if (ordered.moved > 0) warnings.push(`${ordered.moved} records came before their parent in the file and were moved after it`);
     const repairs: Record<string, number> = ordered.moved > 0 ? { reorderedByParent: ordered.moved } : {};
-    const indexedMetadata = (at: (index: number) => number) => (built.compactions.length === 0 ? {} : { compactions: built.compactions.map((c) => remapCompaction(c, at)) });
+    const indexedMetadata = (at: (index: number) => number) =>
+      built.compactions.length === 0 ? {} : { compactions: built.compactions.map((c) => remapCompaction(c, at)) };
     const draft = { id, messages: built.messages, metadata, warnings, repairs, indexedMetadata };
     const first = this.records[0].at;
     yield finishTranscript(draft, { file: first.file, line: first.line, byteOffset: first.byteOffset }, this.records.length);
@@ -217,7 +244,8 @@ export function buildMessages(records: readonly ConversationRec[]): Built {
   const closeReply = () => {
     if (!reply) return;
     messages[reply.index] = assistantFromBlocks(reply.blocks, reply.extra);
-    if (reply.blocks.unmapped.length > 0) warnings.push(`assistant message ${reply.index}: ${reply.blocks.unmapped.length} content blocks with no canonical equivalent kept in unmapped_blocks`);
+    if (reply.blocks.unmapped.length > 0)
+      warnings.push(`assistant message ${reply.index}: ${reply.blocks.unmapped.length} content blocks with no canonical equivalent kept in unmapped_blocks`);
     reply = undefined;
     for (const d of deferred) place(d.message, d.place);
     deferred = [];
@@ -268,7 +296,8 @@ export function buildMessages(records: readonly ConversationRec[]): Built {
     const turn = userTurnMessages(record.message.content, extra);
     for (const tool of turn.tools) messages.push(tool);
     if (!turn.user) continue;
-    if (turn.user.unmapped_blocks) warnings.push(`a user record at ${record.uuid ?? '?'} has content blocks with no canonical equivalent, kept in unmapped_blocks`);
+    if (turn.user.unmapped_blocks)
+      warnings.push(`a user record at ${record.uuid ?? '?'} has content blocks with no canonical equivalent, kept in unmapped_blocks`);
     if (isSummary) {
       const entry = openBoundary ?? {};
       if (!openBoundary) compactions.push(entry);

@@ -94,12 +94,23 @@ class RolloutBuilder {
   private sessionMeta(p: Record<string, unknown>): Accepted {
     const m = this.metadata;
     if (typeof p.id === 'string') m.sessionId ??= p.id;
-    for (const [from, to] of [['cwd', 'cwd'], ['cli_version', 'cliVersion'], ['originator', 'originator'], ['model_provider', 'modelProvider'], ['forked_from_id', 'forkedFromId']] as const) {
+    for (const [from, to] of [
+      ['cwd', 'cwd'],
+      ['cli_version', 'cliVersion'],
+      ['originator', 'originator'],
+      ['model_provider', 'modelProvider'],
+      ['forked_from_id', 'forkedFromId'],
+    ] as const) {
       if (p[from] !== undefined && p[from] !== null) m[to] ??= p[from];
     }
     if (p.source !== undefined) m.sessionSource ??= p.source;
     if (isObject(p.git)) m.git ??= p.git;
-    const instructions = typeof p.instructions === 'string' ? p.instructions : isObject(p.base_instructions) && typeof p.base_instructions.text === 'string' ? p.base_instructions.text : undefined;
+    const instructions =
+      typeof p.instructions === 'string'
+        ? p.instructions
+        : isObject(p.base_instructions) && typeof p.base_instructions.text === 'string'
+          ? p.base_instructions.text
+          : undefined;
     if (instructions !== undefined && instructions !== '' && !this.system) this.system = { role: 'system', content: instructions };
     return { kind: 'kept' };
   }
@@ -128,11 +139,14 @@ class RolloutBuilder {
   }
 
   private message(p: Record<string, unknown>): Accepted {
-    if (typeof p.role !== 'string' || !Array.isArray(p.content)) return { kind: 'error', message: 'payload: a message needs a string role and a content array' };
+    if (typeof p.role !== 'string' || !Array.isArray(p.content))
+      return { kind: 'error', message: 'payload: a message needs a string role and a content array' };
     const parts: ContentPart[] = [];
     for (const item of p.content) {
-      if (isObject(item) && (item.type === 'input_text' || item.type === 'output_text') && typeof item.text === 'string') parts.push({ type: 'text', text: item.text });
-      else if (isObject(item) && item.type === 'input_image' && typeof item.image_url === 'string') parts.push({ type: 'image_url', image_url: { url: item.image_url } });
+      if (isObject(item) && (item.type === 'input_text' || item.type === 'output_text') && typeof item.text === 'string')
+        parts.push({ type: 'text', text: item.text });
+      else if (isObject(item) && item.type === 'input_image' && typeof item.image_url === 'string')
+        parts.push({ type: 'image_url', image_url: { url: item.image_url } });
       else return { kind: 'error', message: `payload.content: unsupported content item ${JSON.stringify(item).slice(0, 80)}` };
     }
     const single = parts.length === 1 && parts[0].type === 'text' ? parts[0].text : undefined;
@@ -186,10 +200,13 @@ class RolloutBuilder {
     const message: ToolMessage = { role: 'tool', tool_call_id: p.call_id, content: '' };
     const out = p.output;
     if (typeof out === 'string') message.content = out;
-    else if (Array.isArray(out)) message.content = out.map((item): ContentPart =>
-      isObject(item) && item.type === 'input_image' && typeof item.image_url === 'string'
-        ? { type: 'image_url', image_url: { url: item.image_url } }
-        : { type: 'text', text: isObject(item) && typeof item.text === 'string' ? item.text : JSON.stringify(item) });
+    else if (Array.isArray(out))
+      message.content = out.map(
+        (item): ContentPart =>
+          isObject(item) && item.type === 'input_image' && typeof item.image_url === 'string'
+            ? { type: 'image_url', image_url: { url: item.image_url } }
+            : { type: 'text', text: isObject(item) && typeof item.text === 'string' ? item.text : JSON.stringify(item) },
+      );
     else if (isObject(out)) {
       message.content = typeof out.content === 'string' ? out.content : JSON.stringify(out);
       if (out.success === false) message.is_error = true;

@@ -44,7 +44,7 @@ export async function* readFile(file: string, options: ReadInputsOptions): Async
     yield* ADAPTERS[from](file, read);
     return;
   }
-  let detection;
+  let detection: Awaited<ReturnType<typeof detectFormat>>;
   try {
     detection = await detectFormat(file, read);
   } catch (err) {

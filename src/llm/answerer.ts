@@ -27,7 +27,18 @@ export interface AskRecord {
 }
 
 export function emptyRecord(): AskRecord {
-  return { requests: 0, answers: 0, cacheHits: 0, promptTokens: 0, completionTokens: 0, usageEstimated: false, failures: [], rejections: [], notes: [], waitedMs: 0 };
+  return {
+    requests: 0,
+    answers: 0,
+    cacheHits: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    usageEstimated: false,
+    failures: [],
+    rejections: [],
+    notes: [],
+    waitedMs: 0,
+  };
 }
 
 export function addRecord(into: AskRecord, from: AskRecord): AskRecord {
@@ -151,7 +162,9 @@ export class Answerer {
     job: LlmJob,
     check: Check<T>,
     record: AskRecord,
-  ): Promise<{ ok: true; value: T; text: string; usage: { promptTokens: number; completionTokens: number } } | { ok: false; failure?: LlmFailure; transient: boolean }> {
+  ): Promise<
+    { ok: true; value: T; text: string; usage: { promptTokens: number; completionTokens: number } } | { ok: false; failure?: LlmFailure; transient: boolean }
+  > {
     // A garbage 2xx may come from a flaky proxy rather than the model: such a rejection is not cached.
     let transient = false;
     for (let answer = 1; answer <= this.options.maxAttempts; answer++) {

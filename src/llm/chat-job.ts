@@ -22,6 +22,7 @@ export function chatJob(label: string, system: string, user: string, params: Job
     { role: 'system', content: system },
     { role: 'user', content: user },
   ];
-  const request = params.temperature === undefined ? { messages, maxTokens: params.maxTokens } : { messages, maxTokens: params.maxTokens, temperature: params.temperature };
+  const request =
+    params.temperature === undefined ? { messages, maxTokens: params.maxTokens } : { messages, maxTokens: params.maxTokens, temperature: params.temperature };
   return { label, request, promptTokens: promptTokens(messages, tokenizer) };
 }

@@ -79,7 +79,9 @@ function fromApiError(err: APIError, now: number): LlmFailure {
   if (status === 429) {
     if (code === 'insufficient_quota') return { code: 'quota_exceeded', status, message, rateLimit };
     const retryAfterMs = parseRetryAfter(get, now);
-    return retryAfterMs === undefined ? { code: 'rate_limited', status, message, rateLimit } : { code: 'rate_limited', status, message, retryAfterMs, rateLimit };
+    return retryAfterMs === undefined
+      ? { code: 'rate_limited', status, message, rateLimit }
+      : { code: 'rate_limited', status, message, retryAfterMs, rateLimit };
   }
   if ((status === 400 || status === 413 || status === 422) && (code === 'context_length_exceeded' || CONTEXT_LENGTH_TEXT.test(message))) {
     return { code: 'context_length_exceeded', status, message };
@@ -88,7 +90,9 @@ function fromApiError(err: APIError, now: number): LlmFailure {
   if (status === 409) return { code: 'conflict', status, message };
   if (status >= 500) {
     const retryAfterMs = parseRetryAfter(get, now);
-    return retryAfterMs === undefined ? { code: 'server_error', status, message, rateLimit } : { code: 'server_error', status, message, retryAfterMs, rateLimit };
+    return retryAfterMs === undefined
+      ? { code: 'server_error', status, message, rateLimit }
+      : { code: 'server_error', status, message, retryAfterMs, rateLimit };
   }
   if (status === 401 || status === 403) return { code: 'auth', status, message };
   if (status === 404) return { code: 'not_found', status, message };
@@ -166,6 +170,6 @@ export function createOpenAIChatClient(options: ChatClientOptions): ChatClient {
 
 function connectionMessage(err: APIConnectionError): string {
   const cause = (err as { cause?: unknown }).cause;
-  const detail = cause instanceof Error ? (cause as Error & { cause?: { code?: string } }).cause?.code ?? cause.message : undefined;
+  const detail = cause instanceof Error ? ((cause as Error & { cause?: { code?: string } }).cause?.code ?? cause.message) : undefined;
   return detail ? `${err.message} (${detail})` : err.message;
 }

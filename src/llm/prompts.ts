@@ -58,7 +58,10 @@ export type SummaryCheck = { ok: true; text: string } | { ok: false; reason: str
 const HEADING = /^#{1,6}\s*(?:\d+[.)]\s*)?(.+?)\s*#*\s*$/;
 
 function normalizeTitle(title: string): string {
-  return title.replace(/[*_`:]/g, '').trim().toLowerCase();
+  return title
+    .replace(/[*_`:]/g, '')
+    .trim()
+    .toLowerCase();
 }
 
 /**
@@ -66,7 +69,10 @@ function normalizeTitle(title: string): string {
  * (dropping any preamble, `<summary>` tags or code fences around it); rejects an empty answer or one missing a section.
  */
 export function checkSummary(answer: string): SummaryCheck {
-  let text = answer.replace(/<analysis>[\s\S]*?<\/analysis>/gi, '').replace(/<\/?summary>/gi, '').trim();
+  let text = answer
+    .replace(/<analysis>[\s\S]*?<\/analysis>/gi, '')
+    .replace(/<\/?summary>/gi, '')
+    .trim();
   text = text.replace(/^```(?:markdown|md)?\s*\n([\s\S]*?)\n```$/i, '$1').trim();
   if (text === '') return { ok: false, reason: 'empty summary' };
   const lines = text.split('\n');

@@ -116,7 +116,8 @@ export class LlmQueue {
       return outcome;
     };
     for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted || this.closed) return finish({ ok: false, failure: { code: 'aborted', message: 'the run was interrupted' }, attempts: attempt - 1, failures, waitedMs });
+      if (signal?.aborted || this.closed)
+        return finish({ ok: false, failure: { code: 'aborted', message: 'the run was interrupted' }, attempts: attempt - 1, failures, waitedMs });
       const acquired = await this.limiter.acquire(job.promptTokens + job.request.maxTokens, signal);
       if (!acquired.ok) {
         failures.push(acquired.reason);
@@ -130,7 +131,16 @@ export class LlmQueue {
         this.limiter.observe(outcome.rateLimit);
         const usage = outcome.usage ?? { promptTokens: job.promptTokens, completionTokens: this.options.countTokens(outcome.text) };
         acquired.reservation.settle(usage.promptTokens + usage.completionTokens);
-        return finish({ ok: true, text: outcome.text, finishReason: outcome.finishReason, usage, usageEstimated: outcome.usage === null, attempts: attempt, failures, waitedMs });
+        return finish({
+          ok: true,
+          text: outcome.text,
+          finishReason: outcome.finishReason,
+          usage,
+          usageEstimated: outcome.usage === null,
+          attempts: attempt,
+          failures,
+          waitedMs,
+        });
       }
       const failure = outcome.failure;
       this.limiter.observe(failure.rateLimit);
@@ -138,7 +148,14 @@ export class LlmQueue {
       acquired.reservation.settle(failure.status !== undefined && failure.status < 500 ? 0 : job.promptTokens);
       failures.push(failure.code);
       this.counters.failuresByCode[failure.code] = (this.counters.failuresByCode[failure.code] ?? 0) + 1;
-      this.emit({ type: 'failure', at: clock.now(), job: job.label, attempt, code: failure.code, ...(failure.status !== undefined ? { status: failure.status } : {}) });
+      this.emit({
+        type: 'failure',
+        at: clock.now(),
+        job: job.label,
+        attempt,
+        code: failure.code,
+        ...(failure.status !== undefined ? { status: failure.status } : {}),
+      });
       if (!isRetryable(failure.code) || attempt >= maxAttempts || signal?.aborted) {
         return finish({ ok: false, failure, attempts: attempt, failures, waitedMs });
       }
@@ -146,7 +163,14 @@ export class LlmQueue {
       if (failure.code === 'rate_limited') {
         // The next acquire (of this job and of every other) waits out the pause.
         this.limiter.pause(delay.ms);
-        this.emit({ type: 'pause', at: clock.now(), job: job.label, ms: delay.ms, capped: delay.capped, ...(failure.retryAfterMs !== undefined ? { requestedMs: failure.retryAfterMs } : {}) });
+        this.emit({
+          type: 'pause',
+          at: clock.now(),
+          job: job.label,
+          ms: delay.ms,
+          capped: delay.capped,
+          ...(failure.retryAfterMs !== undefined ? { requestedMs: failure.retryAfterMs } : {}),
+        });
       } else {
         this.emit({ type: 'backoff', at: clock.now(), job: job.label, ms: delay.ms });
         const before = clock.now();

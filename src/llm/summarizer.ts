@@ -100,7 +100,10 @@ export async function createLlmSummarizer(input: LlmOptionsInput, deps: LlmSumma
   let inputBudget = window - options.maxTokens - safetyMargin(window);
   if (options.tpm !== undefined) inputBudget = Math.min(inputBudget, options.tpm - options.maxTokens);
   if (inputBudget < 1024) {
-    throw new TcompactError('E_CONFIG', `llm: maxTokens ${options.maxTokens} leaves only ${inputBudget} tokens for the prompt (window ${window}${options.tpm ? `, tpm ${options.tpm}` : ''})`);
+    throw new TcompactError(
+      'E_CONFIG',
+      `llm: maxTokens ${options.maxTokens} leaves only ${inputBudget} tokens for the prompt (window ${window}${options.tpm ? `, tpm ${options.tpm}` : ''})`,
+    );
   }
   const client =
     deps.client ??
@@ -138,7 +141,8 @@ export async function createLlmSummarizer(input: LlmOptionsInput, deps: LlmSumma
     if (outcome === 'fallback') fallbacks.push({ id, strategy, applied: [...(fallback?.applied ?? [])], reason: fallback?.reason ?? 'unknown' });
     return result;
   };
-  const summarize = async (transcript: Transcript, ctx: StrategyContext) => noted(transcript.id, await summarizeTranscript(transcript, stepOptions, ctx, stepDeps));
+  const summarize = async (transcript: Transcript, ctx: StrategyContext) =>
+    noted(transcript.id, await summarizeTranscript(transcript, stepOptions, ctx, stepDeps));
   const tangents = async (transcript: Transcript, ctx: StrategyContext) => noted(transcript.id, await classifyTangents(transcript, stepOptions, ctx, stepDeps));
 
   return {

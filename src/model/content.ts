@@ -20,13 +20,7 @@ export const InputAudioPartSchema = z.looseObject({
 });
 export const RefusalPartSchema = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
 
-export const ContentPartSchema = z.discriminatedUnion('type', [
-  TextPartSchema,
-  ImagePartSchema,
-  FilePartSchema,
-  InputAudioPartSchema,
-  RefusalPartSchema,
-]);
+export const ContentPartSchema = z.discriminatedUnion('type', [TextPartSchema, ImagePartSchema, FilePartSchema, InputAudioPartSchema, RefusalPartSchema]);
 
 export type TextPart = z.infer<typeof TextPartSchema>;
 export type ImagePart = z.infer<typeof ImagePartSchema>;

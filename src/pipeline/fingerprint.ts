@@ -24,7 +24,13 @@ export async function fingerprintFile(path: string): Promise<FileFingerprint> {
   const handle = await open(path, 'r');
   try {
     const head = Math.min(info.size, 2 * EDGE_BYTES);
-    const ranges: [number, number][] = info.size <= 2 * EDGE_BYTES ? [[0, head]] : [[0, EDGE_BYTES], [info.size - EDGE_BYTES, EDGE_BYTES]];
+    const ranges: [number, number][] =
+      info.size <= 2 * EDGE_BYTES
+        ? [[0, head]]
+        : [
+            [0, EDGE_BYTES],
+            [info.size - EDGE_BYTES, EDGE_BYTES],
+          ];
     for (const [position, length] of ranges) {
       const buf = Buffer.alloc(length);
       let done = 0;
@@ -50,6 +56,7 @@ export function canonicalHash(value: unknown): string {
 export function describeChange(before: FileFingerprint, now: FileFingerprint): string | undefined {
   if (before.size !== now.size) return `${now.path}: size ${before.size} -> ${now.size} bytes`;
   if (before.edgesSha256 !== now.edgesSha256) return `${now.path}: content changed (same size)`;
-  if (before.mtimeMs !== now.mtimeMs) return `${now.path}: modified (mtime ${new Date(before.mtimeMs).toISOString()} -> ${new Date(now.mtimeMs).toISOString()})`;
+  if (before.mtimeMs !== now.mtimeMs)
+    return `${now.path}: modified (mtime ${new Date(before.mtimeMs).toISOString()} -> ${new Date(now.mtimeMs).toISOString()})`;
   return undefined;
 }

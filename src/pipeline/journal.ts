@@ -1,7 +1,6 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { FileFingerprint } from './fingerprint.js';
 import { writeFileAtomic } from './atomic-file.js';
 import type { ShardDescriptor } from './shard.js';
 

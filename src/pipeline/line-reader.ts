@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { type ErrorInfo } from '../errors.js';
+import type { ErrorInfo } from '../errors.js';
 
 export interface RawLine {
   /** 1-based line number. */

@@ -10,8 +10,7 @@ import { ensureShardsDir, removeShardsDir } from './shard-store.js';
 
 export type OpenedOutput =
   /** `--resume` of a run that already completed: its report, nothing to do. */
-  | { kind: 'finished'; report: RunReport }
-  | { kind: 'open'; journal: Journal; reusable: JournalState['shards'] };
+  { kind: 'finished'; report: RunReport } | { kind: 'open'; journal: Journal; reusable: JournalState['shards'] };
 
 export interface OutputDirOptions {
   resume: boolean;

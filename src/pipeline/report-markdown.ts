@@ -27,7 +27,16 @@ export function renderRunReport(r: RunReport, archive: ArchiveReport): string {
   const table = (title: string, record: Record<string, number>): void => {
     const entries = Object.entries(record);
     if (entries.length === 0) return;
-    out.push('', `## ${title}`, '', ...markdownTable(['', 'count'], entries.map(([k, n]) => [k, String(n)]), ['left', 'right']));
+    out.push(
+      '',
+      `## ${title}`,
+      '',
+      ...markdownTable(
+        ['', 'count'],
+        entries.map(([k, n]) => [k, String(n)]),
+        ['left', 'right'],
+      ),
+    );
   };
   table('Errors by code (input lines; each one is in errors.jsonl)', r.errorsByCode);
   table('Skipped by reason', r.skippedByReason);

@@ -28,7 +28,10 @@ export function checkResume(header: JournalHeader, settings: Record<string, unkn
   }
   for (const gone of before.keys()) changes.push(`${gone}: removed`);
   if (changes.length > 0) {
-    throw new TcompactError('E_RESUME', `the input changed since the journal was written (${changes.slice(0, 5).join('; ')}${changes.length > 5 ? `; and ${changes.length - 5} more` : ''}); ${START_OVER}`);
+    throw new TcompactError(
+      'E_RESUME',
+      `the input changed since the journal was written (${changes.slice(0, 5).join('; ')}${changes.length > 5 ? `; and ${changes.length - 5} more` : ''}); ${START_OVER}`,
+    );
   }
 }
 
@@ -36,7 +39,10 @@ export function checkResume(header: JournalHeader, settings: Record<string, unkn
 export function checkSameShard(committed: ShardDescriptor, planned: ShardDescriptor): void {
   if (canonicalJson(committed) === canonicalJson(planned)) return;
   const where = planned.kind === 'range' ? `${planned.file} bytes ${planned.start}-${planned.end}` : `${planned.input} items from ${planned.firstItem}`;
-  throw new TcompactError('E_RESUME', `the input changed since the journal was written (shard ${planned.index}, ${where}, differs from the committed one); ${START_OVER}`);
+  throw new TcompactError(
+    'E_RESUME',
+    `the input changed since the journal was written (shard ${planned.index}, ${where}, differs from the committed one); ${START_OVER}`,
+  );
 }
 
 /** `path: before -> after` for every leaf that differs. */

@@ -89,7 +89,12 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
   const running = new Set<Promise<void>>();
 
   try {
-    const plan = planShards(sources, { shardBytes: run.shardBytes, maxItemsPerShard: run.maxItemsPerShard, maxLineBytes: run.maxLineBytes, from: options.from });
+    const plan = planShards(sources, {
+      shardBytes: run.shardBytes,
+      maxItemsPerShard: run.maxItemsPerShard,
+      maxLineBytes: run.maxLineBytes,
+      from: options.from,
+    });
     for await (const planned of plan) {
       if (stopController.signal.aborted) break;
       const { shard } = planned;
@@ -133,7 +138,14 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
     }
     await writer.drained(execution.shards);
     await llm?.close();
-    const report = writer.report.build({ tool: 'tcompact', inputs: options.inputs, workers, execution, wallMs: performance.now() - started, bytes: bytesTotal });
+    const report = writer.report.build({
+      tool: 'tcompact',
+      inputs: options.inputs,
+      workers,
+      execution,
+      wallMs: performance.now() - started,
+      bytes: bytesTotal,
+    });
     if (llm) report.llm = llm.usage();
     await writer.finish(`${JSON.stringify(report, null, 2)}\n`, renderRunReport(report, writer.report.archiveReport()));
     await fsyncDir(outDir);

@@ -37,7 +37,15 @@ export class ShardBuilder {
     this.counts.bytes = bytes;
   }
 
-  addTranscript(json: string, report: TranscriptReport, lines: number, format: string, warnings: number, repairs: Record<string, number>, pending = false): void {
+  addTranscript(
+    json: string,
+    report: TranscriptReport,
+    lines: number,
+    format: string,
+    warnings: number,
+    repairs: Record<string, number>,
+    pending = false,
+  ): void {
     if (pending) this.pending.push(this.reports.length);
     this.transcripts.push(json, '\n');
     this.reports.push(report);

@@ -73,7 +73,11 @@ export function createShardExecutor(deps: ShardExecutorDeps): (planned: PlannedS
       await deps.journal.append({ type: 'shard', shard, failed });
     } catch (err) {
       const reason = (err as Error).message;
-      throw new TcompactError('E_IO', `cannot commit shard ${shard.index} (${describeShard(shard)}): ${reason}; nothing of this shard was kept. Fix the cause and run again with --resume`, { cause: err });
+      throw new TcompactError(
+        'E_IO',
+        `cannot commit shard ${shard.index} (${describeShard(shard)}): ${reason}; nothing of this shard was kept. Fix the cause and run again with --resume`,
+        { cause: err },
+      );
     }
     return output;
   };

@@ -45,16 +45,23 @@ export async function runShard(task: ShardTask): Promise<ShardOutcome> {
 }
 
 function addItem(builder: ShardBuilder, item: InputItem, compactor: Compactor, format: string): void {
-  if (item.kind === 'skipped') return builder.addSkipped(item.reason);
-  if (item.kind === 'error') return builder.addError(item.record, item.lines ?? 1);
+  if (item.kind === 'skipped') {
+    builder.addSkipped(item.reason);
+    return;
+  }
+  if (item.kind === 'error') {
+    builder.addError(item.record, item.lines ?? 1);
+    return;
+  }
   const at = { file: item.file, line: item.line, byteOffset: item.byteOffset };
-  let compacted;
+  let compacted: ReturnType<Compactor['compact']>;
   try {
     compacted = compactor.compact(item.transcript, builder.refs);
   } catch (err) {
     // A strategy bug must not cost the rest of the shard: this transcript becomes an error, the shard goes on.
     const message = err instanceof Error ? err.message : String(err);
-    return builder.addError({ ...at, code: 'E_STRATEGY', message: `transcript "${item.transcript.id}": ${message}` }, item.lines);
+    builder.addError({ ...at, code: 'E_STRATEGY', message: `transcript "${item.transcript.id}": ${message}` }, item.lines);
+    return;
   }
   const report = { ...compacted.report, file: item.file, line: item.line };
   builder.addTranscript(compacted.json, report, item.lines, format, item.warnings.length, item.repairs, compacted.pending);

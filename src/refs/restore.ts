@@ -42,7 +42,8 @@ function undoLayer(t: Transcript, recipe: Recipe, refs: RefLookup): Transcript {
       continue;
     }
     const n = entry.n ?? 1;
-    if (entry.keep + n > t.messages.length) throw new RestoreError(`recipe keeps messages ${entry.keep}..${entry.keep + n - 1} but the transcript has ${t.messages.length}`);
+    if (entry.keep + n > t.messages.length)
+      throw new RestoreError(`recipe keeps messages ${entry.keep}..${entry.keep + n - 1} but the transcript has ${t.messages.length}`);
     for (let j = entry.keep; j < entry.keep + n; j++) messages.push(t.messages[j]);
   }
   const out: Record<string, unknown> = {};

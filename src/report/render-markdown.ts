@@ -41,7 +41,16 @@ export function renderStrategyTable(report: ArchiveReport, options: RenderOption
   ];
   const rows = report.strategies.map((s) => row(s.name, s.tokensSaved, s.messagesChanged, s.messagesRemoved, s.ms, details(s)));
   const sum = (f: (s: StrategyTotals) => number) => report.strategies.reduce((n, s) => n + f(s), 0);
-  rows.push(row('total', report.tokensSaved, sum((s) => s.messagesChanged), sum((s) => s.messagesRemoved), sum((s) => s.ms), ''));
+  rows.push(
+    row(
+      'total',
+      report.tokensSaved,
+      sum((s) => s.messagesChanged),
+      sum((s) => s.messagesRemoved),
+      sum((s) => s.ms),
+      '',
+    ),
+  );
   return markdownTable(header, rows, align);
 }
 

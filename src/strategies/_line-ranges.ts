@@ -86,10 +86,7 @@ export function coveredBySweep(reads: readonly RangedRead[]): Set<number> {
  * The same question answered pair by pair, in O(n^2): for rules that are only a predicate (`subsumes(earlier, later)`
  * registered from the library API), and as the reference the sweep is tested against.
  */
-export function coveredPairwise<T extends { seq: number; canCover: boolean }>(
-  items: readonly T[],
-  subsumes: (earlier: T, later: T) => boolean,
-): Set<number> {
+export function coveredPairwise<T extends { seq: number; canCover: boolean }>(items: readonly T[], subsumes: (earlier: T, later: T) => boolean): Set<number> {
   const covered = new Set<number>();
   for (const earlier of items) {
     for (const later of items) {

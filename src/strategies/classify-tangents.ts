@@ -40,7 +40,10 @@ function turnsOf(messages: readonly Message[]): Turn[] {
 }
 
 function renderTurns(messages: readonly Message[], turns: readonly Turn[], clipChars: number, ctx: StrategyContext): string {
-  const blocks = turns.map((t) => `=== Turn ${t.number} ===\n${renderSpan(messages.slice(t.from, t.to), { offset: t.from, dropToolResults: 1, maxMessageChars: clipChars, tokenizer: ctx.tokenizer })}`);
+  const blocks = turns.map(
+    (t) =>
+      `=== Turn ${t.number} ===\n${renderSpan(messages.slice(t.from, t.to), { offset: t.from, dropToolResults: 1, maxMessageChars: clipChars, tokenizer: ctx.tokenizer })}`,
+  );
   const last = turns[turns.length - 1].number;
   return `${blocks.join('\n\n')}\n\nThe final task is the request of turn ${last}, the last turn. Tool outputs are left out.`;
 }
@@ -52,12 +55,24 @@ function renderTurns(messages: readonly Message[], turns: readonly Turn[], clipC
  * messages, so tool pairs stay whole and `restore` can put the turn back. When the model fails or answers badly, the
  * transcript is returned unchanged and the report says why.
  */
-export async function classifyTangents(transcript: Transcript, config: ClassifyTangentsConfig, ctx: StrategyContext, deps: LlmStepDeps): Promise<LlmStepResult> {
+export async function classifyTangents(
+  transcript: Transcript,
+  config: ClassifyTangentsConfig,
+  ctx: StrategyContext,
+  deps: LlmStepDeps,
+): Promise<LlmStepResult> {
   const record = emptyRecord();
   const promptSizes: number[] = [];
   const messages = transcript.messages;
   const turns = turnsOf(messages);
-  const result = (outcome: LlmStepReport['outcome'], notes: string[], extra: Partial<LlmStepReport> = {}, out: Message[] = messages, changed = 0, removed = 0): LlmStepResult => {
+  const result = (
+    outcome: LlmStepReport['outcome'],
+    notes: string[],
+    extra: Partial<LlmStepReport> = {},
+    out: Message[] = messages,
+    changed = 0,
+    removed = 0,
+  ): LlmStepResult => {
     const llm: LlmStepReport = { strategy: 'classify-tangents', outcome, promptSizes, usage: record, costUsd: deps.answerer.costOf(record), ...extra };
     return {
       transcript: out === messages ? transcript : { ...transcript, messages: out },
@@ -72,7 +87,7 @@ export async function classifyTangents(transcript: Transcript, config: ClassifyT
 
   try {
     let rendered = '';
-    let job;
+    let job: ReturnType<typeof chatJob> | undefined;
     for (let clip = FIRST_CLIP_CHARS; ; clip = Math.floor(clip / 2)) {
       if (clip < MIN_CLIP_CHARS) return result('unchanged', ['classify-tangents: the transcript is too long to classify in one prompt']);
       rendered = renderTurns(messages, turns, clip, ctx);
@@ -88,11 +103,13 @@ export async function classifyTangents(transcript: Transcript, config: ClassifyT
       if (unknown) return { ok: false, reason: `the answer names turn ${unknown.turn}, but there are ${lastTurn}` };
       return { ok: true, value: checked.answer };
     };
-    const asked = await deps.answerer.ask(job, TANGENT_PROMPT_VERSION, check);
-    for (let i = 0; i < asked.record.requests; i++) promptSizes.push(job.promptTokens);
+    const asked = await deps.answerer.ask(job!, TANGENT_PROMPT_VERSION, check);
+    for (let i = 0; i < asked.record.requests; i++) promptSizes.push(job!.promptTokens);
     Object.assign(record, asked.record);
     if (!asked.ok) {
-      const reason = asked.failure ? `${asked.failure.code}: ${asked.failure.message}` : `every answer was rejected; last: ${asked.record.rejections.at(-1) ?? 'unknown'}`;
+      const reason = asked.failure
+        ? `${asked.failure.code}: ${asked.failure.message}`
+        : `every answer was rejected; last: ${asked.record.rejections.at(-1) ?? 'unknown'}`;
       return result('fallback', [`classify-tangents: no classification (transcript unchanged): ${reason}`], { fallback: { applied: [], reason } });
     }
 

@@ -112,7 +112,12 @@ interface Classified {
   canCover: boolean;
 }
 
-function classify(messages: Parameters<typeof failedOrMissing>[0], sites: readonly CallSite[], hints: ToolHints, custom: Readonly<Record<string, Subsumes>>): Classified[] {
+function classify(
+  messages: Parameters<typeof failedOrMissing>[0],
+  sites: readonly CallSite[],
+  hints: ToolHints,
+  custom: Readonly<Record<string, Subsumes>>,
+): Classified[] {
   const invalidators = new Set<string>();
   for (const hint of Object.values(hints)) if (hint.dedup) for (const t of hint.invalidatedBy ?? []) invalidators.add(t);
   for (const name of Object.keys(custom)) for (const t of own(hints, name)?.invalidatedBy ?? []) invalidators.add(t);
@@ -176,7 +181,10 @@ function subsumptionCovered(items: readonly Classified[], custom: Readonly<Recor
     if (group.length < 2) continue;
     const predicate = own(custom, group[0].call.name);
     const found = predicate
-      ? coveredPairwise(group.map((g) => ({ seq: g.site.seq, canCover: g.canCover, call: g.call })), (a, b) => predicate(a.call, b.call))
+      ? coveredPairwise(
+          group.map((g) => ({ seq: g.site.seq, canCover: g.canCover, call: g.call })),
+          (a, b) => predicate(a.call, b.call),
+        )
       : coveredBySweep(group.map((g): RangedRead => ({ seq: g.site.seq, canCover: g.canCover, ...(g.range as LineRange) })));
     for (const seq of found) covered.add(seq);
   }

@@ -195,7 +195,14 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
     const span = summarySpan(messages, config, lookup);
     if (!span) {
       const llm = report('unchanged');
-      return { transcript, messagesChanged: 0, messagesRemoved: 0, details: llmDetails(llm), notes: ['summarize: no span of at least 2 messages between the kept head and tail'], llm };
+      return {
+        transcript,
+        messagesChanged: 0,
+        messagesRemoved: 0,
+        details: llmDetails(llm),
+        notes: ['summarize: no span of at least 2 messages between the kept head and tail'],
+        llm,
+      };
     }
     const replaced = messages.slice(span.from, span.to);
     const source = withOriginals(replaced, lookup);
@@ -220,7 +227,12 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
     };
     const system = summarySystemPrompt(config.focus);
     const params = { maxTokens: config.maxTokens, ...(config.temperature !== undefined ? { temperature: config.temperature } : {}) };
-    const position = (part?: SpanPosition['part'], from = span.from, to = span.to): SpanPosition => ({ from, to, total: messages.length, ...(part ? { part } : {}) });
+    const position = (part?: SpanPosition['part'], from = span.from, to = span.to): SpanPosition => ({
+      from,
+      to,
+      total: messages.length,
+      ...(part ? { part } : {}),
+    });
     const ask = async (job: LlmJob, check: Check<string>): Promise<AskResult<string>> => {
       const result = await deps.answerer.ask(job, PROMPT_VERSION, check);
       for (let i = 0; i < result.record.requests; i++) promptSizes.push(job.promptTokens);
@@ -232,8 +244,16 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
       if (findViolations(out).length > findViolations(messages).length) return fallback('the summary would break tool call pairing', span);
       if (ref) ctx.refs?.put(data);
       const llm = report('summarized', { span, ...extra });
-      const notes = record.rejections.length > 0 ? [`summarize rejected ${record.rejections.length} answer(s) before accepting one: ${record.rejections.join('; ')}`] : [];
-      return { transcript: { ...transcript, messages: out }, messagesChanged: 0, messagesRemoved: replaced.length, details: llmDetails(llm), notes: [...notes, ...record.notes], llm };
+      const notes =
+        record.rejections.length > 0 ? [`summarize rejected ${record.rejections.length} answer(s) before accepting one: ${record.rejections.join('; ')}`] : [];
+      return {
+        transcript: { ...transcript, messages: out },
+        messagesChanged: 0,
+        messagesRemoved: replaced.length,
+        details: llmDetails(llm),
+        notes: [...notes, ...record.notes],
+        llm,
+      };
     };
 
     // 1. The whole span, leaving out more and more tool results while it is too long.

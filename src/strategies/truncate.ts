@@ -76,7 +76,10 @@ export const truncate: Strategy<typeof TruncateConfigSchema> = {
     // depended on them would change when the output is compacted again.
     const least = fixed - counted.byCategory.tools + suffix[maxCut];
     if (least > budget) {
-      return { ...unchanged(transcript, none), notes: [`cannot fit the budget of ${budget} tokens: the kept head and the messages from the last user request on are ${least} tokens; nothing removed`] };
+      return {
+        ...unchanged(transcript, none),
+        notes: [`cannot fit the budget of ${budget} tokens: the kept head and the messages from the last user request on are ${least} tokens; nothing removed`],
+      };
     }
     let cut = maxCut;
     for (let c = from; c <= maxCut; c++) {

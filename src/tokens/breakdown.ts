@@ -8,18 +8,7 @@ import type { Tokenizer } from './tokenizer.js';
  * OpenAI documents for its chat format (`<|start|>role ... <|end|>`). `other` is messages with an unknown role,
  * counted on their JSON.
  */
-export const CATEGORIES = [
-  'system',
-  'tools',
-  'user',
-  'assistant',
-  'reasoning',
-  'toolCalls',
-  'toolResults',
-  'attachments',
-  'other',
-  'overhead',
-] as const;
+export const CATEGORIES = ['system', 'tools', 'user', 'assistant', 'reasoning', 'toolCalls', 'toolResults', 'attachments', 'other', 'overhead'] as const;
 export type Category = (typeof CATEGORIES)[number];
 export type Breakdown = Record<Category, number>;
 

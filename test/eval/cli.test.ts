@@ -40,7 +40,10 @@ describe('tcompact eval (built CLI)', () => {
     expect(json.rows.map((r: { name: string }) => r.name)).toEqual(['original', 'auto', 'mask-observations', 'checkpoint']);
     expect(json.rows[0].recall.overall).toBe(1);
     expect(json.reference.spans).toBe(1);
-    const lost = readFileSync(join(out, 'lost.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lost = readFileSync(join(out, 'lost.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const checkpointLost = json.rows[3].score.overall.probes - json.rows[3].score.overall.retained;
     expect(lost.filter((l) => l.strategy === 'checkpoint' && l.compaction === undefined)).toHaveLength(checkpointLost);
   });

@@ -51,15 +51,17 @@ describe('eval on the bundled Claude Code session and tau-bench runs', () => {
   });
 });
 
-describe('reference: Claude Code\'s own compaction', () => {
+describe("reference: Claude Code's own compaction", () => {
   it('locates the summary and the span it replaced in the bundled session', async () => {
     const [session] = await read(SESSION);
     const refs = referenceCompactions(session);
-    expect(refs.map((r) => ({ from: r.from, to: r.to, trigger: r.trigger, preTokens: r.preTokens }))).toEqual([{ from: 0, to: 288, trigger: 'manual', preTokens: 142431 }]);
+    expect(refs.map((r) => ({ from: r.from, to: r.to, trigger: r.trigger, preTokens: r.preTokens }))).toEqual([
+      { from: 0, to: 288, trigger: 'manual', preTokens: 142431 },
+    ]);
     expect((session.messages[288] as Record<string, unknown>).is_compact_summary).toBe(true);
   });
 
-  it('scores a spotter session\'s summary on its span beside the strategies on the same span', async () => {
+  it("scores a spotter session's summary on its span beside the strategies on the same span", async () => {
     const [session] = await read(join(SHARED_DATASETS, 'spotter', 'files', 'test', 'fixtures', 'transcripts', '258c7280-ae70-4798-800f-63464d01a85d.jsonl'));
     const [ref] = referenceCompactions(session);
     expect(ref.trigger).toBe('auto');

@@ -17,7 +17,11 @@ import { BUNDLED, CLI } from '../helpers/paths.js';
 /** A model that answers every question by repeating the transcript it was given: it knows exactly what the context holds. */
 const echo = (body: ChatBody) => ({ kind: 'text' as const, text: /<transcript>\n([\s\S]*)\n<\/transcript>/.exec(body.messages[1].content)?.[1] ?? '' });
 
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } });
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  id,
+  type: 'function' as const,
+  function: { name, arguments: JSON.stringify(args) },
+});
 const session: Message[] = [
   { role: 'user', content: 'Rename the parser module and update every import of it.' },
   { role: 'assistant', content: null, tool_calls: [call('c1', 'Read', { file_path: '/repo/src/parser.ts' })] },
@@ -50,7 +54,12 @@ describe('Judge (against the loopback OpenAI-compatible server)', () => {
     // 4 dimensions have probes (artifact: path and command; decision: the error; recall and continuation: requests).
     expect(server.requests).toHaveLength(8);
     expect(server.requests.every((r) => r.body.model === 'judge-model' && r.body.temperature === 0)).toBe(true);
-    expect(server.requests.map((r) => r.body.messages[1].content.split('Question: ')[1]).slice(0, 4).sort()).toEqual(Object.values(JUDGE_QUESTIONS).sort());
+    expect(
+      server.requests
+        .map((r) => r.body.messages[1].content.split('Question: ')[1])
+        .slice(0, 4)
+        .sort(),
+    ).toEqual(Object.values(JUDGE_QUESTIONS).sort());
     const byName = Object.fromEntries(report.rows.map((r) => [r.name, r.byDimension]));
     expect(byName.original).toEqual({
       recall: { questions: 1, failed: 0, probes: 2, retained: 2 },
@@ -90,7 +99,8 @@ describe('Judge (against the loopback OpenAI-compatible server)', () => {
   it('judges real compacted transcripts next to the deterministic scores, which it never changes', async () => {
     server = await startFakeOpenAI({ script: (r) => echo(r.body) });
     const transcripts: Transcript[] = [];
-    for await (const item of readInputs([join(BUNDLED, 'claude-code', 'tool_heavy.jsonl')], { maxLineBytes: 1 << 26 })) if (item.kind === 'transcript') transcripts.push(item.transcript);
+    for await (const item of readInputs([join(BUNDLED, 'claude-code', 'tool_heavy.jsonl')], { maxLineBytes: 1 << 26 }))
+      if (item.kind === 'transcript') transcripts.push(item.transcript);
     const tok = getTokenizer('o200k_base');
     const judge = new Judge({ model: 'm', baseURL: server.baseURL, apiKey: 'k', contextWindow: 128_000 });
     const withJudge = new Evaluation({ strategies: ['mask-observations', 'checkpoint'], tokenizer: tok, judge });
@@ -114,9 +124,13 @@ describe('tcompact eval --judge (built CLI, loopback server)', () => {
     server = await startFakeOpenAI({ script: (r) => echo(r.body) });
     const out = mkdtempSync(join(tmpdir(), 'tcompact-judge-'));
     const input = join(BUNDLED, 'claude-code', 'short.jsonl');
-    const { stderr } = await promisify(execFile)(process.execPath, [CLI, 'eval', input, '--out', out, '--strategy', 'checkpoint', '--judge', 'judge-model', '--llm', server.baseURL, '--judge-window', '64000'], {
-      env: { ...process.env, OPENAI_API_KEY: 'test-key' },
-    });
+    const { stderr } = await promisify(execFile)(
+      process.execPath,
+      [CLI, 'eval', input, '--out', out, '--strategy', 'checkpoint', '--judge', 'judge-model', '--llm', server.baseURL, '--judge-window', '64000'],
+      {
+        env: { ...process.env, OPENAI_API_KEY: 'test-key' },
+      },
+    );
     expect(stderr).toBe('');
     const md = readFileSync(join(out, 'eval.md'), 'utf8');
     expect(md).toContain('## Judge (judge-model)');

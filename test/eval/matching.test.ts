@@ -37,7 +37,11 @@ describe('retention rule', () => {
 
   it('reads tool-call arguments as the model receives them, decoded', () => {
     const messages: Message[] = [
-      { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'Bash', arguments: '{"command":"echo \\"hi\\"\\nls"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 'Bash', arguments: '{"command":"echo \\"hi\\"\\nls"}' } }],
+      },
     ];
     const command: Probe = { kind: 'command', command: 'echo "hi" ls', runs: 1, failed: false };
     expect(isRetained(command, viewOfMessages(messages))).toBe(true);
@@ -45,14 +49,7 @@ describe('retention rule', () => {
 
   it('retains a request when at least half of its key phrases survive', () => {
     const text = 'Implement controller tracing with span creation and trace headers';
-    expect(keyPhrases(text)).toEqual([
-      'implement controller',
-      'controller tracing',
-      'tracing span',
-      'span creation',
-      'creation trace',
-      'trace headers',
-    ]);
+    expect(keyPhrases(text)).toEqual(['implement controller', 'controller tracing', 'tracing span', 'span creation', 'creation trace', 'trace headers']);
     const probe: Probe = { kind: 'intent', text, match: 'phrases' };
     // 3 of 6 phrases: implement controller, controller tracing, span creation.
     expect(isRetained(probe, view('The user asked to implement controller tracing; span creation is done.'))).toBe(true);
@@ -64,7 +61,9 @@ describe('retention rule', () => {
   });
 
   it('does not count metadata or attachments as something the model reads', () => {
-    const messages: Message[] = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:/repo/src/a.ts' } }], note: '/repo/src/a.ts' } as Message];
+    const messages: Message[] = [
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:/repo/src/a.ts' } }], note: '/repo/src/a.ts' } as Message,
+    ];
     expect(isRetained(artifact('/repo/src/a.ts'), viewOfMessages(messages))).toBe(false);
   });
 });

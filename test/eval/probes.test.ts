@@ -102,7 +102,10 @@ describe('extractProbes', () => {
 
   it('takes a slash command by its arguments and ignores harness records', () => {
     const messages: Message[] = [
-      { role: 'user', content: '<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args>and continue with the tasks</command-args>' },
+      {
+        role: 'user',
+        content: '<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args>and continue with the tasks</command-args>',
+      },
       { role: 'user', content: '<command-name>/clear</command-name>\n<command-args></command-args>' },
       { role: 'user', content: 'Base directory for this skill: /x', is_meta: true } as Message,
       { role: 'user', content: 'Summary of the earlier conversation', is_compact_summary: true } as Message,

@@ -59,7 +59,10 @@ describe('replay', () => {
   });
 
   it('leaves out the summary of a compaction the source made itself', async () => {
-    const withSummary: Transcript = { id: 's', messages: [user(40), { role: 'user', content: 'x'.repeat(400), is_compact_summary: true } as Message, assistant(4)] };
+    const withSummary: Transcript = {
+      id: 's',
+      messages: [user(40), { role: 'user', content: 'x'.repeat(400), is_compact_summary: true } as Message, assistant(4)],
+    };
     expect((await replay(withSummary, {}, { tokenizer: tok, window: 1000 })).billedInput).toBe(13);
   });
 
@@ -81,10 +84,17 @@ describe('replay', () => {
   });
 });
 
-describe('checkpointMiddle (the seeds\' compaction)', () => {
-  const call = (id: string): Message => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'Bash', arguments: JSON.stringify({ command: `echo ${id}` }) } }] });
+describe("checkpointMiddle (the seeds' compaction)", () => {
+  const call = (id: string): Message => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id, type: 'function', function: { name: 'Bash', arguments: JSON.stringify({ command: `echo ${id}` }) } }],
+  });
   const result = (id: string): Message => ({ role: 'tool', tool_call_id: id, content: `output of ${id} `.repeat(30) });
-  const messages: Message[] = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'Start the work.' }];
+  const messages: Message[] = [
+    { role: 'system', content: 'sys' },
+    { role: 'user', content: 'Start the work.' },
+  ];
   for (let i = 0; i < 12; i++) messages.push(call(`c${i}`), result(`c${i}`));
   messages.push({ role: 'user', content: 'Now finish it.' }, call('d0'), result('d0'), call('d1'), result('d1'));
   const env = { tokenizer: getTokenizer('o200k_base'), window: 100_000 };
@@ -118,7 +128,11 @@ describe('recordedUsage', () => {
       id: 'u',
       messages: [
         { role: 'user', content: 'go' },
-        { role: 'assistant', content: 'a', usage: { input_tokens: 3, cache_creation_input_tokens: 1000, cache_read_input_tokens: 20_000, output_tokens: 50 } } as Message,
+        {
+          role: 'assistant',
+          content: 'a',
+          usage: { input_tokens: 3, cache_creation_input_tokens: 1000, cache_read_input_tokens: 20_000, output_tokens: 50 },
+        } as Message,
         { role: 'assistant', content: 'b', usage: { input_tokens: 30_000, cached_input_tokens: 25_000, output_tokens: 100 } } as Message,
         { role: 'assistant', content: 'c' },
       ],

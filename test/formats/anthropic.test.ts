@@ -84,7 +84,13 @@ describe('Anthropic reader', () => {
       system: [{ type: 'text', text: 'You are terse.' }],
       model: 'claude-sonnet-4-5',
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'What is in the image?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in the image?' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          ],
+        },
         {
           role: 'assistant',
           content: [
@@ -93,7 +99,13 @@ describe('Anthropic reader', () => {
             { type: 'tool_use', id: 'tu1', name: 'zoom', input: { factor: 2 } },
           ],
         },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu1', content: [{ type: 'text', text: 'a cat' }], is_error: false }, { type: 'text', text: 'and?' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'tu1', content: [{ type: 'text', text: 'a cat' }], is_error: false },
+            { type: 'text', text: 'and?' },
+          ],
+        },
         { role: 'assistant', content: 'A cat.' },
       ],
     };
@@ -103,8 +115,19 @@ describe('Anthropic reader', () => {
       id: 'conversation',
       messages: [
         { role: 'system', content: [{ type: 'text', text: 'You are terse.' }] },
-        { role: 'user', content: [{ type: 'text', text: 'What is in the image?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
-        { role: 'assistant', content: null, reasoning_content: 'Look first.\n\nThen answer.', tool_calls: [{ id: 'tu1', type: 'function', function: { name: 'zoom', arguments: '{"factor":2}' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in the image?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_content: 'Look first.\n\nThen answer.',
+          tool_calls: [{ id: 'tu1', type: 'function', function: { name: 'zoom', arguments: '{"factor":2}' } }],
+        },
         { role: 'tool', tool_call_id: 'tu1', content: [{ type: 'text', text: 'a cat' }], is_error: false },
         { role: 'user', content: [{ type: 'text', text: 'and?' }] },
         { role: 'assistant', content: 'A cat.' },
@@ -116,8 +139,14 @@ describe('Anthropic reader', () => {
   });
 
   it('reports a conversation without messages as E_SCHEMA on its line', async () => {
-    const file = scratchFile('conversations.jsonl', `${JSON.stringify({ id: 'a', messages: [{ role: 'user', content: 'hi' }] })}\n${JSON.stringify({ id: 'b', system: 'x' })}\n`);
+    const file = scratchFile(
+      'conversations.jsonl',
+      `${JSON.stringify({ id: 'a', messages: [{ role: 'user', content: 'hi' }] })}\n${JSON.stringify({ id: 'b', system: 'x' })}\n`,
+    );
     const items = await collect(readAnthropic(file, READ));
-    expect(items.map((i) => (i.kind === 'error' ? [i.record.line, i.record.code, i.record.message] : i.kind))).toEqual(['transcript', [2, 'E_SCHEMA', 'messages: expected an array']]);
+    expect(items.map((i) => (i.kind === 'error' ? [i.record.line, i.record.code, i.record.message] : i.kind))).toEqual([
+      'transcript',
+      [2, 'E_SCHEMA', 'messages: expected an array'],
+    ]);
   });
 });

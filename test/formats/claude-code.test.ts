@@ -116,7 +116,10 @@ describe('Claude Code adapter on every real session (spotter, session-share)', (
     for (const f of allFiles) {
       const results = (rawJsonl(f) as Raw[]).flatMap(blocks).filter((b) => b.type === 'tool_result');
       const tools = transcriptsOf(converted.get(f)!)[0].transcript.messages.filter(isTool);
-      expect(tools.map((t) => t.tool_call_id), f).toEqual(results.map((b) => b.tool_use_id));
+      expect(
+        tools.map((t) => t.tool_call_id),
+        f,
+      ).toEqual(results.map((b) => b.tool_use_id));
       expect(tools.map((t) => t.is_error)).toEqual(results.map((b) => b.is_error));
     }
   });
@@ -141,7 +144,9 @@ describe('Claude Code adapter on every real session (spotter, session-share)', (
 
   it('keeps user turns as user messages, and nothing else becomes one', () => {
     for (const f of allFiles) {
-      const users = (rawJsonl(f) as Raw[]).filter((r) => r.type === 'user' && (typeof r.message!.content === 'string' || blocks(r).some((b) => b.type !== 'tool_result')));
+      const users = (rawJsonl(f) as Raw[]).filter(
+        (r) => r.type === 'user' && (typeof r.message!.content === 'string' || blocks(r).some((b) => b.type !== 'tool_result')),
+      );
       const messages = transcriptsOf(converted.get(f)!)[0].transcript.messages;
       expect(messages.filter(isUser).length, f).toBe(users.length);
       expect(messages.length).toBe(messages.filter(isUser).length + messages.filter(isTool).length + messages.filter(isAssistant).length);
@@ -192,7 +197,9 @@ describe('Claude Code adapter on every real session (spotter, session-share)', (
       const links = transcriptsOf(converted.get(main)!)[0].transcript.metadata?.subagents as { agentId: string; toolUseId?: string }[];
       const link = links.find((l) => l.agentId === agentId);
       expect(link, `${session} -> ${agentId}`).toBeDefined();
-      const call = transcriptsOf(converted.get(main)!)[0].transcript.messages.flatMap((m) => (isAssistant(m) ? (m.tool_calls ?? []) : [])).find((c) => c.id === link!.toolUseId);
+      const call = transcriptsOf(converted.get(main)!)[0]
+        .transcript.messages.flatMap((m) => (isAssistant(m) ? (m.tool_calls ?? []) : []))
+        .find((c) => c.id === link!.toolUseId);
       expect(call?.function.name).toBe('Task');
     }
   });
@@ -255,7 +262,9 @@ describe('Claude Code adapter on a small real session (short.jsonl)', () => {
     record.message!.content = 'not blocks';
     bad[4] = JSON.stringify(record);
     const items = await collect(readClaudeCode(scratchFile('short-schema.jsonl', bad.join('\n')), READ));
-    expect(errorsOf(items).map((e) => [e.record.line, e.record.code, e.record.message])).toEqual([[5, 'E_SCHEMA', 'message.content: Invalid input: expected array, received string']]);
+    expect(errorsOf(items).map((e) => [e.record.line, e.record.code, e.record.message])).toEqual([
+      [5, 'E_SCHEMA', 'message.content: Invalid input: expected array, received string'],
+    ]);
   });
 
   it('repairs a session cut off after a tool use: the call gets a "no result recorded" result, counted', async () => {
@@ -268,7 +277,13 @@ describe('Claude Code adapter on a small real session (short.jsonl)', () => {
   });
 
   it('drops an orphan tool result into metadata.droppedToolResults, counted, never lost', async () => {
-    const orphan = { type: 'user', uuid: 'o1', parentUuid: null, sessionId: 's', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_gone', content: 'late output' }] } };
+    const orphan = {
+      type: 'user',
+      uuid: 'o1',
+      parentUuid: null,
+      sessionId: 's',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_gone', content: 'late output' }] },
+    };
     const items = await collect(readClaudeCode(scratchFile('orphan.jsonl', `${JSON.stringify(orphan)}\n${shortLines[3]}\n`), READ));
     const t = transcriptsOf(items)[0];
     expect(t.repairs).toEqual({ orphanResultDropped: 1 });
@@ -296,8 +311,10 @@ describe('Claude Code adapter on a small real session (short.jsonl)', () => {
 
 describe('Claude Code ordering and placement', () => {
   const rec = (r: Record<string, unknown>) => JSON.stringify({ sessionId: 's1', ...r });
-  const asst = (uuid: string, parent: string | null, id: string, block: unknown) => rec({ type: 'assistant', uuid, parentUuid: parent, message: { id, role: 'assistant', content: [block] } });
-  const user = (uuid: string, parent: string | null, content: unknown, extra: Record<string, unknown> = {}) => rec({ type: 'user', uuid, parentUuid: parent, message: { role: 'user', content }, ...extra });
+  const asst = (uuid: string, parent: string | null, id: string, block: unknown) =>
+    rec({ type: 'assistant', uuid, parentUuid: parent, message: { id, role: 'assistant', content: [block] } });
+  const user = (uuid: string, parent: string | null, content: unknown, extra: Record<string, unknown> = {}) =>
+    rec({ type: 'user', uuid, parentUuid: parent, message: { role: 'user', content }, ...extra });
 
   it('keeps tool results right after their reply when a hook message and the second call of the reply come between', async () => {
     const lines = [

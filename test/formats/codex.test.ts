@@ -32,7 +32,10 @@ describe('Codex rollout adapter', () => {
     expect(m[3]).toMatchObject({
       content: null,
       reasoning_content: '**Inspecting the list command**\n\nI need to see how todos.json is loaded before changing anything.',
-      tool_calls: [{ id: 'call_list_src', function: { name: 'shell' } }, { id: 'call_todos_json', function: { name: 'shell' } }],
+      tool_calls: [
+        { id: 'call_list_src', function: { name: 'shell' } },
+        { id: 'call_todos_json', function: { name: 'shell' } },
+      ],
       usage: { input_tokens: 5210, cached_input_tokens: 3072, output_tokens: 188, reasoning_output_tokens: 64, total_tokens: 5398 },
     });
     expect(m[6]).toMatchObject({
@@ -53,7 +56,9 @@ describe('Codex rollout adapter', () => {
 
   it('counts calls and outputs as in the file', async () => {
     for (const file of [BASIC, COMPACTED]) {
-      const raw = rawJsonl(file).filter((r) => r.type === 'response_item').map((r) => (r.payload as { type: string }).type);
+      const raw = rawJsonl(file)
+        .filter((r) => r.type === 'response_item')
+        .map((r) => (r.payload as { type: string }).type);
       const calls = raw.filter((t) => t === 'function_call' || t === 'custom_tool_call' || t === 'local_shell_call').length;
       const [t] = transcriptsOf(await collect(readCodex(file, READ)));
       expect(t.transcript.messages.filter(isAssistant).reduce((n, x) => n + (x.tool_calls?.length ?? 0), 0)).toBe(calls);
@@ -76,8 +81,14 @@ describe('Codex rollout adapter', () => {
     const m = t.transcript.messages;
     expect(m[4]).toEqual({ role: 'tool', tool_call_id: 'call_dev_server', content: NO_RESULT_TEXT });
     expect(m[1]).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_health_curl', function: { name: 'local_shell' } }] });
-    expect(JSON.parse((m[1] as { tool_calls: { function: { arguments: string } }[] }).tool_calls[0].function.arguments)).toMatchObject({ type: 'exec', timeout_ms: 10000 });
-    expect(m[0]).toMatchObject({ role: 'user', content: [{ type: 'text' }, { type: 'image_url', image_url: { url: expect.stringMatching(/^data:image\/png;base64,/) } }] });
+    expect(JSON.parse((m[1] as { tool_calls: { function: { arguments: string } }[] }).tool_calls[0].function.arguments)).toMatchObject({
+      type: 'exec',
+      timeout_ms: 10000,
+    });
+    expect(m[0]).toMatchObject({
+      role: 'user',
+      content: [{ type: 'text' }, { type: 'image_url', image_url: { url: expect.stringMatching(/^data:image\/png;base64,/) } }],
+    });
     const compactions = t.transcript.metadata?.compactions as { summaryIndex: number; replacementHistoryItems: number }[];
     expect(compactions).toEqual([{ summaryIndex: 6, replacementHistoryItems: 2 }]);
     expect(m[6]).toMatchObject({ role: 'user', is_compact_summary: true });

@@ -46,7 +46,11 @@ describe('detectFormat', () => {
   it('tells the canonical archive, Anthropic conversations and messages lists apart by their first record', async () => {
     const cases: [string, string, string][] = [
       ['archive.jsonl', JSON.stringify({ id: 'a', messages: [{ role: 'user', content: 'hi' }] }), 'openai'],
-      ['anthropic.jsonl', JSON.stringify({ id: 'a', messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'x', input: {} }] }] }), 'anthropic'],
+      [
+        'anthropic.jsonl',
+        JSON.stringify({ id: 'a', messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'x', input: {} }] }] }),
+        'anthropic',
+      ],
       ['anthropic-system.json', JSON.stringify({ system: 'be brief', messages: [{ role: 'user', content: 'hi' }] }, null, 2), 'anthropic'],
       ['runs.jsonl', JSON.stringify({ traj: [{ role: 'user', content: 'hi' }] }), 'messages'],
       ['chat.json', JSON.stringify([{ role: 'user', content: 'hi' }], null, 2), 'messages'],
@@ -56,8 +60,12 @@ describe('detectFormat', () => {
   });
 
   it('names what it saw when the format is unknown', async () => {
-    expect(await formatOf(scratchFile('unknown.json', '{"rows": [1, 2], "total": 2}'))).toBe('E_FORMAT: unknown format: a JSON object whose first record is an object with keys [rows, total]');
-    expect(await formatOf(scratchFile('unknown.jsonl', '{"event": "click", "type": "ui"}\n'))).toBe('E_FORMAT: unknown format: the first record is an object with keys [event, type] and type "ui"');
+    expect(await formatOf(scratchFile('unknown.json', '{"rows": [1, 2], "total": 2}'))).toBe(
+      'E_FORMAT: unknown format: a JSON object whose first record is an object with keys [rows, total]',
+    );
+    expect(await formatOf(scratchFile('unknown.jsonl', '{"event": "click", "type": "ui"}\n'))).toBe(
+      'E_FORMAT: unknown format: the first record is an object with keys [event, type] and type "ui"',
+    );
   });
 });
 
@@ -120,7 +128,7 @@ describe('readInputs', () => {
     expect(accountedUnits(items)).toBe(jsonl + 200 + filesUnder(SWE_AGENT, /\.traj$/).length + events);
     const formats: Record<string, number> = {};
     for (const t of transcriptsOf(items)) {
-      const f = (t.transcript.metadata?.source as { format: string }).format;
+      const f = (t.transcript.metadata?.source as { format: string } | undefined)?.format ?? 'unknown';
       formats[f] = (formats[f] ?? 0) + 1;
     }
     expect(formats).toEqual({ 'claude-code': 28, messages: 200, 'swe-agent': 22, openhands: 4 });

@@ -76,7 +76,10 @@ describe('messages adapter on hand-made inputs', () => {
       [
         JSON.stringify({ id: 'keep-me', messages: [{ role: 'user', content: 'hi' }], score: 1 }),
         '',
-        JSON.stringify([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }]),
+        JSON.stringify([
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b' },
+        ]),
       ].join('\n'),
     );
     const got = await collect(readMessages(file, READ));
@@ -85,7 +88,13 @@ describe('messages adapter on hand-made inputs', () => {
   });
 
   it('reads a JSON file that is one array of messages as one transcript', async () => {
-    const file = scratchFile('chat.json', JSON.stringify([{ role: 'system', content: 's' }, { role: 'user', content: 'u' }]));
+    const file = scratchFile(
+      'chat.json',
+      JSON.stringify([
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'u' },
+      ]),
+    );
     const got = transcriptsOf(await collect(readMessages(file, READ)));
     expect(got.map((t) => [t.transcript.id, t.transcript.messages.length, t.lines])).toEqual([['chat', 2, 2]]);
   });
@@ -95,7 +104,12 @@ describe('messages adapter on hand-made inputs', () => {
       'bad.json',
       JSON.stringify([
         { traj: [{ role: 'user', content: 'ok' }] },
-        { traj: [{ role: 'user', content: 'ok' }, { role: 'tool', content: 'no id' }] },
+        {
+          traj: [
+            { role: 'user', content: 'ok' },
+            { role: 'tool', content: 'no id' },
+          ],
+        },
         { nothing: true },
         { traj: [{ role: 'assistant', content: 'fine' }] },
       ]),

@@ -40,10 +40,15 @@ describe('OpenHands adapter on the 4 real event streams', () => {
       const [t] = transcriptsOf(converted.get(f)!);
       const calls = t.transcript.messages.flatMap((m) => (isAssistant(m) ? (m.tool_calls ?? []) : []));
       const actions = source.filter((e) => e.action && e.tool_call_metadata);
-      expect(calls.map((c) => [c.id, c.function.name]), f).toEqual(actions.map((e) => [e.tool_call_metadata!.tool_call_id, e.tool_call_metadata!.function_name]));
+      expect(
+        calls.map((c) => [c.id, c.function.name]),
+        f,
+      ).toEqual(actions.map((e) => [e.tool_call_metadata!.tool_call_id, e.tool_call_metadata!.function_name]));
       const observations = source.filter((e) => e.observation && e.tool_call_metadata);
       const results = t.transcript.messages.filter(isTool).filter((m) => m.content !== '[no result recorded]');
-      expect(results.map((m) => [m.tool_call_id, m.name])).toEqual(observations.map((e) => [e.tool_call_metadata!.tool_call_id, e.tool_call_metadata!.function_name]));
+      expect(results.map((m) => [m.tool_call_id, m.name])).toEqual(
+        observations.map((e) => [e.tool_call_metadata!.tool_call_id, e.tool_call_metadata!.function_name]),
+      );
       expect(findViolations(t.transcript.messages)).toEqual([]);
       expect(parseTranscript(t.transcript).ok).toBe(true);
     }
@@ -75,11 +80,22 @@ describe('OpenHands adapter on the 4 real event streams', () => {
   it('adds the prefix and suffix OpenHands shows the model to command output', () => {
     const gui = files.find((x) => x.endsWith('basic_gui_mode.json'))!;
     const [t] = transcriptsOf(converted.get(gui)!);
-    expect(t.transcript.messages[2]).toEqual({ role: 'tool', tool_call_id: 'toolu_01W9Z8jBctr8X2frZV9p1RYs', name: 'execute_bash', content: '\n[The command completed with exit code 0.]' });
+    expect(t.transcript.messages[2]).toEqual({
+      role: 'tool',
+      tool_call_id: 'toolu_01W9Z8jBctr8X2frZV9p1RYs',
+      name: 'execute_bash',
+      content: '\n[The command completed with exit code 0.]',
+    });
   });
 
   it('reports an event with neither action nor observation as E_SCHEMA naming the element', async () => {
-    const file = scratchFile('events.json', JSON.stringify([{ id: 0, source: 'user', action: 'message', args: { content: 'hi' } }, { id: 1, source: 'agent' }]));
+    const file = scratchFile(
+      'events.json',
+      JSON.stringify([
+        { id: 0, source: 'user', action: 'message', args: { content: 'hi' } },
+        { id: 1, source: 'agent' },
+      ]),
+    );
     const items = await collect(readOpenHands(file, READ));
     expect(errorsOf(items).map((e) => e.record.message)).toEqual(['[1]: an OpenHands event needs a string "action" or "observation"']);
     expect(transcriptsOf(items)[0].transcript.messages).toEqual([{ role: 'user', content: 'hi' }]);

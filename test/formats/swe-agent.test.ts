@@ -30,7 +30,10 @@ describe('SWE-agent adapter on the 22 real .traj files', () => {
       expect(errorsOf(items), f).toEqual([]);
       const [t] = transcriptsOf(items);
       const source = JSON.parse(readFileSync(f, 'utf8')) as Traj;
-      expect(t.transcript.messages.map((m) => m.role), f).toEqual(source.history.map((h) => h.role));
+      expect(
+        t.transcript.messages.map((m) => m.role),
+        f,
+      ).toEqual(source.history.map((h) => h.role));
       expect(t.transcript.messages.map((m) => m.content)).toEqual(source.history.map((h) => h.content));
       expect(findViolations(t.transcript.messages)).toEqual([]);
       expect(parseTranscript(t.transcript).ok).toBe(true);
@@ -84,6 +87,8 @@ describe('SWE-agent adapter on the 22 real .traj files', () => {
 
   it('reports a .traj without history as E_SCHEMA', async () => {
     const items = await collect(readSweAgent(scratchFile('empty.traj', '{"info": {}}'), READ));
-    expect(items.map((i) => (i.kind === 'error' ? [i.record.code, i.record.message] : i.kind))).toEqual([['E_SCHEMA', 'history: expected an array (a SWE-agent .traj object)']]);
+    expect(items.map((i) => (i.kind === 'error' ? [i.record.code, i.record.message] : i.kind))).toEqual([
+      ['E_SCHEMA', 'history: expected an array (a SWE-agent .traj object)'],
+    ]);
   });
 });

@@ -46,7 +46,10 @@ afterEach(async () => {
 
 async function setup(serverOptions: FakeServerOptions, options: Partial<LlmOptionsInput> = {}) {
   server = await startFakeOpenAI(serverOptions);
-  summarizer = await createLlmSummarizer({ model: 'gpt-4o-mini', baseURL: server.baseURL, apiKey: 'test', ...options }, { clock: new SkippingClock(), random: seededRandom(5) });
+  summarizer = await createLlmSummarizer(
+    { model: 'gpt-4o-mini', baseURL: server.baseURL, apiKey: 'test', ...options },
+    { clock: new SkippingClock(), random: seededRandom(5) },
+  );
   return { server, summarizer };
 }
 
@@ -103,7 +106,11 @@ describe('classify-tangents', () => {
 
   it('rejects answers that are not the JSON schema, then leaves the transcript unchanged and says why', async () => {
     const { server, summarizer } = await setup({
-      faults: [{ kind: 'text', text: 'Turn 3 looks like a tangent.' }, { kind: 'text', text: '{"tangents": [{"turn": "three"}]}' }, { kind: 'text', text: '{"tangents": [{"turn": 9, "reason": "x"}]}' }],
+      faults: [
+        { kind: 'text', text: 'Turn 3 looks like a tangent.' },
+        { kind: 'text', text: '{"tangents": [{"turn": "three"}]}' },
+        { kind: 'text', text: '{"tangents": [{"turn": 9, "reason": "x"}]}' },
+      ],
     });
     const input = session();
     const out = await summarizer.classifyTangents(input, ctxOf());

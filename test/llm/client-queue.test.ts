@@ -22,7 +22,12 @@ async function setup(options: FakeServerOptions, extra: { timeoutMs?: number; ma
   server = await startFakeOpenAI(options);
   const clock = new SkippingClock();
   const events: QueueEvent[] = [];
-  const client = createOpenAIChatClient({ model: 'gpt-4o-mini', baseURL: extra.baseURL ?? server.baseURL, apiKey: 'test-key', timeoutMs: extra.timeoutMs ?? 10_000 });
+  const client = createOpenAIChatClient({
+    model: 'gpt-4o-mini',
+    baseURL: extra.baseURL ?? server.baseURL,
+    apiKey: 'test-key',
+    timeoutMs: extra.timeoutMs ?? 10_000,
+  });
   const limiter = new RateLimiter({ clock });
   const queue = new LlmQueue(client, limiter, {
     concurrency: extra.concurrency ?? 1,
@@ -88,7 +93,12 @@ describe('client and queue against the loopback server', () => {
     const storm = { script: () => ({ kind: 'rate_limit', retryAfter: '2' }) as Fault };
     const { queue, server, clock } = await setup(storm);
     const out = await queue.run(job());
-    expect(out).toMatchObject({ ok: false, attempts: 3, failures: ['rate_limited', 'rate_limited', 'rate_limited'], failure: { code: 'rate_limited', status: 429 } });
+    expect(out).toMatchObject({
+      ok: false,
+      attempts: 3,
+      failures: ['rate_limited', 'rate_limited', 'rate_limited'],
+      failure: { code: 'rate_limited', status: 429 },
+    });
     expect(server.requests).toHaveLength(3);
     // Two pauses of 2 s between the three calls; none after the last.
     expect(clock.sleeps).toHaveLength(2);

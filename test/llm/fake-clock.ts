@@ -24,10 +24,14 @@ export class VirtualClock implements Clock {
     return new Promise((resolve) => {
       const timer = { at: this.t + ms, seq: this.seq++, resolve };
       this.timers.push(timer);
-      signal?.addEventListener('abort', () => {
-        this.timers = this.timers.filter((t) => t !== timer);
-        resolve();
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.timers = this.timers.filter((t) => t !== timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 

@@ -99,7 +99,7 @@ function blocksOf(rendered: string): Block[] {
   for (let i = 0; i < heads.length; i++) {
     const h = heads[i];
     const start = (h.index ?? 0) + h[0].length;
-    const end = i + 1 < heads.length ? heads[i + 1].index ?? rendered.length : rendered.length;
+    const end = i + 1 < heads.length ? (heads[i + 1].index ?? rendered.length) : rendered.length;
     blocks.push({ n: Number(h[1]), role: h[2], header: h[0], text: rendered.slice(start, end).trim() });
   }
   return blocks;
@@ -233,7 +233,11 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
         return;
       }
       case 'status':
-        reply(fault.status, { error: { message: `injected status ${fault.status}`, type: 'server_error', code: fault.code ?? null } }, { ...headers, ...fault.headers });
+        reply(
+          fault.status,
+          { error: { message: `injected status ${fault.status}`, type: 'server_error', code: fault.code ?? null } },
+          { ...headers, ...fault.headers },
+        );
         return;
       case 'context_length_exceeded':
         reply(400, {

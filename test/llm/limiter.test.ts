@@ -20,7 +20,10 @@ function worstWindow(sends: { at: number; tokens: number }[]): { requests: numbe
   for (const s of sends) {
     const inside = sends.filter((x) => x.at >= s.at && x.at < s.at + WINDOW_MS);
     requests = Math.max(requests, inside.length);
-    tokens = Math.max(tokens, inside.reduce((n, x) => n + x.tokens, 0));
+    tokens = Math.max(
+      tokens,
+      inside.reduce((n, x) => n + x.tokens, 0),
+    );
   }
   return { requests, tokens };
 }
@@ -33,14 +36,23 @@ describe('rate limiter (fake time)', () => {
     const client = scriptedClient(clock, () => ({ durationMs: 3000, outcome: okOutcome(PROMPT, COMPLETION) }));
     const limiter = new RateLimiter({ rpm, tpm, clock });
     const events: QueueEvent[] = [];
-    const queue = new LlmQueue(client, limiter, { concurrency: 4, maxAttempts: 3, clock, countTokens: () => 0, random: seededRandom(1), onEvent: (e) => events.push(e) });
+    const queue = new LlmQueue(client, limiter, {
+      concurrency: 4,
+      maxAttempts: 3,
+      clock,
+      countTokens: () => 0,
+      random: seededRandom(1),
+      onEvent: (e) => events.push(e),
+    });
     const jobs = 100;
     const outcomes = await clock.runUntil(Promise.all(Array.from({ length: jobs }, (_, i) => queue.run(job(i)))));
     expect(outcomes.every((o) => o.ok)).toBe(true);
     const sends = events.filter((e) => e.type === 'send').map((e) => ({ at: e.at, tokens: PROMPT + COMPLETION }));
     expect(sends).toHaveLength(jobs);
     const worst = worstWindow(sends);
-    console.log(`[limiter] ${jobs} jobs, rpm ${rpm}, tpm ${tpm}: worst 60 s window ${worst.requests} requests, ${worst.tokens} tokens; last send at ${(sends.at(-1)!.at / 60_000).toFixed(2)} min`);
+    console.log(
+      `[limiter] ${jobs} jobs, rpm ${rpm}, tpm ${tpm}: worst 60 s window ${worst.requests} requests, ${worst.tokens} tokens; last send at ${(sends.at(-1)!.at / 60_000).toFixed(2)} min`,
+    );
     expect(worst.requests).toBeLessThanOrEqual(rpm);
     expect(worst.tokens).toBeLessThanOrEqual(tpm);
     // TPM binds here: at most 10 requests of 1,200 tokens fit a minute, so 100 jobs need more than 9 minutes.
@@ -57,7 +69,14 @@ describe('rate limiter (fake time)', () => {
     );
     const limiter = new RateLimiter({ clock });
     const events: QueueEvent[] = [];
-    const queue = new LlmQueue(client, limiter, { concurrency: 4, maxAttempts: 3, clock, countTokens: () => 0, random: seededRandom(1), onEvent: (e) => events.push(e) });
+    const queue = new LlmQueue(client, limiter, {
+      concurrency: 4,
+      maxAttempts: 3,
+      clock,
+      countTokens: () => 0,
+      random: seededRandom(1),
+      onEvent: (e) => events.push(e),
+    });
     const outcomes = await clock.runUntil(Promise.all(Array.from({ length: 8 }, (_, i) => queue.run(job(i)))));
     expect(outcomes.every((o) => o.ok)).toBe(true);
     const pause = events.find((e) => e.type === 'pause');
@@ -75,7 +94,13 @@ describe('rate limiter (fake time)', () => {
     const clock = new VirtualClock();
     const client = scriptedClient(clock, () => ({ durationMs: 500, outcome: okOutcome(PROMPT, COMPLETION) }));
     const events: QueueEvent[] = [];
-    const queue = new LlmQueue(client, new RateLimiter({ rpm: 20, clock }), { concurrency: 8, maxAttempts: 3, clock, countTokens: () => 0, onEvent: (e) => events.push(e) });
+    const queue = new LlmQueue(client, new RateLimiter({ rpm: 20, clock }), {
+      concurrency: 8,
+      maxAttempts: 3,
+      clock,
+      countTokens: () => 0,
+      onEvent: (e) => events.push(e),
+    });
     await clock.runUntil(Promise.all(Array.from({ length: 70 }, (_, i) => queue.run(job(i)))));
     const sends = events.filter((e) => e.type === 'send').map((e) => ({ at: e.at, tokens: 0 }));
     const worst = worstWindow(sends);
@@ -87,7 +112,10 @@ describe('rate limiter (fake time)', () => {
   it('stops waiting out a pause when the run is interrupted: the job fails as aborted, not after the pause', async () => {
     const clock = new VirtualClock();
     const stop = new AbortController();
-    const client = scriptedClient(clock, () => ({ durationMs: 100, outcome: { ok: false, failure: { code: 'rate_limited', status: 429, message: '429', retryAfterMs: 60_000 } } }));
+    const client = scriptedClient(clock, () => ({
+      durationMs: 100,
+      outcome: { ok: false, failure: { code: 'rate_limited', status: 429, message: '429', retryAfterMs: 60_000 } },
+    }));
     const queue = new LlmQueue(client, new RateLimiter({ clock }), { concurrency: 2, maxAttempts: 3, clock, countTokens: () => 0, signal: stop.signal });
     const jobs = Promise.all([queue.run(job(0)), queue.run(job(1))]);
     void clock.sleep(5000).then(() => stop.abort());

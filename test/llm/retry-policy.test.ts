@@ -80,6 +80,10 @@ describe('retry delay', () => {
 
   it('retries 408, 409, 429, 5xx and connection failures only', () => {
     expect(['rate_limited', 'server_error', 'timeout', 'conflict', 'connection'].every((c) => isRetryable(c as never))).toBe(true);
-    expect(['context_length_exceeded', 'bad_request', 'auth', 'not_found', 'quota_exceeded', 'bad_response', 'exceeds_tpm', 'aborted'].some((c) => isRetryable(c as never))).toBe(false);
+    expect(
+      ['context_length_exceeded', 'bad_request', 'auth', 'not_found', 'quota_exceeded', 'bad_response', 'exceeds_tpm', 'aborted'].some((c) =>
+        isRetryable(c as never),
+      ),
+    ).toBe(false);
   });
 });

@@ -34,7 +34,9 @@ function session(id = 't1'): Transcript {
       user('Fix the failing test in /repo/src/app.ts and keep the public API unchanged.'),
       assistant('I will read the file first.', { tool_calls: [call('c1', 'Read', { file_path: '/repo/src/app.ts' })] }),
       result('c1', appSource),
-      assistant('The bug is in step3; I fixed it.', { tool_calls: [call('c2', 'Edit', { file_path: '/repo/src/app.ts', old_string: 'x * 3', new_string: 'x * 4' })] }),
+      assistant('The bug is in step3; I fixed it.', {
+        tool_calls: [call('c2', 'Edit', { file_path: '/repo/src/app.ts', old_string: 'x * 3', new_string: 'x * 4' })],
+      }),
       result('c2', 'The file /repo/src/app.ts has been updated.'),
       user('Also run the linter.'),
       assistant(null, { tool_calls: [call('c3', 'Bash', { command: 'npx eslint src' })] }),
@@ -242,7 +244,9 @@ describe('summarize when the span is too long', () => {
     expect(out.llm.droppedToolResults).toBeGreaterThan(0);
     expect(out.llm.promptSizes).toHaveLength(server.requests.length);
     const resent = server.requests.length - new Set(server.requests.map((r) => JSON.stringify(r.body))).size;
-    console.log(`[shrink] prompt chars ${sizes.join(' -> ')}; accepted with ${out.llm.droppedToolResults! * 100}% of tool results left out; retries of the same prompt: ${resent}`);
+    console.log(
+      `[shrink] prompt chars ${sizes.join(' -> ')}; accepted with ${out.llm.droppedToolResults! * 100}% of tool results left out; retries of the same prompt: ${resent}`,
+    );
   });
 
   it('walks the drop levels 0, 10, 20, 50 percent in order until the server accepts', async () => {
@@ -368,7 +372,10 @@ describe('summarize cache and earlier summaries', () => {
     const { server, summarizer } = await setup();
     const once = await summarizer.summarize(session(), ctxOf(new RefSink()));
     const earlier = once.transcript.messages[2];
-    const more = Array.from({ length: 3 }, (_, i) => [user(`Next task ${i}: ${'details '.repeat(200)}`), assistant(`Did task ${i}: ${'result '.repeat(200)}`)]).flat();
+    const more = Array.from({ length: 3 }, (_, i) => [
+      user(`Next task ${i}: ${'details '.repeat(200)}`),
+      assistant(`Did task ${i}: ${'result '.repeat(200)}`),
+    ]).flat();
     const grown = transcript([...once.transcript.messages, ...more, user('Wrap up.'), assistant('ok')]);
     const out = await summarizer.summarize(grown, ctxOf(new RefSink()));
     expect(out.llm.outcome).toBe('summarized');

@@ -49,7 +49,11 @@ export function runCli(
   options: { env?: Record<string, string>; nodeArgs?: string[]; onSpawn?: (pid: number, kill: (signal: NodeJS.Signals) => void) => void } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -80,7 +84,9 @@ export function outputDigest(outDir: string): Record<string, string> {
   for (const name of ['transcripts.jsonl', 'errors.jsonl', 'refs.jsonl']) {
     digest[name] = existsSync(join(outDir, name)) ? sha256(join(outDir, name)) : 'missing';
   }
-  digest.report = createHash('sha256').update(JSON.stringify(deterministicReport(outDir))).digest('hex');
+  digest.report = createHash('sha256')
+    .update(JSON.stringify(deterministicReport(outDir)))
+    .digest('hex');
   return digest;
 }
 

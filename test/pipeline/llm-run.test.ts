@@ -65,7 +65,8 @@ const CONTINUATION = '\n\n---\nThis session continues from the summary above';
 const summariesSent = (requests: RecordedRequest[]) => requests.filter((r) => r.fault === 'ok').map((r) => deterministicSummary(r.body));
 
 /** The summary message holding `summary` in `messages`, if any. */
-const summaryMessage = (messages: Message[], summary: string) => messages.find((m) => SUMMARY_HEAD.test(textOf(m)) && textOf(m).includes(`\n\n${summary}${CONTINUATION}`));
+const summaryMessage = (messages: Message[], summary: string) =>
+  messages.find((m) => SUMMARY_HEAD.test(textOf(m)) && textOf(m).includes(`\n\n${summary}${CONTINUATION}`));
 
 describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
   const dir = tempDir('llm-run');
@@ -74,8 +75,29 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
   let first: Awaited<ReturnType<typeof runCli>>;
   let requestsAfterFirst: number;
   const args = (baseURL: string) => [
-    'run', 'datasets/bundled', '--strategy', 'auto', '--out', out, '--window', WINDOW, '--model', 'gpt-4o-mini', '--llm', baseURL,
-    '--rpm', String(RPM), '--tpm', String(TPM), '--llm-concurrency', '1', '--price-in', String(PRICE_IN), '--price-out', String(PRICE_OUT), '--quiet',
+    'run',
+    'datasets/bundled',
+    '--strategy',
+    'auto',
+    '--out',
+    out,
+    '--window',
+    WINDOW,
+    '--model',
+    'gpt-4o-mini',
+    '--llm',
+    baseURL,
+    '--rpm',
+    String(RPM),
+    '--tpm',
+    String(TPM),
+    '--llm-concurrency',
+    '1',
+    '--price-in',
+    String(PRICE_IN),
+    '--price-out',
+    String(PRICE_OUT),
+    '--quiet',
   ];
 
   beforeAll(async () => {
@@ -189,7 +211,8 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
     const restored = join(dir, 'restored.jsonl');
     expect((await runCli(['restore', out, '--out', restored])).code).toBe(0);
     let expected = '';
-    for await (const item of readInputs(['datasets/bundled'], { maxLineBytes: 1 << 26 })) if (item.kind === 'transcript') expected += `${JSON.stringify(item.transcript)}\n`;
+    for await (const item of readInputs(['datasets/bundled'], { maxLineBytes: 1 << 26 }))
+      if (item.kind === 'transcript') expected += `${JSON.stringify(item.transcript)}\n`;
     expect(readFileSync(restored, 'utf8')).toBe(expected);
   });
 
@@ -267,7 +290,12 @@ describe('tcompact run with an LLM that fails some jobs', () => {
     expect(report.llm.fallbacks.count).toBe(2);
     expect(report.llm.fallbacks.examples).toEqual([
       { id: PYDICOM, strategy: 'summarize', applied: ['checkpoint'], reason: expect.stringMatching(/^server_error: 500 /) },
-      { id: TEST_REPO, strategy: 'summarize', applied: ['checkpoint'], reason: expect.stringMatching(/^every answer was rejected \(3\); last: bad response: /) },
+      {
+        id: TEST_REPO,
+        strategy: 'summarize',
+        applied: ['checkpoint'],
+        reason: expect.stringMatching(/^every answer was rejected \(3\); last: bad response: /),
+      },
     ]);
     const summarize = strategy(report, 'summarize');
     expect(summarize?.runs).toBe(4);

@@ -11,7 +11,9 @@ function sink(isTTY: boolean) {
 describe('progress', () => {
   it('formats transcripts, MB done, rate, ETA, tokens saved and errors', () => {
     expect(formatProgress(snapshot, 2000)).toBe('12 transcripts, 3.2/10.0 MB (32%), 1.6 MB/s, ETA 4s, 1,234 tokens saved, 0 errors');
-    expect(formatProgress({ ...snapshot, bytesDone: 0, bytesTotal: 0 }, 0)).toBe('12 transcripts, 0.0/0.0 MB (0%), 0.0 MB/s, ETA ?, 1,234 tokens saved, 0 errors');
+    expect(formatProgress({ ...snapshot, bytesDone: 0, bytesTotal: 0 }, 0)).toBe(
+      '12 transcripts, 0.0/0.0 MB (0%), 0.0 MB/s, ETA ?, 1,234 tokens saved, 0 errors',
+    );
     expect([formatDuration(59), formatDuration(61), formatDuration(3700)]).toEqual(['59s', '1m01s', '1h01m']);
   });
 

@@ -80,9 +80,9 @@ describe('duplicates and repairs (RELIABILITY 8, 9)', () => {
     await runPipeline({ inputs: [path], outDir: out, config: auto, workers: 1 });
     const [t] = readJsonl<Transcript>(join(out, 'transcripts.jsonl'));
     expect(findViolations(t.messages)).toEqual([]);
-    const sanitize = (JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { strategies: { name: string; details: Record<string, number> }[] }).strategies.find(
-      (s) => s.name === 'sanitize',
-    );
+    const sanitize = (
+      JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { strategies: { name: string; details: Record<string, number> }[] }
+    ).strategies.find((s) => s.name === 'sanitize');
     expect(sanitize?.details).toMatchObject({ orphanResultDropped: 1, missingResultFilled: 1 });
   });
 });

@@ -11,7 +11,18 @@ import { TEST_STRATEGIES, outputDigest, readReport, runCli, tempDir, writeRealAr
 const dir = tempDir('resume');
 const archive = join(dir, 'real.jsonl');
 const SHARD_BYTES = 96 * 1024;
-const baseArgs = (out: string): string[] => ['run', archive, '--out', out, '--shard-bytes', String(SHARD_BYTES), '--workers', '2', '--quiet', ...TEST_STRATEGIES.flatMap((s) => ['--strategy', s])];
+const baseArgs = (out: string): string[] => [
+  'run',
+  archive,
+  '--out',
+  out,
+  '--shard-bytes',
+  String(SHARD_BYTES),
+  '--workers',
+  '2',
+  '--quiet',
+  ...TEST_STRATEGIES.flatMap((s) => ['--strategy', s]),
+];
 /** Slows every shard down so a signal lands mid-run; it changes no output byte. */
 const SLOW = { TCOMPACT_TEST_FAULTS: JSON.stringify({ shardDelayMs: 150 }) };
 let expected: Record<string, string>;
@@ -31,7 +42,9 @@ function prng(seed: number): () => number {
 function committedShards(out: string): number {
   const path = join(out, 'journal.jsonl');
   if (!existsSync(path)) return 0;
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"shard"')).length;
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"type":"shard"')).length;
 }
 
 /** Sends `signal` once at least `shards` shards are journaled (plus `extraMs`), so the stop lands mid-run. */

@@ -84,9 +84,23 @@ describe('worker crash on adapter input (RELIABILITY 16)', () => {
 describe('worker out of memory (RELIABILITY 17)', () => {
   it('contains the OOM to its shard: the CLI exits 1 with E_WORKER lines, not 134', async () => {
     const outDir = join(dir, 'oom');
-    const result = await runCli(['run', archive, '--out', outDir, '--worker-heap-mb', '96', '--shard-bytes', String(SHARD_BYTES), '--quiet', ...TEST_STRATEGIES.flatMap((s) => ['--strategy', s])], {
-      env: { TCOMPACT_TEST_FAULTS: JSON.stringify({ crash: { line: POISON, mode: 'oom' } }) },
-    });
+    const result = await runCli(
+      [
+        'run',
+        archive,
+        '--out',
+        outDir,
+        '--worker-heap-mb',
+        '96',
+        '--shard-bytes',
+        String(SHARD_BYTES),
+        '--quiet',
+        ...TEST_STRATEGIES.flatMap((s) => ['--strategy', s]),
+      ],
+      {
+        env: { TCOMPACT_TEST_FAULTS: JSON.stringify({ crash: { line: POISON, mode: 'oom' } }) },
+      },
+    );
     expect(result.signal).toBeNull();
     expect(result.code).toBe(1);
     const errors = readJsonl<ErrorLine>(join(outDir, 'errors.jsonl'));

@@ -11,8 +11,26 @@ function report(): ArchiveReport {
     before: { ...emptyBreakdown(), user: 100, toolResults: 900 },
     after: { ...emptyBreakdown(), user: 100, toolResults: 600 },
     steps: [
-      { strategy: 'sanitize', messagesChanged: 0, messagesRemoved: 0, tokensBefore: 1000, tokensAfter: 1000, tokensSaved: 0, ms: 0.4, details: { orphanResultDropped: 0 } },
-      { strategy: 'mask-observations', messagesChanged: 3, messagesRemoved: 0, tokensBefore: 1000, tokensAfter: 700, tokensSaved: 300, ms: 12.6, details: { resultsMasked: 3, bytesMasked: 4000 } },
+      {
+        strategy: 'sanitize',
+        messagesChanged: 0,
+        messagesRemoved: 0,
+        tokensBefore: 1000,
+        tokensAfter: 1000,
+        tokensSaved: 0,
+        ms: 0.4,
+        details: { orphanResultDropped: 0 },
+      },
+      {
+        strategy: 'mask-observations',
+        messagesChanged: 3,
+        messagesRemoved: 0,
+        tokensBefore: 1000,
+        tokensAfter: 700,
+        tokensSaved: 300,
+        ms: 12.6,
+        details: { resultsMasked: 3, bytesMasked: 4000 },
+      },
     ],
   });
 }

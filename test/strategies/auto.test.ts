@@ -11,7 +11,10 @@ function session() {
   const messages: Message[] = [sys('You are a coding agent.'), user('Fix the build')];
   for (let i = 0; i < 12; i++) {
     messages.push(
-      assistant(null, { reasoning_content: `thinking about step ${i} ${bulk(i).slice(0, 300)}`, tool_calls: [call(`r${i}`, 'Read', { file_path: 'src/a.ts' })] }),
+      assistant(null, {
+        reasoning_content: `thinking about step ${i} ${bulk(i).slice(0, 300)}`,
+        tool_calls: [call(`r${i}`, 'Read', { file_path: 'src/a.ts' })],
+      }),
       result(`r${i}`, bulk(100)),
       assistant(null, { tool_calls: [call(`b${i}`, 'Bash', { command: `make step-${i}` })] }),
       result(`b${i}`, bulk(i)),
@@ -22,7 +25,18 @@ function session() {
   return deepFreeze(transcript(messages));
 }
 
-const NAMES = ['sanitize', 'strip-reasoning', 'dedup-tools', 'mask-observations', 'strip-attachments', 'prune-tools', 'checkpoint', 'truncate', 'prune-tools', 'sanitize'];
+const NAMES = [
+  'sanitize',
+  'strip-reasoning',
+  'dedup-tools',
+  'mask-observations',
+  'strip-attachments',
+  'prune-tools',
+  'checkpoint',
+  'truncate',
+  'prune-tools',
+  'sanitize',
+];
 
 function runAuto(window: number, options: Record<string, unknown> = {}) {
   const input = session();

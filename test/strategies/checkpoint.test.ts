@@ -22,7 +22,18 @@ function codingSession(): Message[] {
     ...step('b2', 'Bash', { command: 'npm test' }, 'Tests: 12 passed'),
     ...step('e2', 'Edit', { file_path: 'src/b.ts', old_string: 'x', new_string: 'y' }, 'String to replace not found in file.', true),
     ...step('w1', 'Write', { file_path: 'src/c.ts', content: 'export {};' }, 'File created successfully at: src/c.ts'),
-    ...step('t1', 'TodoWrite', { todos: [{ content: 'fix a', status: 'completed' }, { content: 'document c', status: 'in_progress' }, { content: 'release', status: 'pending' }] }, 'Todos have been modified successfully.'),
+    ...step(
+      't1',
+      'TodoWrite',
+      {
+        todos: [
+          { content: 'fix a', status: 'completed' },
+          { content: 'document c', status: 'in_progress' },
+          { content: 'release', status: 'pending' },
+        ],
+      },
+      'Todos have been modified successfully.',
+    ),
     user('Now run the linter'),
     assistant('Running it.', { tool_calls: [call('b3', 'Bash', { command: 'npm run lint' })] }),
     result('b3', 'Exit code 2\nsrc/c.ts:1:1 error Unexpected empty export', { is_error: true }),

@@ -43,7 +43,9 @@ describe('dedup-tools: identical arguments', () => {
   });
 
   it('keeps the text of an assistant message that loses its only call, without the tool_calls field', () => {
-    const input = transcript(session([assistant('let me look', { tool_calls: [call('a', 'LS', { path: '.' })] }), result('a', 'x')], step('b', 'LS', { path: '.' })));
+    const input = transcript(
+      session([assistant('let me look', { tool_calls: [call('a', 'LS', { path: '.' })] }), result('a', 'x')], step('b', 'LS', { path: '.' })),
+    );
     const r = run(dedupTools, input);
     expect(r.transcript.messages.slice(2, 5)).toEqual([assistant('let me look'), ...step('b', 'LS', { path: '.' })]);
     expect(r).toMatchObject({ messagesChanged: 1, messagesRemoved: 1 });
@@ -67,7 +69,10 @@ describe('dedup-tools: identical arguments', () => {
   });
 
   it('compares unparsable arguments as raw text', () => {
-    const raw = (id: string): Message[] => [assistant(null, { tool_calls: [{ id, type: 'function', function: { name: 'Glob', arguments: 'not json' } }] }), result(id, 'r')];
+    const raw = (id: string): Message[] => [
+      assistant(null, { tool_calls: [{ id, type: 'function', function: { name: 'Glob', arguments: 'not json' } }] }),
+      result(id, 'r'),
+    ];
     const input = transcript(session(raw('a'), raw('b')));
     expect(run(dedupTools, input).details).toEqual({ duplicatesRemoved: 1, subsumedRemoved: 0 });
   });
@@ -78,13 +83,16 @@ describe('dedup-tools: identical arguments', () => {
   });
 
   it('lets any file write between two Globs break coverage', () => {
-    const input = transcript(session(step('a', 'Glob', { pattern: '*' }), step('w', 'Write', { file_path: 'n.ts', content: '' }), step('b', 'Glob', { pattern: '*' })));
+    const input = transcript(
+      session(step('a', 'Glob', { pattern: '*' }), step('w', 'Write', { file_path: 'n.ts', content: '' }), step('b', 'Glob', { pattern: '*' })),
+    );
     expect(run(dedupTools, input).transcript).toBe(input);
   });
 });
 
 describe('dedup-tools: line-range subsumption', () => {
-  const read = (id: string, args: Record<string, unknown>, output?: string, isError?: boolean) => step(id, 'Read', { file_path: '/p/a.ts', ...args }, output, isError);
+  const read = (id: string, args: Record<string, unknown>, output?: string, isError?: boolean) =>
+    step(id, 'Read', { file_path: '/p/a.ts', ...args }, output, isError);
 
   it('removes a read whose range a later read contains', () => {
     const later = read('b', { offset: 5, limit: 50 });

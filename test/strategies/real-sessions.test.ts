@@ -94,7 +94,11 @@ describe('every strategy, auto and restore on every real session in ../shared/da
         const covering = sites.slice(c.seq + 1).find((d) => {
           if (d.call.function.name !== c.call.function.name || failedOrMissing(input.messages, d)) return false;
           const b = JSON.parse(d.call.function.arguments) as Record<string, unknown>;
-          if (canonicalJson(a) !== canonicalJson(b) && !(hint.range && rangeSubsumes(hint.range)({ name: '', arguments: '', args: a }, { name: '', arguments: '', args: b }))) return false;
+          if (
+            canonicalJson(a) !== canonicalJson(b) &&
+            !(hint.range && rangeSubsumes(hint.range)({ name: '', arguments: '', args: a }, { name: '', arguments: '', args: b }))
+          )
+            return false;
           return !sites.slice(c.seq + 1, d.seq).some((x) => {
             if (!(hint.invalidatedBy ?? []).includes(x.call.function.name)) return false;
             const action = describeToolCall(x.call.function.name, x.call.function.arguments);

@@ -13,8 +13,7 @@ const pdf: ContentPart = { type: 'file', file: { filename: 'report.PDF', file_da
 const audio: ContentPart = { type: 'input_audio', input_audio: { data: PDF, format: 'wav' } };
 const remote: ContentPart = { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } };
 const text = (t: string): ContentPart => ({ type: 'text', text: t });
-const placeholder = (mime: string, bytes: number, part: ContentPart) =>
-  text(`[attachment: ${mime}, ${bytes} bytes] (ref: ${refOf(JSON.stringify(part))})`);
+const placeholder = (mime: string, bytes: number, part: ContentPart) => text(`[attachment: ${mime}, ${bytes} bytes] (ref: ${refOf(JSON.stringify(part))})`);
 
 function session() {
   return transcript([

@@ -13,7 +13,12 @@ const bulk = (i: number) => `${i}: ${'lorem ipsum dolor sit amet '.repeat(40)}`;
 function turns(): Message[] {
   const out: Message[] = [sys('system prompt')];
   for (let i = 0; i < 10; i++) {
-    out.push(user(`request ${i}`), assistant(null, { tool_calls: [call(`c${i}`, 'Bash', { command: `step ${i}` })] }), result(`c${i}`, bulk(i)), assistant(`answer ${i}`));
+    out.push(
+      user(`request ${i}`),
+      assistant(null, { tool_calls: [call(`c${i}`, 'Bash', { command: `step ${i}` })] }),
+      result(`c${i}`, bulk(i)),
+      assistant(`answer ${i}`),
+    );
   }
   return out;
 }
@@ -65,11 +70,16 @@ describe('truncate', () => {
     expect(r.transcript).toBe(input);
     expect(r.messagesRemoved).toBe(0);
     const least = tokens(input.messages.slice(0, 2)) + tokens(input.messages.slice(37));
-    expect(r.notes).toEqual([`cannot fit the budget of 50 tokens: the kept head and the messages from the last user request on are ${least} tokens; nothing removed`]);
+    expect(r.notes).toEqual([
+      `cannot fit the budget of 50 tokens: the kept head and the messages from the last user request on are ${least} tokens; nothing removed`,
+    ]);
   });
 
   it('decides on messages alone whether anything can fit, so pruning tool definitions later changes nothing', () => {
-    const tools = Array.from({ length: 40 }, (_, i) => ({ type: 'function' as const, function: { name: `tool_${i}`, description: 'an unused tool '.repeat(20) } }));
+    const tools = Array.from({ length: 40 }, (_, i) => ({
+      type: 'function' as const,
+      function: { name: `tool_${i}`, description: 'an unused tool '.repeat(20) },
+    }));
     const input = transcript(turns(), { tools });
     const least = tokens(input.messages.slice(0, 2)) + tokens(input.messages.slice(37));
     const budget = least + 40;

@@ -197,7 +197,14 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
       const report: CompactReport = {
         tool: 'tcompact compact',
         inputs: [...inputs],
-        settings: { strategies: config.strategies, keepLast: config.keepLast, keepFirst: config.keepFirst, window: config.window, refs: config.refs, steps: steps.map((s) => s.strategy.name) },
+        settings: {
+          strategies: config.strategies,
+          keepLast: config.keepLast,
+          keepFirst: config.keepFirst,
+          window: config.window,
+          refs: config.refs,
+          steps: steps.map((s) => s.strategy.name),
+        },
         lines,
         messages,
         errorsByCode,

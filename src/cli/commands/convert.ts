@@ -41,7 +41,8 @@ export function errorsPathFor(out: string): string {
 
 function parseOutputFormat(value: string | undefined): OutputFormat {
   if (value === undefined) return 'openai';
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(value)) throw new TcompactError('E_USAGE', `--to must be one of ${OUTPUT_FORMATS.join(', ')}, got "${value}"`);
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(value))
+    throw new TcompactError('E_USAGE', `--to must be one of ${OUTPUT_FORMATS.join(', ')}, got "${value}"`);
   return value as OutputFormat;
 }
 

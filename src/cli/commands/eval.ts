@@ -138,7 +138,9 @@ Options:
       throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
     }
     io.stdout.write(markdown);
-    io.stdout.write(`\nWrote ${join(values.out, 'eval.json')}, eval.md and lost.jsonl (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`);
+    io.stdout.write(
+      `\nWrote ${join(values.out, 'eval.json')}, eval.md and lost.jsonl (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
+    );
     return tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
   },
 };

@@ -110,7 +110,9 @@ output; the others are still restored. Exit codes: 0 ok, 1 some transcripts coul
       throw err;
     }
     await fsyncDir(dirname(values.out));
-    io.stdout.write(`restore: ${counts.restored} restored, ${counts.unchanged} unchanged, ${counts.failed} failed, ${counts.skipped} blank lines skipped -> ${values.out}\n`);
+    io.stdout.write(
+      `restore: ${counts.restored} restored, ${counts.unchanged} unchanged, ${counts.failed} failed, ${counts.skipped} blank lines skipped -> ${values.out}\n`,
+    );
     return counts.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
   },
 };

@@ -40,7 +40,8 @@ function llmOptions(values: Record<string, string | boolean | string[] | undefin
 
 function price(name: string, value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new TcompactError('E_USAGE', `--${name} must be a number of US dollars per million tokens, got "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new TcompactError('E_USAGE', `--${name} must be a number of US dollars per million tokens, got "${value}"`);
   return n;
 }
 
@@ -159,7 +160,9 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       });
       progress.stop();
       if (outcome.status === 'interrupted') {
-        io.stderr.write(`tcompact run: stopped with ${outcome.committedShards} shards committed in ${outcome.outDir}; run the same command with --resume to finish\n`);
+        io.stderr.write(
+          `tcompact run: stopped with ${outcome.committedShards} shards committed in ${outcome.outDir}; run the same command with --resume to finish\n`,
+        );
         return EXIT.INTERRUPTED;
       }
       const r = outcome.report;
@@ -169,7 +172,9 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       );
       if (r.llm) {
         const u = r.llm;
-        io.stdout.write(`llm: ${u.requests} requests, ${u.promptTokens} prompt + ${u.completionTokens} completion tokens${u.costUsd === null ? '' : `, $${u.costUsd.toFixed(4)}`}, ${u.fallbacks.count} transcripts fell back\n`);
+        io.stdout.write(
+          `llm: ${u.requests} requests, ${u.promptTokens} prompt + ${u.completionTokens} completion tokens${u.costUsd === null ? '' : `, $${u.costUsd.toFixed(4)}`}, ${u.fallbacks.count} transcripts fell back\n`,
+        );
       }
       if (r.lines.failed > 0) io.stdout.write(`errors: ${join(outcome.outDir, 'errors.jsonl')}\n`);
       io.stdout.write(`report: ${join(outcome.outDir, REPORT_MD)} (${outcome.reportPath})\n`);

@@ -86,13 +86,17 @@ Options:
     const markdown = renderSimulation(report);
     try {
       await mkdir(values.out, { recursive: true });
-      await writeFileAtomic(join(values.out, 'simulate.json'), [`${JSON.stringify({ tool: 'tcompact simulate', inputs, ...report, errors: tally.errors, skipped: tally.skipped }, null, 2)}\n`]);
+      await writeFileAtomic(join(values.out, 'simulate.json'), [
+        `${JSON.stringify({ tool: 'tcompact simulate', inputs, ...report, errors: tally.errors, skipped: tally.skipped }, null, 2)}\n`,
+      ]);
       await writeFileAtomic(join(values.out, 'simulate.md'), [markdown]);
     } catch (err) {
       throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
     }
     io.stdout.write(markdown);
-    io.stdout.write(`\nWrote ${join(values.out, 'simulate.json')} and simulate.md (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`);
+    io.stdout.write(
+      `\nWrote ${join(values.out, 'simulate.json')} and simulate.md (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
+    );
     return tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
   },
 };

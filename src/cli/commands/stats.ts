@@ -95,7 +95,14 @@ Options:
     }
     const totalTokens = transcripts.reduce((n, t) => n + t.tokens, 0);
     if (values.json) {
-      const out = { tokenizer: tokenizer.name, window, transcripts, total: { transcripts: transcripts.length, tokens: totalTokens, byCategory: total }, errors, skipped };
+      const out = {
+        tokenizer: tokenizer.name,
+        window,
+        transcripts,
+        total: { transcripts: transcripts.length, tokens: totalTokens, byCategory: total },
+        errors,
+        skipped,
+      };
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     } else {
       for (const t of transcripts) {
