@@ -24,9 +24,9 @@ export * from './context/context-manager.js';
 export * from './context/strategy-compaction.js';
 // LLM summarization (main thread only): options, the per-run entry point, and the pieces it is built from.
 export * from './llm/config.js';
-export * from './llm/summarizer.js';
-export * from './llm/llm-step.js';
-export * from './llm/run-llm-step.js';
+export * from './strategies/llm/summarizer.js';
+export * from './strategies/llm/llm-step.js';
+export * from './strategies/llm/run-llm-step.js';
 export * from './llm/client.js';
 export * from './llm/queue.js';
 export * from './llm/limiter.js';
@@ -37,10 +37,10 @@ export * from './llm/backoff.js';
 export * from './llm/cache.js';
 export * from './llm/usage.js';
 export * from './llm/model-info.js';
-export { PROMPT_VERSION, SUMMARY_SECTIONS, checkSummary } from './llm/prompts.js';
-export { SUMMARY_PREFIX, compactionMessage } from './llm/compaction-marker.js';
-export { summarizeTranscript, deterministicFallback, SummarizeConfigSchema, type SummarizeConfig } from './strategies/summarize.js';
-export { classifyTangents, ClassifyTangentsConfigSchema, type ClassifyTangentsConfig } from './strategies/classify-tangents.js';
+export { PROMPT_VERSION, SUMMARY_SECTIONS, checkSummary } from './strategies/llm/prompts.js';
+export { SUMMARY_PREFIX, compactionMessage } from './model/compaction-marker.js';
+export { summarizeTranscript, deterministicFallback, SummarizeConfigSchema, type SummarizeConfig } from './strategies/llm/summarize.js';
+export { classifyTangents, ClassifyTangentsConfigSchema, type ClassifyTangentsConfig } from './strategies/llm/classify-tangents.js';
 // Mechanical strategies (also reachable by CLI name through STRATEGIES) and the archive report.
 export { sanitize, SanitizeConfigSchema } from './strategies/sanitize.js';
 export { stripReasoning, StripReasoningConfigSchema, REASONING_FIELDS } from './strategies/strip-reasoning.js';
@@ -83,10 +83,10 @@ export { Simulation, type SimulateOptions, type SimulationReport } from './eval/
 export { DEFAULT_PRICES, PricesSchema, type Prices } from './eval/pricing.js';
 export { recordedUsage, type RecordedUsage } from './eval/recorded-usage.js';
 // The batch pipeline (`tcompact run`): worker pool, ordered atomic output, journal and resume.
-export { runPipeline, LLM_CACHE_DIR, type RunOutcome } from './pipeline/run-pipeline.js';
-export { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, MAX_ATTEMPTS, type RunOptions, type RunProgress } from './pipeline/run-options.js';
-export type { RunReport } from './pipeline/run-report.js';
-export type { ShardDescriptor, RangeShard, ItemsShard, ShardOutput, ShardReport, TranscriptReport } from './pipeline/shard.js';
-export type { ShardHook } from './pipeline/shard-hook.js';
+export { runPipeline, LLM_CACHE_DIR, type RunOutcome } from './pipeline/coordinator/run-pipeline.js';
+export { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, MAX_ATTEMPTS, type RunOptions, type RunProgress } from './pipeline/coordinator/run-options.js';
+export type { RunReport } from './pipeline/coordinator/run-report.js';
+export type { ShardDescriptor, RangeShard, ItemsShard, ShardOutput, ShardReport, TranscriptReport } from './pipeline/shard/types.js';
+export type { ShardHook } from './pipeline/coordinator/shard-hook.js';
 export { createProgress, formatProgress, type Progress, type ProgressSnapshot } from './report/progress.js';
 export { main } from './cli/main.js';

@@ -1,2 +1,2 @@
 // Piscina entry point: the shard runner and nothing else (logic lives in src/pipeline).
-export { runShardTask as default } from '../src/pipeline/shard-worker.js';
+export { runShardTask as default } from '../src/pipeline/worker/piscina-entry.js';

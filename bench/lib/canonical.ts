@@ -1,6 +1,6 @@
 import { readInputs } from '../../src/formats/read-inputs.js';
 import type { Transcript } from '../../src/model/transcript.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../src/pipeline/line-reader.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../src/io/line-reader.js';
 import { corpusInputs, type CorpusSpec } from './corpora.js';
 
 export interface LoadedCorpus {

@@ -7,7 +7,7 @@ import type { LlmFailureCode } from '../llm/failure.js';
 import { RateLimiter } from '../llm/limiter.js';
 import { modelInfo } from '../llm/model-info.js';
 import { LlmQueue } from '../llm/queue.js';
-import { DROP_LEVELS, renderSpan } from '../llm/render.js';
+import { DROP_LEVELS, renderSpan } from '../strategies/llm/render.js';
 import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { getTokenizer } from '../tokens/tokenizer.js';

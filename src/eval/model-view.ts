@@ -1,5 +1,5 @@
 import { contentText } from '../model/content.js';
-import { parseArguments } from '../model/canonical-json.js';
+import { parseArguments } from '../io/canonical-json.js';
 import { type Message, isKnownRole } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { phraseIndex } from './key-phrases.js';

@@ -1,4 +1,4 @@
-import { parseArguments } from '../model/canonical-json.js';
+import { parseArguments } from '../io/canonical-json.js';
 import { type Message, type ToolMessage, isRole } from '../model/message.js';
 import { describeToolCall, type ToolAction } from '../model/tool-semantics.js';
 import type { Transcript } from '../model/transcript.js';

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import Parser from 'stream-json/Parser.js';
 import StreamArray from 'stream-json/streamers/StreamArray.js';
 import { TcompactError } from '../errors.js';
-import { firstInvalidUtf8 } from '../pipeline/line-reader.js';
+import { firstInvalidUtf8 } from '../io/line-reader.js';
 
 /**
  * Decodes a file as strict UTF-8, chunk by chunk: stream-json's own decoder would replace bad bytes with U+FFFD, and

@@ -1,5 +1,5 @@
 import type { ErrorInfo } from '../errors.js';
-import { type RawLine, decodeLine, readLines } from '../pipeline/line-reader.js';
+import { type RawLine, decodeLine, readLines } from '../io/line-reader.js';
 import { errorItem, skippedItem } from './_items.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 

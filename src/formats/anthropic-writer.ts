@@ -1,4 +1,4 @@
-import { parseArguments } from '../model/canonical-json.js';
+import { parseArguments } from '../io/canonical-json.js';
 import type { ContentPart } from '../model/content.js';
 import { type AssistantMessage, type ToolMessage, isAssistant, isTool } from '../model/message.js';
 import type { ToolDef, Transcript } from '../model/transcript.js';

@@ -1,4 +1,4 @@
-import { readLines } from '../pipeline/line-reader.js';
+import { readLines } from '../io/line-reader.js';
 import { isObject } from './_items.js';
 import { peekJson, type JsonSignature } from './_json-peek.js';
 import { readJsonl } from './_jsonl.js';

@@ -1,4 +1,4 @@
-import { type RawLine, readLines } from '../pipeline/line-reader.js';
+import { type RawLine, readLines } from '../io/line-reader.js';
 import { parseTranscript } from '../model/parse.js';
 import type { InputItem, ReadOptions } from './types.js';
 import type { ParsedTranscript } from '../model/parse.js';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { canonicalJson } from '../model/canonical-json.js';
+import { canonicalJson } from '../io/canonical-json.js';
 import type { ChatUsage } from './client.js';
 
 /** SHA-256 of the canonical JSON of `parts`: equal inputs give equal keys whatever their key order. */

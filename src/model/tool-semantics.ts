@@ -1,4 +1,4 @@
-import { parseArguments } from './canonical-json.js';
+import { parseArguments } from '../io/canonical-json.js';
 
 /** What a tool call did, as far as compaction and evaluation care: shared by `checkpoint`, `dedup-tools` and `eval`. */
 export type ToolAction =

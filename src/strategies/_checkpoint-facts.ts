@@ -1,4 +1,4 @@
-import { canonicalJson, parseArguments } from '../model/canonical-json.js';
+import { canonicalJson, parseArguments } from '../io/canonical-json.js';
 import { contentText, isAttachmentPart } from '../model/content.js';
 import { type Message, type ToolMessage, isUser } from '../model/message.js';
 import { type ToolAction, describeToolCall, normalizePath } from '../model/tool-semantics.js';

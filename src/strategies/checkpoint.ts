@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHECKPOINT_PREFIX, type RefLookup, compactionMessage, originalsOf, withOriginals } from '../llm/compaction-marker.js';
+import { CHECKPOINT_PREFIX, type RefLookup, compactionMessage, originalsOf, withOriginals } from '../model/compaction-marker.js';
 import { type AssistantMessage, type Message, type UserMessage, isTool } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';
 import { refOf } from '../refs/ref-store.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalJson, parseArguments } from '../model/canonical-json.js';
+import { canonicalJson, parseArguments } from '../io/canonical-json.js';
 import { describeToolCall, normalizePath } from '../model/tool-semantics.js';
 import { BoundaryFields, ToolHintsField } from './_config.js';
 import { type CallSite, callSites, failedOrMissing, removeSites } from './_call-sites.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/llm/backoff.js';
 import type { LlmOptionsInput } from '../../src/llm/config.js';
-import { type LlmSummarizer, createLlmSummarizer } from '../../src/llm/summarizer.js';
+import { type LlmSummarizer, createLlmSummarizer } from '../../src/strategies/llm/summarizer.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
 import { RefSink } from '../../src/refs/ref-store.js';

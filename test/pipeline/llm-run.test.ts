@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInputs } from '../../src/formats/read-inputs.js';
-import type { LlmRunUsage } from '../../src/llm/summarizer.js';
+import type { LlmRunUsage } from '../../src/strategies/llm/summarizer.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { restoreCommand } from '../../src/cli/commands/restore.js';
-import { canonicalJson } from '../../src/model/canonical-json.js';
+import { canonicalJson } from '../../src/io/canonical-json.js';
 import { isAssistant } from '../../src/model/message.js';
 import { describeToolCall, modifiesPath } from '../../src/model/tool-semantics.js';
 import type { Transcript } from '../../src/model/transcript.js';

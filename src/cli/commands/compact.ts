@@ -1,8 +1,8 @@
 import { dirname } from 'node:path';
 import { type ErrorRecord, TcompactError } from '../../errors.js';
 import { readInputs } from '../../formats/read-inputs.js';
-import { AtomicFile, fsyncDir } from '../../pipeline/atomic-file.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../pipeline/line-reader.js';
+import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { formatRefLine } from '../../refs/ref-file.js';
 import { RefSink } from '../../refs/ref-store.js';
 import { type ArchiveReport, addRun, emptyArchiveReport } from '../../report/archive-report.js';

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
 import type { LlmOptionsInput } from '../../llm/config.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../pipeline/line-reader.js';
-import { REPORT_MD } from '../../pipeline/ordered-writer.js';
-import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/run-options.js';
-import { runPipeline } from '../../pipeline/run-pipeline.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
+import { REPORT_MD } from '../../pipeline/store/ordered-writer.js';
+import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/coordinator/run-options.js';
+import { runPipeline } from '../../pipeline/coordinator/run-pipeline.js';
 import { readTestFaults } from '../../pipeline/test-faults.js';
 import { percent } from '../../report/bars.js';
 import { createProgress } from '../../report/progress.js';

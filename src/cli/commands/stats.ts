@@ -1,7 +1,7 @@
 import { TcompactError } from '../../errors.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import { FORMAT_NAMES, type FormatName } from '../../formats/types.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../pipeline/line-reader.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { renderBreakdown, percent } from '../../report/bars.js';
 import { type Breakdown, addBreakdown, countTranscript, emptyBreakdown } from '../../tokens/breakdown.js';
 import { TOKENIZER_NAMES, type TokenizerName, getTokenizer } from '../../tokens/tokenizer.js';

@@ -1,0 +1,77 @@
+import type { LlmRunUsage } from '../../strategies/llm/summarizer.js';
+import type { ArchiveReport } from '../../report/archive-report.js';
+import { percent } from '../../report/bars.js';
+import { markdownTable, renderStrategyTable } from '../../report/render-markdown.js';
+import { CATEGORIES } from '../../tokens/breakdown.js';
+import type { RunReport } from './run-report.js';
+
+/** report.md: report.json for a person to read, with the per-strategy table. */
+export function renderRunReport(r: RunReport, archive: ArchiveReport): string {
+  const out: string[] = ['# tcompact run report', '', `Inputs: ${r.inputs.map((i) => `\`${i}\``).join(', ')}`, ''];
+  out.push(
+    `- Lines: ${r.lines.read} read, ${r.lines.ok} ok, ${r.lines.failed} failed, ${r.lines.skipped} skipped`,
+    `- Transcripts: ${r.transcripts} (messages ${r.messages.before} -> ${r.messages.after})`,
+    `- Tokens (${r.tokens.tokenizer}): ${r.tokens.before} -> ${r.tokens.after}, saved ${r.tokens.saved} (${percent(r.tokens.saved, r.tokens.before)})`,
+    `- Workers: ${r.workers}; ${r.timing.wallMs} ms, ${r.timing.mbPerSec} MB/s over ${r.timing.bytes} bytes`,
+    '',
+    '## Per strategy',
+    '',
+    ...renderStrategyTable(archive),
+    '',
+    '## Per category',
+    '',
+  );
+  const { before, after } = r.byCategory;
+  const rows = CATEGORIES.filter((c) => before[c] !== 0 || after[c] !== 0).map((c) => [c, String(before[c]), String(after[c]), String(before[c] - after[c])]);
+  out.push(...markdownTable(['category', 'before', 'after', 'saved'], rows, ['left', 'right', 'right', 'right']));
+  const table = (title: string, record: Record<string, number>): void => {
+    const entries = Object.entries(record);
+    if (entries.length === 0) return;
+    out.push(
+      '',
+      `## ${title}`,
+      '',
+      ...markdownTable(
+        ['', 'count'],
+        entries.map(([k, n]) => [k, String(n)]),
+        ['left', 'right'],
+      ),
+    );
+  };
+  table('Errors by code (input lines; each one is in errors.jsonl)', r.errorsByCode);
+  table('Skipped by reason', r.skippedByReason);
+  table('Input formats (transcripts)', r.formats);
+  table('Repairs', r.repairs);
+  if (r.llm) out.push(...renderLlmUsage(r.llm));
+  const dup = r.duplicateIds;
+  out.push('', `Warnings: ${r.warnings}. Duplicate transcript ids: ${dup.count}${dup.examples.length > 0 ? ` (${dup.examples.join(', ')})` : ''}.`);
+  const e = r.execution;
+  out.push(`Shards: ${e.shards} (${e.reusedShards} reused from an interrupted run, ${e.retriedShards} retried, ${e.failedShards} failed).`, '');
+  return out.join('\n');
+}
+
+function renderLlmUsage(u: LlmRunUsage): string[] {
+  const cost = u.costUsd === null ? 'unknown (set --price-in/--price-out)' : `$${u.costUsd.toFixed(4)}${u.estimated ? ' (some usage estimated)' : ''}`;
+  const limit = (n: number | null) => (n === null ? 'none' : String(n));
+  const failures = Object.entries(u.failuresByCode).map(([code, n]) => `${code} ${n}`);
+  const out = [
+    '',
+    `## LLM (${u.model})`,
+    '',
+    `- Requests: ${u.requests} (${u.answers} answers, ${u.cacheHits} from the cache); failed: ${failures.length > 0 ? failures.join(', ') : 'none'}; queue pauses after a 429: ${u.pauses}`,
+    `- Tokens: ${u.promptTokens} prompt + ${u.completionTokens} completion = ${u.totalTokens}; cost: ${cost}`,
+    `- Limits in force at the end: rpm ${limit(u.limits.rpm)}, tpm ${limit(u.limits.tpm)}`,
+    `- Transcripts that fell back: ${u.fallbacks.count}`,
+  ];
+  if (u.fallbacks.examples.length > 0) {
+    const rows = u.fallbacks.examples.map((f) => [f.id, f.strategy, f.applied.join(' + ') || 'unchanged', tableCell(f.reason)]);
+    out.push('', ...markdownTable(['transcript', 'step', 'instead', 'reason'], rows, ['left', 'left', 'left', 'left']));
+  }
+  return out;
+}
+
+/** A reason quotes the server's answer: one line, no column breaks, at most 200 characters. */
+function tableCell(text: string): string {
+  const line = text.replace(/\s+/g, ' ').replaceAll('|', '\\|');
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}

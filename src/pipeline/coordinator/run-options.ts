@@ -1,0 +1,83 @@
+import { availableParallelism } from 'node:os';
+import type { FormatName } from '../../formats/types.js';
+import type { LlmOptionsInput } from '../../llm/config.js';
+import type { CompactConfig } from '../../strategies/pipeline-config.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
+import type { ShardHook } from './shard-hook.js';
+import type { TestFaults } from '../test-faults.js';
+
+/**
+ * Target shard size: a shard ends at the first line end past this many bytes. Measured on this 2-core machine (see
+ * README, Performance notes): big enough that per-task overhead (a message each way, one fsync per commit) is noise,
+ * small enough that the last shards do not leave a core idle for long and that the commit granularity of a resume
+ * stays fine.
+ */
+export const DEFAULT_SHARD_BYTES = 4 * 1024 * 1024;
+/** Most items (transcripts, errors, skipped records) in one shard of adapter input. */
+export const DEFAULT_MAX_ITEMS_PER_SHARD = 1000;
+/** Heap limit of each worker: room for one line at the 64 MiB limit, parsed, compacted and serialized. */
+export const DEFAULT_WORKER_HEAP_MB = 1024;
+/** One try plus three retries on fresh workers. */
+export const MAX_ATTEMPTS = 4;
+/** Tasks in flight per worker: one running, one queued so a worker never waits for the main thread. */
+export const IN_FLIGHT_PER_WORKER = 2;
+
+export function defaultWorkers(): number {
+  return availableParallelism();
+}
+
+export interface RunOptions {
+  inputs: string[];
+  outDir: string;
+  /** Validated compaction config (parseCompactConfig). */
+  config: CompactConfig;
+  /** @default availableParallelism() */
+  workers?: number;
+  /** Reuse the shards a previous run of the same inputs and settings committed. @default false */
+  resume?: boolean;
+  /** @default 64 MiB */
+  maxLineBytes?: number;
+  /** Force the input format instead of detecting it. */
+  from?: FormatName;
+  /** @default DEFAULT_SHARD_BYTES */
+  shardBytes?: number;
+  /** @default DEFAULT_MAX_ITEMS_PER_SHARD */
+  maxItemsPerShard?: number;
+  /** @default DEFAULT_WORKER_HEAP_MB */
+  workerHeapMb?: number;
+  /** First abort: stop planning, let in-flight shards finish and commit. */
+  stop?: AbortSignal;
+  /** Abort: drop in-flight shards too. */
+  abort?: AbortSignal;
+  /** Called after every shard commits, off the hot path (the progress display). */
+  onProgress?: (progress: RunProgress) => void;
+  /**
+   * A model for the LLM stage: `auto`'s summarizer step uses it instead of `checkpoint` for transcripts above its
+   * threshold, and `removeTangents` runs classify-tangents on every transcript. Answers are cached in DIR/llm-cache.
+   */
+  llm?: LlmOptionsInput;
+  /** Main-thread work on each shard before it commits (replaced by the LLM stage when `llm` is set). */
+  afterShard?: ShardHook;
+  /** TEST-ONLY fault injection (TCOMPACT_TEST_FAULTS). */
+  faults?: TestFaults;
+  /** TEST-ONLY: another worker entry. */
+  workerFile?: string;
+}
+
+export interface RunProgress {
+  /** Bytes of input covered by finished shards (archives; adapter inputs count when their file is done). */
+  bytesDone: number;
+  bytesTotal: number;
+  transcripts: number;
+  tokensSaved: number;
+  /** Input lines that failed so far. */
+  errors: number;
+  shardsDone: number;
+}
+
+export const DEFAULTS = {
+  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+  shardBytes: DEFAULT_SHARD_BYTES,
+  maxItemsPerShard: DEFAULT_MAX_ITEMS_PER_SHARD,
+  workerHeapMb: DEFAULT_WORKER_HEAP_MB,
+} as const;

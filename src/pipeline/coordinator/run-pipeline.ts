@@ -1,0 +1,169 @@
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type LlmSummarizer, createLlmSummarizer } from '../../strategies/llm/summarizer.js';
+import { buildSteps } from '../../strategies/pipeline-config.js';
+import { fsyncDir } from '../../io/atomic-file.js';
+import { fingerprintFile } from '../../io/fingerprint.js';
+import { resolveInputSources } from '../plan/input-sources.js';
+import { readJournal } from '../store/journal.js';
+import { createLlmStage } from './llm-stage.js';
+import { OrderedWriter, REPORT_JSON } from '../store/ordered-writer.js';
+import { openOutputDir } from '../store/output-dir.js';
+import { planShards } from '../plan/plan-shards.js';
+import { renderRunReport } from './report-markdown.js';
+import { checkSameShard } from '../store/resume-check.js';
+import { DEFAULTS, IN_FLIGHT_PER_WORKER, type RunOptions, type RunProgress, defaultWorkers } from './run-options.js';
+import type { RunReport } from './run-report.js';
+import { resolveRunSettings } from './run-settings.js';
+import type { ShardDescriptor, ShardReport } from '../shard/types.js';
+import { type ExecutionCounts, createShardExecutor } from './dispatch-shard.js';
+import { removeShardsDir, shardPath } from '../store/shard-store.js';
+import { Slots } from './slots.js';
+import { ShardPool } from './worker-pool.js';
+
+export type RunOutcome =
+  | { status: 'done'; report: RunReport; outDir: string; reportPath: string }
+  | { status: 'interrupted'; outDir: string; committedShards: number };
+
+/** The answer cache of the LLM stage, kept in DIR so a re-run or a resume pays nothing twice. */
+export const LLM_CACHE_DIR = 'llm-cache';
+
+/**
+ * `tcompact run`: plans shards in input order, runs them on the worker pool with a bounded number in flight, commits
+ * each one atomically and journals it, and merges them in order into the final files. Expected failures of input lines
+ * end up in errors.jsonl; a worker crash costs only its shard (retried, then E_WORKER); a failure to write output (disk
+ * full) stops the run without final files, and `--resume` continues from the committed shards.
+ */
+export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
+  const started = performance.now();
+  const { config, outDir } = options;
+  const steps = buildSteps(config); // E_CONFIG here, before any worker starts or any file is touched
+  const run = resolveRunSettings(options, steps);
+  const workers = options.workers ?? defaultWorkers();
+  const sources = await resolveInputSources(options.inputs, run.maxLineBytes, options.from);
+  const fingerprints = await Promise.all([...new Set(sources.map((s) => s.file))].map((f) => fingerprintFile(f)));
+  const bytesTotal = fingerprints.reduce((n, f) => n + f.size, 0);
+
+  const opened = await openOutputDir(outDir, { resume: options.resume === true, settings: run.settings, settingsHash: run.settingsHash, inputs: fingerprints });
+  if (opened.kind === 'finished') return { status: 'done', report: opened.report, outDir, reportPath: join(outDir, REPORT_JSON) };
+  const { journal, reusable } = opened;
+
+  // A first stop (Ctrl-C) ends the planning and lets shards in flight commit; `abort` (a second one) drops them too.
+  const stopController = new AbortController();
+  const stop = (): void => stopController.abort();
+  for (const signal of [options.stop, options.abort]) {
+    signal?.addEventListener('abort', stop, { once: true });
+    if (signal?.aborted) stop();
+  }
+  const abort = options.abort ?? new AbortController().signal;
+  let fatal: unknown;
+  const fail = (err: unknown): void => {
+    fatal ??= err;
+    stop();
+  };
+
+  const progress: RunProgress = { bytesDone: 0, bytesTotal, transcripts: 0, tokensSaved: 0, errors: 0, shardsDone: 0 };
+  const countProgress = (shard: ShardDescriptor, report: ShardReport): void => {
+    progress.bytesDone += shard.kind === 'range' ? shard.end - shard.start : shard.approxBytes;
+    progress.transcripts += report.transcripts.length;
+    for (const t of report.transcripts) progress.tokensSaved += t.tokensBefore - t.tokensAfter;
+    progress.errors += report.counts.lines.failed;
+    progress.shardsDone++;
+    options.onProgress?.({ ...progress });
+  };
+
+  let llm: LlmSummarizer | undefined;
+  let afterShard = options.afterShard;
+  if (run.llm) {
+    llm = await createLlmSummarizer({ ...options.llm, model: run.llm.options.model, cacheDir: join(outDir, LLM_CACHE_DIR) }, { signal: abort });
+    afterShard = createLlmStage({ summarizer: llm, config, steps, splitAt: run.llm.splitAt, tangents: run.llm.options.removeTangents });
+  }
+  const pool = new ShardPool({ workers, heapMb: options.workerHeapMb ?? DEFAULTS.workerHeapMb, workerFile: options.workerFile, abort });
+  const reused = new Set<number>();
+  const writer = await OrderedWriter.open(outDir, config.refs, config.tokenizer, (index, report, shard) => {
+    if (reused.has(index)) countProgress(shard, report);
+  });
+  const execution: ExecutionCounts = { shards: 0, reusedShards: 0, retriedShards: 0, failedShards: 0 };
+  const execute = createShardExecutor({ outDir, pool, journal, job: run.job, abort, afterShard, faults: options.faults, execution });
+  const slots = new Slots(workers * IN_FLIGHT_PER_WORKER);
+  const running = new Set<Promise<void>>();
+
+  try {
+    const plan = planShards(sources, {
+      shardBytes: run.shardBytes,
+      maxItemsPerShard: run.maxItemsPerShard,
+      maxLineBytes: run.maxLineBytes,
+      from: options.from,
+    });
+    for await (const planned of plan) {
+      if (stopController.signal.aborted) break;
+      const { shard } = planned;
+      execution.shards = shard.index + 1;
+      const prior = reusable.get(shard.index);
+      if (prior && !prior.failed) {
+        checkSameShard(prior.shard, shard);
+        if (await exists(shardPath(outDir, shard.index))) {
+          reused.add(shard.index);
+          execution.reusedShards++;
+          writer.commit(shard.index).catch(fail);
+          continue;
+        }
+      }
+      if (!(await slots.acquire(stopController.signal))) break;
+      const task = execute(planned)
+        .then((output) => {
+          if (!output) return;
+          countProgress(shard, output.report);
+          writer.commit(shard.index).catch(fail);
+        })
+        .catch(fail)
+        .finally(() => {
+          slots.release();
+          running.delete(task);
+        });
+      running.add(task);
+    }
+  } catch (err) {
+    fail(err);
+  }
+  await Promise.all([...running]);
+
+  try {
+    if (fatal !== undefined || stopController.signal.aborted) {
+      await writer.discard();
+      await journal.close();
+      if (fatal !== undefined) throw fatal;
+      const state = await readJournal(outDir);
+      return { status: 'interrupted', outDir, committedShards: state?.shards.size ?? 0 };
+    }
+    await writer.drained(execution.shards);
+    await llm?.close();
+    const report = writer.report.build({
+      tool: 'tcompact',
+      inputs: options.inputs,
+      workers,
+      execution,
+      wallMs: performance.now() - started,
+      bytes: bytesTotal,
+    });
+    if (llm) report.llm = llm.usage();
+    await writer.finish(`${JSON.stringify(report, null, 2)}\n`, renderRunReport(report, writer.report.archiveReport()));
+    await fsyncDir(outDir);
+    await journal.append({ type: 'done' });
+    await journal.close();
+    await removeShardsDir(outDir);
+    return { status: 'done', report, outDir, reportPath: join(outDir, REPORT_JSON) };
+  } finally {
+    await llm?.close();
+    await pool.destroy();
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,111 @@
+import type { LlmRunUsage } from '../../strategies/llm/summarizer.js';
+import { type ArchiveReport, type StrategyTotals, addRun, emptyArchiveReport } from '../../report/archive-report.js';
+import type { Breakdown } from '../../tokens/breakdown.js';
+import type { TokenizerName } from '../../tokens/tokenizer.js';
+import type { ShardReport } from '../shard/types.js';
+import { bump, emptyCounts } from '../shard/shard-builder.js';
+
+/**
+ * report.json. Everything is a deterministic function of the input and the settings except `workers`, `execution`,
+ * `timing` and each strategy's `ms`: drop those four and two runs compare byte for byte.
+ */
+export interface RunReport {
+  tool: string;
+  inputs: string[];
+  strategies: StrategyTotals[];
+  lines: { read: number; ok: number; failed: number; skipped: number };
+  transcripts: number;
+  messages: { before: number; after: number };
+  tokens: { before: number; after: number; saved: number; savedShare: number; tokenizer: TokenizerName };
+  byCategory: { before: Breakdown; after: Breakdown };
+  errorsByCode: Record<string, number>;
+  skippedByReason: Record<string, number>;
+  formats: Record<string, number>;
+  repairs: Record<string, number>;
+  warnings: number;
+  /** Transcript ids seen more than once (a later copy does not replace an earlier one: both are compacted). */
+  duplicateIds: { count: number; examples: string[] };
+  workers: number;
+  execution: { shards: number; reusedShards: number; retriedShards: number; failedShards: number };
+  timing: { wallMs: number; bytes: number; mbPerSec: number };
+  /** LLM usage (requests, tokens, cost, failures, limits) when a model was configured; its `timing` varies. */
+  llm?: LlmRunUsage;
+}
+
+const MAX_EXAMPLES = 10;
+
+/** Folds shard reports, in shard order, into the run's totals (per-strategy sums through the archive report). */
+export class RunReportBuilder {
+  private readonly counts = emptyCounts();
+  private archive: ArchiveReport | undefined;
+  private readonly ids = new Set<string>();
+  private readonly duplicates: string[] = [];
+  private duplicateCount = 0;
+  private messagesBefore = 0;
+  private messagesAfter = 0;
+
+  constructor(private readonly tokenizer: TokenizerName) {}
+
+  add(report: ShardReport): void {
+    const c = report.counts;
+    for (const k of ['read', 'ok', 'failed', 'skipped'] as const) this.counts.lines[k] += c.lines[k];
+    this.counts.bytes += c.bytes;
+    this.counts.warnings += c.warnings;
+    for (const key of ['errorsByCode', 'skippedByReason', 'formats', 'repairs'] as const) {
+      for (const [k, n] of Object.entries(c[key])) bump(this.counts[key], k, n);
+    }
+    this.archive ??= emptyArchiveReport(this.tokenizer);
+    for (const t of report.transcripts) {
+      if (this.ids.has(t.id)) {
+        this.duplicateCount++;
+        if (this.duplicates.length < MAX_EXAMPLES && !this.duplicates.includes(t.id)) this.duplicates.push(t.id);
+      } else this.ids.add(t.id);
+      this.messagesBefore += t.messagesBefore;
+      this.messagesAfter += t.messagesAfter;
+      addRun(this.archive, t);
+    }
+  }
+
+  build(meta: Pick<RunReport, 'tool' | 'inputs' | 'workers' | 'execution'> & { wallMs: number; bytes: number }): RunReport {
+    const archive = this.archive ?? emptyArchiveReport(this.tokenizer);
+    const seconds = meta.wallMs / 1000;
+    return {
+      tool: meta.tool,
+      inputs: meta.inputs,
+      strategies: archive.strategies.map((s) => ({ ...s, ms: Math.round(s.ms) })),
+      lines: { ...this.counts.lines },
+      transcripts: archive.transcripts,
+      messages: { before: this.messagesBefore, after: this.messagesAfter },
+      tokens: {
+        before: archive.tokensBefore,
+        after: archive.tokensAfter,
+        saved: archive.tokensSaved,
+        savedShare: archive.tokensBefore > 0 ? Number((archive.tokensSaved / archive.tokensBefore).toFixed(4)) : 0,
+        tokenizer: this.tokenizer,
+      },
+      byCategory: archive.byCategory,
+      errorsByCode: sortKeys(this.counts.errorsByCode),
+      skippedByReason: sortKeys(this.counts.skippedByReason),
+      formats: sortKeys(this.counts.formats),
+      repairs: sortKeys(this.counts.repairs),
+      warnings: this.counts.warnings,
+      duplicateIds: { count: this.duplicateCount, examples: this.duplicates },
+      workers: meta.workers,
+      execution: meta.execution,
+      timing: {
+        wallMs: Math.round(meta.wallMs),
+        bytes: meta.bytes,
+        mbPerSec: seconds > 0 ? Number((meta.bytes / 1e6 / seconds).toFixed(2)) : 0,
+      },
+    };
+  }
+
+  /** The same totals as an archive report (for the shared Markdown renderer). */
+  archiveReport(): ArchiveReport {
+    return this.archive ?? emptyArchiveReport(this.tokenizer);
+  }
+}
+
+function sortKeys(record: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

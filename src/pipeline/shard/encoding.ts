@@ -1,0 +1,43 @@
+import type { SectionSizes, ShardOutput, ShardReport } from './types.js';
+
+export interface SectionTexts {
+  transcripts: string;
+  errors: string;
+  refs: string;
+}
+
+/**
+ * Encodes the sections into one buffer of its own (never a slice of Node's shared Buffer pool, which must not be
+ * transferred), writing each string straight into it.
+ */
+export function encodeShardOutput(texts: SectionTexts, report: ShardReport, pending?: number[]): ShardOutput {
+  const sizes: SectionSizes = {
+    transcripts: Buffer.byteLength(texts.transcripts, 'utf8'),
+    errors: Buffer.byteLength(texts.errors, 'utf8'),
+    refs: Buffer.byteLength(texts.refs, 'utf8'),
+  };
+  const body = Buffer.allocUnsafeSlow(sizes.transcripts + sizes.errors + sizes.refs);
+  let at = body.write(texts.transcripts, 0, 'utf8');
+  at += body.write(texts.errors, at, 'utf8');
+  body.write(texts.refs, at, 'utf8');
+  const output: ShardOutput = { body, sizes, report };
+  if (pending && pending.length > 0) output.pending = pending;
+  return output;
+}
+
+/** Views (no copies) of the three sections of a body. */
+export function sectionsOf(output: Pick<ShardOutput, 'body' | 'sizes'>): { transcripts: Buffer; errors: Buffer; refs: Buffer } {
+  const { body, sizes } = output;
+  const all = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return {
+    transcripts: all.subarray(0, sizes.transcripts),
+    errors: all.subarray(sizes.transcripts, sizes.transcripts + sizes.errors),
+    refs: all.subarray(sizes.transcripts + sizes.errors),
+  };
+}
+
+/** The sections as text (the main thread's LLM stage works on transcripts and refs). */
+export function sectionTexts(output: Pick<ShardOutput, 'body' | 'sizes'>): SectionTexts {
+  const s = sectionsOf(output);
+  return { transcripts: s.transcripts.toString('utf8'), errors: s.errors.toString('utf8'), refs: s.refs.toString('utf8') };
+}

@@ -1,0 +1,79 @@
+import type { ErrorRecord } from '../../errors.js';
+import { formatRefLine } from '../../refs/ref-file.js';
+import { RefSink } from '../../refs/ref-store.js';
+import type { ShardCounts, ShardOutput, TranscriptReport } from './types.js';
+import { encodeShardOutput } from './encoding.js';
+
+export function emptyCounts(): ShardCounts {
+  return {
+    lines: { read: 0, ok: 0, failed: 0, skipped: 0 },
+    bytes: 0,
+    errorsByCode: {},
+    skippedByReason: {},
+    formats: {},
+    repairs: {},
+    warnings: 0,
+  };
+}
+
+export function bump(into: Record<string, number>, key: string, n = 1): void {
+  into[key] = (into[key] ?? 0) + n;
+}
+
+/**
+ * Accumulates one shard's output in input order. Every input line goes through exactly one of addTranscript, addError
+ * or addSkipped, which is what keeps `lines.read = ok + failed + skipped` true by construction.
+ */
+export class ShardBuilder {
+  /** Where the shard's strategies put replaced content; its insertion order is the order of first appearance. */
+  readonly refs = new RefSink();
+  private readonly transcripts: string[] = [];
+  private readonly errors: string[] = [];
+  private readonly reports: TranscriptReport[] = [];
+  private readonly pending: number[] = [];
+  private readonly counts = emptyCounts();
+
+  constructor(bytes = 0) {
+    this.counts.bytes = bytes;
+  }
+
+  addTranscript(
+    json: string,
+    report: TranscriptReport,
+    lines: number,
+    format: string,
+    warnings: number,
+    repairs: Record<string, number>,
+    pending = false,
+  ): void {
+    if (pending) this.pending.push(this.reports.length);
+    this.transcripts.push(json, '\n');
+    this.reports.push(report);
+    this.counts.lines.read += lines;
+    this.counts.lines.ok += lines;
+    bump(this.counts.formats, format);
+    this.counts.warnings += warnings;
+    for (const [kind, n] of Object.entries(repairs)) if (n > 0) bump(this.counts.repairs, kind, n);
+  }
+
+  addError(record: ErrorRecord, lines = 1): void {
+    const { file, line, byteOffset, code, message } = record;
+    this.errors.push(JSON.stringify({ file, line, byteOffset, code, message }), '\n');
+    this.counts.lines.read += lines;
+    this.counts.lines.failed += lines;
+    bump(this.counts.errorsByCode, code, lines);
+  }
+
+  addSkipped(reason: string): void {
+    this.counts.lines.read += 1;
+    this.counts.lines.skipped += 1;
+    bump(this.counts.skippedByReason, reason);
+  }
+
+  finish(): ShardOutput {
+    let refs = '';
+    for (const [ref, data] of this.refs.entries) refs += formatRefLine(ref, data);
+    const texts = { transcripts: this.transcripts.join(''), errors: this.errors.join(''), refs };
+    return encodeShardOutput(texts, { counts: this.counts, transcripts: this.reports }, this.pending);
+  }
+}

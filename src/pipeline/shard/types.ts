@@ -1,0 +1,138 @@
+import type { ErrorInfo } from '../../errors.js';
+import type { InputItem } from '../../formats/types.js';
+import type { CompactConfig } from '../../strategies/pipeline-config.js';
+import type { StepReport } from '../../strategies/types.js';
+import type { Breakdown } from '../../tokens/breakdown.js';
+import type { WorkerFaults } from '../test-faults.js';
+
+/**
+ * A contiguous byte range of a canonical JSONL archive, made of whole lines. Self-describing: a worker (here or, later,
+ * on another machine) needs nothing else to process it, and `sha256` lets a resume prove the bytes did not change.
+ */
+export interface RangeShard {
+  kind: 'range';
+  /** Position of the shard in the whole run, in input order; the output is merged in this order. */
+  index: number;
+  /** The input file, as given on the command line (it is what errors.jsonl names). */
+  file: string;
+  /** First byte (the start of a line). */
+  start: number;
+  /** End byte, exclusive (the start of a line, or the end of the file). */
+  end: number;
+  /** Line number of the line at `start` (1-based). */
+  firstLine: number;
+  /** Lines in the range, a last line without `\n` included. */
+  lines: number;
+  /** SHA-256 of the range's bytes, hex. */
+  sha256: string;
+}
+
+/**
+ * A batch of input items (transcripts, errors, skipped records) that an adapter read on the main thread from a
+ * non-canonical input (a Claude Code directory, a tau-bench array, a .traj file). `firstItem`/`count` place it in the
+ * sequence of items that `readInputs([input])` yields.
+ */
+export interface ItemsShard {
+  kind: 'items';
+  index: number;
+  /** The input file (as given, or found in a directory that was given). */
+  input: string;
+  firstItem: number;
+  count: number;
+  /** Input units (lines or records) the items account for. */
+  lines: number;
+  /** The input's format, when known (for the report). */
+  format?: string;
+  /** Characters of text in the transcripts: a size estimate for progress, not a byte count of the input. */
+  approxBytes: number;
+}
+
+export type ShardDescriptor = RangeShard | ItemsShard;
+
+/** What a worker needs besides the shard: the whole job's settings, the same for every task of a run. */
+export interface JobSettings {
+  config: CompactConfig;
+  /** Hash of `config`: workers cache the built pipeline by it. */
+  configHash: string;
+  maxLineBytes: number;
+  /**
+   * With an LLM configured: index of the summarizer step in the job's steps. A transcript still above that step's
+   * threshold stops before it and comes back pending; the main thread summarizes it and runs the steps after.
+   */
+  llmSplitAt?: number;
+}
+
+export interface ShardTask {
+  shard: ShardDescriptor;
+  /** The items of an `items` shard; absent for a `range` shard, which the worker reads itself. */
+  items?: InputItem[];
+  job: JobSettings;
+  /** 1 for the first try, then 2, 3, 4 on fresh workers after a crash. */
+  attempt: number;
+  /** Test-only fault injection (see test-faults.ts); never set in normal runs. */
+  faults?: WorkerFaults;
+}
+
+/** One transcript's report, as the worker measured it. */
+export interface TranscriptReport {
+  id: string;
+  file: string;
+  line: number;
+  messagesBefore: number;
+  messagesAfter: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  before: Breakdown;
+  after: Breakdown;
+  steps: StepReport[];
+}
+
+/** Counts over one shard; summing them over shards in order gives the run's totals. */
+export interface ShardCounts {
+  lines: { read: number; ok: number; failed: number; skipped: number };
+  /** Bytes of input the shard covers (range shards only; 0 for items). */
+  bytes: number;
+  errorsByCode: Record<string, number>;
+  skippedByReason: Record<string, number>;
+  /** Transcripts per input format. */
+  formats: Record<string, number>;
+  /** Structural repairs made by the adapters, by kind. */
+  repairs: Record<string, number>;
+  warnings: number;
+}
+
+export interface ShardReport {
+  counts: ShardCounts;
+  transcripts: TranscriptReport[];
+}
+
+/** Byte lengths of the three JSONL sections of a shard's body, in this order. */
+export interface SectionSizes {
+  transcripts: number;
+  errors: number;
+  refs: number;
+}
+
+/**
+ * A processed shard, serialized. The output sections travel as one UTF-8 buffer that the worker hands over without a
+ * copy (a transfer), so the main thread never holds them as strings: it writes them to the shard file as they are.
+ */
+export interface ShardOutput {
+  /**
+   * The sections back to back: compacted transcripts (one JSON line each, in input order), ErrorRecord lines (in
+   * input order), and `{"ref","data"}` lines in order of first appearance in this shard, each ref once.
+   */
+  body: Uint8Array;
+  sizes: SectionSizes;
+  report: ShardReport;
+  /** Indexes (in the transcripts section) of transcripts left pending for the main thread's LLM stage. */
+  pending?: number[];
+}
+
+export type ShardOutcome = { ok: true; value: ShardOutput } | { ok: false; error: ErrorInfo };
+
+/** A shard in words, for messages: `file lines 10-42, bytes 1000-5000` or `input items 0-99`. */
+export function describeShard(shard: ShardDescriptor): string {
+  if (shard.kind === 'range') return `${shard.file} lines ${shard.firstLine}-${shard.firstLine + shard.lines - 1}, bytes ${shard.start}-${shard.end}`;
+  return `${shard.input} items ${shard.firstItem}-${shard.firstItem + shard.count - 1}`;
+}

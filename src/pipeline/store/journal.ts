@@ -1,0 +1,117 @@
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic } from '../../io/atomic-file.js';
+import type { ShardDescriptor } from '../shard/types.js';
+
+/**
+ * DIR/journal.jsonl: a header line (the settings and input fingerprints the run started with), then one line per
+ * committed shard, appended and fsynced only after the shard's file is durable, then `done` once the final files are in
+ * place. A resume trusts exactly the shards it lists.
+ */
+export const JOURNAL_FILE = 'journal.jsonl';
+export const JOURNAL_VERSION = 1;
+
+const FingerprintSchema = z.object({ path: z.string(), size: z.number(), mtimeMs: z.number(), edgesSha256: z.string() });
+
+const HeaderSchema = z.object({
+  type: z.literal('run'),
+  version: z.literal(JOURNAL_VERSION),
+  /** Everything that determines the output bytes (config, limits, shard sizes), as canonical JSON data. */
+  settings: z.record(z.string(), z.unknown()),
+  settingsHash: z.string(),
+  inputs: z.array(FingerprintSchema),
+});
+export type JournalHeader = z.infer<typeof HeaderSchema>;
+
+const ShardEntrySchema = z.object({
+  type: z.literal('shard'),
+  shard: z.object({ kind: z.enum(['range', 'items']), index: z.number().int().min(0) }).loose(),
+  failed: z.boolean(),
+});
+const DoneSchema = z.object({ type: z.literal('done') });
+
+export interface JournalShardEntry {
+  type: 'shard';
+  shard: ShardDescriptor;
+  /** An E_WORKER stand-in: a resume processes the shard again instead of reusing it. */
+  failed: boolean;
+}
+
+export interface JournalState {
+  header: JournalHeader;
+  /** Committed shards by index (the last entry wins if a shard was committed twice). */
+  shards: Map<number, JournalShardEntry>;
+  done: boolean;
+  /** Length of the journal up to its last complete line; a resume cuts a torn tail off before appending. */
+  validBytes: number;
+}
+
+/** Reads a journal; a torn last line (a kill during an append) is ignored. Undefined when there is none. */
+export async function readJournal(outDir: string): Promise<JournalState | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(outDir, JOURNAL_FILE), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  // Only a line followed by `\n` was completely appended.
+  const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+  const values: unknown[] = [];
+  for (const line of complete.split('\n')) {
+    if (line === '') continue;
+    try {
+      values.push(JSON.parse(line));
+    } catch {
+      values.push(undefined);
+    }
+  }
+  const header = HeaderSchema.safeParse(values[0]);
+  if (!header.success) return undefined;
+  const state: JournalState = { header: header.data, shards: new Map(), done: false, validBytes: Buffer.byteLength(complete, 'utf8') };
+  for (const value of values.slice(1)) {
+    const shard = ShardEntrySchema.safeParse(value);
+    if (shard.success) state.shards.set(shard.data.shard.index, shard.data as unknown as JournalShardEntry);
+    else if (DoneSchema.safeParse(value).success) state.done = true;
+  }
+  return state;
+}
+
+/** An open journal: appends are serialized and each is fsynced before the next starts. */
+export class Journal {
+  private chain: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly handle: FileHandle) {}
+
+  /** Starts a new journal with its header (atomically replacing any old one). */
+  static async create(outDir: string, header: Omit<JournalHeader, 'type' | 'version'>): Promise<Journal> {
+    const path = join(outDir, JOURNAL_FILE);
+    const line = `${JSON.stringify({ type: 'run', version: JOURNAL_VERSION, ...header })}\n`;
+    await writeFileAtomic(path, [line]);
+    return new Journal(await open(path, 'a'));
+  }
+
+  /** Continues an existing journal (a resume), first cutting off a line a kill left half-written. */
+  static async reopen(outDir: string, validBytes: number): Promise<Journal> {
+    const handle = await open(join(outDir, JOURNAL_FILE), 'r+');
+    await handle.truncate(validBytes);
+    await handle.close();
+    return new Journal(await open(join(outDir, JOURNAL_FILE), 'a'));
+  }
+
+  append(entry: JournalShardEntry | { type: 'done' }): Promise<void> {
+    const line = Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8');
+    const next = this.chain.then(async () => {
+      await this.handle.write(line);
+      await this.handle.datasync();
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+    await this.handle.close();
+  }
+}

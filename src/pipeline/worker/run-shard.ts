@@ -1,0 +1,68 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TcompactError } from '../../errors.js';
+import type { InputItem } from '../../formats/types.js';
+import { archiveLineItem } from '../../formats/openai-jsonl.js';
+import { compactorFor, type Compactor } from './compactor.js';
+import { readLines } from '../../io/line-reader.js';
+import type { ShardOutcome, ShardTask } from '../shard/types.js';
+import { ShardBuilder } from '../shard/shard-builder.js';
+import { injectedCrash } from '../test-faults.js';
+
+/** The format name recorded for transcripts of canonical archives. */
+export const CANONICAL_FORMAT = 'openai';
+
+/**
+ * Processes one shard inside a worker: reads a range shard's lines itself (or takes an items shard's items), parses
+ * and validates them, compacts every transcript and counts its tokens, and returns the serialized output. Every
+ * expected failure comes back as data; only a crash of the worker itself loses the task.
+ */
+export async function runShard(task: ShardTask): Promise<ShardOutcome> {
+  try {
+    if (task.faults?.shardDelayMs) await sleep(task.faults.shardDelayMs);
+    const compactor = compactorFor(task.job);
+    const { shard } = task;
+    if (shard.kind === 'range') {
+      const builder = new ShardBuilder(shard.end - shard.start);
+      const { maxLineBytes } = task.job;
+      for await (const raw of readLines(shard.file, { maxLineBytes, start: shard.start, end: shard.end, firstLine: shard.firstLine })) {
+        await injectedCrash(task.faults, shard.file, raw.line, task.attempt);
+        addItem(builder, archiveLineItem(shard.file, raw, maxLineBytes), compactor, CANONICAL_FORMAT);
+      }
+      return { ok: true, value: builder.finish() };
+    }
+    const builder = new ShardBuilder();
+    for (const item of task.items ?? []) {
+      if (item.kind !== 'error') await injectedCrash(task.faults, item.file, item.line, task.attempt);
+      addItem(builder, item, compactor, shard.format ?? 'unknown');
+    }
+    return { ok: true, value: builder.finish() };
+  } catch (err) {
+    if (TcompactError.isInstance(err)) return { ok: false, error: err.toInfo() };
+    const e = err as NodeJS.ErrnoException;
+    if (typeof e?.code === 'string' && typeof e.syscall === 'string') return { ok: false, error: { code: 'E_IO', message: e.message } };
+    return { ok: false, error: { code: 'E_INTERNAL', message: e?.stack ?? String(err) } };
+  }
+}
+
+function addItem(builder: ShardBuilder, item: InputItem, compactor: Compactor, format: string): void {
+  if (item.kind === 'skipped') {
+    builder.addSkipped(item.reason);
+    return;
+  }
+  if (item.kind === 'error') {
+    builder.addError(item.record, item.lines ?? 1);
+    return;
+  }
+  const at = { file: item.file, line: item.line, byteOffset: item.byteOffset };
+  let compacted: ReturnType<Compactor['compact']>;
+  try {
+    compacted = compactor.compact(item.transcript, builder.refs);
+  } catch (err) {
+    // A strategy bug must not cost the rest of the shard: this transcript becomes an error, the shard goes on.
+    const message = err instanceof Error ? err.message : String(err);
+    builder.addError({ ...at, code: 'E_STRATEGY', message: `transcript "${item.transcript.id}": ${message}` }, item.lines);
+    return;
+  }
+  const report = { ...compacted.report, file: item.file, line: item.line };
+  builder.addTranscript(compacted.json, report, item.lines, format, item.warnings.length, item.repairs, compacted.pending);
+}
