@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Transcript } from '../../src/model/transcript.js';
 import { RefSink } from '../../src/refs/ref-store.js';
-import { buildSteps, parseCompactConfig, stepFor } from '../../src/strategies/pipeline-config.js';
+import { buildSteps, stepFor } from '../../src/strategies/build-steps.js';
+import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { PRESETS } from '../../src/strategies/presets.js';
 import { STRATEGIES } from '../../src/strategies/registry.js';
 import { runSteps, type PipelineStep, type RunResult } from '../../src/strategies/runner.js';
@@ -53,7 +54,10 @@ export function runAll(transcripts: readonly Transcript[], steps: readonly Pipel
 export function applyAll(transcripts: readonly Transcript[], steps: readonly PipelineStep[], ctx: StrategyContext): Transcript[] {
   return transcripts.map((t) => {
     let cur = t;
-    for (const step of steps) cur = step.strategy.apply(cur, step.config as never, ctx).transcript;
+    for (const step of steps) {
+      if (step.strategy.async) throw new Error(`${step.strategy.name} is async: not benchmarked here`);
+      cur = step.strategy.apply(cur, step.config as never, ctx).transcript;
+    }
     return cur;
   });
 }

@@ -1,15 +1,32 @@
 import { readFile } from 'node:fs/promises';
 import { TcompactError } from '../errors.js';
-import { type CompactConfig, buildSteps, parseCompactConfig } from '../strategies/pipeline-config.js';
+import { buildSteps } from '../strategies/build-steps.js';
+import { type CompactConfig, parseCompactConfig } from '../strategies/compact-config.js';
 import type { PipelineStep } from '../strategies/runner.js';
+import { DEFAULT_WINDOW } from '../tokens/window.js';
+import { intOption } from './command.js';
+import { parseTokenizer } from './commands/stats.js';
 
-/** Settings given as flags; each one set replaces the config file's value. */
+/** Settings given as flags; each one set replaces the config file's value (`options` entries: per key). */
 export interface ConfigOverrides {
   strategies?: string[];
   keepLast?: number;
   window?: number;
   tokenizer?: string;
   refs?: boolean;
+  options?: Record<string, Record<string, unknown>>;
+}
+
+/** The flags `run` and `compact` share, as overrides: --strategy, --keep-last, --window, --tokenizer, --no-refs. */
+export function compactFlagOverrides(values: Record<string, string | boolean | string[] | undefined>): ConfigOverrides {
+  const str = (k: string) => values[k] as string | undefined;
+  return {
+    strategies: values.strategy as string[] | undefined,
+    keepLast: str('keep-last') === undefined ? undefined : intOption('keep-last', str('keep-last'), 1, 0),
+    window: str('window') === undefined ? undefined : intOption('window', str('window'), DEFAULT_WINDOW, 1),
+    tokenizer: str('tokenizer') === undefined ? undefined : parseTokenizer(str('tokenizer') as string),
+    refs: values['no-refs'] ? false : undefined,
+  };
 }
 
 /** Reads a `--config FILE` as a JSON object; unreadable or malformed files are E_CONFIG errors naming the file. */
@@ -44,7 +61,13 @@ export interface LoadedConfig {
  */
 export async function loadCompactConfig(file: string | undefined, overrides: ConfigOverrides): Promise<LoadedConfig> {
   const value: Record<string, unknown> = file === undefined ? {} : await readConfigFile(file);
-  for (const [key, v] of Object.entries(overrides)) if (v !== undefined) value[key] = v;
+  const { options, ...top } = overrides;
+  for (const [key, v] of Object.entries(top)) if (v !== undefined) value[key] = v;
+  if (options) {
+    const merged = { ...(value.options as Record<string, Record<string, unknown>> | undefined) };
+    for (const [name, entries] of Object.entries(options)) merged[name] = { ...merged[name], ...entries };
+    value.options = merged;
+  }
   const source = file ?? 'command line';
   const config = parseCompactConfig(value, source);
   try {

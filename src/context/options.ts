@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { TcompactError } from '../errors.js';
-import { formatIssues } from '../model/parse.js';
+import { parseConfig } from '../model/parse.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 
 export const CONTEXT_MODES = ['auto', 'approval', 'manual'] as const;
@@ -57,7 +56,5 @@ export type ContextManagerOptionsInput = z.input<typeof ContextManagerOptionsSch
 
 /** Validates the options; the error names every bad path (`thresholds.hardLimit: must be above compaction (0.9), got 0.85`). */
 export function parseContextManagerOptions(value: unknown): ContextManagerOptions {
-  const parsed = ContextManagerOptionsSchema.safeParse(value);
-  if (!parsed.success) throw new TcompactError('E_CONFIG', formatIssues(parsed.error.issues));
-  return parsed.data;
+  return parseConfig(ContextManagerOptionsSchema, value);
 }

@@ -1,5 +1,6 @@
 import type { ToolDef } from '../model/transcript.js';
-import { type CompactConfig, buildSteps, parseCompactConfig } from '../strategies/pipeline-config.js';
+import { buildSyncSteps } from '../strategies/build-steps.js';
+import { type CompactConfig, parseCompactConfig } from '../strategies/compact-config.js';
 import { type PipelineStep, runSteps } from '../strategies/runner.js';
 import type { RefSink } from '../refs/ref-store.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
@@ -35,7 +36,7 @@ export function strategyCompaction(options: StrategyCompactionOptions): Compacti
     let steps = built.get(window);
     if (!steps) {
       const names = [...(options.strategies as readonly string[])];
-      steps = buildSteps(parseCompactConfig({ ...options.config, strategies: names, tokenizer: options.tokenizer.name, window }));
+      steps = buildSyncSteps(parseCompactConfig({ ...options.config, strategies: names, tokenizer: options.tokenizer.name, window }), 'context manager');
       built.set(window, steps);
     }
     return steps;
@@ -52,5 +53,5 @@ export function strategyCompaction(options: StrategyCompactionOptions): Compacti
 
 /** Throws E_CONFIG naming the first unknown strategy or preset (and the known ones). */
 export function validateStrategyNames(names: readonly string[], tokenizer: Tokenizer): void {
-  buildSteps(parseCompactConfig({ strategies: [...names], tokenizer: tokenizer.name }));
+  buildSyncSteps(parseCompactConfig({ strategies: [...names], tokenizer: tokenizer.name }), 'context manager');
 }

@@ -1,7 +1,8 @@
 import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { RefSink } from '../refs/ref-store.js';
-import { type CompactConfig, buildSteps, parseCompactConfig } from '../strategies/pipeline-config.js';
+import { buildSyncSteps } from '../strategies/build-steps.js';
+import { type CompactConfig, parseCompactConfig } from '../strategies/compact-config.js';
 import { type PipelineStep, runSteps } from '../strategies/runner.js';
 import { countMessage, countTranscript, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
@@ -104,7 +105,7 @@ export class Evaluation {
   constructor(private readonly options: EvalOptions) {
     this.pipelines = options.strategies.map((name) => ({
       name,
-      steps: buildSteps(parseCompactConfig({ ...options.config, strategies: name.split('+'), tokenizer: options.tokenizer.name })),
+      steps: buildSyncSteps(parseCompactConfig({ ...options.config, strategies: name.split('+'), tokenizer: options.tokenizer.name }), 'eval'),
     }));
     this.rows = [emptyRow(ORIGINAL_ROW), ...options.strategies.map(emptyRow)];
     this.referenceRows = [emptyRow(ORIGINAL_ROW), emptyRow(REFERENCE_ROW), ...options.strategies.map(emptyRow)];

@@ -1,12 +1,8 @@
-import type { ChatClient } from '../llm/client.js';
-import { createOpenAIChatClient, defaultMaxTokensParam } from '../llm/client.js';
-import { type Clock, systemClock } from '../llm/clock.js';
 import { chatJob } from '../llm/chat-job.js';
-import { DEFAULT_SUMMARIZER_WINDOW, type LlmOptions, type LlmOptionsInput, parseLlmOptions } from '../llm/config.js';
+import { type LlmOptions, type LlmOptionsInput, parseLlmOptions } from '../llm/config.js';
 import type { LlmFailureCode } from '../llm/failure.js';
-import { RateLimiter } from '../llm/limiter.js';
-import { modelInfo } from '../llm/model-info.js';
-import { LlmQueue } from '../llm/queue.js';
+import { type LlmDeps, connectLlm } from '../llm/connection.js';
+import type { LlmQueue } from '../llm/queue.js';
 import { DROP_LEVELS, renderSpan } from '../strategies/llm/render.js';
 import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
@@ -110,12 +106,7 @@ export interface JudgeReport {
   failuresByCode: Partial<Record<LlmFailureCode | 'context_too_long', number>>;
 }
 
-export interface JudgeDeps {
-  client?: ChatClient;
-  clock?: Clock;
-  random?: () => number;
-  env?: Record<string, string | undefined>;
-}
+export type JudgeDeps = Pick<LlmDeps, 'client' | 'clock' | 'random' | 'env'>;
 
 /** Options of the judge: the LLM options (`model`, `baseURL`, `apiKey`, `llmConcurrency`, `rpm`, `tpm`, `timeoutMs`, `maxAttempts`, `maxTokens`, `contextWindow`). */
 export type JudgeOptionsInput = Pick<
@@ -147,26 +138,10 @@ export class Judge {
 
   constructor(input: JudgeOptionsInput, deps: JudgeDeps = {}) {
     this.options = parseLlmOptions({ maxTokens: DEFAULT_JUDGE_MAX_TOKENS, ...input }, 'judge');
-    const env = deps.env ?? process.env;
-    const clock = deps.clock ?? systemClock;
-    const client =
-      deps.client ??
-      createOpenAIChatClient({
-        model: this.options.model,
-        baseURL: this.options.baseURL ?? (env.OPENAI_BASE_URL || undefined),
-        apiKey: this.options.apiKey ?? (env.OPENAI_API_KEY || undefined),
-        timeoutMs: this.options.timeoutMs,
-      });
-    this.temperature = this.options.temperature ?? (defaultMaxTokensParam(this.options.model) === 'max_completion_tokens' ? undefined : 0);
-    const window = this.options.contextWindow ?? modelInfo(this.options.model).contextWindow ?? DEFAULT_SUMMARIZER_WINDOW;
-    this.inputBudget = window - this.options.maxTokens - Math.max(256, Math.floor(window * 0.02));
-    this.queue = new LlmQueue(client, new RateLimiter({ rpm: this.options.rpm, tpm: this.options.tpm, clock }), {
-      concurrency: this.options.llmConcurrency,
-      maxAttempts: this.options.maxAttempts,
-      clock,
-      countTokens: (text) => this.tokenizer.count(text),
-      ...(deps.random ? { random: deps.random } : {}),
-    });
+    const connection = connectLlm(this.options, deps, 'judge');
+    this.queue = connection.queue;
+    this.inputBudget = connection.inputBudget;
+    this.temperature = connection.temperature;
   }
 
   private row(name: string): JudgeRow {

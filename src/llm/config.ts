@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { TcompactError } from '../errors.js';
-import { formatIssues } from '../model/parse.js';
+import { parseConfig } from '../model/parse.js';
 
 /**
- * Options of the LLM steps (`summarize`, `classify-tangents`), from `tcompact run`'s flags `--model`, `--llm`,
- * `--llm-window`, `--llm-concurrency`, `--rpm`, `--tpm`, `--focus`, `--price-in`, `--price-out`, `--remove-tangents`
- * (the config file has no `llm` section), or from the library (`runPipeline`'s `llm`, `createLlmSummarizer`).
- * Every default is here.
+ * The model the LLM steps (`summarize`, `classify-tangents`) and the judge talk to, and how: from `tcompact run`'s flags
+ * `--model`, `--llm`, `--llm-window`, `--llm-concurrency`, `--rpm`, `--tpm`, `--price-in`, `--price-out` (the config
+ * file has no `llm` section), or from the library (`runPipeline`'s `llm`, `createLlmSession`). What the steps do with
+ * it (`focus`, `keepLast`, `remove`) is each step's own config. Every default is here.
  */
 export const LlmOptionsSchema = z.strictObject({
   /** Model name sent to the server (e.g. `gpt-4o-mini`, `qwen2.5:7b`). Without a model no LLM step runs. */
@@ -29,24 +28,14 @@ export const LlmOptionsSchema = z.strictObject({
   maxTokens: z.number().int().positive().default(4096),
   /** Sampling temperature. @default 0, except for o-series and gpt-5 models, which refuse it: then none is sent */
   temperature: z.number().min(0).max(2).optional(),
-  /** The summarizer model's context window. @default gpt-tokenizer's figure for the model, else 128000 */
+  /** The model's context window. @default gpt-tokenizer's figure for the model, else 128000 */
   contextWindow: z.number().int().positive().optional(),
-  /** Extra instruction added to the summary prompt (e.g. "the database migration"). */
-  focus: z.string().min(1).optional(),
   /** US dollars per million prompt tokens. @default gpt-tokenizer's price for the model, if any */
   priceIn: z.number().nonnegative().optional(),
   /** US dollars per million completion tokens. @default gpt-tokenizer's price for the model, if any */
   priceOut: z.number().nonnegative().optional(),
   /** Directory of the answer cache. @default none (`tcompact run` passes `<out>/llm-cache`) */
   cacheDir: z.string().min(1).optional(),
-  /** Last turns kept verbatim by `summarize`. @default 1 */
-  keepLast: z.number().int().min(0).default(1),
-  /** Leading messages kept verbatim. @default the system/developer messages and the first user message */
-  keepFirst: z.number().int().min(0).optional(),
-  /** Parts a too-long span may be split into before summarize gives up. @default 8 */
-  maxChunks: z.number().int().min(1).max(64).default(8),
-  /** `classify-tangents` removes the tangent turns instead of only reporting them. @default false */
-  removeTangents: z.boolean().default(false),
 });
 
 export type LlmOptions = z.output<typeof LlmOptionsSchema>;
@@ -54,9 +43,7 @@ export type LlmOptionsInput = z.input<typeof LlmOptionsSchema>;
 
 /** Validates LLM options at the boundary; the error names every bad path (`llm.rpm: ...`). */
 export function parseLlmOptions(value: unknown, source = 'llm'): LlmOptions {
-  const parsed = LlmOptionsSchema.safeParse(value);
-  if (!parsed.success) throw new TcompactError('E_CONFIG', formatIssues(parsed.error.issues, [source]));
-  return parsed.data;
+  return parseConfig(LlmOptionsSchema, value, { path: [source] });
 }
 
 export const DEFAULT_SUMMARIZER_WINDOW = 128_000;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { type Outcome, fail, ok } from '../errors.js';
+import { type Outcome, TcompactError, fail, ok } from '../errors.js';
 import { KnownMessageSchemas, isKnownRole, type Message } from './message.js';
 import { TranscriptEnvelopeSchema, type Transcript } from './transcript.js';
 
@@ -7,6 +7,17 @@ export interface ParsedTranscript {
   transcript: Transcript;
   /** Non-fatal findings, such as messages with an unknown role that were passed through. */
   warnings: string[];
+}
+
+/**
+ * Validates a configuration value at the boundary: the parsed data, or E_CONFIG naming every bad path, prefixed by
+ * `path` (e.g. `options.auto.hardLimit: ...`) and by `source: ` (the file, `command line`, `llm`).
+ */
+export function parseConfig<S extends z.ZodType>(schema: S, value: unknown, at: { path?: PropertyKey[]; source?: string } = {}): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = formatIssues(parsed.error.issues, at.path);
+  throw new TcompactError('E_CONFIG', at.source === undefined ? issues : `${at.source}: ${issues}`);
 }
 
 /** Formats zod issues as one line: `messages[3].content: Invalid input; ...`. */

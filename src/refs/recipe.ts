@@ -147,3 +147,15 @@ export function withRestoreRef(before: Transcript, after: Transcript, recipeRef:
   const previous = metadata.tcompact !== null && typeof metadata.tcompact === 'object' ? (metadata.tcompact as Record<string, unknown>) : {};
   return { ...after, metadata: { ...metadata, tcompact: { ...previous, restore: recipeRef, layers } } };
 }
+
+/**
+ * The output of a compaction as written: the input itself when nothing changed (so compacting again is
+ * byte-identical), else the output with a restore layer (a recipe in `refs` that gives back the input exactly, named in
+ * `metadata.tcompact.restore`); without refs, the output as is.
+ */
+export function finishCompaction(input: Transcript, output: Transcript, refs: RefSink | null): { transcript: Transcript; restore?: string } {
+  if (sameTranscript(input, output)) return { transcript: input };
+  if (!refs) return { transcript: output };
+  const restore = storeRecipe(input, output, refs);
+  return { transcript: withRestoreRef(input, output, restore), restore };
+}

@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { TcompactError } from '../errors.js';
-import { formatIssues } from '../model/parse.js';
+import { parseConfig } from '../model/parse.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
-import type { CompactConfig } from './pipeline-config.js';
-import { PRESETS } from './presets.js';
+import type { CompactConfig } from './compact-config.js';
 import type { PipelineStep } from './runner.js';
 
 /** `options.auto` in the config file. */
@@ -14,10 +12,15 @@ export const AutoOptionsSchema = z
     /** `truncate` runs only while the transcript is still at or above this share of the window. @default 0.98 */
     hardLimit: z.number().gt(0).max(1).default(DEFAULT_THRESHOLDS.hardLimit),
     /**
-     * The strategy that summarizes the middle: `checkpoint` (deterministic, no model) or a registered LLM strategy.
-     * @default "checkpoint"
+     * The strategy that summarizes the middle: `checkpoint` (deterministic, no model) or `summarize` (the model;
+     * `tcompact run --model` picks it unless the config names one). @default "checkpoint"
      */
     summarizer: z.string().min(1).default('checkpoint'),
+    /**
+     * Run `classify-tangents` with `remove` on every transcript before the summarizer (needs a model;
+     * `--remove-tangents`). @default false
+     */
+    removeTangents: z.boolean().default(false),
   })
   .refine((o) => o.summarizeThreshold <= o.hardLimit, { message: 'summarizeThreshold must not exceed hardLimit', path: ['summarizeThreshold'] });
 export type AutoOptions = z.output<typeof AutoOptionsSchema>;
@@ -26,13 +29,11 @@ export type AutoOptions = z.output<typeof AutoOptionsSchema>;
 export const AUTO_MECHANICAL = ['sanitize', 'strip-reasoning', 'dedup-tools', 'mask-observations', 'strip-attachments', 'prune-tools'] as const;
 
 export function autoOptions(config: CompactConfig): AutoOptions {
-  const parsed = AutoOptionsSchema.safeParse(config.options.auto ?? {});
-  if (!parsed.success) throw new TcompactError('E_CONFIG', formatIssues(parsed.error.issues, ['options', 'auto']));
-  return parsed.data;
+  return parseConfig(AutoOptionsSchema, config.options.auto ?? {}, { path: ['options', 'auto'] });
 }
 
 /**
- * `auto`, the default pipeline: the mechanical steps, then the summarizer only while the transcript is above
+ * `auto`, the default pipeline: the mechanical steps, then (with `removeTangents`) classify-tangents, then the summarizer only while the transcript is above
  * `summarizeThreshold` of the window, then `truncate` only while it is still at or above `hardLimit`, then
  * `prune-tools` once more and `sanitize`.
  * Steps whose condition does not hold are recorded as skipped, so every transcript's report lists every step.
@@ -44,7 +45,19 @@ export function autoSteps(config: CompactConfig, stepFor: (name: string) => Pipe
   const truncate: PipelineStep = { ...stepFor('truncate'), when: (tokens, ctx) => tokens >= options.hardLimit * ctx.window };
   // prune-tools again at the end: the summarizer and truncate remove calls, and the definitions of tools no longer
   // called must go now, or compacting the output again would remove them then (auto must be idempotent).
-  return [...AUTO_MECHANICAL.map((name) => stepFor(name)), summarize, truncate, stepFor('prune-tools'), stepFor('sanitize')];
+  const tangents: PipelineStep[] = [];
+  if (options.removeTangents) {
+    const step = stepFor('classify-tangents');
+    tangents.push({ ...step, config: { ...(step.config as object), remove: true } });
+  }
+  return [...AUTO_MECHANICAL.map((name) => stepFor(name)), ...tangents, summarize, truncate, stepFor('prune-tools'), stepFor('sanitize')];
 }
 
-PRESETS.auto = autoSteps;
+/**
+ * The config a run with a model uses: `auto`'s summarizer becomes `summarize` unless the config names one, so
+ * `--model` alone turns the LLM summary on.
+ */
+export function withModelSummarizer(config: CompactConfig): CompactConfig {
+  if (!config.strategies.includes('auto') || config.options.auto?.summarizer !== undefined) return config;
+  return { ...config, options: { ...config.options, auto: { ...config.options.auto, summarizer: 'summarize' } } };
+}

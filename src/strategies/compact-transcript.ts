@@ -1,5 +1,5 @@
 import type { Transcript } from '../model/transcript.js';
-import { sameTranscript, storeRecipe, withRestoreRef } from '../refs/recipe.js';
+import { finishCompaction } from '../refs/recipe.js';
 import { type PipelineStep, type RunResult, runSteps } from './runner.js';
 import type { StrategyContext } from './types.js';
 
@@ -16,8 +16,5 @@ export interface CompactResult extends RunResult {
  */
 export function compactTranscript(input: Transcript, steps: readonly PipelineStep[], ctx: StrategyContext): CompactResult {
   const run = runSteps(input, steps, ctx);
-  if (sameTranscript(input, run.transcript)) return { ...run, transcript: input };
-  if (!ctx.refs) return run;
-  const restore = storeRecipe(input, run.transcript, ctx.refs);
-  return { ...run, transcript: withRestoreRef(input, run.transcript, restore), restore };
+  return { ...run, ...finishCompaction(input, run.transcript, ctx.refs) };
 }

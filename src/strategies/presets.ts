@@ -1,10 +1,8 @@
+import { autoSteps } from './auto.js';
+import type { CompactConfig } from './compact-config.js';
 import type { PipelineStep } from './runner.js';
-import type { CompactConfig } from './pipeline-config.js';
 
-/**
- * Named pipelines that expand into several steps (e.g. `auto`). A preset file registers itself here; the CLI and
- * `buildSteps` treat a preset name like a strategy name.
- */
+/** A named pipeline that expands into several steps; `buildSteps` and the CLI treat its name like a strategy's. */
 export type Preset = (config: CompactConfig, stepFor: (name: string) => PipelineStep) => PipelineStep[];
 
-export const PRESETS: Record<string, Preset> = {};
+export const PRESETS: Readonly<Record<string, Preset>> = { auto: autoSteps };

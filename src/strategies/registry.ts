@@ -1,5 +1,7 @@
 import { checkpoint } from './checkpoint.js';
 import { dedupTools } from './dedup-tools.js';
+import { classifyTangents } from './llm/classify-tangents.js';
+import { summarize } from './llm/summarize.js';
 import { maskObservations } from './mask-observations.js';
 import { pruneTools } from './prune-tools.js';
 import { sanitize } from './sanitize.js';
@@ -7,12 +9,13 @@ import { stripAttachments } from './strip-attachments.js';
 import { stripReasoning } from './strip-reasoning.js';
 import { stripToolResults } from './strip-tool-results.js';
 import { truncate } from './truncate.js';
-import type { Strategy } from './types.js';
+import type { AnyStrategy } from './types.js';
 
 /**
- * Every strategy by its CLI name. Each lives in its own file in this folder; `auto` is a preset of these (auto.ts).
+ * Every strategy by its CLI name, each in its own file; `auto` is a preset of these (presets.ts). `summarize` and
+ * `classify-tangents` are async: they need a model (`tcompact run --model`).
  */
-export const STRATEGIES: Readonly<Record<string, Strategy>> = {
+export const STRATEGIES: Readonly<Record<string, AnyStrategy>> = {
   [sanitize.name]: sanitize,
   [stripReasoning.name]: stripReasoning,
   [maskObservations.name]: maskObservations,
@@ -22,8 +25,6 @@ export const STRATEGIES: Readonly<Record<string, Strategy>> = {
   [pruneTools.name]: pruneTools,
   [checkpoint.name]: checkpoint,
   [truncate.name]: truncate,
+  [summarize.name]: summarize,
+  [classifyTangents.name]: classifyTangents,
 };
-
-export function strategyNames(): string[] {
-  return Object.keys(STRATEGIES);
-}

@@ -1,10 +1,11 @@
+import { TcompactError } from '../errors.js';
 import type { Transcript } from '../model/transcript.js';
 import { type Breakdown, countTranscript } from '../tokens/breakdown.js';
-import type { StepReport, Strategy, StrategyContext } from './types.js';
+import type { AnyStrategy, AsyncStrategyContext, StepReport, StrategyContext, StrategyResult } from './types.js';
 
 /** One configured step of a pipeline. */
 export interface PipelineStep {
-  strategy: Strategy;
+  strategy: AnyStrategy;
   /** Already parsed by the strategy's schema. */
   config: unknown;
   /** Runs the step only when this holds for the transcript's current token total; otherwise it is recorded as skipped. */
@@ -20,34 +21,113 @@ export interface RunResult {
   after: Breakdown;
 }
 
+/** A fold stopped before an async step: the steps from `next` on still have to run, on the main thread. */
+export interface PartialRunResult extends RunResult {
+  next?: number;
+}
+
 /**
- * Folds a transcript through the steps. Tokens are counted after every step with the same counter as `stats`, so
- * per-step savings add up exactly to before - after.
+ * The state of a transcript going through steps. Tokens are counted after every step with the same counter as
+ * `stats`, so per-step savings add up exactly to before - after.
  */
-export function runSteps(input: Transcript, steps: readonly PipelineStep[], ctx: StrategyContext): RunResult {
-  const first = countTranscript(input, ctx.tokenizer);
-  let transcript = input;
-  let tokens = first.total;
-  let last = first.byCategory;
-  const reports: StepReport[] = [];
-  for (const step of steps) {
-    const started = performance.now();
-    if (step.when && !step.when(tokens, ctx)) {
-      reports.push(stepReport(step.strategy.name, tokens, tokens, 0, 0, performance.now() - started, true));
-      continue;
-    }
-    const result = step.strategy.apply(transcript, step.config as never, ctx);
+class Fold {
+  transcript: Transcript;
+  readonly reports: StepReport[] = [];
+  private readonly first: ReturnType<typeof countTranscript>;
+  private tokens: number;
+  private last: Breakdown;
+
+  constructor(
+    input: Transcript,
+    private readonly ctx: StrategyContext,
+  ) {
+    this.first = countTranscript(input, ctx.tokenizer);
+    this.transcript = input;
+    this.tokens = this.first.total;
+    this.last = this.first.byCategory;
+  }
+
+  /** Whether the step's condition holds; when it does not, the step is recorded as skipped. */
+  due(step: PipelineStep): boolean {
+    if (!step.when || step.when(this.tokens, this.ctx)) return true;
+    this.reports.push(stepReport(step.strategy.name, this.tokens, this.tokens, 0, 0, 0, true));
+    return false;
+  }
+
+  record(step: PipelineStep, result: StrategyResult, started: number): void {
     // Most steps change nothing on most transcripts and return their input: no need to add it all up again.
-    const counted = result.transcript === transcript ? { total: tokens, byCategory: last } : countTranscript(result.transcript, ctx.tokenizer);
-    const report = stepReport(step.strategy.name, tokens, counted.total, result.messagesChanged, result.messagesRemoved, performance.now() - started, false);
+    const counted =
+      result.transcript === this.transcript ? { total: this.tokens, byCategory: this.last } : countTranscript(result.transcript, this.ctx.tokenizer);
+    const report = stepReport(
+      step.strategy.name,
+      this.tokens,
+      counted.total,
+      result.messagesChanged,
+      result.messagesRemoved,
+      performance.now() - started,
+      false,
+    );
+    if (result.llm) report.llm = result.llm;
     if (result.details) report.details = result.details;
     if (result.notes && result.notes.length > 0) report.notes = result.notes;
-    reports.push(report);
-    transcript = result.transcript;
-    tokens = counted.total;
-    last = counted.byCategory;
+    this.reports.push(report);
+    this.transcript = result.transcript;
+    this.tokens = counted.total;
+    this.last = counted.byCategory;
   }
-  return { transcript, steps: reports, tokensBefore: first.total, tokensAfter: tokens, before: first.byCategory, after: last };
+
+  result(): RunResult {
+    return {
+      transcript: this.transcript,
+      steps: this.reports,
+      tokensBefore: this.first.total,
+      tokensAfter: this.tokens,
+      before: this.first.byCategory,
+      after: this.last,
+    };
+  }
+}
+
+/**
+ * Runs the synchronous steps in order and stops at the first async step whose condition holds, returning its index as
+ * `next` (an async step whose condition does not hold is recorded as skipped, as any other).
+ */
+export function runUntilAsync(input: Transcript, steps: readonly PipelineStep[], ctx: StrategyContext): PartialRunResult {
+  const fold = new Fold(input, ctx);
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i];
+    const started = performance.now();
+    if (!fold.due(step)) continue;
+    if (step.strategy.async) return { ...fold.result(), next: i };
+    fold.record(step, step.strategy.apply(fold.transcript, step.config as never, ctx), started);
+  }
+  return fold.result();
+}
+
+/** Folds a transcript through synchronous steps; an async step that has to run is an E_CONFIG error. */
+export function runSteps(input: Transcript, steps: readonly PipelineStep[], ctx: StrategyContext): RunResult {
+  const run = runUntilAsync(input, steps, ctx);
+  if (run.next !== undefined) throw needsModel(steps[run.next].strategy);
+  return run;
+}
+
+/** Folds a transcript through any steps, awaiting the async ones (main thread only). */
+export async function runStepsAsync(input: Transcript, steps: readonly PipelineStep[], ctx: AsyncStrategyContext): Promise<RunResult> {
+  const fold = new Fold(input, ctx);
+  for (const step of steps) {
+    const started = performance.now();
+    if (!fold.due(step)) continue;
+    const result = step.strategy.async
+      ? await step.strategy.apply(fold.transcript, step.config as never, ctx)
+      : step.strategy.apply(fold.transcript, step.config as never, ctx);
+    fold.record(step, result, started);
+  }
+  return fold.result();
+}
+
+/** The error for an async step where no model is available. */
+export function needsModel(strategy: AnyStrategy): TcompactError {
+  return new TcompactError('E_CONFIG', `strategy "${strategy.name}" needs a model: run it with \`tcompact run --model NAME\``);
 }
 
 function stepReport(strategy: string, before: number, after: number, changed: number, removed: number, ms: number, skipped: boolean): StepReport {
@@ -62,4 +142,10 @@ function stepReport(strategy: string, before: number, after: number, changed: nu
   };
   if (skipped) report.skipped = true;
   return report;
+}
+
+/** For commands that run steps synchronously (compact, eval, the context manager): E_CONFIG on an async step. */
+export function requireSyncSteps(steps: readonly PipelineStep[], command: string): void {
+  const step = steps.find((s) => s.strategy.async);
+  if (step) throw new TcompactError('E_CONFIG', `${command}: strategy "${step.strategy.name}" needs a model; only \`tcompact run --model NAME\` runs it`);
 }

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
+import type { LlmSession } from '../llm/session.js';
 import type { Transcript } from '../model/transcript.js';
 import type { RefSink } from '../refs/ref-store.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
+import type { LlmStepReport } from './llm/llm-step.js';
 
 /** What a strategy may use besides the transcript and its config. Nothing here makes a strategy impure. */
 export interface StrategyContext {
@@ -23,6 +25,13 @@ export interface StrategyResult {
   details?: Record<string, number>;
   /** Free-form findings for the report (e.g. tangent turns); never needed to reproduce the output. */
   notes?: string[];
+  /** An LLM step's requests, outcome and fallback. */
+  llm?: LlmStepReport;
+}
+
+/** What an async step is handed besides the StrategyContext: the run's model. */
+export interface AsyncStrategyContext extends StrategyContext {
+  llm: LlmSession;
 }
 
 /**
@@ -36,8 +45,24 @@ export interface Strategy<Schema extends z.ZodType = z.ZodType> {
   readonly summary: string;
   /** A strict zod object whose fields all have documented defaults, so `{}` parses. */
   readonly config: Schema;
+  readonly async?: false;
   apply(transcript: Transcript, config: z.output<Schema>, ctx: StrategyContext): StrategyResult;
 }
+
+/**
+ * A step that asks a model (summarize, classify-tangents): deterministic given the model's answers, never run in a
+ * worker. The pipeline runs the steps before the first async one in the workers and the rest on the main thread. It
+ * must never throw for a model failure: it falls back and says so in `llm`.
+ */
+export interface AsyncStrategy<Schema extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly summary: string;
+  readonly config: Schema;
+  readonly async: true;
+  apply(transcript: Transcript, config: z.output<Schema>, ctx: AsyncStrategyContext): Promise<StrategyResult>;
+}
+
+export type AnyStrategy = Strategy | AsyncStrategy;
 
 /** One step of a transcript's report. tokensSaved = tokensBefore - tokensAfter, exactly. */
 export interface StepReport {
@@ -51,6 +76,8 @@ export interface StepReport {
   ms: number;
   /** The step ran but its condition was not met (e.g. `checkpoint` below the threshold). */
   skipped?: boolean;
+  /** LLM steps: requests, outcome, fallback (timings in `llm.usage.waitedMs`). */
+  llm?: LlmStepReport;
   details?: Record<string, number>;
   notes?: string[];
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { BUNDLED, CLI, ROOT } from '../helpers/paths.js';
 
@@ -128,4 +129,32 @@ export function accounting(outDir: string): { identity: boolean; transcriptsOut:
   const transcriptsOut = readJsonl(join(outDir, 'transcripts.jsonl')).length;
   const errorLines = readJsonl(join(outDir, 'errors.jsonl')).length;
   return { identity: r.lines.read === r.lines.ok + r.lines.failed + r.lines.skipped, transcriptsOut, errorLines };
+}
+
+/** Faults the fixtures inject (see test/fixtures/workers/faulty-worker.mjs and test/fixtures/preload/faults.mjs). */
+export interface Faults {
+  crash?: { line: number; mode: 'exit' | 'throw' | 'oom'; file?: string; attempts?: number };
+  shardDelayMs?: number;
+  enospcOnCommit?: number[];
+}
+
+/**
+ * Runs `fn` with worker faults: returns runPipeline's workerFile (the built worker wrapped by the faulty fixture), which
+ * reads the faults from the environment the pool's workers copy when they start.
+ */
+export async function withWorkerFaults<T>(faults: Pick<Faults, 'crash' | 'shardDelayMs'>, fn: (workerFile: string) => Promise<T>): Promise<T> {
+  process.env.TCOMPACT_FIXTURE_FAULTS = JSON.stringify(faults);
+  try {
+    return await fn(pathToFileURL(join(ROOT, 'test/fixtures/workers/faulty-worker.mjs')).href);
+  } finally {
+    delete process.env.TCOMPACT_FIXTURE_FAULTS;
+  }
+}
+
+/** `runCli` options that inject faults into the built CLI through the fixture preload. */
+export function cliFaults(faults: Faults): { env: Record<string, string>; nodeArgs: string[] } {
+  return {
+    env: { TCOMPACT_FIXTURE_FAULTS: JSON.stringify(faults) },
+    nodeArgs: ['--import', pathToFileURL(join(ROOT, 'test/fixtures/preload/faults.mjs')).href],
+  };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInputs } from '../../src/formats/read-inputs.js';
-import type { LlmRunUsage } from '../../src/strategies/llm/summarizer.js';
+import type { LlmRunUsage } from '../../src/llm/session.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
@@ -123,11 +123,11 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
   it('sends exactly the transcripts above the threshold to the model, and none falls back', () => {
     const report = readReport(out);
     const summarize = strategy(report, 'summarize');
-    const checkpoint = strategy(report, 'checkpoint');
-    // Every transcript either stayed below the summarizer's threshold (the worker skipped checkpoint) or went to the model.
+    // With --model, auto's summarizer is summarize: every transcript either stayed below its threshold (skipped in
+    // the worker) or went to the model on the main thread; checkpoint is no step of the pipeline.
     expect(summarize?.runs).toBe(4);
-    expect((summarize?.runs ?? 0) + (checkpoint?.skipped ?? 0)).toBe(report.transcripts);
-    expect(checkpoint?.runs).toBe(0);
+    expect((summarize?.runs ?? 0) + (summarize?.skipped ?? 0)).toBe(report.transcripts);
+    expect(strategy(report, 'checkpoint')).toBeUndefined();
     expect(summarize?.details.llmFallbacks).toBe(0);
     expect(summarize?.tokensSaved).toBeGreaterThan(0);
     expect(report.llm.fallbacks).toEqual({ count: 0, examples: [] });
@@ -301,5 +301,52 @@ describe('tcompact run with an LLM that fails some jobs', () => {
     expect(summarize?.runs).toBe(4);
     expect(summarize?.details.llmFallbacks).toBe(2);
     expect(result.stdout).toContain(', 2 transcripts fell back\n');
+  });
+});
+
+describe('tcompact run with async steps chosen by name', () => {
+  const dir = tempDir('llm-run-steps');
+
+  it('refuses summarize without a model: E_CONFIG, exit 2, before writing anything', async () => {
+    const r = await runCli(['run', 'datasets/bundled/openhands', '--strategy', 'summarize', '--out', join(dir, 'no-model')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('strategy "summarize" needs a model');
+  });
+
+  it('runs classify-tangents as an ordinary step of auto with --remove-tangents: every transcript, in step order', async () => {
+    const server = await startFakeOpenAI({ tangents: (turns) => (turns >= 3 ? [{ turn: 2, reason: 'an aside' }] : []) });
+    try {
+      const out = join(dir, 'tangents');
+      const r = await runCli(
+        [
+          'run',
+          'datasets/bundled/openhands',
+          '--out',
+          out,
+          '--model',
+          'gpt-4o-mini',
+          '--llm',
+          server.baseURL,
+          '--remove-tangents',
+          '--quiet',
+          '--workers',
+          '1',
+        ],
+        { env },
+      );
+      expect(r.code).toBe(0);
+      const report = readReport(out);
+      const tangents = strategy(report, 'classify-tangents');
+      expect(tangents?.runs).toBe(report.transcripts);
+      const lines = readJsonl<{ steps: { strategy: string }[] }>(join(out, 'transcripts.jsonl'));
+      expect(lines).toHaveLength(report.transcripts);
+      const names = report.strategies.map((s) => s.name);
+      // The async steps come after the mechanical ones and before truncate, as auto lists them.
+      expect(names.indexOf('classify-tangents')).toBeGreaterThan(names.indexOf('prune-tools'));
+      expect(names.indexOf('summarize')).toBeGreaterThan(names.indexOf('classify-tangents'));
+      expect(names.indexOf('truncate')).toBeGreaterThan(names.indexOf('summarize'));
+    } finally {
+      await server.close();
+    }
   });
 });

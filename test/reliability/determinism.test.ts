@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { findViolations } from '../../src/model/validity.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { runPipeline } from '../../src/pipeline/coordinator/run-pipeline.js';
-import { parseCompactConfig } from '../../src/strategies/pipeline-config.js';
+import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { BUNDLED, outputDigest, readJsonl, readReport, runCli, tempDir, writeRealArchive } from '../pipeline/helpers.js';
 
 /** RELIABILITY 21 and 22 (worker counts, reproducibility), 10 (idempotence), 9 (duplicate ids), 8 (repairs). */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync, renameSync, rmSync, appendFileSy
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TEST_STRATEGIES, outputDigest, readReport, runCli, tempDir, writeRealArchive } from '../pipeline/helpers.js';
+import { TEST_STRATEGIES, cliFaults, outputDigest, readReport, runCli, tempDir, writeRealArchive } from '../pipeline/helpers.js';
 
 /**
  * RELIABILITY 18, 19, 20 with the built CLI: Ctrl-C, `kill -9` at seeded random points and an injected ENOSPC, each
@@ -24,7 +24,7 @@ const baseArgs = (out: string): string[] => [
   ...TEST_STRATEGIES.flatMap((s) => ['--strategy', s]),
 ];
 /** Slows every shard down so a signal lands mid-run; it changes no output byte. */
-const SLOW = { TCOMPACT_TEST_FAULTS: JSON.stringify({ shardDelayMs: 150 }) };
+const SLOW = cliFaults({ shardDelayMs: 150 });
 let expected: Record<string, string>;
 let shardCount: number;
 
@@ -77,7 +77,7 @@ beforeAll(async () => {
 describe('SIGINT, then --resume (RELIABILITY 18)', () => {
   it('stops cleanly with exit 130, refuses a resume with a changed config or input, then finishes byte-identically', async () => {
     const out = join(dir, 'sigint');
-    const stopped = await runCli(baseArgs(out), { env: SLOW, onSpawn: signalAfter(out, 3, 'SIGINT') });
+    const stopped = await runCli(baseArgs(out), { ...SLOW, onSpawn: signalAfter(out, 3, 'SIGINT') });
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toMatch(/interrupted; finishing the shards in flight/);
     expect(stopped.stderr).toMatch(/--resume to finish/);
@@ -116,7 +116,7 @@ describe('kill -9 at a random point, then --resume (RELIABILITY 19)', () => {
       const out = join(dir, `kill-${round}`);
       const after = 1 + Math.floor(random() * (shardCount - 2));
       const extraMs = Math.floor(random() * 120);
-      const killed = await runCli(baseArgs(out), { env: SLOW, onSpawn: signalAfter(out, after, 'SIGKILL', extraMs) });
+      const killed = await runCli(baseArgs(out), { ...SLOW, onSpawn: signalAfter(out, after, 'SIGKILL', extraMs) });
       expect(killed.signal).toBe('SIGKILL');
       expect(existsSync(join(out, 'report.json'))).toBe(false);
       const resumed = await runCli([...baseArgs(out), '--resume']);
@@ -131,7 +131,7 @@ describe('kill -9 at a random point, then --resume (RELIABILITY 19)', () => {
 describe('disk full while committing a shard (RELIABILITY 20)', () => {
   it('fails that shard without committing it, leaves no final or partial files, and a resume succeeds', async () => {
     const out = join(dir, 'enospc');
-    const full = await runCli(baseArgs(out), { env: { TCOMPACT_TEST_FAULTS: JSON.stringify({ enospcOnCommit: [4] }) } });
+    const full = await runCli(baseArgs(out), cliFaults({ enospcOnCommit: [4] }));
     expect(full.code).toBe(1);
     expect(full.stderr).toMatch(/E_IO: cannot commit shard 4 \(.*\): ENOSPC: no space left on device.*run again with --resume/);
     for (const name of ['transcripts.jsonl', 'errors.jsonl', 'refs.jsonl', 'report.json', 'report.md']) expect(existsSync(join(out, name))).toBe(false);

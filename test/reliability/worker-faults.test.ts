@@ -2,9 +2,21 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runPipeline } from '../../src/pipeline/coordinator/run-pipeline.js';
-import { parseCompactConfig } from '../../src/strategies/pipeline-config.js';
+import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { BUNDLED, ROOT } from '../helpers/paths.js';
-import { type ErrorLine, TEST_STRATEGIES, accounting, outputDigest, readJsonl, readReport, runCli, tempDir, writeRealArchive } from '../pipeline/helpers.js';
+import {
+  type ErrorLine,
+  TEST_STRATEGIES,
+  cliFaults,
+  withWorkerFaults,
+  accounting,
+  outputDigest,
+  readJsonl,
+  readReport,
+  runCli,
+  tempDir,
+  writeRealArchive,
+} from '../pipeline/helpers.js';
 
 /** RELIABILITY 16 and 17: a worker that crashes or runs out of heap loses only its shard, the run goes on. */
 const dir = tempDir('faults');
@@ -27,14 +39,16 @@ beforeAll(async () => {
 describe('worker crash mid-shard (RELIABILITY 16)', () => {
   it('retries the shard on a fresh worker, and the output is the same as without the crash', async () => {
     const outDir = join(dir, 'crash-once');
-    const outcome = await runPipeline({
-      inputs: [archive],
-      outDir,
-      config,
-      workers: 2,
-      shardBytes: SHARD_BYTES,
-      faults: { crash: { line: POISON, mode: 'exit', attempts: 1 } },
-    });
+    const outcome = await withWorkerFaults({ crash: { line: POISON, mode: 'exit', attempts: 1 } }, (workerFile) =>
+      runPipeline({
+        inputs: [archive],
+        outDir,
+        config,
+        workers: 2,
+        shardBytes: SHARD_BYTES,
+        workerFile,
+      }),
+    );
     expect(outcome.status).toBe('done');
     expect(readReport(outDir).execution).toMatchObject({ retriedShards: 1, failedShards: 0 });
     expect(outputDigest(outDir)).toEqual(clean);
@@ -42,7 +56,16 @@ describe('worker crash mid-shard (RELIABILITY 16)', () => {
 
   it('after a crash on every attempt, reports each line of that shard as E_WORKER and processes the rest', async () => {
     const outDir = join(dir, 'crash-always');
-    await runPipeline({ inputs: [archive], outDir, config, workers: 2, shardBytes: SHARD_BYTES, faults: { crash: { line: POISON, mode: 'throw' } } });
+    await withWorkerFaults({ crash: { line: POISON, mode: 'throw' } }, (workerFile) =>
+      runPipeline({
+        inputs: [archive],
+        outDir,
+        config,
+        workers: 2,
+        shardBytes: SHARD_BYTES,
+        workerFile,
+      }),
+    );
     const report = readReport(outDir);
     const errors = readJsonl<ErrorLine>(join(outDir, 'errors.jsonl'));
     expect(report.execution).toMatchObject({ retriedShards: 1, failedShards: 1 });
@@ -73,7 +96,15 @@ describe('worker crash on adapter input (RELIABILITY 16)', () => {
   it('reports the transcript of the crashing item shard as E_WORKER and converts the other files', async () => {
     const outDir = join(dir, 'items-crash');
     const poisoned = join(BUNDLED, 'swe-agent', 'pydicom__pydicom-1458.traj');
-    await runPipeline({ inputs: [join(BUNDLED, 'swe-agent')], outDir, config, workers: 2, faults: { crash: { line: 1, mode: 'exit', file: poisoned } } });
+    await withWorkerFaults({ crash: { line: 1, mode: 'exit', file: poisoned } }, (workerFile) =>
+      runPipeline({
+        inputs: [join(BUNDLED, 'swe-agent')],
+        outDir,
+        config,
+        workers: 2,
+        workerFile,
+      }),
+    );
     const errors = readJsonl<ErrorLine>(join(outDir, 'errors.jsonl'));
     expect(errors.map(({ file, line, code }) => ({ file, line, code }))).toEqual([{ file: poisoned, line: 1, code: 'E_WORKER' }]);
     expect(readReport(outDir).lines).toEqual({ read: 3, ok: 2, failed: 1, skipped: 0 });
@@ -97,9 +128,7 @@ describe('worker out of memory (RELIABILITY 17)', () => {
         '--quiet',
         ...TEST_STRATEGIES.flatMap((s) => ['--strategy', s]),
       ],
-      {
-        env: { TCOMPACT_TEST_FAULTS: JSON.stringify({ crash: { line: POISON, mode: 'oom' } }) },
-      },
+      cliFaults({ crash: { line: POISON, mode: 'oom' } }),
     );
     expect(result.signal).toBeNull();
     expect(result.code).toBe(1);

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Transcript } from '../../src/model/transcript.js';
 import { type RunFigures, addRun, emptyArchiveReport, mergeArchiveReports, withoutTimings } from '../../src/report/archive-report.js';
-import { buildSteps, parseCompactConfig } from '../../src/strategies/pipeline-config.js';
+import { buildSteps } from '../../src/strategies/build-steps.js';
+import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { runSteps } from '../../src/strategies/runner.js';
 import type { StepReport } from '../../src/strategies/types.js';
 import { emptyBreakdown, totalOf } from '../../src/tokens/breakdown.js';

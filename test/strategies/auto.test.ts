@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/model/message.js';
-import { buildSteps, parseCompactConfig } from '../../src/strategies/pipeline-config.js';
+import { buildSteps } from '../../src/strategies/build-steps.js';
+import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { runSteps } from '../../src/strategies/runner.js';
 import { assistant, call, deepFreeze, expectInvariants, makeContext, result, sys, transcript, user } from '../helpers/transcript-kit.js';
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Transcript } from '../../src/model/transcript.js';
-import { parseCompactConfig, stepFor } from '../../src/strategies/pipeline-config.js';
+import { stepFor } from '../../src/strategies/build-steps.js';
+import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { runSteps } from '../../src/strategies/runner.js';
 import { bundledTranscripts, syntheticTranscripts } from '../helpers/bundled-transcripts.js';
 import { deepFreeze, expectInvariants, makeContext } from '../helpers/transcript-kit.js';

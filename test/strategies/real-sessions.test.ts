@@ -15,7 +15,8 @@ import { callSites, failedOrMissing } from '../../src/strategies/_call-sites.js'
 import { compactTranscript } from '../../src/strategies/compact-transcript.js';
 import { createDedupTools, rangeSubsumes } from '../../src/strategies/dedup-tools.js';
 import { DEFAULT_TOOL_HINTS } from '../../src/strategies/tool-hints.js';
-import { buildSteps, parseCompactConfig, stepFor } from '../../src/strategies/pipeline-config.js';
+import { buildSteps, stepFor } from '../../src/strategies/build-steps.js';
+import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { STRATEGIES } from '../../src/strategies/registry.js';
 import type { PipelineStep } from '../../src/strategies/runner.js';
 import { deepFreeze, expectInvariants, makeContext } from '../helpers/transcript-kit.js';

@@ -8,13 +8,13 @@ import { RefSink } from '../../refs/ref-store.js';
 import { type ArchiveReport, addRun, emptyArchiveReport } from '../../report/archive-report.js';
 import { renderMarkdownReport, renderStrategyTable } from '../../report/render-markdown.js';
 import { percent } from '../../report/bars.js';
-import type { CompactConfig } from '../../strategies/pipeline-config.js';
+import type { CompactConfig } from '../../strategies/compact-config.js';
 import { compactTranscript } from '../../strategies/compact-transcript.js';
-import type { RunResult } from '../../strategies/runner.js';
+import { type RunResult, requireSyncSteps } from '../../strategies/runner.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
-import { loadCompactConfig } from '../config-file.js';
+import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFormat, parseTokenizer } from './stats.js';
 
@@ -144,13 +144,8 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
     const inputs = requireInputs('compact', positionals);
     const dryRun = values['dry-run'] === true;
     if (values.out === undefined && !dryRun) throw new TcompactError('E_USAGE', 'compact: --out FILE.jsonl is required (or --dry-run)');
-    const { config, steps } = await loadCompactConfig(values.config, {
-      strategies: values.strategy,
-      keepLast: values['keep-last'] === undefined ? undefined : intOption('keep-last', values['keep-last'], 1, 0),
-      window: values.window === undefined ? undefined : intOption('window', values.window, DEFAULT_WINDOW, 1),
-      tokenizer: values.tokenizer === undefined ? undefined : parseTokenizer(values.tokenizer),
-      refs: values['no-refs'] ? false : undefined,
-    });
+    const { config, steps } = await loadCompactConfig(values.config, compactFlagOverrides(values));
+    requireSyncSteps(steps, 'compact');
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const from = parseFormat(values.from);
     const tokenizer = getTokenizer(config.tokenizer);

@@ -5,12 +5,11 @@ import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { REPORT_MD } from '../../pipeline/store/ordered-writer.js';
 import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/coordinator/run-options.js';
 import { runPipeline } from '../../pipeline/coordinator/run-pipeline.js';
-import { readTestFaults } from '../../pipeline/test-faults.js';
 import { percent } from '../../report/bars.js';
 import { createProgress } from '../../report/progress.js';
 import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
-import { loadCompactConfig } from '../config-file.js';
+import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFormat, parseTokenizer } from './stats.js';
 
@@ -31,11 +30,17 @@ function llmOptions(values: Record<string, string | boolean | string[] | undefin
   if (str('llm-concurrency') !== undefined) options.llmConcurrency = intOption('llm-concurrency', str('llm-concurrency'), 4, 1, 256);
   if (str('rpm') !== undefined) options.rpm = intOption('rpm', str('rpm'), 0, 1);
   if (str('tpm') !== undefined) options.tpm = intOption('tpm', str('tpm'), 0, 1);
-  if (str('focus') !== undefined) options.focus = str('focus');
   if (str('price-in') !== undefined) options.priceIn = price('price-in', str('price-in') as string);
   if (str('price-out') !== undefined) options.priceOut = price('price-out', str('price-out') as string);
-  if (values['remove-tangents']) options.removeTangents = true;
   return options;
+}
+
+/** What the LLM flags set in the steps' own options: `--focus` for summarize, `--remove-tangents` for auto. */
+function llmStepOptions(values: Record<string, string | boolean | string[] | undefined>): Record<string, Record<string, unknown>> | undefined {
+  const options: Record<string, Record<string, unknown>> = {};
+  if (values.focus !== undefined) options.summarize = { focus: values.focus };
+  if (values['remove-tangents']) options.auto = { removeTangents: true };
+  return Object.keys(options).length > 0 ? options : undefined;
 }
 
 function price(name: string, value: string): number {
@@ -115,20 +120,13 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
     });
     const inputs = requireInputs('run', positionals);
     if (values.out === undefined) throw new TcompactError('E_USAGE', "run: --out DIR is required (see 'tcompact run --help')");
-    const { config } = await loadCompactConfig(values.config, {
-      strategies: values.strategy,
-      keepLast: values['keep-last'] === undefined ? undefined : intOption('keep-last', values['keep-last'], 1, 0),
-      window: values.window === undefined ? undefined : intOption('window', values.window, DEFAULT_WINDOW, 1),
-      tokenizer: values.tokenizer === undefined ? undefined : parseTokenizer(values.tokenizer),
-      refs: values['no-refs'] ? false : undefined,
-    });
+    const llm = llmOptions(values);
+    const { config } = await loadCompactConfig(values.config, { ...compactFlagOverrides(values), options: llmStepOptions(values) });
     const workers = intOption('workers', values.workers, defaultWorkers(), 1, 256);
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const workerHeapMb = intOption('worker-heap-mb', values['worker-heap-mb'], DEFAULT_WORKER_HEAP_MB, 16);
     const shardBytes = intOption('shard-bytes', values['shard-bytes'], DEFAULT_SHARD_BYTES, 1024);
     const from = parseFormat(values.from);
-    const faults = readTestFaults();
-    const llm = llmOptions(values);
 
     const stop = new AbortController();
     const abort = new AbortController();
@@ -156,7 +154,6 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
         abort: abort.signal,
         onProgress: (p) => progress.update(p),
         llm,
-        faults,
       });
       progress.stop();
       if (outcome.status === 'interrupted') {

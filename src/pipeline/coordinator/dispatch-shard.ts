@@ -6,7 +6,6 @@ import { MAX_ATTEMPTS } from './run-options.js';
 import { type JobSettings, type ShardOutcome, type ShardOutput, describeShard } from '../shard/types.js';
 import type { ShardHook } from './shard-hook.js';
 import { commitShard } from '../store/shard-store.js';
-import type { TestFaults } from '../test-faults.js';
 import type { ShardPool } from './worker-pool.js';
 
 export interface ExecutionCounts {
@@ -24,7 +23,6 @@ export interface ShardExecutorDeps {
   /** A hard stop: shards in flight are dropped, not committed. */
   abort: AbortSignal;
   afterShard?: ShardHook;
-  faults?: TestFaults;
   execution: ExecutionCounts;
 }
 
@@ -43,7 +41,7 @@ export function createShardExecutor(deps: ShardExecutorDeps): (planned: PlannedS
       if (abort.aborted) return undefined;
       if (attempt === 2) execution.retriedShards++;
       try {
-        outcome = await pool.run({ shard, items, job, attempt, faults: deps.faults });
+        outcome = await pool.run({ shard, items, job, attempt });
       } catch (err) {
         if (abort.aborted) return undefined;
         lastError = crashMessage(err);
@@ -69,7 +67,7 @@ export function createShardExecutor(deps: ShardExecutorDeps): (planned: PlannedS
       }
     }
     try {
-      await commitShard(deps.outDir, shard, output, failed, deps.faults?.enospcOnCommit?.includes(shard.index) === true);
+      await commitShard(deps.outDir, shard, output, failed);
       await deps.journal.append({ type: 'shard', shard, failed });
     } catch (err) {
       const reason = (err as Error).message;

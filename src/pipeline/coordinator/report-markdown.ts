@@ -1,4 +1,4 @@
-import type { LlmRunUsage } from '../../strategies/llm/summarizer.js';
+import type { LlmRunUsage } from '../../llm/session.js';
 import type { ArchiveReport } from '../../report/archive-report.js';
 import { percent } from '../../report/bars.js';
 import { markdownTable, renderStrategyTable } from '../../report/render-markdown.js';

@@ -1,10 +1,9 @@
 import { availableParallelism } from 'node:os';
 import type { FormatName } from '../../formats/types.js';
 import type { LlmOptionsInput } from '../../llm/config.js';
-import type { CompactConfig } from '../../strategies/pipeline-config.js';
+import type { CompactConfig } from '../../strategies/compact-config.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import type { ShardHook } from './shard-hook.js';
-import type { TestFaults } from '../test-faults.js';
 
 /**
  * Target shard size: a shard ends at the first line end past this many bytes. Measured on this 2-core machine (see
@@ -52,15 +51,16 @@ export interface RunOptions {
   /** Called after every shard commits, off the hot path (the progress display). */
   onProgress?: (progress: RunProgress) => void;
   /**
-   * A model for the LLM stage: `auto`'s summarizer step uses it instead of `checkpoint` for transcripts above its
-   * threshold, and `removeTangents` runs classify-tangents on every transcript. Answers are cached in DIR/llm-cache.
+   * The model of the pipeline's async steps (`summarize`, `classify-tangents`); with it, `auto`'s summarizer is
+   * `summarize` unless the config names another. Answers are cached in DIR/llm-cache.
    */
   llm?: LlmOptionsInput;
   /** Main-thread work on each shard before it commits (replaced by the LLM stage when `llm` is set). */
   afterShard?: ShardHook;
-  /** TEST-ONLY fault injection (TCOMPACT_TEST_FAULTS). */
-  faults?: TestFaults;
-  /** TEST-ONLY: another worker entry. */
+  /**
+   * Another worker entry (a file URL) whose default export takes a ShardTask and returns a ShardOutcome, e.g. one
+   * that wraps the built `workers/compact-worker.js`. @default the built compact worker
+   */
   workerFile?: string;
 }
 

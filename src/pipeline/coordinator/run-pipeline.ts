@@ -1,12 +1,13 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type LlmSummarizer, createLlmSummarizer } from '../../strategies/llm/summarizer.js';
-import { buildSteps } from '../../strategies/pipeline-config.js';
+import { type LlmSession, createLlmSession } from '../../llm/session.js';
+import { withModelSummarizer } from '../../strategies/auto.js';
+import { buildSteps } from '../../strategies/build-steps.js';
 import { fsyncDir } from '../../io/atomic-file.js';
 import { fingerprintFile } from '../../io/fingerprint.js';
 import { resolveInputSources } from '../plan/input-sources.js';
 import { readJournal } from '../store/journal.js';
-import { createLlmStage } from './llm-stage.js';
+import { createAsyncStage } from './async-stage.js';
 import { OrderedWriter, REPORT_JSON } from '../store/ordered-writer.js';
 import { openOutputDir } from '../store/output-dir.js';
 import { planShards } from '../plan/plan-shards.js';
@@ -36,9 +37,10 @@ export const LLM_CACHE_DIR = 'llm-cache';
  */
 export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
   const started = performance.now();
-  const { config, outDir } = options;
+  const { outDir } = options;
+  const config = options.llm === undefined ? options.config : withModelSummarizer(options.config);
   const steps = buildSteps(config); // E_CONFIG here, before any worker starts or any file is touched
-  const run = resolveRunSettings(options, steps);
+  const run = resolveRunSettings({ ...options, config }, steps);
   const workers = options.workers ?? defaultWorkers();
   const sources = await resolveInputSources(options.inputs, run.maxLineBytes, options.from);
   const fingerprints = await Promise.all([...new Set(sources.map((s) => s.file))].map((f) => fingerprintFile(f)));
@@ -72,11 +74,11 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
     options.onProgress?.({ ...progress });
   };
 
-  let llm: LlmSummarizer | undefined;
+  let llm: LlmSession | undefined;
   let afterShard = options.afterShard;
   if (run.llm) {
-    llm = await createLlmSummarizer({ ...options.llm, model: run.llm.options.model, cacheDir: join(outDir, LLM_CACHE_DIR) }, { signal: abort });
-    afterShard = createLlmStage({ summarizer: llm, config, steps, splitAt: run.llm.splitAt, tangents: run.llm.options.removeTangents });
+    llm = await createLlmSession({ ...options.llm, model: run.llm.options.model, cacheDir: join(outDir, LLM_CACHE_DIR) }, { signal: abort });
+    afterShard = createAsyncStage({ llm, config, steps });
   }
   const pool = new ShardPool({ workers, heapMb: options.workerHeapMb ?? DEFAULTS.workerHeapMb, workerFile: options.workerFile, abort });
   const reused = new Set<number>();
@@ -84,7 +86,7 @@ export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
     if (reused.has(index)) countProgress(shard, report);
   });
   const execution: ExecutionCounts = { shards: 0, reusedShards: 0, retriedShards: 0, failedShards: 0 };
-  const execute = createShardExecutor({ outDir, pool, journal, job: run.job, abort, afterShard, faults: options.faults, execution });
+  const execute = createShardExecutor({ outDir, pool, journal, job: run.job, abort, afterShard, execution });
   const slots = new Slots(workers * IN_FLIGHT_PER_WORKER);
   const running = new Set<Promise<void>>();
 

@@ -1,4 +1,4 @@
-import type { LlmRunUsage } from '../../strategies/llm/summarizer.js';
+import type { LlmRunUsage } from '../../llm/session.js';
 import { type ArchiveReport, type StrategyTotals, addRun, emptyArchiveReport } from '../../report/archive-report.js';
 import type { Breakdown } from '../../tokens/breakdown.js';
 import type { TokenizerName } from '../../tokens/tokenizer.js';

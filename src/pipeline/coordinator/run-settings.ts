@@ -1,8 +1,8 @@
 import { TcompactError } from '../../errors.js';
 import { type LlmOptions, parseLlmOptions } from '../../llm/config.js';
-import type { PipelineStep } from '../../strategies/runner.js';
+import { type PipelineStep, needsModel } from '../../strategies/runner.js';
 import { canonicalHash } from '../../io/fingerprint.js';
-import { llmSplitIndex } from './llm-stage.js';
+import { firstAsyncStep } from './async-stage.js';
 import { DEFAULTS, type RunOptions } from './run-options.js';
 import type { JobSettings } from '../shard/types.js';
 
@@ -15,7 +15,7 @@ export interface RunSettings {
   settingsHash: string;
   /** What every worker task carries. */
   job: JobSettings;
-  llm?: { options: LlmOptions; splitAt: number | undefined };
+  llm?: { options: LlmOptions };
 }
 
 /** A run's settings with their defaults, validated (E_CONFIG), and the hash a resume must match. */
@@ -25,11 +25,12 @@ export function resolveRunSettings(options: RunOptions, steps: readonly Pipeline
   const shardBytes = options.shardBytes ?? DEFAULTS.shardBytes;
   const maxItemsPerShard = options.maxItemsPerShard ?? DEFAULTS.maxItemsPerShard;
   const llmOptions = options.llm === undefined ? undefined : parseLlmOptions(options.llm);
-  const splitAt = llmOptions ? llmSplitIndex(config, steps) : undefined;
-  if (llmOptions && splitAt === undefined && !llmOptions.removeTangents) {
+  const asyncStep = firstAsyncStep(steps);
+  if (asyncStep && !llmOptions) throw needsModel(asyncStep.strategy);
+  if (llmOptions && !asyncStep) {
     throw new TcompactError(
       'E_CONFIG',
-      `a model (${llmOptions.model}) is used by the summarizer step of "auto" or by --remove-tangents; the strategies ${config.strategies.join(', ')} have neither`,
+      `a model (${llmOptions.model}) is used by an LLM step (summarize, classify-tangents, auto's summarizer); the strategies ${config.strategies.join(', ')} have none`,
     );
   }
   const settings = {
@@ -43,9 +44,8 @@ export function resolveRunSettings(options: RunOptions, steps: readonly Pipeline
   };
   const settingsHash = canonicalHash(settings);
   const job: JobSettings = { config, configHash: settingsHash, maxLineBytes };
-  if (splitAt !== undefined) job.llmSplitAt = splitAt;
   const resolved: RunSettings = { maxLineBytes, shardBytes, maxItemsPerShard, settings, settingsHash, job };
-  if (llmOptions) resolved.llm = { options: llmOptions, splitAt };
+  if (llmOptions) resolved.llm = { options: llmOptions };
   return resolved;
 }
 

@@ -14,14 +14,13 @@ export interface PoolOptions {
 }
 
 /**
- * The worker entry next to this module: dist/workers/compact-worker.js in the built package, and
- * workers/compact-worker.ts when this module runs from source (tests), loaded through tsx, so a stale dist/ is never
- * used by accident.
+ * The worker entry: dist/workers/compact-worker.js in the built package; when this module runs from source (tests,
+ * benchmarks), workers/compact-worker.source.mjs, which loads the TypeScript worker through tsx, so a stale dist/ is
+ * never used by accident.
  */
-export function defaultWorker(): { filename: string; execArgv?: string[] } {
+export function defaultWorkerFile(): string {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return { filename: new URL('../../../workers/compact-worker.js', here).href };
-  return { filename: new URL('../../../workers/compact-worker.ts', here).href, execArgv: [...process.execArgv, '--import', 'tsx'] };
+  return new URL(here.endsWith('.ts') ? '../../../workers/compact-worker.source.mjs' : '../../../workers/compact-worker.js', here).href;
 }
 
 /**
@@ -36,7 +35,7 @@ export class ShardPool {
 
   constructor(options: PoolOptions) {
     this.pool = new Piscina({
-      ...(options.workerFile ? { filename: options.workerFile } : defaultWorker()),
+      filename: options.workerFile ?? defaultWorkerFile(),
       minThreads: options.workers,
       maxThreads: options.workers,
       idleTimeout: 60_000,

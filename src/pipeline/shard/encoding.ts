@@ -1,4 +1,4 @@
-import type { SectionSizes, ShardOutput, ShardReport } from './types.js';
+import type { PendingTranscript, SectionSizes, ShardOutput, ShardReport } from './types.js';
 
 export interface SectionTexts {
   transcripts: string;
@@ -10,7 +10,7 @@ export interface SectionTexts {
  * Encodes the sections into one buffer of its own (never a slice of Node's shared Buffer pool, which must not be
  * transferred), writing each string straight into it.
  */
-export function encodeShardOutput(texts: SectionTexts, report: ShardReport, pending?: number[]): ShardOutput {
+export function encodeShardOutput(texts: SectionTexts, report: ShardReport, pending?: PendingTranscript[]): ShardOutput {
   const sizes: SectionSizes = {
     transcripts: Buffer.byteLength(texts.transcripts, 'utf8'),
     errors: Buffer.byteLength(texts.errors, 'utf8'),

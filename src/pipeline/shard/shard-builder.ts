@@ -1,7 +1,7 @@
 import type { ErrorRecord } from '../../errors.js';
 import { formatRefLine } from '../../refs/ref-file.js';
 import { RefSink } from '../../refs/ref-store.js';
-import type { ShardCounts, ShardOutput, TranscriptReport } from './types.js';
+import type { PendingTranscript, ShardCounts, ShardOutput, TranscriptReport } from './types.js';
 import { encodeShardOutput } from './encoding.js';
 
 export function emptyCounts(): ShardCounts {
@@ -30,23 +30,15 @@ export class ShardBuilder {
   private readonly transcripts: string[] = [];
   private readonly errors: string[] = [];
   private readonly reports: TranscriptReport[] = [];
-  private readonly pending: number[] = [];
+  private readonly pending: PendingTranscript[] = [];
   private readonly counts = emptyCounts();
 
   constructor(bytes = 0) {
     this.counts.bytes = bytes;
   }
 
-  addTranscript(
-    json: string,
-    report: TranscriptReport,
-    lines: number,
-    format: string,
-    warnings: number,
-    repairs: Record<string, number>,
-    pending = false,
-  ): void {
-    if (pending) this.pending.push(this.reports.length);
+  addTranscript(json: string, report: TranscriptReport, lines: number, format: string, warnings: number, repairs: Record<string, number>, next?: number): void {
+    if (next !== undefined) this.pending.push({ index: this.reports.length, next });
     this.transcripts.push(json, '\n');
     this.reports.push(report);
     this.counts.lines.read += lines;

@@ -1,9 +1,8 @@
 import type { ErrorInfo } from '../../errors.js';
 import type { InputItem } from '../../formats/types.js';
-import type { CompactConfig } from '../../strategies/pipeline-config.js';
+import type { CompactConfig } from '../../strategies/compact-config.js';
 import type { StepReport } from '../../strategies/types.js';
 import type { Breakdown } from '../../tokens/breakdown.js';
-import type { WorkerFaults } from '../test-faults.js';
 
 /**
  * A contiguous byte range of a canonical JSONL archive, made of whole lines. Self-describing: a worker (here or, later,
@@ -55,11 +54,6 @@ export interface JobSettings {
   /** Hash of `config`: workers cache the built pipeline by it. */
   configHash: string;
   maxLineBytes: number;
-  /**
-   * With an LLM configured: index of the summarizer step in the job's steps. A transcript still above that step's
-   * threshold stops before it and comes back pending; the main thread summarizes it and runs the steps after.
-   */
-  llmSplitAt?: number;
 }
 
 export interface ShardTask {
@@ -69,8 +63,6 @@ export interface ShardTask {
   job: JobSettings;
   /** 1 for the first try, then 2, 3, 4 on fresh workers after a crash. */
   attempt: number;
-  /** Test-only fault injection (see test-faults.ts); never set in normal runs. */
-  faults?: WorkerFaults;
 }
 
 /** One transcript's report, as the worker measured it. */
@@ -125,8 +117,8 @@ export interface ShardOutput {
   body: Uint8Array;
   sizes: SectionSizes;
   report: ShardReport;
-  /** Indexes (in the transcripts section) of transcripts left pending for the main thread's LLM stage. */
-  pending?: number[];
+  /** Transcripts left for the main thread's async stage: which one (in the transcripts section), and from which step. */
+  pending?: PendingTranscript[];
 }
 
 export type ShardOutcome = { ok: true; value: ShardOutput } | { ok: false; error: ErrorInfo };
@@ -135,4 +127,10 @@ export type ShardOutcome = { ok: true; value: ShardOutput } | { ok: false; error
 export function describeShard(shard: ShardDescriptor): string {
   if (shard.kind === 'range') return `${shard.file} lines ${shard.firstLine}-${shard.firstLine + shard.lines - 1}, bytes ${shard.start}-${shard.end}`;
   return `${shard.input} items ${shard.firstItem}-${shard.firstItem + shard.count - 1}`;
+}
+
+/** A transcript the worker stopped before an async step: `index` in the shard's transcripts, `next` in the job's steps. */
+export interface PendingTranscript {
+  index: number;
+  next: number;
 }

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
 import type { ShardDescriptor, ShardOutput, ShardReport } from '../shard/types.js';
-import { enospcError } from '../test-faults.js';
 
 /** Committed shards live in DIR/.shards until the final merge is done. */
 export const SHARDS_DIR = '.shards';
@@ -34,7 +33,7 @@ export interface StoredShard {
  * errors, refs and report sections back to back. Temporary name, fsync, rename, fsync of the directory: once this
  * resolves, the shard survives a `kill -9` or a power cut; before, nothing of it is visible.
  */
-export async function commitShard(outDir: string, shard: ShardDescriptor, output: ShardOutput, failed: boolean, injectEnospc = false): Promise<void> {
+export async function commitShard(outDir: string, shard: ShardDescriptor, output: ShardOutput, failed: boolean): Promise<void> {
   const report = Buffer.from(JSON.stringify(output.report), 'utf8');
   const sections = { ...output.sizes, report: report.length };
   const header = `${JSON.stringify({ v: 1, shard, failed, sections })}\n`;
@@ -42,7 +41,6 @@ export async function commitShard(outDir: string, shard: ShardDescriptor, output
   const file = await AtomicFile.create(path);
   try {
     await file.write(header);
-    if (injectEnospc) throw enospcError(file.tempPath);
     await file.write(output.body);
     await file.write(report);
     await file.rename();

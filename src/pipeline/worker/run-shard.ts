@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { TcompactError } from '../../errors.js';
 import type { InputItem } from '../../formats/types.js';
 import { archiveLineItem } from '../../formats/openai-jsonl.js';
@@ -6,7 +5,6 @@ import { compactorFor, type Compactor } from './compactor.js';
 import { readLines } from '../../io/line-reader.js';
 import type { ShardOutcome, ShardTask } from '../shard/types.js';
 import { ShardBuilder } from '../shard/shard-builder.js';
-import { injectedCrash } from '../test-faults.js';
 
 /** The format name recorded for transcripts of canonical archives. */
 export const CANONICAL_FORMAT = 'openai';
@@ -18,23 +16,18 @@ export const CANONICAL_FORMAT = 'openai';
  */
 export async function runShard(task: ShardTask): Promise<ShardOutcome> {
   try {
-    if (task.faults?.shardDelayMs) await sleep(task.faults.shardDelayMs);
     const compactor = compactorFor(task.job);
     const { shard } = task;
     if (shard.kind === 'range') {
       const builder = new ShardBuilder(shard.end - shard.start);
       const { maxLineBytes } = task.job;
       for await (const raw of readLines(shard.file, { maxLineBytes, start: shard.start, end: shard.end, firstLine: shard.firstLine })) {
-        await injectedCrash(task.faults, shard.file, raw.line, task.attempt);
         addItem(builder, archiveLineItem(shard.file, raw, maxLineBytes), compactor, CANONICAL_FORMAT);
       }
       return { ok: true, value: builder.finish() };
     }
     const builder = new ShardBuilder();
-    for (const item of task.items ?? []) {
-      if (item.kind !== 'error') await injectedCrash(task.faults, item.file, item.line, task.attempt);
-      addItem(builder, item, compactor, shard.format ?? 'unknown');
-    }
+    for (const item of task.items ?? []) addItem(builder, item, compactor, shard.format ?? 'unknown');
     return { ok: true, value: builder.finish() };
   } catch (err) {
     if (TcompactError.isInstance(err)) return { ok: false, error: err.toInfo() };
@@ -64,5 +57,5 @@ function addItem(builder: ShardBuilder, item: InputItem, compactor: Compactor, f
     return;
   }
   const report = { ...compacted.report, file: item.file, line: item.line };
-  builder.addTranscript(compacted.json, report, item.lines, format, item.warnings.length, item.repairs, compacted.pending);
+  builder.addTranscript(compacted.json, report, item.lines, format, item.warnings.length, item.repairs, compacted.next);
 }

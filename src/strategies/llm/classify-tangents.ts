@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Message } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { findViolations } from '../../model/validity.js';
@@ -6,19 +6,18 @@ import { refOf } from '../../refs/ref-store.js';
 import { type Check, emptyRecord } from '../../llm/answerer.js';
 import { chatJob } from '../../llm/chat-job.js';
 import { tangentPlaceholder } from '../../model/compaction-marker.js';
-import { LlmOptionsSchema } from '../../llm/config.js';
-import { type LlmStepReport, type LlmStepResult, type LlmStepDeps, llmDetails } from './llm-step.js';
+import { BoundaryFields } from '../_config.js';
+import { type LlmStepDeps, type LlmStepReport, type LlmStepResult, llmDetails, noteFallback } from './llm-step.js';
 import { TANGENT_PROMPT_VERSION, type TangentAnswer, checkTangentAnswer, tangentSystemPrompt } from './prompts.js';
 import { renderSpan } from './render.js';
 import { protectedRange, turnStarts } from '../boundaries.js';
-import type { StrategyContext } from '../types.js';
+import type { AsyncStrategy, StrategyContext } from '../types.js';
 
-/** The options of `classify-tangents`; the same fields, with the same defaults, as in the LLM options. */
-export const ClassifyTangentsConfigSchema = LlmOptionsSchema.pick({
-  keepLast: true,
-  keepFirst: true,
-  removeTangents: true,
-  temperature: true,
+/** The options of `classify-tangents` (`options.classify-tangents` in the config). */
+export const ClassifyTangentsConfigSchema = z.strictObject({
+  ...BoundaryFields,
+  /** Remove the tangent turns instead of only reporting them (`--remove-tangents`). @default false */
+  remove: z.boolean().default(false),
 });
 export type ClassifyTangentsConfig = z.output<typeof ClassifyTangentsConfigSchema>;
 
@@ -50,12 +49,12 @@ function renderTurns(messages: readonly Message[], turns: readonly Turn[], clipC
 
 /**
  * The LLM `classify-tangents` step (async, main thread): asks the model which turns are tangents to the final task and
- * reports them (turn numbers, message ranges, one-line reasons). With `removeTangents`, each tangent turn outside the
+ * reports them (turn numbers, message ranges, one-line reasons). With `remove`, each tangent turn outside the
  * kept head and tail (never the last turn) is replaced by a one-line placeholder whose ref holds the removed
  * messages, so tool pairs stay whole and `restore` can put the turn back. When the model fails or answers badly, the
  * transcript is returned unchanged and the report says why.
  */
-export async function classifyTangents(
+export async function classifyTangentTurns(
   transcript: Transcript,
   config: ClassifyTangentsConfig,
   ctx: StrategyContext,
@@ -91,7 +90,7 @@ export async function classifyTangents(
     for (let clip = FIRST_CLIP_CHARS; ; clip = Math.floor(clip / 2)) {
       if (clip < MIN_CLIP_CHARS) return result('unchanged', ['classify-tangents: the transcript is too long to classify in one prompt']);
       rendered = renderTurns(messages, turns, clip, ctx);
-      const params = { maxTokens: ANSWER_MAX_TOKENS, ...(config.temperature !== undefined ? { temperature: config.temperature } : {}) };
+      const params = { ...deps.params, maxTokens: ANSWER_MAX_TOKENS };
       job = chatJob(`${transcript.id}:tangents`, tangentSystemPrompt(), rendered, params, ctx.tokenizer);
       if (job.promptTokens <= deps.inputBudget) break;
     }
@@ -120,7 +119,7 @@ export async function classifyTangents(
       .sort((a, b) => a[0] - b[0])
       .map(([number, reason]) => {
         const t = turns[number - 1];
-        const removable = config.removeTangents && t.from >= headEnd && t.to <= tailStart;
+        const removable = config.remove && t.from >= headEnd && t.to <= tailStart;
         return { turn: number, from: t.from, to: t.to, reason, removed: removable };
       });
     const notes = tangents.map((t) => `tangent turn ${t.turn} (messages #${t.from}-#${t.to - 1})${t.removed ? ' removed' : ''}: ${t.reason}`);
@@ -153,3 +152,11 @@ export async function classifyTangents(
     });
   }
 }
+
+export const classifyTangents: AsyncStrategy<typeof ClassifyTangentsConfigSchema> = {
+  name: 'classify-tangents',
+  summary: 'asks the model which turns are tangents to the final task; reports them, or removes them with `remove`',
+  config: ClassifyTangentsConfigSchema,
+  async: true,
+  apply: async (transcript, config, ctx) => noteFallback(transcript.id, await classifyTangentTurns(transcript, config, ctx, ctx.llm), ctx.llm),
+};

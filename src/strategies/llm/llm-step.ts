@@ -1,17 +1,9 @@
 import type { StrategyResult } from '../types.js';
-import type { AskRecord, Answerer } from '../../llm/answerer.js';
+import type { AskRecord } from '../../llm/answerer.js';
+import type { LlmSession } from '../../llm/session.js';
 
-/** What an LLM step needs besides the transcript, its config and the StrategyContext; one set per run. */
-export interface LlmStepDeps {
-  answerer: Answerer;
-  /**
-   * Tokens one prompt may hold: the summarizer's context window minus max_tokens and a margin, and no more than the
-   * tokens-per-minute limit minus max_tokens.
-   */
-  inputBudget: number;
-  /** Looks up side-store entries of earlier runs (summaries made then); `ctx.refs` is tried first. */
-  resolveRef?: (ref: string) => string | undefined;
-}
+/** What an LLM step uses of the run's LLM session (see llm/session.ts). */
+export type LlmStepDeps = Pick<LlmSession, 'answerer' | 'inputBudget' | 'params' | 'resolveRef'>;
 
 /** The deterministic strategies a failed LLM step falls back to, in this order. */
 export type FallbackStrategy = 'checkpoint' | 'truncate';
@@ -59,4 +51,12 @@ export function llmDetails(report: LlmStepReport): Record<string, number> {
     llmRejectedAnswers: u.rejections.length,
     llmFallbacks: report.outcome === 'fallback' ? 1 : 0,
   };
+}
+
+/** Tells the session about a step that did not use the model's answer, so the run's report lists it. */
+export function noteFallback(transcriptId: string, result: LlmStepResult, session: Pick<LlmSession, 'noteFallback'>): LlmStepResult {
+  const { outcome, strategy, fallback } = result.llm;
+  if (outcome === 'fallback')
+    session.noteFallback({ id: transcriptId, strategy, applied: [...(fallback?.applied ?? [])], reason: fallback?.reason ?? 'unknown' });
+  return result;
 }

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { contentText } from '../../model/content.js';
 import { type Message, isTool } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
@@ -8,24 +8,25 @@ import { countMessage, countTranscript, totalOf } from '../../tokens/breakdown.j
 import { type AskResult, type Check, addRecord, emptyRecord } from '../../llm/answerer.js';
 import { chatJob } from '../../llm/chat-job.js';
 import { type RefLookup, compactionMessage, originalsOf, summaryHeader, withOriginals } from '../../model/compaction-marker.js';
-import { LlmOptionsSchema } from '../../llm/config.js';
-import { type FallbackStrategy, type LlmStepDeps, type LlmStepReport, type LlmStepResult, llmDetails } from './llm-step.js';
+import { type FallbackStrategy, type LlmStepDeps, type LlmStepReport, type LlmStepResult, llmDetails, noteFallback } from './llm-step.js';
 import { PROMPT_VERSION, type SpanPosition, checkSummary, mergeSummaries, summarySystemPrompt, summaryUserPrompt } from './prompts.js';
 import { type Chunk, chunksOf } from './chunks.js';
 import { DROP_LEVELS, renderSpan } from './render.js';
 import type { LlmJob } from '../../llm/queue.js';
 import { protectedRange } from '../boundaries.js';
-import { STRATEGIES } from '../registry.js';
-import type { Strategy, StrategyContext } from '../types.js';
+import { BoundaryFields } from '../_config.js';
+import { checkpoint } from '../checkpoint.js';
+import { truncate } from '../truncate.js';
+import type { AsyncStrategy, Strategy, StrategyContext } from '../types.js';
 
 /** The options of `summarize`; the same fields, with the same defaults, as in the LLM options. */
-export const SummarizeConfigSchema = LlmOptionsSchema.pick({
-  keepLast: true,
-  keepFirst: true,
-  focus: true,
-  maxTokens: true,
-  temperature: true,
-  maxChunks: true,
+/** The options of `summarize` (`options.summarize` in the config); the model and its limits are the run's LLM options. */
+export const SummarizeConfigSchema = z.strictObject({
+  ...BoundaryFields,
+  /** Extra instruction added to the summary prompt (e.g. "the database migration"); `--focus`. */
+  focus: z.string().min(1).optional(),
+  /** Parts a too-long span may be split into before summarize gives up. @default 8 */
+  maxChunks: z.number().int().min(1).max(64).default(8),
 });
 export type SummarizeConfig = z.output<typeof SummarizeConfigSchema>;
 
@@ -101,18 +102,21 @@ function fallbackConfig(strategy: Strategy, config: SummarizeConfig, ctx: Strate
   return defaults.success ? defaults.data : undefined;
 }
 
+const FALLBACKS: Record<FallbackStrategy, Strategy> = { checkpoint, truncate };
+
 /**
  * What a transcript gets when the model's summary cannot be used: the deterministic `checkpoint`, then `truncate` if
- * the result still exceeds the window. Both are looked up in the registry when needed (they live in their own files).
- * A step that throws or would add tokens is skipped, so the worst case is the transcript unchanged, never lost.
+ * the result still exceeds the window. A step that throws or would add tokens is skipped, so the worst case is the
+ * transcript unchanged, never lost.
  */
+
 export function deterministicFallback(transcript: Transcript, config: SummarizeConfig, ctx: StrategyContext): FallbackResult {
   const out: FallbackResult = { transcript, applied: [], messagesChanged: 0, messagesRemoved: 0, notes: [] };
   let tokens = countTranscript(transcript, ctx.tokenizer).total;
   const run = (name: FallbackStrategy) => {
-    const strategy = STRATEGIES[name];
-    const strategyConfig = strategy ? fallbackConfig(strategy, config, ctx) : undefined;
-    if (!strategy || strategyConfig === undefined) {
+    const strategy = FALLBACKS[name];
+    const strategyConfig = fallbackConfig(strategy, config, ctx);
+    if (strategyConfig === undefined) {
       out.notes.push(`fallback ${name} is not available`);
       return;
     }
@@ -226,7 +230,7 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
       return checked.ok ? { ok: true, value: checked.text } : checked;
     };
     const system = summarySystemPrompt(config.focus);
-    const params = { maxTokens: config.maxTokens, ...(config.temperature !== undefined ? { temperature: config.temperature } : {}) };
+    const params = deps.params;
     const position = (part?: SpanPosition['part'], from = span.from, to = span.to): SpanPosition => ({
       from,
       to,
@@ -311,3 +315,11 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
     return fallback('context_length_exceeded: the span does not fit the model even in small parts', span);
   }
 }
+
+export const summarize: AsyncStrategy<typeof SummarizeConfigSchema> = {
+  name: 'summarize',
+  summary: 'replaces the middle of the transcript with a structured summary by the model; falls back to checkpoint',
+  config: SummarizeConfigSchema,
+  async: true,
+  apply: async (transcript, config, ctx) => noteFallback(transcript.id, await summarizeTranscript(transcript, config, ctx, ctx.llm), ctx.llm),
+};

@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { seededRandom } from '../../src/llm/backoff.js';
-import type { LlmOptionsInput } from '../../src/llm/config.js';
-import { type LlmSummarizer, createLlmSummarizer } from '../../src/strategies/llm/summarizer.js';
-import type { Transcript } from '../../src/model/transcript.js';
-import { findViolations } from '../../src/model/validity.js';
-import { RefSink } from '../../src/refs/ref-store.js';
-import type { StrategyContext } from '../../src/strategies/types.js';
-import { getTokenizer } from '../../src/tokens/tokenizer.js';
-import { assistant, call, result, sys, transcript, user } from '../helpers/transcript-kit.js';
-import { SkippingClock } from './fake-clock.js';
-import { type FakeServer, type FakeServerOptions, startFakeOpenAI } from './fake-openai-server.js';
+import { seededRandom } from '../../../src/llm/backoff.js';
+import type { LlmOptionsInput } from '../../../src/llm/config.js';
+import { type LlmSteps, type StepTestOptions, createLlmSteps } from './llm-steps.js';
+import type { Transcript } from '../../../src/model/transcript.js';
+import { findViolations } from '../../../src/model/validity.js';
+import { RefSink } from '../../../src/refs/ref-store.js';
+import type { StrategyContext } from '../../../src/strategies/types.js';
+import { getTokenizer } from '../../../src/tokens/tokenizer.js';
+import { assistant, call, result, sys, transcript, user } from '../../helpers/transcript-kit.js';
+import { SkippingClock } from '../../llm/fake-clock.js';
+import { type FakeServer, type FakeServerOptions, startFakeOpenAI } from '../../llm/fake-openai-server.js';
 
 const ctxOf = (refs: RefSink | null = new RefSink()): StrategyContext => ({ tokenizer: getTokenizer('o200k_base'), refs, window: 200_000 });
 
@@ -37,16 +37,16 @@ function session(): Transcript {
 }
 
 let server: FakeServer | undefined;
-let summarizer: LlmSummarizer | undefined;
+let summarizer: LlmSteps | undefined;
 afterEach(async () => {
   await summarizer?.close();
   await server?.close();
   server = summarizer = undefined;
 });
 
-async function setup(serverOptions: FakeServerOptions, options: Partial<LlmOptionsInput> = {}) {
+async function setup(serverOptions: FakeServerOptions, options: StepTestOptions = {}) {
   server = await startFakeOpenAI(serverOptions);
-  summarizer = await createLlmSummarizer(
+  summarizer = await createLlmSteps(
     { model: 'gpt-4o-mini', baseURL: server.baseURL, apiKey: 'test', ...options },
     { clock: new SkippingClock(), random: seededRandom(5) },
   );
@@ -72,7 +72,7 @@ describe('classify-tangents', () => {
   });
 
   it('with removeTangents, replaces the whole turn by a placeholder whose ref holds it, keeping tool pairs valid', async () => {
-    const { summarizer } = await setup({ tangents }, { removeTangents: true });
+    const { summarizer } = await setup({ tangents }, { remove: true });
     const input = session();
     const refs = new RefSink();
     const out = await summarizer.classifyTangents(input, ctxOf(refs));
@@ -96,7 +96,7 @@ describe('classify-tangents', () => {
           { turn: 5, reason: 'last' },
         ],
       },
-      { removeTangents: true },
+      { remove: true },
     );
     const input = session();
     const out = await summarizer.classifyTangents(input, ctxOf());

@@ -2,22 +2,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { seededRandom } from '../../src/llm/backoff.js';
-import type { LlmOptionsInput } from '../../src/llm/config.js';
-import type { LlmStepResult } from '../../src/strategies/llm/llm-step.js';
-import { SUMMARY_SECTIONS } from '../../src/strategies/llm/prompts.js';
-import { type LlmSummarizer, createLlmSummarizer } from '../../src/strategies/llm/summarizer.js';
-import type { Message } from '../../src/model/message.js';
-import type { Transcript } from '../../src/model/transcript.js';
-import { findViolations } from '../../src/model/validity.js';
-import { RefSink } from '../../src/refs/ref-store.js';
-import { STRATEGIES } from '../../src/strategies/registry.js';
-import type { StrategyContext } from '../../src/strategies/types.js';
-import { countTranscript } from '../../src/tokens/breakdown.js';
-import { getTokenizer } from '../../src/tokens/tokenizer.js';
-import { assistant, call, result, sys, transcript, user } from '../helpers/transcript-kit.js';
-import { SkippingClock } from './fake-clock.js';
-import { type FakeServer, type FakeServerOptions, type Fault, startFakeOpenAI } from './fake-openai-server.js';
+import { seededRandom } from '../../../src/llm/backoff.js';
+import type { LlmOptionsInput } from '../../../src/llm/config.js';
+import type { LlmStepResult } from '../../../src/strategies/llm/llm-step.js';
+import { SUMMARY_SECTIONS } from '../../../src/strategies/llm/prompts.js';
+import { summarize } from '../../../src/strategies/llm/summarize.js';
+import { runStepsAsync } from '../../../src/strategies/runner.js';
+import { type LlmSteps, type StepTestOptions, createLlmSteps } from './llm-steps.js';
+import type { Message } from '../../../src/model/message.js';
+import type { Transcript } from '../../../src/model/transcript.js';
+import { findViolations } from '../../../src/model/validity.js';
+import { RefSink } from '../../../src/refs/ref-store.js';
+import { STRATEGIES } from '../../../src/strategies/registry.js';
+import type { StrategyContext } from '../../../src/strategies/types.js';
+import { countTranscript } from '../../../src/tokens/breakdown.js';
+import { getTokenizer } from '../../../src/tokens/tokenizer.js';
+import { assistant, call, result, sys, transcript, user } from '../../helpers/transcript-kit.js';
+import { SkippingClock } from '../../llm/fake-clock.js';
+import { type FakeServer, type FakeServerOptions, type Fault, startFakeOpenAI } from '../../llm/fake-openai-server.js';
 
 const tok = getTokenizer('o200k_base');
 const ctxOf = (refs: RefSink | null = new RefSink()): StrategyContext => ({ tokenizer: tok, refs, window: 200_000 });
@@ -50,7 +52,7 @@ function session(id = 't1'): Transcript {
 }
 
 let server: FakeServer | undefined;
-let summarizer: LlmSummarizer | undefined;
+let summarizer: LlmSteps | undefined;
 const dirs: string[] = [];
 afterEach(async () => {
   await summarizer?.close();
@@ -60,10 +62,10 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function setup(serverOptions: FakeServerOptions = {}, options: Partial<LlmOptionsInput> = {}) {
+async function setup(serverOptions: FakeServerOptions = {}, options: StepTestOptions = {}) {
   server = await startFakeOpenAI(serverOptions);
   const clock = new SkippingClock();
-  summarizer = await createLlmSummarizer({ model: 'gpt-4o-mini', baseURL: server.baseURL, apiKey: 'test', ...options }, { clock, random: seededRandom(3) });
+  summarizer = await createLlmSteps({ model: 'gpt-4o-mini', baseURL: server.baseURL, apiKey: 'test', ...options }, { clock, random: seededRandom(3) });
   return { server, summarizer, clock };
 }
 
@@ -138,12 +140,14 @@ describe('summarize', () => {
   it('reports like a runner step for the pipeline: savings add up and the LLM report rides along', async () => {
     const { summarizer } = await setup();
     const input = session();
-    const run = await summarizer.summarizeStep(input, ctxOf());
-    expect(run.step).toMatchObject({ strategy: 'summarize', messagesRemoved: 8, tokensBefore: tokens(input), tokensAfter: tokens(run.transcript) });
-    expect(run.step.tokensSaved).toBe(run.step.tokensBefore - run.step.tokensAfter);
-    expect(run.tokens.total).toBe(run.step.tokensAfter);
-    expect(run.step.llm.outcome).toBe('summarized');
-    expect(run.step.details).toMatchObject({ llmRequests: 1 });
+    const steps = [{ strategy: summarize, config: summarize.config.parse({}) }];
+    const run = await runStepsAsync(input, steps, { ...ctxOf(), llm: summarizer.session });
+    const [step] = run.steps;
+    expect(step).toMatchObject({ strategy: 'summarize', messagesRemoved: 8, tokensBefore: tokens(input), tokensAfter: tokens(run.transcript) });
+    expect(step.tokensSaved).toBe(step.tokensBefore - step.tokensAfter);
+    expect(run.tokensAfter).toBe(step.tokensAfter);
+    expect(step.llm?.outcome).toBe('summarized');
+    expect(step.details).toMatchObject({ llmRequests: 1 });
   });
 
   it('leaves a transcript with no middle span unchanged, without calling the model', async () => {

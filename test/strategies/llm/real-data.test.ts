@@ -2,19 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seededRandom } from '../../src/llm/backoff.js';
-import type { LlmOptionsInput } from '../../src/llm/config.js';
-import type { LlmStepResult } from '../../src/strategies/llm/llm-step.js';
-import { SUMMARY_SECTIONS } from '../../src/strategies/llm/prompts.js';
-import { createLlmSummarizer } from '../../src/strategies/llm/summarizer.js';
-import type { Transcript } from '../../src/model/transcript.js';
-import { findViolations } from '../../src/model/validity.js';
-import { RefSink } from '../../src/refs/ref-store.js';
-import { countTranscript } from '../../src/tokens/breakdown.js';
-import { getTokenizer } from '../../src/tokens/tokenizer.js';
-import { bundledTranscripts } from '../helpers/bundled-transcripts.js';
-import { SkippingClock } from './fake-clock.js';
-import { type FakeServerOptions, startFakeOpenAI } from './fake-openai-server.js';
+import { seededRandom } from '../../../src/llm/backoff.js';
+import type { LlmOptionsInput } from '../../../src/llm/config.js';
+import type { LlmStepResult } from '../../../src/strategies/llm/llm-step.js';
+import { SUMMARY_SECTIONS } from '../../../src/strategies/llm/prompts.js';
+import { type StepTestOptions, createLlmSteps } from './llm-steps.js';
+import type { Transcript } from '../../../src/model/transcript.js';
+import { findViolations } from '../../../src/model/validity.js';
+import { RefSink } from '../../../src/refs/ref-store.js';
+import { countTranscript } from '../../../src/tokens/breakdown.js';
+import { getTokenizer } from '../../../src/tokens/tokenizer.js';
+import { bundledTranscripts } from '../../helpers/bundled-transcripts.js';
+import { SkippingClock } from '../../llm/fake-clock.js';
+import { type FakeServerOptions, startFakeOpenAI } from '../../llm/fake-openai-server.js';
 
 const tok = getTokenizer('o200k_base');
 const tokens = (t: Transcript) => countTranscript(t, tok).total;
@@ -33,9 +33,9 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function runAll(inputs: Transcript[], serverOptions: FakeServerOptions, options: Partial<LlmOptionsInput> = {}) {
+async function runAll(inputs: Transcript[], serverOptions: FakeServerOptions, options: StepTestOptions = {}) {
   const server = await startFakeOpenAI(serverOptions);
-  const summarizer = await createLlmSummarizer(
+  const summarizer = await createLlmSteps(
     { model: 'gpt-4o-mini', baseURL: server.baseURL, apiKey: 'test', llmConcurrency: 4, ...options },
     { clock: new SkippingClock(), random: seededRandom(9) },
   );

@@ -1,41 +1,11 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { TcompactError } from '../errors.js';
-import { formatIssues } from '../model/parse.js';
-import { TOKENIZER_NAMES } from '../tokens/tokenizer.js';
-import { DEFAULT_WINDOW } from '../tokens/window.js';
-import './auto.js'; // registers the `auto` preset
+import { parseConfig } from '../model/parse.js';
+import type { CompactConfig } from './compact-config.js';
 import { PRESETS } from './presets.js';
 import { STRATEGIES } from './registry.js';
-import type { PipelineStep } from './runner.js';
-import { ToolHintsSchema, mergeToolHints } from './tool-hints.js';
-
-/** A compaction job's configuration: the `--config FILE` JSON, with CLI flags applied over it. */
-export const CompactConfigSchema = z.strictObject({
-  /** Strategies and presets, applied left to right. @default ["auto"] */
-  strategies: z.array(z.string()).min(1).default(['auto']),
-  /** Last turns never modified (a turn starts at a user message). @default 1 */
-  keepLast: z.number().int().min(0).default(1),
-  /** Leading messages never modified. @default the system/developer messages and the first user message */
-  keepFirst: z.number().int().min(0).optional(),
-  /** Context window in tokens, for thresholds. @default 200000 */
-  window: z.number().int().positive().default(DEFAULT_WINDOW),
-  /** @default "o200k_base" */
-  tokenizer: z.enum(TOKENIZER_NAMES).default('o200k_base'),
-  /** Keep replaced content in the side store so `restore` works. @default true */
-  refs: z.boolean().default(true),
-  /** Per-tool hints merged over the defaults (see tool-hints.ts). @default {} */
-  toolHints: ToolHintsSchema.default({}),
-  /** Per-strategy (or preset, e.g. `auto`) options, by name; validated by that strategy's or preset's schema. @default {} */
-  options: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
-});
-export type CompactConfig = z.infer<typeof CompactConfigSchema>;
-
-/** Validates a config value (from a file or built from flags); the error names every bad path. */
-export function parseCompactConfig(value: unknown, source = 'config'): CompactConfig {
-  const parsed = CompactConfigSchema.safeParse(value);
-  if (!parsed.success) throw new TcompactError('E_CONFIG', `${source}: ${formatIssues(parsed.error.issues)}`);
-  return parsed.data;
-}
+import { type PipelineStep, requireSyncSteps } from './runner.js';
+import { mergeToolHints } from './tool-hints.js';
 
 /** Keys every strategy may receive from the top level of the config, when its schema declares them. */
 function sharedFields(config: CompactConfig): Record<string, unknown> {
@@ -60,9 +30,7 @@ export function stepFor(name: string, config: CompactConfig): PipelineStep {
   const input: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(sharedFields(config))) if (keys.has(key)) input[key] = value;
   Object.assign(input, config.options[name] ?? {});
-  const parsed = strategy.config.safeParse(input);
-  if (!parsed.success) throw new TcompactError('E_CONFIG', formatIssues(parsed.error.issues, ['options', name]));
-  return { strategy, config: parsed.data };
+  return { strategy, config: parseConfig(strategy.config, input, { path: ['options', name] }) };
 }
 
 /**
@@ -83,5 +51,12 @@ export function buildSteps(config: CompactConfig): PipelineStep[] {
     if (steps[0]?.strategy.name !== 'sanitize') steps.unshift(stepFor('sanitize', config));
     if (steps.length === 1 || steps[steps.length - 1].strategy.name !== 'sanitize') steps.push(stepFor('sanitize', config));
   }
+  return steps;
+}
+
+/** The steps of a job that runs synchronously (compact, eval, simulate, the context manager): no async step allowed. */
+export function buildSyncSteps(config: CompactConfig, command: string): PipelineStep[] {
+  const steps = buildSteps(config);
+  requireSyncSteps(steps, command);
   return steps;
 }
