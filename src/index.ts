@@ -20,4 +20,4 @@ export { ContextManager } from './context/context-manager.js';
 export type { ContextManagerOptionsInput } from './context/options.js';
 export { runPipeline, type RunOutcome } from './pipeline/coordinator/run-pipeline.js';
 export type { RunOptions } from './pipeline/coordinator/run-options.js';
-export type { RunReport } from './pipeline/coordinator/run-report.js';
+export type { RunReport } from './pipeline/store/run-report.js';

@@ -1,6 +1,6 @@
 import { contentText } from './content.js';
 import type { Message } from './message.js';
-import { REF_LENGTH } from '../refs/ref-store.js';
+import { REF_LENGTH } from './ref.js';
 
 /**
  * The first line of every summary message tcompact writes: `[tcompact summary of N messages] (ref: <16 hex>)`. The

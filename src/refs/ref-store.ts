@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { REF_LENGTH } from '../model/ref.js';
 
 /** Length of a short reference in hex characters (64 bits of SHA-256: collisions need ~4e9 distinct pieces). */
-export const REF_LENGTH = 16;
+export { REF_LENGTH };
 
 export function refOf(data: string): string {
   return createHash('sha256').update(data).digest('hex').slice(0, REF_LENGTH);

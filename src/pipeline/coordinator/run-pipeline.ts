@@ -14,7 +14,7 @@ import { planShards } from '../plan/plan-shards.js';
 import { renderRunReport } from './report-markdown.js';
 import { checkSameShard } from '../store/resume-check.js';
 import { DEFAULTS, IN_FLIGHT_PER_WORKER, type RunOptions, type RunProgress, defaultWorkers } from './run-options.js';
-import type { RunReport } from './run-report.js';
+import type { RunReport } from '../store/run-report.js';
 import { resolveRunSettings } from './run-settings.js';
 import type { ShardDescriptor, ShardReport } from '../shard/types.js';
 import { type ExecutionCounts, createShardExecutor } from './dispatch-shard.js';

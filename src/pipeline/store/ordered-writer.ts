@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { REFS_FILE } from '../../refs/ref-file.js';
 import type { TokenizerName } from '../../tokens/tokenizer.js';
 import { AtomicFile } from '../../io/atomic-file.js';
-import { RunReportBuilder } from '../coordinator/run-report.js';
+import { RunReportBuilder } from './run-report.js';
 import type { ShardDescriptor, ShardReport } from '../shard/types.js';
 import { readShard } from './shard-store.js';
 

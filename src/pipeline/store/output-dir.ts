@@ -5,7 +5,7 @@ import type { FileFingerprint } from '../../io/fingerprint.js';
 import { Journal, type JournalState, readJournal } from './journal.js';
 import { FINAL_FILES, REPORT_JSON } from './ordered-writer.js';
 import { checkResume } from './resume-check.js';
-import type { RunReport } from '../coordinator/run-report.js';
+import type { RunReport } from './run-report.js';
 import { ensureShardsDir, removeShardsDir } from './shard-store.js';
 
 export type OpenedOutput =

@@ -1,0 +1,98 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/paths.js';
+
+/**
+ * The layers of src/, lowest first (README, "Architecture"): a module may import from its own layer and the ones
+ * below, never from one above, and no import circle exists between files. Inside pipeline/, the shard format, the
+ * plan, the store and the worker side never import the main-thread side (coordinator/).
+ */
+const LAYERS = ['errors.ts', 'io', 'model', 'tokens', 'refs', 'formats', 'llm', 'strategies', 'context', 'report', 'pipeline', 'eval', 'cli', 'index.ts'];
+const PIPELINE_LAYERS = ['shard', 'plan', 'store', 'worker', 'coordinator'];
+const SRC = join(ROOT, 'src');
+
+type Graph = Map<string, string[]>;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Relative imports and re-exports of a file, resolved to .ts paths; `runtime` leaves out `import type`. */
+function importsOf(file: string, runtime: boolean): string[] {
+  const out: string[] = [];
+  for (const m of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s+(type\s+)?[^'";]*?from\s+'(\.[^']+)'/gm)) {
+    if (!(runtime && m[1])) out.push(resolve(dirname(file), m[2]).replace(/\.js$/, '.ts'));
+  }
+  return out;
+}
+
+/** Position of a src/ path in LAYERS (and, inside pipeline/, in PIPELINE_LAYERS); -1 when unknown. */
+function rank(path: string): [number, number] {
+  const parts = relative(SRC, path).split('/');
+  return [LAYERS.indexOf(parts[0]), parts[0] === 'pipeline' ? PIPELINE_LAYERS.indexOf(parts[1]) : 0];
+}
+
+function upwardImports(graph: Graph): string[] {
+  const out: string[] = [];
+  for (const [file, targets] of graph) {
+    const [layer, sub] = rank(file);
+    for (const target of targets) {
+      const [targetLayer, targetSub] = rank(target);
+      if (targetLayer > layer || (targetLayer === layer && layer === LAYERS.indexOf('pipeline') && targetSub > sub)) {
+        out.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+      }
+    }
+  }
+  return out;
+}
+
+function importCycles(graph: Graph): string[] {
+  const state = new Map<string, 'open' | 'done'>();
+  const cycles: string[] = [];
+  const visit = (file: string, path: string[]): void => {
+    if (state.get(file) === 'done') return;
+    if (state.get(file) === 'open') {
+      cycles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(SRC, f)).join(' -> '));
+      return;
+    }
+    state.set(file, 'open');
+    for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+    state.set(file, 'done');
+  };
+  for (const file of graph.keys()) visit(file, []);
+  return cycles;
+}
+
+describe('module layers (issue 16)', () => {
+  const files = sourceFiles(SRC);
+
+  it('places every file of src/ in a known layer', () => {
+    expect(files.filter((f) => rank(f).includes(-1)).map((f) => relative(ROOT, f))).toEqual([]);
+  });
+
+  it('has no import from a layer above', () => {
+    expect(upwardImports(new Map(files.map((f) => [f, importsOf(f, false)])))).toEqual([]);
+  });
+
+  it('has no import circle between files', () => {
+    expect(importCycles(new Map(files.map((f) => [f, importsOf(f, true)])))).toEqual([]);
+  });
+
+  it('catches an upward import, a worker-to-coordinator import and a circle', () => {
+    const at = (p: string) => join(SRC, p);
+    const graph: Graph = new Map([
+      [at('model/a.ts'), [at('strategies/b.ts')]],
+      [at('strategies/b.ts'), [at('model/a.ts')]],
+      [at('pipeline/worker/c.ts'), [at('pipeline/coordinator/d.ts')]],
+      [at('pipeline/coordinator/d.ts'), [at('pipeline/worker/c.ts')]],
+    ]);
+    expect(upwardImports(graph)).toEqual(['model/a.ts -> strategies/b.ts', 'pipeline/worker/c.ts -> pipeline/coordinator/d.ts']);
+    expect(importCycles(graph)).toEqual([
+      'model/a.ts -> strategies/b.ts -> model/a.ts',
+      'pipeline/worker/c.ts -> pipeline/coordinator/d.ts -> pipeline/worker/c.ts',
+    ]);
+  });
+});
