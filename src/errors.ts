@@ -59,8 +59,8 @@ export class TcompactError extends Error {
   }
 }
 
-/** Outcome of an operation that can fail in an expected way. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
+/** Outcome of an operation that can fail in an expected way: the value, or what went wrong (ErrorInfo by default). */
+export type Outcome<T, E = ErrorInfo> = { ok: true; value: T } | { ok: false; error: E };
 
 export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
 export const fail = <T = never>(code: ErrorCode, message: string): Outcome<T> => ({

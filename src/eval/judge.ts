@@ -138,7 +138,7 @@ export class Judge {
 
   constructor(input: JudgeOptionsInput, deps: JudgeDeps = {}) {
     this.options = parseLlmOptions({ maxTokens: DEFAULT_JUDGE_MAX_TOKENS, ...input }, 'judge');
-    const connection = connectLlm(this.options, deps, 'judge');
+    const connection = connectLlm(this.options, deps, { source: 'judge', minPromptTokens: 0 });
     this.queue = connection.queue;
     this.inputBudget = connection.inputBudget;
     this.temperature = connection.temperature;
@@ -200,12 +200,12 @@ export class Judge {
           this.queue.run(job).then((outcome) => {
             if (!outcome.ok) {
               tally.failed++;
-              this.failures[outcome.failure.code] = (this.failures[outcome.failure.code] ?? 0) + 1;
+              this.failures[outcome.error.code] = (this.failures[outcome.error.code] ?? 0) + 1;
               return;
             }
-            this.promptTokens += outcome.usage.promptTokens;
-            this.completionTokens += outcome.usage.completionTokens;
-            const answer = viewOfMessages([{ role: 'assistant', content: outcome.text }]);
+            this.promptTokens += outcome.value.usage.promptTokens;
+            this.completionTokens += outcome.value.usage.completionTokens;
+            const answer = viewOfMessages([{ role: 'assistant', content: outcome.value.text }]);
             for (const probe of graded) {
               tally.probes++;
               if (gradeAnswer(probe, answer, root)) tally.retained++;

@@ -6,17 +6,6 @@ import { type Outcome, fail } from '../errors.js';
 import { errorItem } from './_items.js';
 import { jsonlEntry, lineItem } from './_jsonl.js';
 
-/** Parses one archive line's text into a canonical transcript. */
-export function parseArchiveLine(text: string): Outcome<ParsedTranscript> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return fail('E_JSON', (err as Error).message);
-  }
-  return parseTranscript(value);
-}
-
 /**
  * Turns one raw line of a canonical archive into an input item: blank lines are skipped, bad bytes and bad JSON are
  * errors (an unterminated last line that does not parse was cut off mid-write: E_TRUNCATED; a complete one without

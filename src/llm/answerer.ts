@@ -172,20 +172,21 @@ export class Answerer {
       record.requests += out.attempts;
       record.failures.push(...out.failures);
       record.waitedMs += out.waitedMs;
-      if (!out.ok && out.failure.code === 'bad_response') {
+      if (!out.ok && out.error.code === 'bad_response') {
         // A 2xx that is not a chat completion is a garbage answer: ask again, like for a rejected one.
-        record.rejections.push(`bad response: ${out.failure.message}`);
+        record.rejections.push(`bad response: ${out.error.message}`);
         transient = true;
         continue;
       }
-      if (!out.ok) return { ok: false, failure: out.failure, transient: true };
+      if (!out.ok) return { ok: false, failure: out.error, transient: true };
+      const { text, usage, usageEstimated } = out.value;
       record.answers++;
-      record.promptTokens += out.usage.promptTokens;
-      record.completionTokens += out.usage.completionTokens;
-      record.usageEstimated ||= out.usageEstimated;
-      this.meter.recordAnswer(out.usage, out.usageEstimated);
-      const c = check(out.text);
-      if (c.ok) return { ok: true, value: c.value, text: out.text, usage: out.usage };
+      record.promptTokens += usage.promptTokens;
+      record.completionTokens += usage.completionTokens;
+      record.usageEstimated ||= usageEstimated;
+      this.meter.recordAnswer(usage, usageEstimated);
+      const c = check(text);
+      if (c.ok) return { ok: true, value: c.value, text, usage };
       record.rejections.push(c.reason);
     }
     return { ok: false, transient };

@@ -27,15 +27,3 @@ export function retryDelay(retry: number, hintMs: number | undefined, random: ()
   const base = Math.min(INITIAL_BACKOFF_MS * 2 ** Math.max(0, retry - 1), MAX_BACKOFF_MS);
   return { ms: Math.round(base * (1 - random() * 0.25)), source: 'backoff', capped: false };
 }
-
-/** A seeded PRNG (mulberry32) for reproducible jitter in tests. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

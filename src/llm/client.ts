@@ -1,3 +1,4 @@
+import type { Outcome } from '../errors.js';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { LlmFailure } from './failure.js';
 import { type HeaderGetter, type RateLimitSnapshot, parseRateLimitHeaders, parseRetryAfter } from './rate-limit-headers.js';
@@ -21,17 +22,16 @@ export interface ChatUsage {
   completionTokens: number;
 }
 
-export type ChatOutcome =
-  | {
-      ok: true;
-      /** The answer's text; '' when the server sent no content (the caller's guards reject it). */
-      text: string;
-      finishReason: string | null;
-      /** As the server reported it; null when it sent no usage (some local servers). */
-      usage: ChatUsage | null;
-      rateLimit: RateLimitSnapshot;
-    }
-  | { ok: false; failure: LlmFailure };
+export interface ChatAnswer {
+  /** The answer's text; '' when the server sent no content (the caller's guards reject it). */
+  text: string;
+  finishReason: string | null;
+  /** As the server reported it; null when it sent no usage (some local servers). */
+  usage: ChatUsage | null;
+  rateLimit: RateLimitSnapshot;
+}
+
+export type ChatOutcome = Outcome<ChatAnswer, LlmFailure>;
 
 /** What the queue needs from a model endpoint; tests substitute a scripted one. */
 export interface ChatClient {
@@ -121,7 +121,7 @@ export function createOpenAIChatClient(options: ChatClientOptions): ChatClient {
   const maxTokensParam = options.maxTokensParam ?? defaultMaxTokensParam(options.model);
 
   async function complete(request: ChatRequest, outer?: AbortSignal): Promise<ChatOutcome> {
-    if (outer?.aborted) return { ok: false, failure: { code: 'aborted', message: 'aborted before the request was sent' } };
+    if (outer?.aborted) return { ok: false, error: { code: 'aborted', message: 'aborted before the request was sent' } };
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -139,7 +139,7 @@ export function createOpenAIChatClient(options: ChatClientOptions): ChatClient {
       const rateLimit = parseRateLimitHeaders(headerGetter(response.headers));
       const parsed = data as unknown as CompletionBody | string | null;
       if (parsed === null || typeof parsed !== 'object' || !Array.isArray(parsed.choices) || parsed.choices.length === 0) {
-        return { ok: false, failure: { code: 'bad_response', status: response.status, message: 'the response has no choices', rateLimit } };
+        return { ok: false, error: { code: 'bad_response', status: response.status, message: 'the response has no choices', rateLimit } };
       }
       const choice = parsed.choices[0];
       const content = choice.message?.content;
@@ -150,15 +150,15 @@ export function createOpenAIChatClient(options: ChatClientOptions): ChatClient {
           ? { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens }
           : null;
       const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
-      return { ok: true, text, finishReason, usage, rateLimit };
+      return { ok: true, value: { text, finishReason, usage, rateLimit } };
     } catch (err) {
-      if (timedOut) return { ok: false, failure: { code: 'timeout', message: `no answer within ${options.timeoutMs} ms` } };
-      if (outer?.aborted) return { ok: false, failure: { code: 'aborted', message: 'the run was interrupted' } };
-      if (err instanceof APIConnectionTimeoutError) return { ok: false, failure: { code: 'timeout', message: err.message } };
-      if (err instanceof APIUserAbortError) return { ok: false, failure: { code: 'aborted', message: err.message } };
-      if (err instanceof APIConnectionError) return { ok: false, failure: { code: 'connection', message: connectionMessage(err) } };
-      if (err instanceof APIError && typeof err.status === 'number') return { ok: false, failure: fromApiError(err, now()) };
-      return { ok: false, failure: { code: 'bad_response', message: err instanceof Error ? err.message : String(err) } };
+      if (timedOut) return { ok: false, error: { code: 'timeout', message: `no answer within ${options.timeoutMs} ms` } };
+      if (outer?.aborted) return { ok: false, error: { code: 'aborted', message: 'the run was interrupted' } };
+      if (err instanceof APIConnectionTimeoutError) return { ok: false, error: { code: 'timeout', message: err.message } };
+      if (err instanceof APIUserAbortError) return { ok: false, error: { code: 'aborted', message: err.message } };
+      if (err instanceof APIConnectionError) return { ok: false, error: { code: 'connection', message: connectionMessage(err) } };
+      if (err instanceof APIError && typeof err.status === 'number') return { ok: false, error: fromApiError(err, now()) };
+      return { ok: false, error: { code: 'bad_response', message: err instanceof Error ? err.message : String(err) } };
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onOuterAbort);

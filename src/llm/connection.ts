@@ -37,14 +37,17 @@ function safetyMargin(window: number): number {
   return Math.max(256, Math.floor(window * 0.02));
 }
 
-/** Connects to the model of validated options: E_CONFIG when max_tokens leaves too little room for a prompt. */
-export function connectLlm(options: LlmOptions, deps: LlmDeps = {}, source = 'llm'): LlmConnection {
+/**
+ * Connects to the model of validated options: E_CONFIG when max_tokens leaves less than `minPromptTokens` for a
+ * prompt (the judge takes 0: a question whose context does not fit is counted, not an error).
+ */
+export function connectLlm(options: LlmOptions, deps: LlmDeps = {}, { source = 'llm', minPromptTokens = 1024 } = {}): LlmConnection {
   const env = deps.env ?? process.env;
   const clock = deps.clock ?? systemClock;
   const window = options.contextWindow ?? modelInfo(options.model).contextWindow ?? DEFAULT_SUMMARIZER_WINDOW;
   let inputBudget = window - options.maxTokens - safetyMargin(window);
   if (options.tpm !== undefined) inputBudget = Math.min(inputBudget, options.tpm - options.maxTokens);
-  if (inputBudget < 1024) {
+  if (inputBudget < minPromptTokens) {
     throw new TcompactError(
       'E_CONFIG',
       `${source}: maxTokens ${options.maxTokens} leaves only ${inputBudget} tokens for the prompt (window ${window}${options.tpm ? `, tpm ${options.tpm}` : ''})`,

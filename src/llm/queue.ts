@@ -1,3 +1,4 @@
+import type { Outcome } from '../errors.js';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { retryDelay } from './backoff.js';
 import type { ChatClient, ChatRequest, ChatUsage } from './client.js';
@@ -22,16 +23,15 @@ interface JobCommon {
   waitedMs: number;
 }
 
-export type JobOutcome =
-  | (JobCommon & {
-      ok: true;
-      text: string;
-      finishReason: string | null;
-      usage: ChatUsage;
-      /** The server sent no usage; the figures are our own counts. */
-      usageEstimated: boolean;
-    })
-  | (JobCommon & { ok: false; failure: LlmFailure });
+export interface JobAnswer {
+  text: string;
+  finishReason: string | null;
+  usage: ChatUsage;
+  /** The server sent no usage; the figures are our own counts. */
+  usageEstimated: boolean;
+}
+
+export type JobOutcome = Outcome<JobAnswer, LlmFailure> & JobCommon;
 
 export type QueueEvent =
   | { type: 'send'; at: number; job: string; attempt: number; promptTokens: number }
@@ -117,32 +117,30 @@ export class LlmQueue {
     };
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted || this.closed)
-        return finish({ ok: false, failure: { code: 'aborted', message: 'the run was interrupted' }, attempts: attempt - 1, failures, waitedMs });
+        return finish({ ok: false, error: { code: 'aborted', message: 'the run was interrupted' }, attempts: attempt - 1, failures, waitedMs });
       const acquired = await this.limiter.acquire(job.promptTokens + job.request.maxTokens, signal);
       if (!acquired.ok) {
         failures.push(acquired.reason);
-        return finish({ ok: false, failure: { code: acquired.reason, message: acquired.message }, attempts: attempt - 1, failures, waitedMs });
+        return finish({ ok: false, error: { code: acquired.reason, message: acquired.message }, attempts: attempt - 1, failures, waitedMs });
       }
       waitedMs += acquired.waitedMs;
       this.counters.requests++;
       this.emit({ type: 'send', at: clock.now(), job: job.label, attempt, promptTokens: job.promptTokens });
       const outcome = await this.client.complete(job.request, signal);
       if (outcome.ok) {
-        this.limiter.observe(outcome.rateLimit);
-        const usage = outcome.usage ?? { promptTokens: job.promptTokens, completionTokens: this.options.countTokens(outcome.text) };
+        const answer = outcome.value;
+        this.limiter.observe(answer.rateLimit);
+        const usage = answer.usage ?? { promptTokens: job.promptTokens, completionTokens: this.options.countTokens(answer.text) };
         acquired.reservation.settle(usage.promptTokens + usage.completionTokens);
         return finish({
           ok: true,
-          text: outcome.text,
-          finishReason: outcome.finishReason,
-          usage,
-          usageEstimated: outcome.usage === null,
+          value: { text: answer.text, finishReason: answer.finishReason, usage, usageEstimated: answer.usage === null },
           attempts: attempt,
           failures,
           waitedMs,
         });
       }
-      const failure = outcome.failure;
+      const failure = outcome.error;
       this.limiter.observe(failure.rateLimit);
       // A refused request (4xx) cost no tokens; one that failed on the server's side may have.
       acquired.reservation.settle(failure.status !== undefined && failure.status < 500 ? 0 : job.promptTokens);
@@ -157,7 +155,7 @@ export class LlmQueue {
         ...(failure.status !== undefined ? { status: failure.status } : {}),
       });
       if (!isRetryable(failure.code) || attempt >= maxAttempts || signal?.aborted) {
-        return finish({ ok: false, failure, attempts: attempt, failures, waitedMs });
+        return finish({ ok: false, error: failure, attempts: attempt, failures, waitedMs });
       }
       const delay = retryDelay(attempt, failure.retryAfterMs, this.random);
       if (failure.code === 'rate_limited') {

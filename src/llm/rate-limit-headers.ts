@@ -58,10 +58,6 @@ export function parseRateLimitHeaders(get: HeaderGetter): RateLimitSnapshot {
   return out;
 }
 
-export function isEmptySnapshot(s: RateLimitSnapshot): boolean {
-  return Object.keys(s).length === 0;
-}
-
 /**
  * The wait the server asks for, in milliseconds, or undefined when it asks for none we can read. `retry-after-ms`
  * (not standard, sent by OpenAI) wins over `Retry-After`, which is either seconds or an HTTP date. A date in the past

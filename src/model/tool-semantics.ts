@@ -84,11 +84,6 @@ export function describeToolCall(name: string, argumentsJson: string): ToolActio
   return { kind: 'other' };
 }
 
-/** Whether the call changes the file at `path` (write or edit). */
-export function modifiesPath(action: ToolAction, path: string): boolean {
-  return (action.kind === 'write' || action.kind === 'edit') && normalizePath(action.path) === normalizePath(path);
-}
-
 /** Normalizes a file path for comparison: separators, `.` and `..` segments, duplicate and trailing slashes. */
 export function normalizePath(path: string): string {
   const absolute = path.startsWith('/');

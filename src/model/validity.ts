@@ -63,7 +63,3 @@ export function lastUserRequestIndex(messages: readonly Message[]): number {
   for (let i = messages.length - 1; i >= 0; i--) if (isUser(messages[i])) return i;
   return -1;
 }
-
-export function isValidTranscript(t: Transcript): boolean {
-  return findViolations(t.messages).length === 0;
-}

@@ -1,5 +1,5 @@
 import { generateArchive } from '../../datasets/generate.js';
-import { parseArchiveLine } from '../../src/formats/openai-jsonl.js';
+import { parseTranscript } from '../../src/model/parse.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { BUNDLED } from './paths.js';
@@ -18,7 +18,7 @@ export async function bundledTranscripts(): Promise<Transcript[]> {
 export function syntheticTranscripts(seed = 7, targetBytes = 600_000): Transcript[] {
   const out: Transcript[] = [];
   for (const line of generateArchive({ seed, targetBytes, medianTranscriptBytes: 48 * 1024 })) {
-    const parsed = parseArchiveLine(line);
+    const parsed = parseTranscript(JSON.parse(line));
     if (!parsed.ok) throw new Error(parsed.error.message);
     out.push(parsed.value.transcript);
   }

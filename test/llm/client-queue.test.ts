@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { seededRandom } from '../../src/llm/backoff.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { createOpenAIChatClient } from '../../src/llm/client.js';
 import { RateLimiter } from '../../src/llm/limiter.js';
 import { type JobOutcome, LlmQueue, type QueueEvent } from '../../src/llm/queue.js';
@@ -50,7 +50,7 @@ describe('client and queue against the loopback server', () => {
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0].path).toBe('/v1/chat/completions');
     expect(server.requests[0].body).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 100, temperature: 0 });
-    if (out.ok) expect(out.usage.promptTokens).toBeGreaterThan(0);
+    if (out.ok) expect(out.value.usage.promptTokens).toBeGreaterThan(0);
   });
 
   it('waits the Retry-After seconds of a 429, then succeeds on the second call', async () => {
@@ -97,7 +97,7 @@ describe('client and queue against the loopback server', () => {
       ok: false,
       attempts: 3,
       failures: ['rate_limited', 'rate_limited', 'rate_limited'],
-      failure: { code: 'rate_limited', status: 429 },
+      error: { code: 'rate_limited', status: 429 },
     });
     expect(server.requests).toHaveLength(3);
     // Two pauses of 2 s between the three calls; none after the last.
@@ -137,7 +137,7 @@ describe('client and queue against the loopback server', () => {
   it('fails with server_error after 3 attempts of 500', async () => {
     const { queue, server } = await setup({ script: () => ({ kind: 'status', status: 500 }) });
     const out = await queue.run(job());
-    expect(out).toMatchObject({ ok: false, attempts: 3, failure: { code: 'server_error', status: 500 } });
+    expect(out).toMatchObject({ ok: false, attempts: 3, error: { code: 'server_error', status: 500 } });
     expect(server.requests).toHaveLength(3);
   });
 
@@ -147,7 +147,7 @@ describe('client and queue against the loopback server', () => {
     const started = Date.now();
     const out = await queue.run(job());
     const elapsed = Date.now() - started;
-    expect(out).toMatchObject({ ok: false, attempts: 3, failures: ['timeout', 'timeout', 'timeout'], failure: { code: 'timeout' } });
+    expect(out).toMatchObject({ ok: false, attempts: 3, failures: ['timeout', 'timeout', 'timeout'], error: { code: 'timeout' } });
     expect(server.requests).toHaveLength(3);
     await server.close();
     await new Promise((r) => setTimeout(r, 20));
@@ -160,29 +160,29 @@ describe('client and queue against the loopback server', () => {
   it('never retries context_length_exceeded', async () => {
     const { queue, server } = await setup(faults({ kind: 'context_length_exceeded' }));
     const out = await queue.run(job());
-    expect(out).toMatchObject({ ok: false, attempts: 1, failure: { code: 'context_length_exceeded', status: 400 } });
+    expect(out).toMatchObject({ ok: false, attempts: 1, error: { code: 'context_length_exceeded', status: 400 } });
     expect(server.requests).toHaveLength(1);
   });
 
   it('reports a 200 that is not a chat completion as bad_response, without retrying', async () => {
     const { queue, server } = await setup(faults({ kind: 'garbage' }));
     const out = await queue.run(job());
-    expect(out).toMatchObject({ ok: false, attempts: 1, failure: { code: 'bad_response' } });
+    expect(out).toMatchObject({ ok: false, attempts: 1, error: { code: 'bad_response' } });
     expect(server.requests).toHaveLength(1);
   });
 
   it('returns an empty answer as text "" for the caller to reject', async () => {
     const { queue } = await setup(faults({ kind: 'empty' }));
     const out = await queue.run(job());
-    expect(out).toMatchObject({ ok: true, text: '' });
+    expect(out).toMatchObject({ ok: true, value: { text: '' } });
   });
 
   it('does not retry a refused key or an exhausted quota', async () => {
     const auth = await setup(faults({ kind: 'status', status: 401 }));
-    expect(await auth.queue.run(job())).toMatchObject({ ok: false, attempts: 1, failure: { code: 'auth' } });
+    expect(await auth.queue.run(job())).toMatchObject({ ok: false, attempts: 1, error: { code: 'auth' } });
     await auth.server.close();
     const quota = await setup(faults({ kind: 'rate_limit', code: 'insufficient_quota', retryAfter: '1' }));
-    expect(await quota.queue.run(job())).toMatchObject({ ok: false, attempts: 1, failure: { code: 'quota_exceeded' } });
+    expect(await quota.queue.run(job())).toMatchObject({ ok: false, attempts: 1, error: { code: 'quota_exceeded' } });
   });
 
   it('retries connection failures (nothing listening)', async () => {
@@ -206,6 +206,6 @@ describe('client and queue against the loopback server', () => {
   it('counts the answer itself when the server sends no usage', async () => {
     const { queue } = await setup({ omitUsage: true });
     const out = await queue.run(job());
-    expect(out).toMatchObject({ ok: true, usageEstimated: true, usage: { promptTokens: 20 } });
+    expect(out).toMatchObject({ ok: true, value: { usageEstimated: true, usage: { promptTokens: 20 } } });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../src/llm/backoff.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { RateLimiter, WINDOW_MS } from '../../src/llm/limiter.js';
 import { LlmQueue, type QueueEvent } from '../../src/llm/queue.js';
 import { VirtualClock } from './fake-clock.js';
@@ -64,7 +64,7 @@ describe('rate limiter (fake time)', () => {
     // The 3rd call is refused with Retry-After 7 s; every other call succeeds after 1 s.
     const client = scriptedClient(clock, (call) =>
       call === 2
-        ? { durationMs: 100, outcome: { ok: false, failure: { code: 'rate_limited', status: 429, message: '429', retryAfterMs: 7000 } } }
+        ? { durationMs: 100, outcome: { ok: false, error: { code: 'rate_limited', status: 429, message: '429', retryAfterMs: 7000 } } }
         : { durationMs: 1000, outcome: okOutcome(PROMPT, COMPLETION) },
     );
     const limiter = new RateLimiter({ clock });
@@ -114,13 +114,13 @@ describe('rate limiter (fake time)', () => {
     const stop = new AbortController();
     const client = scriptedClient(clock, () => ({
       durationMs: 100,
-      outcome: { ok: false, failure: { code: 'rate_limited', status: 429, message: '429', retryAfterMs: 60_000 } },
+      outcome: { ok: false, error: { code: 'rate_limited', status: 429, message: '429', retryAfterMs: 60_000 } },
     }));
     const queue = new LlmQueue(client, new RateLimiter({ clock }), { concurrency: 2, maxAttempts: 3, clock, countTokens: () => 0, signal: stop.signal });
     const jobs = Promise.all([queue.run(job(0)), queue.run(job(1))]);
     void clock.sleep(5000).then(() => stop.abort());
     const outs = await clock.runUntil(jobs);
-    expect(outs.map((o) => !o.ok && o.failure.code)).toEqual(['aborted', 'aborted']);
+    expect(outs.map((o) => !o.ok && o.error.code)).toEqual(['aborted', 'aborted']);
     expect(clock.now()).toBe(5000);
     expect(client.calls).toHaveLength(2);
   });
@@ -130,7 +130,7 @@ describe('rate limiter (fake time)', () => {
     const client = scriptedClient(clock, () => ({ durationMs: 10, outcome: okOutcome(PROMPT, COMPLETION) }));
     const queue = new LlmQueue(client, new RateLimiter({ tpm: 1200, clock }), { concurrency: 1, maxAttempts: 3, clock, countTokens: () => 0 });
     const outcome = await clock.runUntil(queue.run(job(0)));
-    expect(outcome).toMatchObject({ ok: false, attempts: 0, failure: { code: 'exceeds_tpm' } });
+    expect(outcome).toMatchObject({ ok: false, attempts: 0, error: { code: 'exceeds_tpm' } });
     expect(client.calls).toHaveLength(0);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RETRY_DELAY_MS, retryDelay, seededRandom } from '../../src/llm/backoff.js';
+import { MAX_RETRY_DELAY_MS, retryDelay } from '../../src/llm/backoff.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { isRetryable } from '../../src/llm/failure.js';
 import { parseDuration, parseRateLimitHeaders, parseRetryAfter } from '../../src/llm/rate-limit-headers.js';
 

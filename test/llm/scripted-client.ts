@@ -24,8 +24,5 @@ export function scriptedClient(clock: Clock, script: (call: number, request: Cha
 
 export const okOutcome = (promptTokens: number, completionTokens: number, text = 'ok'): ChatOutcome => ({
   ok: true,
-  text,
-  finishReason: 'stop',
-  usage: { promptTokens, completionTokens },
-  rateLimit: {},
+  value: { text, finishReason: 'stop', usage: { promptTokens, completionTokens }, rateLimit: {} },
 });

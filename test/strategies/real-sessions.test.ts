@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { restoreCommand } from '../../src/cli/commands/restore.js';
 import { canonicalJson } from '../../src/io/canonical-json.js';
 import { isAssistant } from '../../src/model/message.js';
-import { describeToolCall, modifiesPath } from '../../src/model/tool-semantics.js';
+import { describeToolCall, normalizePath } from '../../src/model/tool-semantics.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { formatRefLine } from '../../src/refs/ref-file.js';
 import { RefSink } from '../../src/refs/ref-store.js';
@@ -105,7 +105,7 @@ describe('every strategy, auto and restore on every real session in ../shared/da
             const action = describeToolCall(x.call.function.name, x.call.function.arguments);
             if (action.kind === 'read' || action.kind === 'list' || action.kind === 'search') return false;
             if (!hint.range || (action.kind !== 'write' && action.kind !== 'edit')) return true;
-            return modifiesPath(action, String(a[hint.range.path]));
+            return (action.kind === 'write' || action.kind === 'edit') && normalizePath(action.path) === normalizePath(String(a[hint.range.path]));
           });
         });
         expect(covering, `${input.id}: ${c.call.function.name} ${c.call.function.arguments}`).toBeDefined();

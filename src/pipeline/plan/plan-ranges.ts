@@ -7,8 +7,6 @@ export interface RangePlanOptions {
   shardBytes: number;
   /** Index of the first shard (shards are numbered across the whole run). */
   firstIndex: number;
-  /** Read path, when it differs from the name recorded in the shard (the name as given). */
-  path?: string;
 }
 
 /**
@@ -31,7 +29,7 @@ export async function* planRangeShards(file: string, options: RangePlanOptions):
     hash = createHash('sha256');
     return shard;
   };
-  for await (const chunk of createReadStream(options.path ?? file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
     let from = 0;
     for (;;) {
       // Only the first line end at or after the target matters; lines before it are counted, not looked at.

@@ -1,4 +1,4 @@
-import type { ErrorInfo } from '../../errors.js';
+import type { ErrorInfo, Outcome } from '../../errors.js';
 import type { InputItem } from '../../formats/types.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
 import type { StepReport } from '../../strategies/types.js';
@@ -121,7 +121,7 @@ export interface ShardOutput {
   pending?: PendingTranscript[];
 }
 
-export type ShardOutcome = { ok: true; value: ShardOutput } | { ok: false; error: ErrorInfo };
+export type ShardOutcome = Outcome<ShardOutput>;
 
 /** A shard in words, for messages: `file lines 10-42, bytes 1000-5000` or `input items 0-99`. */
 export function describeShard(shard: ShardDescriptor): string {
