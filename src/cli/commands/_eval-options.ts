@@ -1,4 +1,5 @@
 import { TcompactError } from '../../errors.js';
+import { LineTally } from '../../formats/line-tally.js';
 import type { InputItem } from '../../formats/types.js';
 import type { CliIO } from '../command.js';
 
@@ -10,27 +11,33 @@ export function nonNegativeOption(name: string, value: string | undefined, fallb
   return n;
 }
 
-/** Input accounting shared by `eval` and `simulate`: errors go to stderr as they come, and are counted. */
+/** Input accounting shared by `eval` and `simulate`: errors go to stderr as they come, and are counted (in lines). */
 export class InputTally {
-  transcripts = 0;
-  errors = 0;
-  skipped = 0;
+  private readonly tally = new LineTally();
 
   constructor(private readonly io: CliIO) {}
+
+  get transcripts(): number {
+    return this.tally.transcripts;
+  }
+
+  /** Failed input lines. */
+  get errors(): number {
+    return this.tally.lines.failed;
+  }
+
+  get skipped(): number {
+    return this.tally.lines.skipped;
+  }
 
   /** True when the item is a transcript to process. */
   accept(item: InputItem): item is Extract<InputItem, { kind: 'transcript' }> {
     if (item.kind === 'error') {
-      this.errors++;
       const r = item.record;
       this.io.stderr.write(`${r.file}:${r.line}: ${r.code}: ${r.message}\n`);
-      return false;
     }
-    if (item.kind === 'skipped') {
-      this.skipped++;
-      return false;
-    }
-    this.transcripts++;
-    return true;
+    const transcript = this.tally.item(item);
+    if (transcript) this.tally.ok(transcript.lines);
+    return transcript !== undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
 import { type ErrorRecord, TcompactError } from '../../errors.js';
+import { LineTally } from '../../formats/line-tally.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
@@ -151,14 +152,11 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
     const tokenizer = getTokenizer(config.tokenizer);
 
     const archive = emptyArchiveReport(tokenizer.name);
-    const lines = { read: 0, ok: 0, failed: 0, skipped: 0 };
+    const tally = new LineTally();
     const messages = { before: 0, after: 0 };
-    const errorsByCode: Record<string, number> = {};
     const output = dryRun ? null : await CompactOutput.open(compactOutputPaths(values.out!), config.refs);
     const fail = async (record: ErrorRecord, count: number) => {
-      lines.read += count;
-      lines.failed += count;
-      errorsByCode[record.code] = (errorsByCode[record.code] ?? 0) + 1;
+      tally.failed(record, count);
       io.stderr.write(`${record.file}:${record.line}: ${record.code}: ${record.message}\n`);
       await output?.error(record);
     };
@@ -169,8 +167,7 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
           continue;
         }
         if (item.kind === 'skipped') {
-          lines.read++;
-          lines.skipped++;
+          tally.skipped(item.reason);
           continue;
         }
         const refs = config.refs ? new RefSink() : null;
@@ -182,8 +179,7 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
           await fail({ file: item.file, line: item.line, byteOffset: item.byteOffset, code: 'E_STRATEGY', message }, item.lines);
           continue;
         }
-        lines.read += item.lines;
-        lines.ok += item.lines;
+        tally.ok(item.lines);
         messages.before += item.transcript.messages.length;
         messages.after += run.transcript.messages.length;
         addRun(archive, run);
@@ -200,9 +196,9 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
           refs: config.refs,
           steps: steps.map((s) => s.strategy.name),
         },
-        lines,
+        lines: tally.lines,
         messages,
-        errorsByCode,
+        errorsByCode: tally.errorsByCode,
         dryRun,
         ...archive,
       };
@@ -216,9 +212,9 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
     io.stdout.write(
       `\n${archive.transcripts} transcripts: ${archive.tokensBefore} -> ${archive.tokensAfter} tokens (${tokenizer.name}), ` +
         `${archive.tokensSaved} saved (${percent(archive.tokensSaved, archive.tokensBefore)}); ` +
-        `lines: ${lines.read} read, ${lines.ok} ok, ${lines.failed} failed, ${lines.skipped} skipped\n`,
+        `lines: ${tally.lines.read} read, ${tally.lines.ok} ok, ${tally.lines.failed} failed, ${tally.lines.skipped} skipped\n`,
     );
     io.stdout.write(dryRun ? 'dry run: nothing written\n' : `wrote ${values.out}\n`);
-    return lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+    return tally.lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
   },
 };

@@ -6,6 +6,7 @@ import { renderBreakdown, percent } from '../../report/bars.js';
 import { type Breakdown, addBreakdown, countTranscript, emptyBreakdown } from '../../tokens/breakdown.js';
 import { TOKENIZER_NAMES, type TokenizerName, getTokenizer } from '../../tokens/tokenizer.js';
 import { DEFAULT_WINDOW, windowStatus, type WindowStatus } from '../../tokens/window.js';
+import { InputTally } from './_eval-options.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -67,19 +68,9 @@ Options:
 
     const transcripts: TranscriptStats[] = [];
     const total = emptyBreakdown();
-    let errors = 0;
-    let skipped = 0;
+    const tally = new InputTally(io);
     for await (const item of readInputs(inputs, { maxLineBytes, from })) {
-      if (item.kind === 'error') {
-        errors++;
-        const r = item.record;
-        io.stderr.write(`${r.file}:${r.line}: ${r.code}: ${r.message}\n`);
-        continue;
-      }
-      if (item.kind === 'skipped') {
-        skipped++;
-        continue;
-      }
+      if (!tally.accept(item)) continue;
       const counted = countTranscript(item.transcript, tokenizer);
       addBreakdown(total, counted.byCategory);
       transcripts.push({
@@ -100,8 +91,8 @@ Options:
         window,
         transcripts,
         total: { transcripts: transcripts.length, tokens: totalTokens, byCategory: total },
-        errors,
-        skipped,
+        errors: tally.errors,
+        skipped: tally.skipped,
       };
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     } else {
@@ -109,9 +100,11 @@ Options:
         io.stdout.write(`${t.id}  (${t.file}:${t.line})  ${t.messages} messages, ${t.tokens} tokens, ${percent(t.tokens, window)} of ${window}: ${t.status}\n`);
         for (const line of renderBreakdown(t.byCategory)) io.stdout.write(`${line}\n`);
       }
-      io.stdout.write(`\nTotal: ${transcripts.length} transcripts, ${totalTokens} tokens (${tokenizer.name}), ${errors} errors, ${skipped} skipped\n`);
+      io.stdout.write(
+        `\nTotal: ${transcripts.length} transcripts, ${totalTokens} tokens (${tokenizer.name}), ${tally.errors} errors, ${tally.skipped} skipped\n`,
+      );
       for (const line of renderBreakdown(total)) io.stdout.write(`${line}\n`);
     }
-    return errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+    return tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
   },
 };

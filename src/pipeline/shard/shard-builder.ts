@@ -1,5 +1,6 @@
 import type { ErrorRecord } from '../../errors.js';
 import { formatRefLine } from '../../refs/ref-file.js';
+import { LineTally } from '../../formats/line-tally.js';
 import { RefSink } from '../../refs/ref-store.js';
 import type { PendingTranscript, ShardCounts, ShardOutput, TranscriptReport } from './types.js';
 import { encodeShardOutput } from './encoding.js';
@@ -31,18 +32,19 @@ export class ShardBuilder {
   private readonly errors: string[] = [];
   private readonly reports: TranscriptReport[] = [];
   private readonly pending: PendingTranscript[] = [];
-  private readonly counts = emptyCounts();
+  private readonly tally = new LineTally();
+  private readonly counts: ShardCounts;
 
   constructor(bytes = 0) {
-    this.counts.bytes = bytes;
+    const { lines, errorsByCode, skippedByReason } = this.tally;
+    this.counts = { ...emptyCounts(), lines, errorsByCode, skippedByReason, bytes };
   }
 
   addTranscript(json: string, report: TranscriptReport, lines: number, format: string, warnings: number, repairs: Record<string, number>, next?: number): void {
     if (next !== undefined) this.pending.push({ index: this.reports.length, next });
     this.transcripts.push(json, '\n');
     this.reports.push(report);
-    this.counts.lines.read += lines;
-    this.counts.lines.ok += lines;
+    this.tally.ok(lines);
     bump(this.counts.formats, format);
     this.counts.warnings += warnings;
     for (const [kind, n] of Object.entries(repairs)) if (n > 0) bump(this.counts.repairs, kind, n);
@@ -51,15 +53,11 @@ export class ShardBuilder {
   addError(record: ErrorRecord, lines = 1): void {
     const { file, line, byteOffset, code, message } = record;
     this.errors.push(JSON.stringify({ file, line, byteOffset, code, message }), '\n');
-    this.counts.lines.read += lines;
-    this.counts.lines.failed += lines;
-    bump(this.counts.errorsByCode, code, lines);
+    this.tally.failed(record, lines);
   }
 
   addSkipped(reason: string): void {
-    this.counts.lines.read += 1;
-    this.counts.lines.skipped += 1;
-    bump(this.counts.skippedByReason, reason);
+    this.tally.skipped(reason);
   }
 
   finish(): ShardOutput {
