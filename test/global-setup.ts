@@ -3,5 +3,5 @@ import { execFileSync } from 'node:child_process';
 /** Tests that run the CLI or the worker pool use the built dist/, so build it once before the suite. */
 export default function setup(): void {
   if (process.env.TCOMPACT_SKIP_BUILD === '1') return;
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 }

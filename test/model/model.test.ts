@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseTranscript } from '../src/model/parse.js';
-import { findViolations } from '../src/model/validity.js';
-import type { Message } from '../src/model/message.js';
+import { parseTranscript } from '../../src/model/parse.js';
+import { findViolations } from '../../src/model/validity.js';
+import type { Message } from '../../src/model/message.js';
 
 describe('parseTranscript', () => {
   it('keeps unknown fields and passes unknown roles through with a warning', () => {

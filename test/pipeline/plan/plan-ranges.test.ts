@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readLines } from '../../src/io/line-reader.js';
-import { planRangeShards } from '../../src/pipeline/plan/plan-ranges.js';
-import type { RangeShard } from '../../src/pipeline/shard/types.js';
-import { tempDir, writeRealArchive } from './helpers.js';
+import { readLines } from '../../../src/io/line-reader.js';
+import { planRangeShards } from '../../../src/pipeline/plan/plan-ranges.js';
+import type { RangeShard } from '../../../src/pipeline/shard/types.js';
+import { tempDir, writeRealArchive } from '../helpers.js';
 
 const dir = tempDir('plan');
 

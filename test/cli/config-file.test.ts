@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCompactConfig } from '../src/cli/config-file.js';
+import { loadCompactConfig } from '../../src/cli/config-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tcompact-config-'));
 function file(name: string, text: string): string {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import { createTokenizer, getTokenizer } from '../src/tokens/tokenizer.js';
-import { countTranscript, MESSAGE_OVERHEAD_TOKENS, totalOf } from '../src/tokens/breakdown.js';
-import type { Transcript } from '../src/model/transcript.js';
+import { createTokenizer, getTokenizer } from '../../src/tokens/tokenizer.js';
+import { countTranscript, MESSAGE_OVERHEAD_TOKENS, totalOf } from '../../src/tokens/breakdown.js';
+import type { Transcript } from '../../src/model/transcript.js';
 
 describe('tokenizer', () => {
   it('counts o200k_base tokens exactly as the encoder does on known strings', () => {

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CompactReport } from '../src/cli/commands/compact.js';
-import { readInputs } from '../src/formats/read-inputs.js';
-import type { Transcript } from '../src/model/transcript.js';
-import { readRefFile } from '../src/refs/ref-file.js';
-import { restoreTranscript } from '../src/refs/restore.js';
-import { BUNDLED, CLI } from './helpers/paths.js';
+import type { CompactReport } from '../../src/cli/commands/compact.js';
+import { readInputs } from '../../src/formats/read-inputs.js';
+import type { Transcript } from '../../src/model/transcript.js';
+import { readRefFile } from '../../src/refs/ref-file.js';
+import { restoreTranscript } from '../../src/refs/restore.js';
+import { BUNDLED, CLI } from '../helpers/paths.js';
 
 const exec = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { NO_RESULT_TEXT, repairPairing } from '../src/model/repair.js';
-import { findViolations } from '../src/model/validity.js';
-import type { Message } from '../src/model/message.js';
+import { NO_RESULT_TEXT, repairPairing } from '../../src/model/repair.js';
+import { findViolations } from '../../src/model/validity.js';
+import type { Message } from '../../src/model/message.js';
 
 const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'Read', arguments: '{}' } });
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
-import { parseTranscript } from '../src/model/parse.js';
-import { findViolations } from '../src/model/validity.js';
-import { SHARED_DATASETS } from './helpers/paths.js';
+import { main } from '../../src/cli/main.js';
+import { parseTranscript } from '../../src/model/parse.js';
+import { findViolations } from '../../src/model/validity.js';
+import { SHARED_DATASETS } from '../helpers/paths.js';
 
 const SPOTTER_SHORT = join(SHARED_DATASETS, 'spotter', 'files', 'test', 'fixtures', 'transcripts', 'short.jsonl');
 const SESSION_SHARE = join(SHARED_DATASETS, 'session-share', 'files', 'samples', 'claude-code-projects');

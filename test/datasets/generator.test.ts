@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateArchive, writeArchive } from '../datasets/generate.js';
-import { parseTranscript } from '../src/model/parse.js';
-import { findViolations } from '../src/model/validity.js';
-import type { AssistantMessage, Message, ToolMessage } from '../src/model/message.js';
+import { generateArchive, writeArchive } from '../../datasets/generate.js';
+import { parseTranscript } from '../../src/model/parse.js';
+import { findViolations } from '../../src/model/validity.js';
+import type { AssistantMessage, Message, ToolMessage } from '../../src/model/message.js';
 
 function archiveText(seed: number, targetBytes: number, extra: object = {}): string {
   let out = '';

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './helpers/paths.js';
+import { ROOT } from '../helpers/paths.js';
 
 describe('the tcompact bin', () => {
   it('runs as a program, the way `npx tcompact` starts it: executable, with a node shebang', () => {

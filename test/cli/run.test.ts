@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readInputs } from '../src/formats/read-inputs.js';
-import { ROOT } from './helpers/paths.js';
-import { accounting, readReport, realArchiveLines, runCli, tempDir } from './pipeline/helpers.js';
+import { readInputs } from '../../src/formats/read-inputs.js';
+import { ROOT } from '../helpers/paths.js';
+import { accounting, readReport, realArchiveLines, runCli, tempDir } from '../pipeline/helpers.js';
 
 /** `tcompact run` from the command line, on the bundled real dataset, the way `npm start` runs it. */
 const dir = tempDir('run-cli');

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeLine, readLines, type RawLine } from '../src/io/line-reader.js';
+import { decodeLine, readLines, type RawLine } from '../../src/io/line-reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tcompact-lines-'));
 function file(name: string, content: Buffer | string): string {
