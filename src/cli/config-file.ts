@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { TcompactError } from '../errors.js';
+import { withModelSummarizer } from '../strategies/auto.js';
 import { buildSteps } from '../strategies/build-steps.js';
 import { type CompactConfig, parseCompactConfig } from '../strategies/compact-config.js';
 import type { PipelineStep } from '../strategies/runner.js';
@@ -59,7 +60,7 @@ export interface LoadedConfig {
  * steps built (per-strategy options validated too). Every error names the source and the exact path, e.g.
  * `tcompact.json: options.mask-observations.keepRecent: Too small: expected number to be >=0`.
  */
-export async function loadCompactConfig(file: string | undefined, overrides: ConfigOverrides): Promise<LoadedConfig> {
+export async function loadCompactConfig(file: string | undefined, overrides: ConfigOverrides, { model = false } = {}): Promise<LoadedConfig> {
   const value: Record<string, unknown> = file === undefined ? {} : await readConfigFile(file);
   const { options, ...top } = overrides;
   for (const [key, v] of Object.entries(top)) if (v !== undefined) value[key] = v;
@@ -69,7 +70,8 @@ export async function loadCompactConfig(file: string | undefined, overrides: Con
     value.options = merged;
   }
   const source = file ?? 'command line';
-  const config = parseCompactConfig(value, source);
+  const parsed = parseCompactConfig(value, source);
+  const config = model ? withModelSummarizer(parsed) : parsed;
   try {
     return { config, steps: buildSteps(config) };
   } catch (err) {

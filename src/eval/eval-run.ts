@@ -1,9 +1,12 @@
 import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { RefSink } from '../refs/ref-store.js';
-import { buildSyncSteps } from '../strategies/build-steps.js';
+import type { LlmSession } from '../llm/session.js';
+import { withModelSummarizer } from '../strategies/auto.js';
+import { buildSteps } from '../strategies/build-steps.js';
 import { type CompactConfig, parseCompactConfig } from '../strategies/compact-config.js';
-import { type PipelineStep, runSteps } from '../strategies/runner.js';
+import { type PipelineStep, requireSyncSteps, runSteps, runStepsAsync } from '../strategies/runner.js';
+import type { StepReport } from '../strategies/types.js';
 import { countMessage, countTranscript, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { Judge, JudgeReport } from './judge.js';
@@ -29,6 +32,22 @@ export interface EvalOptions {
   judge?: Judge;
   /** Judge only the first N transcripts. @default all */
   judgeLimit?: number;
+  /**
+   * The models of the LLM steps (`summarize`, `classify-tangents`, `auto` whose summarizer becomes `summarize`): a
+   * strategy with an LLM step gives one row per model (`name @ model` when there are several).
+   */
+  llm?: readonly LlmSession[];
+}
+
+/** What a row's LLM steps cost: requests, tokens, dollars (null when a price is unknown) and wall time. */
+export interface RowLlm {
+  model: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number | null;
+  /** Summed wall time of the LLM steps (the latency a user waits per transcript, summed): varies run to run. */
+  ms: number;
 }
 
 /** One row of a table: a strategy (or the original, or the reference summary) summed over transcripts or spans. */
@@ -37,6 +56,8 @@ export interface EvalRow {
   tokensBefore: number;
   tokensAfter: number;
   score: ProbeScore;
+  /** Rows of strategies with LLM steps. */
+  llm?: RowLlm;
 }
 
 export interface TranscriptEval {
@@ -93,9 +114,44 @@ function addToRow(row: EvalRow, before: number, after: number, score: ProbeScore
   addScore(row.score, score);
 }
 
+interface View {
+  name: string;
+  tokens: number;
+  view: ModelView;
+  transcript: Transcript;
+}
+
+interface Pipeline {
+  name: string;
+  steps: PipelineStep[];
+  /** The model of the pipeline's LLM steps. */
+  llm?: LlmSession;
+}
+
+/** One pipeline per strategy entry, or one per model when it has an LLM step (E_CONFIG when no model is given). */
+function pipelinesOf(name: string, options: EvalOptions): Pipeline[] {
+  const models = options.llm ?? [];
+  const parsed = parseCompactConfig({ ...options.config, strategies: name.split('+'), tokenizer: options.tokenizer.name });
+  const steps = buildSteps(models.length > 0 ? withModelSummarizer(parsed) : parsed);
+  if (!steps.some((s) => s.strategy.async)) return [{ name, steps }];
+  if (models.length === 0) requireSyncSteps(steps, 'eval');
+  return models.map((llm) => ({ name: models.length > 1 ? `${name} @ ${llm.options.model}` : name, steps, llm }));
+}
+
+function addLlmFigures(into: RowLlm, steps: readonly StepReport[]): void {
+  for (const s of steps) {
+    if (!s.llm) continue;
+    into.requests += s.llm.usage.requests;
+    into.promptTokens += s.llm.usage.promptTokens;
+    into.completionTokens += s.llm.usage.completionTokens;
+    into.costUsd = into.costUsd === null || s.llm.costUsd === null ? null : into.costUsd + s.llm.costUsd;
+    into.ms += s.ms;
+  }
+}
+
 /** Runs every strategy on every transcript and scores what each compacted transcript still carries. Add in input order. */
 export class Evaluation {
-  private readonly pipelines: { name: string; steps: PipelineStep[] }[];
+  private readonly pipelines: Pipeline[];
   private readonly rows: EvalRow[];
   private readonly referenceRows: EvalRow[];
   private readonly perTranscript: TranscriptEval[] = [];
@@ -103,12 +159,16 @@ export class Evaluation {
   private readonly probeTotals = probeCounts([]);
 
   constructor(private readonly options: EvalOptions) {
-    this.pipelines = options.strategies.map((name) => ({
-      name,
-      steps: buildSyncSteps(parseCompactConfig({ ...options.config, strategies: name.split('+'), tokenizer: options.tokenizer.name }), 'eval'),
-    }));
-    this.rows = [emptyRow(ORIGINAL_ROW), ...options.strategies.map(emptyRow)];
-    this.referenceRows = [emptyRow(ORIGINAL_ROW), emptyRow(REFERENCE_ROW), ...options.strategies.map(emptyRow)];
+    this.pipelines = options.strategies.flatMap((name) => pipelinesOf(name, options));
+    const names = this.pipelines.map((p) => p.name);
+    this.rows = [emptyRow(ORIGINAL_ROW), ...names.map(emptyRow)];
+    this.referenceRows = [emptyRow(ORIGINAL_ROW), emptyRow(REFERENCE_ROW), ...names.map(emptyRow)];
+    this.pipelines.forEach((p, i) => {
+      if (!p.llm) return;
+      const figures: RowLlm = { model: p.llm.options.model, requests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, ms: 0 };
+      this.rows[i + 1].llm = figures;
+      this.referenceRows[i + 2].llm = { ...figures };
+    });
   }
 
   private get window(): number {
@@ -120,16 +180,22 @@ export class Evaluation {
    * strategy runs as if a new user request had just arrived after the transcript: an empty user message is appended
    * and taken off the result, so the kept last turn is that message alone and the whole transcript is compactable.
    */
-  private views(transcript: Transcript, nextTurn = false): { name: string; tokens: number; view: ModelView; transcript: Transcript }[] {
+  private async views(transcript: Transcript, rows: EvalRow[], nextTurn = false): Promise<View[]> {
     const tok = this.options.tokenizer;
-    const out = [{ name: ORIGINAL_ROW, tokens: countTranscript(transcript, tok).total, view: modelView(transcript), transcript }];
+    const out: View[] = [{ name: ORIGINAL_ROW, tokens: countTranscript(transcript, tok).total, view: modelView(transcript), transcript }];
     const next: Message = { role: 'user', content: '' };
     const input = nextTurn ? { ...transcript, messages: [...transcript.messages, next] } : transcript;
-    for (const p of this.pipelines) {
-      let result = runSteps(input, p.steps, { tokenizer: tok, refs: new RefSink(), window: this.window }).transcript;
+    const ctx = { tokenizer: tok, refs: new RefSink(), window: this.window };
+    const results = await Promise.all(
+      this.pipelines.map((p) => (p.llm ? runStepsAsync(input, p.steps, { ...ctx, llm: p.llm }) : runSteps(input, p.steps, ctx))),
+    );
+    this.pipelines.forEach((p, i) => {
+      let result = results[i].transcript;
       if (nextTurn && result.messages[result.messages.length - 1] === next) result = { ...result, messages: result.messages.slice(0, -1) };
+      const figures = rows.find((r) => r.name === p.name)?.llm;
+      if (figures) addLlmFigures(figures, results[i].steps);
       out.push({ name: p.name, tokens: countTranscript(result, tok).total, view: modelView(result), transcript: result });
-    }
+    });
     return out;
   }
 
@@ -140,7 +206,7 @@ export class Evaluation {
     const probes = extractProbes(transcript);
     const counts = probeCounts(probes);
     for (const k of PROBE_KINDS) this.probeTotals[k] += counts[k];
-    const views = this.views(transcript);
+    const views = await this.views(transcript, this.rows);
     const before = views[0].tokens;
     const record: TranscriptEval = { id: transcript.id, file: source.file, line: source.line, tokensBefore: before, probes: counts, rows: [] };
     views.forEach((v, i) => {
@@ -159,7 +225,7 @@ export class Evaluation {
         root,
       );
     }
-    if (this.options.reference !== false) lost.push(...this.addReference(transcript, root));
+    if (this.options.reference !== false) lost.push(...(await this.addReference(transcript, root)));
     return lost;
   }
 
@@ -167,13 +233,13 @@ export class Evaluation {
    * The source's own compactions against the strategies, each on the span the summary replaced. The source's summary
    * replaced all of the span, so the strategies run on it as if the next request had arrived (see `views`).
    */
-  private addReference(transcript: Transcript, root: string | undefined): LostProbe[] {
+  private async addReference(transcript: Transcript, root: string | undefined): Promise<LostProbe[]> {
     const lost: LostProbe[] = [];
     const tok = this.options.tokenizer;
     for (const ref of referenceCompactions(transcript)) {
       const span: Transcript = { id: `${transcript.id}#compaction-${ref.index}`, messages: transcript.messages.slice(ref.from, ref.to) };
       const probes = extractProbes(span);
-      const views = this.views(span, true);
+      const views = await this.views(span, this.referenceRows, true);
       const before = views[0].tokens;
       const summary = { id: span.id, messages: [ref.summary] };
       views.splice(1, 0, { name: REFERENCE_ROW, tokens: totalOf(countMessage(ref.summary, tok)), view: viewOfMessages([ref.summary]), transcript: summary });

@@ -112,6 +112,32 @@ export function renderEvaluation(r: EvalReport): string {
     '',
     table(r.rows),
   ];
+  const llmRows = r.rows.filter((row) => row.llm);
+  if (llmRows.length > 0) {
+    out.push(
+      '',
+      '## LLM steps',
+      '',
+      'What each row with a model cost over the transcripts above (time: the LLM steps summed, varies from run to run).',
+      '',
+      mdTable(
+        ['row', 'model', 'requests', 'prompt tokens', 'completion tokens', 'cost', 'time'],
+        llmRows.map((row) => {
+          const l = row.llm!;
+          return [
+            row.name,
+            l.model,
+            int(l.requests),
+            int(l.promptTokens),
+            int(l.completionTokens),
+            l.costUsd === null ? '–' : `$${l.costUsd.toFixed(4)}`,
+            `${(l.ms / 1000).toFixed(1)} s`,
+          ];
+        }),
+        'llrrrrr',
+      ),
+    );
+  }
   if (r.reference.spans > 0) {
     out.push(
       '',

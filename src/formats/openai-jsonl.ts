@@ -1,8 +1,6 @@
 import { type RawLine, readLines } from '../io/line-reader.js';
 import { parseTranscript } from '../model/parse.js';
 import type { InputItem, ReadOptions } from './types.js';
-import type { ParsedTranscript } from '../model/parse.js';
-import { type Outcome, fail } from '../errors.js';
 import { errorItem } from './_items.js';
 import { jsonlEntry, lineItem } from './_jsonl.js';
 

@@ -1,5 +1,4 @@
 import { type Message, isAssistant, isTool, isUser } from './message.js';
-import type { Transcript } from './transcript.js';
 
 export type ViolationKind =
   | 'missing_result' // a tool call with no tool message

@@ -127,7 +127,7 @@ export async function runStepsAsync(input: Transcript, steps: readonly PipelineS
 
 /** The error for an async step where no model is available. */
 export function needsModel(strategy: AnyStrategy): TcompactError {
-  return new TcompactError('E_CONFIG', `strategy "${strategy.name}" needs a model: run it with \`tcompact run --model NAME\``);
+  return new TcompactError('E_CONFIG', `strategy "${strategy.name}" needs a model: pass --model NAME`);
 }
 
 function stepReport(strategy: string, before: number, after: number, changed: number, removed: number, ms: number, skipped: boolean): StepReport {
@@ -147,5 +147,5 @@ function stepReport(strategy: string, before: number, after: number, changed: nu
 /** For commands that run steps synchronously (compact, eval, the context manager): E_CONFIG on an async step. */
 export function requireSyncSteps(steps: readonly PipelineStep[], command: string): void {
   const step = steps.find((s) => s.strategy.async);
-  if (step) throw new TcompactError('E_CONFIG', `${command}: strategy "${step.strategy.name}" needs a model; only \`tcompact run --model NAME\` runs it`);
+  if (step) throw new TcompactError('E_CONFIG', `${command}: strategy "${step.strategy.name}" needs a model: pass --model NAME`);
 }

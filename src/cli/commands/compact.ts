@@ -11,13 +11,17 @@ import { renderMarkdownReport, renderStrategyTable } from '../../report/render-m
 import { percent } from '../../report/bars.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
 import { compactTranscript } from '../../strategies/compact-transcript.js';
-import { type RunResult, requireSyncSteps } from '../../strategies/runner.js';
+import { type RunResult, requireSyncSteps, runStepsAsync } from '../../strategies/runner.js';
+import { createLlmSession, type LlmRunUsage } from '../../llm/session.js';
+import { finishCompaction } from '../../refs/recipe.js';
+import type { InputItem } from '../../formats/types.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
+import { LLM_FLAGS_HELP, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
 import { EXIT } from '../exit-codes.js';
-import { parseFormat, parseTokenizer } from './stats.js';
+import { parseFormat } from './stats.js';
 
 /** The files `compact --out FILE.jsonl` writes next to each other. */
 export interface CompactOutputPaths {
@@ -44,6 +48,8 @@ export interface CompactReport extends ArchiveReport {
   messages: { before: number; after: number };
   errorsByCode: Record<string, number>;
   dryRun: boolean;
+  /** With --model: the LLM usage, as in `run`'s report.json. */
+  llm?: LlmRunUsage;
 }
 
 /** The compacted archive, its side store and its errors, each written under a temporary name until `commit`. */
@@ -128,6 +134,9 @@ Options:
   --from FORMAT          force the input format instead of detecting it
   --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
 
+${LLM_FLAGS_HELP}
+  (up to --llm-concurrency transcripts are summarized at once; the output keeps the input order)
+
 Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config error.`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('compact', argv, {
@@ -141,12 +150,21 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
       'dry-run': { type: 'boolean' },
       from: { type: 'string' },
       'max-line-bytes': { type: 'string' },
+      ...LLM_FLAG_SPECS,
     });
     const inputs = requireInputs('compact', positionals);
     const dryRun = values['dry-run'] === true;
     if (values.out === undefined && !dryRun) throw new TcompactError('E_USAGE', 'compact: --out FILE.jsonl is required (or --dry-run)');
-    const { config, steps } = await loadCompactConfig(values.config, compactFlagOverrides(values));
-    requireSyncSteps(steps, 'compact');
+    const [llmOptions] = llmOptionsFromFlags('compact', values);
+    const { config, steps } = await loadCompactConfig(
+      values.config,
+      { ...compactFlagOverrides(values), options: llmStepOptionsFromFlags(values) },
+      { model: llmOptions !== undefined },
+    );
+    if (!llmOptions) requireSyncSteps(steps, 'compact');
+    const llm = llmOptions ? await createLlmSession(llmOptions) : undefined;
+    // Transcripts in flight at once: the model's concurrency with LLM steps, else one (all synchronous).
+    const window = llm ? llm.options.llmConcurrency : 1;
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const from = parseFormat(values.from);
     const tokenizer = getTokenizer(config.tokenizer);
@@ -160,31 +178,38 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
       io.stderr.write(`${record.file}:${record.line}: ${record.code}: ${record.message}\n`);
       await output?.error(record);
     };
-    try {
-      for await (const item of readInputs(inputs, { maxLineBytes, from })) {
-        if (item.kind === 'error') {
-          await fail(item.record, item.lines ?? 1);
-          continue;
-        }
-        if (item.kind === 'skipped') {
-          tally.skipped(item.reason);
-          continue;
-        }
-        const refs = config.refs ? new RefSink() : null;
-        let run: RunResult;
-        try {
-          run = compactTranscript(item.transcript, steps, { tokenizer, refs, window: config.window });
-        } catch (err) {
-          const message = `transcript ${item.transcript.id}: ${(err as Error).message}`;
-          await fail({ file: item.file, line: item.line, byteOffset: item.byteOffset, code: 'E_STRATEGY', message }, item.lines);
-          continue;
-        }
+    // Each item becomes a write, done in input order; with LLM steps several transcripts are compacted meanwhile.
+    const writes: Promise<() => Promise<void>>[] = [];
+    const compactItem = async (item: Extract<InputItem, { kind: 'transcript' }>): Promise<() => Promise<void>> => {
+      const refs = config.refs ? new RefSink() : null;
+      const ctx = { tokenizer, refs, window: config.window };
+      let run: RunResult;
+      try {
+        if (llm) {
+          const folded = await runStepsAsync(item.transcript, steps, { ...ctx, llm });
+          run = { ...folded, ...finishCompaction(item.transcript, folded.transcript, refs) };
+        } else run = compactTranscript(item.transcript, steps, ctx);
+      } catch (err) {
+        const message = `transcript ${item.transcript.id}: ${(err as Error).message}`;
+        return () => fail({ file: item.file, line: item.line, byteOffset: item.byteOffset, code: 'E_STRATEGY', message }, item.lines);
+      }
+      return async () => {
         tally.ok(item.lines);
         messages.before += item.transcript.messages.length;
         messages.after += run.transcript.messages.length;
         addRun(archive, run);
         await output?.transcript(JSON.stringify(run.transcript), refs);
+      };
+    };
+    try {
+      for await (const item of readInputs(inputs, { maxLineBytes, from })) {
+        if (item.kind === 'error') writes.push(Promise.resolve(() => fail(item.record, item.lines ?? 1)));
+        else if (item.kind === 'skipped') writes.push(Promise.resolve(async () => tally.skipped(item.reason)));
+        else writes.push(compactItem(item));
+        while (writes.length > window) await (await (writes.shift() as Promise<() => Promise<void>>))();
       }
+      for (const write of writes.splice(0)) await (await write)();
+      await llm?.close();
       const report: CompactReport = {
         tool: 'tcompact compact',
         inputs: [...inputs],
@@ -199,11 +224,13 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
         lines: tally.lines,
         messages,
         errorsByCode: tally.errorsByCode,
+        ...(llm ? { llm: llm.usage() } : {}),
         dryRun,
         ...archive,
       };
       await output?.commit(report);
     } catch (err) {
+      await llm?.close();
       await output?.discard();
       throw err;
     }

@@ -14,6 +14,8 @@ import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { loadCompactConfig } from '../config-file.js';
 import { EXIT } from '../exit-codes.js';
+import { createLlmSession } from '../../llm/session.js';
+import { LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
 import { InputTally } from './_eval-options.js';
 import { parseFormat, parseTokenizer } from './stats.js';
 
@@ -62,6 +64,12 @@ Options:
   --judge-window N       the judge model's context window in tokens (default: known models' own, else 128000)
   --llm-concurrency N    judge requests in flight (default 4)
   --rpm N, --tpm N       judge requests and tokens per minute (default: no limit of our own)
+  --model NAME           the model of the LLM steps (summarize, classify-tangents; auto's summarizer becomes
+                         summarize); repeat to compare models: one row per model, with requests, tokens, cost and
+                         time. --llm, --llm-concurrency, --rpm and --tpm apply to it too
+  --llm-window N         its context window (default: known models' own, else 128000)
+  --focus TEXT           summarize's focus
+  --price-in X, --price-out X   US dollars per million prompt / completion tokens of --model
   --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
   --from FORMAT          force the input format instead of detecting it
   --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})`,
@@ -80,6 +88,11 @@ Options:
       'llm-concurrency': { type: 'string' },
       rpm: { type: 'string' },
       tpm: { type: 'string' },
+      model: LLM_FLAG_SPECS.model,
+      'llm-window': LLM_FLAG_SPECS['llm-window'],
+      focus: LLM_FLAG_SPECS.focus,
+      'price-in': LLM_FLAG_SPECS['price-in'],
+      'price-out': LLM_FLAG_SPECS['price-out'],
       tokenizer: { type: 'string' },
       from: { type: 'string' },
       'max-line-bytes': { type: 'string' },
@@ -88,15 +101,22 @@ Options:
     if (values.out === undefined) throw new TcompactError('E_USAGE', 'eval: --out DIR is required');
     const strategies = values.strategy ?? defaultEvalStrategies();
     const tokenizer = getTokenizer(parseTokenizer(values.tokenizer));
+    // The judge's flags (--llm, --llm-concurrency, --rpm, --tpm) are valid without --model; the model's need it.
+    const models = values.model === undefined ? [] : llmOptionsFromFlags('eval', values, { multiple: true });
+    for (const flag of ['llm-window', 'focus', 'price-in', 'price-out'] as const) {
+      if (models.length === 0 && values[flag] !== undefined) throw new TcompactError('E_USAGE', `eval: --${flag} needs --model NAME`);
+    }
     const { config } = await loadCompactConfig(values.config, {
       keepLast: values['keep-last'] === undefined ? undefined : intOption('keep-last', values['keep-last'], 1, 0),
       window: values.window === undefined ? undefined : intOption('window', values.window, DEFAULT_WINDOW, 1),
       tokenizer: tokenizer.name,
+      options: llmStepOptionsFromFlags(values),
     });
     const { strategies: _ignored, tokenizer: _tok, ...shared } = config;
     const judge = values.judge === undefined ? undefined : new Judge(judgeOptions(values));
     const judgeLimit = values['judge-limit'] === undefined ? undefined : intOption('judge-limit', values['judge-limit'], 0, 1);
-    const evaluation = new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'], judge, judgeLimit });
+    const llm = await Promise.all(models.map((m) => createLlmSession(m)));
+    const evaluation = new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'], judge, judgeLimit, llm });
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const tally = new InputTally(io);
     let lost: AtomicFile;
@@ -117,6 +137,8 @@ Options:
     } catch (err) {
       await lost.discard();
       throw err;
+    } finally {
+      for (const session of llm) await session.close();
     }
     const report = evaluation.report();
     const original = report.rows[0];

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
-import type { LlmOptionsInput } from '../../llm/config.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { REPORT_MD } from '../../pipeline/store/ordered-writer.js';
 import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/coordinator/run-options.js';
@@ -10,45 +9,9 @@ import { createProgress } from '../../report/progress.js';
 import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
+import { LLM_FLAGS_HELP, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
 import { EXIT } from '../exit-codes.js';
-import { parseFormat, parseTokenizer } from './stats.js';
-
-const LLM_FLAGS = ['llm', 'llm-window', 'llm-concurrency', 'rpm', 'tpm', 'focus', 'price-in', 'price-out', 'remove-tangents'] as const;
-
-/** The LLM stage's options from the flags; undefined without --model (and then no other LLM flag is allowed). */
-function llmOptions(values: Record<string, string | boolean | string[] | undefined>): LlmOptionsInput | undefined {
-  const str = (k: string) => values[k] as string | undefined;
-  const model = str('model');
-  if (model === undefined) {
-    const stray = LLM_FLAGS.find((f) => values[f] !== undefined);
-    if (stray) throw new TcompactError('E_USAGE', `run: --${stray} needs --model NAME (the LLM stage is off without a model)`);
-    return undefined;
-  }
-  const options: LlmOptionsInput = { model };
-  if (str('llm') !== undefined) options.baseURL = str('llm');
-  if (str('llm-window') !== undefined) options.contextWindow = intOption('llm-window', str('llm-window'), 0, 1);
-  if (str('llm-concurrency') !== undefined) options.llmConcurrency = intOption('llm-concurrency', str('llm-concurrency'), 4, 1, 256);
-  if (str('rpm') !== undefined) options.rpm = intOption('rpm', str('rpm'), 0, 1);
-  if (str('tpm') !== undefined) options.tpm = intOption('tpm', str('tpm'), 0, 1);
-  if (str('price-in') !== undefined) options.priceIn = price('price-in', str('price-in') as string);
-  if (str('price-out') !== undefined) options.priceOut = price('price-out', str('price-out') as string);
-  return options;
-}
-
-/** What the LLM flags set in the steps' own options: `--focus` for summarize, `--remove-tangents` for auto. */
-function llmStepOptions(values: Record<string, string | boolean | string[] | undefined>): Record<string, Record<string, unknown>> | undefined {
-  const options: Record<string, Record<string, unknown>> = {};
-  if (values.focus !== undefined) options.summarize = { focus: values.focus };
-  if (values['remove-tangents']) options.auto = { removeTangents: true };
-  return Object.keys(options).length > 0 ? options : undefined;
-}
-
-function price(name: string, value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
-    throw new TcompactError('E_USAGE', `--${name} must be a number of US dollars per million tokens, got "${value}"`);
-  return n;
-}
+import { parseFormat } from './stats.js';
 
 export const runCommand: Command = {
   name: 'run',
@@ -77,16 +40,8 @@ Options:
   --shard-bytes N        target size of a unit of work (default ${DEFAULT_SHARD_BYTES}); a resume needs the same value
   --quiet                no progress output
 
-LLM summarization (off unless --model is given; workers never call the network):
-  --model NAME           model for auto's summarizer step, used instead of checkpoint above its threshold
-  --llm URL              OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1 (default: OPENAI_BASE_URL,
-                         else OpenAI); key: OPENAI_API_KEY
-  --llm-window N         the model's context window in tokens (default: known models' own, else 128000)
-  --llm-concurrency N    requests in flight (default 4)
-  --rpm N, --tpm N       requests and tokens per minute (default: no limit of our own)
-  --focus TEXT           added to the summary prompt
-  --price-in X, --price-out X   US dollars per million prompt / completion tokens, for the cost in the report
-  --remove-tangents      also ask the model for tangent turns of every transcript and remove them
+${LLM_FLAGS_HELP}
+  (workers never call the network: the LLM steps run on the main thread)
 
 Ctrl-C stops reading, lets the shards in flight finish and commit, and exits with 130; a second Ctrl-C drops
 them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or output could not be written,
@@ -107,21 +62,12 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       'worker-heap-mb': { type: 'string' },
       'shard-bytes': { type: 'string' },
       quiet: { type: 'boolean' },
-      model: { type: 'string' },
-      llm: { type: 'string' },
-      'llm-window': { type: 'string' },
-      'llm-concurrency': { type: 'string' },
-      rpm: { type: 'string' },
-      tpm: { type: 'string' },
-      focus: { type: 'string' },
-      'price-in': { type: 'string' },
-      'price-out': { type: 'string' },
-      'remove-tangents': { type: 'boolean' },
+      ...LLM_FLAG_SPECS,
     });
     const inputs = requireInputs('run', positionals);
     if (values.out === undefined) throw new TcompactError('E_USAGE', "run: --out DIR is required (see 'tcompact run --help')");
-    const llm = llmOptions(values);
-    const { config } = await loadCompactConfig(values.config, { ...compactFlagOverrides(values), options: llmStepOptions(values) });
+    const [llm] = llmOptionsFromFlags('run', values);
+    const { config } = await loadCompactConfig(values.config, { ...compactFlagOverrides(values), options: llmStepOptionsFromFlags(values) });
     const workers = intOption('workers', values.workers, defaultWorkers(), 1, 256);
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const workerHeapMb = intOption('worker-heap-mb', values['worker-heap-mb'], DEFAULT_WORKER_HEAP_MB, 16);

@@ -1,4 +1,4 @@
-import type { ErrorInfo, Outcome } from '../../errors.js';
+import type { Outcome } from '../../errors.js';
 import type { InputItem } from '../../formats/types.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
 import type { StepReport } from '../../strategies/types.js';

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../helpers/seeded-random.js';
-import type { LlmOptionsInput } from '../../../src/llm/config.js';
 import { type LlmSteps, type StepTestOptions, createLlmSteps } from './llm-steps.js';
 import type { Transcript } from '../../../src/model/transcript.js';
 import { findViolations } from '../../../src/model/validity.js';

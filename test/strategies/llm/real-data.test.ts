@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../helpers/seeded-random.js';
-import type { LlmOptionsInput } from '../../../src/llm/config.js';
 import type { LlmStepResult } from '../../../src/strategies/llm/llm-step.js';
 import { SUMMARY_SECTIONS } from '../../../src/strategies/llm/prompts.js';
 import { type StepTestOptions, createLlmSteps } from './llm-steps.js';
