@@ -67,7 +67,11 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
     const inputs = requireInputs('run', positionals);
     if (values.out === undefined) throw new TcompactError('E_USAGE', "run: --out DIR is required (see 'tcompact run --help')");
     const [llm] = llmOptionsFromFlags('run', values);
-    const { config } = await loadCompactConfig(values.config, { ...compactFlagOverrides(values), options: llmStepOptionsFromFlags(values) });
+    const { config, steps } = await loadCompactConfig(
+      values.config,
+      { ...compactFlagOverrides(values), options: llmStepOptionsFromFlags(values) },
+      { model: llm !== undefined },
+    );
     const workers = intOption('workers', values.workers, defaultWorkers(), 1, 256);
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const workerHeapMb = intOption('worker-heap-mb', values['worker-heap-mb'], DEFAULT_WORKER_HEAP_MB, 16);
@@ -86,21 +90,24 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
     process.on('SIGTERM', onSignal);
     const progress = createProgress(io.stderr, { quiet: values.quiet === true });
     try {
-      const outcome = await runPipeline({
-        inputs,
-        outDir: values.out,
-        config,
-        workers,
-        resume: values.resume === true,
-        maxLineBytes,
-        from,
-        workerHeapMb,
-        shardBytes,
-        stop: stop.signal,
-        abort: abort.signal,
-        onProgress: (p) => progress.update(p),
-        llm,
-      });
+      const outcome = await runPipeline(
+        {
+          inputs,
+          outDir: values.out,
+          config,
+          workers,
+          resume: values.resume === true,
+          maxLineBytes,
+          from,
+          workerHeapMb,
+          shardBytes,
+          stop: stop.signal,
+          abort: abort.signal,
+          onProgress: (p) => progress.update(p),
+          llm,
+        },
+        { steps },
+      );
       progress.stop();
       if (outcome.status === 'interrupted') {
         io.stderr.write(

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type LlmSession, createLlmSession } from '../../llm/session.js';
 import { withModelSummarizer } from '../../strategies/auto.js';
 import { buildSteps } from '../../strategies/build-steps.js';
+import type { PipelineStep } from '../../strategies/runner.js';
 import { fsyncDir } from '../../io/atomic-file.js';
 import { fingerprintFile } from '../../io/fingerprint.js';
 import { resolveInputSources } from '../plan/input-sources.js';
@@ -35,11 +36,12 @@ export const LLM_CACHE_DIR = 'llm-cache';
  * end up in errors.jsonl; a worker crash costs only its shard (retried, then E_WORKER); a failure to write output (disk
  * full) stops the run without final files, and `--resume` continues from the committed shards.
  */
-export async function runPipeline(options: RunOptions): Promise<RunOutcome> {
+export async function runPipeline(options: RunOptions, prepared?: { steps: PipelineStep[] }): Promise<RunOutcome> {
   const started = performance.now();
   const { outDir } = options;
   const config = options.llm === undefined ? options.config : withModelSummarizer(options.config);
-  const steps = buildSteps(config); // E_CONFIG here, before any worker starts or any file is touched
+  // E_CONFIG here, before any worker starts or any file is touched (the CLI has built them already, validating its flags).
+  const steps = prepared?.steps ?? buildSteps(config);
   const run = resolveRunSettings({ ...options, config }, steps);
   const workers = options.workers ?? defaultWorkers();
   const sources = await resolveInputSources(options.inputs, run.maxLineBytes, options.from);
