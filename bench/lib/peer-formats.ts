@@ -175,9 +175,8 @@ export function fromLangChain(id: string, messages: readonly BaseMessage[], inde
         content:
           typeof c === 'string'
             ? c
-            : c.map(
-                (p): ContentPart =>
-                  p.type === 'image_url' ? { type: 'image_url', image_url: { url: p.image_url!.url } } : { type: 'text', text: p.text ?? '' },
+            : c.map((p): ContentPart =>
+                p.type === 'image_url' ? { type: 'image_url', image_url: { url: p.image_url!.url } } : { type: 'text', text: p.text ?? '' },
               ),
       });
     } else if (type === 'ai') {

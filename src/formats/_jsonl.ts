@@ -4,9 +4,7 @@ import { errorItem, skippedItem } from './_items.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 export type JsonlEntry =
-  | { kind: 'value'; at: SourcePosition; value: unknown }
-  | { kind: 'blank'; at: SourcePosition }
-  | { kind: 'error'; at: SourcePosition; error: ErrorInfo };
+  { kind: 'value'; at: SourcePosition; value: unknown } | { kind: 'blank'; at: SourcePosition } | { kind: 'error'; at: SourcePosition; error: ErrorInfo };
 
 /**
  * Streams a JSONL file as parsed values, one entry per line: blank lines, and lines that are too long, not UTF-8 or

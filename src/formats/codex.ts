@@ -201,11 +201,10 @@ class RolloutBuilder {
     const out = p.output;
     if (typeof out === 'string') message.content = out;
     else if (Array.isArray(out))
-      message.content = out.map(
-        (item): ContentPart =>
-          isObject(item) && item.type === 'input_image' && typeof item.image_url === 'string'
-            ? { type: 'image_url', image_url: { url: item.image_url } }
-            : { type: 'text', text: isObject(item) && typeof item.text === 'string' ? item.text : JSON.stringify(item) },
+      message.content = out.map((item): ContentPart =>
+        isObject(item) && item.type === 'input_image' && typeof item.image_url === 'string'
+          ? { type: 'image_url', image_url: { url: item.image_url } }
+          : { type: 'text', text: isObject(item) && typeof item.text === 'string' ? item.text : JSON.stringify(item) },
       );
     else if (isObject(out)) {
       message.content = typeof out.content === 'string' ? out.content : JSON.stringify(out);

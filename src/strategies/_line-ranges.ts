@@ -72,7 +72,7 @@ export function coveredBySweep(reads: readonly RangedRead[]): Set<number> {
     return best;
   };
   const byStart = [...reads].sort((a, b) => a.start - b.start);
-  for (let i = 0; i < byStart.length; ) {
+  for (let i = 0; i < byStart.length;) {
     let j = i;
     while (j < byStart.length && byStart[j].start === byStart[i].start) j++;
     for (let k = i; k < j; k++) if (byStart[k].canCover) insert(byStart[k].end, byStart[k].seq);

@@ -24,8 +24,7 @@ import { Slots } from './slots.js';
 import { ShardPool } from './worker-pool.js';
 
 export type RunOutcome =
-  | { status: 'done'; report: RunReport; outDir: string; reportPath: string }
-  | { status: 'interrupted'; outDir: string; committedShards: number };
+  { status: 'done'; report: RunReport; outDir: string; reportPath: string } | { status: 'interrupted'; outDir: string; committedShards: number };
 
 /** The answer cache of the LLM stage, kept in DIR so a re-run or a resume pays nothing twice. */
 export const LLM_CACHE_DIR = 'llm-cache';
