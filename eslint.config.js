@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'out/**', 'bench/results/**', 'bench/baselines/**', 'test/fixtures/codex/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'out/**', 'bench/results/**', 'bench/baselines/**', 'test/fixtures/codex/**', 'test-artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

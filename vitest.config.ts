@@ -8,5 +8,6 @@ export default defineConfig({
     // 2-core machines: the worker-pool tests spawn their own threads.
     maxWorkers: 2,
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup-temp.ts'],
   },
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { endToEndBench } from './end-to-end.js';
 import { growthBench } from './growth.js';
+import { htmlReportBench } from './html-report.js';
 import { ensureBuiltCli } from './lib/cli.js';
 import { ROOT, RESULTS_DIR, TMP_DIR } from './lib/paths.js';
 import { readResults, renderReadmeBlock, renderResultsReadme, replaceReadmeBlock, writeResult, type Benchmark } from './lib/results.js';
@@ -14,7 +15,7 @@ import { peersBench } from './peers.js';
 import { strategiesBench } from './strategies.js';
 import { tokenizerBench } from './tokenizer.js';
 
-const BENCHMARKS: readonly Benchmark[] = [endToEndBench, strategiesBench, peersBench, tokenizerBench, growthBench];
+const BENCHMARKS: readonly Benchmark[] = [endToEndBench, strategiesBench, peersBench, tokenizerBench, growthBench, htmlReportBench];
 const ORDER = BENCHMARKS.map((b) => b.name);
 
 async function main(): Promise<number> {

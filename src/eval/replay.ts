@@ -23,6 +23,8 @@ export interface ReplayOptions {
    * agent adds but its session file does not record (Claude Code's). Counted in every prompt, always cached. @default 0
    */
   basePrompt?: number;
+  /** Told each call's prompt size, in call order (for a chart of one transcript's prompts). */
+  onCall?: (promptTokens: number) => void;
 }
 
 /** What one transcript's replay under one policy cost, in tokens. */
@@ -115,6 +117,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         }
       }
       stats.calls++;
+      options.onCall?.(tokens);
       if (stats.calls === 1) stats.firstPrompt = tokens;
       stats.billedInput += tokens;
       if (previous) stats.cachedInput += toolsTokens + sharedPrefixTokens(previous, context, tok);

@@ -41,6 +41,15 @@ export interface PolicyTotals extends PolicyRun {
   stuckTranscripts: number;
 }
 
+/** Every call's prompt size under each policy, for one transcript: the largest (by its whole prompt without compaction). */
+export interface PromptTrace {
+  id: string;
+  file: string;
+  line: number;
+  /** By policy name: prompt tokens of each call, in call order. */
+  prompts: Record<string, number[]>;
+}
+
 export interface SimulationReport {
   tokenizer: string;
   window: number;
@@ -54,6 +63,8 @@ export interface SimulationReport {
   /** Transcripts with recorded usage: the recorded figures summed, beside the simulated `none` replay of the same transcripts. */
   recorded?: { transcripts: number; usage: RecordedUsage & { cost: Cost }; simulatedNone: PolicyRun };
   perTranscript: TranscriptSimulation[];
+  /** Absent when no transcript made a call. */
+  trace?: PromptTrace;
 }
 
 function emptyRun(): PolicyRun {
@@ -80,6 +91,7 @@ function addRun(into: PolicyRun, r: PolicyRun): void {
 export class Simulation {
   private readonly policies: Policy[];
   private readonly perTranscript: TranscriptSimulation[] = [];
+  private trace: { peak: number; trace: PromptTrace } | undefined;
 
   constructor(private readonly options: SimulateOptions) {
     const names = ['none', ...options.policies.filter((n) => n !== 'none')];
@@ -97,8 +109,11 @@ export class Simulation {
       basePrompt: o.basePrompt,
     };
     const result: TranscriptSimulation = { id: transcript.id, file: source.file, line: source.line, messages: transcript.messages.length, policies: {} };
+    const prompts: Record<string, number[]> = {};
     for (const policy of this.policies) {
-      const stats = await replay(transcript, policy.instantiate(env), { tokenizer: o.tokenizer, window: o.window, basePrompt: o.basePrompt });
+      const calls: number[] = (prompts[policy.name] = []);
+      const onCall = (n: number) => calls.push(n);
+      const stats = await replay(transcript, policy.instantiate(env), { tokenizer: o.tokenizer, window: o.window, basePrompt: o.basePrompt, onCall });
       result.policies[policy.name] = {
         ...stats,
         cost: costOf({ input: stats.billedInput, cachedRead: stats.cachedInput, output: stats.outputTokens }, o.prices),
@@ -107,6 +122,10 @@ export class Simulation {
     const recorded = recordedUsage(transcript);
     if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, o.prices) };
     this.perTranscript.push(result);
+    const peak = result.policies.none.peakPrompt;
+    if (result.policies.none.calls > 0 && (this.trace === undefined || peak > this.trace.peak)) {
+      this.trace = { peak, trace: { id: transcript.id, file: source.file, line: source.line, prompts } };
+    }
     return result;
   }
 
@@ -139,6 +158,7 @@ export class Simulation {
         stuckTranscripts: t.stuck,
       })),
       perTranscript: this.perTranscript,
+      ...(this.trace ? { trace: this.trace.trace } : {}),
     };
     const withUsage = this.perTranscript.filter((t) => t.recorded);
     if (withUsage.length > 0) {

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import type { Transcript } from '../../src/model/transcript.js';
 import { readRefFile } from '../../src/refs/ref-file.js';
 import { restoreTranscript } from '../../src/refs/restore.js';
 import { BUNDLED, CLI } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const exec = promisify(execFile);
 
@@ -33,7 +33,7 @@ describe('tcompact compact (built CLI)', () => {
   let dir: string;
   let runs: { traj: unknown[] }[];
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'tcompact-compact-'));
+    dir = tempDir('compact');
     runs = (JSON.parse(readFileSync(join(BUNDLED, 'tau-bench', 'gpt-4o-airline.json'), 'utf8')) as { traj: unknown[] }[]).slice(0, 8);
     // Eight real tau-bench runs as a canonical archive, then a broken line and a blank one.
     const lines = runs.map((r, i) => JSON.stringify({ id: `tau-${i}`, messages: r.traj }));

@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCompactConfig } from '../../src/cli/config-file.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'tcompact-config-'));
+const dir = tempDir('config');
 function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -6,11 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { parseTranscript } from '../../src/model/parse.js';
 import { findViolations } from '../../src/model/validity.js';
-import { SHARED_DATASETS } from '../helpers/paths.js';
+import { corpusPath, hasCorpus } from '../helpers/corpus.js';
+import { BUNDLED } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const SPOTTER_SHORT = join(SHARED_DATASETS, 'spotter', 'files', 'test', 'fixtures', 'transcripts', 'short.jsonl');
-const SESSION_SHARE = join(SHARED_DATASETS, 'session-share', 'files', 'samples', 'claude-code-projects');
-const OPENHANDS = join(SHARED_DATASETS, 'openhands', 'files', 'tests', 'runtime', 'trajs');
+const SPOTTER_SHORT = join(BUNDLED, 'claude-code', 'short.jsonl');
+const SESSION_SHARE = corpusPath('session-share', 'files', 'samples', 'claude-code-projects');
+const OPENHANDS = join(BUNDLED, 'openhands');
 
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
@@ -29,8 +31,8 @@ const lines = (file: string) =>
     .filter((l) => l !== '');
 
 describe('tcompact convert', () => {
-  it('writes the canonical archive and an empty errors file, prints the summary, exits 0', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tcompact-convert-'));
+  it.skipIf(!hasCorpus('tcompact convert on session-share'))('writes the canonical archive and an empty errors file, prints the summary, exits 0', async () => {
+    const dir = tempDir('convert');
     const out = join(dir, 'out.jsonl');
     const r = await run(['convert', SESSION_SHARE, OPENHANDS, '--out', out]);
     expect(r.code).toBe(0);
@@ -50,7 +52,7 @@ describe('tcompact convert', () => {
   });
 
   it('writes errors next to the output with file, line, byte offset, code and message, and exits 1', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tcompact-convert-'));
+    const dir = tempDir('convert');
     const source = readFileSync(SPOTTER_SHORT, 'utf8').split('\n');
     source[7] = '{"type": "assistant", "message": ';
     const input = join(dir, 'session.jsonl');
@@ -75,7 +77,7 @@ describe('tcompact convert', () => {
   });
 
   it('writes Anthropic Messages API conversations with --to anthropic', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tcompact-convert-'));
+    const dir = tempDir('convert');
     const out = join(dir, 'anthropic.jsonl');
     const r = await run(['convert', SPOTTER_SHORT, '--out', out, '--to', 'anthropic']);
     expect(r.code).toBe(0);

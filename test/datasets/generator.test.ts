@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateArchive, writeArchive } from '../../datasets/generate.js';
 import { parseTranscript } from '../../src/model/parse.js';
 import { findViolations } from '../../src/model/validity.js';
 import type { AssistantMessage, Message, ToolMessage } from '../../src/model/message.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function archiveText(seed: number, targetBytes: number, extra: object = {}): string {
   let out = '';
@@ -90,7 +90,7 @@ describe('synthetic archive generator', () => {
   });
 
   describe('writeArchive', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tcompact-gen-'));
+    const dir = tempDir('gen');
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     it('streams the same bytes generateArchive yields, and counts them', async () => {

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED, CLI } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const exec = promisify(execFile);
 
@@ -25,7 +25,7 @@ describe('tcompact eval (built CLI)', () => {
   let out: string;
   let run: { code: number; stdout: string; stderr: string };
   beforeAll(async () => {
-    out = mkdtempSync(join(tmpdir(), 'tcompact-eval-'));
+    out = tempDir('eval');
     run = await cli(['eval', SESSION, TAU, '--out', out, '--strategy', 'auto', '--strategy', 'mask-observations', '--strategy', 'checkpoint']);
   });
 
@@ -49,8 +49,8 @@ describe('tcompact eval (built CLI)', () => {
   });
 
   it('gives byte-identical files on a second run', async () => {
-    const a = mkdtempSync(join(tmpdir(), 'tcompact-eval-a-'));
-    const b = mkdtempSync(join(tmpdir(), 'tcompact-eval-b-'));
+    const a = tempDir('eval-a');
+    const b = tempDir('eval-b');
     const input = join(BUNDLED, 'claude-code', 'tool_heavy.jsonl');
     for (const dir of [a, b]) expect((await cli(['eval', input, '--out', dir, '--strategy', 'checkpoint'])).code).toBe(0);
     for (const f of ['eval.json', 'eval.md', 'lost.jsonl']) expect(readFileSync(join(a, f), 'utf8')).toBe(readFileSync(join(b, f), 'utf8'));
@@ -67,7 +67,7 @@ describe('tcompact eval (built CLI)', () => {
 
 describe('tcompact simulate (built CLI)', () => {
   it('writes simulate.md and simulate.json for every built-in policy, with recorded usage beside the replay', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'tcompact-sim-'));
+    const out = tempDir('sim');
     const run = await cli(['simulate', SESSION, TAU, '--window', '100000', '--out', out]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -91,15 +91,15 @@ describe('tcompact simulate (built CLI)', () => {
   });
 
   it('gives byte-identical files on a second run', async () => {
-    const a = mkdtempSync(join(tmpdir(), 'tcompact-sim-a-'));
-    const b = mkdtempSync(join(tmpdir(), 'tcompact-sim-b-'));
+    const a = tempDir('sim-a');
+    const b = tempDir('sim-b');
     const input = join(BUNDLED, 'claude-code', 'tool_heavy.jsonl');
     for (const out of [a, b]) expect((await cli(['simulate', input, '--window', '8000', '--out', out])).code).toBe(0);
     for (const f of ['simulate.json', 'simulate.md']) expect(readFileSync(join(a, f), 'utf8')).toBe(readFileSync(join(b, f), 'utf8'));
   });
 
   it('refuses an unknown policy and a bad price with exact messages', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'tcompact-sim-'));
+    const out = tempDir('sim');
     const unknown = await cli(['simulate', SESSION, '--out', out, '--policy', 'sometimes']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown policy "sometimes"');

@@ -8,7 +8,8 @@ import { readInputs } from '../../src/formats/read-inputs.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { countMessage, totalOf } from '../../src/tokens/breakdown.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
-import { BUNDLED, SHARED_DATASETS } from '../helpers/paths.js';
+import { BUNDLED } from '../helpers/paths.js';
+import { corpusPath, hasCorpus } from '../helpers/corpus.js';
 
 async function read(path: string): Promise<Transcript[]> {
   const out: Transcript[] = [];
@@ -61,26 +62,29 @@ describe("reference: Claude Code's own compaction", () => {
     expect((session.messages[288] as Record<string, unknown>).is_compact_summary).toBe(true);
   });
 
-  it("scores a spotter session's summary on its span beside the strategies on the same span", async () => {
-    const [session] = await read(join(SHARED_DATASETS, 'spotter', 'files', 'test', 'fixtures', 'transcripts', '258c7280-ae70-4798-800f-63464d01a85d.jsonl'));
-    const [ref] = referenceCompactions(session);
-    expect(ref.trigger).toBe('auto');
-    expect(ref.preTokens).toBe(167094);
-    const e = new Evaluation({ strategies: ['checkpoint', 'mask-observations'], tokenizer: tok });
-    await e.add(session, { file: 'f', line: 1 });
-    const { reference } = e.report();
-    expect(reference.spans).toBe(1);
-    expect(reference.rows.map((r) => r.name)).toEqual([ORIGINAL_ROW, REFERENCE_ROW, 'checkpoint', 'mask-observations']);
-    const [original, summary, checkpoint] = reference.rows;
-    const spanProbes = extractProbes({ messages: session.messages.slice(ref.from, ref.to) });
-    expect(original.score.overall.probes).toBe(spanProbes.length);
-    expect(original.score.overall.retained).toBe(spanProbes.length);
-    expect(summary.tokensAfter).toBe(totalOf(countMessage(ref.summary, tok)));
-    expect(summary.tokensBefore).toBe(original.tokensBefore);
-    // Claude Code's summary restates the requests and the files, but few exact commands.
-    expect(recall(summary.score.byKind.intent)).toBeGreaterThan(0.5);
-    expect(recall(summary.score.byKind.command)).toBeLessThan(0.5);
-    // On the span, the checkpoint compacts everything too (as if the next request had arrived).
-    expect(checkpoint.tokensAfter / checkpoint.tokensBefore).toBeLessThan(0.2);
-  });
+  it.skipIf(!hasCorpus('eval on a spotter session of the shared corpus'))(
+    "scores a spotter session's summary on its span beside the strategies on the same span",
+    async () => {
+      const [session] = await read(corpusPath('spotter', 'files', 'test', 'fixtures', 'transcripts', '258c7280-ae70-4798-800f-63464d01a85d.jsonl'));
+      const [ref] = referenceCompactions(session);
+      expect(ref.trigger).toBe('auto');
+      expect(ref.preTokens).toBe(167094);
+      const e = new Evaluation({ strategies: ['checkpoint', 'mask-observations'], tokenizer: tok });
+      await e.add(session, { file: 'f', line: 1 });
+      const { reference } = e.report();
+      expect(reference.spans).toBe(1);
+      expect(reference.rows.map((r) => r.name)).toEqual([ORIGINAL_ROW, REFERENCE_ROW, 'checkpoint', 'mask-observations']);
+      const [original, summary, checkpoint] = reference.rows;
+      const spanProbes = extractProbes({ messages: session.messages.slice(ref.from, ref.to) });
+      expect(original.score.overall.probes).toBe(spanProbes.length);
+      expect(original.score.overall.retained).toBe(spanProbes.length);
+      expect(summary.tokensAfter).toBe(totalOf(countMessage(ref.summary, tok)));
+      expect(summary.tokensBefore).toBe(original.tokensBefore);
+      // Claude Code's summary restates the requests and the files, but few exact commands.
+      expect(recall(summary.score.byKind.intent)).toBeGreaterThan(0.5);
+      expect(recall(summary.score.byKind.command)).toBeLessThan(0.5);
+      // On the span, the checkpoint compacts everything too (as if the next request had arrived).
+      expect(checkpoint.tokensAfter / checkpoint.tokensBefore).toBeLessThan(0.2);
+    },
+  );
 });

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import type { Transcript } from '../../src/model/transcript.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { type ChatBody, type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { BUNDLED, CLI } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** A model that answers every question by repeating the transcript it was given: it knows exactly what the context holds. */
 const echo = (body: ChatBody) => ({ kind: 'text' as const, text: /<transcript>\n([\s\S]*)\n<\/transcript>/.exec(body.messages[1].content)?.[1] ?? '' });
@@ -122,7 +122,7 @@ describe('Judge (against the loopback OpenAI-compatible server)', () => {
 describe('tcompact eval --judge (built CLI, loopback server)', () => {
   it('adds the judge table to eval.md and the judge report to eval.json', async () => {
     server = await startFakeOpenAI({ script: (r) => echo(r.body) });
-    const out = mkdtempSync(join(tmpdir(), 'tcompact-judge-'));
+    const out = tempDir('judge');
     const input = join(BUNDLED, 'claude-code', 'short.jsonl');
     const { stderr } = await promisify(execFile)(
       process.execPath,

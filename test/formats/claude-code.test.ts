@@ -9,6 +9,7 @@ import { NO_RESULT_TEXT } from '../../src/model/repair.js';
 import { findViolations } from '../../src/model/validity.js';
 import {
   READ,
+  BUNDLED_CLAUDE_CODE,
   SESSION_SHARE,
   SPOTTER,
   accountedUnits,
@@ -21,13 +22,16 @@ import {
   skippedOf,
   transcriptsOf,
 } from './helpers.js';
+import { hasCorpus } from '../helpers/corpus.js';
 
 type Raw = Record<string, unknown> & { message?: { id?: string; content?: unknown; usage?: unknown; model?: string } };
 type Block = { type: string; [k: string]: unknown };
 
 const blocks = (r: Raw): Block[] => (Array.isArray(r.message?.content) ? (r.message.content as Block[]) : []);
-const spotterFiles = filesUnder(SPOTTER, /\.jsonl$/);
-const sessionShareFiles = filesUnder(SESSION_SHARE, /\.jsonl$/);
+const REAL = 'Claude Code adapter on every real session (spotter, session-share)';
+const withCorpus = hasCorpus(REAL);
+const spotterFiles = withCorpus ? filesUnder(SPOTTER, /\.jsonl$/) : [];
+const sessionShareFiles = withCorpus ? filesUnder(SESSION_SHARE, /\.jsonl$/) : [];
 const allFiles = [...spotterFiles, ...sessionShareFiles];
 
 /** What the source says, counted straight from the raw records. */
@@ -56,7 +60,7 @@ beforeAll(async () => {
   for (const f of allFiles) converted.set(f, await collect(readClaudeCode(f, READ)));
 });
 
-describe('Claude Code adapter on every real session (spotter, session-share)', () => {
+describe.skipIf(!withCorpus)(REAL, () => {
   it('the raw files hold what SOURCE.md says', () => {
     expect(rawCounts(spotterFiles)).toEqual({ toolUse: 1136, toolResult: 1136, thinking: 75, user: 1208, assistant: 1824 });
     expect(rawCounts(sessionShareFiles)).toMatchObject({ toolUse: 14, toolResult: 14, thinking: 9, user: 38, assistant: 43 });
@@ -218,7 +222,7 @@ describe('Claude Code adapter on every real session (spotter, session-share)', (
   });
 });
 
-const SHORT = `${SPOTTER}/short.jsonl`;
+const SHORT = `${BUNDLED_CLAUDE_CODE}/short.jsonl`;
 const shortLines = readFileSync(SHORT, 'utf8').split('\n');
 
 describe('Claude Code adapter on a small real session (short.jsonl)', () => {

@@ -4,8 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/formats/detect.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { walkDataFiles } from '../../src/formats/walk.js';
-import { SHARED_DATASETS } from '../helpers/paths.js';
+import { CORPUS, hasCorpus } from '../helpers/corpus.js';
+import { BUNDLED } from '../helpers/paths.js';
 import {
+  BUNDLED_CLAUDE_CODE,
   CODEX_FIXTURES,
   OPENHANDS,
   READ,
@@ -28,15 +30,21 @@ async function formatOf(file: string): Promise<string | undefined> {
 }
 
 describe('detectFormat', () => {
-  it('recognises every real file and the Codex fixtures', async () => {
+  it('recognises every bundled file, every file of the shared corpus when it is set, and the Codex fixtures', async () => {
     const expected: [string[], string][] = [
-      [filesUnder(SPOTTER, /\.jsonl$/), 'claude-code'],
-      [filesUnder(SESSION_SHARE, /\.jsonl$/), 'claude-code'],
+      [filesUnder(BUNDLED_CLAUDE_CODE, /\.jsonl$/), 'claude-code'],
       [[TAU_BENCH], 'messages'],
-      [filesUnder(SWE_AGENT, /\.traj$/), 'swe-agent'],
+      [filesUnder(join(BUNDLED, 'swe-agent'), /\.traj$/), 'swe-agent'],
       [filesUnder(OPENHANDS, /\.json$/), 'openhands'],
       [filesUnder(CODEX_FIXTURES, /\.jsonl$/), 'codex'],
     ];
+    if (hasCorpus('detectFormat on the shared corpus')) {
+      expected.push(
+        [filesUnder(SPOTTER, /\.jsonl$/), 'claude-code'],
+        [filesUnder(SESSION_SHARE, /\.jsonl$/), 'claude-code'],
+        [filesUnder(SWE_AGENT, /\.traj$/), 'swe-agent'],
+      );
+    }
     for (const [files, format] of expected) {
       expect(files.length).toBeGreaterThan(0);
       for (const f of files) expect(await formatOf(f), f).toBe(format);
@@ -72,7 +80,7 @@ describe('detectFormat', () => {
 describe('readInputs', () => {
   it('makes an unknown file one E_FORMAT error that covers all its lines, and goes on to the next input', async () => {
     const unknown = scratchFile('metrics.jsonl', '{"a": 1}\n{"a": 2}\n{"a": 3}\n');
-    const items = await collect(readInputs([unknown, join(SPOTTER, 'short.jsonl')], READ));
+    const items = await collect(readInputs([unknown, join(BUNDLED_CLAUDE_CODE, 'short.jsonl')], READ));
     const [error] = errorsOf(items);
     expect(error.record).toMatchObject({ file: unknown, line: 1, code: 'E_FORMAT' });
     expect(error.record.message).toContain(unknown);
@@ -99,40 +107,46 @@ describe('readInputs', () => {
   });
 
   it('obeys --from: a Claude Code file forced through the canonical reader fails line by line, never silently', async () => {
-    const file = join(SPOTTER, 'short.jsonl');
+    const file = join(BUNDLED_CLAUDE_CODE, 'short.jsonl');
     const items = await collect(readInputs([file], { ...READ, from: 'openai' }));
     expect(errorsOf(items)).toHaveLength(lineCount(file));
     expect(new Set(errorsOf(items).map((e) => e.record.code))).toEqual(new Set(['E_SCHEMA']));
   });
 
-  it('walks directories in a fixed order: files by name, then subdirectories, so subagents follow their session', async () => {
-    const walked: string[] = [];
-    for await (const f of walkDataFiles(SESSION_SHARE)) walked.push(relative(SESSION_SHARE, f));
-    expect(walked).toEqual([
-      '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl',
-      '4b2030ed-5563-49ea-b703-6a002f2d3cc8.jsonl',
-      '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68/subagents/agent-a5bdbc1.jsonl',
-      '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68/subagents/agent-a9cad17.jsonl',
-      '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68/subagents/agent-aa5ef13.jsonl',
-      '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68/subagents/agent-ac27727.jsonl',
-      '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68/subagents/agent-afbbf75.jsonl',
-      '4b2030ed-5563-49ea-b703-6a002f2d3cc8/subagents/agent-a2018e5.jsonl',
-    ]);
-  });
+  it.skipIf(!hasCorpus('readInputs on session-share'))(
+    'walks directories in a fixed order: files by name, then subdirectories, so subagents follow their session',
+    async () => {
+      const walked: string[] = [];
+      for await (const f of walkDataFiles(SESSION_SHARE)) walked.push(relative(SESSION_SHARE, f));
+      expect(walked).toEqual([
+        '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl',
+        '4b2030ed-5563-49ea-b703-6a002f2d3cc8.jsonl',
+        '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68/subagents/agent-a5bdbc1.jsonl',
+        '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68/subagents/agent-a9cad17.jsonl',
+        '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68/subagents/agent-aa5ef13.jsonl',
+        '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68/subagents/agent-ac27727.jsonl',
+        '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68/subagents/agent-afbbf75.jsonl',
+        '4b2030ed-5563-49ea-b703-6a002f2d3cc8/subagents/agent-a2018e5.jsonl',
+      ]);
+    },
+  );
 
-  it('converts all of ../shared/datasets in one pass: every unit accounted for, no errors, non-data files ignored', async () => {
-    const items = await collect(readInputs([SHARED_DATASETS], READ));
-    expect(errorsOf(items)).toEqual([]);
-    const jsonl = [...filesUnder(SPOTTER, /\.jsonl$/), ...filesUnder(SESSION_SHARE, /\.jsonl$/)].reduce((n, f) => n + lineCount(f), 0);
-    const events = filesUnder(OPENHANDS, /\.json$/).reduce((n, f) => n + (JSON.parse(readFileSync(f, 'utf8')) as unknown[]).length, 0);
-    expect(accountedUnits(items)).toBe(jsonl + 200 + filesUnder(SWE_AGENT, /\.traj$/).length + events);
-    const formats: Record<string, number> = {};
-    for (const t of transcriptsOf(items)) {
-      const f = (t.transcript.metadata?.source as { format: string } | undefined)?.format ?? 'unknown';
-      formats[f] = (formats[f] ?? 0) + 1;
-    }
-    expect(formats).toEqual({ 'claude-code': 28, messages: 200, 'swe-agent': 22, openhands: 4 });
-    // aider's Markdown, the licences, SOURCE.md and MANIFEST.tsv files are not inputs.
-    expect(items.some((i) => i.kind !== 'error' && /\.(md|tsv)$|LICENSE/.test(basename(i.file)))).toBe(false);
-  });
+  it.skipIf(!hasCorpus('readInputs on the whole shared corpus'))(
+    'converts all of the shared corpus in one pass: every unit accounted for, no errors, non-data files ignored',
+    async () => {
+      const items = await collect(readInputs([CORPUS as string], READ));
+      expect(errorsOf(items)).toEqual([]);
+      const jsonl = [...filesUnder(SPOTTER, /\.jsonl$/), ...filesUnder(SESSION_SHARE, /\.jsonl$/)].reduce((n, f) => n + lineCount(f), 0);
+      const events = filesUnder(OPENHANDS, /\.json$/).reduce((n, f) => n + (JSON.parse(readFileSync(f, 'utf8')) as unknown[]).length, 0);
+      expect(accountedUnits(items)).toBe(jsonl + 200 + filesUnder(SWE_AGENT, /\.traj$/).length + events);
+      const formats: Record<string, number> = {};
+      for (const t of transcriptsOf(items)) {
+        const f = (t.transcript.metadata?.source as { format: string } | undefined)?.format ?? 'unknown';
+        formats[f] = (formats[f] ?? 0) + 1;
+      }
+      expect(formats).toEqual({ 'claude-code': 28, messages: 200, 'swe-agent': 22, openhands: 4 });
+      // aider's Markdown, the licences, SOURCE.md and MANIFEST.tsv files are not inputs.
+      expect(items.some((i) => i.kind !== 'error' && /\.(md|tsv)$|LICENSE/.test(basename(i.file)))).toBe(false);
+    },
+  );
 });

@@ -1,15 +1,19 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InputItem } from '../../src/formats/types.js';
 import type { Transcript } from '../../src/model/transcript.js';
-import { SHARED_DATASETS } from '../helpers/paths.js';
+import { corpusPath } from '../helpers/corpus.js';
+import { BUNDLED } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-export const SPOTTER = join(SHARED_DATASETS, 'spotter', 'files', 'test', 'fixtures', 'transcripts');
-export const SESSION_SHARE = join(SHARED_DATASETS, 'session-share', 'files', 'samples', 'claude-code-projects');
-export const TAU_BENCH = join(SHARED_DATASETS, 'tau-bench', 'files', 'historical_trajectories', 'gpt-4o-airline.json');
-export const SWE_AGENT = join(SHARED_DATASETS, 'swe-agent', 'files');
-export const OPENHANDS = join(SHARED_DATASETS, 'openhands', 'files', 'tests', 'runtime', 'trajs');
+export const SPOTTER = corpusPath('spotter', 'files', 'test', 'fixtures', 'transcripts');
+/** spotter's short.jsonl, tool_heavy.jsonl and subagent.jsonl, bundled byte for byte (datasets/bundled/claude-code). */
+export const BUNDLED_CLAUDE_CODE = join(BUNDLED, 'claude-code');
+export const SESSION_SHARE = corpusPath('session-share', 'files', 'samples', 'claude-code-projects');
+/** tau-bench's and OpenHands' files are bundled whole (byte for byte, see datasets/licenses). */
+export const TAU_BENCH = join(BUNDLED, 'tau-bench', 'gpt-4o-airline.json');
+export const SWE_AGENT = corpusPath('swe-agent', 'files');
+export const OPENHANDS = join(BUNDLED, 'openhands');
 export const CODEX_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'codex');
 
 export const READ = { maxLineBytes: 64 * 1024 * 1024 };
@@ -65,7 +69,7 @@ export function lineCount(file: string): number {
   return text.length === 0 ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
 
-const scratch = mkdtempSync(join(tmpdir(), 'tcompact-formats-'));
+const scratch = tempDir('formats');
 /** Writes a scratch file for a hand-made case and returns its path. */
 export function scratchFile(name: string, content: string | Buffer): string {
   const path = join(scratch, name);

@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeLine, readLines, type RawLine } from '../../src/io/line-reader.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'tcompact-lines-'));
+const dir = tempDir('lines');
 function file(name: string, content: Buffer | string): string {
   const path = join(dir, name);
   writeFileSync(path, content);

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readInputs } from '../../src/formats/read-inputs.js';
@@ -12,9 +11,7 @@ export { BUNDLED, CLI, ROOT };
 /** Strategies the pipeline tests run: every mechanical one that needs no threshold. */
 export const TEST_STRATEGIES = ['strip-reasoning', 'dedup-tools', 'mask-observations', 'strip-attachments', 'prune-tools'];
 
-export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `tcompact-${prefix}-`));
-}
+export { tempDir } from '../helpers/temp-dir.js';
 
 let archiveCache: string[] | undefined;
 

@@ -1,5 +1,4 @@
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import type { PipelineStep } from '../../src/strategies/runner.js';
 import { stripAttachments } from '../../src/strategies/strip-attachments.js';
 import type { Strategy } from '../../src/strategies/types.js';
 import { assistant, call, deepFreeze, makeContext, result, sys, transcript, user } from '../helpers/transcript-kit.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const step = (strategy: Strategy, config: Record<string, unknown> = {}): PipelineStep => ({ strategy, config: strategy.config.parse(config) });
 const fileText = Array.from({ length: 200 }, (_, i) => `${i + 1}\tline ${i}`).join('\n');
@@ -205,7 +205,7 @@ describe('tcompact restore', () => {
   }
 
   it('restores a run output directory (transcripts.jsonl + refs.jsonl)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tcompact-restore-'));
+    const dir = tempDir('restore');
     const a = archive();
     mkdirSync(join(dir, 'out'));
     writeFileSync(join(dir, 'out', 'transcripts.jsonl'), a.lines);
@@ -216,7 +216,7 @@ describe('tcompact restore', () => {
   });
 
   it('names the transcript of a missing ref, leaves it out, restores the rest and exits 1', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tcompact-restore-'));
+    const dir = tempDir('restore');
     const a = archive();
     const lost = refOf(JSON.stringify(result('a', 'another first read')));
     writeFileSync(join(dir, 'c.jsonl'), a.lines);

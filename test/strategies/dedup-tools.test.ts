@@ -6,7 +6,7 @@ import type { Message } from '../../src/model/message.js';
 import { type RangedRead, coveredBySweep, coveredPairwise, rangeContains, readRange } from '../../src/strategies/_line-ranges.js';
 import { createDedupTools, dedupTools, rangeSubsumes } from '../../src/strategies/dedup-tools.js';
 import { DEFAULT_TOOL_HINTS } from '../../src/strategies/tool-hints.js';
-import { SHARED_DATASETS } from '../helpers/paths.js';
+import { corpusPath, hasCorpus } from '../helpers/corpus.js';
 import { assistant, call, expectIdempotent, expectInvariants, result, run, sys, transcript, user } from '../helpers/transcript-kit.js';
 
 /** One assistant message with one call and its result. */
@@ -238,7 +238,7 @@ describe('line ranges', () => {
   });
 });
 
-describe('line ranges on the real spotter sessions', () => {
+describe.skipIf(!hasCorpus('line ranges on the real spotter sessions'))('line ranges on the real spotter sessions', () => {
   const files = (dir: string): string[] =>
     readdirSync(dir).flatMap((f) => {
       const p = join(dir, f);
@@ -248,7 +248,7 @@ describe('line ranges on the real spotter sessions', () => {
   /** Every Read of every session straight from the raw Claude Code records, grouped by session and path. */
   function readGroups(): RangedRead[][] {
     const groups: RangedRead[][] = [];
-    for (const file of files(join(SHARED_DATASETS, 'spotter', 'files'))) {
+    for (const file of files(corpusPath('spotter', 'files'))) {
       const failed = new Set<string>();
       const reads: { id: string; path: string; args: Record<string, unknown> }[] = [];
       for (const line of readFileSync(file, 'utf8').split('\n')) {

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +20,8 @@ import { STRATEGIES } from '../../src/strategies/registry.js';
 import type { PipelineStep } from '../../src/strategies/runner.js';
 import { deepFreeze, expectInvariants, makeContext } from '../helpers/transcript-kit.js';
 import { realSessions } from '../helpers/real-sessions.js';
+import { hasCorpus } from '../helpers/corpus.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const roundTrip = (t: Transcript): Transcript => JSON.parse(JSON.stringify(t)) as Transcript;
 
@@ -47,7 +48,8 @@ function compactAll(sessions: readonly Transcript[], steps: PipelineStep[], wind
   return { saved, changed, details };
 }
 
-describe('every strategy, auto and restore on every real session in ../shared/datasets', () => {
+const REAL = 'every strategy, auto and restore on every real session of the shared corpus';
+describe.skipIf(!hasCorpus(REAL))(REAL, () => {
   let sessions: Transcript[] = [];
   beforeAll(async () => {
     sessions = deepFreeze(await realSessions());
@@ -123,7 +125,7 @@ describe('every strategy, auto and restore on every real session in ../shared/da
   });
 
   it('tcompact restore rebuilds a compacted archive file of all of them byte for byte, and compacting it again changes nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tcompact-restore-'));
+    const dir = tempDir('restore');
     const steps = buildSteps(parseCompactConfig({ window: 16_000 }));
     const sink = new RefSink();
     const lines: string[] = [];

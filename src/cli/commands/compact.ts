@@ -7,7 +7,9 @@ import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { formatRefLine } from '../../refs/ref-file.js';
 import { RefSink } from '../../refs/ref-store.js';
 import { type ArchiveReport, addRun, emptyArchiveReport } from '../../report/archive-report.js';
+import { writeCompactPage } from '../../report/html/write-pages.js';
 import { renderMarkdownReport, renderStrategyTable } from '../../report/render-markdown.js';
+import { type TranscriptSpread, addToSpread, emptySpread } from '../../report/transcript-spread.js';
 import { percent } from '../../report/bars.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
 import { compactTranscript } from '../../strategies/compact-transcript.js';
@@ -30,12 +32,20 @@ export interface CompactOutputPaths {
   errors: string;
   report: string;
   markdown: string;
+  html: string;
 }
 
-/** `out.jsonl` -> `out.refs.jsonl`, `out.errors.jsonl`, `out.report.json`, `out.report.md`. */
+/** `out.jsonl` -> `out.refs.jsonl`, `out.errors.jsonl`, `out.report.json`, `out.report.md`, `out.report.html`. */
 export function compactOutputPaths(out: string): CompactOutputPaths {
   const base = out.endsWith('.jsonl') ? out.slice(0, -'.jsonl'.length) : out;
-  return { transcripts: out, refs: `${base}.refs.jsonl`, errors: `${base}.errors.jsonl`, report: `${base}.report.json`, markdown: `${base}.report.md` };
+  return {
+    transcripts: out,
+    refs: `${base}.refs.jsonl`,
+    errors: `${base}.errors.jsonl`,
+    report: `${base}.report.json`,
+    markdown: `${base}.report.md`,
+    html: `${base}.report.html`,
+  };
 }
 
 /** report.json of `compact`: the archive report plus line accounting and the settings that produced it. */
@@ -47,6 +57,8 @@ export interface CompactReport extends ArchiveReport {
   lines: { read: number; ok: number; failed: number; skipped: number };
   messages: { before: number; after: number };
   errorsByCode: Record<string, number>;
+  /** Compression histogram, window tiers before and after, the largest transcripts (for the HTML page). */
+  spread: TranscriptSpread;
   dryRun: boolean;
   /** With --model: the LLM usage, as in `run`'s report.json. */
   llm?: LlmRunUsage;
@@ -118,7 +130,7 @@ export const compactCommand: Command = {
 
 Runs every transcript through the strategies (default: the "auto" pipeline; "sanitize" always runs first and
 last) and writes, next to FILE.jsonl: FILE.refs.jsonl (the side store that \`restore\` reads), FILE.errors.jsonl
-(input lines that failed), FILE.report.json and FILE.report.md. Every file is written under a temporary name
+(input lines that failed), FILE.report.json, FILE.report.md and FILE.report.html (a self-contained page with charts). Every file is written under a temporary name
 and renamed into place when complete. Prints tokens saved per strategy.
 
 Options:
@@ -172,6 +184,7 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
     const archive = emptyArchiveReport(tokenizer.name);
     const tally = new LineTally();
     const messages = { before: 0, after: 0 };
+    const spread = emptySpread(config.window);
     const output = dryRun ? null : await CompactOutput.open(compactOutputPaths(values.out!), config.refs);
     const fail = async (record: ErrorRecord, count: number) => {
       tally.failed(record, count);
@@ -198,6 +211,7 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
         messages.before += item.transcript.messages.length;
         messages.after += run.transcript.messages.length;
         addRun(archive, run);
+        addToSpread(spread, { id: item.transcript.id, file: item.file, line: item.line, tokensBefore: run.tokensBefore, tokensAfter: run.tokensAfter });
         await output?.transcript(JSON.stringify(run.transcript), refs);
       };
     };
@@ -225,10 +239,12 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
         messages,
         errorsByCode: tally.errorsByCode,
         ...(llm ? { llm: llm.usage() } : {}),
+        spread,
         dryRun,
         ...archive,
       };
       await output?.commit(report);
+      if (output) await writeCompactPage(compactOutputPaths(values.out!).html, compactOutputPaths(values.out!).errors, report);
     } catch (err) {
       await llm?.close();
       await output?.discard();

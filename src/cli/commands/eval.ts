@@ -7,6 +7,7 @@ import { renderEvaluation, rowFigures } from '../../eval/render-eval.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import { AtomicFile, writeFileAtomic } from '../../io/atomic-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
+import { writeEvalPage } from '../../report/html/write-pages.js';
 import { PRESETS } from '../../strategies/presets.js';
 import { STRATEGIES } from '../../strategies/registry.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
@@ -46,7 +47,8 @@ Extracts probes from each original transcript (files read/created/modified, shel
 error lines and whether a later step resolved them, every user request and the last one verbatim, open todo
 items), compacts it with each strategy, and reports which probes the compacted transcript still holds.
 Where a source made its own compaction (Claude Code isCompactSummary), its summary is scored on the span it
-replaced, beside every strategy on the same span. Writes eval.json, eval.md and lost.jsonl in DIR.
+replaced, beside every strategy on the same span. Writes eval.json, eval.md, eval.html (a self-contained page with
+charts) and lost.jsonl in DIR.
 
 Options:
   --out DIR              output directory (required)
@@ -159,9 +161,10 @@ Options:
     } catch (err) {
       throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
     }
+    await writeEvalPage(values.out, json);
     io.stdout.write(markdown);
     io.stdout.write(
-      `\nWrote ${join(values.out, 'eval.json')}, eval.md and lost.jsonl (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
+      `\nWrote ${join(values.out, 'eval.json')}, eval.md, eval.html and lost.jsonl (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
     );
     return tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
   },

@@ -5,6 +5,7 @@ import { REPORT_MD } from '../../pipeline/store/ordered-writer.js';
 import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/coordinator/run-options.js';
 import { runPipeline } from '../../pipeline/coordinator/run-pipeline.js';
 import { percent } from '../../report/bars.js';
+import { writeRunPage } from '../../report/html/write-pages.js';
 import { createProgress } from '../../report/progress.js';
 import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
@@ -20,8 +21,8 @@ export const runCommand: Command = {
 
 Compacts every transcript of the inputs (canonical JSONL archives, or any format the adapters read) on a pool of
 worker threads and writes, in DIR: transcripts.jsonl (in input order), errors.jsonl (one line per input line that
-failed: file, line, byteOffset, code, message), refs.jsonl (the side store for 'tcompact restore'), report.json and
-report.md. Output is byte-identical whatever the number of workers. Each shard of work commits atomically and is
+failed: file, line, byteOffset, code, message), refs.jsonl (the side store for 'tcompact restore'), report.json,
+report.md and report.html (a self-contained page with charts). Output is byte-identical whatever the number of workers. Each shard of work commits atomically and is
 journaled (DIR/journal.jsonl), so an interrupted run continues with --resume.
 
 Options:
@@ -128,6 +129,16 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       }
       if (r.lines.failed > 0) io.stdout.write(`errors: ${join(outcome.outDir, 'errors.jsonl')}\n`);
       io.stdout.write(`report: ${join(outcome.outDir, REPORT_MD)} (${outcome.reportPath})\n`);
+      const settings = {
+        strategies: config.strategies,
+        keepLast: config.keepLast,
+        window: config.window,
+        refs: config.refs,
+        workers,
+        shardBytes,
+        model: llm?.model,
+      };
+      io.stdout.write(`page: ${await writeRunPage(outcome.outDir, r, settings)}\n`);
       return r.lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
     } finally {
       progress.stop();

@@ -8,6 +8,7 @@ import { Simulation } from '../../eval/simulate-run.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
+import { writeSimulatePage } from '../../report/html/write-pages.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
@@ -21,7 +22,7 @@ export const simulateCommand: Command = {
   help: `Usage: tcompact simulate <input...> --out DIR [--policy NAME]... [options]
 
 Replays each transcript as the agent loop that produced it: every assistant message is one model call whose
-prompt is every earlier message as the policy leaves it. Writes simulate.json and simulate.md in DIR.
+prompt is every earlier message as the policy leaves it. Writes simulate.json, simulate.md and simulate.html (a self-contained page with charts) in DIR.
 
 Policies (--policy may repeat; default: all built-in ones; 'none' is always replayed as the baseline):
 ${Object.values(POLICIES)
@@ -93,9 +94,10 @@ Options:
     } catch (err) {
       throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
     }
+    await writeSimulatePage(values.out, { inputs, ...report });
     io.stdout.write(markdown);
     io.stdout.write(
-      `\nWrote ${join(values.out, 'simulate.json')} and simulate.md (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
+      `\nWrote ${join(values.out, 'simulate.json')}, simulate.md and simulate.html (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
     );
     return tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
   },

@@ -3,6 +3,7 @@ import { readInputs } from '../../formats/read-inputs.js';
 import { FORMAT_NAMES, type FormatName } from '../../formats/types.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { renderBreakdown, percent } from '../../report/bars.js';
+import { writeStatsPage } from '../../report/html/write-pages.js';
 import { type Breakdown, addBreakdown, countTranscript, emptyBreakdown } from '../../tokens/breakdown.js';
 import { TOKENIZER_NAMES, type TokenizerName, getTokenizer } from '../../tokens/tokenizer.js';
 import { DEFAULT_WINDOW, windowStatus, type WindowStatus } from '../../tokens/window.js';
@@ -48,6 +49,7 @@ ok (<80%), warning (80-90%), over the compaction threshold (90-98%), over the ha
 
 Options:
   --json                 print JSON instead of the table
+  --html FILE            also write a self-contained page with charts: tokens per category, window tiers
   --window N             context window in tokens (default ${DEFAULT_WINDOW})
   --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic (chars/4, only when asked)
   --from FORMAT          force the input format instead of detecting it
@@ -55,6 +57,7 @@ Options:
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('stats', argv, {
       json: { type: 'boolean' },
+      html: { type: 'string' },
       window: { type: 'string' },
       tokenizer: { type: 'string' },
       from: { type: 'string' },
@@ -85,6 +88,10 @@ Options:
       });
     }
     const totalTokens = transcripts.reduce((n, t) => n + t.tokens, 0);
+    if (values.html !== undefined) {
+      const archiveTotal = { transcripts: transcripts.length, tokens: totalTokens, byCategory: total };
+      io.stderr.write(`page: ${await writeStatsPage(values.html, { inputs, tokenizer: tokenizer.name, window, transcripts, total: archiveTotal })}\n`);
+    }
     if (values.json) {
       const out = {
         tokenizer: tokenizer.name,

@@ -83,7 +83,7 @@ export async function runPipeline(options: RunOptions, prepared?: { steps: Pipel
   }
   const pool = new ShardPool({ workers, heapMb: options.workerHeapMb ?? DEFAULTS.workerHeapMb, workerFile: options.workerFile, abort });
   const reused = new Set<number>();
-  const writer = await OrderedWriter.open(outDir, config.refs, config.tokenizer, (index, report, shard) => {
+  const writer = await OrderedWriter.open(outDir, config.refs, config.tokenizer, config.window, (index, report, shard) => {
     if (reused.has(index)) countProgress(shard, report);
   });
   const execution: ExecutionCounts = { shards: 0, reusedShards: 0, retriedShards: 0, failedShards: 0 };

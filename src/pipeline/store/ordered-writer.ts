@@ -38,11 +38,17 @@ export class OrderedWriter {
     private readonly onMerged: MergedListener,
   ) {}
 
-  static async open(outDir: string, keepRefs: boolean, tokenizer: TokenizerName, onMerged: MergedListener = () => undefined): Promise<OrderedWriter> {
+  static async open(
+    outDir: string,
+    keepRefs: boolean,
+    tokenizer: TokenizerName,
+    window: number,
+    onMerged: MergedListener = () => undefined,
+  ): Promise<OrderedWriter> {
     const transcripts = await AtomicFile.create(join(outDir, TRANSCRIPTS_FILE));
     const errors = await AtomicFile.create(join(outDir, ERRORS_FILE));
     const refs = keepRefs ? await AtomicFile.create(join(outDir, REFS_FILE)) : null;
-    return new OrderedWriter(new RunReportBuilder(tokenizer), outDir, transcripts, errors, refs, onMerged);
+    return new OrderedWriter(new RunReportBuilder(tokenizer, window), outDir, transcripts, errors, refs, onMerged);
   }
 
   /** Shards merged so far (all shards before this index). */

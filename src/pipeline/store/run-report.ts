@@ -1,5 +1,6 @@
 import type { LlmRunUsage } from '../../llm/session.js';
 import { type ArchiveReport, type StrategyTotals, addRun, emptyArchiveReport } from '../../report/archive-report.js';
+import { type TranscriptSpread, addToSpread, emptySpread } from '../../report/transcript-spread.js';
 import type { Breakdown } from '../../tokens/breakdown.js';
 import type { TokenizerName } from '../../tokens/tokenizer.js';
 import type { ShardReport } from '../shard/types.js';
@@ -18,6 +19,8 @@ export interface RunReport {
   messages: { before: number; after: number };
   tokens: { before: number; after: number; saved: number; savedShare: number; tokenizer: TokenizerName };
   byCategory: { before: Breakdown; after: Breakdown };
+  /** Compression histogram, window tiers before and after, the largest transcripts (for report.html). */
+  spread: TranscriptSpread;
   errorsByCode: Record<string, number>;
   skippedByReason: Record<string, number>;
   formats: Record<string, number>;
@@ -43,8 +46,14 @@ export class RunReportBuilder {
   private duplicateCount = 0;
   private messagesBefore = 0;
   private messagesAfter = 0;
+  private readonly spread: TranscriptSpread;
 
-  constructor(private readonly tokenizer: TokenizerName) {}
+  constructor(
+    private readonly tokenizer: TokenizerName,
+    window: number,
+  ) {
+    this.spread = emptySpread(window);
+  }
 
   add(report: ShardReport): void {
     const c = report.counts;
@@ -63,6 +72,7 @@ export class RunReportBuilder {
       this.messagesBefore += t.messagesBefore;
       this.messagesAfter += t.messagesAfter;
       addRun(this.archive, t);
+      addToSpread(this.spread, t);
     }
   }
 
@@ -84,6 +94,7 @@ export class RunReportBuilder {
         tokenizer: this.tokenizer,
       },
       byCategory: archive.byCategory,
+      spread: this.spread,
       errorsByCode: sortKeys(this.counts.errorsByCode),
       skippedByReason: sortKeys(this.counts.skippedByReason),
       formats: sortKeys(this.counts.formats),

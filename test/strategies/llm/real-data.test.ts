@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../helpers/seeded-random.js';
 import type { LlmStepResult } from '../../../src/strategies/llm/llm-step.js';
@@ -14,6 +12,7 @@ import { getTokenizer } from '../../../src/tokens/tokenizer.js';
 import { bundledTranscripts } from '../../helpers/bundled-transcripts.js';
 import { SkippingClock } from '../../llm/fake-clock.js';
 import { type FakeServerOptions, startFakeOpenAI } from '../../llm/fake-openai-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 const tok = getTokenizer('o200k_base');
 const tokens = (t: Transcript) => countTranscript(t, tok).total;
@@ -58,7 +57,7 @@ function expectEveryTranscriptSafe(inputs: Transcript[], outs: LlmStepResult[]):
 
 describe('summarize on real transcripts (bundled Claude Code sessions and tau-bench runs)', () => {
   it('summarizes every transcript with a middle span, keeps all of them, and a cached re-run is byte-identical with no request', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'tcompact-llm-real-'));
+    const cacheDir = tempDir('llm-real');
     dirs.push(cacheDir);
     const first = await runAll(sample, {}, { cacheDir });
     expectEveryTranscriptSafe(sample, first.outs);

@@ -1,0 +1,76 @@
+import type { WindowStatus } from '../../tokens/window.js';
+import { CATEGORIES } from '../../tokens/breakdown.js';
+import { WINDOW_STATUSES } from '../transcript-spread.js';
+import { barChart } from './chart.js';
+import { formatInt, formatShare } from './escape.js';
+import type { Page } from './page.js';
+import { type Cell, num, sortableTable } from './table.js';
+
+/** What `stats --json` prints: the fields the page shows. */
+export interface StatsPageInput {
+  inputs: readonly string[];
+  tokenizer: string;
+  window: number;
+  transcripts: readonly { id: string; file: string; line: number; messages: number; tokens: number; windowShare: number; status: WindowStatus }[];
+  total: { transcripts: number; tokens: number; byCategory: Readonly<Record<string, number>> };
+}
+
+/** Transcripts listed, the largest first. */
+const LISTED = 50;
+
+/** The page of `stats --html`: the archive's tokens by category and its transcripts by context-window tier. */
+export function statsPage(s: StatsPageInput): Page {
+  const categories = CATEGORIES.filter((c) => (s.total.byCategory[c] ?? 0) !== 0);
+  const tiers: Record<string, number> = {};
+  for (const t of s.transcripts) tiers[t.status] = (tiers[t.status] ?? 0) + 1;
+  const largest = [...s.transcripts].sort((a, b) => b.tokens - a.tokens).slice(0, LISTED);
+  const total = s.total.tokens;
+  return {
+    title: 'tcompact stats',
+    subtitle: `Inputs: ${s.inputs.join(', ')} · tokenizer ${s.tokenizer} · window ${formatInt(s.window)} tokens`,
+    headline: [
+      { key: 'total.transcripts', label: 'transcripts', value: s.total.transcripts, text: formatInt(s.total.transcripts) },
+      { key: 'total.tokens', label: `tokens (${s.tokenizer})`, value: total, text: formatInt(total) },
+    ],
+    sections: [
+      {
+        title: 'Tokens per category',
+        charts: [
+          barChart('categories', 'Tokens per category', categories, [{ label: 'tokens', data: categories.map((c) => s.total.byCategory[c]) }], {
+            horizontal: true,
+          }),
+          barChart(
+            'tiers',
+            'Transcripts by context-window tier',
+            WINDOW_STATUSES.map((t) => t.replaceAll('_', ' ')),
+            [{ label: 'transcripts', data: WINDOW_STATUSES.map((t) => tiers[t] ?? 0) }],
+            { value: 'number', note: 'ok <80% of the window, warning 80–90%, over the compaction threshold 90–98%, over the hard limit ≥98%.' },
+          ),
+        ],
+        html: sortableTable(
+          [{ label: 'category' }, { label: 'tokens', numeric: true }, { label: 'share', numeric: true }],
+          categories.map((c): Cell[] => [
+            c,
+            num(s.total.byCategory[c]),
+            num(total > 0 ? s.total.byCategory[c] / total : 0, formatShare(total > 0 ? s.total.byCategory[c] / total : 0)),
+          ]),
+        ),
+      },
+      {
+        title: 'Largest transcripts',
+        html: sortableTable(
+          [
+            { label: 'transcript' },
+            { label: 'source' },
+            { label: 'messages', numeric: true },
+            { label: 'tokens', numeric: true },
+            { label: 'of window', numeric: true },
+            { label: 'tier' },
+          ],
+          largest.map((t): Cell[] => [t.id, `${t.file}:${t.line}`, num(t.messages), num(t.tokens), num(t.windowShare, formatShare(t.windowShare)), t.status]),
+          `The ${largest.length} largest of ${formatInt(s.transcripts.length)} transcripts`,
+        ),
+      },
+    ],
+  };
+}

@@ -1,0 +1,31 @@
+import { escapeHtml } from './escape.js';
+
+export interface Column {
+  label: string;
+  /** Sorted as numbers, right-aligned. @default false */
+  numeric?: boolean;
+}
+
+/** A cell: plain text, a number shown as given, or a text shown with the value it sorts by. */
+export type Cell = string | { text: string; sort: number } | null;
+
+/** A number shown as `text` and sorted by its value. */
+export const num = (value: number, text: string = value.toLocaleString('en-US')): Cell => ({ text, sort: value });
+
+function cell(c: Cell, numeric: boolean): string {
+  if (c === null) return `<td${numeric ? ' class="n" data-sort="-1"' : ''}>—</td>`;
+  if (typeof c === 'string') return `<td${numeric ? ' class="n"' : ''}>${escapeHtml(c)}</td>`;
+  return `<td class="n" data-sort="${c.sort}">${escapeHtml(c.text)}</td>`;
+}
+
+/** A table that sorts by any column when its header is clicked (tablesort, started by the page's script). */
+export function sortableTable(columns: readonly Column[], rows: readonly (readonly Cell[])[], caption?: string): string {
+  const head = columns.map((c) => `<th${c.numeric ? ' class="n" data-sort-method="number"' : ''} role="columnheader">${escapeHtml(c.label)}</th>`).join('');
+  const body = rows.map((r) => `<tr>${r.map((c, i) => cell(c, columns[i]?.numeric === true)).join('')}</tr>`).join('\n');
+  return [
+    '<div class="table-wrap"><table class="sortable">',
+    caption === undefined ? '' : `<caption>${escapeHtml(caption)}</caption>`,
+    `<thead><tr>${head}</tr></thead>`,
+    `<tbody>\n${body}\n</tbody></table></div>`,
+  ].join('');
+}

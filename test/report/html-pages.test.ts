@@ -1,0 +1,164 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumOrSkip, launchChromium } from '../helpers/browser.js';
+import { runCli, tempDir } from '../pipeline/helpers.js';
+
+/**
+ * The HTML reports in a real headless Chromium, on the bundled real transcripts: each page loads with no script error
+ * and no request, draws every chart, shows the JSON report's headline numbers, and sorts its tables.
+ * Screenshots go to TCOMPACT_ARTIFACTS when set (else into the temp folder, removed with it).
+ */
+const SUITE = 'HTML reports in headless Chromium';
+const chromiumPath = chromiumOrSkip(SUITE);
+
+const dir = tempDir('html');
+const shots = process.env.TCOMPACT_ARTIFACTS ? join(process.env.TCOMPACT_ARTIFACTS, 'html-reports') : join(dir, 'screenshots');
+const SESSION = 'datasets/bundled/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl';
+
+interface PageCase {
+  name: string;
+  html: string;
+  json: string;
+  minCharts: number;
+}
+
+const CASES: PageCase[] = [
+  { name: 'run', html: join(dir, 'run', 'report.html'), json: join(dir, 'run', 'report.json'), minCharts: 5 },
+  { name: 'compact', html: join(dir, 'c', 'out.report.html'), json: join(dir, 'c', 'out.report.json'), minCharts: 5 },
+  { name: 'eval', html: join(dir, 'eval', 'eval.html'), json: join(dir, 'eval', 'eval.json'), minCharts: 3 },
+  { name: 'simulate', html: join(dir, 'sim', 'simulate.html'), json: join(dir, 'sim', 'simulate.json'), minCharts: 4 },
+  { name: 'stats', html: join(dir, 'stats.html'), json: join(dir, 'stats.json'), minCharts: 2 },
+];
+
+/** What a page did while loading, and what it drew. */
+interface Loaded {
+  problems: string[];
+  page: Page;
+}
+
+let browser: Browser;
+
+async function open(file: string): Promise<Loaded> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`script error: ${e.message}`));
+  page.on('request', (r) => {
+    if (!r.url().startsWith('file:')) problems.push(`request: ${r.url()}`);
+  });
+  page.on('requestfailed', (r) => problems.push(`failed request: ${r.url()}`));
+  await page.goto(`file://${file}`, { waitUntil: 'load' });
+  return { problems, page };
+}
+
+function at(json: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], json);
+}
+
+describe.skipIf(chromiumPath === undefined)(SUITE, () => {
+  beforeAll(async () => {
+    mkdirSync(shots, { recursive: true });
+    mkdirSync(join(dir, 'c'));
+    const runs = await Promise.all([
+      runCli(['run', 'datasets/bundled', '--out', join(dir, 'run'), '--quiet', '--workers', '1']),
+      runCli(['compact', 'datasets/bundled/tau-bench', 'datasets/bundled/swe-agent', '--out', join(dir, 'c', 'out.jsonl')]),
+    ]);
+    runs.push(
+      await runCli(['eval', SESSION, 'datasets/bundled/tau-bench', '--out', join(dir, 'eval')]),
+      await runCli(['simulate', 'datasets/bundled/claude-code', '--out', join(dir, 'sim')]),
+    );
+    const stats = await runCli(['stats', 'datasets/bundled', '--json', '--html', join(dir, 'stats.html')]);
+    runs.push(stats);
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    writeFileSync(join(dir, 'stats.json'), stats.stdout);
+    browser = await launchChromium(chromiumPath as string);
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  for (const c of CASES) {
+    it(`${c.name}: one file under 5 MB that loads with no script error and no request, draws every chart, and shows the JSON's headline`, async () => {
+      expect(statSync(c.html).size).toBeLessThan(5 * 1024 * 1024);
+      const { problems, page } = await open(c.html);
+      try {
+        expect(problems).toEqual([]);
+        const charts = await page.evaluate(() =>
+          [...document.querySelectorAll('canvas')].map((canvas) => {
+            const ctx = canvas.getContext('2d') as CanvasRenderingContext2D;
+            const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+            let painted = 0;
+            for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) painted++;
+            return { id: canvas.id, width: canvas.width, height: canvas.height, painted };
+          }),
+        );
+        expect(charts.length).toBeGreaterThanOrEqual(c.minCharts);
+        expect(await page.getAttribute('html', 'data-charts')).toBe(String(charts.length));
+        for (const chart of charts) {
+          expect(chart.width * chart.height, chart.id).toBeGreaterThan(0);
+          expect(chart.painted, `${chart.id} has drawn pixels`).toBeGreaterThan(500);
+        }
+        const json = JSON.parse(readFileSync(c.json, 'utf8')) as unknown;
+        const headline = await page.$$eval('.kpi', (els) =>
+          els.map((e) => ({ key: e.getAttribute('data-key') ?? '', value: Number(e.getAttribute('data-value')) })),
+        );
+        expect(headline.length).toBeGreaterThanOrEqual(2);
+        for (const h of headline) expect(h.value, h.key).toBeCloseTo(at(json, h.key) as number, 6);
+        await page.screenshot({ path: join(shots, `${c.name}.png`), fullPage: true });
+      } finally {
+        await page.close();
+      }
+    });
+
+    it(`${c.name}: clicking a numeric column header sorts the table's rows by it`, async () => {
+      const { page } = await open(c.html);
+      try {
+        // A numeric column whose rows are not in order yet, so sorting must move them.
+        const target = await page.evaluate(() => {
+          const tables = [...document.querySelectorAll('table.sortable')];
+          for (let t = 0; t < tables.length; t++) {
+            const heads = [...tables[t].querySelectorAll('thead th')];
+            for (let c = 0; c < heads.length; c++) {
+              if (heads[c].getAttribute('data-sort-method') !== 'number') continue;
+              const values = [...tables[t].querySelectorAll('tbody tr')].map((r) => Number(r.children[c].getAttribute('data-sort')));
+              const ascending = values.every((v, i) => i === 0 || values[i - 1] <= v);
+              const descending = values.every((v, i) => i === 0 || values[i - 1] >= v);
+              if (!ascending && !descending) return { table: t, column: c };
+            }
+          }
+          return null;
+        });
+        expect(target, 'a table with an unsorted numeric column').not.toBeNull();
+        const { table, column } = target as { table: number; column: number };
+        const read = () =>
+          page.evaluate(
+            ([t, c]) =>
+              [...document.querySelectorAll('table.sortable')[t].querySelectorAll('tbody tr')].map((r) => ({
+                key: r.children[0].textContent ?? '',
+                value: Number(r.children[c].getAttribute('data-sort')),
+              })),
+            [table, column] as const,
+          );
+        const before = await read();
+        await page.locator('table.sortable').nth(table).locator('thead th').nth(column).click();
+        const first = await read();
+        await page.locator('table.sortable').nth(table).locator('thead th').nth(column).click();
+        const second = await read();
+        for (const rows of [first, second]) expect(rows.map((r) => r.key).sort()).toEqual(before.map((r) => r.key).sort());
+        const values = (rows: { value: number }[]) => rows.map((r) => r.value);
+        expect([values(first), values(second)]).toContainEqual([...values(before)].sort((a, b) => b - a));
+        expect([values(first), values(second)]).toContainEqual([...values(before)].sort((a, b) => a - b));
+        expect(values(first)).not.toEqual(values(before));
+      } finally {
+        await page.close();
+      }
+    });
+  }
+});
