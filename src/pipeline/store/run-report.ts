@@ -1,6 +1,7 @@
 import type { LlmRunUsage } from '../../llm/session.js';
 import { type ArchiveReport, type StrategyTotals, addRun, emptyArchiveReport } from '../../report/archive-report.js';
 import type { Breakdown } from '../../tokens/breakdown.js';
+import { DEFAULT_TOKENIZER_ENGINE, type TokenizerEngine } from '../../tokens/bpe-engines.js';
 import type { TokenizerName } from '../../tokens/tokenizer.js';
 import type { ShardReport } from '../shard/types.js';
 import { bump, emptyCounts } from '../shard/shard-builder.js';
@@ -16,7 +17,15 @@ export interface RunReport {
   lines: { read: number; ok: number; failed: number; skipped: number };
   transcripts: number;
   messages: { before: number; after: number };
-  tokens: { before: number; after: number; saved: number; savedShare: number; tokenizer: TokenizerName };
+  tokens: {
+    before: number;
+    after: number;
+    saved: number;
+    savedShare: number;
+    tokenizer: TokenizerName;
+    /** The library that counted the BPE encoding (null for `heuristic`). */
+    engine: TokenizerEngine | null;
+  };
   byCategory: { before: Breakdown; after: Breakdown };
   errorsByCode: Record<string, number>;
   skippedByReason: Record<string, number>;
@@ -82,6 +91,7 @@ export class RunReportBuilder {
         saved: archive.tokensSaved,
         savedShare: archive.tokensBefore > 0 ? Number((archive.tokensSaved / archive.tokensBefore).toFixed(4)) : 0,
         tokenizer: this.tokenizer,
+        engine: this.tokenizer === 'heuristic' ? null : DEFAULT_TOKENIZER_ENGINE,
       },
       byCategory: archive.byCategory,
       errorsByCode: sortKeys(this.counts.errorsByCode),
