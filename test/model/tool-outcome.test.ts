@@ -21,9 +21,10 @@ describe('tool outcome', () => {
     for (const t of await bundledTranscripts()) {
       for (const m of t.messages) {
         if (m.role !== 'tool') continue;
+        const r = m as ToolMessage;
         results++;
-        const lines = allLines(contentText(m.content));
-        const plain = { ...m, is_error: undefined } as ToolMessage;
+        const lines = allLines(contentText(r.content));
+        const plain = { ...r, is_error: undefined } as ToolMessage;
         expect(isFailedResult(plain)).toBe(
           lines[0] !== undefined &&
             /^(?:error\b|fatal:|exception\b|traceback \(most recent call last\)|exit code [1-9]\d*\b)|command not found|no such file or directory/i.test(
@@ -31,7 +32,7 @@ describe('tool outcome', () => {
             ),
         );
         const line = lines.find((l) => !/^exit code -?\d+$/i.test(l)) ?? lines[0];
-        expect(errorLine(m)).toBe(line?.slice(0, MAX_ERROR_LINE_CHARS).trimEnd());
+        expect(errorLine(r)).toBe(line?.slice(0, MAX_ERROR_LINE_CHARS).trimEnd());
       }
     }
     expect(results).toBeGreaterThan(500);
