@@ -313,7 +313,7 @@ export const endToEndBench: Benchmark = {
       rowTable(
         `Synthetic archive, ${synMb} (${medianOf})`,
         syn.rows,
-        [...notes, `${heuristicScaling.name}: ${fmt(heuristicScaling.value)}; ai-tokenizer / gpt-tokenizer alone: ${fmt(tokenizerGain(s))}.`],
+        [...notes, `ai-tokenizer / gpt-tokenizer alone: ${fmt(tokenizerGain(s))}.`],
         true,
       ),
       rowTable(
