@@ -310,12 +310,7 @@ export const endToEndBench: Benchmark = {
       "tokens: the baselines count the text fields only; the pipeline's report.json (tokens before) adds 3 tokens of framing per message, attachments (chars/4) and tool definitions.",
     ];
     const tables: Table[] = [
-      rowTable(
-        `Synthetic archive, ${synMb} (${medianOf})`,
-        syn.rows,
-        [...notes, `ai-tokenizer / gpt-tokenizer alone: ${fmt(tokenizerGain(s))}.`],
-        true,
-      ),
+      rowTable(`Synthetic archive, ${synMb} (${medianOf})`, syn.rows, [...notes, `ai-tokenizer / gpt-tokenizer alone: ${fmt(tokenizerGain(s))}.`], true),
       rowTable(
         `Real-text archive, ${(real.bytes / 1e6).toFixed(0)} MB spliced from the ${real.corpus} real transcripts (${medianOf})`,
         rt.rows,
