@@ -41,7 +41,7 @@ const EDGE_CASES = [
   'family: \u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}, flag \u{1F3F4}\u200D\u2620\uFE0F, skin \u{1F44B}\u{1F3FD}',
   '\r\n\t \u00a0\u2028\u2029  trailing   ',
   'x'.repeat(100_000),
-  ' '.repeat(5_000) + 'end',
+  `${' '.repeat(5_000)}end`,
   '日本語のテキストと한국어 텍스트와 中文文本 mixed with English and числа 12345678901234567890',
   '0123456789'.repeat(50),
 ];
