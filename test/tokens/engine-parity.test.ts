@@ -2,7 +2,7 @@ import { readInputs } from '../../src/formats/read-inputs.js';
 import { countTranscript } from '../../src/tokens/breakdown.js';
 import { type BpeEncodingName, bpeCounter } from '../../src/tokens/bpe-engines.js';
 import type { Tokenizer } from '../../src/tokens/tokenizer.js';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED } from '../helpers/paths.js';
 
 /**
@@ -58,21 +58,32 @@ function differences(strings: readonly string[], encoding: BpeEncodingName): { t
   return out;
 }
 
+/** Both engines on ~20 MB of text: slow on a loaded 2-core machine, so above vitest's default budget. */
+const TIMEOUT_MS = 600_000;
+
 describe('ai-tokenizer (the default engine) counts exactly as gpt-tokenizer', () => {
+  let bundled: string[];
+  beforeAll(async () => {
+    bundled = [...(await corpusStrings([BUNDLED])), ...EDGE_CASES];
+  }, TIMEOUT_MS);
+
   for (const encoding of ['o200k_base', 'cl100k_base'] as const) {
-    it(`gives the same ${encoding} count on every string of the bundled data and on edge cases`, async () => {
-      const strings = [...(await corpusStrings([BUNDLED])), ...EDGE_CASES];
-      expect(strings.length).toBeGreaterThan(5_000);
-      expect(differences(strings, encoding)).toEqual([]);
+    it(`gives the same ${encoding} count on every string of the bundled data and on edge cases`, { timeout: TIMEOUT_MS }, () => {
+      expect(bundled.length).toBeGreaterThan(5_000);
+      expect(differences(bundled, encoding)).toEqual([]);
     });
   }
 
   const corpus = process.env.TCOMPACT_CORPUS;
   const shared = ['spotter', 'session-share', 'tau-bench', 'swe-agent', 'openhands'].map((d) => `${corpus}/${d}/files`);
-  it.runIf(corpus !== undefined)('gives the same o200k_base count on every string of the shared corpus (TCOMPACT_CORPUS)', async () => {
-    const strings = await corpusStrings(shared);
-    expect(strings.length).toBeGreaterThan(10_000);
-    expect(differences(strings, 'o200k_base')).toEqual([]);
-  });
+  it.runIf(corpus !== undefined)(
+    'gives the same o200k_base count on every string of the shared corpus (TCOMPACT_CORPUS)',
+    { timeout: TIMEOUT_MS },
+    async () => {
+      const strings = await corpusStrings(shared);
+      expect(strings.length).toBeGreaterThan(10_000);
+      expect(differences(strings, 'o200k_base')).toEqual([]);
+    },
+  );
   if (corpus === undefined) console.warn('engine-parity: TCOMPACT_CORPUS is not set; the shared-corpus comparison is skipped');
 });
