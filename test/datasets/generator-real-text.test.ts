@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateRealTextArchive } from '../datasets/generate-real-text.js';
-import type { Transcript } from '../src/model/transcript.js';
-import { parseTranscript } from '../src/model/parse.js';
-import { findViolations } from '../src/model/validity.js';
-import { bundledTranscripts } from './helpers/bundled-transcripts.js';
+import { generateRealTextArchive } from '../../datasets/generate-real-text.js';
+import type { Transcript } from '../../src/model/transcript.js';
+import { parseTranscript } from '../../src/model/parse.js';
+import { findViolations } from '../../src/model/validity.js';
+import { bundledTranscripts } from '../helpers/bundled-transcripts.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
