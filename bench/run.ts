@@ -1,6 +1,7 @@
 /**
  * `npm run bench` (full) and `npm run bench -- --quick` (CI-sized, under two minutes on a 2-core machine).
- * `--only a,b` runs some benchmarks; the summaries are always rebuilt from every results file present.
+ * `--only a,b` runs some benchmarks; `--profile` also writes CPU profiles of a 2-worker heuristic run (main thread and
+ * each worker) to bench/results/profiles/; `--e2e-mb N` sets the size of end-to-end's archives (a loaded machine); the summaries are always rebuilt from every results file present.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,16 +21,27 @@ const ORDER = BENCHMARKS.map((b) => b.name);
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, help: { type: 'boolean', default: false } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      profile: { type: 'boolean', default: false },
+      'e2e-mb': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
   });
   if (values.help) {
-    console.log(`usage: npm run bench [-- --quick] [-- --only ${ORDER.join(',')}]`);
+    console.log(`usage: npm run bench [-- --quick] [-- --only ${ORDER.join(',')}] [-- --profile] [-- --e2e-mb N]`);
     return 0;
   }
   const only = values.only?.split(',').map((s) => s.trim());
   const unknown = only?.filter((n) => !ORDER.includes(n)) ?? [];
   if (unknown.length > 0) {
     console.error(`unknown benchmark(s): ${unknown.join(', ')} (known: ${ORDER.join(', ')})`);
+    return 2;
+  }
+  const e2eMb = values['e2e-mb'] === undefined ? undefined : Number(values['e2e-mb']);
+  if (e2eMb !== undefined && !(Number.isInteger(e2eMb) && e2eMb > 0)) {
+    console.error(`--e2e-mb must be a positive integer (MB), got ${values['e2e-mb']}`);
     return 2;
   }
   mkdirSync(TMP_DIR, { recursive: true });
@@ -46,7 +58,13 @@ async function main(): Promise<number> {
     const log = (m: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(1)}s] ${m}`);
     log(`${bench.name}: start (${mode})`);
     try {
-      const output = await bench.run({ quick: values.quick, tmpDir: TMP_DIR, log });
+      const output = await bench.run({
+        quick: values.quick,
+        tmpDir: TMP_DIR,
+        profile: values.profile,
+        e2eBytes: e2eMb === undefined ? undefined : e2eMb * 1e6,
+        log,
+      });
       writeResult(RESULTS_DIR, bench, mode, output, performance.now() - t0);
       log(`${bench.name}: done in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
     } catch (err) {

@@ -1,8 +1,11 @@
 /**
- * `node --import tsx datasets/generate-cli.ts --out FILE --size 100MB [--seed N]`: writes a synthetic canonical archive
- * (see generate.ts) and prints its summary as JSON.
+ * `node --import tsx datasets/generate-cli.ts --out FILE --size 100MB [--seed N] [--real-text PATH]...`: writes a
+ * synthetic canonical archive (see generate.ts), or with `--real-text` one spliced from the real transcripts under the
+ * given paths, read as `tcompact run` reads them (see generate-real-text.ts), and prints its summary as JSON.
  */
 import { parseArgs } from 'node:util';
+import { readInputs } from '../src/formats/read-inputs.js';
+import { type TemplateTranscript, writeRealTextArchive } from './generate-real-text.js';
 import { writeArchive } from './generate.js';
 
 const UNITS: Record<string, number> = { '': 1, B: 1, KB: 1e3, MB: 1e6, GB: 1e9, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3 };
@@ -21,10 +24,11 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       size: { type: 'string' },
       seed: { type: 'string', default: '1' },
+      'real-text': { type: 'string', multiple: true },
       help: { type: 'boolean', default: false },
     },
   });
-  const usage = 'usage: generate-cli --out FILE --size SIZE (e.g. 100MB, 1GB) [--seed N]';
+  const usage = 'usage: generate-cli --out FILE --size SIZE (e.g. 100MB, 1GB) [--seed N] [--real-text PATH]...';
   if (values.help) {
     console.log(usage);
     return 0;
@@ -36,7 +40,13 @@ async function main(): Promise<number> {
     return 2;
   }
   const started = performance.now();
-  const summary = await writeArchive(values.out, { seed, targetBytes: size });
+  const real = values['real-text'];
+  let summary: object;
+  if (real && real.length > 0) {
+    const templates: TemplateTranscript[] = [];
+    for await (const item of readInputs(real, { maxLineBytes: 64 * 1024 * 1024 })) if (item.kind === 'transcript') templates.push(item.transcript);
+    summary = { mode: 'real-text', templates: templates.length, ...(await writeRealTextArchive(values.out, templates, { seed, targetBytes: size })) };
+  } else summary = await writeArchive(values.out, { seed, targetBytes: size });
   const seconds = (performance.now() - started) / 1000;
   console.log(JSON.stringify({ file: values.out, seed, ...summary, seconds: Number(seconds.toFixed(2)) }));
   return 0;

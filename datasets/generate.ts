@@ -101,7 +101,7 @@ async function writeAll(handle: Awaited<ReturnType<typeof open>>, text: string):
 // Randomness
 
 /** mulberry32: tiny, fast, and good enough for shaping test data. */
-class Rng {
+export class Rng {
   private state: number;
   constructor(seed: number) {
     this.state = seed >>> 0;
@@ -143,7 +143,7 @@ class Rng {
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-function deriveSeed(seed: number, index: number): number {
+export function deriveSeed(seed: number, index: number): number {
   // splitmix32-style mixing so neighbouring indexes give unrelated streams.
   let h = (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(index + 1, 0xc2b2ae35)) >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d);

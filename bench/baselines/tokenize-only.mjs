@@ -1,10 +1,25 @@
-// Baseline (b): the exact tokenizer alone, on one core, counting every text field of every transcript (the fields
-// tcompact counts: message text and refusals, reasoning, tool-call names and arguments, unknown-role messages and tool
-// definitions as JSON), with no cache: each occurrence is counted. Only the counting is timed (countMs); reading and
-// JSON.parse are not. Prints {"lines", "texts", "tokens", "countMs"}.
+// Baselines (b) and (c): an exact tokenizer alone, on one core, counting every text field of every transcript (the
+// fields tcompact counts: message text and refusals, reasoning, tool-call names and arguments, unknown-role messages
+// and tool definitions as JSON), with no cache: each occurrence is counted. Only the counting is timed (countMs);
+// reading and JSON.parse are not. `tokenize-only.mjs FILE [gpt-tokenizer|ai-tokenizer]`: (b) is gpt-tokenizer, (c) the
+// engine tcompact uses by default. Prints {"lines", "texts", "tokens", "countMs"}.
 import { createReadStream } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+
+const require = createRequire(import.meta.url);
+const engine = process.argv[3] ?? 'gpt-tokenizer';
+let countTokens;
+if (engine === 'gpt-tokenizer') {
+  const gpt = require('gpt-tokenizer/cjs/encoding/o200k_base');
+  countTokens = (text, options) => gpt.countTokens(text, options);
+} else if (engine === 'ai-tokenizer') {
+  const { Tokenizer } = require('ai-tokenizer');
+  const tokenizer = new Tokenizer(require('ai-tokenizer/encoding/o200k_base'));
+  countTokens = (text) => tokenizer.encodeOrdinary(text).length;
+} else {
+  throw new Error(`unknown engine ${engine}`);
+}
 
 const KNOWN = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 const options = { disallowedSpecial: new Set() };

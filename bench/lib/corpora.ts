@@ -1,6 +1,8 @@
 import { existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { REAL_TEXT_GENERATOR_VERSION, type TemplateTranscript, writeRealTextArchive } from '../../datasets/generate-real-text.js';
 import { GENERATOR_VERSION, writeArchive } from '../../datasets/generate.js';
+import { readInputs } from '../../src/formats/read-inputs.js';
 import { BUNDLED, SHARED_DATASETS, SPOTTER } from './paths.js';
 import { listFiles, textsOfFiles } from './texts.js';
 
@@ -60,4 +62,29 @@ export function fileBytes(files: readonly string[]): number {
   let n = 0;
   for (const f of files) n += statSync(f).size;
   return n;
+}
+
+/** The real transcripts the real-text archive is spliced from: the shared datasets when present, else the bundled ones. */
+async function realTemplates(): Promise<{ label: string; templates: TemplateTranscript[] }> {
+  const shared = ['spotter', 'session-share', 'tau-bench', 'swe-agent', 'openhands'].map((d) => join(SHARED_DATASETS, d, 'files')).filter((p) => existsSync(p));
+  const paths = shared.length > 0 ? shared : [BUNDLED];
+  const templates: TemplateTranscript[] = [];
+  for await (const item of readInputs(paths, { maxLineBytes: 64 * 1024 * 1024 })) if (item.kind === 'transcript') templates.push(item.transcript);
+  return { label: shared.length > 0 ? 'shared' : 'bundled', templates };
+}
+
+/**
+ * Path of a real-text archive (datasets/generate-real-text.ts) of about `bytes` bytes, generated once and cached under
+ * `dir` like {@link syntheticArchive}; the name says which corpus it was spliced from.
+ */
+export async function realTextArchive(dir: string, seed: number, bytes: number): Promise<{ file: string; corpus: string; bytes: number }> {
+  const corpus = existsSync(join(SHARED_DATASETS, 'spotter')) ? 'shared' : 'bundled';
+  const file = join(dir, `realtext-v${REAL_TEXT_GENERATOR_VERSION}-${corpus}-seed${seed}-${bytes}.jsonl`);
+  if (!(existsSync(`${file}.done`) && existsSync(file))) {
+    const { templates } = await realTemplates();
+    await writeRealTextArchive(`${file}.part`, templates, { seed, targetBytes: bytes });
+    renameSync(`${file}.part`, file);
+    writeFileSync(`${file}.done`, '');
+  }
+  return { file, corpus, bytes: statSync(file).size };
 }

@@ -42,6 +42,10 @@ export interface BenchContext {
   quick: boolean;
   /** Scratch directory for generated archives and outputs (git-ignored). */
   tmpDir: string;
+  /** `--profile`: benchmarks that can also write CPU profiles (end-to-end) do. @default false */
+  profile?: boolean;
+  /** `--e2e-mb N`: the size of end-to-end's main archives instead of the mode's (50 MB quick, 300 MB full). */
+  e2eBytes?: number;
   log(message: string): void;
 }
 

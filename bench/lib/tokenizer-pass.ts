@@ -5,19 +5,22 @@
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { getEncoding } from 'js-tiktoken';
+import { bpeCounter } from '../../src/tokens/bpe-engines.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { corpusTexts, type CorpusSpec } from './corpora.js';
 
-export const COUNTERS = ['gpt-tokenizer', 'js-tiktoken', 'tcompact', 'heuristic'] as const;
+export const COUNTERS = ['gpt-tokenizer', 'ai-tokenizer', 'js-tiktoken', 'tcompact', 'heuristic'] as const;
 export type CounterName = (typeof COUNTERS)[number];
 
-/** Special-token strings such as `<|endoftext|>` are counted as plain text by both libraries. */
+/** Special-token strings such as `<|endoftext|>` are counted as plain text by every library. */
 function counter(name: CounterName): (text: string) => number {
   switch (name) {
     case 'gpt-tokenizer': {
       const options = { disallowedSpecial: new Set<string>() };
       return (t) => countTokens(t, options);
     }
+    case 'ai-tokenizer':
+      return bpeCounter('o200k_base', 'ai-tokenizer');
     case 'js-tiktoken': {
       const enc = getEncoding('o200k_base');
       return (t) => enc.encode(t, [], []).length;

@@ -4,7 +4,9 @@ import { errorItem, skippedItem } from './_items.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 export type JsonlEntry =
-  { kind: 'value'; at: SourcePosition; value: unknown } | { kind: 'blank'; at: SourcePosition } | { kind: 'error'; at: SourcePosition; error: ErrorInfo };
+  | { kind: 'value'; at: SourcePosition; value: unknown /** The line's decoded text. */; text: string }
+  | { kind: 'blank'; at: SourcePosition }
+  | { kind: 'error'; at: SourcePosition; error: ErrorInfo };
 
 /**
  * Streams a JSONL file as parsed values, one entry per line: blank lines, and lines that are too long, not UTF-8 or
@@ -22,7 +24,7 @@ export function jsonlEntry(file: string, raw: RawLine, maxLineBytes: number): Js
   if (decoded.kind === 'blank') return { kind: 'blank', at };
   if (decoded.kind === 'error') return { kind: 'error', at, error: decoded.error };
   try {
-    return { kind: 'value', at, value: JSON.parse(decoded.text) };
+    return { kind: 'value', at, value: JSON.parse(decoded.text), text: decoded.text };
   } catch (err) {
     const message = (err as Error).message;
     return {

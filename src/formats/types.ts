@@ -32,6 +32,11 @@ export type InputItem =
       warnings: string[];
       /** Structural repairs the adapter made, by kind (e.g. `missingResultFilled`). */
       repairs: Record<string, number>;
+      /**
+       * The line's own text when the item is one line of a canonical archive (without a BOM or `\r`): a transcript
+       * that comes through compaction unchanged is written out as this text, not serialized again.
+       */
+      source?: string;
     })
   | {
       kind: 'error';

@@ -1,10 +1,12 @@
-import { createRequire } from 'node:module';
+import { type BpeEncodingName, type CountOrdinary, DEFAULT_TOKENIZER_ENGINE, type TokenizerEngine, bpeCounter } from './bpe-engines.js';
 
 export const TOKENIZER_NAMES = ['o200k_base', 'cl100k_base', 'heuristic'] as const;
 export type TokenizerName = (typeof TOKENIZER_NAMES)[number];
 
 export interface Tokenizer {
   readonly name: TokenizerName;
+  /** The library that counts a BPE encoding; null for `heuristic`. */
+  readonly engine: TokenizerEngine | null;
   /**
    * Exact for the BPE encodings; `heuristic` is ceil(UTF-16 length / 4), only when asked for. Special-token strings
    * such as `<|endoftext|>` in a transcript are ordinary text and are counted as such (tiktoken's `encode_ordinary`).
@@ -18,6 +20,11 @@ export interface TokenizerOptions {
    * @default true
    */
   cache?: boolean;
+  /**
+   * The library that counts the BPE encodings; both give identical counts.
+   * @default 'ai-tokenizer'
+   */
+  engine?: TokenizerEngine;
 }
 
 /** Texts shorter than this are cheap to encode; caching them would cost more than it saves. */
@@ -29,34 +36,16 @@ const CACHE_MIN_LENGTH = 64;
  */
 const CACHE_MAX_CHARS = 4 * 1024 * 1024;
 
-type BpeEncodingName = Exclude<TokenizerName, 'heuristic'>;
-type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
-
-// An encoding's rank table costs ~70 MB and ~140 ms to build, so it is loaded on first use, and only the one chosen:
-// every worker thread imports this module. The CommonJS build is what makes a synchronous load possible.
-const require = createRequire(import.meta.url);
-const loaded = new Map<BpeEncodingName, CountTokens>();
-const ORDINARY = { disallowedSpecial: new Set<string>() };
-
-function bpeCounter(name: BpeEncodingName): (text: string) => number {
-  let count = loaded.get(name);
-  if (!count) {
-    count = (require(`gpt-tokenizer/cjs/encoding/${name}`) as { countTokens: CountTokens }).countTokens;
-    loaded.set(name, count);
-  }
-  const countTokens = count;
-  return (text) => countTokens(text, ORDINARY);
-}
-
 /**
  * Wraps a counter with a cache keyed by the text itself: agent transcripts repeat long texts (re-read files, repeated
  * outputs, the same system prompt in every transcript), and BPE is the most expensive step of the pipeline.
  */
-function cached(name: TokenizerName, count: (text: string) => number): Tokenizer {
+function cached(name: TokenizerName, engine: TokenizerEngine, count: CountOrdinary): Tokenizer {
   const cache = new Map<string, number>();
   let chars = 0;
   return {
     name,
+    engine,
     count(text: string): number {
       if (text.length < CACHE_MIN_LENGTH) return text.length === 0 ? 0 : count(text);
       const hit = cache.get(text);
@@ -75,9 +64,10 @@ function cached(name: TokenizerName, count: (text: string) => number): Tokenizer
 
 /** A new tokenizer with its own (empty) cache; the pipeline shares one per thread through {@link getTokenizer}. */
 export function createTokenizer(name: TokenizerName, options: TokenizerOptions = {}): Tokenizer {
-  if (name === 'heuristic') return { name, count: (text: string) => Math.ceil(text.length / 4) };
-  const count = bpeCounter(name);
-  return options.cache === false ? { name, count } : cached(name, count);
+  if (name === 'heuristic') return { name, engine: null, count: (text: string) => Math.ceil(text.length / 4) };
+  const engine = options.engine ?? DEFAULT_TOKENIZER_ENGINE;
+  const count = bpeCounter(name as BpeEncodingName, engine);
+  return options.cache === false ? { name, engine, count } : cached(name, engine, count);
 }
 
 const instances = new Map<TokenizerName, Tokenizer>();

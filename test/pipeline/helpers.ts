@@ -106,7 +106,7 @@ export function readJsonl<T>(path: string): T[] {
 export function readReport(outDir: string): {
   lines: { read: number; ok: number; failed: number; skipped: number };
   transcripts: number;
-  tokens: { before: number; after: number; saved: number };
+  tokens: { before: number; after: number; saved: number; tokenizer?: string; engine?: string | null };
   errorsByCode: Record<string, number>;
   skippedByReason: Record<string, number>;
   execution: { shards: number; reusedShards: number; retriedShards: number; failedShards: number };

@@ -2,6 +2,7 @@ import type { LlmRunUsage } from '../../llm/session.js';
 import { type ArchiveReport, type StrategyTotals, addRun, emptyArchiveReport } from '../../report/archive-report.js';
 import { type TranscriptSpread, addToSpread, emptySpread } from '../../report/transcript-spread.js';
 import type { Breakdown } from '../../tokens/breakdown.js';
+import { DEFAULT_TOKENIZER_ENGINE, type TokenizerEngine } from '../../tokens/bpe-engines.js';
 import type { TokenizerName } from '../../tokens/tokenizer.js';
 import type { ShardReport } from '../shard/types.js';
 import { bump, emptyCounts } from '../shard/shard-builder.js';
@@ -17,7 +18,15 @@ export interface RunReport {
   lines: { read: number; ok: number; failed: number; skipped: number };
   transcripts: number;
   messages: { before: number; after: number };
-  tokens: { before: number; after: number; saved: number; savedShare: number; tokenizer: TokenizerName };
+  tokens: {
+    before: number;
+    after: number;
+    saved: number;
+    savedShare: number;
+    tokenizer: TokenizerName;
+    /** The library that counted the BPE encoding (null for `heuristic`). */
+    engine: TokenizerEngine | null;
+  };
   byCategory: { before: Breakdown; after: Breakdown };
   /** Compression histogram, window tiers before and after, the largest transcripts (for report.html). */
   spread: TranscriptSpread;
@@ -92,6 +101,7 @@ export class RunReportBuilder {
         saved: archive.tokensSaved,
         savedShare: archive.tokensBefore > 0 ? Number((archive.tokensSaved / archive.tokensBefore).toFixed(4)) : 0,
         tokenizer: this.tokenizer,
+        engine: this.tokenizer === 'heuristic' ? null : DEFAULT_TOKENIZER_ENGINE,
       },
       byCategory: archive.byCategory,
       spread: this.spread,

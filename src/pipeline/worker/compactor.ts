@@ -8,8 +8,10 @@ import { getTokenizer } from '../../tokens/tokenizer.js';
 import type { JobSettings, TranscriptReport } from '../shard/types.js';
 
 export interface Compacted {
-  /** The compacted transcript as one JSON line (no `\n`). */
-  json: string;
+  /** The compacted transcript as one JSON line (no `\n`); serialized on first read. */
+  readonly json: string;
+  /** The fold returned the input transcript itself: the caller may write the input line's own text instead of `json`. */
+  unchanged: boolean;
   report: Omit<TranscriptReport, 'file' | 'line'>;
   /**
    * The transcript stopped before this step, an async (LLM) one whose condition holds: the main thread runs the steps
@@ -49,7 +51,10 @@ function createWorkerCompactor(job: JobSettings): Compactor {
 
 function compacted(input: Transcript, run: RunResult, next: number | undefined): Compacted {
   const out: Compacted = {
-    json: JSON.stringify(run.transcript),
+    get json() {
+      return JSON.stringify(run.transcript);
+    },
+    unchanged: run.transcript === input,
     report: {
       id: input.id,
       messagesBefore: input.messages.length,

@@ -57,5 +57,6 @@ function addItem(builder: ShardBuilder, item: InputItem, compactor: Compactor, f
     return;
   }
   const report = { ...compacted.report, file: item.file, line: item.line };
-  builder.addTranscript(compacted.json, report, item.lines, format, item.warnings.length, item.repairs, compacted.next);
+  const json = compacted.unchanged && item.source !== undefined ? item.source : compacted.json;
+  builder.addTranscript(json, report, item.lines, format, item.warnings.length, item.repairs, compacted.next);
 }
