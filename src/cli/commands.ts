@@ -6,6 +6,16 @@ import { restoreCommand } from './commands/restore.js';
 import { runCommand } from './commands/run.js';
 import { simulateCommand } from './commands/simulate.js';
 import { statsCommand } from './commands/stats.js';
+import { workerCommand } from './commands/worker.js';
 
 /** Every CLI command, in the order `--help` lists them. */
-export const COMMANDS: readonly Command[] = [statsCommand, convertCommand, compactCommand, restoreCommand, runCommand, evalCommand, simulateCommand];
+export const COMMANDS: readonly Command[] = [
+  statsCommand,
+  convertCommand,
+  compactCommand,
+  restoreCommand,
+  runCommand,
+  evalCommand,
+  simulateCommand,
+  workerCommand,
+];

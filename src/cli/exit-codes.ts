@@ -4,7 +4,7 @@ export const EXIT = {
   OK: 0,
   /** The run finished but some input lines failed (see errors.jsonl). */
   INPUT_ERRORS: 1,
-  /** Bad command line or configuration; nothing was processed. */
+  /** Bad command line or configuration, or the queue (Redis) of a distributed run unreachable or lost. */
   USAGE: 2,
   /** `--resume` was refused: the input or configuration changed since the journal was written. */
   RESUME_REFUSED: 3,

@@ -48,7 +48,11 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   } catch (err) {
     if (TcompactError.isInstance(err)) {
       io.stderr.write(`tcompact ${name}: ${err.code}: ${err.message}\n`);
-      return err.code === 'E_RESUME' ? EXIT.RESUME_REFUSED : err.code === 'E_USAGE' || err.code === 'E_CONFIG' ? EXIT.USAGE : EXIT.INPUT_ERRORS;
+      return err.code === 'E_RESUME'
+        ? EXIT.RESUME_REFUSED
+        : err.code === 'E_USAGE' || err.code === 'E_CONFIG' || err.code === 'E_QUEUE'
+          ? EXIT.USAGE
+          : EXIT.INPUT_ERRORS;
     }
     io.stderr.write(`tcompact ${name}: internal error\n${(err as Error).stack ?? String(err)}\n`);
     return EXIT.INTERNAL;

@@ -4,6 +4,8 @@ export interface ProgressSnapshot {
   transcripts: number;
   tokensSaved: number;
   errors: number;
+  /** Worker processes seen, in a distributed run. */
+  workersSeen?: number;
 }
 
 export interface ProgressStream {
@@ -79,6 +81,7 @@ export function formatProgress(s: ProgressSnapshot, elapsedMs: number): string {
     `ETA ${eta}`,
     `${s.tokensSaved.toLocaleString('en-US')} tokens saved`,
     `${s.errors} errors`,
+    ...(s.workersSeen === undefined ? [] : [`${s.workersSeen} workers`]),
   ].join(', ');
 }
 

@@ -4,6 +4,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { REPORT_MD } from '../../pipeline/store/ordered-writer.js';
 import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/coordinator/run-options.js';
 import { runPipeline } from '../../pipeline/coordinator/run-pipeline.js';
+import { parseQueueUrl } from '../../pipeline/distributed/queue-url.js';
 import { percent } from '../../report/bars.js';
 import { writeRunPage } from '../../report/html/write-pages.js';
 import { createProgress } from '../../report/progress.js';
@@ -39,6 +40,9 @@ Options:
   --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG before parsing (default ${DEFAULT_MAX_LINE_BYTES})
   --worker-heap-mb N     heap limit of each worker; a worker over it fails alone (default ${DEFAULT_WORKER_HEAP_MB})
   --shard-bytes N        target size of a unit of work (default ${DEFAULT_SHARD_BYTES}); a resume needs the same value
+  --queue URL            distributed run: shards go to BullMQ jobs on Redis (redis://[user:pass@]HOST:PORT[/DB], or
+                         rediss:// for TLS) where 'tcompact worker' processes take them; --workers N local threads
+                         take jobs too, --workers 0 only coordinates (see README, Scaling out)
   --quiet                no progress output
 
 ${LLM_FLAGS_HELP}
@@ -63,6 +67,7 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       'worker-heap-mb': { type: 'string' },
       'shard-bytes': { type: 'string' },
       quiet: { type: 'boolean' },
+      queue: { type: 'string' },
       ...LLM_FLAG_SPECS,
     });
     const inputs = requireInputs('run', positionals);
@@ -73,7 +78,8 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       { ...compactFlagOverrides(values), options: llmStepOptionsFromFlags(values) },
       { model: llm !== undefined },
     );
-    const workers = intOption('workers', values.workers, defaultWorkers(), 1, 256);
+    const queue = values.queue === undefined ? undefined : parseQueueUrl(values.queue);
+    const workers = intOption('workers', values.workers, defaultWorkers(), queue ? 0 : 1, 256);
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const workerHeapMb = intOption('worker-heap-mb', values['worker-heap-mb'], DEFAULT_WORKER_HEAP_MB, 16);
     const shardBytes = intOption('shard-bytes', values['shard-bytes'], DEFAULT_SHARD_BYTES, 1024);
@@ -106,6 +112,7 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
           abort: abort.signal,
           onProgress: (p) => progress.update(p),
           llm,
+          queue,
         },
         { steps },
       );

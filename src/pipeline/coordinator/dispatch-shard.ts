@@ -82,7 +82,7 @@ export function createShardExecutor(deps: ShardExecutorDeps): (planned: PlannedS
 }
 
 /** What a lost task died of: Piscina's message, or the cause of an abort (a worker that failed to load). */
-function crashMessage(err: unknown): string {
+export function crashMessage(err: unknown): string {
   const e = err as { message?: string; cause?: { message?: string }; code?: string };
   const message = e?.cause?.message ?? e?.message ?? String(err);
   return e?.code ? `${e.code}: ${message}` : message;

@@ -4,6 +4,7 @@ import type { LlmOptionsInput } from '../../llm/config.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import type { ShardHook } from './shard-hook.js';
+import type { QueueUrl } from '../distributed/queue-url.js';
 
 /**
  * Target shard size: a shard ends at the first line end past this many bytes. Measured on this 2-core machine (see
@@ -57,6 +58,8 @@ export interface RunOptions {
   llm?: LlmOptionsInput;
   /** Main-thread work on each shard before it commits (replaced by the LLM stage when `llm` is set). */
   afterShard?: ShardHook;
+  /** Run the shards through this BullMQ queue (Redis), where `tcompact worker` processes take them; `workers` may be 0. */
+  queue?: QueueUrl;
   /**
    * Another worker entry (a file URL) whose default export takes a ShardTask and returns a ShardOutcome, e.g. one
    * that wraps the built `workers/compact-worker.js`. @default the built compact worker
@@ -73,6 +76,8 @@ export interface RunProgress {
   /** Input lines that failed so far. */
   errors: number;
   shardsDone: number;
+  /** Worker processes that finished a shard of a distributed run. */
+  workersSeen?: number;
 }
 
 export const DEFAULTS = {

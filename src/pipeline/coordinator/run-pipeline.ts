@@ -22,6 +22,7 @@ import { type ExecutionCounts, createShardExecutor } from './dispatch-shard.js';
 import { removeShardsDir, shardPath } from '../store/shard-store.js';
 import { Slots } from './slots.js';
 import { ShardPool } from './worker-pool.js';
+import { startQueueRun } from '../distributed/queue-run.js';
 
 export type RunOutcome =
   { status: 'done'; report: RunReport; outDir: string; reportPath: string } | { status: 'interrupted'; outDir: string; committedShards: number };
@@ -72,7 +73,7 @@ export async function runPipeline(options: RunOptions, prepared?: { steps: Pipel
     for (const t of report.transcripts) progress.tokensSaved += t.tokensBefore - t.tokensAfter;
     progress.errors += report.counts.lines.failed;
     progress.shardsDone++;
-    options.onProgress?.({ ...progress });
+    options.onProgress?.({ ...progress, ...(queued ? { workersSeen: queued.stats.workersSeen } : {}) });
   };
 
   let llm: LlmSession | undefined;
@@ -81,14 +82,31 @@ export async function runPipeline(options: RunOptions, prepared?: { steps: Pipel
     llm = await createLlmSession({ ...options.llm, model: run.llm.options.model, cacheDir: join(outDir, LLM_CACHE_DIR) }, { signal: abort });
     afterShard = createAsyncStage({ llm, config, steps });
   }
-  const pool = new ShardPool({ workers, heapMb: options.workerHeapMb ?? DEFAULTS.workerHeapMb, workerFile: options.workerFile, abort });
+  const execution: ExecutionCounts = { shards: 0, reusedShards: 0, retriedShards: 0, failedShards: 0 };
+  const heapMb = options.workerHeapMb ?? DEFAULTS.workerHeapMb;
+  // The seam of a distributed run: shards go through a BullMQ queue instead of this process's pool.
+  const queued = options.queue
+    ? await startQueueRun({
+        ...options,
+        queue: options.queue,
+        ...run,
+        journal,
+        resume: options.resume === true,
+        abort,
+        afterShard,
+        execution,
+        localWorkers: workers,
+        heapMb,
+        onLost: fail,
+      })
+    : undefined;
+  const pool = queued ? undefined : new ShardPool({ workers, heapMb, workerFile: options.workerFile, abort });
   const reused = new Set<number>();
   const writer = await OrderedWriter.open(outDir, config.refs, config.tokenizer, config.window, (index, report, shard) => {
     if (reused.has(index)) countProgress(shard, report);
   });
-  const execution: ExecutionCounts = { shards: 0, reusedShards: 0, retriedShards: 0, failedShards: 0 };
-  const execute = createShardExecutor({ outDir, pool, journal, job: run.job, abort, afterShard, execution });
-  const slots = new Slots(workers * IN_FLIGHT_PER_WORKER);
+  const execute = queued?.execute ?? createShardExecutor({ outDir, pool: pool as ShardPool, journal, job: run.job, abort, afterShard, execution });
+  const slots = new Slots(queued?.window ?? workers * IN_FLIGHT_PER_WORKER);
   const running = new Set<Promise<void>>();
 
   try {
@@ -150,15 +168,18 @@ export async function runPipeline(options: RunOptions, prepared?: { steps: Pipel
       bytes: bytesTotal,
     });
     if (llm) report.llm = llm.usage();
+    if (queued) report.distributed = queued.report();
     await writer.finish(`${JSON.stringify(report, null, 2)}\n`, renderRunReport(report, writer.report.archiveReport()));
     await fsyncDir(outDir);
     await journal.append({ type: 'done' });
     await journal.close();
     await removeShardsDir(outDir);
+    await queued?.finish();
     return { status: 'done', report, outDir, reportPath: join(outDir, REPORT_JSON) };
   } finally {
     await llm?.close();
-    await pool.destroy();
+    await pool?.destroy();
+    await queued?.close();
   }
 }
 

@@ -5,6 +5,7 @@ import type { Breakdown } from '../../tokens/breakdown.js';
 import { DEFAULT_TOKENIZER_ENGINE, type TokenizerEngine } from '../../tokens/bpe-engines.js';
 import type { TokenizerName } from '../../tokens/tokenizer.js';
 import type { ShardReport } from '../shard/types.js';
+import type { DistributedReport } from '../distributed/distributed-stats.js';
 import { bump, emptyCounts } from '../shard/shard-builder.js';
 
 /**
@@ -42,6 +43,8 @@ export interface RunReport {
   timing: { wallMs: number; bytes: number; mbPerSec: number };
   /** LLM usage (requests, tokens, cost, failures, limits) when a model was configured; its `timing` varies. */
   llm?: LlmRunUsage;
+  /** Who did the work of a run that went through a queue (`--queue`); varies from run to run. */
+  distributed?: DistributedReport;
 }
 
 const MAX_EXAMPLES = 10;

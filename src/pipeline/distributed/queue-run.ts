@@ -1,0 +1,212 @@
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import { Queue, QueueEvents } from 'bullmq';
+import { TcompactError } from '../../errors.js';
+import { ShardPool } from '../coordinator/worker-pool.js';
+import { IN_FLIGHT_PER_WORKER, MAX_ATTEMPTS } from '../coordinator/run-options.js';
+import type { ExecutionCounts } from '../coordinator/dispatch-shard.js';
+import type { ShardHook } from '../coordinator/shard-hook.js';
+import type { PlannedShard } from '../plan/plan-shards.js';
+import { failedShardOutput } from '../shard/failed-shard.js';
+import { type JobSettings, type ShardOutput, type ShardReport, describeShard } from '../shard/types.js';
+import type { Journal } from '../store/journal.js';
+import { commitShard, readShard, shardPath } from '../store/shard-store.js';
+import { DistributedStats, type DistributedReport } from './distributed-stats.js';
+import { IO_PREFIX } from './process-shard-job.js';
+import { openConnection, probeQueue, watchConnection } from './queue-connection.js';
+import { RUNS_KEY, queueNameFor } from './queue-name.js';
+import type { QueueUrl } from './queue-url.js';
+import { SHARD_JOB, type ShardJobData, type ShardJobResult, encodeItems, shardJobId } from './shard-job.js';
+import { DEFAULT_LOCK_MS, ShardWorkers } from './shard-workers.js';
+
+/** Shards queued or running at once: enough to keep many machines busy, few enough that a stop waits little. */
+export const QUEUE_WINDOW = 64;
+/** A connection to Redis down this long ends the run with E_QUEUE (committed shards stay for --resume). */
+export const QUEUE_LOST_MS = 5000;
+/** First retry delay of a crashed shard, doubled on each attempt. */
+export const RETRY_BACKOFF_MS = 500;
+
+export interface QueueRunOptions {
+  queue: QueueUrl;
+  settingsHash: string;
+  outDir: string;
+  job: JobSettings;
+  journal: Journal;
+  resume: boolean;
+  abort: AbortSignal;
+  afterShard?: ShardHook;
+  execution: ExecutionCounts;
+  /** Worker threads of the coordinator's own process that take jobs too (0: only coordinate). */
+  localWorkers: number;
+  heapMb: number;
+  workerFile?: string;
+  /** Called once when Redis is lost for good. */
+  onLost: (err: TcompactError) => void;
+}
+
+export interface QueueRun {
+  execute(planned: PlannedShard): Promise<{ report: ShardReport } | undefined>;
+  readonly window: number;
+  readonly stats: DistributedStats;
+  report(): DistributedReport;
+  /** The run completed: its queue is removed from Redis. */
+  finish(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The coordinator's side of a distributed run: one BullMQ job per shard on the run's own queue, a job id per shard
+ * index (so a resumed coordinator finds the jobs its predecessor added, finished or not), and each finished shard read
+ * back from DIR, checked against the checksum its worker reported, passed through the LLM stage and journaled.
+ */
+export async function startQueueRun(options: QueueRunOptions): Promise<QueueRun> {
+  const { queue: url, execution } = options;
+  await probeQueue(url);
+  const name = queueNameFor(options.settingsHash, options.outDir);
+  const outDir = resolve(options.outDir);
+  const connection = openConnection(url, 'tcompact-coordinator');
+  const queue = new Queue<ShardJobData, ShardJobResult>(name, { connection });
+  const eventsConnection = openConnection(url, 'tcompact-coordinator-events');
+  const events = new QueueEvents(name, { connection: eventsConnection });
+  const stats = new DistributedStats(name, url.redacted);
+  events.on('stalled', () => stats.stalledRecovered++);
+  events.on('error', () => undefined);
+  // Every shard in flight waits on these emitters (BullMQ's waitUntilFinished listens on both).
+  queue.setMaxListeners(QUEUE_WINDOW * 2 + 10);
+  events.setMaxListeners(QUEUE_WINDOW * 2 + 10);
+
+  let lostError: TcompactError | undefined;
+  const lostListeners = new Set<(err: TcompactError) => void>();
+  const unwatch = watchConnection(connection, QUEUE_LOST_MS, () => {
+    lostError = new TcompactError(
+      'E_QUEUE',
+      `lost the queue at ${url.redacted} for ${QUEUE_LOST_MS / 1000} s; the committed shards stay in ${options.outDir}: run the same command with --resume once Redis is back`,
+    );
+    for (const listener of lostListeners) listener(lostError);
+    options.onLost(lostError);
+  });
+
+  await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+  if (!options.resume) await queue.obliterate({ force: true });
+  await connection.sadd(RUNS_KEY, name);
+
+  let pool: ShardPool | undefined;
+  let local: ShardWorkers | undefined;
+  if (options.localWorkers > 0) {
+    pool = new ShardPool({ workers: options.localWorkers, heapMb: options.heapMb, workerFile: options.workerFile, abort: options.abort });
+    local = new ShardWorkers({
+      queue: url,
+      connection,
+      pool,
+      concurrency: options.localWorkers * IN_FLIGHT_PER_WORKER,
+      lockMs: DEFAULT_LOCK_MS,
+      log: () => undefined,
+      only: name,
+    });
+    await local.start();
+  }
+
+  /** Settles with the job's result or its final failure reason; rejects with E_QUEUE when Redis is lost. */
+  const finished = async (jobId: string, wait: Promise<ShardJobResult>): Promise<{ ok: true; result: ShardJobResult } | { ok: false; reason: string }> => {
+    let onLost: ((err: TcompactError) => void) | undefined;
+    const lost = new Promise<never>((_, reject) => {
+      onLost = reject;
+      if (lostError) reject(lostError);
+    });
+    lostListeners.add(onLost as (err: TcompactError) => void);
+    try {
+      return await Promise.race([wait.then((result) => ({ ok: true as const, result })), lost]);
+    } catch (err) {
+      if (TcompactError.isInstance(err)) throw err;
+      return { ok: false, reason: url.redact((err as Error).message ?? `job ${jobId} failed`) };
+    } finally {
+      lostListeners.delete(onLost as (err: TcompactError) => void);
+    }
+  };
+
+  const execute = async ({ shard, items }: PlannedShard): Promise<{ report: ShardReport } | undefined> => {
+    if (options.abort.aborted) return undefined;
+    const jobId = shardJobId(shard.index);
+    if (options.resume) {
+      // A shard that failed for good in an earlier attempt of this run is processed again, as a local resume does.
+      const old = await queue.getJob(jobId);
+      if (old && (await old.isFailed())) await old.remove();
+    }
+    const data: ShardJobData = { shard, job: options.job, outDir, cwd: process.cwd() };
+    if (items) data.itemsGz = encodeItems(items);
+    const job = await queue.add(SHARD_JOB, data, { jobId, attempts: MAX_ATTEMPTS, backoff: { type: 'exponential', delay: RETRY_BACKOFF_MS } });
+    const settled = await finished(jobId, job.waitUntilFinished(events));
+    if (options.abort.aborted) return undefined;
+
+    let output: ShardOutput | undefined;
+    let failed: boolean;
+    if (!settled.ok) {
+      if (settled.reason.startsWith(IO_PREFIX)) throw new TcompactError('E_IO', settled.reason.slice(IO_PREFIX.length));
+      const message = `the worker crashed on all ${MAX_ATTEMPTS} attempts at this shard (${describeShard(shard)}): ${settled.reason}`;
+      output = await failedShardOutput(shard, items, { code: 'E_WORKER', message });
+      await commitShard(options.outDir, shard, output, true);
+      failed = true;
+      stats.retried++;
+      execution.retriedShards++;
+    } else {
+      const { result } = settled;
+      failed = result.failed;
+      stats.completedBy(result.worker);
+      if (result.attempt > 1) {
+        stats.retried++;
+        execution.retriedShards++;
+      }
+      const stored = await readShard(options.outDir, shard.index);
+      const body = Buffer.concat([stored.transcripts, stored.errors, stored.refs]);
+      const sha256 = createHash('sha256').update(body).digest('hex');
+      if (sha256 !== result.sha256) {
+        throw new TcompactError(
+          'E_IO',
+          `shard ${shard.index}: ${shardPath(options.outDir, shard.index)} is not the file worker ${result.worker} committed (checksum differs): DIR must be the same shared volume on every machine`,
+        );
+      }
+      if (options.afterShard && !failed) {
+        output = { body, sizes: result.sizes, report: stored.report };
+        if (result.pending) output.pending = result.pending;
+        output = await options.afterShard(output, shard, options.abort);
+        await commitShard(options.outDir, shard, output, false);
+      } else output = { body, sizes: result.sizes, report: stored.report };
+    }
+    if (failed) execution.failedShards++;
+    await options.journal.append({ type: 'shard', shard, failed });
+    return { report: output.report };
+  };
+
+  let closed = false;
+  return {
+    execute,
+    window: QUEUE_WINDOW,
+    stats,
+    report: () => stats.report(),
+    async finish() {
+      await connection.srem(RUNS_KEY, name);
+      await queue.obliterate({ force: true });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      unwatch();
+      // A lost Redis would make a graceful close wait forever: then the connections are just dropped.
+      if (lostError) {
+        connection.disconnect();
+        eventsConnection.disconnect();
+        void local?.close().catch(() => undefined);
+        void events.close().catch(() => undefined);
+        void queue.close().catch(() => undefined);
+        await pool?.destroy();
+        return;
+      }
+      await local?.close();
+      await pool?.destroy();
+      await events.close();
+      await queue.close();
+      eventsConnection.disconnect();
+      await connection.quit();
+    },
+  };
+}
