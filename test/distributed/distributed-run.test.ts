@@ -1,0 +1,177 @@
+import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLED, TEST_STRATEGIES, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../pipeline/helpers.js';
+import { WorkerProcess, allLogs } from './processes.js';
+import { RedisServer, freePort, redisServerAvailable } from './redis-server.js';
+
+/**
+ * Issue 11 with the built CLI and a real redis-server: a coordinator and `tcompact worker` processes must write the
+ * very bytes of a local run, through a worker killed with -9, a killed coordinator, a poison shard and a lost Redis.
+ */
+const PASSWORD = 'pw-7f3a9c1e-secret';
+const dir = tempDir('distributed');
+const archive = join(dir, 'real.jsonl');
+const SHARD_BYTES = 96 * 1024;
+const FILES = ['transcripts.jsonl', 'errors.jsonl', 'refs.jsonl'] as const;
+const strategies = TEST_STRATEGIES.flatMap((s) => ['--strategy', s]);
+const runArgs = (input: string, out: string, extra: string[] = []): string[] => [
+  'run',
+  input,
+  '--out',
+  out,
+  '--shard-bytes',
+  String(SHARD_BYTES),
+  '--quiet',
+  ...strategies,
+  ...extra,
+];
+/** Slows every shard so a kill lands mid-run; it changes no output byte. */
+const SLOW = { TCOMPACT_TEST_FAULTS: JSON.stringify({ shardDelayMs: 250 }) };
+
+function files(out: string): Record<string, string> {
+  const digest = outputDigest(out) as Record<string, string>;
+  return Object.fromEntries(FILES.map((f) => [f, digest[f]]));
+}
+
+function journaled(out: string): number {
+  try {
+    return readFileSync(join(out, 'journal.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{"type":"shard"')).length;
+  } catch {
+    return 0;
+  }
+}
+
+function distributedOf(out: string): { queue: string; url: string; workersSeen: number; stalledRecovered: number; retried: number } {
+  return JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')).distributed;
+}
+
+async function coordinate(
+  args: string[],
+  env: Record<string, string> = {},
+  onSpawn?: (pid: number, kill: (signal: NodeJS.Signals) => void) => void,
+): Promise<CliResult> {
+  const result = await runCli(args, { env, onSpawn });
+  allLogs.push(result.stdout, result.stderr);
+  return result;
+}
+
+const available = redisServerAvailable();
+
+describe.skipIf(!available)('distributed run on BullMQ and a real redis-server', () => {
+  let redis: RedisServer;
+  let expected: Record<string, string>;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start(PASSWORD);
+    await writeRealArchive(archive);
+    const local = await coordinate(runArgs(archive, join(dir, 'local'), ['--workers', '2']));
+    expect(local.code).toBe(0);
+    expected = files(join(dir, 'local'));
+  });
+
+  afterAll(async () => {
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('one coordinator and two worker processes write the same bytes as a local run, with a distributed report', async () => {
+    const localOut = join(dir, 'bundled-local');
+    const out = join(dir, 'bundled-queue');
+    expect((await coordinate(runArgs(BUNDLED, localOut, ['--workers', '2']))).code).toBe(0);
+    const workers = [new WorkerProcess(redis.url), new WorkerProcess(redis.url)];
+    const run = await coordinate(runArgs(BUNDLED, out, ['--workers', '0', '--queue', redis.url]));
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(files(out)).toEqual(files(localOut));
+    const report = distributedOf(out);
+    expect(report.url).toBe(`redis://:***@127.0.0.1:${redis.port}`);
+    expect(report.workersSeen).toBe(2);
+    expect(await Promise.all(workers.map((w) => w.stop()))).toEqual([0, 0]);
+    expect(workers[0].stdout).toMatch(/run tcompact-[0-9a-f]{16} shard \d+ [\d.]+ MB \d+ ms attempt 1 ok/);
+  });
+
+  it('a worker killed with -9 mid-run loses nothing: its shard is recovered as stalled and the bytes are the same', async () => {
+    const out = join(dir, 'kill-worker');
+    const victim = new WorkerProcess(redis.url, SLOW);
+    const survivor = new WorkerProcess(redis.url, SLOW);
+    const running = coordinate(runArgs(archive, out, ['--workers', '0', '--queue', redis.url]));
+    await victim.waitForShards(1);
+    victim.kill('SIGKILL');
+    const run = await running;
+    expect(run.code).toBe(0);
+    expect(files(out)).toEqual(expected);
+    expect(distributedOf(out).stalledRecovered).toBeGreaterThanOrEqual(1);
+    expect(await survivor.stop()).toBe(0);
+  });
+
+  it('a coordinator killed with -9 continues with --resume to the same bytes', async () => {
+    const out = join(dir, 'kill-coordinator');
+    const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
+    const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url]);
+    const killed = await coordinate(args, {}, (_pid, kill) => {
+      void (async () => {
+        while (journaled(out) < 3) await sleep(10);
+        kill('SIGKILL');
+      })();
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    const resumed = await coordinate([...args, '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(files(out)).toEqual(expected);
+    await Promise.all(workers.map((w) => w.stop()));
+  });
+
+  it('a shard that crashes its worker on every attempt ends as the same E_WORKER lines as a local run', async () => {
+    const poison = { TCOMPACT_TEST_FAULTS: JSON.stringify({ crash: { line: 5, mode: 'exit' } }) };
+    const localOut = join(dir, 'poison-local');
+    const out = join(dir, 'poison-queue');
+    expect((await coordinate(runArgs(archive, localOut, ['--workers', '2']), poison)).code).toBe(1);
+    const workers = [new WorkerProcess(redis.url, poison), new WorkerProcess(redis.url, poison)];
+    const run = await coordinate(runArgs(archive, out, ['--workers', '0', '--queue', redis.url]));
+    expect(run.code).toBe(1);
+    expect(files(out)).toEqual(files(localOut));
+    expect(readFileSync(join(out, 'errors.jsonl'), 'utf8')).toContain('"code":"E_WORKER"');
+    expect(distributedOf(out).retried).toBeGreaterThanOrEqual(1);
+    await Promise.all(workers.map((w) => w.stop()));
+  });
+
+  it('a Redis that cannot be reached at start is E_QUEUE with exit 2', async () => {
+    const url = `redis://:${PASSWORD}@127.0.0.1:${await freePort()}`;
+    const run = await coordinate(runArgs(archive, join(dir, 'no-redis'), ['--workers', '0', '--queue', url]));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/E_QUEUE: cannot reach the queue at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+/);
+    const worker = new WorkerProcess(url);
+    expect(await worker.exited).toBe(2);
+    expect(worker.stderr).toContain('E_QUEUE');
+  });
+
+  it('Redis stopped mid-run stops the run with E_QUEUE; restarted, --resume completes it to the same bytes', async () => {
+    const out = join(dir, 'redis-lost');
+    const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
+    const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url]);
+    const lost = await coordinate(args, {}, () => {
+      void (async () => {
+        while (journaled(out) < 3) await sleep(10);
+        await redis.stop();
+      })();
+    });
+    expect(lost.code).toBe(2);
+    expect(lost.stderr).toContain('E_QUEUE: lost the queue');
+    await redis.restart();
+    const resumed = await coordinate([...args, '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(files(out)).toEqual(expected);
+    expect(await Promise.all(workers.map((w) => w.stop()))).toEqual([0, 0]);
+  });
+
+  it('the password of the queue URL appears in no output file and no log', () => {
+    expect(allLogs.join('\n').length).toBeGreaterThan(0);
+    expect(allLogs.join('\n')).not.toContain(PASSWORD);
+    const walk = (path: string): string[] => (statSync(path).isDirectory() ? readdirSync(path).flatMap((name) => walk(join(path, name))) : [path]);
+    for (const file of walk(dir)) expect(readFileSync(file, 'utf8').includes(PASSWORD), file).toBe(false);
+  });
+});

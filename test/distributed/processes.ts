@@ -1,0 +1,49 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CLI, ROOT } from '../helpers/paths.js';
+
+/** Everything every process of the suite printed, for the password check. */
+export const allLogs: string[] = [];
+
+/** A `tcompact worker` process of the built CLI. */
+export class WorkerProcess {
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<number | null>;
+  private readonly child: ChildProcess;
+
+  constructor(url: string, env: Record<string, string> = {}, args: string[] = []) {
+    this.child = spawn(process.execPath, [CLI, 'worker', '--queue', url, '--threads', '1', '--lock-ms', '1500', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout?.on('data', (d: Buffer) => (this.stdout += d.toString()));
+    this.child.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    this.exited = new Promise((resolve) =>
+      this.child.on('close', (code) => {
+        allLogs.push(this.stdout, this.stderr);
+        resolve(code);
+      }),
+    );
+  }
+
+  /** Shard lines this worker logged. */
+  get shardsLogged(): number {
+    return this.stdout.split('\n').filter((l) => / shard \d+ /.test(l)).length;
+  }
+
+  async waitForShards(n: number): Promise<void> {
+    while (this.shardsLogged < n) await sleep(20);
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** SIGTERM: finish the shards in flight, then exit; resolves with the exit code. */
+  async stop(): Promise<number | null> {
+    this.child.kill('SIGTERM');
+    return this.exited;
+  }
+}
