@@ -126,7 +126,14 @@ export class RateLimiter {
         if (this.serverTokens) this.serverTokens.remaining -= tokens;
         const waitedMs = now - started;
         this.counters.waitedMs += waitedMs;
-        return { ok: true, waitedMs, reservation: { at: now, tokens, settle: (actual) => void (entry.tokens = Math.max(0, actual)) } };
+        const settle = (actual: number): void => {
+          entry.tokens = Math.max(0, actual);
+          // The server saw the request at some time between this reservation and its answer: counting it from the
+          // answer keeps every window the server measures within the limits too (it was over by the network time).
+          entry.at = Math.max(entry.at, this.clock.now());
+          this.log.sort((x, y) => x.at - y.at);
+        };
+        return { ok: true, waitedMs, reservation: { at: now, tokens, settle } };
       }
       await this.clock.sleep(wait, signal);
     }

@@ -155,4 +155,15 @@ describe('rate limiter (fake time)', () => {
     const third = await clock.runUntil(limiter.acquire(1));
     expect(third.ok && third.waitedMs).toBe(WINDOW_MS);
   });
+
+  it('counts a request in the window from its answer, so the server never sees more than the limit in 60 s', async () => {
+    const clock = new VirtualClock();
+    const limiter = new RateLimiter({ rpm: 1, clock });
+    const first = await clock.runUntil(limiter.acquire(1));
+    // The answer comes 700 ms later: the server may have seen the request at any time up to then.
+    await clock.runUntil(clock.sleep(700));
+    if (first.ok) first.reservation.settle(1);
+    const second = await clock.runUntil(limiter.acquire(1));
+    expect(second.ok && second.waitedMs).toBe(WINDOW_MS);
+  });
 });
