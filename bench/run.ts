@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { distributedBench } from './distributed.js';
 import { endToEndBench } from './end-to-end.js';
 import { growthBench } from './growth.js';
 import { htmlReportBench } from './html-report.js';
@@ -16,7 +17,7 @@ import { peersBench } from './peers.js';
 import { strategiesBench } from './strategies.js';
 import { tokenizerBench } from './tokenizer.js';
 
-const BENCHMARKS: readonly Benchmark[] = [endToEndBench, strategiesBench, peersBench, tokenizerBench, growthBench, htmlReportBench];
+const BENCHMARKS: readonly Benchmark[] = [endToEndBench, strategiesBench, peersBench, tokenizerBench, growthBench, htmlReportBench, distributedBench];
 const ORDER = BENCHMARKS.map((b) => b.name);
 
 async function main(): Promise<number> {
