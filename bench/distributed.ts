@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RedisServer, redisServerAvailable } from '../test/distributed/redis-server.js';
 import { ensureBuiltCli } from './lib/cli.js';
 import { syntheticArchive } from './lib/corpora.js';
 import { CLI, ROOT } from './lib/paths.js';
+import { pipelineStrategies } from './lib/tcompact-steps.js';
 import type { Benchmark, BenchContext, BenchOutput, Cell, Ratio } from './lib/results.js';
 
 const GNU_TIME = '/usr/bin/time';
@@ -52,7 +53,17 @@ async function startWorkers(url: string, count: number, threads: number): Promis
 }
 
 async function stopWorkers(workers: ChildProcess[]): Promise<void> {
-  await Promise.all(workers.map((w) => new Promise((resolve) => (w.once('close', resolve), w.kill('SIGTERM')))));
+  const closed = workers.map((w) => new Promise((resolve) => w.once('close', resolve)));
+  for (const w of workers) w.kill('SIGTERM');
+  await Promise.all(closed);
+}
+
+/** An archive of `count` one-message transcripts (~70 bytes a line): with --shard-bytes 1024, many trivial shards. */
+function tinyArchive(tmpDir: string, count: number): string {
+  const file = join(tmpDir, `tiny-${count}.jsonl`);
+  const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ id: `tiny-${i}`, messages: [{ role: 'user', content: `question ${i}` }] }));
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
@@ -61,11 +72,11 @@ export const distributedBench: Benchmark = {
   name: 'distributed',
   title: 'Distributed: through BullMQ + Redis vs one process, and the coordinator ceiling',
   description:
-    'Same machine, same run. (1) The synthetic archive with --strategy auto: `tcompact run --workers 2` (one process, 2 ' +
+    'Same machine, same run. (1) The synthetic archive with the end-to-end strategies: `tcompact run --workers 2` (one process, 2 ' +
     'threads) against a coordinator `run --workers 0 --queue redis://127.0.0.1:PORT` fed to 2 `tcompact worker --threads 1` ' +
     'processes, started and warm before the clock starts; wall is the coordinator from spawn to exit. The queue overhead ' +
-    'is (queue wall - local wall) / local wall. (2) The coordinator ceiling: a small archive cut into trivially small ' +
-    'shards (--shard-bytes 1024), 2 workers: shards per second end to end, and per second of coordinator CPU (what one ' +
+    'is (queue wall - local wall) / local wall. (2) The coordinator ceiling: an archive of one-message transcripts cut into ' +
+    'trivially small shards (--shard-bytes 1024), 2 workers: shards per second end to end, and per second of coordinator CPU (what one ' +
     "coordinator could enqueue, track and merge if workers were infinitely many); merge MB/s is input MB per coordinator CPU second on the large archive. redis-server is Debian's, on loopback, persistence off.",
   async run(ctx: BenchContext): Promise<BenchOutput> {
     if (!redisServerAvailable())
@@ -74,7 +85,10 @@ export const distributedBench: Benchmark = {
     const bytes = ctx.quick ? 50_000_000 : 300_000_000;
     const repeats = ctx.quick ? 1 : 3;
     const file = await syntheticArchive(ctx.tmpDir, 1, bytes);
-    const small = await syntheticArchive(ctx.tmpDir, 2, ctx.quick ? 1_000_000 : 4_000_000);
+    const tinyLines = ctx.quick ? 20_000 : 60_000;
+    const small = tinyArchive(ctx.tmpDir, tinyLines);
+    const chosen = await pipelineStrategies();
+    const strategies = chosen.strategies.flatMap((name) => ['--strategy', name]);
     const redis = await RedisServer.start('bench');
     const out = join(ctx.tmpDir, 'dist-out');
     const mb = bytes / 1e6;
@@ -86,18 +100,18 @@ export const distributedBench: Benchmark = {
       for (let i = 0; i < repeats; i++) {
         rmSync(out, { recursive: true, force: true });
         ctx.log(`distributed: local --workers 2 (${i + 1}/${repeats})`);
-        local.push(await timedCli(['run', file, '--out', out, '--strategy', 'auto', '--workers', '2', '--quiet'], ctx.tmpDir));
+        local.push(await timedCli(['run', file, '--out', out, ...strategies, '--workers', '2', '--quiet'], ctx.tmpDir));
         rmSync(out, { recursive: true, force: true });
         ctx.log(`distributed: 2 worker processes x 1 thread through Redis (${i + 1}/${repeats})`);
         const workers = await startWorkers(redis.url, 2, 1);
-        queued.push(await timedCli(['run', file, '--out', out, '--strategy', 'auto', '--workers', '0', '--queue', redis.url, '--quiet'], ctx.tmpDir));
+        queued.push(await timedCli(['run', file, '--out', out, ...strategies, '--workers', '0', '--queue', redis.url, '--quiet'], ctx.tmpDir));
         await stopWorkers(workers);
       }
       rmSync(out, { recursive: true, force: true });
       ctx.log('distributed: coordinator ceiling, 1 KiB shards');
       const workers = await startWorkers(redis.url, 2, 1);
       tiny = await timedCli(
-        ['run', small, '--out', out, '--strategy', 'auto', '--workers', '0', '--queue', redis.url, '--shard-bytes', '1024', '--quiet'],
+        ['run', small, '--out', out, ...strategies, '--workers', '0', '--queue', redis.url, '--shard-bytes', '1024', '--quiet'],
         ctx.tmpDir,
       );
       await stopWorkers(workers);
@@ -105,6 +119,7 @@ export const distributedBench: Benchmark = {
     } finally {
       await redis.stop();
       rmSync(out, { recursive: true, force: true });
+      rmSync(small, { force: true });
     }
     for (const t of [...local, ...queued, tiny]) if (t && t.exitCode !== 0) throw new Error(`a run exited with ${t.exitCode}: ${t.stderr.slice(0, 1000)}`);
     const localMs = median(local.map((t) => t.wallMs));
@@ -141,7 +156,7 @@ export const distributedBench: Benchmark = {
       { name: 'queue overhead: (queue wall - local wall) / local wall', value: overhead * 100, unit: '%', target: '<= 10', met: overhead <= 0.1 },
     ];
     return {
-      params: { archiveBytes: bytes, repeats, strategies: ['auto'], tinyArchiveBytes: ctx.quick ? 1_000_000 : 4_000_000, file: file.replace(`${ROOT}/`, '') },
+      params: { archiveBytes: bytes, repeats, strategies: chosen.strategies, tinyLines, file: file.replace(`${ROOT}/`, '') },
       results,
       ratios,
       tables: [

@@ -80,7 +80,7 @@ export class ShardWorkers {
       connection: options.connection,
       concurrency: options.concurrency,
       lockDuration: options.lockMs,
-      stalledInterval: options.lockMs,
+      stalledInterval: Math.max(1000, Math.round(options.lockMs / 2)),
       // A shard whose worker died is handed on, not failed: only crashes of the shard itself count as attempts.
       maxStalledCount: 1000,
     });
