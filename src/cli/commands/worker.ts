@@ -24,7 +24,7 @@ Options:
   --concurrency N        shards in flight per run (default: 2 per thread)
   --worker-heap-mb N     heap limit of each thread (default ${DEFAULT_WORKER_HEAP_MB})
   --lock-ms N            job lock, renewed while this process lives; a killed worker's shard is handed on about
-                         this long after (default ${DEFAULT_LOCK_MS})
+                         0.5 to 1.5 times this long after (default ${DEFAULT_LOCK_MS})
 
 Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (E_QUEUE).`,
   async run(argv, io) {
