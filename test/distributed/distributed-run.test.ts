@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLED, TEST_STRATEGIES, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../pipeline/helpers.js';
+import { BUNDLED, TEST_STRATEGIES, cliFaults, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../pipeline/helpers.js';
 import { WorkerProcess, allLogs } from './processes.js';
 import { RedisServer, freePort, redisServerAvailable } from './redis-server.js';
 
@@ -28,7 +28,7 @@ const runArgs = (input: string, out: string, extra: string[] = []): string[] => 
   ...extra,
 ];
 /** Slows every shard so a kill lands mid-run; it changes no output byte. */
-const SLOW = { TCOMPACT_TEST_FAULTS: JSON.stringify({ shardDelayMs: 250 }) };
+const SLOW = cliFaults({ shardDelayMs: 250 });
 
 function files(out: string): Record<string, string> {
   const digest = outputDigest(out) as Record<string, string>;
@@ -51,10 +51,10 @@ function distributedOf(out: string): { queue: string; url: string; workersSeen: 
 
 async function coordinate(
   args: string[],
-  env: Record<string, string> = {},
+  faults: { env: Record<string, string>; nodeArgs: string[] } = { env: {}, nodeArgs: [] },
   onSpawn?: (pid: number, kill: (signal: NodeJS.Signals) => void) => void,
 ): Promise<CliResult> {
-  const result = await runCli(args, { env, onSpawn });
+  const result = await runCli(args, { ...faults, onSpawn });
   allLogs.push(result.stdout, result.stderr);
   return result;
 }
@@ -112,7 +112,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     const out = join(dir, 'kill-coordinator');
     const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
     const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url]);
-    const killed = await coordinate(args, {}, (_pid, kill) => {
+    const killed = await coordinate(args, undefined, (_pid, kill) => {
       void (async () => {
         while (journaled(out) < 3) await sleep(10);
         kill('SIGKILL');
@@ -126,7 +126,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
   });
 
   it('a shard that crashes its worker on every attempt ends as the same E_WORKER lines as a local run', async () => {
-    const poison = { TCOMPACT_TEST_FAULTS: JSON.stringify({ crash: { line: 5, mode: 'exit' } }) };
+    const poison = cliFaults({ crash: { line: 5, mode: 'exit' } });
     const localOut = join(dir, 'poison-local');
     const out = join(dir, 'poison-queue');
     expect((await coordinate(runArgs(archive, localOut, ['--workers', '2']), poison)).code).toBe(1);
@@ -153,7 +153,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     const out = join(dir, 'redis-lost');
     const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
     const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url]);
-    const lost = await coordinate(args, {}, () => {
+    const lost = await coordinate(args, undefined, () => {
       void (async () => {
         while (journaled(out) < 3) await sleep(10);
         await redis.stop();

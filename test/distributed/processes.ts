@@ -12,10 +12,11 @@ export class WorkerProcess {
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcess;
 
-  constructor(url: string, env: Record<string, string> = {}, args: string[] = []) {
-    this.child = spawn(process.execPath, [CLI, 'worker', '--queue', url, '--threads', '1', '--lock-ms', '1500', ...args], {
+  /** `faults`: the reliability fixtures' fault injection (cliFaults), for this process only. */
+  constructor(url: string, faults: { env: Record<string, string>; nodeArgs: string[] } = { env: {}, nodeArgs: [] }) {
+    this.child = spawn(process.execPath, [...faults.nodeArgs, CLI, 'worker', '--queue', url, '--threads', '1', '--lock-ms', '1500'], {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...faults.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child.stdout?.on('data', (d: Buffer) => (this.stdout += d.toString()));

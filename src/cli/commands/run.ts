@@ -4,7 +4,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { REPORT_MD } from '../../pipeline/store/ordered-writer.js';
 import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/coordinator/run-options.js';
 import { runPipeline } from '../../pipeline/coordinator/run-pipeline.js';
-import { parseQueueUrl } from '../../pipeline/distributed/queue-url.js';
+import { parseQueueUrl } from '../../pipeline/coordinator/distributed/queue-url.js';
 import { percent } from '../../report/bars.js';
 import { writeRunPage } from '../../report/html/write-pages.js';
 import { createProgress } from '../../report/progress.js';

@@ -1,7 +1,7 @@
 import { defaultWorkers, DEFAULT_WORKER_HEAP_MB, IN_FLIGHT_PER_WORKER } from '../../pipeline/coordinator/run-options.js';
-import { DEFAULT_LOCK_MS } from '../../pipeline/distributed/shard-workers.js';
-import { parseQueueUrl } from '../../pipeline/distributed/queue-url.js';
-import { runWorkerProcess } from '../../pipeline/distributed/worker-process.js';
+import { DEFAULT_LOCK_MS } from '../../pipeline/coordinator/distributed/shard-workers.js';
+import { parseQueueUrl } from '../../pipeline/coordinator/distributed/queue-url.js';
+import { runWorkerProcess } from '../../pipeline/coordinator/distributed/worker-process.js';
 import { TcompactError } from '../../errors.js';
 import { type Command, intOption, parseCommandArgs } from '../command.js';
 import { EXIT } from '../exit-codes.js';

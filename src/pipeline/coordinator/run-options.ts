@@ -4,7 +4,7 @@ import type { LlmOptionsInput } from '../../llm/config.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import type { ShardHook } from './shard-hook.js';
-import type { QueueUrl } from '../distributed/queue-url.js';
+import type { QueueUrl } from './distributed/queue-url.js';
 
 /**
  * Target shard size: a shard ends at the first line end past this many bytes. Measured on this 2-core machine (see

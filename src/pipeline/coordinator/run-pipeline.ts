@@ -22,7 +22,7 @@ import { type ExecutionCounts, createShardExecutor } from './dispatch-shard.js';
 import { removeShardsDir, shardPath } from '../store/shard-store.js';
 import { Slots } from './slots.js';
 import { ShardPool } from './worker-pool.js';
-import { startQueueRun } from '../distributed/queue-run.js';
+import { startQueueRun } from './distributed/queue-run.js';
 
 export type RunOutcome =
   { status: 'done'; report: RunReport; outDir: string; reportPath: string } | { status: 'interrupted'; outDir: string; committedShards: number };

@@ -5,7 +5,6 @@ import type { Breakdown } from '../../tokens/breakdown.js';
 import { DEFAULT_TOKENIZER_ENGINE, type TokenizerEngine } from '../../tokens/bpe-engines.js';
 import type { TokenizerName } from '../../tokens/tokenizer.js';
 import type { ShardReport } from '../shard/types.js';
-import type { DistributedReport } from '../distributed/distributed-stats.js';
 import { bump, emptyCounts } from '../shard/shard-builder.js';
 
 /**
@@ -132,4 +131,19 @@ export class RunReportBuilder {
 
 function sortKeys(record: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** report.json's `distributed` object: who did the work of a run that went through a queue. */
+export interface DistributedReport {
+  /** The run's queue name. */
+  queue: string;
+  /** The Redis URL, password replaced by `***`. */
+  url: string;
+  /** Worker processes (`host:pid`) that completed at least one shard of this run. */
+  workersSeen: number;
+  shardsPerWorker: Record<string, number>;
+  /** Shards BullMQ's stalled-job check took back from a worker that stopped renewing its lock (killed, frozen). */
+  stalledRecovered: number;
+  /** Shards that needed more than one attempt (a worker crash on the shard). */
+  retried: number;
 }

@@ -3,11 +3,11 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { crashMessage } from '../coordinator/dispatch-shard.js';
-import type { ShardPool } from '../coordinator/worker-pool.js';
-import { failedShardOutput } from '../shard/failed-shard.js';
-import type { ShardOutput } from '../shard/types.js';
-import { SHARDS_DIR, commitShard } from '../store/shard-store.js';
+import { crashMessage } from '../dispatch-shard.js';
+import type { ShardPool } from '../worker-pool.js';
+import { failedShardOutput } from '../../shard/failed-shard.js';
+import type { ShardOutput } from '../../shard/types.js';
+import { SHARDS_DIR, commitShard } from '../../store/shard-store.js';
 import { type ShardJobData, type ShardJobResult, decodeItems } from './shard-job.js';
 
 /** `host:pid`, how a worker process names itself in results and logs. */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { canonicalHash } from '../../io/fingerprint.js';
+import { canonicalHash } from '../../../io/fingerprint.js';
 
 /** Redis set in which coordinators list the queues of their unfinished runs; `tcompact worker` serves every one. */
 export const RUNS_KEY = 'tcompact:runs';

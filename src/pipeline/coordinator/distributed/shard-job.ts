@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { InputItem } from '../../formats/types.js';
-import type { JobSettings, PendingTranscript, SectionSizes, ShardDescriptor } from '../shard/types.js';
+import type { InputItem } from '../../../formats/types.js';
+import type { JobSettings, PendingTranscript, SectionSizes, ShardDescriptor } from '../../shard/types.js';
 
 /** BullMQ job name of a shard. */
 export const SHARD_JOB = 'shard';

@@ -1,4 +1,4 @@
-import { TcompactError } from '../../errors.js';
+import { TcompactError } from '../../../errors.js';
 
 /** A parsed `--queue` URL: the full text for the client, and a form safe to print anywhere. */
 export interface QueueUrl {

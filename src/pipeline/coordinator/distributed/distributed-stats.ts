@@ -1,17 +1,4 @@
-/** report.json's `distributed` object: who did the work of a run that went through a queue. */
-export interface DistributedReport {
-  /** The run's queue name. */
-  queue: string;
-  /** The Redis URL, password replaced by `***`. */
-  url: string;
-  /** Worker processes (`host:pid`) that completed at least one shard of this run. */
-  workersSeen: number;
-  shardsPerWorker: Record<string, number>;
-  /** Shards BullMQ's stalled-job check took back from a worker that stopped renewing its lock (killed, frozen). */
-  stalledRecovered: number;
-  /** Shards that needed more than one attempt (a worker crash on the shard). */
-  retried: number;
-}
+import type { DistributedReport } from '../../store/run-report.js';
 
 /** Counts kept by the coordinator as results come back. */
 export class DistributedStats {

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { TcompactError } from '../../errors.js';
+import { TcompactError } from '../../../errors.js';
 import type { QueueUrl } from './queue-url.js';
 
 /** How long the first contact with Redis may take before a run gives up with E_QUEUE. */

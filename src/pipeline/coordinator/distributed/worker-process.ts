@@ -1,4 +1,4 @@
-import { ShardPool } from '../coordinator/worker-pool.js';
+import { ShardPool } from '../worker-pool.js';
 import { openConnection, probeQueue } from './queue-connection.js';
 import type { QueueUrl } from './queue-url.js';
 import { ShardWorkers } from './shard-workers.js';
