@@ -94,6 +94,14 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     expect(workers[0].stdout).toMatch(/run tcompact-[0-9a-f]{16} shard \d+ [\d.]+ MB \d+ ms attempt 1 ok/);
   });
 
+  it('a coordinator with --workers 2 and no worker process does every shard on its own threads', async () => {
+    const out = join(dir, 'local-threads');
+    const run = await coordinate(runArgs(archive, out, ['--workers', '2', '--queue', redis.url]));
+    expect(run.code).toBe(0);
+    expect(files(out)).toEqual(expected);
+    expect(distributedOf(out).workersSeen).toBe(1);
+  });
+
   it('a worker killed with -9 mid-run loses nothing: its shard is recovered as stalled and the bytes are the same', async () => {
     const out = join(dir, 'kill-worker');
     const victim = new WorkerProcess(redis.url, SLOW);
