@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { BUNDLED, runCli, sha256, tempDir } from '../pipeline/helpers.js';
-import { WorkerProcess } from './processes.js';
+import { WorkerProcess, killLeftoverWorkers } from './processes.js';
 import { RedisServer, redisServerAvailable } from './redis-server.js';
 
 /**
@@ -43,6 +43,7 @@ describe.skipIf(!redisServerAvailable())('distributed run with LLM work under --
   });
 
   afterAll(async () => {
+    await killLeftoverWorkers();
     await server?.close();
     await redis?.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED, TEST_STRATEGIES, cliFaults, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../pipeline/helpers.js';
-import { WorkerProcess, allLogs } from './processes.js';
+import { WorkerProcess, killLeftoverWorkers, allLogs } from './processes.js';
 import { RedisServer, freePort, redisServerAvailable } from './redis-server.js';
 
 /**
@@ -74,6 +74,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
   });
 
   afterAll(async () => {
+    await killLeftoverWorkers();
     await redis?.stop();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -5,6 +5,16 @@ import { CLI, ROOT } from '../helpers/paths.js';
 /** Everything every process of the suite printed, for the password check. */
 export const allLogs: string[] = [];
 
+/** Worker processes still running: a failed test must not leave them behind. */
+const running = new Set<WorkerProcess>();
+
+/** Kills (SIGKILL) every worker process a test left running; for afterAll. */
+export async function killLeftoverWorkers(): Promise<void> {
+  const left = [...running];
+  for (const worker of left) worker.kill('SIGKILL');
+  await Promise.all(left.map((w) => w.exited));
+}
+
 /** A `tcompact worker` process of the built CLI. */
 export class WorkerProcess {
   stdout = '';
@@ -21,8 +31,10 @@ export class WorkerProcess {
     });
     this.child.stdout?.on('data', (d: Buffer) => (this.stdout += d.toString()));
     this.child.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    running.add(this);
     this.exited = new Promise((resolve) =>
       this.child.on('close', (code) => {
+        running.delete(this);
         allLogs.push(this.stdout, this.stderr);
         resolve(code);
       }),
