@@ -1,8 +1,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
-import { BUNDLED, runCli, sha256, tempDir } from '../pipeline/helpers.js';
+import { type FakeServer, startFakeOpenAI } from '../../../llm/fake-openai-server.js';
+import { BUNDLED, runCli, sha256, tempDir } from '../../helpers.js';
 import { WorkerProcess, killLeftoverWorkers } from './processes.js';
 import { RedisServer, redisServerAvailable } from './redis-server.js';
 

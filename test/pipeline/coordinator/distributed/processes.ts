@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLI, ROOT } from '../helpers/paths.js';
+import { CLI, ROOT } from '../../../helpers/paths.js';
 
 /** Everything every process of the suite printed, for the password check. */
 export const allLogs: string[] = [];

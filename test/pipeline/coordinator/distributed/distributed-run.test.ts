@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLED, TEST_STRATEGIES, cliFaults, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../pipeline/helpers.js';
+import { BUNDLED, TEST_STRATEGIES, cliFaults, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../../helpers.js';
 import { WorkerProcess, killLeftoverWorkers, allLogs } from './processes.js';
 import { RedisServer, freePort, redisServerAvailable } from './redis-server.js';
 
