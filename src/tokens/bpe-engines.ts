@@ -5,13 +5,15 @@ export type BpeEncodingName = 'o200k_base' | 'cl100k_base';
 
 /**
  * Libraries that implement the encodings. Both are pure JavaScript and give the same count on every string of the
- * bundled and shared data (test/tokens/engine-parity.test.ts); ai-tokenizer is 1.4x (synthetic text) to 2.7x (real
- * agent output) faster, so it is the default. gpt-tokenizer stays as the reference the parity test and bench
- * baseline (b) compare with.
+ * bundled and shared data (test/tokens/engine-parity.test.ts). ai-tokenizer counts 1.16x (synthetic text) to 2.25x
+ * (real agent output) as fast alone, but its rank table costs ~140 MB per thread against ~54 MB: `run --workers 2`
+ * on the 20 MB synthetic archive peaked at 533 MB with it and 348 MB with gpt-tokenizer (6% slower end to end), which
+ * would break the < 400 MB bound on a 1 GB archive. So gpt-tokenizer stays the default; ai-tokenizer is a library
+ * option (`createTokenizer(name, { engine: 'ai-tokenizer' })`) until its table is smaller.
  */
 export const TOKENIZER_ENGINES = ['ai-tokenizer', 'gpt-tokenizer'] as const;
 export type TokenizerEngine = (typeof TOKENIZER_ENGINES)[number];
-export const DEFAULT_TOKENIZER_ENGINE: TokenizerEngine = 'ai-tokenizer';
+export const DEFAULT_TOKENIZER_ENGINE: TokenizerEngine = 'gpt-tokenizer';
 
 /** Counts the tokens of a text as ordinary text: special-token strings such as `<|endoftext|>` are not honoured. */
 export type CountOrdinary = (text: string) => number;

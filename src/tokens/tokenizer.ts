@@ -22,7 +22,7 @@ export interface TokenizerOptions {
   cache?: boolean;
   /**
    * The library that counts the BPE encodings; both give identical counts.
-   * @default 'ai-tokenizer'
+   * @default 'gpt-tokenizer'
    */
   engine?: TokenizerEngine;
 }
