@@ -5,19 +5,35 @@ import { join } from 'node:path';
 export const DATA_FILE = /\.(jsonl|json|traj)$/i;
 
 /**
+ * The folders agents keep their sessions in, which a walk enters although their name starts with a dot (a repository's
+ * `.claude/`, a home directory's `.codex/sessions/`); other dot-folders (`.git`, `.venv`) are skipped.
+ */
+export const AGENT_DIRS: ReadonlySet<string> = new Set(['.claude', '.codex', '.openhands', '.swe-agent', '.aider']);
+
+/** Folders that never hold sessions and can be huge. */
+const SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules']);
+
+/** Agent settings files, not sessions. */
+const SETTINGS_FILE = /^settings(\.[\w-]+)?\.json$/i;
+
+/**
  * The data files under a directory, recursively, in a fixed order: in each directory its files by name, then its
  * subdirectories by name (so a Claude Code `<session>.jsonl` comes before `<session>/subagents/`). Only `.jsonl`,
- * `.json` and `.traj` files are inputs; other files (READMEs, licences) and entries whose name starts with a dot are
- * not. Symbolic links to directories are not followed (no cycles).
+ * `.json` and `.traj` files are inputs; other files (READMEs, licences), agent settings files, entries whose name starts
+ * with a dot (except the agents' own folders, AGENT_DIRS) and `node_modules` are not. Symbolic links to directories
+ * are not followed (no cycles).
  */
 export async function* walkDataFiles(dir: string): AsyncGenerator<string> {
   const entries = await readdir(dir, { withFileTypes: true });
   const files: string[] = [];
   const dirs: string[] = [];
   for (const entry of entries) {
-    if (entry.name.startsWith('.')) continue;
-    if (entry.isDirectory()) dirs.push(entry.name);
-    else if (entry.isFile() && DATA_FILE.test(entry.name)) files.push(entry.name);
+    if (entry.isDirectory()) {
+      if (!SKIPPED_DIRS.has(entry.name) && (!entry.name.startsWith('.') || AGENT_DIRS.has(entry.name))) dirs.push(entry.name);
+      continue;
+    }
+    if (entry.name.startsWith('.') || SETTINGS_FILE.test(entry.name)) continue;
+    if (entry.isFile() && DATA_FILE.test(entry.name)) files.push(entry.name);
     else if (entry.isSymbolicLink() && DATA_FILE.test(entry.name)) {
       const target = await stat(join(dir, entry.name)).catch(() => undefined);
       if (target?.isFile()) files.push(entry.name);

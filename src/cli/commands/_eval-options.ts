@@ -2,6 +2,7 @@ import { TcompactError } from '../../errors.js';
 import { LineTally } from '../../formats/line-tally.js';
 import type { InputItem } from '../../formats/types.js';
 import type { CliIO } from '../command.js';
+import { nothingYielded } from '../nothing-yielded.js';
 
 /** Parses a flag value as a non-negative number, with an exact message otherwise. */
 export function nonNegativeOption(name: string, value: string | undefined, fallback: number): number {
@@ -28,6 +29,11 @@ export class InputTally {
 
   get skipped(): number {
     return this.tally.lines.skipped;
+  }
+
+  /** When nothing was read: says what was skipped and gives the exit code (see nothing-yielded.ts). */
+  nothingYielded(command: string, inputs: readonly string[]): number | undefined {
+    return nothingYielded(this.io, command, inputs, { transcripts: this.transcripts, failed: this.errors, skippedByReason: this.tally.skippedByReason });
   }
 
   /** True when the item is a transcript to process. */

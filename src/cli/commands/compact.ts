@@ -22,6 +22,7 @@ import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
 import { LLM_FLAGS_HELP, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
+import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFormat } from './stats.js';
 
@@ -258,6 +259,7 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
         `lines: ${tally.lines.read} read, ${tally.lines.ok} ok, ${tally.lines.failed} failed, ${tally.lines.skipped} skipped\n`,
     );
     io.stdout.write(dryRun ? 'dry run: nothing written\n' : `wrote ${values.out}\n`);
-    return tally.lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+    const empty = nothingYielded(io, 'compact', inputs, { transcripts: tally.transcripts, failed: tally.lines.failed, skippedByReason: tally.skippedByReason });
+    return empty ?? (tally.lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 };

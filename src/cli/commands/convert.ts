@@ -8,6 +8,7 @@ import type { Transcript } from '../../model/transcript.js';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { type CliIO, type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
+import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFormat } from './stats.js';
 
@@ -83,7 +84,9 @@ Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl),
     const summary = await convert(inputs, { out: values.out, to, from, maxLineBytes }, io);
     if (values.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else io.stdout.write(renderSummary(summary));
-    return Object.keys(summary.errors).length > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+    const failed = Object.values(summary.errors).reduce((n, k) => n + k, 0);
+    const empty = nothingYielded(io, 'convert', inputs, { transcripts: summary.transcripts, failed, skippedByReason: summary.skipped });
+    return empty ?? (failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 };
 

@@ -166,6 +166,6 @@ Options:
     io.stdout.write(
       `\nWrote ${join(values.out, 'eval.json')}, eval.md, eval.html and lost.jsonl (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
     );
-    return tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+    return tally.nothingYielded('eval', inputs) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 };

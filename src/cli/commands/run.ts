@@ -12,6 +12,7 @@ import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
 import { LLM_FLAGS_HELP, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
+import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFormat } from './stats.js';
 
@@ -146,7 +147,8 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
         model: llm?.model,
       };
       io.stdout.write(`page: ${await writeRunPage(outcome.outDir, r, settings)}\n`);
-      return r.lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+      const empty = nothingYielded(io, 'run', inputs, { transcripts: r.transcripts, failed: r.lines.failed, skippedByReason: r.skippedByReason });
+      return empty ?? (r.lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
     } finally {
       progress.stop();
       process.off('SIGINT', onSignal);

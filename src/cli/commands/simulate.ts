@@ -99,6 +99,6 @@ Options:
     io.stdout.write(
       `\nWrote ${join(values.out, 'simulate.json')}, simulate.md and simulate.html (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
     );
-    return tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+    return tally.nothingYielded('simulate', inputs) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 };

@@ -112,6 +112,6 @@ Options:
       );
       for (const line of renderBreakdown(total)) io.stdout.write(`${line}\n`);
     }
-    return tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+    return tally.nothingYielded('stats', inputs) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 };

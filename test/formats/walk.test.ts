@@ -1,0 +1,66 @@
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { walkDataFiles } from '../../src/formats/walk.js';
+import { BUNDLED } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { readJsonl, runCli } from '../pipeline/helpers.js';
+
+/** A repository whose Claude Code sessions live in `.claude/` (issue 12): the walk finds them, and only them. */
+function repoWithSessions(): string {
+  const repo = join(tempDir('walk'), 'my-repo');
+  const put = (path: string, from?: string) => {
+    mkdirSync(join(repo, path, '..'), { recursive: true });
+    if (from) copyFileSync(from, join(repo, path));
+    else writeFileSync(join(repo, path), '{"not": "a session"}\n');
+  };
+  put('.claude/projects/my-repo/session.jsonl', join(BUNDLED, 'claude-code', 'short.jsonl'));
+  put('.claude/settings.json');
+  put('.claude/settings.local.json');
+  put('.git/objects/pack.json');
+  put('node_modules/some-lib/package.json');
+  put('.venv/lib/data.jsonl');
+  put('.hidden.jsonl');
+  return repo;
+}
+
+describe('directory walk (issue 12)', () => {
+  it("enters the agents' own dot-folders and skips the others, settings files and node_modules", async () => {
+    const repo = repoWithSessions();
+    const found: string[] = [];
+    for await (const f of walkDataFiles(repo)) found.push(relative(repo, f));
+    expect(found).toEqual(['.claude/projects/my-repo/session.jsonl']);
+  });
+
+  it('lets convert find the sessions of a repository in .claude/', async () => {
+    const repo = repoWithSessions();
+    const out = join(repo, '..', 'all.jsonl');
+    const r = await runCli(['convert', repo, '--out', out]);
+    expect(r.code).toBe(0);
+    expect(readJsonl(out).length).toBeGreaterThan(0);
+  });
+});
+
+describe('inputs that yield nothing (issue 12)', () => {
+  it('names what was skipped and exits 1, for convert, compact, stats and run', async () => {
+    const dir = tempDir('nothing');
+    const blank = join(dir, 'blank.jsonl');
+    writeFileSync(blank, '\n\n\n');
+    const empty = join(dir, 'no-data');
+    mkdirSync(empty);
+    writeFileSync(join(empty, 'README.md'), 'no sessions here\n');
+    for (const args of [
+      ['convert', blank, '--out', join(dir, 'c.jsonl')],
+      ['compact', blank, '--out', join(dir, 'k.jsonl')],
+      ['stats', blank],
+      ['run', blank, '--out', join(dir, 'run'), '--quiet'],
+    ]) {
+      const r = await runCli(args);
+      expect(r.code, args[0]).toBe(1);
+      expect(r.stderr).toContain(`tcompact ${args[0]}: no transcript in ${blank}: skipped 3 blank`);
+    }
+    const r = await runCli(['convert', empty, '--out', join(dir, 'e.jsonl')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no data file (.jsonl, .json, .traj) was found');
+  });
+});
