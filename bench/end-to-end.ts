@@ -23,7 +23,7 @@ const READ: Variant = { name: 'read the file only', kind: 'read' };
 const JSON_A: Variant = { name: 'baseline (a): readline + JSON.parse + JSON.stringify, 1 core', kind: 'json' };
 const TOKENIZE_B: Variant = { name: 'baseline (b): gpt-tokenizer alone, every text field, 1 core', kind: 'tokenize', engine: 'gpt-tokenizer' };
 const TOKENIZE_C: Variant = {
-  name: 'baseline (c): ai-tokenizer (the faster, larger engine) alone, every text field, 1 core',
+  name: 'baseline (c): ai-tokenizer (the default engine of tcompact) alone, every text field, 1 core',
   kind: 'tokenize',
   engine: 'ai-tokenizer',
 };
@@ -242,7 +242,7 @@ export const endToEndBench: Benchmark = {
     '--quiet`) measured in the same run as: reading the file only; baseline (a), a plain single-threaded Node script ' +
     'doing readline + JSON.parse + JSON.stringify per line and writing the result (the practical limit of one core for a ' +
     'JSONL pass); baseline (b), gpt-tokenizer o200k_base alone counting every text field on one core with no cache, timed ' +
-    'inside the counting calls only; baseline (c), the same with ai-tokenizer, the faster engine (how close ' +
+    'inside the counting calls only; baseline (c), the same with the default engine of tcompact (ai-tokenizer over the gpt-tokenizer rank table; how close ' +
     'the pipeline comes to the two-core limit of its own tokenizer). Three archives: a synthetic one (datasets/generate.ts); ' +
     'a real-text one of the same size (datasets/generate-real-text.ts: the shapes of the shared real transcripts, texts ' +
     'spliced from segments of different real texts, so nothing of 64+ characters repeats and the token cache does not ' +

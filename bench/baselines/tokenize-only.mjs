@@ -2,7 +2,7 @@
 // fields tcompact counts: message text and refusals, reasoning, tool-call names and arguments, unknown-role messages
 // and tool definitions as JSON), with no cache: each occurrence is counted. Only the counting is timed (countMs);
 // reading and JSON.parse are not. `tokenize-only.mjs FILE [gpt-tokenizer|ai-tokenizer]`: (b) is gpt-tokenizer, (c) the
-// engine tcompact uses by default. Prints {"lines", "texts", "tokens", "countMs"}.
+// engine tcompact uses by default (needs `npm run build`). Prints {"lines", "texts", "tokens", "countMs"}.
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
@@ -14,9 +14,9 @@ if (engine === 'gpt-tokenizer') {
   const gpt = require('gpt-tokenizer/cjs/encoding/o200k_base');
   countTokens = (text, options) => gpt.countTokens(text, options);
 } else if (engine === 'ai-tokenizer') {
-  const { Tokenizer } = require('ai-tokenizer');
-  const tokenizer = new Tokenizer(require('ai-tokenizer/encoding/o200k_base'));
-  countTokens = (text) => tokenizer.encodeOrdinary(text).length;
+  // Built exactly as tcompact builds it (ai-tokenizer's BPE over gpt-tokenizer's rank table), from the compiled dist/.
+  const { bpeCounter } = await import(new URL('../../dist/src/tokens/bpe-engines.js', import.meta.url).href);
+  countTokens = bpeCounter('o200k_base', 'ai-tokenizer');
 } else {
   throw new Error(`unknown engine ${engine}`);
 }

@@ -14,11 +14,15 @@ export interface ConfigOverrides {
   keepLast?: number;
   window?: number;
   tokenizer?: string;
+  tokenizerEngine?: string;
   refs?: boolean;
   options?: Record<string, Record<string, unknown>>;
 }
 
-/** The flags `run` and `compact` share, as overrides: --strategy, --keep-last, --window, --tokenizer, --no-refs. */
+/**
+ * The flags `run` and `compact` share, as overrides: --strategy, --keep-last, --window, --tokenizer, --tokenizer-engine,
+ * --no-refs.
+ */
 export function compactFlagOverrides(values: Record<string, string | boolean | string[] | undefined>): ConfigOverrides {
   const str = (k: string) => values[k] as string | undefined;
   return {
@@ -26,6 +30,7 @@ export function compactFlagOverrides(values: Record<string, string | boolean | s
     keepLast: str('keep-last') === undefined ? undefined : intOption('keep-last', str('keep-last'), 1, 0),
     window: str('window') === undefined ? undefined : intOption('window', str('window'), DEFAULT_WINDOW, 1),
     tokenizer: str('tokenizer') === undefined ? undefined : parseTokenizer(str('tokenizer') as string),
+    tokenizerEngine: str('tokenizer-engine'),
     refs: values['no-refs'] ? false : undefined,
   };
 }

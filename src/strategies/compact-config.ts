@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseConfig } from '../model/parse.js';
+import { DEFAULT_TOKENIZER_ENGINE, TOKENIZER_ENGINES } from '../tokens/bpe-engines.js';
 import { TOKENIZER_NAMES } from '../tokens/tokenizer.js';
 import { DEFAULT_WINDOW } from '../tokens/window.js';
 import { ToolHintsSchema } from './tool-hints.js';
@@ -16,6 +17,8 @@ export const CompactConfigSchema = z.strictObject({
   window: z.number().int().positive().default(DEFAULT_WINDOW),
   /** @default "o200k_base" */
   tokenizer: z.enum(TOKENIZER_NAMES).default('o200k_base'),
+  /** The library that counts a BPE encoding (both give identical counts). @default "ai-tokenizer" */
+  tokenizerEngine: z.enum(TOKENIZER_ENGINES).default(DEFAULT_TOKENIZER_ENGINE),
   /** Keep replaced content in the side store so `restore` works. @default true */
   refs: z.boolean().default(true),
   /** Per-tool hints merged over the defaults (see tool-hints.ts). @default {} */

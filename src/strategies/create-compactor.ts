@@ -25,7 +25,7 @@ export interface Compactor {
 export function createCompactor(input: CompactConfigInput = {}): Compactor {
   const config = parseCompactConfig(input);
   const steps = buildSyncSteps(config, 'createCompactor');
-  const tokenizer = getTokenizer(config.tokenizer as TokenizerName);
+  const tokenizer = getTokenizer(config.tokenizer as TokenizerName, config.tokenizerEngine);
   return {
     config,
     steps: steps.map((s) => s.strategy.name),

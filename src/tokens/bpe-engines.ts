@@ -5,15 +5,15 @@ export type BpeEncodingName = 'o200k_base' | 'cl100k_base';
 
 /**
  * Libraries that implement the encodings. Both are pure JavaScript and give the same count on every string of the
- * bundled and shared data (test/tokens/engine-parity.test.ts). ai-tokenizer counts 1.16x (synthetic text) to 2.25x
- * (real agent output) as fast alone, but its rank table costs ~140 MB per thread against ~54 MB: `run --workers 2`
- * on the 20 MB synthetic archive peaked at 533 MB with it and 348 MB with gpt-tokenizer (6% slower end to end), which
- * would break the < 400 MB bound on a 1 GB archive. So gpt-tokenizer stays the default; ai-tokenizer is a library
- * option (`createTokenizer(name, { engine: 'ai-tokenizer' })`) until its table is smaller.
+ * bundled and shared data (test/tokens/engine-parity.test.ts). ai-tokenizer's BPE counts 1.16x (synthetic text) to
+ * 2.25x (real agent output) as fast as gpt-tokenizer's, so it is the default. Its own rank tables are JavaScript object
+ * literals (7.7 MB of source for o200k_base, with a decoder tcompact never uses) that cost ~150 MB of RSS per thread to
+ * load, against ~65 MB for gpt-tokenizer's rank array; so ai-tokenizer's engine is fed gpt-tokenizer's rank array and
+ * split pattern instead (~80 MB a thread, loaded in half the time), and the same pieces go through the same ranks.
  */
 export const TOKENIZER_ENGINES = ['ai-tokenizer', 'gpt-tokenizer'] as const;
 export type TokenizerEngine = (typeof TOKENIZER_ENGINES)[number];
-export const DEFAULT_TOKENIZER_ENGINE: TokenizerEngine = 'gpt-tokenizer';
+export const DEFAULT_TOKENIZER_ENGINE: TokenizerEngine = 'ai-tokenizer';
 
 /** Counts the tokens of a text as ordinary text: special-token strings such as `<|endoftext|>` are not honoured. */
 export type CountOrdinary = (text: string) => number;
@@ -29,9 +29,50 @@ interface AiTokenizer {
   encodeOrdinary(text: string): number[];
 }
 
+/** ai-tokenizer's encoding data; only what its constructor reads (the decoder is for `decode`, never called here). */
+interface AiEncoding {
+  name: string;
+  pat_str: string;
+  special_tokens: Record<string, number>;
+  stringEncoder: Record<string, number>;
+  binaryEncoder: [Uint8Array, number][];
+  decoder: Record<number, string>;
+}
+
+const SPLIT_REGEX: Record<BpeEncodingName, string> = { o200k_base: 'O200K_TOKEN_SPLIT_REGEX', cl100k_base: 'CL100K_TOKEN_SPLIT_REGEX' };
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+/**
+ * ai-tokenizer's encoding built from gpt-tokenizer's rank array (index = rank; a string where the token's bytes are
+ * UTF-8, else the bytes). The array's module is dropped from the require cache once read, so only the map stays.
+ */
+function aiEncodingFromGptRanks(name: BpeEncodingName): AiEncoding {
+  const id = require.resolve(`gpt-tokenizer/cjs/bpeRanks/${name}`);
+  const loadedModule = require(id) as { default?: unknown } | unknown[];
+  const ranks = (Array.isArray(loadedModule) ? loadedModule : loadedModule.default) as (string | number[] | undefined)[];
+  delete require.cache[id];
+  // A null prototype: a piece such as `constructor` must not find Object.prototype's members.
+  const stringEncoder = Object.create(null) as Record<string, number>;
+  const binaryEncoder: [Uint8Array, number][] = [];
+  for (let rank = 0; rank < ranks.length; rank++) {
+    const token = ranks[rank];
+    if (typeof token === 'string') stringEncoder[token] = rank;
+    else if (token !== undefined) binaryEncoder.push([Uint8Array.from(token), rank]);
+  }
+  // ai-tokenizer looks byte tokens up by binary search.
+  binaryEncoder.sort((a, b) => compareBytes(a[0], b[0]));
+  const constants = require('gpt-tokenizer/cjs/encodingParams/constants') as Record<string, RegExp>;
+  return { name, pat_str: constants[SPLIT_REGEX[name]].source, special_tokens: {}, stringEncoder, binaryEncoder, decoder: {} };
+}
+
 function aiTokenizer(name: BpeEncodingName): CountOrdinary {
-  const { Tokenizer } = require('ai-tokenizer') as { Tokenizer: new (encoding: unknown) => AiTokenizer };
-  const tokenizer = new Tokenizer(require(`ai-tokenizer/encoding/${name}`));
+  const { Tokenizer } = require('ai-tokenizer') as { Tokenizer: new (encoding: AiEncoding) => AiTokenizer };
+  const tokenizer = new Tokenizer(aiEncodingFromGptRanks(name));
   if (typeof tokenizer.encodeOrdinary !== 'function') throw new Error('ai-tokenizer has no encodeOrdinary: this version is not supported');
   return (text) => tokenizer.encodeOrdinary(text).length;
 }

@@ -22,7 +22,7 @@ export interface TokenizerOptions {
   cache?: boolean;
   /**
    * The library that counts the BPE encodings; both give identical counts.
-   * @default 'gpt-tokenizer'
+   * @default 'ai-tokenizer'
    */
   engine?: TokenizerEngine;
 }
@@ -70,13 +70,15 @@ export function createTokenizer(name: TokenizerName, options: TokenizerOptions =
   return options.cache === false ? { name, engine, count } : cached(name, engine, count);
 }
 
-const instances = new Map<TokenizerName, Tokenizer>();
+const instances = new Map<string, Tokenizer>();
 
-export function getTokenizer(name: TokenizerName = 'o200k_base'): Tokenizer {
-  let tokenizer = instances.get(name);
+/** The thread's shared tokenizer of an encoding and engine (one cache each). */
+export function getTokenizer(name: TokenizerName = 'o200k_base', engine: TokenizerEngine = DEFAULT_TOKENIZER_ENGINE): Tokenizer {
+  const key = name === 'heuristic' ? name : `${engine}/${name}`;
+  let tokenizer = instances.get(key);
   if (!tokenizer) {
-    tokenizer = createTokenizer(name);
-    instances.set(name, tokenizer);
+    tokenizer = createTokenizer(name, { engine });
+    instances.set(key, tokenizer);
   }
   return tokenizer;
 }

@@ -31,7 +31,7 @@ describe('tcompact run', () => {
     expect(report.transcripts).toBe((await realArchiveLines()).length);
     expect(accounting(out)).toMatchObject({ identity: true, transcriptsOut: report.transcripts, errorLines: 0 });
     expect(report.tokens.saved).toBeGreaterThan(0);
-    expect(report.tokens).toMatchObject({ tokenizer: 'o200k_base', engine: 'gpt-tokenizer' });
+    expect(report.tokens).toMatchObject({ tokenizer: 'o200k_base', engine: 'ai-tokenizer' });
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| mask-observations \|\s+\d+ \|/);
   });
 
@@ -45,6 +45,20 @@ describe('tcompact run', () => {
     for await (const item of readInputs(['datasets/bundled'], { maxLineBytes: 1 << 26 }))
       if (item.kind === 'transcript') expected += `${JSON.stringify(item.transcript)}\n`;
     expect(readFileSync(restored, 'utf8')).toBe(expected);
+  });
+
+  it('counts the same with --tokenizer-engine gpt-tokenizer, names the engine in the report, and refuses an unknown one', async () => {
+    const gpt = join(dir, 'gpt-engine');
+    const r = await runCli(['run', 'datasets/bundled', '--strategy', 'auto', '--out', gpt, '--quiet', '--tokenizer-engine', 'gpt-tokenizer']);
+    expect(r.code).toBe(0);
+    const [a, b] = [readReport(out), readReport(gpt)];
+    expect(b.tokens.engine).toBe('gpt-tokenizer');
+    expect({ ...b.tokens, engine: a.tokens.engine }).toEqual(a.tokens);
+    expect(readFileSync(join(gpt, 'transcripts.jsonl'), 'utf8')).toBe(readFileSync(join(out, 'transcripts.jsonl'), 'utf8'));
+    const bad = await runCli(['run', 'datasets/bundled/swe-agent', '--out', join(dir, 'bad-engine'), '--tokenizer-engine', 'tiktoken']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('E_CONFIG');
+    expect(bad.stderr).toContain('tokenizerEngine');
   });
 
   it('rejects a missing --out with a usage error (exit 2) and a missing input with E_IO', async () => {

@@ -140,6 +140,7 @@ Options:
   --keep-last N          last turns never modified (default 1)
   --window N             context window in tokens (default ${DEFAULT_WINDOW})
   --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
+  --tokenizer-engine E   ai-tokenizer (default) or gpt-tokenizer: the library counting o200k/cl100k (same counts)
   --config FILE          JSON config: strategies, keepLast, keepFirst, window, tokenizer, refs, toolHints,
                          options (per strategy); flags override it
   --no-refs              do not keep replaced content (no FILE.refs.jsonl; restore is not possible)
@@ -158,6 +159,7 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
       'keep-last': { type: 'string' },
       window: { type: 'string' },
       tokenizer: { type: 'string' },
+      'tokenizer-engine': { type: 'string' },
       config: { type: 'string' },
       'no-refs': { type: 'boolean' },
       'dry-run': { type: 'boolean' },
@@ -180,7 +182,7 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
     const window = llm ? llm.options.llmConcurrency : 1;
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const from = parseFormat(values.from);
-    const tokenizer = getTokenizer(config.tokenizer);
+    const tokenizer = getTokenizer(config.tokenizer, config.tokenizerEngine);
 
     const archive = emptyArchiveReport(tokenizer.name);
     const tally = new LineTally();

@@ -34,6 +34,7 @@ Options:
   --workers N            worker threads (default: the number of cores, here ${defaultWorkers()})
   --resume               reuse the shards an interrupted run of the same inputs and settings committed
   --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic (chars/4)
+  --tokenizer-engine E   ai-tokenizer (default) or gpt-tokenizer: the library counting o200k/cl100k (same counts)
   --window N             context window in tokens, for thresholds (default ${DEFAULT_WINDOW})
   --keep-last N          last turns never modified (default 1)
   --no-refs              do not keep replaced content (no refs.jsonl; restore is impossible)
@@ -60,6 +61,7 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       workers: { type: 'string' },
       resume: { type: 'boolean' },
       tokenizer: { type: 'string' },
+      'tokenizer-engine': { type: 'string' },
       window: { type: 'string' },
       'keep-last': { type: 'string' },
       'no-refs': { type: 'boolean' },

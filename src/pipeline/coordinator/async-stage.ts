@@ -31,7 +31,7 @@ export interface AsyncStageOptions {
  */
 export function createAsyncStage(options: AsyncStageOptions): ShardHook {
   const { llm, config, steps } = options;
-  const tokenizer = getTokenizer(config.tokenizer);
+  const tokenizer = getTokenizer(config.tokenizer, config.tokenizerEngine);
   return async (output, _shard, signal) => {
     const pending = output.pending ?? [];
     if (pending.length === 0) return output;

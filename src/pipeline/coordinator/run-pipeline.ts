@@ -102,7 +102,7 @@ export async function runPipeline(options: RunOptions, prepared?: { steps: Pipel
     : undefined;
   const pool = queued ? undefined : new ShardPool({ workers, heapMb, workerFile: options.workerFile, abort });
   const reused = new Set<number>();
-  const writer = await OrderedWriter.open(outDir, config.refs, config.tokenizer, config.window, (index, report, shard) => {
+  const writer = await OrderedWriter.open(outDir, config.refs, config.tokenizer, config.window, config.tokenizerEngine, (index, report, shard) => {
     if (reused.has(index)) countProgress(shard, report);
   });
   const execute = queued?.execute ?? createShardExecutor({ outDir, pool: pool as ShardPool, journal, job: run.job, abort, afterShard, execution });

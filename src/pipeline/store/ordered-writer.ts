@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { REFS_FILE } from '../../refs/ref-file.js';
+import type { TokenizerEngine } from '../../tokens/bpe-engines.js';
 import type { TokenizerName } from '../../tokens/tokenizer.js';
 import { AtomicFile } from '../../io/atomic-file.js';
 import { RunReportBuilder } from './run-report.js';
@@ -43,12 +44,13 @@ export class OrderedWriter {
     keepRefs: boolean,
     tokenizer: TokenizerName,
     window: number,
+    engine: TokenizerEngine,
     onMerged: MergedListener = () => undefined,
   ): Promise<OrderedWriter> {
     const transcripts = await AtomicFile.create(join(outDir, TRANSCRIPTS_FILE));
     const errors = await AtomicFile.create(join(outDir, ERRORS_FILE));
     const refs = keepRefs ? await AtomicFile.create(join(outDir, REFS_FILE)) : null;
-    return new OrderedWriter(new RunReportBuilder(tokenizer, window), outDir, transcripts, errors, refs, onMerged);
+    return new OrderedWriter(new RunReportBuilder(tokenizer, window, engine), outDir, transcripts, errors, refs, onMerged);
   }
 
   /** Shards merged so far (all shards before this index). */

@@ -62,6 +62,7 @@ export class RunReportBuilder {
   constructor(
     private readonly tokenizer: TokenizerName,
     window: number,
+    private readonly engine: TokenizerEngine = DEFAULT_TOKENIZER_ENGINE,
   ) {
     this.spread = emptySpread(window);
   }
@@ -103,7 +104,7 @@ export class RunReportBuilder {
         saved: archive.tokensSaved,
         savedShare: archive.tokensBefore > 0 ? Number((archive.tokensSaved / archive.tokensBefore).toFixed(4)) : 0,
         tokenizer: this.tokenizer,
-        engine: this.tokenizer === 'heuristic' ? null : DEFAULT_TOKENIZER_ENGINE,
+        engine: this.tokenizer === 'heuristic' ? null : this.engine,
       },
       byCategory: archive.byCategory,
       spread: this.spread,

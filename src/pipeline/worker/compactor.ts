@@ -38,7 +38,7 @@ export function compactorFor(job: JobSettings): Compactor {
 
 function createWorkerCompactor(job: JobSettings): Compactor {
   const steps: PipelineStep[] = buildSteps(job.config);
-  const tokenizer = getTokenizer(job.config.tokenizer);
+  const tokenizer = getTokenizer(job.config.tokenizer, job.config.tokenizerEngine);
   const { window } = job.config;
   return {
     compact(transcript, refs) {
