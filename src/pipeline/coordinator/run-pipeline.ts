@@ -22,7 +22,6 @@ import { type ExecutionCounts, createShardExecutor } from './dispatch-shard.js';
 import { removeShardsDir, shardPath } from '../store/shard-store.js';
 import { Slots } from './slots.js';
 import { ShardPool } from './worker-pool.js';
-import { startQueueRun } from './distributed/queue-run.js';
 
 export type RunOutcome =
   { status: 'done'; report: RunReport; outDir: string; reportPath: string } | { status: 'interrupted'; outDir: string; committedShards: number };
@@ -84,22 +83,25 @@ export async function runPipeline(options: RunOptions, prepared?: { steps: Pipel
   }
   const execution: ExecutionCounts = { shards: 0, reusedShards: 0, retriedShards: 0, failedShards: 0 };
   const heapMb = options.workerHeapMb ?? DEFAULTS.workerHeapMb;
-  // The seam of a distributed run: shards go through a BullMQ queue instead of this process's pool.
-  const queued = options.queue
-    ? await startQueueRun({
-        ...options,
-        queue: options.queue,
-        ...run,
-        journal,
-        resume: options.resume === true,
-        abort,
-        afterShard,
-        execution,
-        localWorkers: workers,
-        heapMb,
-        onLost: fail,
-      })
-    : undefined;
+  // The seam of a distributed run: shards go through a BullMQ queue instead of this process's pool. Imported only
+  // then: BullMQ and ioredis add ~45 MB of RSS that a local run does not need.
+  const queueRun = options.queue ? await import('./distributed/queue-run.js') : undefined;
+  const queued =
+    queueRun && options.queue
+      ? await queueRun.startQueueRun({
+          ...options,
+          queue: options.queue,
+          ...run,
+          journal,
+          resume: options.resume === true,
+          abort,
+          afterShard,
+          execution,
+          localWorkers: workers,
+          heapMb,
+          onLost: fail,
+        })
+      : undefined;
   const pool = queued ? undefined : new ShardPool({ workers, heapMb, workerFile: options.workerFile, abort });
   const reused = new Set<number>();
   const writer = await OrderedWriter.open(outDir, config.refs, config.tokenizer, config.window, config.tokenizerEngine, (index, report, shard) => {

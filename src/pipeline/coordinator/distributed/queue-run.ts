@@ -18,7 +18,8 @@ import { openConnection, probeQueue, watchConnection } from './queue-connection.
 import { RUNS_KEY, queueNameFor } from './queue-name.js';
 import type { QueueUrl } from './queue-url.js';
 import { SHARD_JOB, type ShardJobData, type ShardJobResult, encodeItems, shardJobId } from './shard-job.js';
-import { DEFAULT_LOCK_MS, ShardWorkers } from './shard-workers.js';
+import { DEFAULT_LOCK_MS } from './job-lock.js';
+import { ShardWorkers } from './shard-workers.js';
 
 /** Shards queued or running at once: enough to keep many machines busy, few enough that a stop waits little. */
 export const QUEUE_WINDOW = 64;
