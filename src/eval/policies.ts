@@ -1,7 +1,8 @@
 import { type CompactionHandler, ContextManager } from '../context/context-manager.js';
 import type { ContextManagerOptionsInput } from '../context/options.js';
-import { strategyCompaction, validateStrategyNames } from '../context/strategy-compaction.js';
+import { type StrategyCompactionOptions, strategyCompaction, validateStrategyNames } from '../context/strategy-compaction.js';
 import { TcompactError } from '../errors.js';
+import type { LlmSession } from '../llm/session.js';
 import { type Message, type UserMessage, isTool } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';
 import type { ToolDef } from '../model/transcript.js';
@@ -24,6 +25,10 @@ export interface PolicyEnv {
   cooldown?: number;
   /** Failed compactions in a row before the run is stuck. @default 3 */
   maxAttempts?: number;
+  /** The model of the policies' LLM steps (`summarize@0.9`); without it such a policy is refused. @default none */
+  llm?: LlmSession;
+  /** summarize's focus in the policies' pipelines (`--focus`). @default none */
+  focus?: string;
 }
 
 /** A strategy plus its trigger. */
@@ -87,12 +92,18 @@ export function checkpointMiddle(head: number | 'system', tail: number | 'last-r
   };
 }
 
+/** The pipeline config with summarize's focus set, when there is one. */
+export function withFocus(config: StrategyCompactionOptions['config'], focus: string | undefined): StrategyCompactionOptions['config'] {
+  if (focus === undefined) return config;
+  return { ...config, options: { ...config?.options, summarize: { ...config?.options?.summarize, focus } } };
+}
+
 function strategyPolicy(
   name: string,
   summary: string,
   strategies: string[],
   trigger: 'every' | { fraction: number } | { tokens: number },
-  config = {},
+  config: StrategyCompactionOptions['config'] = {},
 ): Policy {
   return {
     name,
@@ -100,7 +111,15 @@ function strategyPolicy(
     requires: strategies,
     instantiate(env) {
       const refs = new RefSink();
-      const handler = strategyCompaction({ strategies, tokenizer: env.tokenizer, tools: env.tools, extraTokens: env.basePrompt, refs, config });
+      const handler = strategyCompaction({
+        strategies,
+        tokenizer: env.tokenizer,
+        tools: env.tools,
+        extraTokens: env.basePrompt,
+        refs,
+        config: withFocus(config, env.focus),
+        llm: env.llm,
+      });
       if (trigger === 'every') return { micro: handler };
       const compactAtTokens = 'tokens' in trigger ? trigger.tokens : Math.max(1, Math.floor(trigger.fraction * env.window));
       return { manager: manager(env, handler, { compactAtTokens }) };
@@ -150,10 +169,10 @@ const CUSTOM = /^([^@]+)@(every|\d+(?:\.\d+)?)$/;
  * with `+`) and TRIGGER is `every` (micro-compaction on every call), a fraction of the window below 1 (`0.85`), or a
  * token count (`150000`).
  */
-export function resolvePolicy(name: string, tokenizer: Tokenizer): Policy {
+export function resolvePolicy(name: string, tokenizer: Tokenizer, { withModel = false } = {}): Policy {
   const builtIn = POLICIES[name];
   if (builtIn) {
-    if (builtIn.requires.length > 0) validateStrategyNames(builtIn.requires, tokenizer);
+    if (builtIn.requires.length > 0) validateStrategyNames(builtIn.requires, tokenizer, withModel);
     return builtIn;
   }
   const m = CUSTOM.exec(name);
@@ -164,7 +183,7 @@ export function resolvePolicy(name: string, tokenizer: Tokenizer): Policy {
     );
   }
   const strategies = m[1].split('+');
-  validateStrategyNames(strategies, tokenizer);
+  validateStrategyNames(strategies, tokenizer, withModel);
   if (m[2] === 'every') return strategyPolicy(name, `${strategies.join(' then ')} on every call`, strategies, 'every');
   const n = Number(m[2]);
   if (n > 0 && n < 1) return strategyPolicy(name, `${strategies.join(' then ')} at ${n * 100}% of the window`, strategies, { fraction: n });

@@ -51,6 +51,14 @@ export function renderSimulation(r: SimulationReport): string {
     "call's prompt are cache reads and the rest cache writes; a compaction or micro-compaction that rewrites an early",
     'message turns everything after it into writes.',
   ];
+  if (r.llm) {
+    const l = r.llm;
+    out.push(
+      '',
+      `LLM steps: model ${l.model}, ${int(l.requests)} requests, ${int(l.promptTokens)} prompt and ${int(l.completionTokens)} completion tokens` +
+        `${l.costUsd === null ? '' : `, ${usd(l.costUsd)}`}; ${int(l.fallbacks.count)} compactions fell back to the deterministic steps.`,
+    );
+  }
   if (r.recorded) {
     const u = r.recorded.usage;
     const s = r.recorded.simulatedNone;

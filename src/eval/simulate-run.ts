@@ -1,3 +1,4 @@
+import type { LlmRunUsage, LlmSession } from '../llm/session.js';
 import type { Transcript } from '../model/transcript.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
@@ -18,6 +19,10 @@ export interface SimulateOptions {
   maxAttempts?: number;
   /** Tokens added to every prompt for the system prompt and tools the transcripts do not record. @default 0 */
   basePrompt?: number;
+  /** The model of the policies' LLM steps (`summarize@0.9`, and `auto`'s summarizer). @default none */
+  llm?: LlmSession;
+  /** summarize's focus (`--focus`). @default none */
+  focus?: string;
 }
 
 export type PolicyRun = ReplayStats & { cost: Cost };
@@ -65,6 +70,8 @@ export interface SimulationReport {
   perTranscript: TranscriptSimulation[];
   /** Absent when no transcript made a call. */
   trace?: PromptTrace;
+  /** The LLM steps' usage when a model was given, without its timing (which varies from run to run). */
+  llm?: Omit<LlmRunUsage, 'timing'>;
 }
 
 function emptyRun(): PolicyRun {
@@ -95,7 +102,7 @@ export class Simulation {
 
   constructor(private readonly options: SimulateOptions) {
     const names = ['none', ...options.policies.filter((n) => n !== 'none')];
-    this.policies = names.map((n) => resolvePolicy(n, options.tokenizer));
+    this.policies = names.map((n) => resolvePolicy(n, options.tokenizer, { withModel: options.llm !== undefined }));
   }
 
   async add(transcript: Transcript, source: { file: string; line: number }): Promise<TranscriptSimulation> {
@@ -107,6 +114,8 @@ export class Simulation {
       cooldown: o.cooldown,
       maxAttempts: o.maxAttempts,
       basePrompt: o.basePrompt,
+      llm: o.llm,
+      focus: o.focus,
     };
     const result: TranscriptSimulation = { id: transcript.id, file: source.file, line: source.line, messages: transcript.messages.length, policies: {} };
     const prompts: Record<string, number[]> = {};
@@ -160,6 +169,10 @@ export class Simulation {
       perTranscript: this.perTranscript,
       ...(this.trace ? { trace: this.trace.trace } : {}),
     };
+    if (o.llm) {
+      const { timing: _timing, ...usage } = o.llm.usage();
+      report.llm = usage;
+    }
     const withUsage = this.perTranscript.filter((t) => t.recorded);
     if (withUsage.length > 0) {
       const usage: RecordedUsage & { cost: Cost } = {
