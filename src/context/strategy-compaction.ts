@@ -73,3 +73,9 @@ export function validateStrategyNames(names: readonly string[], tokenizer: Token
   if (withModel) buildSteps(config);
   else buildSyncSteps(config, 'context manager');
 }
+
+/** A pipeline config with summarize's focus set, when there is one (`--focus`, or the focus of a compaction request). */
+export function withFocus(config: StrategyCompactionOptions['config'], focus: string | undefined): StrategyCompactionOptions['config'] {
+  if (focus === undefined) return config;
+  return { ...config, options: { ...config?.options, summarize: { ...config?.options?.summarize, focus } } };
+}

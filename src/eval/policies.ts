@@ -1,17 +1,18 @@
 import { type CompactionHandler, ContextManager } from '../context/context-manager.js';
 import type { ContextManagerOptionsInput } from '../context/options.js';
-import { type StrategyCompactionOptions, strategyCompaction, validateStrategyNames } from '../context/strategy-compaction.js';
+import { type StrategyCompactionOptions, strategyCompaction, validateStrategyNames, withFocus } from '../context/strategy-compaction.js';
 import { TcompactError } from '../errors.js';
 import type { LlmSession } from '../llm/session.js';
 import { type Message, type UserMessage, isTool } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';
-import type { ToolDef } from '../model/transcript.js';
+import type { ToolDef, Transcript } from '../model/transcript.js';
 import { RefSink } from '../refs/ref-store.js';
 import { stepFor } from '../strategies/build-steps.js';
 import { parseCompactConfig } from '../strategies/compact-config.js';
 import { runSteps } from '../strategies/runner.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { PolicyInstance } from './replay.js';
+import { SOURCE_OWN, SOURCE_PREFIX, sourcePolicy } from './source-policy.js';
 import { contextTokens } from './replay.js';
 
 /** What a policy needs to make its handlers for one transcript. */
@@ -29,6 +30,8 @@ export interface PolicyEnv {
   llm?: LlmSession;
   /** summarize's focus in the policies' pipelines (`--focus`). @default none */
   focus?: string;
+  /** The transcript being replayed (the `source` policies read its compaction points). */
+  transcript?: Transcript;
 }
 
 /** A strategy plus its trigger. */
@@ -90,12 +93,6 @@ export function checkpointMiddle(head: number | 'system', tail: number | 'last-r
     const next = [...out.slice(0, -1), ...kept];
     return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + (env.basePrompt ?? 0) };
   };
-}
-
-/** The pipeline config with summarize's focus set, when there is one. */
-export function withFocus(config: StrategyCompactionOptions['config'], focus: string | undefined): StrategyCompactionOptions['config'] {
-  if (focus === undefined) return config;
-  return { ...config, options: { ...config?.options, summarize: { ...config?.options?.summarize, focus } } };
 }
 
 function strategyPolicy(
@@ -175,11 +172,17 @@ export function resolvePolicy(name: string, tokenizer: Tokenizer, { withModel = 
     if (builtIn.requires.length > 0) validateStrategyNames(builtIn.requires, tokenizer, withModel);
     return builtIn;
   }
+  if (name === SOURCE_OWN) return sourcePolicy('own');
+  if (name.startsWith(SOURCE_PREFIX)) {
+    const strategies = name.slice(SOURCE_PREFIX.length).split('+');
+    validateStrategyNames(strategies, tokenizer, withModel);
+    return sourcePolicy(strategies);
+  }
   const m = CUSTOM.exec(name);
   if (!m) {
     throw new TcompactError(
       'E_USAGE',
-      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS)`,
+      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}, ${SOURCE_OWN}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS, or ${SOURCE_PREFIX}STRATEGY[+STRATEGY])`,
     );
   }
   const strategies = m[1].split('+');

@@ -31,6 +31,11 @@ ${Object.values(POLICIES)
   .map((p) => `  ${p.name.padEnd(28)} ${p.summary}`)
   .join('\n')}
   STRATEGY[+STRATEGY]@TRIGGER  any strategy or preset, at TRIGGER = every (each call), a fraction (0.85) or tokens (150000)
+  source                       the source's own compactions replayed: at each of its points (Claude Code compact
+                               boundaries, Codex compacted records) the context becomes the summary it recorded
+  source:STRATEGY[+STRATEGY]   our strategy at exactly those points, and at /compact commands and an agent's Compact
+                               tool (J-CLI), with their focus; 'source' runs beside it, and simulate.md compares the two
+                               at the points: billed input, cached cost, and the recall of eval's probes
   A policy with an LLM step (summarize@0.9, classify-tangents+checkpoint@0.9) needs --model; with it, auto's
   summarizer is summarize.
 
