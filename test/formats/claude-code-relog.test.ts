@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readClaudeCode } from '../../src/formats/claude-code.js';
+import { isAssistant } from '../../src/model/message.js';
 import { findViolations } from '../../src/model/validity.js';
 import { runCli } from '../pipeline/helpers.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -60,7 +61,7 @@ describe('Claude Code re-logged replies', () => {
     expect(t.repairs).toEqual({ ...original.repairs, relogDropped: 2 });
     expect(findViolations(t.transcript.messages)).toEqual([]);
     // No call was renamed as a new one: each relogged id is called once.
-    const calls = t.transcript.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
+    const calls = t.transcript.messages.flatMap((m) => (isAssistant(m) ? (m.tool_calls ?? []).map((c) => c.id) : []));
     for (const id of relogged) expect(calls.filter((c) => c === id || c.startsWith(`${id}~`))).toEqual([id]);
     // Every line is accounted for once: the two re-logged lines count with the transcript.
     expect(accountedUnits(items)).toBe(lineCount(file));
