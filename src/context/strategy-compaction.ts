@@ -1,7 +1,9 @@
+import type { LlmSession } from '../llm/session.js';
 import type { ToolDef } from '../model/transcript.js';
-import { buildSyncSteps } from '../strategies/build-steps.js';
+import { withModelSummarizer } from '../strategies/auto.js';
+import { buildSteps, buildSyncSteps } from '../strategies/build-steps.js';
 import { type CompactConfig, parseCompactConfig } from '../strategies/compact-config.js';
-import { type PipelineStep, runSteps } from '../strategies/runner.js';
+import { type PipelineStep, type RunResult, runSteps, runStepsAsync } from '../strategies/runner.js';
 import type { RefSink } from '../refs/ref-store.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { CompactionHandler } from './context-manager.js';
@@ -21,6 +23,11 @@ export interface StrategyCompactionOptions {
   tools?: ToolDef[];
   /** Tokens every prompt carries outside the messages and tools (a system prompt the caller adds): added to the count. @default 0 */
   extraTokens?: number;
+  /**
+   * The model of the LLM steps (summarize, classify-tangents; auto's summarizer becomes summarize): with it the
+   * handler awaits them; without it, a pipeline that holds one is an E_CONFIG error. @default none
+   */
+  llm?: LlmSession;
 }
 
 /**
@@ -36,22 +43,39 @@ export function strategyCompaction(options: StrategyCompactionOptions): Compacti
     let steps = built.get(window);
     if (!steps) {
       const names = [...(options.strategies as readonly string[])];
-      steps = buildSyncSteps(parseCompactConfig({ ...options.config, strategies: names, tokenizer: options.tokenizer.name, window }), 'context manager');
+      const config = parseCompactConfig({ ...options.config, strategies: names, tokenizer: options.tokenizer.name, window });
+      steps = options.llm ? buildSteps(withModelSummarizer(config)) : buildSyncSteps(config, 'context manager');
       built.set(window, steps);
     }
     return steps;
   };
-  return ({ messages, window }) => {
-    const steps = stepsFor(window);
-    const transcript = options.tools ? { id: 'context', messages: [...messages], tools: options.tools } : { id: 'context', messages: [...messages] };
-    const result = runSteps(transcript, steps, { tokenizer: options.tokenizer, refs: options.refs ?? null, window });
+  const output = (result: RunResult) => {
     // Tool definitions are the caller's: a step that prunes them (prune-tools) does not change what the caller sends.
     const toolsTokens = options.tools && options.tools.length > 0 ? options.tokenizer.count(JSON.stringify(options.tools)) : 0;
     return { messages: result.transcript.messages, tokens: result.tokensAfter - result.after.tools + toolsTokens + (options.extraTokens ?? 0) };
   };
+  return ({ messages, window }) => {
+    const steps = stepsFor(window);
+    const transcript = options.tools ? { id: 'context', messages: [...messages], tools: options.tools } : { id: 'context', messages: [...messages] };
+    const ctx = { tokenizer: options.tokenizer, refs: options.refs ?? null, window };
+    const llm = options.llm;
+    if (llm && steps.some((s) => s.strategy.async)) return runStepsAsync(transcript, steps, { ...ctx, llm }).then(output);
+    return output(runSteps(transcript, steps, ctx));
+  };
 }
 
-/** Throws E_CONFIG naming the first unknown strategy or preset (and the known ones). */
-export function validateStrategyNames(names: readonly string[], tokenizer: Tokenizer): void {
-  buildSyncSteps(parseCompactConfig({ strategies: [...names], tokenizer: tokenizer.name }), 'context manager');
+/**
+ * Throws E_CONFIG naming the first unknown strategy or preset (and the known ones), or, without `withModel`, the first
+ * LLM step (it needs a model).
+ */
+export function validateStrategyNames(names: readonly string[], tokenizer: Tokenizer, withModel = false): void {
+  const config = parseCompactConfig({ strategies: [...names], tokenizer: tokenizer.name });
+  if (withModel) buildSteps(config);
+  else buildSyncSteps(config, 'context manager');
+}
+
+/** A pipeline config with summarize's focus set, when there is one (`--focus`, or the focus of a compaction request). */
+export function withFocus(config: StrategyCompactionOptions['config'], focus: string | undefined): StrategyCompactionOptions['config'] {
+  if (focus === undefined) return config;
+  return { ...config, options: { ...config?.options, summarize: { ...config?.options?.summarize, focus } } };
 }

@@ -37,6 +37,11 @@ export interface EvalOptions {
    * strategy with an LLM step gives one row per model (`name @ model` when there are several).
    */
   llm?: readonly LlmSession[];
+  /**
+   * The name of a row of transcripts compacted elsewhere (`eval --compacted DIR`, the output of a `run`): `add` is then
+   * given each one beside its original and scores it like a strategy's output. @default no such row
+   */
+  given?: string;
 }
 
 /** What a row's LLM steps cost: requests, tokens, dollars (null when a price is unknown) and wall time. */
@@ -161,12 +166,13 @@ export class Evaluation {
   constructor(private readonly options: EvalOptions) {
     this.pipelines = options.strategies.flatMap((name) => pipelinesOf(name, options));
     const names = this.pipelines.map((p) => p.name);
-    this.rows = [emptyRow(ORIGINAL_ROW), ...names.map(emptyRow)];
+    const given = options.given === undefined ? [] : [options.given];
+    this.rows = [emptyRow(ORIGINAL_ROW), ...given.map(emptyRow), ...names.map(emptyRow)];
     this.referenceRows = [emptyRow(ORIGINAL_ROW), emptyRow(REFERENCE_ROW), ...names.map(emptyRow)];
     this.pipelines.forEach((p, i) => {
       if (!p.llm) return;
       const figures: RowLlm = { model: p.llm.options.model, requests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, ms: 0 };
-      this.rows[i + 1].llm = figures;
+      this.rows[i + 1 + given.length].llm = figures;
       this.referenceRows[i + 2].llm = { ...figures };
     });
   }
@@ -199,14 +205,22 @@ export class Evaluation {
     return out;
   }
 
-  /** Scores one transcript (and has the judge ask about it, when there is one); returns the probes each strategy lost. */
-  async add(transcript: Transcript, source: { file: string; line: number }): Promise<LostProbe[]> {
+  /**
+   * Scores one transcript (and has the judge ask about it, when there is one); returns the probes each strategy lost.
+   * `given` is its compacted form from elsewhere, for the `given` row (required when that row exists).
+   */
+  async add(transcript: Transcript, source: { file: string; line: number }, given?: Transcript): Promise<LostProbe[]> {
     const lost: LostProbe[] = [];
     const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
     const probes = extractProbes(transcript);
     const counts = probeCounts(probes);
     for (const k of PROBE_KINDS) this.probeTotals[k] += counts[k];
     const views = await this.views(transcript, this.rows);
+    if (this.options.given !== undefined) {
+      if (!given) throw new Error(`Evaluation.add: the "${this.options.given}" row needs the compacted transcript`);
+      const tokens = countTranscript(given, this.options.tokenizer).total;
+      views.splice(1, 0, { name: this.options.given, tokens, view: modelView(given), transcript: given });
+    }
     const before = views[0].tokens;
     const record: TranscriptEval = { id: transcript.id, file: source.file, line: source.line, tokensBefore: before, probes: counts, rows: [] };
     views.forEach((v, i) => {

@@ -1,16 +1,18 @@
 import { type CompactionHandler, ContextManager } from '../context/context-manager.js';
 import type { ContextManagerOptionsInput } from '../context/options.js';
-import { strategyCompaction, validateStrategyNames } from '../context/strategy-compaction.js';
+import { type StrategyCompactionOptions, strategyCompaction, validateStrategyNames, withFocus } from '../context/strategy-compaction.js';
 import { TcompactError } from '../errors.js';
+import type { LlmSession } from '../llm/session.js';
 import { type Message, type UserMessage, isTool } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';
-import type { ToolDef } from '../model/transcript.js';
+import type { ToolDef, Transcript } from '../model/transcript.js';
 import { RefSink } from '../refs/ref-store.js';
 import { stepFor } from '../strategies/build-steps.js';
 import { parseCompactConfig } from '../strategies/compact-config.js';
 import { runSteps } from '../strategies/runner.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { PolicyInstance } from './replay.js';
+import { SOURCE_OWN, SOURCE_PREFIX, sourcePolicy } from './source-policy.js';
 import { contextTokens } from './replay.js';
 
 /** What a policy needs to make its handlers for one transcript. */
@@ -24,6 +26,12 @@ export interface PolicyEnv {
   cooldown?: number;
   /** Failed compactions in a row before the run is stuck. @default 3 */
   maxAttempts?: number;
+  /** The model of the policies' LLM steps (`summarize@0.9`); without it such a policy is refused. @default none */
+  llm?: LlmSession;
+  /** summarize's focus in the policies' pipelines (`--focus`). @default none */
+  focus?: string;
+  /** The transcript being replayed (the `source` policies read its compaction points). */
+  transcript?: Transcript;
 }
 
 /** A strategy plus its trigger. */
@@ -92,7 +100,7 @@ function strategyPolicy(
   summary: string,
   strategies: string[],
   trigger: 'every' | { fraction: number } | { tokens: number },
-  config = {},
+  config: StrategyCompactionOptions['config'] = {},
 ): Policy {
   return {
     name,
@@ -100,7 +108,15 @@ function strategyPolicy(
     requires: strategies,
     instantiate(env) {
       const refs = new RefSink();
-      const handler = strategyCompaction({ strategies, tokenizer: env.tokenizer, tools: env.tools, extraTokens: env.basePrompt, refs, config });
+      const handler = strategyCompaction({
+        strategies,
+        tokenizer: env.tokenizer,
+        tools: env.tools,
+        extraTokens: env.basePrompt,
+        refs,
+        config: withFocus(config, env.focus),
+        llm: env.llm,
+      });
       if (trigger === 'every') return { micro: handler };
       const compactAtTokens = 'tokens' in trigger ? trigger.tokens : Math.max(1, Math.floor(trigger.fraction * env.window));
       return { manager: manager(env, handler, { compactAtTokens }) };
@@ -150,21 +166,27 @@ const CUSTOM = /^([^@]+)@(every|\d+(?:\.\d+)?)$/;
  * with `+`) and TRIGGER is `every` (micro-compaction on every call), a fraction of the window below 1 (`0.85`), or a
  * token count (`150000`).
  */
-export function resolvePolicy(name: string, tokenizer: Tokenizer): Policy {
+export function resolvePolicy(name: string, tokenizer: Tokenizer, { withModel = false } = {}): Policy {
   const builtIn = POLICIES[name];
   if (builtIn) {
-    if (builtIn.requires.length > 0) validateStrategyNames(builtIn.requires, tokenizer);
+    if (builtIn.requires.length > 0) validateStrategyNames(builtIn.requires, tokenizer, withModel);
     return builtIn;
+  }
+  if (name === SOURCE_OWN) return sourcePolicy('own');
+  if (name.startsWith(SOURCE_PREFIX)) {
+    const strategies = name.slice(SOURCE_PREFIX.length).split('+');
+    validateStrategyNames(strategies, tokenizer, withModel);
+    return sourcePolicy(strategies);
   }
   const m = CUSTOM.exec(name);
   if (!m) {
     throw new TcompactError(
       'E_USAGE',
-      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS)`,
+      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}, ${SOURCE_OWN}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS, or ${SOURCE_PREFIX}STRATEGY[+STRATEGY])`,
     );
   }
   const strategies = m[1].split('+');
-  validateStrategyNames(strategies, tokenizer);
+  validateStrategyNames(strategies, tokenizer, withModel);
   if (m[2] === 'every') return strategyPolicy(name, `${strategies.join(' then ')} on every call`, strategies, 'every');
   const n = Number(m[2]);
   if (n > 0 && n < 1) return strategyPolicy(name, `${strategies.join(' then ')} at ${n * 100}% of the window`, strategies, { fraction: n });

@@ -1,5 +1,67 @@
-import { change, int, mdTable, usd } from './format.js';
-import type { SimulationReport } from './simulate-run.js';
+import { change, int, mdTable, pct, usd } from './format.js';
+import { PROBE_KINDS } from './probes.js';
+import { type Tally, recall } from './score.js';
+import type { PolicyTotals, SimulationReport } from './simulate-run.js';
+
+const KIND_LABELS: Record<(typeof PROBE_KINDS)[number], string> = {
+  artifact: 'artifacts',
+  command: 'commands',
+  error: 'errors',
+  intent: 'intent',
+  task: 'open tasks',
+};
+const cell = (t: Tally) => (t.probes === 0 ? '–' : `${pct(recall(t))} (${t.retained}/${t.probes})`);
+
+/** The source's own compaction beside ours at the same points: tokens, cost and what each kept. */
+function sourcePointsSection(r: SimulationReport): string[] {
+  const sp = r.sourcePoints;
+  if (!sp) return [];
+  const rows = r.policies.filter((p): p is PolicyTotals & Required<Pick<PolicyTotals, 'atSourcePoints'>> => p.atSourcePoints !== undefined);
+  const kinds = Object.entries(sp.byKind)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  return [
+    '',
+    "## At the source's own compaction points",
+    '',
+    `${sp.points} points in ${sp.transcripts} transcripts where the source compacted or was asked to (${kinds || 'none'}); ` +
+      `${sp.withSummary} with a recorded summary, which \`source\` puts in place of the context. Recall: the probes of every ` +
+      "message before the point (eval's probes), found in the context each policy kept; `source` counts only the points " +
+      'with a summary. Billed input and costs are over whole replays.',
+    '',
+    mdTable(
+      [
+        'policy',
+        'points',
+        'input billed',
+        'vs none',
+        'cost (cached)',
+        'prompt before',
+        'prompt after',
+        ...PROBE_KINDS.map((k) => KIND_LABELS[k]),
+        'overall',
+        'kinds mean',
+      ],
+      rows.map((p) => {
+        const a = p.atSourcePoints;
+        const recalls = PROBE_KINDS.map((k) => recall(a.score.byKind[k])).filter((x): x is number => x !== null);
+        return [
+          p.name,
+          int(a.points),
+          int(p.billedInput),
+          change(-p.reductionVsNone),
+          usd(p.cost.withCache),
+          int(a.tokensBefore),
+          int(a.tokensAfter),
+          ...PROBE_KINDS.map((k) => cell(a.score.byKind[k])),
+          cell(a.score.overall),
+          recalls.length === 0 ? '–' : pct(recalls.reduce((x, y) => x + y, 0) / recalls.length),
+        ];
+      }),
+      'lrrrrrrrrrrrrr',
+    ),
+  ];
+}
 
 /** simulate.md: the policies table, the recorded-usage comparison when there is one, and how to read them. */
 export function renderSimulation(r: SimulationReport): string {
@@ -51,6 +113,15 @@ export function renderSimulation(r: SimulationReport): string {
     "call's prompt are cache reads and the rest cache writes; a compaction or micro-compaction that rewrites an early",
     'message turns everything after it into writes.',
   ];
+  out.push(...sourcePointsSection(r));
+  if (r.llm) {
+    const l = r.llm;
+    out.push(
+      '',
+      `LLM steps: model ${l.model}, ${int(l.requests)} requests, ${int(l.promptTokens)} prompt and ${int(l.completionTokens)} completion tokens` +
+        `${l.costUsd === null ? '' : `, ${usd(l.costUsd)}`}; ${int(l.fallbacks.count)} compactions fell back to the deterministic steps.`,
+    );
+  }
   if (r.recorded) {
     const u = r.recorded.usage;
     const s = r.recorded.simulatedNone;

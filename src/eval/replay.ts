@@ -1,4 +1,4 @@
-import type { CompactionHandler, ContextManager } from '../context/context-manager.js';
+import type { CompactionHandler, CompactionOutput, CompactionRequest, ContextManager } from '../context/context-manager.js';
 import type { Message } from '../model/message.js';
 import type { ToolDef, Transcript } from '../model/transcript.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
@@ -11,6 +11,12 @@ export interface PolicyInstance {
   micro?: CompactionHandler;
   /** Decides at every call whether to compact. */
   manager?: ContextManager;
+  /**
+   * Compaction at chosen calls (the source's own compaction points): asked before call `call` (0-based, in call order,
+   * after micro-compaction); returns the new context, or undefined to leave it. Each context it returns counts as a
+   * compaction.
+   */
+  at?: (call: number, request: CompactionRequest) => CompactionOutput | undefined | Promise<CompactionOutput | undefined>;
 }
 
 export interface ReplayOptions {
@@ -109,6 +115,14 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
           tokens = out.tokens;
         }
       }
+      if (policy.at) {
+        const out = await policy.at(stats.calls, { messages: context, tokens, window: options.window, reason: 'requested' });
+        if (out) {
+          stats.compactions++;
+          context = [...out.messages];
+          tokens = out.tokens;
+        }
+      }
       if (policy.manager) {
         const result = await policy.manager.check({ messages: context, tokens });
         if (result.status === 'compacted') {
@@ -131,7 +145,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
     tokens += tokensOf(message, tok);
   }
   if (policy.manager) {
-    stats.compactions = policy.manager.state.compactions;
+    stats.compactions += policy.manager.state.compactions;
     stats.stuck = policy.manager.state.stuck;
   }
   return stats;

@@ -1,3 +1,4 @@
+import type { LlmRunUsage, LlmSession } from '../llm/session.js';
 import type { Transcript } from '../model/transcript.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
@@ -5,6 +6,8 @@ import { type Policy, resolvePolicy } from './policies.js';
 import { type Cost, type Prices, costOf } from './pricing.js';
 import { type RecordedUsage, recordedCost, recordedUsage } from './recorded-usage.js';
 import { type ReplayStats, emptyReplayStats, replay } from './replay.js';
+import { type ProbeScore, addScore, emptyScore } from './score.js';
+import { type PointResult, SOURCE_OWN, SOURCE_PREFIX, type SourcePolicyInstance } from './source-policy.js';
 
 export interface SimulateOptions {
   /** Policy names (see policies.ts); `none` is always replayed first, as the baseline. */
@@ -18,9 +21,17 @@ export interface SimulateOptions {
   maxAttempts?: number;
   /** Tokens added to every prompt for the system prompt and tools the transcripts do not record. @default 0 */
   basePrompt?: number;
+  /** The model of the policies' LLM steps (`summarize@0.9`, and `auto`'s summarizer). @default none */
+  llm?: LlmSession;
+  /** summarize's focus (`--focus`). @default none */
+  focus?: string;
 }
 
-export type PolicyRun = ReplayStats & { cost: Cost };
+export type PolicyRun = ReplayStats & {
+  cost: Cost;
+  /** `source` policies: what the policy kept at each of the source's compaction points. */
+  atPoints?: PointResult[];
+};
 
 export interface TranscriptSimulation {
   id: string;
@@ -39,6 +50,18 @@ export interface PolicyTotals extends PolicyRun {
   reductionVsNone: number;
   /** Transcripts whose replay got stuck. */
   stuckTranscripts: number;
+  /** `source` policies: what they kept at the source's compaction points, summed over the points. */
+  atSourcePoints?: PointTotals;
+}
+
+/** A `source` policy's figures at the source's compaction points, summed. */
+export interface PointTotals {
+  /** Points where the policy's compaction is known (for `source`, those with a recorded summary). */
+  points: number;
+  /** Prompt tokens just before and just after the compaction, summed over those points. */
+  tokensBefore: number;
+  tokensAfter: number;
+  score: ProbeScore;
 }
 
 /** Every call's prompt size under each policy, for one transcript: the largest (by its whole prompt without compaction). */
@@ -65,6 +88,10 @@ export interface SimulationReport {
   perTranscript: TranscriptSimulation[];
   /** Absent when no transcript made a call. */
   trace?: PromptTrace;
+  /** With `source` policies: the source's compaction points replayed (all, known or not), by kind of mark. */
+  sourcePoints?: { transcripts: number; points: number; withSummary: number; byKind: Record<string, number> };
+  /** The LLM steps' usage when a model was given, without its timing (which varies from run to run). */
+  llm?: Omit<LlmRunUsage, 'timing'>;
 }
 
 function emptyRun(): PolicyRun {
@@ -95,7 +122,9 @@ export class Simulation {
 
   constructor(private readonly options: SimulateOptions) {
     const names = ['none', ...options.policies.filter((n) => n !== 'none')];
-    this.policies = names.map((n) => resolvePolicy(n, options.tokenizer));
+    // The source's own compaction always runs beside ours at its points, for the side-by-side comparison.
+    if (names.some((n) => n.startsWith(SOURCE_PREFIX)) && !names.includes(SOURCE_OWN)) names.splice(1, 0, SOURCE_OWN);
+    this.policies = names.map((n) => resolvePolicy(n, options.tokenizer, { withModel: options.llm !== undefined }));
   }
 
   async add(transcript: Transcript, source: { file: string; line: number }): Promise<TranscriptSimulation> {
@@ -107,16 +136,21 @@ export class Simulation {
       cooldown: o.cooldown,
       maxAttempts: o.maxAttempts,
       basePrompt: o.basePrompt,
+      llm: o.llm,
+      focus: o.focus,
+      transcript,
     };
     const result: TranscriptSimulation = { id: transcript.id, file: source.file, line: source.line, messages: transcript.messages.length, policies: {} };
     const prompts: Record<string, number[]> = {};
     for (const policy of this.policies) {
       const calls: number[] = (prompts[policy.name] = []);
       const onCall = (n: number) => calls.push(n);
-      const stats = await replay(transcript, policy.instantiate(env), { tokenizer: o.tokenizer, window: o.window, basePrompt: o.basePrompt, onCall });
+      const instance = policy.instantiate(env);
+      const stats = await replay(transcript, instance, { tokenizer: o.tokenizer, window: o.window, basePrompt: o.basePrompt, onCall });
       result.policies[policy.name] = {
         ...stats,
         cost: costOf({ input: stats.billedInput, cachedRead: stats.cachedInput, output: stats.outputTokens }, o.prices),
+        ...('points' in instance ? { atPoints: (instance as SourcePolicyInstance).points } : {}),
       };
     }
     const recorded = recordedUsage(transcript);
@@ -127,6 +161,22 @@ export class Simulation {
       this.trace = { peak, trace: { id: transcript.id, file: source.file, line: source.line, prompts } };
     }
     return result;
+  }
+
+  /** A `source` policy's figures at the points, summed over transcripts; undefined for other policies. */
+  private pointTotals(name: string): PointTotals | undefined {
+    if (name !== SOURCE_OWN && !name.startsWith(SOURCE_PREFIX)) return undefined;
+    const out: PointTotals = { points: 0, tokensBefore: 0, tokensAfter: 0, score: emptyScore() };
+    for (const t of this.perTranscript) {
+      for (const p of t.policies[name].atPoints ?? []) {
+        if (!p.known) continue;
+        out.points++;
+        out.tokensBefore += p.tokensBefore;
+        out.tokensAfter += p.tokensAfter;
+        addScore(out.score, p.score);
+      }
+    }
+    return out;
   }
 
   report(): SimulationReport {
@@ -150,16 +200,39 @@ export class Simulation {
       maxAttempts: o.maxAttempts ?? 3,
       basePrompt: o.basePrompt ?? 0,
       transcripts: this.perTranscript.length,
-      policies: totals.map((t) => ({
-        name: t.name,
-        summary: t.summary,
-        ...t.run,
-        reductionVsNone: none > 0 ? 1 - t.run.billedInput / none : 0,
-        stuckTranscripts: t.stuck,
-      })),
+      policies: totals.map((t) => {
+        const { atPoints: _points, ...run } = t.run;
+        const totals: PolicyTotals = {
+          name: t.name,
+          summary: t.summary,
+          ...run,
+          reductionVsNone: none > 0 ? 1 - t.run.billedInput / none : 0,
+          stuckTranscripts: t.stuck,
+        };
+        const atPoints = this.pointTotals(t.name);
+        if (atPoints) totals.atSourcePoints = atPoints;
+        return totals;
+      }),
       perTranscript: this.perTranscript,
       ...(this.trace ? { trace: this.trace.trace } : {}),
     };
+    if (this.policies.some((p) => p.name === SOURCE_OWN)) {
+      const points = { transcripts: 0, points: 0, withSummary: 0, byKind: {} as Record<string, number> };
+      for (const t of this.perTranscript) {
+        const at = t.policies[SOURCE_OWN].atPoints ?? [];
+        if (at.length > 0) points.transcripts++;
+        for (const p of at) {
+          points.points++;
+          if (p.known) points.withSummary++;
+          for (const k of p.kinds) points.byKind[k] = (points.byKind[k] ?? 0) + 1;
+        }
+      }
+      report.sourcePoints = points;
+    }
+    if (o.llm) {
+      const { timing: _timing, ...usage } = o.llm.usage();
+      report.llm = usage;
+    }
     const withUsage = this.perTranscript.filter((t) => t.recorded);
     if (withUsage.length > 0) {
       const usage: RecordedUsage & { cost: Cost } = {

@@ -195,6 +195,7 @@ class SessionState {
     const warnings = [...built.warnings];
     if (ordered.moved > 0) warnings.push(`${ordered.moved} records came before their parent in the file and were moved after it`);
     const repairs: Record<string, number> = ordered.moved > 0 ? { reorderedByParent: ordered.moved } : {};
+    if (built.relogDropped > 0) repairs.relogDropped = built.relogDropped;
     const indexedMetadata = (at: (index: number) => number) =>
       built.compactions.length === 0 ? {} : { compactions: built.compactions.map((c) => remapCompaction(c, at)) };
     const draft = { id, messages: built.messages, metadata, warnings, repairs, indexedMetadata };
@@ -225,6 +226,63 @@ interface Built {
   models: string[];
   compactions: ClaudeCodeCompaction[];
   warnings: string[];
+  /** Re-logged assistant records and their repeated tool results, dropped (see `Relogs`). */
+  relogDropped: number;
+}
+
+const blockKey = (block: unknown): string => JSON.stringify(block);
+const toolUseId = (block: unknown): string | undefined => (isObject(block) && block.type === 'tool_use' && typeof block.id === 'string' ? block.id : undefined);
+
+/**
+ * Claude Code sometimes logs a reply a second time on another parent branch: an `assistant` record with the
+ * `message.id` of a reply that is already closed, whose blocks that reply already holds (the same tool_use ids), and
+ * then the same results for those calls. Kept twice, the copy would count its tokens again and its calls would be
+ * renamed as if they were new. Such a record, and a repeated result identical to the first one for one of its calls,
+ * is dropped; its line stays counted in the transcript's lines, whose content already holds it.
+ */
+class Relogs {
+  /** Blocks of every reply seen, by message.id (tool_use blocks by id, others by their JSON). */
+  private readonly replies = new Map<string, Set<string>>();
+  /** First result block of every call, by tool_use id. */
+  private readonly results = new Map<string, string>();
+  /** Calls of the dropped copies, whose repeated results are dropped too. */
+  private readonly relogged = new Set<string>();
+  dropped = 0;
+
+  /** Notes an assistant record of reply `id`; true when it is a re-log of a closed reply (to drop). */
+  assistant(id: string, open: boolean, blocks: readonly unknown[]): boolean {
+    let seen = this.replies.get(id);
+    const keys = blocks.map((b) => (toolUseId(b) !== undefined ? `tool_use:${toolUseId(b)}` : blockKey(b)));
+    if (!open && seen && blocks.length > 0 && keys.every((k) => seen?.has(k))) {
+      for (const b of blocks) {
+        const callId = toolUseId(b);
+        if (callId !== undefined) this.relogged.add(callId);
+      }
+      this.dropped++;
+      return true;
+    }
+    if (!seen) this.replies.set(id, (seen = new Set()));
+    for (const k of keys) seen.add(k);
+    return false;
+  }
+
+  /** A user record's content without the repeated results of re-logged calls (the same object when none). */
+  userContent(content: string | unknown[]): string | unknown[] {
+    if (typeof content === 'string') return content;
+    const kept: unknown[] = [];
+    for (const block of content) {
+      if (isToolResultBlock(block)) {
+        const first = this.results.get(block.tool_use_id);
+        if (first === undefined) this.results.set(block.tool_use_id, blockKey(block));
+        else if (this.relogged.has(block.tool_use_id) && first === blockKey(block)) {
+          this.dropped++;
+          continue;
+        }
+      }
+      kept.push(block);
+    }
+    return kept.length === content.length ? content : kept;
+  }
 }
 
 /** Assembles the canonical messages of one session from its conversation records, in order. */
@@ -236,6 +294,7 @@ export function buildMessages(records: readonly ConversationRec[]): Built {
   let reply: { id: string; index: number; blocks: AssistantBlocks; extra: Record<string, unknown> } | undefined;
   let deferred: { message: Message; place?: (index: number) => void }[] = [];
   let openBoundary: ClaudeCodeCompaction | undefined;
+  const relogs = new Relogs();
 
   const place = (message: Message, onPlaced?: (index: number) => void) => {
     onPlaced?.(messages.length);
@@ -275,6 +334,7 @@ export function buildMessages(records: readonly ConversationRec[]): Built {
     if (record.timestamp !== undefined) extra.timestamp = record.timestamp;
     if (record.type === 'assistant') {
       const id = record.message.id ?? record.uuid ?? `record-${messages.length}`;
+      if (record.message.id !== undefined && relogs.assistant(id, reply?.id === id, record.message.content)) continue;
       if (reply?.id !== id) {
         closeReply();
         reply = { id, index: messages.length, blocks: emptyAssistantBlocks(), extra };
@@ -293,7 +353,10 @@ export function buildMessages(records: readonly ConversationRec[]): Built {
     if (record.isMeta === true) extra.is_meta = true;
     const isSummary = record.isCompactSummary === true;
     if (isSummary) extra.is_compact_summary = true;
-    const turn = userTurnMessages(record.message.content, extra);
+    const content = relogs.userContent(record.message.content);
+    // A record of repeated results alone leaves nothing.
+    if (content !== record.message.content && content.length === 0) continue;
+    const turn = userTurnMessages(content, extra);
     for (const tool of turn.tools) messages.push(tool);
     if (!turn.user) continue;
     if (turn.user.unmapped_blocks)
@@ -308,7 +371,7 @@ export function buildMessages(records: readonly ConversationRec[]): Built {
     } else placeUser(turn.user);
   }
   closeReply();
-  return { messages, models, compactions: compactions.map(dropUndefined), warnings };
+  return { messages, models, compactions: compactions.map(dropUndefined), warnings, relogDropped: relogs.dropped };
 }
 
 function remapCompaction(c: ClaudeCodeCompaction, at: (index: number) => number): ClaudeCodeCompaction {

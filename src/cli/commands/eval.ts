@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
+import { compactedBy, readCompactedArchive } from '../../eval/compacted-archive.js';
 import { Evaluation } from '../../eval/eval-run.js';
 import { Judge, type JudgeOptionsInput } from '../../eval/judge.js';
 import { renderEvaluation, rowFigures } from '../../eval/render-eval.js';
@@ -18,7 +19,14 @@ import { EXIT } from '../exit-codes.js';
 import { createLlmSession } from '../../llm/session.js';
 import { LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
 import { InputTally } from './_eval-options.js';
+import type { Transcript } from '../../model/transcript.js';
+import { restoreSources } from './restore.js';
 import { parseFormat, parseTokenizer } from './stats.js';
+
+/** The row of a compacted archive's transcripts: named after what compacted them, when its journal says. */
+function compactedRowName(by: string | undefined): string {
+  return by === undefined ? 'compacted' : `compacted: ${by}`;
+}
 
 /** Strategies `eval` compares when none is named: those of this list that are registered. */
 export const DEFAULT_EVAL_STRATEGIES = ['auto', 'mask-observations', 'checkpoint', 'strip-tool-results', 'dedup-tools'];
@@ -42,6 +50,7 @@ export const evalCommand: Command = {
   name: 'eval',
   summary: 'score what each strategy keeps: deterministic probes (files, commands, errors, requests, open tasks), recall and tokens',
   help: `Usage: tcompact eval <input...> --out DIR [--strategy NAME]... [options]
+       tcompact eval --compacted RUN_DIR --out DIR [--strategy NAME]... [options]
 
 Extracts probes from each original transcript (files read/created/modified, shell commands and which failed,
 error lines and whether a later step resolved them, every user request and the last one verbatim, open todo
@@ -50,8 +59,14 @@ Where a source made its own compaction (Claude Code isCompactSummary), its summa
 replaced, beside every strategy on the same span. Writes eval.json, eval.md, eval.html (a self-contained page with
 charts) and lost.jsonl in DIR.
 
+With --compacted, the transcripts are those of a compacted archive (a 'tcompact run' output directory, or a
+'tcompact compact' output FILE.jsonl with FILE.refs.jsonl): each one is scored against its original, restored from
+the side store, in a row named "compacted: STRATEGIES" (from the run's journal), beside any --strategy run on the
+originals (default: none).
+
 Options:
   --out DIR              output directory (required)
+  --compacted PATH       audit a compacted archive against its restored originals (see above)
   --strategy NAME        a strategy or preset, or several joined with + (one pipeline); repeat to compare
                          (default: ${DEFAULT_EVAL_STRATEGIES.join(', ')}, those registered)
   --keep-last N          last turns every strategy keeps (default 1)
@@ -78,6 +93,7 @@ Options:
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('eval', argv, {
       out: { type: 'string' },
+      compacted: { type: 'string' },
       strategy: { type: 'string', multiple: true },
       'keep-last': { type: 'string' },
       window: { type: 'string' },
@@ -99,9 +115,12 @@ Options:
       from: { type: 'string' },
       'max-line-bytes': { type: 'string' },
     });
-    const inputs = requireInputs('eval', positionals);
+    const compacted = values.compacted === undefined ? undefined : await restoreSources(values.compacted);
+    if (compacted && positionals.length > 0) throw new TcompactError('E_USAGE', 'eval: give either inputs or --compacted PATH, not both');
+    const inputs = compacted ? [values.compacted as string] : requireInputs('eval', positionals);
     if (values.out === undefined) throw new TcompactError('E_USAGE', 'eval: --out DIR is required');
-    const strategies = values.strategy ?? defaultEvalStrategies();
+    const strategies = values.strategy ?? (compacted ? [] : defaultEvalStrategies());
+    const given = compacted ? compactedRowName(await compactedBy(values.compacted as string)) : undefined;
     const tokenizer = getTokenizer(parseTokenizer(values.tokenizer));
     // The judge's flags (--llm, --llm-concurrency, --rpm, --tpm) are valid without --model; the model's need it.
     const models = values.model === undefined ? [] : llmOptionsFromFlags('eval', values, { multiple: true });
@@ -118,7 +137,7 @@ Options:
     const judge = values.judge === undefined ? undefined : new Judge(judgeOptions(values));
     const judgeLimit = values['judge-limit'] === undefined ? undefined : intOption('judge-limit', values['judge-limit'], 0, 1);
     const llm = await Promise.all(models.map((m) => createLlmSession(m)));
-    const evaluation = new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'], judge, judgeLimit, llm });
+    const evaluation = new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'], judge, judgeLimit, llm, given });
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const tally = new InputTally(io);
     let lost: AtomicFile;
@@ -129,10 +148,11 @@ Options:
       throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
     }
     try {
-      for await (const item of readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) })) {
+      const items = compacted ? readCompactedArchive(compacted, { maxLineBytes }) : readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) });
+      for await (const item of items) {
         if (!tally.accept(item)) continue;
         let lines = '';
-        for (const l of await evaluation.add(item.transcript, item)) lines += `${JSON.stringify(l)}\n`;
+        for (const l of await evaluation.add(item.transcript, item, (item as { compacted?: Transcript }).compacted)) lines += `${JSON.stringify(l)}\n`;
         if (lines !== '') await lost.write(lines);
       }
       await lost.rename();
@@ -147,7 +167,14 @@ Options:
     const json = {
       tool: 'tcompact eval',
       inputs,
-      settings: { strategies, keepLast: config.keepLast, keepFirst: config.keepFirst, window: config.window, tokenizer: tokenizer.name },
+      settings: {
+        ...(compacted ? { compacted: given } : {}),
+        strategies,
+        keepLast: config.keepLast,
+        keepFirst: config.keepFirst,
+        window: config.window,
+        tokenizer: tokenizer.name,
+      },
       ...report,
       rows: report.rows.map((r) => ({ ...r, ...rowFigures(r, original) })),
       reference: { ...report.reference, rows: report.reference.rows.map((r) => ({ ...r, ...rowFigures(r, report.reference.rows[0]) })) },

@@ -13,6 +13,8 @@ import { getTokenizer } from '../../tokens/tokenizer.js';
 import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { EXIT } from '../exit-codes.js';
+import { createLlmSession } from '../../llm/session.js';
+import { LLM_FLAG_SPECS, llmOptionsFromFlags } from '../llm-flags.js';
 import { InputTally, nonNegativeOption } from './_eval-options.js';
 import { parseFormat, parseTokenizer } from './stats.js';
 
@@ -29,6 +31,13 @@ ${Object.values(POLICIES)
   .map((p) => `  ${p.name.padEnd(28)} ${p.summary}`)
   .join('\n')}
   STRATEGY[+STRATEGY]@TRIGGER  any strategy or preset, at TRIGGER = every (each call), a fraction (0.85) or tokens (150000)
+  source                       the source's own compactions replayed: at each of its points (Claude Code compact
+                               boundaries, Codex compacted records) the context becomes the summary it recorded
+  source:STRATEGY[+STRATEGY]   our strategy at exactly those points, and at /compact commands and an agent's Compact
+                               tool (J-CLI), with their focus; 'source' runs beside it, and simulate.md compares the two
+                               at the points: billed input, cached cost, and the recall of eval's probes
+  A policy with an LLM step (summarize@0.9, classify-tangents+checkpoint@0.9) needs --model; with it, auto's
+  summarizer is summarize.
 
 Options:
   --out DIR              output directory (required)
@@ -41,6 +50,11 @@ Options:
   --price-cache-write X  per million input tokens written to the cache (default ${DEFAULT_PRICES.cacheWrite})
   --price-cached X       per million input tokens read from the cache (default ${DEFAULT_PRICES.cached})
   --price-out X          per million output tokens (default ${DEFAULT_PRICES.output})
+  --model NAME           the model of the policies' LLM steps (summarize, classify-tangents)
+  --llm URL              its OpenAI-compatible base URL (default: OPENAI_BASE_URL, else OpenAI); key: OPENAI_API_KEY
+  --llm-window N         its context window (default: known models' own, else 128000)
+  --llm-concurrency N, --rpm N, --tpm N   its requests in flight (default 4), per minute, tokens per minute
+  --focus TEXT           summarize's focus
   --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
   --from FORMAT          force the input format instead of detecting it
   --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})`,
@@ -56,6 +70,13 @@ Options:
       'price-cache-write': { type: 'string' },
       'price-cached': { type: 'string' },
       'price-out': { type: 'string' },
+      model: LLM_FLAG_SPECS.model,
+      llm: LLM_FLAG_SPECS.llm,
+      'llm-window': LLM_FLAG_SPECS['llm-window'],
+      'llm-concurrency': LLM_FLAG_SPECS['llm-concurrency'],
+      rpm: LLM_FLAG_SPECS.rpm,
+      tpm: LLM_FLAG_SPECS.tpm,
+      focus: LLM_FLAG_SPECS.focus,
       tokenizer: { type: 'string' },
       from: { type: 'string' },
       'max-line-bytes': { type: 'string' },
@@ -69,6 +90,9 @@ Options:
       output: nonNegativeOption('price-out', values['price-out'], DEFAULT_PRICES.output),
     };
     const tokenizer = getTokenizer(parseTokenizer(values.tokenizer));
+    // --price-in and --price-out price the replayed agent's calls here, not the LLM steps' model.
+    const [llmOptions] = llmOptionsFromFlags('simulate', { ...values, 'price-in': undefined, 'price-out': undefined });
+    const llm = llmOptions === undefined ? undefined : await createLlmSession(llmOptions);
     const simulation = new Simulation({
       policies: values.policy ?? DEFAULT_POLICIES,
       window: intOption('window', values.window, DEFAULT_WINDOW, 1),
@@ -77,11 +101,17 @@ Options:
       cooldown: intOption('cooldown', values.cooldown, 0, 0),
       maxAttempts: intOption('max-attempts', values['max-attempts'], 3, 1),
       basePrompt: intOption('base-prompt', values['base-prompt'], 0, 0),
+      llm,
+      focus: values.focus,
     });
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const tally = new InputTally(io);
-    for await (const item of readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) })) {
-      if (tally.accept(item)) await simulation.add(item.transcript, item);
+    try {
+      for await (const item of readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) })) {
+        if (tally.accept(item)) await simulation.add(item.transcript, item);
+      }
+    } finally {
+      await llm?.close();
     }
     const report = simulation.report();
     const markdown = renderSimulation(report);
