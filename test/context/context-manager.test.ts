@@ -35,6 +35,10 @@ describe('ContextManager options', () => {
       mode: 'auto',
       cooldown: 0,
       maxAttempts: 3,
+      micro: ['mask-observations'],
+      strategies: ['auto'],
+      tokenizer: 'o200k_base',
+      extraTokens: 0,
     });
   });
 });
@@ -43,14 +47,21 @@ describe('ContextManager.check', () => {
   it('reports ok, warning and hard_limit by share of the window in manual mode, never compacting', async () => {
     const { calls, handler } = recorder(10);
     const cm = new ContextManager({ window: 1000, mode: 'manual' }, handler);
-    expect(await cm.check({ messages: msgs(2), tokens: 799 })).toEqual({ status: 'ok', tokens: 799, share: 0.799 });
+    expect(await cm.check({ messages: msgs(2), tokens: 799 })).toEqual({ status: 'ok', messages: msgs(2), tokens: 799, share: 0.799, microCompacted: false });
     expect((await cm.check({ messages: msgs(2), tokens: 800 })).status).toBe('warning');
     expect((await cm.check({ messages: msgs(2), tokens: 950 })).status).toBe('warning');
     expect((await cm.check({ messages: msgs(2), tokens: 980 })).status).toBe('hard_limit');
     expect(calls).toHaveLength(0);
     // A manual compaction runs the handler whatever the size.
     const r = await cm.compact({ messages: msgs(3), tokens: 500 });
-    expect(r).toEqual({ status: 'compacted', messages: [{ role: 'user', content: 'm2' }], tokens: 10, tokensBefore: 500, share: 0.01 });
+    expect(r).toEqual({
+      status: 'compacted',
+      messages: [{ role: 'user', content: 'm2' }],
+      tokens: 10,
+      tokensBefore: 500,
+      share: 0.01,
+      microCompacted: false,
+    });
     expect(calls.map((c) => c.reason)).toEqual(['requested']);
   });
 
@@ -59,9 +70,16 @@ describe('ContextManager.check', () => {
     const cm = new ContextManager({ window: 1000 }, handler);
     expect((await cm.check({ messages: msgs(3), tokens: 899 })).status).toBe('warning');
     const r = await cm.check({ messages: msgs(3), tokens: 900 });
-    expect(r).toEqual({ status: 'compacted', messages: [{ role: 'user', content: 'm2' }], tokens: 100, tokensBefore: 900, share: 0.1 });
+    expect(r).toEqual({
+      status: 'compacted',
+      messages: [{ role: 'user', content: 'm2' }],
+      tokens: 100,
+      tokensBefore: 900,
+      share: 0.1,
+      microCompacted: false,
+    });
     expect(calls).toEqual([{ messages: msgs(3), tokens: 900, window: 1000, reason: 'threshold' }]);
-    expect(cm.state).toEqual({ compactions: 1, failedAttempts: 0, stuck: false, cooldownLeft: 0 });
+    expect(cm.state).toEqual({ compactions: 1, microCompactions: 0, failedAttempts: 0, stuck: false, cooldownLeft: 0 });
   });
 
   it('waits out the cooldown after a compaction', async () => {
@@ -80,13 +98,13 @@ describe('ContextManager.check', () => {
     for (let i = 0; i < 4; i++) statuses.push((await cm.check({ messages: msgs(2), tokens: 960 })).status);
     expect(statuses).toEqual(['compacted', 'compacted', 'warning', 'warning']);
     expect(calls).toHaveLength(2);
-    expect(cm.state).toEqual({ compactions: 2, failedAttempts: 2, stuck: true, cooldownLeft: 0 });
+    expect(cm.state).toEqual({ compactions: 2, microCompactions: 0, failedAttempts: 2, stuck: true, cooldownLeft: 0 });
   });
 
   it('does not report a compaction that saved nothing, and counts it as a failed attempt', async () => {
     const { handler } = recorder(990);
     const cm = new ContextManager({ window: 1000, maxAttempts: 1 }, handler);
-    expect(await cm.check({ messages: msgs(2), tokens: 985 })).toEqual({ status: 'hard_limit', tokens: 985, share: 0.985 });
+    expect(await cm.check({ messages: msgs(2), tokens: 985 })).toEqual({ status: 'hard_limit', messages: msgs(2), tokens: 985, share: 0.985, microCompacted: false });
     expect(cm.state.stuck).toBe(true);
     expect(cm.state.compactions).toBe(0);
   });
