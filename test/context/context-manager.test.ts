@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type CompactionRequest, ContextManager } from '../../src/context/context-manager.js';
 import { parseContextManagerOptions } from '../../src/context/options.js';
+import { join } from 'node:path';
+import { readInputs } from '../../src/formats/read-inputs.js';
 import type { Message } from '../../src/model/message.js';
+import { findViolations, lastUserRequestIndex } from '../../src/model/validity.js';
+import { countTranscript } from '../../src/tokens/breakdown.js';
+import { getTokenizer } from '../../src/tokens/tokenizer.js';
+import { BUNDLED } from '../helpers/paths.js';
 
 const msgs = (n: number): Message[] => Array.from({ length: n }, (_, i) => ({ role: 'user', content: `m${i}` }));
 
@@ -104,7 +110,13 @@ describe('ContextManager.check', () => {
   it('does not report a compaction that saved nothing, and counts it as a failed attempt', async () => {
     const { handler } = recorder(990);
     const cm = new ContextManager({ window: 1000, maxAttempts: 1 }, handler);
-    expect(await cm.check({ messages: msgs(2), tokens: 985 })).toEqual({ status: 'hard_limit', messages: msgs(2), tokens: 985, share: 0.985, microCompacted: false });
+    expect(await cm.check({ messages: msgs(2), tokens: 985 })).toEqual({
+      status: 'hard_limit',
+      messages: msgs(2),
+      tokens: 985,
+      share: 0.985,
+      microCompacted: false,
+    });
     expect(cm.state.stuck).toBe(true);
     expect(cm.state.compactions).toBe(0);
   });
@@ -131,5 +143,36 @@ describe('ContextManager.check', () => {
     const cm = new ContextManager({ window: 100 }, async (r) => ({ messages: [{ role: 'user', content: `summary of ${r.messages.length}` }], tokens: 5 }));
     const r = await cm.check({ messages: msgs(4), tokens: 95 });
     expect(r.status === 'compacted' && r.messages).toEqual([{ role: 'user', content: 'summary of 4' }]);
+  });
+});
+
+describe('ContextManager with its default options (bundled Claude Code session)', () => {
+  it('micro-compacts old tool results on every check and compacts with auto at the trigger, keeping the last request', async () => {
+    let messages: Message[] = [];
+    for await (const item of readInputs([join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl')], { maxLineBytes: 1 << 26 })) {
+      if (item.kind === 'transcript') messages = item.transcript.messages;
+    }
+    const tok = getTokenizer('o200k_base');
+    const count = (m: readonly Message[]) => countTranscript({ id: 'c', messages: [...m] }, tok).total;
+    const total = count(messages);
+    // Below the trigger: only micro-compaction, which masks old large results.
+    const small = new ContextManager({ window: total * 2 });
+    const micro = await small.check({ messages, tokens: total });
+    expect(micro.status).toBe('ok');
+    expect(micro.microCompacted).toBe(true);
+    expect(micro.tokens).toBeLessThan(total);
+    expect(small.state).toMatchObject({ compactions: 0, microCompactions: 1 });
+    // A window the masked prompt still overflows: auto's checkpoint compacts inside the long last turn.
+    const tight = new ContextManager({ window: Math.floor(micro.tokens / 2) });
+    const r = await tight.check({ messages, tokens: total });
+    expect(r.status).toBe('compacted');
+    expect(r.tokens).toBeLessThan(tight.triggerTokens);
+    expect(findViolations([...r.messages])).toEqual([]);
+    expect(r.messages[lastUserRequestIndex(r.messages)]).toBe(messages[lastUserRequestIndex(messages)]);
+    expect(tight.state).toMatchObject({ compactions: 1, stuck: false });
+  });
+
+  it('refuses an unknown strategy name at construction', () => {
+    expect(() => new ContextManager({ window: 1000, micro: ['nope'] })).toThrow('unknown strategy "nope"');
   });
 });
