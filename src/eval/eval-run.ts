@@ -201,9 +201,7 @@ export class Evaluation {
     const next: Message = { role: 'user', content: '' };
     const input = nextTurn ? { ...transcript, messages: [...transcript.messages, next] } : transcript;
     const ctx = { tokenizer: tok, refs: new RefSink(), window: this.window };
-    const results = await Promise.all(
-      pipelines.map((p) => (p.llm ? runStepsAsync(input, p.steps, { ...ctx, llm: p.llm }) : runSteps(input, p.steps, ctx))),
-    );
+    const results = await Promise.all(pipelines.map((p) => (p.llm ? runStepsAsync(input, p.steps, { ...ctx, llm: p.llm }) : runSteps(input, p.steps, ctx))));
     pipelines.forEach((p, i) => {
       let result = results[i].transcript;
       if (nextTurn && result.messages[result.messages.length - 1] === next) result = { ...result, messages: result.messages.slice(0, -1) };

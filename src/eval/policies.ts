@@ -86,7 +86,15 @@ export function checkpointMiddle(head: number | 'system', tail: number | 'last-r
     const step = stepFor(
       'checkpoint',
       // The stand-in request alone is the protected tail: the whole middle is the seed's to replace.
-      parseCompactConfig({ strategies: ['checkpoint'], keepFirst: headEnd, keepLast: 0, keepMessages: 1, keepResults: 0, window, tokenizer: env.tokenizer.name }),
+      parseCompactConfig({
+        strategies: ['checkpoint'],
+        keepFirst: headEnd,
+        keepLast: 0,
+        keepMessages: 1,
+        keepResults: 0,
+        window,
+        tokenizer: env.tokenizer.name,
+      }),
     );
     const input = [...messages.slice(0, headEnd), ...middle, stand];
     const result = runSteps({ id: 'context', messages: input }, [step], { tokenizer: env.tokenizer, refs, window });

@@ -13,7 +13,9 @@ function sharedFields(config: CompactConfig): Record<string, unknown> {
     keepLast: config.keepLast,
     keepMessages: config.keepMessages,
     keepResults: config.keepResults,
-    toolHints: mergeToolHints(config.toolHints), window: config.window };
+    toolHints: mergeToolHints(config.toolHints),
+    window: config.window,
+  };
   if (config.keepFirst !== undefined) shared.keepFirst = config.keepFirst;
   return shared;
 }

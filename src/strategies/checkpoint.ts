@@ -154,7 +154,11 @@ export function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: 
   const files: Section = { title: 'Files touched:', items: facts.files.map((f) => `- ${f.path} (${f.actions.join(', ')})`), weight: 2 };
   const unresolved = facts.errors.filter((e) => !e.resolved);
   const resolved = facts.errors.filter((e) => e.resolved);
-  const errors: Section = { title: 'Unresolved errors (no later success on the same target):', items: unresolved.map((e) => `- ${e.what}: ${e.message}`), weight: 2 };
+  const errors: Section = {
+    title: 'Unresolved errors (no later success on the same target):',
+    items: unresolved.map((e) => `- ${e.what}: ${e.message}`),
+    weight: 2,
+  };
   const todos: Section = { title: 'Open tasks:', items: facts.openTodos.map((t) => `- [${t.status}] ${t.content}`), weight: 1 };
   const commands: Section = { title: 'Commands run (distinct; outcome of the last run):', items: facts.commands.map(commandLine), weight: 4 };
   const fixed: Section = { title: 'Errors resolved later:', items: resolved.map((e) => `- ${e.what}: ${e.message}`), weight: 1 };

@@ -111,7 +111,9 @@ describe('checkpoint', () => {
       user('last'),
     ]);
     const text = run(checkpoint, input, LAST_TURN).transcript.messages[1].content as string;
-    expect(text).toContain('Unresolved errors (no later success on the same target):\n- get_reservation_details({"reservation_id":"XYZ"}): Error: reservation XYZ not found');
+    expect(text).toContain(
+      'Unresolved errors (no later success on the same target):\n- get_reservation_details({"reservation_id":"XYZ"}): Error: reservation XYZ not found',
+    );
     expect(text).not.toContain('get_user_details');
   });
 

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { contentText } from '../../model/content.js';
-import { type Message, isTool } from '../../model/message.js';
+import type { Message } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { findViolations, lastUserRequestIndex } from '../../model/validity.js';
 import { refOf } from '../../refs/ref-store.js';
 import { countMessage, countTranscript, totalOf } from '../../tokens/breakdown.js';
 import { type AskResult, type Check, addRecord, emptyRecord } from '../../llm/answerer.js';
 import { chatJob } from '../../llm/chat-job.js';
-import { type RefLookup, compactionMessage, originalsOf, summaryHeader, withOriginals } from '../../model/compaction-marker.js';
+import { type RefLookup, summaryHeader, withOriginals } from '../../model/compaction-marker.js';
 import { type FallbackStrategy, type LlmStepDeps, type LlmStepReport, type LlmStepResult, llmDetails, noteFallback } from './llm-step.js';
 import { PROMPT_VERSION, type SpanPosition, checkSummary, mergeSummaries, summarySystemPrompt, summaryUserPrompt } from './prompts.js';
 import { type Chunk, chunksOf } from './chunks.js';
