@@ -32,6 +32,15 @@ export interface PolicyEnv {
   focus?: string;
   /** The transcript being replayed (the `source` policies read its compaction points). */
   transcript?: Transcript;
+  /** The protected tail of the strategies' pipelines (`--keep-last`, `--keep-messages`, `--keep-results`). @default the strategies' defaults */
+  tail?: TailOptions;
+}
+
+/** The protected tail's three parts, as in the compact config. */
+export interface TailOptions {
+  keepLast?: number;
+  keepMessages?: number;
+  keepResults?: number;
 }
 
 /** A strategy plus its trigger. */
@@ -124,7 +133,7 @@ function strategyPolicy(
         tools: env.tools,
         extraTokens: env.basePrompt,
         refs,
-        config: withFocus(config, env.focus),
+        config: withFocus({ ...env.tail, ...config }, env.focus),
         llm: env.llm,
       });
       if (trigger === 'every') return { micro: handler };
