@@ -9,6 +9,8 @@ import { compactTranscript } from '../src/strategies/compact-transcript.js';
 import { buildSteps, stepFor } from '../src/strategies/build-steps.js';
 import { parseCompactConfig } from '../src/strategies/compact-config.js';
 import { STRATEGIES } from '../src/strategies/registry.js';
+import { protectedRange } from '../src/strategies/boundaries.js';
+import { replaceableSpan, replacedMessages } from '../src/strategies/_span.js';
 import type { PipelineStep } from '../src/strategies/runner.js';
 import { bundledTranscripts } from './helpers/bundled-transcripts.js';
 import { deepFreeze, makeContext } from './helpers/transcript-kit.js';
@@ -122,8 +124,20 @@ const NAMES = Object.keys(STRATEGIES).filter((name) => !STRATEGIES[name].async);
 const WINDOWS = [300, 2_000, 200_000];
 const roundTrip = (t: Transcript): Transcript => JSON.parse(JSON.stringify(t)) as Transcript;
 
-function stepsOf(names: readonly string[], keepLast: number, window: number): PipelineStep[] {
-  const config = parseCompactConfig({ keepLast, window });
+/** The protected tail: last whole turns, last messages, last tool results (the budget's three parts). */
+interface Tail {
+  keepLast: number;
+  keepMessages: number;
+  keepResults: number;
+}
+const anyTail = fc.record({
+  keepLast: fc.integer({ min: 0, max: 2 }),
+  keepMessages: fc.integer({ min: 0, max: 12 }),
+  keepResults: fc.integer({ min: 0, max: 12 }),
+});
+
+function stepsOf(names: readonly string[], tail: Tail, window: number): PipelineStep[] {
+  const config = parseCompactConfig({ ...tail, window });
   return names.map((n) => stepFor(n, config));
 }
 
@@ -168,8 +182,8 @@ describe('properties of every strategy and composition', () => {
   for (const name of NAMES) {
     it(`${name}: valid, last request intact, no token growth, idempotent, exact restore`, () => {
       fc.assert(
-        fc.property(anyTranscript(), fc.integer({ min: 0, max: 2 }), fc.constantFrom(...WINDOWS), (input, keepLast, window) => {
-          const steps = stepsOf([name], keepLast, window);
+        fc.property(anyTranscript(), anyTail, fc.constantFrom(...WINDOWS), (input, tail, window) => {
+          const steps = stepsOf([name], tail, window);
           const once = checkCompaction(deepFreeze(input), steps, window);
           const twice = compactTranscript(once, steps, { ...makeContext(), window });
           expect(twice.transcript).toBe(once);
@@ -184,10 +198,10 @@ describe('properties of every strategy and composition', () => {
       fc.property(
         anyTranscript(),
         fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 5 }),
-        fc.integer({ min: 0, max: 2 }),
+        anyTail,
         fc.constantFrom(...WINDOWS),
-        (input, names, keepLast, window) => {
-          checkCompaction(deepFreeze(input), stepsOf(names, keepLast, window), window);
+        (input, names, tail, window) => {
+          checkCompaction(deepFreeze(input), stepsOf(names, tail, window), window);
         },
       ),
       { numRuns: 120 },
@@ -196,13 +210,37 @@ describe('properties of every strategy and composition', () => {
 
   it('auto keeps every invariant, restores exactly, and compacting its output again changes nothing', () => {
     fc.assert(
-      fc.property(anyTranscript(), fc.integer({ min: 0, max: 2 }), fc.constantFrom(...WINDOWS), (input, keepLast, window) => {
-        const steps = buildSteps(parseCompactConfig({ keepLast, window }));
+      fc.property(anyTranscript(), anyTail, fc.constantFrom(...WINDOWS), (input, tail, window) => {
+        const steps = buildSteps(parseCompactConfig({ ...tail, window }));
         const once = checkCompaction(deepFreeze(input), steps, window);
         const again = compactTranscript(roundTrip(once), steps, { ...makeContext(), window });
         expect(JSON.stringify(again.transcript)).toBe(JSON.stringify(once));
       }),
       { numRuns: 80 },
+    );
+  });
+
+  it('the tail budget never splits a call from its result, and the span around it keeps the last request verbatim', () => {
+    fc.assert(
+      fc.property(anyTranscript(), anyTail, (input, tail) => {
+        const messages = input.messages;
+        const range = protectedRange(messages, tail);
+        // The tail holds at least the last keepMessages messages and never starts with a tool result (inside the middle).
+        expect(range.tailStart).toBeLessThanOrEqual(Math.max(range.headEnd, messages.length - tail.keepMessages));
+        if (range.tailStart > range.headEnd && range.tailStart < messages.length) expect(messages[range.tailStart].role).not.toBe('tool');
+        expect(range.lastRequest).toBe(lastUserRequestIndex(messages));
+        const span = replaceableSpan(messages, tail, () => undefined);
+        if (!span) return;
+        const replaced = replacedMessages(messages, span);
+        expect(replaced).not.toContain(messages[range.lastRequest]);
+        // Every call in the span has its results in the span, and every result its call.
+        if (findViolations(messages).length === 0) expect(findViolations(replaced)).toEqual([]);
+        const out = compactTranscript(deepFreeze(input), [stepFor('checkpoint', parseCompactConfig(tail))], makeContext()).transcript.messages;
+        const last = lastUserRequestIndex(messages);
+        if (last >= 0) expect(out[lastUserRequestIndex(out)]).toBe(messages[last]);
+        expect(findViolations(out).length).toBeLessThanOrEqual(findViolations(messages).length);
+      }),
+      { numRuns: 300 },
     );
   });
 });

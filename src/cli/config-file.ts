@@ -12,6 +12,8 @@ import { parseTokenizer } from './commands/stats.js';
 export interface ConfigOverrides {
   strategies?: string[];
   keepLast?: number;
+  keepMessages?: number;
+  keepResults?: number;
   window?: number;
   tokenizer?: string;
   tokenizerEngine?: string;
@@ -20,19 +22,25 @@ export interface ConfigOverrides {
 }
 
 /**
- * The flags `run` and `compact` share, as overrides: --strategy, --keep-last, --window, --tokenizer, --tokenizer-engine,
+ * The flags `run` and `compact` share, as overrides: --strategy, --keep-last, --keep-messages, --keep-results, --window, --tokenizer, --tokenizer-engine,
  * --no-refs.
  */
 export function compactFlagOverrides(values: Record<string, string | boolean | string[] | undefined>): ConfigOverrides {
   const str = (k: string) => values[k] as string | undefined;
   return {
     strategies: values.strategy as string[] | undefined,
-    keepLast: str('keep-last') === undefined ? undefined : intOption('keep-last', str('keep-last'), 1, 0),
+    ...tailFlagOverrides(values),
     window: str('window') === undefined ? undefined : intOption('window', str('window'), DEFAULT_WINDOW, 1),
     tokenizer: str('tokenizer') === undefined ? undefined : parseTokenizer(str('tokenizer') as string),
     tokenizerEngine: str('tokenizer-engine'),
     refs: values['no-refs'] ? false : undefined,
   };
+}
+
+/** --keep-last, --keep-messages, --keep-results: the protected tail (see protectedRange), for compact, run and eval. */
+export function tailFlagOverrides(values: Record<string, unknown>): Pick<ConfigOverrides, 'keepLast' | 'keepMessages' | 'keepResults'> {
+  const int = (flag: string, fallback: number) => (values[flag] === undefined ? undefined : intOption(flag, values[flag] as string, fallback, 0));
+  return { keepLast: int('keep-last', 0), keepMessages: int('keep-messages', 10), keepResults: int('keep-results', 10) };
 }
 
 /** Reads a `--config FILE` as a JSON object; unreadable or malformed files are E_CONFIG errors naming the file. */
@@ -63,7 +71,7 @@ export interface LoadedConfig {
 /**
  * The compaction job's configuration: the config file (if any) with the flags applied over it, validated, and its
  * steps built (per-strategy options validated too). Every error names the source and the exact path, e.g.
- * `tcompact.json: options.mask-observations.keepRecent: Too small: expected number to be >=0`.
+ * `tcompact.json: options.mask-observations.keepResults: Too small: expected number to be >=0`.
  */
 export async function loadCompactConfig(file: string | undefined, overrides: ConfigOverrides, { model = false } = {}): Promise<LoadedConfig> {
   const value: Record<string, unknown> = file === undefined ? {} : await readConfigFile(file);

@@ -1,5 +1,8 @@
 import type { Message } from '../model/message.js';
+import { RefSink } from '../refs/ref-store.js';
+import { getTokenizer } from '../tokens/tokenizer.js';
 import { type ContextManagerOptions, type ContextManagerOptionsInput, parseContextManagerOptions } from './options.js';
+import { strategyCompaction, validateStrategyNames } from './strategy-compaction.js';
 
 export type ContextStatus = 'ok' | 'warning' | 'compacted' | 'needs_approval' | 'hard_limit';
 
@@ -12,17 +15,23 @@ export interface ContextInput {
 export type CheckResult =
   | {
       status: 'ok' | 'warning' | 'needs_approval' | 'hard_limit';
+      /** The messages to send: the input's, or what micro-compaction made of them. */
+      messages: readonly Message[];
       tokens: number;
       /** tokens / window */
       share: number;
+      /** Micro-compaction changed the messages (and saved tokens). */
+      microCompacted: boolean;
     }
   | {
       status: 'compacted';
       /** The compacted messages: send these instead. */
-      messages: Message[];
+      messages: readonly Message[];
       tokens: number;
+      /** The prompt's size as given to `check()` or `compact()`. */
       tokensBefore: number;
       share: number;
+      microCompacted: boolean;
     };
 
 /** What a compaction handler receives. */
@@ -44,6 +53,8 @@ export type CompactionHandler = (request: CompactionRequest) => CompactionOutput
 export interface ContextManagerState {
   /** Compactions that reduced the prompt. */
   compactions: number;
+  /** Checks at which micro-compaction reduced the prompt. */
+  microCompactions: number;
   /** Attempts in a row that left the prompt above the trigger. */
   failedAttempts: number;
   /** Gave up after `maxAttempts` failed attempts in a row: no more compaction. */
@@ -54,7 +65,9 @@ export interface ContextManagerState {
 
 /**
  * Decides, before each model call, whether the prompt must be compacted: the trigger an agent loop embeds, and the one
- * `tcompact simulate` drives. Thresholds are fractions of the window: below `warning` the status is `ok`; from
+ * `tcompact simulate` drives (its `default` policy is this class with its default options). With its defaults it
+ * pairs micro-compaction on every call (`micro`: `mask-observations`) with compaction at the trigger (`strategies`:
+ * `auto`, or the handler given). Thresholds are fractions of the window: below `warning` the status is `ok`; from
  * `warning`, `warning`; from the trigger (`compaction`, or `compactAtTokens`), a compaction is due; from `hardLimit`,
  * `hard_limit` when no compaction happens.
  *
@@ -67,13 +80,27 @@ export interface ContextManagerState {
 export class ContextManager {
   readonly options: Readonly<ContextManagerOptions>;
   private readonly handler: CompactionHandler;
+  private readonly micro: CompactionHandler | undefined;
   private compactionsDone = 0;
+  private microDone = 0;
   private failedInARow = 0;
   private cooldownLeft = 0;
 
-  constructor(options: ContextManagerOptionsInput, handler: CompactionHandler) {
+  /**
+   * @param handler compacts at the trigger. @default the `strategies` option run by `strategyCompaction`, with one side
+   * store for the conversation (so a checkpoint can read an earlier one through its ref)
+   */
+  constructor(options: ContextManagerOptionsInput, handler?: CompactionHandler) {
     this.options = parseContextManagerOptions(options);
-    this.handler = handler;
+    const o = this.options;
+    const tokenizer = getTokenizer(o.tokenizer);
+    const refs = new RefSink();
+    const builtIn = (strategies: readonly string[]) => {
+      validateStrategyNames(strategies, tokenizer);
+      return strategyCompaction({ strategies, tokenizer, refs, tools: o.tools, extraTokens: o.extraTokens });
+    };
+    this.handler = handler ?? builtIn(o.strategies);
+    this.micro = o.micro.length > 0 ? builtIn(o.micro) : undefined;
   }
 
   /** Prompt size from which a compaction is due. */
@@ -82,7 +109,13 @@ export class ContextManager {
   }
 
   get state(): ContextManagerState {
-    return { compactions: this.compactionsDone, failedAttempts: this.failedInARow, stuck: this.stuck, cooldownLeft: this.cooldownLeft };
+    return {
+      compactions: this.compactionsDone,
+      microCompactions: this.microDone,
+      failedAttempts: this.failedInARow,
+      stuck: this.stuck,
+      cooldownLeft: this.cooldownLeft,
+    };
   }
 
   private get stuck(): boolean {
@@ -97,13 +130,19 @@ export class ContextManager {
     return 'ok';
   }
 
+  /**
+   * Micro-compacts the prompt (when `micro` is not empty), then compacts it if it is at or over the trigger (auto
+   * mode), or reports its status.
+   */
   async check(input: ContextInput): Promise<CheckResult> {
+    const current = await this.microCompact(input);
+    const microCompacted = current !== input;
     const inCooldown = this.cooldownLeft > 0;
     if (inCooldown) this.cooldownLeft--;
-    const due = input.tokens >= this.triggerTokens && !inCooldown && !this.stuck;
-    if (due && this.options.mode === 'approval') return this.plain('needs_approval', input.tokens);
-    if (due && this.options.mode === 'auto') return this.attempt(input, 'threshold');
-    return this.plain(this.statusOf(input.tokens), input.tokens);
+    const due = current.tokens >= this.triggerTokens && !inCooldown && !this.stuck;
+    if (due && this.options.mode === 'approval') return this.plain('needs_approval', current, microCompacted);
+    if (due && this.options.mode === 'auto') return this.attempt(current, 'threshold', input.tokens, microCompacted);
+    return this.plain(this.statusOf(current.tokens), current, microCompacted);
   }
 
   /**
@@ -111,7 +150,15 @@ export class ContextManager {
    * attempt and starts the cooldown like an automatic one.
    */
   async compact(input: ContextInput): Promise<CheckResult> {
-    return this.attempt(input, 'requested');
+    return this.attempt(input, 'requested', input.tokens, false);
+  }
+
+  private async microCompact(input: ContextInput): Promise<ContextInput> {
+    if (!this.micro) return input;
+    const out = await this.micro({ messages: input.messages, tokens: input.tokens, window: this.options.window, reason: 'threshold' });
+    if (out.tokens >= input.tokens || sameMessages(out.messages, input.messages)) return input;
+    this.microDone++;
+    return { messages: out.messages, tokens: out.tokens };
   }
 
   /** The caller declined a `needs_approval`: no new request until the cooldown has passed. */
@@ -119,18 +166,24 @@ export class ContextManager {
     this.cooldownLeft = this.options.cooldown;
   }
 
-  private async attempt(input: ContextInput, reason: CompactionRequest['reason']): Promise<CheckResult> {
+  private async attempt(input: ContextInput, reason: CompactionRequest['reason'], tokensBefore: number, microCompacted: boolean): Promise<CheckResult> {
     const out = await this.handler({ messages: input.messages, tokens: input.tokens, window: this.options.window, reason });
     this.cooldownLeft = this.options.cooldown;
     const saved = out.tokens < input.tokens;
     if (saved && out.tokens < this.triggerTokens) this.failedInARow = 0;
     else this.failedInARow++;
-    if (!saved) return this.plain(this.statusOf(input.tokens), input.tokens);
+    if (!saved) return this.plain(this.statusOf(input.tokens), input, microCompacted);
     this.compactionsDone++;
-    return { status: 'compacted', messages: out.messages, tokens: out.tokens, tokensBefore: input.tokens, share: out.tokens / this.options.window };
+    return { status: 'compacted', messages: out.messages, tokens: out.tokens, tokensBefore, share: out.tokens / this.options.window, microCompacted };
   }
 
-  private plain(status: 'ok' | 'warning' | 'needs_approval' | 'hard_limit', tokens: number): CheckResult {
-    return { status, tokens, share: tokens / this.options.window };
+  private plain(status: 'ok' | 'warning' | 'needs_approval' | 'hard_limit', input: ContextInput, microCompacted: boolean): CheckResult {
+    return { status, messages: input.messages, tokens: input.tokens, share: input.tokens / this.options.window, microCompacted };
   }
+}
+
+function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { parseConfig } from '../model/parse.js';
+import { ToolDefSchema } from '../model/transcript.js';
+import { TOKENIZER_NAMES } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 
 export const CONTEXT_MODES = ['auto', 'approval', 'manual'] as const;
@@ -49,6 +51,23 @@ export const ContextManagerOptionsSchema = z.strictObject({
    * `stuck` and attempts no more compaction. @default 3
    */
   maxAttempts: z.number().int().min(1).default(3),
+  /**
+   * Micro-compaction: strategies run on every `check()`, below the trigger too, as J-CLI and Claude Code mask old tool
+   * results on every call; `[]` turns it off. Their protected tail is the strategies' default budget (the last 10
+   * tool results and the last 10 messages, and the last request). @default ["mask-observations"]
+   */
+  micro: z.array(z.string().min(1)).default(['mask-observations']),
+  /**
+   * Strategies and presets of the compaction at the trigger, when the constructor is given no handler.
+   * @default ["auto"]
+   */
+  strategies: z.array(z.string().min(1)).min(1).default(['auto']),
+  /** Counts tokens for the strategies (their thresholds and the sizes they report). @default "o200k_base" */
+  tokenizer: z.enum(TOKENIZER_NAMES).default('o200k_base'),
+  /** Tool definitions sent with every prompt: counted in the sizes the built-in handlers report. @default none */
+  tools: z.array(ToolDefSchema).optional(),
+  /** Tokens every prompt carries besides messages and tools (a system prompt the caller adds). @default 0 */
+  extraTokens: z.number().int().min(0).default(0),
 });
 
 export type ContextManagerOptions = z.output<typeof ContextManagerOptionsSchema>;

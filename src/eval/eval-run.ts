@@ -134,9 +134,9 @@ interface Pipeline {
 }
 
 /** One pipeline per strategy entry, or one per model when it has an LLM step (E_CONFIG when no model is given). */
-function pipelinesOf(name: string, options: EvalOptions): Pipeline[] {
+function pipelinesOf(name: string, options: EvalOptions, overrides: Partial<CompactConfig> = {}): Pipeline[] {
   const models = options.llm ?? [];
-  const parsed = parseCompactConfig({ ...options.config, strategies: name.split('+'), tokenizer: options.tokenizer.name });
+  const parsed = parseCompactConfig({ ...options.config, ...overrides, strategies: name.split('+'), tokenizer: options.tokenizer.name });
   const steps = buildSteps(models.length > 0 ? withModelSummarizer(parsed) : parsed);
   if (!steps.some((s) => s.strategy.async)) return [{ name, steps }];
   if (models.length === 0) requireSyncSteps(steps, 'eval');
@@ -154,9 +154,16 @@ function addLlmFigures(into: RowLlm, steps: readonly StepReport[]): void {
   }
 }
 
+/**
+ * On a span the source replaced whole, the strategies may replace all of it too: the protected tail is the appended
+ * empty request alone (see `views`), as the last turn was before the tail became a budget.
+ */
+const WHOLE_SPAN: Partial<CompactConfig> = { keepLast: 0, keepMessages: 1, keepResults: 0 };
+
 /** Runs every strategy on every transcript and scores what each compacted transcript still carries. Add in input order. */
 export class Evaluation {
   private readonly pipelines: Pipeline[];
+  private readonly referencePipelines: Pipeline[];
   private readonly rows: EvalRow[];
   private readonly referenceRows: EvalRow[];
   private readonly perTranscript: TranscriptEval[] = [];
@@ -165,6 +172,7 @@ export class Evaluation {
 
   constructor(private readonly options: EvalOptions) {
     this.pipelines = options.strategies.flatMap((name) => pipelinesOf(name, options));
+    this.referencePipelines = options.strategies.flatMap((name) => pipelinesOf(name, options, WHOLE_SPAN));
     const names = this.pipelines.map((p) => p.name);
     const given = options.given === undefined ? [] : [options.given];
     this.rows = [emptyRow(ORIGINAL_ROW), ...given.map(emptyRow), ...names.map(emptyRow)];
@@ -184,18 +192,17 @@ export class Evaluation {
   /**
    * Compacts `transcript` with every pipeline: the original's view first, then each strategy's. With `nextTurn`, each
    * strategy runs as if a new user request had just arrived after the transcript: an empty user message is appended
-   * and taken off the result, so the kept last turn is that message alone and the whole transcript is compactable.
+   * and taken off the result, and the pipelines keep that message alone, so the whole transcript is compactable.
    */
   private async views(transcript: Transcript, rows: EvalRow[], nextTurn = false): Promise<View[]> {
+    const pipelines = nextTurn ? this.referencePipelines : this.pipelines;
     const tok = this.options.tokenizer;
     const out: View[] = [{ name: ORIGINAL_ROW, tokens: countTranscript(transcript, tok).total, view: modelView(transcript), transcript }];
     const next: Message = { role: 'user', content: '' };
     const input = nextTurn ? { ...transcript, messages: [...transcript.messages, next] } : transcript;
     const ctx = { tokenizer: tok, refs: new RefSink(), window: this.window };
-    const results = await Promise.all(
-      this.pipelines.map((p) => (p.llm ? runStepsAsync(input, p.steps, { ...ctx, llm: p.llm }) : runSteps(input, p.steps, ctx))),
-    );
-    this.pipelines.forEach((p, i) => {
+    const results = await Promise.all(pipelines.map((p) => (p.llm ? runStepsAsync(input, p.steps, { ...ctx, llm: p.llm }) : runSteps(input, p.steps, ctx))));
+    pipelines.forEach((p, i) => {
       let result = results[i].transcript;
       if (nextTurn && result.messages[result.messages.length - 1] === next) result = { ...result, messages: result.messages.slice(0, -1) };
       const figures = rows.find((r) => r.name === p.name)?.llm;

@@ -32,6 +32,15 @@ export interface PolicyEnv {
   focus?: string;
   /** The transcript being replayed (the `source` policies read its compaction points). */
   transcript?: Transcript;
+  /** The protected tail of the strategies' pipelines (`--keep-last`, `--keep-messages`, `--keep-results`). @default the strategies' defaults */
+  tail?: TailOptions;
+}
+
+/** The protected tail's three parts, as in the compact config. */
+export interface TailOptions {
+  keepLast?: number;
+  keepMessages?: number;
+  keepResults?: number;
 }
 
 /** A strategy plus its trigger. */
@@ -44,8 +53,9 @@ export interface Policy {
   instantiate(env: PolicyEnv): PolicyInstance;
 }
 
+/** A manager that compacts with `handler` at the trigger and does nothing on other calls (no micro-compaction). */
 function manager(env: PolicyEnv, handler: CompactionHandler, trigger: Pick<ContextManagerOptionsInput, 'compactAtTokens'> = {}): ContextManager {
-  return new ContextManager({ window: env.window, cooldown: env.cooldown ?? 0, maxAttempts: env.maxAttempts ?? 3, ...trigger }, handler);
+  return new ContextManager({ window: env.window, cooldown: env.cooldown ?? 0, maxAttempts: env.maxAttempts ?? 3, micro: [], ...trigger }, handler);
 }
 
 const leadingSystem = (messages: readonly Message[]) => {
@@ -84,7 +94,16 @@ export function checkpointMiddle(head: number | 'system', tail: number | 'last-r
     const stand: UserMessage = { role: 'user', content: '' };
     const step = stepFor(
       'checkpoint',
-      parseCompactConfig({ strategies: ['checkpoint'], keepFirst: headEnd, keepLast: 0, window, tokenizer: env.tokenizer.name }),
+      // The stand-in request alone is the protected tail: the whole middle is the seed's to replace.
+      parseCompactConfig({
+        strategies: ['checkpoint'],
+        keepFirst: headEnd,
+        keepLast: 0,
+        keepMessages: 1,
+        keepResults: 0,
+        window,
+        tokenizer: env.tokenizer.name,
+      }),
     );
     const input = [...messages.slice(0, headEnd), ...middle, stand];
     const result = runSteps({ id: 'context', messages: input }, [step], { tokenizer: env.tokenizer, refs, window });
@@ -114,7 +133,7 @@ function strategyPolicy(
         tools: env.tools,
         extraTokens: env.basePrompt,
         refs,
-        config: withFocus(config, env.focus),
+        config: withFocus({ ...env.tail, ...config }, env.focus),
         llm: env.llm,
       });
       if (trigger === 'every') return { micro: handler };
@@ -127,6 +146,15 @@ function strategyPolicy(
 /** The built-in policies, by name. */
 export const POLICIES: Readonly<Record<string, Policy>> = {
   none: { name: 'none', summary: 'no compaction: every call sends the whole history', requires: [], instantiate: () => ({}) },
+  default: {
+    name: 'default',
+    summary: "ContextManager's defaults: mask-observations on every call, the auto pipeline at 90% of the window",
+    requires: ['mask-observations', 'auto'],
+    instantiate(env) {
+      const options = { window: env.window, cooldown: env.cooldown ?? 0, maxAttempts: env.maxAttempts ?? 3, tokenizer: env.tokenizer.name };
+      return { manager: new ContextManager({ ...options, tools: env.tools, extraTokens: env.basePrompt ?? 0 }) };
+    },
+  },
   'mask-10': strategyPolicy(
     'mask-10',
     'micro-compaction on every call: mask-observations keeping the last 10 tool results (keepLast 0)',
@@ -134,7 +162,8 @@ export const POLICIES: Readonly<Record<string, Policy>> = {
     'every',
     {
       keepLast: 0,
-      options: { 'mask-observations': { keepRecent: 10 } },
+      keepMessages: 0,
+      keepResults: 10,
     },
   ),
   'checkpoint-at-0.9': strategyPolicy('checkpoint-at-0.9', 'checkpoint when the prompt reaches 90% of the window', ['checkpoint'], { fraction: 0.9 }),
@@ -157,7 +186,7 @@ export const POLICIES: Readonly<Record<string, Policy>> = {
   },
 };
 
-export const DEFAULT_POLICIES = ['none', 'mask-10', 'checkpoint-at-0.9', 'auto', 'seed-80-first3-last10', 'seed-200k-system-last-user'];
+export const DEFAULT_POLICIES = ['none', 'default', 'mask-10', 'checkpoint-at-0.9', 'auto', 'seed-80-first3-last10', 'seed-200k-system-last-user'];
 
 const CUSTOM = /^([^@]+)@(every|\d+(?:\.\d+)?)$/;
 

@@ -125,7 +125,8 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       }
       if (policy.manager) {
         const result = await policy.manager.check({ messages: context, tokens });
-        if (result.status === 'compacted') {
+        if (result.microCompacted) stats.microCompactions++;
+        if (result.messages !== context) {
           context = [...result.messages];
           tokens = result.tokens;
         }

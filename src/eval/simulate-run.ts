@@ -2,7 +2,7 @@ import type { LlmRunUsage, LlmSession } from '../llm/session.js';
 import type { Transcript } from '../model/transcript.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
-import { type Policy, resolvePolicy } from './policies.js';
+import { type Policy, type TailOptions, resolvePolicy } from './policies.js';
 import { type Cost, type Prices, costOf } from './pricing.js';
 import { type RecordedUsage, recordedCost, recordedUsage } from './recorded-usage.js';
 import { type ReplayStats, emptyReplayStats, replay } from './replay.js';
@@ -21,6 +21,8 @@ export interface SimulateOptions {
   maxAttempts?: number;
   /** Tokens added to every prompt for the system prompt and tools the transcripts do not record. @default 0 */
   basePrompt?: number;
+  /** The protected tail of the policies' strategies. @default the strategies' defaults */
+  tail?: TailOptions;
   /** The model of the policies' LLM steps (`summarize@0.9`, and `auto`'s summarizer). @default none */
   llm?: LlmSession;
   /** summarize's focus (`--focus`). @default none */
@@ -139,6 +141,7 @@ export class Simulation {
       llm: o.llm,
       focus: o.focus,
       transcript,
+      tail: o.tail,
     };
     const result: TranscriptSimulation = { id: transcript.id, file: source.file, line: source.line, messages: transcript.messages.length, policies: {} };
     const prompts: Record<string, number[]> = {};

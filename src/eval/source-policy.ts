@@ -123,7 +123,7 @@ function ourCompaction(env: PolicyEnv, strategies: readonly string[]): PointComp
         tools: env.tools,
         extraTokens: env.basePrompt,
         refs,
-        config: withFocus({}, focus),
+        config: withFocus({ ...env.tail }, focus),
         llm: env.llm,
       });
       handlers.set(focus, handler);

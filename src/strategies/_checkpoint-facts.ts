@@ -1,6 +1,7 @@
 import { canonicalJson, parseArguments } from '../io/canonical-json.js';
 import { contentText, isAttachmentPart } from '../model/content.js';
 import { type Message, type ToolMessage, isUser } from '../model/message.js';
+import { collapseWhitespace, errorLine } from '../model/tool-outcome.js';
 import { type ToolAction, describeToolCall, normalizePath } from '../model/tool-semantics.js';
 import { type CallSite, callSites, failedOrMissing } from './_call-sites.js';
 
@@ -11,11 +12,19 @@ export interface CheckpointFacts {
   filesRead: string[];
   filesCreated: string[];
   filesModified: string[];
+  /** Every file a successful call touched, with what was done to it. */
+  files: FileFact[];
   commands: CommandFact[];
-  /** Failures other than retried commands that later succeeded (those are transient noise, kept only as a count). */
+  /** Every distinct error line, with whether a later call on the same target succeeded. */
   errors: ErrorFact[];
   /** Items of the last todo list that are not completed. */
   openTodos: { content: string; status: string }[];
+}
+
+export interface FileFact {
+  path: string;
+  /** In order of first occurrence. */
+  actions: ('read' | 'created' | 'modified')[];
 }
 
 export interface CommandFact {
@@ -23,13 +32,14 @@ export interface CommandFact {
   /** Runs of this command after which it never failed again are not listed as errors. */
   runs: number;
   failedRuns: number;
-  /** The outcome of the last run: undefined when it succeeded, else its first meaningful line. */
+  /** The outcome of the last run: undefined when it succeeded, else its error line. */
   lastFailure?: string;
 }
 
 export interface ErrorFact {
   /** What failed: `Edit /p/a.ts`, `` `npm test` ``, `get_user(...)`. */
   what: string;
+  /** The error line as `errorLine` reads it (first non-empty line, not a bare exit code, at most 200 characters). */
   message: string;
   /** A later call with the same target succeeded. */
   resolved: boolean;
@@ -47,13 +57,6 @@ export function exitCodeOf(text: string): number | undefined {
   return undefined;
 }
 
-/** The first line of a result that says something (not the bare exit-code line), at most `max` characters. */
-export function firstMeaningfulLine(text: string, max: number): string {
-  const lines = text.split('\n').map((l) => l.trim());
-  const line = lines.find((l) => l !== '' && !/^exit code[:\s]+-?\d+$/i.test(l)) ?? lines.find((l) => l !== '') ?? '';
-  return line.length > max ? `${line.slice(0, max - 3)}...` : line;
-}
-
 function oneLine(text: string, max: number): string {
   const line = text.trim().replace(/\s+/g, ' ');
   return line.length > max ? `${line.slice(0, max - 3)}...` : line;
@@ -69,7 +72,7 @@ function failed(messages: readonly Message[], site: CallSite): boolean {
 function targetOf(name: string, argumentsJson: string, action: ToolAction): { key: string; what: string } {
   switch (action.kind) {
     case 'shell': {
-      return { key: `shell\0${oneLine(action.command, 160)}`, what: `\`${oneLine(action.command, 80)}\`` };
+      return { key: `shell\0${collapseWhitespace(action.command)}`, what: `\`${oneLine(action.command, 80)}\`` };
     }
     case 'read':
     case 'write':
@@ -102,7 +105,14 @@ function requestText(m: Message): string {
 
 /** Extracts the facts of a span: what the user asked, which files and commands were touched, what failed and stayed failed. */
 export function extractFacts(messages: readonly Message[]): CheckpointFacts {
-  const facts: CheckpointFacts = { requests: [], filesRead: [], filesCreated: [], filesModified: [], commands: [], errors: [], openTodos: [] };
+  const facts: CheckpointFacts = { requests: [], filesRead: [], filesCreated: [], filesModified: [], files: [], commands: [], errors: [], openTodos: [] };
+  const files = new Map<string, FileFact>();
+  const touch = (path: string, action: FileFact['actions'][number]) => {
+    const key = normalizePath(path);
+    let fact = files.get(key);
+    if (!fact) files.set(key, (fact = { path, actions: [] }));
+    if (!fact.actions.includes(action)) fact.actions.push(action);
+  };
   for (const m of messages) {
     if (!isUser(m)) continue;
     const text = requestText(m);
@@ -121,43 +131,48 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
     const action = describeToolCall(name, argumentsJson);
     const bad = failed(messages, site);
     const target = targetOf(name, argumentsJson, action);
-    const resultText = site.result >= 0 ? contentText((messages[site.result] as ToolMessage).content) : '';
-    if (bad) failures.push({ key: target.key, what: target.what, message: firstMeaningfulLine(resultText, 200) || 'no result recorded', seq: site.seq });
+    const line = site.result >= 0 ? errorLine(messages[site.result] as ToolMessage) : undefined;
+    if (bad) failures.push({ key: target.key, what: target.what, message: line || 'no result recorded', seq: site.seq });
     else lastSuccess.set(target.key, site.seq);
     if (action.kind === 'shell') {
-      const command = oneLine(action.command, 160);
+      const command = collapseWhitespace(action.command);
+      if (command === '') continue;
       let fact = commands.get(command);
       if (!fact) commands.set(command, (fact = { command, runs: 0, failedRuns: 0 }));
       fact.runs++;
       if (bad) {
         fact.failedRuns++;
-        fact.lastFailure = firstMeaningfulLine(resultText, 200) || 'no result recorded';
+        fact.lastFailure = line || 'no result recorded';
       } else {
         delete fact.lastFailure;
       }
       continue;
     }
     if (bad) continue;
-    if (action.kind === 'read') pushOnce(facts.filesRead, read, action.path);
-    else if (action.kind === 'write') {
+    if (action.kind === 'read') {
+      pushOnce(facts.filesRead, read, action.path);
+      touch(action.path, 'read');
+    } else if (action.kind === 'write') {
       const p = normalizePath(action.path);
-      if (touched.has(p)) pushOnce(facts.filesModified, modified, action.path);
+      const existed = touched.has(p);
+      if (existed) pushOnce(facts.filesModified, modified, action.path);
       else pushOnce(facts.filesCreated, created, action.path);
+      touch(action.path, existed ? 'modified' : 'created');
       touched.add(p);
     } else if (action.kind === 'edit') {
       pushOnce(facts.filesModified, modified, action.path);
+      touch(action.path, 'modified');
       touched.add(normalizePath(action.path));
     } else if (action.kind === 'todo' && action.todos.length > 0) todos = action.todos;
     if (action.kind === 'read') touched.add(normalizePath(action.path));
   }
   facts.commands = [...commands.values()];
-  // One entry per distinct failure, in first-seen order, with the status of its latest occurrence.
+  facts.files = [...files.values()];
+  // One entry per distinct error line, in first-seen order, with the status of its latest occurrence.
   const errors = new Map<string, ErrorFact>();
   for (const f of failures) {
     const resolved = (lastSuccess.get(f.key) ?? -1) > f.seq;
-    // A command retried until it worked is transient noise: its failed runs show only as a count in the command list.
-    if (resolved && f.key.startsWith('shell\0')) continue;
-    errors.set(`${f.key}\0${f.message}`, { what: f.what, message: f.message, resolved });
+    errors.set(f.message, { what: f.what, message: f.message, resolved });
   }
   facts.errors = [...errors.values()];
   facts.openTodos = (todos ?? []).filter((t) => t.status !== 'completed');

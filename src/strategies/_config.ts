@@ -1,15 +1,22 @@
 import { z } from 'zod';
+import { DEFAULT_KEEP_MESSAGES, DEFAULT_KEEP_RESULTS } from './boundaries.js';
 import { ToolHintsSchema, mergeToolHints } from './tool-hints.js';
 
 /**
  * The boundary fields of every strategy that only touches the middle of a transcript. `buildSteps` fills them from the
- * top level of the config (`keepLast`, `keepFirst`); a strategy's own options override them.
+ * top level of the config (`keepLast`, `keepFirst`, `keepMessages`, `keepResults`); a strategy's own options override
+ * them. The protected tail is a budget (see `protectedRange`): the last request always stays verbatim, and the older
+ * part of the current turn may be compacted.
  */
 export const BoundaryFields = {
-  /** Last turns never modified (a turn starts at a user message). @default 1 */
-  keepLast: z.number().int().min(0).default(1),
+  /** Last whole turns never modified (a turn starts at a user message). @default 0 */
+  keepLast: z.number().int().min(0).default(0),
   /** Leading messages never modified. @default the leading system/developer messages and the first user message */
   keepFirst: z.number().int().min(0).optional(),
+  /** Last messages never modified (goose keeps 10). @default 10 */
+  keepMessages: z.number().int().min(0).default(DEFAULT_KEEP_MESSAGES),
+  /** Last tool results never modified, with their calls (J-CLI keeps 10). @default 10 */
+  keepResults: z.number().int().min(0).default(DEFAULT_KEEP_RESULTS),
 };
 
 /**

@@ -11,9 +11,12 @@ export function refSuffix(ref: string | undefined): string {
   return ref === undefined ? '' : ` (ref: ${ref})`;
 }
 
-/** `[Previous: used {tool}]` plus the reference. */
-export function maskText(tool: string, ref: string | undefined): string {
-  return `${MASK_PREFIX}${tool}]${refSuffix(ref)}`;
+/**
+ * `[Previous: used {tool}]` plus the reference; for a failed result, its error line after it
+ * (`[Previous: used Bash] failed: npm ERR! missing script: lint`), so an unresolved error survives masking.
+ */
+export function maskText(tool: string, ref: string | undefined, errorLine?: string): string {
+  return `${MASK_PREFIX}${tool}]${errorLine === undefined ? '' : ` failed: ${errorLine}`}${refSuffix(ref)}`;
 }
 
 /** A tool result text that a strategy already replaced with a placeholder. */

@@ -9,7 +9,13 @@ import { mergeToolHints } from './tool-hints.js';
 
 /** Keys every strategy may receive from the top level of the config, when its schema declares them. */
 function sharedFields(config: CompactConfig): Record<string, unknown> {
-  const shared: Record<string, unknown> = { keepLast: config.keepLast, toolHints: mergeToolHints(config.toolHints), window: config.window };
+  const shared: Record<string, unknown> = {
+    keepLast: config.keepLast,
+    keepMessages: config.keepMessages,
+    keepResults: config.keepResults,
+    toolHints: mergeToolHints(config.toolHints),
+    window: config.window,
+  };
   if (config.keepFirst !== undefined) shared.keepFirst = config.keepFirst;
   return shared;
 }

@@ -1,47 +1,50 @@
 import { z } from 'zod';
-import { CHECKPOINT_PREFIX, type RefLookup, compactionMessage, originalsOf, withOriginals } from '../model/compaction-marker.js';
-import { type AssistantMessage, type Message, type UserMessage, isTool } from '../model/message.js';
+import { CHECKPOINT_PREFIX, type RefLookup, withOriginals } from '../model/compaction-marker.js';
+import type { AssistantMessage, Message, UserMessage } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';
 import { refOf } from '../refs/ref-store.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
 import { BoundaryFields } from './_config.js';
 import { type CheckpointFacts, extractFacts } from './_checkpoint-facts.js';
 import { unchanged, withMessages } from './_edit.js';
-import { protectedRange } from './boundaries.js';
+import { type ReplaceSpan, replaceableSpan, replacedMessages, replacementRole, withReplacement } from './_span.js';
 import type { Strategy } from './types.js';
 
-export const CheckpointConfigSchema = z.strictObject({
-  ...BoundaryFields,
-  /**
-   * Longest checkpoint text, in characters. Lists are cut with a "... N more" line when they do not fit; the header and
-   * the last request always stay (the request clipped to a third of this).
-   * @default 6000
-   */
-  maxChars: z.number().int().min(1000).default(6000),
-});
+export const CheckpointConfigSchema = z
+  .strictObject({
+    ...BoundaryFields,
+    /**
+     * Characters of checkpoint text per token of the span it replaces: the budget grows with the span, between
+     * `minChars` and `maxChars`. @default 0.2 (a 100,000-token span gets 20,000 characters, about 5,000 tokens)
+     */
+    charsPerToken: z.number().positive().max(4).default(0.2),
+    /** The smallest budget, in characters. @default 4000 */
+    minChars: z.number().int().min(1000).default(4000),
+    /**
+     * The largest budget, in characters. Lists are cut with a "... N more" line when they do not fit; the header and
+     * the last request always stay (the request clipped to a third of the budget). @default 48000
+     */
+    maxChars: z.number().int().min(1000).default(48_000),
+  })
+  .refine((c) => c.minChars <= c.maxChars, { message: 'minChars must not exceed maxChars', path: ['minChars'] });
 export type CheckpointConfig = z.output<typeof CheckpointConfigSchema>;
+
+/** The checkpoint's size budget, in characters, for a span of `spanTokens` tokens: linear, with a floor and a ceiling. */
+export function checkpointBudget(spanTokens: number, config: Pick<CheckpointConfig, 'charsPerToken' | 'minChars' | 'maxChars'>): number {
+  return Math.min(config.maxChars, Math.max(config.minChars, Math.round(spanTokens * config.charsPerToken)));
+}
 
 /** No list item is clipped shorter than this many characters (a list that still does not fit is cut short instead). */
 const MIN_ITEM_CHARS = 160;
+/** A user request longer than this is shortened to its beginning and end (the last one stays verbatim elsewhere). */
+const REQUEST_CHARS = 1200;
 
 /**
- * [from, to): the middle between the kept head and tail, never starting inside a tool block, never holding the last
- * user request, and starting after any earlier checkpoint or summary whose originals cannot be looked up (its facts
- * would be lost). Undefined when fewer than two messages remain: one message is not worth a checkpoint, and this keeps
- * the strategy idempotent (its own checkpoint is alone in the middle afterwards).
+ * The span a checkpoint replaces: the middle between the kept head and the protected tail, the last user request left
+ * in place (see `replaceableSpan`). Undefined when fewer than two messages would be replaced.
  */
-export function checkpointSpan(messages: readonly Message[], config: CheckpointConfig, lookup: RefLookup): { from: number; to: number } | undefined {
-  const { headEnd, tailStart } = protectedRange(messages, config);
-  let from = headEnd;
-  let to = tailStart;
-  const lastUser = lastUserRequestIndex(messages);
-  if (lastUser >= from && lastUser < to) to = lastUser;
-  for (let i = from; i < to; i++) {
-    const marker = compactionMessage(messages[i]);
-    if (marker && (marker.ref === undefined || originalsOf(marker.ref, lookup) === undefined)) from = i + 1;
-  }
-  while (from < to && isTool(messages[from])) from++;
-  return to - from >= 2 ? { from, to } : undefined;
+export function checkpointSpan(messages: readonly Message[], config: CheckpointConfig, lookup: RefLookup): ReplaceSpan | undefined {
+  return replaceableSpan(messages, config, lookup);
 }
 
 /** `text` in at most `max` characters; a clipped text says how much is left out. */
@@ -49,6 +52,14 @@ function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   const keep = Math.max(0, max - 48);
   return `${text.slice(0, keep)} [... ${text.length - keep} more characters in the full record]`;
+}
+
+/** A long request shortened to its beginning and its end, which carry the ask and the last instruction. */
+function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const tail = Math.floor(max / 4);
+  const head = max - tail;
+  return `${text.slice(0, head)} [... ${text.length - head - tail} characters ...] ${text.slice(text.length - tail)}`;
 }
 
 interface Section {
@@ -112,7 +123,20 @@ function fitSections(sections: readonly Section[], budget: number): Map<Section,
   return out;
 }
 
-function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: string | undefined, lastRequest: string | undefined, maxChars: number): string {
+function commandLine(c: CheckpointFacts['commands'][number]): string {
+  const runs = c.runs > 1 ? ` (${c.runs} runs)` : '';
+  if (c.lastFailure !== undefined) return `- FAILED \`${c.command}\`${runs}: ${c.lastFailure}`;
+  if (c.failedRuns > 0) return `- ok after ${c.failedRuns} failed run${c.failedRuns === 1 ? '' : 's'} \`${c.command}\``;
+  return `- ok \`${c.command}\`${runs}`;
+}
+
+/**
+ * The checkpoint text: the trail an agent needs to go on. Every file touched, every distinct command (failed ones
+ * marked), every error line (unresolved ones first), every user request (shortened where long) and the span's last
+ * one verbatim, and the open tasks; in `budget` characters, lists shared by weight and cut with a count when they do
+ * not fit.
+ */
+export function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: string | undefined, budget: number): string {
   const where = ref
     ? `The full record is kept in the tcompact side store under the ref above; \`tcompact restore\` puts it back.`
     : 'The full record was not kept (refs were off); it is in the original archive.';
@@ -120,66 +144,61 @@ function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: string 
     `${CHECKPOINT_PREFIX} of ${replaced} message${replaced === 1 ? '' : 's'}]${ref ? ` (ref: ${ref})` : ''}`,
     `A deterministic checkpoint (no model): the facts below were extracted from ${replaced} earlier messages, which were removed from this context. ${where}`,
   ].join('\n');
-  const last = lastRequest === undefined ? '' : `Last user request in that span, verbatim:\n${clip(lastRequest, Math.floor(maxChars / 4))}`;
-  const paths = (list: string[]) => list.map((p) => `- ${p}`);
-  const requests: Section = { title: 'User requests, verbatim and in order:', items: facts.requests.map((r, i) => `${i + 1}. ${r}`), weight: 4 };
+  const lastRequest = facts.requests.at(-1);
+  const last = lastRequest === undefined ? '' : `Last user request in that span, verbatim:\n${clip(lastRequest, Math.floor(budget / 3))}`;
+  const requests: Section = {
+    title: 'User requests, in order (long ones shortened):',
+    items: facts.requests.map((r, i) => `${i + 1}. ${shorten(r, REQUEST_CHARS)}`),
+    weight: 3,
+  };
+  const files: Section = { title: 'Files touched:', items: facts.files.map((f) => `- ${f.path} (${f.actions.join(', ')})`), weight: 2 };
+  const unresolved = facts.errors.filter((e) => !e.resolved);
+  const resolved = facts.errors.filter((e) => e.resolved);
   const errors: Section = {
-    title: 'Errors (and whether a later step resolved them):',
-    items: [...facts.errors]
-      .sort((a, b) => Number(a.resolved) - Number(b.resolved))
-      .map((e) => `- ${e.what}: ${e.message} -> ${e.resolved ? 'resolved later' : 'unresolved'}`),
+    title: 'Unresolved errors (no later success on the same target):',
+    items: unresolved.map((e) => `- ${e.what}: ${e.message}`),
     weight: 2,
   };
-  const todos: Section = { title: 'Open todo items:', items: facts.openTodos.map((t) => `- [${t.status}] ${t.content}`), weight: 1 };
-  const modified: Section = { title: 'Files modified:', items: paths(facts.filesModified), weight: 1 };
-  const created: Section = { title: 'Files created:', items: paths(facts.filesCreated), weight: 1 };
-  const commands: Section = {
-    title: 'Commands run (outcome of the last run; failed runs of commands that later succeeded are not listed as errors):',
-    items: facts.commands.map((c) => {
-      if (c.lastFailure !== undefined) return `- \`${c.command}\` -> failed: ${c.lastFailure}${c.runs > 1 ? ` (${c.runs} runs)` : ''}`;
-      if (c.failedRuns > 0) return `- \`${c.command}\` -> ok after ${c.failedRuns} failed run${c.failedRuns === 1 ? '' : 's'}`;
-      return `- \`${c.command}\` -> ok${c.runs > 1 ? ` (${c.runs} runs)` : ''}`;
-    }),
-    weight: 2,
-  };
-  const read: Section = { title: 'Files read:', items: paths(facts.filesRead), weight: 1 };
-  const fitted = fitSections([requests, errors, todos, modified, created, commands, read], maxChars - header.length - last.length - 4);
-  const body = [requests, read, created, modified, commands, errors, todos].map((s) => fitted.get(s)?.trimEnd()).filter((s) => s !== undefined);
-  return [header, ...body, ...(last === '' ? [] : [last])].join('\n\n').slice(0, maxChars);
+  const todos: Section = { title: 'Open tasks:', items: facts.openTodos.map((t) => `- [${t.status}] ${t.content}`), weight: 1 };
+  const commands: Section = { title: 'Commands run (distinct; outcome of the last run):', items: facts.commands.map(commandLine), weight: 4 };
+  const fixed: Section = { title: 'Errors resolved later:', items: resolved.map((e) => `- ${e.what}: ${e.message}`), weight: 1 };
+  const fitted = fitSections([files, todos, errors, requests, commands, fixed], budget - header.length - last.length - 4);
+  const body = [requests, files, commands, errors, fixed, todos].map((s) => fitted.get(s)?.trimEnd()).filter((s) => s !== undefined);
+  return [header, ...body, ...(last === '' ? [] : [last])].join('\n\n').slice(0, budget);
 }
 
 /**
  * `checkpoint`: a deterministic, no-LLM memory checkpoint. Replaces the middle of the transcript with one message
- * listing facts extracted from it. The role is `user` because the message sits between the kept head (which ends with
- * the first request) and the kept tail (which starts with a request): every chat API accepts a user message there,
- * while a system message in mid-conversation is refused by some. Only when the span follows the last user request
- * (keepLast 0) is it an `assistant` message, so that the last request stays the last. When the checkpoint would not be
- * smaller than the span, the transcript is left unchanged.
+ * listing facts extracted from it, in a budget that grows with the span. Between the head and a later request the
+ * message is a `user` one (every chat API accepts it there, while a system message mid-conversation is refused by
+ * some); when the span reaches into the current turn, the last request stays in place and the checkpoint follows it
+ * as an `assistant` message, so that request stays the last. When the checkpoint would not be smaller than the span,
+ * the transcript is left unchanged.
  */
 export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
   name: 'checkpoint',
-  summary: 'replace the middle with one deterministic checkpoint message: requests, files, commands, errors, open todos',
+  summary: 'replace the middle with one deterministic checkpoint message: requests, files, commands, errors, open tasks',
   config: CheckpointConfigSchema,
   apply(transcript, config, ctx) {
     const messages = transcript.messages;
     const lookup: RefLookup = (ref) => ctx.refs?.get(ref);
     const span = checkpointSpan(messages, config, lookup);
     if (!span) return unchanged(transcript, { checkpoints: 0, messagesReplaced: 0 });
-    const replaced = messages.slice(span.from, span.to);
+    const replaced = replacedMessages(messages, span);
     const expanded = withOriginals(replaced, lookup);
-    const facts = extractFacts(expanded);
-    const record = JSON.stringify(replaced);
-    const ref = ctx.refs ? refOf(record) : undefined;
-    const text = renderCheckpoint(facts, expanded.length, ref, facts.requests.at(-1), config.maxChars);
-    // After the last user request (keepLast 0), a user message would become the latest request: speak as the assistant.
-    const afterLastRequest = lastUserRequestIndex(messages) < span.from;
-    const message: UserMessage | AssistantMessage = afterLastRequest ? { role: 'assistant', content: text } : { role: 'user', content: text };
     let spanTokens = 0;
     for (const m of replaced) spanTokens += totalOf(countMessage(m, ctx.tokenizer));
+    let expandedTokens = 0;
+    for (const m of expanded) expandedTokens += totalOf(countMessage(m, ctx.tokenizer));
+    const record = JSON.stringify(replaced);
+    const ref = ctx.refs ? refOf(record) : undefined;
+    const text = renderCheckpoint(extractFacts(expanded), expanded.length, ref, checkpointBudget(expandedTokens, config));
+    const role = replacementRole(span, lastUserRequestIndex(messages));
+    const message: UserMessage | AssistantMessage = role === 'assistant' ? { role: 'assistant', content: text } : { role: 'user', content: text };
     if (totalOf(countMessage(message, ctx.tokenizer)) >= spanTokens) return unchanged(transcript, { checkpoints: 0, messagesReplaced: 0 });
     ctx.refs?.put(record);
     return {
-      transcript: withMessages(transcript, [...messages.slice(0, span.from), message, ...messages.slice(span.to)]),
+      transcript: withMessages(transcript, withReplacement(messages, span, message)),
       messagesChanged: 0,
       messagesRemoved: replaced.length,
       details: { checkpoints: 1, messagesReplaced: replaced.length },

@@ -3,14 +3,19 @@ import { parseConfig } from '../model/parse.js';
 import { DEFAULT_TOKENIZER_ENGINE, TOKENIZER_ENGINES } from '../tokens/bpe-engines.js';
 import { TOKENIZER_NAMES } from '../tokens/tokenizer.js';
 import { DEFAULT_WINDOW } from '../tokens/window.js';
+import { DEFAULT_KEEP_MESSAGES, DEFAULT_KEEP_RESULTS } from './boundaries.js';
 import { ToolHintsSchema } from './tool-hints.js';
 
 /** A compaction job's configuration: the `--config FILE` JSON, with CLI flags applied over it. */
 export const CompactConfigSchema = z.strictObject({
   /** Strategies and presets, applied left to right. @default ["auto"] */
   strategies: z.array(z.string()).min(1).default(['auto']),
-  /** Last turns never modified (a turn starts at a user message). @default 1 */
-  keepLast: z.number().int().min(0).default(1),
+  /** Last whole turns never modified (a turn starts at a user message). @default 0 */
+  keepLast: z.number().int().min(0).default(0),
+  /** Last messages never modified. @default 10 */
+  keepMessages: z.number().int().min(0).default(DEFAULT_KEEP_MESSAGES),
+  /** Last tool results never modified, with their calls. @default 10 */
+  keepResults: z.number().int().min(0).default(DEFAULT_KEEP_RESULTS),
   /** Leading messages never modified. @default the system/developer messages and the first user message */
   keepFirst: z.number().int().min(0).optional(),
   /** Context window in tokens, for thresholds. @default 200000 */

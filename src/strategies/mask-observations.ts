@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { contentText } from '../model/content.js';
 import { type Message, type ToolMessage, isTool } from '../model/message.js';
+import { errorLine, isFailedResult } from '../model/tool-outcome.js';
 import { refOf } from '../refs/ref-store.js';
 import { BoundaryFields, ToolHintsField } from './_config.js';
 import { fewerTokens, withMessages } from './_edit.js';
@@ -12,8 +13,6 @@ import type { Strategy } from './types.js';
 export const MaskObservationsConfigSchema = z.strictObject({
   ...BoundaryFields,
   ...ToolHintsField,
-  /** The last N tool results of the whole transcript are never masked. @default 10 */
-  keepRecent: z.number().int().min(0).default(10),
   /** Only results whose text is larger than this many UTF-8 bytes are masked. @default 800 */
   minBytes: z.number().int().min(0).default(800),
   /** Tools whose results are never masked. @default the tools whose hint has `maskExempt: true` (TodoWrite, Task, ...) */
@@ -22,7 +21,8 @@ export const MaskObservationsConfigSchema = z.strictObject({
 
 /**
  * Observation masking (micro-compaction): old, large tool results become `[Previous: used {tool}] (ref: ...)`, the
- * original content kept in the side store under that ref. The call stays, so the model still sees what it did.
+ * original content kept in the side store under that ref; a failed result keeps its error line
+ * (`[Previous: used Bash] failed: {line}`). The call stays, so the model still sees what it did.
  */
 export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
   name: 'mask-observations',
@@ -33,16 +33,8 @@ export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
     const { headEnd, tailStart } = protectedRange(messages, config);
     const exempt = new Set(config.exemptTools ?? Object.keys(config.toolHints).filter((name) => config.toolHints[name].maskExempt));
     const calls = indexToolCalls(messages);
-    let recentLeft = config.keepRecent;
-    let firstRecent = messages.length;
-    for (let i = messages.length - 1; i >= 0 && recentLeft > 0; i--) {
-      if (isTool(messages[i])) {
-        firstRecent = i;
-        recentLeft--;
-      }
-    }
-    if (recentLeft > 0) firstRecent = 0;
-    const end = Math.min(tailStart, firstRecent);
+    // The last `keepResults` results of the whole transcript are in the protected tail.
+    const end = tailStart;
     let out: Message[] | undefined;
     let bytesMasked = 0;
     let masked = 0;
@@ -56,7 +48,7 @@ export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
       if (bytes <= config.minBytes || isCompactedResult(text)) continue;
       const original = JSON.stringify(m.content);
       const ref = ctx.refs ? refOf(original) : undefined;
-      const next: ToolMessage = { ...m, content: maskText(tool, ref) };
+      const next: ToolMessage = { ...m, content: maskText(tool, ref, isFailedResult(m) ? errorLine(m) : undefined) };
       if (!fewerTokens(m, next, ctx.tokenizer)) continue;
       ctx.refs?.putValue(m.content, original, ref);
       out ??= messages.slice();

@@ -77,7 +77,10 @@ describe('tcompact compact (built CLI)', () => {
 
   it('compacts real files with the default pipeline, and restore gives back every transcript exactly', async () => {
     const inputs = [join(BUNDLED, 'claude-code', 'tool_heavy.jsonl'), join(BUNDLED, 'swe-agent', 'pydicom__pydicom-1458.traj')];
-    const r = await cli(['compact', ...inputs, '--out', 'real.jsonl', '--keep-last', '0', '--window', '20000'], dir);
+    const r = await cli(
+      ['compact', ...inputs, '--out', 'real.jsonl', '--keep-last', '0', '--keep-messages', '0', '--keep-results', '0', '--window', '20000'],
+      dir,
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'real.report.json'), 'utf8')) as CompactReport;
@@ -114,7 +117,10 @@ describe('tcompact compact (built CLI)', () => {
   });
 
   it('--no-refs writes no side store and no refs in placeholders', async () => {
-    const r = await cli(['compact', 'clean.jsonl', '--strategy', 'strip-tool-results', '--no-refs', '--out', 'norefs.jsonl'], dir);
+    const r = await cli(
+      ['compact', 'clean.jsonl', '--strategy', 'strip-tool-results', '--keep-messages', '2', '--keep-results', '0', '--no-refs', '--out', 'norefs.jsonl'],
+      dir,
+    );
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, 'norefs.refs.jsonl'))).toBe(false);
     const text = readFileSync(join(dir, 'norefs.jsonl'), 'utf8');
@@ -123,15 +129,15 @@ describe('tcompact compact (built CLI)', () => {
   });
 
   it('rejects a bad config file with exit 2 and the exact path, writing nothing', async () => {
-    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ strategies: ['mask-observations'], options: { 'mask-observations': { keepRecent: -1 } } }));
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ strategies: ['mask-observations'], options: { 'mask-observations': { keepResults: -1 } } }));
     const r = await cli(['compact', 'clean.jsonl', '--config', 'bad.json', '--out', 'bad.jsonl'], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('tcompact compact: E_CONFIG: bad.json: options.mask-observations.keepRecent: Too small: expected number to be >=0\n');
+    expect(r.stderr).toBe('tcompact compact: E_CONFIG: bad.json: options.mask-observations.keepResults: Too small: expected number to be >=0\n');
     expect(existsSync(join(dir, 'bad.jsonl'))).toBe(false);
   });
 
   it('takes options and tool hints from the config file', async () => {
-    const config = { strategies: ['strip-tool-results'], keepLast: 0, toolHints: { get_user_details: { response: 'keep' } } };
+    const config = { strategies: ['strip-tool-results'], keepLast: 0, keepMessages: 2, keepResults: 0, toolHints: { get_user_details: { response: 'keep' } } };
     writeFileSync(join(dir, 'good.json'), JSON.stringify(config));
     const r = await cli(['compact', 'clean.jsonl', '--config', 'good.json', '--out', 'good.jsonl'], dir);
     expect(r.code).toBe(0);

@@ -15,12 +15,12 @@ describe('loadCompactConfig', () => {
   it('applies flags over the file and builds the steps with sanitize at both ends', async () => {
     const path = file(
       'ok.json',
-      JSON.stringify({ strategies: ['mask-observations'], keepLast: 3, window: 1000, options: { 'mask-observations': { keepRecent: 2 } } }),
+      JSON.stringify({ strategies: ['mask-observations'], keepLast: 3, window: 1000, options: { 'mask-observations': { keepResults: 2 } } }),
     );
     const { config, steps } = await loadCompactConfig(path, { keepLast: 0, strategies: undefined });
     expect(config).toMatchObject({ strategies: ['mask-observations'], keepLast: 0, window: 1000, refs: true });
     expect(steps.map((s) => s.strategy.name)).toEqual(['sanitize', 'mask-observations', 'sanitize']);
-    expect(steps[1].config).toMatchObject({ keepLast: 0, keepRecent: 2, minBytes: 800 });
+    expect(steps[1].config).toMatchObject({ keepLast: 0, keepResults: 2, minBytes: 800 });
   });
 
   it('names the file and the exact path of every bad field', async () => {

@@ -25,7 +25,27 @@ afterAll(async () => {
 describe('compact with LLM steps', () => {
   it('summarizes every transcript with --strategy summarize --model, keeps them valid and in order, and reports the usage', async () => {
     const out = join(dir, 'summarized.jsonl');
-    const r = await runCli(['compact', INPUT, '--strategy', 'summarize', '--model', 'gpt-4o-mini', '--llm', server.baseURL, '--out', out], { env });
+    const r = await runCli(
+      [
+        'compact',
+        INPUT,
+        '--keep-last',
+        '1',
+        '--keep-messages',
+        '0',
+        '--keep-results',
+        '0',
+        '--strategy',
+        'summarize',
+        '--model',
+        'gpt-4o-mini',
+        '--llm',
+        server.baseURL,
+        '--out',
+        out,
+      ],
+      { env },
+    );
     expect(r.code).toBe(0);
     const input = readJsonl<Transcript>(join(dir, 'summarized.jsonl'));
     const report = JSON.parse(readFileSync(join(dir, 'summarized.report.json'), 'utf8'));
@@ -37,7 +57,26 @@ describe('compact with LLM steps', () => {
     // The same bytes with --llm-concurrency 1: the window of transcripts in flight does not change the output.
     const serial = join(dir, 'serial.jsonl');
     const again = await runCli(
-      ['compact', INPUT, '--strategy', 'summarize', '--model', 'gpt-4o-mini', '--llm', server.baseURL, '--llm-concurrency', '1', '--out', serial],
+      [
+        'compact',
+        INPUT,
+        '--keep-last',
+        '1',
+        '--keep-messages',
+        '0',
+        '--keep-results',
+        '0',
+        '--strategy',
+        'summarize',
+        '--model',
+        'gpt-4o-mini',
+        '--llm',
+        server.baseURL,
+        '--llm-concurrency',
+        '1',
+        '--out',
+        serial,
+      ],
       { env },
     );
     expect(again.code).toBe(0);
@@ -58,7 +97,28 @@ describe('eval with LLM steps', () => {
     const out = join(dir, 'eval');
     const sent = server.requests.length;
     const r = await runCli(
-      ['eval', INPUT, '--strategy', 'summarize', '--strategy', 'checkpoint', '--model', 'model-a', '--model', 'model-b', '--llm', server.baseURL, '--out', out],
+      [
+        'eval',
+        INPUT,
+        '--keep-last',
+        '1',
+        '--keep-messages',
+        '0',
+        '--keep-results',
+        '0',
+        '--strategy',
+        'summarize',
+        '--strategy',
+        'checkpoint',
+        '--model',
+        'model-a',
+        '--model',
+        'model-b',
+        '--llm',
+        server.baseURL,
+        '--out',
+        out,
+      ],
       { env },
     );
     expect(r.code).toBe(0);

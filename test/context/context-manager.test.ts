@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type CompactionRequest, ContextManager } from '../../src/context/context-manager.js';
 import { parseContextManagerOptions } from '../../src/context/options.js';
+import { join } from 'node:path';
+import { readInputs } from '../../src/formats/read-inputs.js';
 import type { Message } from '../../src/model/message.js';
+import { findViolations, lastUserRequestIndex } from '../../src/model/validity.js';
+import { countTranscript } from '../../src/tokens/breakdown.js';
+import { getTokenizer } from '../../src/tokens/tokenizer.js';
+import { BUNDLED } from '../helpers/paths.js';
 
 const msgs = (n: number): Message[] => Array.from({ length: n }, (_, i) => ({ role: 'user', content: `m${i}` }));
 
@@ -35,6 +41,10 @@ describe('ContextManager options', () => {
       mode: 'auto',
       cooldown: 0,
       maxAttempts: 3,
+      micro: ['mask-observations'],
+      strategies: ['auto'],
+      tokenizer: 'o200k_base',
+      extraTokens: 0,
     });
   });
 });
@@ -43,14 +53,21 @@ describe('ContextManager.check', () => {
   it('reports ok, warning and hard_limit by share of the window in manual mode, never compacting', async () => {
     const { calls, handler } = recorder(10);
     const cm = new ContextManager({ window: 1000, mode: 'manual' }, handler);
-    expect(await cm.check({ messages: msgs(2), tokens: 799 })).toEqual({ status: 'ok', tokens: 799, share: 0.799 });
+    expect(await cm.check({ messages: msgs(2), tokens: 799 })).toEqual({ status: 'ok', messages: msgs(2), tokens: 799, share: 0.799, microCompacted: false });
     expect((await cm.check({ messages: msgs(2), tokens: 800 })).status).toBe('warning');
     expect((await cm.check({ messages: msgs(2), tokens: 950 })).status).toBe('warning');
     expect((await cm.check({ messages: msgs(2), tokens: 980 })).status).toBe('hard_limit');
     expect(calls).toHaveLength(0);
     // A manual compaction runs the handler whatever the size.
     const r = await cm.compact({ messages: msgs(3), tokens: 500 });
-    expect(r).toEqual({ status: 'compacted', messages: [{ role: 'user', content: 'm2' }], tokens: 10, tokensBefore: 500, share: 0.01 });
+    expect(r).toEqual({
+      status: 'compacted',
+      messages: [{ role: 'user', content: 'm2' }],
+      tokens: 10,
+      tokensBefore: 500,
+      share: 0.01,
+      microCompacted: false,
+    });
     expect(calls.map((c) => c.reason)).toEqual(['requested']);
   });
 
@@ -59,9 +76,16 @@ describe('ContextManager.check', () => {
     const cm = new ContextManager({ window: 1000 }, handler);
     expect((await cm.check({ messages: msgs(3), tokens: 899 })).status).toBe('warning');
     const r = await cm.check({ messages: msgs(3), tokens: 900 });
-    expect(r).toEqual({ status: 'compacted', messages: [{ role: 'user', content: 'm2' }], tokens: 100, tokensBefore: 900, share: 0.1 });
+    expect(r).toEqual({
+      status: 'compacted',
+      messages: [{ role: 'user', content: 'm2' }],
+      tokens: 100,
+      tokensBefore: 900,
+      share: 0.1,
+      microCompacted: false,
+    });
     expect(calls).toEqual([{ messages: msgs(3), tokens: 900, window: 1000, reason: 'threshold' }]);
-    expect(cm.state).toEqual({ compactions: 1, failedAttempts: 0, stuck: false, cooldownLeft: 0 });
+    expect(cm.state).toEqual({ compactions: 1, microCompactions: 0, failedAttempts: 0, stuck: false, cooldownLeft: 0 });
   });
 
   it('waits out the cooldown after a compaction', async () => {
@@ -80,13 +104,19 @@ describe('ContextManager.check', () => {
     for (let i = 0; i < 4; i++) statuses.push((await cm.check({ messages: msgs(2), tokens: 960 })).status);
     expect(statuses).toEqual(['compacted', 'compacted', 'warning', 'warning']);
     expect(calls).toHaveLength(2);
-    expect(cm.state).toEqual({ compactions: 2, failedAttempts: 2, stuck: true, cooldownLeft: 0 });
+    expect(cm.state).toEqual({ compactions: 2, microCompactions: 0, failedAttempts: 2, stuck: true, cooldownLeft: 0 });
   });
 
   it('does not report a compaction that saved nothing, and counts it as a failed attempt', async () => {
     const { handler } = recorder(990);
     const cm = new ContextManager({ window: 1000, maxAttempts: 1 }, handler);
-    expect(await cm.check({ messages: msgs(2), tokens: 985 })).toEqual({ status: 'hard_limit', tokens: 985, share: 0.985 });
+    expect(await cm.check({ messages: msgs(2), tokens: 985 })).toEqual({
+      status: 'hard_limit',
+      messages: msgs(2),
+      tokens: 985,
+      share: 0.985,
+      microCompacted: false,
+    });
     expect(cm.state.stuck).toBe(true);
     expect(cm.state.compactions).toBe(0);
   });
@@ -113,5 +143,36 @@ describe('ContextManager.check', () => {
     const cm = new ContextManager({ window: 100 }, async (r) => ({ messages: [{ role: 'user', content: `summary of ${r.messages.length}` }], tokens: 5 }));
     const r = await cm.check({ messages: msgs(4), tokens: 95 });
     expect(r.status === 'compacted' && r.messages).toEqual([{ role: 'user', content: 'summary of 4' }]);
+  });
+});
+
+describe('ContextManager with its default options (bundled Claude Code session)', () => {
+  it('micro-compacts old tool results on every check and compacts with auto at the trigger, keeping the last request', async () => {
+    let messages: Message[] = [];
+    for await (const item of readInputs([join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl')], { maxLineBytes: 1 << 26 })) {
+      if (item.kind === 'transcript') messages = item.transcript.messages;
+    }
+    const tok = getTokenizer('o200k_base');
+    const count = (m: readonly Message[]) => countTranscript({ id: 'c', messages: [...m] }, tok).total;
+    const total = count(messages);
+    // Below the trigger: only micro-compaction, which masks old large results.
+    const small = new ContextManager({ window: total * 2 });
+    const micro = await small.check({ messages, tokens: total });
+    expect(micro.status).toBe('ok');
+    expect(micro.microCompacted).toBe(true);
+    expect(micro.tokens).toBeLessThan(total);
+    expect(small.state).toMatchObject({ compactions: 0, microCompactions: 1 });
+    // A window the masked prompt still overflows: auto's checkpoint compacts inside the long last turn.
+    const tight = new ContextManager({ window: Math.floor(micro.tokens / 2) });
+    const r = await tight.check({ messages, tokens: total });
+    expect(r.status).toBe('compacted');
+    expect(r.tokens).toBeLessThan(tight.triggerTokens);
+    expect(findViolations([...r.messages])).toEqual([]);
+    expect(r.messages[lastUserRequestIndex(r.messages)]).toBe(messages[lastUserRequestIndex(messages)]);
+    expect(tight.state).toMatchObject({ compactions: 1, stuck: false });
+  });
+
+  it('refuses an unknown strategy name at construction', () => {
+    expect(() => new ContextManager({ window: 1000, micro: ['nope'] })).toThrow('unknown strategy "nope"');
   });
 });

@@ -73,13 +73,18 @@ describe('tcompact simulate (built CLI)', () => {
     expect(run.code).toBe(0);
     const md = readFileSync(join(out, 'simulate.md'), 'utf8');
     const json = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8'));
-    const names = ['none', 'mask-10', 'checkpoint-at-0.9', 'auto', 'seed-80-first3-last10', 'seed-200k-system-last-user'];
+    const names = ['none', 'default', 'mask-10', 'checkpoint-at-0.9', 'auto', 'seed-80-first3-last10', 'seed-200k-system-last-user'];
     expect(json.policies.map((p: { name: string }) => p.name)).toEqual(names);
     for (const name of names) expect(md).toContain(`| ${name} |`);
     const by = (name: string) => json.policies.find((p: { name: string }) => p.name === name);
     // The session passes 90% of 100k: compaction policies bill less than none, and none goes over the hard limit.
     expect(by('none').callsOverHardLimit).toBeGreaterThan(0);
-    for (const name of ['mask-10', 'checkpoint-at-0.9', 'auto', 'seed-80-first3-last10']) expect(by(name).billedInput).toBeLessThan(by('none').billedInput);
+    for (const name of ['default', 'mask-10', 'checkpoint-at-0.9', 'auto', 'seed-80-first3-last10'])
+      expect(by(name).billedInput).toBeLessThan(by('none').billedInput);
+    // The default policy micro-compacts on every call and never overflows, nor do the threshold policies.
+    for (const name of ['default', 'checkpoint-at-0.9', 'auto']) expect([name, by(name).callsOverWindow, by(name).stuckTranscripts]).toEqual([name, 0, 0]);
+    expect(by('default').cost.withCache).toBeLessThan(by('none').cost.withCache);
+    expect(by('default').microCompactions).toBeGreaterThan(0);
     expect(by('checkpoint-at-0.9').compactions).toBeGreaterThan(0);
     // Nothing reaches 200k tokens: that seed never compacts.
     expect(by('seed-200k-system-last-user').billedInput).toBe(by('none').billedInput);

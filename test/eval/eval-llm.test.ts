@@ -140,7 +140,28 @@ describe('eval of LLM summaries against a deterministic fake summarizer', () => 
     writeFileSync(input, `${JSON.stringify(SESSION)}\n`);
     const sent = server.requests.length;
     const r = await runCli(
-      ['eval', input, '--strategy', 'summarize', '--strategy', 'checkpoint', '--model', 'model-a', '--model', 'model-b', '--llm', server.baseURL, '--out', dir],
+      [
+        'eval',
+        input,
+        '--keep-last',
+        '1',
+        '--keep-messages',
+        '0',
+        '--keep-results',
+        '0',
+        '--strategy',
+        'summarize',
+        '--strategy',
+        'checkpoint',
+        '--model',
+        'model-a',
+        '--model',
+        'model-b',
+        '--llm',
+        server.baseURL,
+        '--out',
+        dir,
+      ],
       { env },
     );
     expect(r.stderr).toBe('');
@@ -169,7 +190,14 @@ describe('eval of LLM summaries against a deterministic fake summarizer', () => 
     const input = join(dir, 'session.jsonl');
     writeFileSync(input, `${JSON.stringify(SESSION)}\n`);
     const llm = ['--model', 'model-a', '--llm', server.baseURL];
-    expect((await runCli(['run', input, '--strategy', 'summarize', ...llm, '--out', join(dir, 'run')], { env })).code).toBe(0);
+    expect(
+      (
+        await runCli(
+          ['run', input, '--keep-last', '1', '--keep-messages', '0', '--keep-results', '0', '--strategy', 'summarize', ...llm, '--out', join(dir, 'run')],
+          { env },
+        )
+      ).code,
+    ).toBe(0);
     const audit = await runCli(['eval', '--compacted', join(dir, 'run'), '--out', join(dir, 'audit')]);
     expect(audit.code).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'audit', 'eval.json'), 'utf8')) as { rows: { name: string; score: Score }[] };

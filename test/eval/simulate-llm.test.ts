@@ -35,6 +35,13 @@ describe('simulate with LLM steps', () => {
       [
         'simulate',
         INPUT,
+        // The short session framed by its last turn: the default tail (10 messages, 10 results) would hold most of it.
+        '--keep-last',
+        '1',
+        '--keep-messages',
+        '0',
+        '--keep-results',
+        '0',
         '--policy',
         'summarize@0.5',
         '--window',

@@ -145,9 +145,29 @@ describe('simulate --policy source:STRATEGY', () => {
     const input = join(dir, 'agent.jsonl');
     writeFileSync(input, `${JSON.stringify(AGENT)}\n`);
     const sent = server.requests.length;
-    const r = await runCli(['simulate', input, '--policy', 'source:summarize', '--model', 'm', '--llm', server.baseURL, '--out', dir], {
-      env: { OPENAI_API_KEY: 'test-key' },
-    });
+    const r = await runCli(
+      [
+        'simulate',
+        input,
+        '--keep-last',
+        '1',
+        '--keep-messages',
+        '0',
+        '--keep-results',
+        '0',
+        '--policy',
+        'source:summarize',
+        '--model',
+        'm',
+        '--llm',
+        server.baseURL,
+        '--out',
+        dir,
+      ],
+      {
+        env: { OPENAI_API_KEY: 'test-key' },
+      },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const json = JSON.parse(readFileSync(join(dir, 'simulate.json'), 'utf8')) as SimJson;

@@ -40,6 +40,14 @@ export function makeContext(options: { refs?: boolean } = {}): StrategyContext {
 }
 
 /** Parses `config` with the strategy's own schema (so defaults apply) and applies it to a frozen copy of the input. */
+/**
+ * The protected tail as it was before it became a budget: the last turn, whole. Unit tests on small hand-made
+ * transcripts use it, so the middle they test is not all inside the default tail (the last 10 messages and results).
+ */
+export const LAST_TURN = { keepLast: 1, keepMessages: 0, keepResults: 0 } as const;
+/** The same for mask-observations, whose own subject is the last `keepResults` results (default 10). */
+export const LAST_TURN_MASK = { keepLast: 1, keepMessages: 0 } as const;
+
 export function run<S extends Strategy>(strategy: S, input: Transcript, config: Record<string, unknown> = {}, ctx = makeContext()): StrategyResult {
   return strategy.apply(deepFreeze(input), strategy.config.parse(config) as never, ctx);
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInputs } from '../../src/formats/read-inputs.js';
@@ -74,9 +74,15 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
   let server: FakeServer;
   let first: Awaited<ReturnType<typeof runCli>>;
   let requestsAfterFirst: number;
+  // These runs test the LLM plumbing on the bundled data framed by its last turns, as before the tail became a budget
+  // (mask-observations keeping its last 10 results, as its former keepRecent did).
+  const framed = join(dir, 'last-turn.json');
+  writeFileSync(framed, JSON.stringify({ keepLast: 1, keepMessages: 0, keepResults: 0, options: { 'mask-observations': { keepResults: 10 } } }));
   const args = (baseURL: string) => [
     'run',
     'datasets/bundled',
+    '--config',
+    framed,
     '--strategy',
     'auto',
     '--out',
@@ -253,7 +259,12 @@ describe('tcompact run with an LLM that fails some jobs', () => {
         return undefined;
       },
     });
-    result = await runCli(['run', 'datasets/bundled', '--out', out, '--window', WINDOW, '--model', 'gpt-4o-mini', '--llm', server.baseURL, '--quiet'], { env });
+    const framed = join(dir, 'last-turn.json');
+    writeFileSync(framed, JSON.stringify({ keepLast: 1, keepMessages: 0, keepResults: 0, options: { 'mask-observations': { keepResults: 10 } } }));
+    result = await runCli(
+      ['run', 'datasets/bundled', '--config', framed, '--out', out, '--window', WINDOW, '--model', 'gpt-4o-mini', '--llm', server.baseURL, '--quiet'],
+      { env },
+    );
   });
   afterAll(async () => server.close());
 

@@ -12,7 +12,7 @@ import { accounting, readJsonl, readReport, realArchiveLines, tempDir } from './
  */
 const dir = tempDir('original-bytes');
 const archive = join(dir, 'archive.jsonl');
-const config = parseCompactConfig({ strategies: ['strip-reasoning'] });
+const config = parseCompactConfig({ strategies: ['strip-reasoning'], keepLast: 1, keepMessages: 0, keepResults: 0 });
 
 const UNCHANGED = '{ "id" : "spaced", "messages" : [ { "role" : "user", "content" : "caf\\u00e9 at a\\/b" } ], "metadata" : { "v" : 1.0 } }';
 const CHANGED = JSON.stringify({

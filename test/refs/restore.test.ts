@@ -17,10 +17,18 @@ import { pruneTools } from '../../src/strategies/prune-tools.js';
 import type { PipelineStep } from '../../src/strategies/runner.js';
 import { stripAttachments } from '../../src/strategies/strip-attachments.js';
 import type { Strategy } from '../../src/strategies/types.js';
-import { assistant, call, deepFreeze, makeContext, result, sys, transcript, user } from '../helpers/transcript-kit.js';
+import { LAST_TURN, assistant, call, deepFreeze, makeContext, result, sys, transcript, user } from '../helpers/transcript-kit.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const step = (strategy: Strategy, config: Record<string, unknown> = {}): PipelineStep => ({ strategy, config: strategy.config.parse(config) });
+/** A step on these small hand-made transcripts, framed by their last turn (LAST_TURN) where the strategy has a tail. */
+const step = (strategy: Strategy, config: Record<string, unknown> = {}): PipelineStep => {
+  const shape =
+    (strategy.config as unknown as { shape?: Record<string, unknown> }).shape ??
+    (strategy.config as unknown as { def?: { in?: { shape?: object } } }).def?.in?.shape ??
+    {};
+  const frame = 'keepMessages' in shape ? LAST_TURN : {};
+  return { strategy, config: strategy.config.parse({ ...frame, ...config }) };
+};
 const fileText = Array.from({ length: 200 }, (_, i) => `${i + 1}\tline ${i}`).join('\n');
 
 function readTwice(): Transcript {
@@ -123,7 +131,7 @@ describe('compactTranscript and restoreTranscript', () => {
       ]),
     );
     const ctx = makeContext();
-    const r = compactTranscript(input, [step(maskObservations, { keepRecent: 0 })], ctx);
+    const r = compactTranscript(input, [step(maskObservations, { keepResults: 0 })], ctx);
     expect(r.transcript.messages[3].content).toMatch(/^\[Previous: used Bash\]/);
     const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
     const contentRef = refOf(JSON.stringify(big));

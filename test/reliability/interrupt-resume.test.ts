@@ -89,7 +89,7 @@ describe('SIGINT, then --resume (RELIABILITY 18)', () => {
 
     const otherConfig = await runCli([...baseArgs(out), '--resume', '--keep-last', '2']);
     expect(otherConfig.code).toBe(3);
-    expect(otherConfig.stderr).toContain('E_RESUME: the configuration changed since the journal was written (config.keepLast: 1 -> 2)');
+    expect(otherConfig.stderr).toContain('E_RESUME: the configuration changed since the journal was written (config.keepLast: 0 -> 2)');
 
     // Change the input, then put the original file (same inode, same mtime) back.
     const saved = join(dir, 'saved.jsonl');

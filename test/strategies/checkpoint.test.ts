@@ -3,7 +3,7 @@ import type { Message } from '../../src/model/message.js';
 import { refOf } from '../../src/refs/ref-store.js';
 import { exitCodeOf } from '../../src/strategies/_checkpoint-facts.js';
 import { checkpoint } from '../../src/strategies/checkpoint.js';
-import { assistant, call, expectIdempotent, expectInvariants, makeContext, result, run, sys, transcript, user } from '../helpers/transcript-kit.js';
+import { assistant, call, expectIdempotent, expectInvariants, makeContext, result, run, sys, transcript, user, LAST_TURN } from '../helpers/transcript-kit.js';
 
 function step(id: string, name: string, args: Record<string, unknown>, output: string, isError = false): Message[] {
   return [assistant(null, { tool_calls: [call(id, name, args)] }), result(id, output, isError ? { is_error: true } : {})];
@@ -46,7 +46,7 @@ describe('checkpoint', () => {
   it('replaces the middle with one user message of extracted facts and stores the replaced span under its ref', () => {
     const input = transcript(codingSession());
     const ctx = makeContext();
-    const r = run(checkpoint, input, {}, ctx);
+    const r = run(checkpoint, input, { ...LAST_TURN }, ctx);
     const span = input.messages.slice(2, 19);
     const ref = refOf(JSON.stringify(span));
     expect(ctx.refs?.get(ref)).toBe(JSON.stringify(span));
@@ -60,27 +60,25 @@ describe('checkpoint', () => {
         `[tcompact checkpoint of 17 messages] (ref: ${ref})`,
         'A deterministic checkpoint (no model): the facts below were extracted from 17 earlier messages, which were removed from this context. The full record is kept in the tcompact side store under the ref above; `tcompact restore` puts it back.',
         '',
-        'User requests, verbatim and in order:',
+        'User requests, in order (long ones shortened):',
         '1. Now run the linter',
         '',
-        'Files read:',
-        '- src/a.ts',
+        'Files touched:',
+        '- src/a.ts (read, modified)',
+        '- src/c.ts (created)',
         '',
-        'Files created:',
-        '- src/c.ts',
+        'Commands run (distinct; outcome of the last run):',
+        '- ok after 1 failed run `npm test`',
+        '- FAILED `npm run lint`: src/c.ts:1:1 error Unexpected empty export',
         '',
-        'Files modified:',
-        '- src/a.ts',
+        'Unresolved errors (no later success on the same target):',
+        '- Edit src/b.ts: String to replace not found in file.',
+        '- `npm run lint`: src/c.ts:1:1 error Unexpected empty export',
         '',
-        'Commands run (outcome of the last run; failed runs of commands that later succeeded are not listed as errors):',
-        '- `npm test` -> ok after 1 failed run',
-        '- `npm run lint` -> failed: src/c.ts:1:1 error Unexpected empty export',
+        'Errors resolved later:',
+        '- `npm test`: FAIL src/a.test.ts: expected 2, got 3',
         '',
-        'Errors (and whether a later step resolved them):',
-        '- Edit src/b.ts: String to replace not found in file. -> unresolved',
-        '- `npm run lint`: src/c.ts:1:1 error Unexpected empty export -> unresolved',
-        '',
-        'Open todo items:',
+        'Open tasks:',
         '- [in_progress] document c',
         '- [pending] release',
         '',
@@ -90,7 +88,7 @@ describe('checkpoint', () => {
     });
     expect(r).toMatchObject({ messagesChanged: 0, messagesRemoved: 17, details: { checkpoints: 1, messagesReplaced: 17 } });
     expectInvariants(input, r.transcript);
-    expectIdempotent(checkpoint, r.transcript);
+    expectIdempotent(checkpoint, r.transcript, LAST_TURN);
   });
 
   it('marks an error resolved when a later call on the same target succeeds', () => {
@@ -100,9 +98,9 @@ describe('checkpoint', () => {
       ...step('e2', 'Edit', { file_path: 'a.ts', old_string: 'z', new_string: 'y' }, `updated ${fileText}`),
       user('last'),
     ]);
-    const text = run(checkpoint, input).transcript.messages[1].content as string;
-    expect(text).toContain('- Edit a.ts: String to replace not found in file. -> resolved later');
-    expect(text).toContain('Files modified:\n- a.ts');
+    const text = run(checkpoint, input, LAST_TURN).transcript.messages[1].content as string;
+    expect(text).toContain('Errors resolved later:\n- Edit a.ts: String to replace not found in file.');
+    expect(text).toContain('Files touched:\n- a.ts (modified)');
   });
 
   it('lists a failure its producer did not flag (tau-bench), read from the first line', () => {
@@ -112,62 +110,63 @@ describe('checkpoint', () => {
       ...step('g2', 'get_user_details', { user_id: 'u1' }, `{"user_id": "u1", "reservations": ["ABC"], "notes": "${'x'.repeat(2000)}"}`),
       user('last'),
     ]);
-    const text = run(checkpoint, input).transcript.messages[1].content as string;
-    expect(text).toContain('Errors (and whether a later step resolved them):\n- get_reservation_details');
-    expect(text).toContain('Error: reservation XYZ not found -> unresolved');
+    const text = run(checkpoint, input, LAST_TURN).transcript.messages[1].content as string;
+    expect(text).toContain(
+      'Unresolved errors (no later success on the same target):\n- get_reservation_details({"reservation_id":"XYZ"}): Error: reservation XYZ not found',
+    );
     expect(text).not.toContain('get_user_details');
   });
 
   it('says where the record is when refs are off', () => {
-    const r = run(checkpoint, transcript(codingSession()), {}, makeContext({ refs: false }));
+    const r = run(checkpoint, transcript(codingSession()), { ...LAST_TURN }, makeContext({ refs: false }));
     const text = r.transcript.messages[2].content as string;
     expect(text.split('\n')[0]).toBe('[tcompact checkpoint of 17 messages]');
     expect(text).toContain('The full record was not kept (refs were off); it is in the original archive.');
   });
 
-  it('keeps the text within maxChars, cutting lists with a count of what is left out', () => {
+  it('keeps the text within its budget, cutting lists with a count of what is left out', () => {
     const many = Array.from({ length: 80 }, (_, i) => step(`b${i}`, 'Bash', { command: `echo ${i} ${'x'.repeat(60)}` }, fileText.slice(0, 400)));
     const input = transcript([user('go'), ...many.flat(), user('last')]);
-    const text = run(checkpoint, input, { maxChars: 1500 }).transcript.messages[1].content as string;
+    const text = run(checkpoint, input, { ...LAST_TURN, minChars: 1500, maxChars: 1500 }).transcript.messages[1].content as string;
     expect(text.length).toBeLessThanOrEqual(1500);
     expect(text).toMatch(/\.\.\. \d+ more \(see the full record\)/);
   });
 
   it('leaves the transcript unchanged when the checkpoint would not be smaller than the span', () => {
     const input = transcript([user('go'), assistant('a'), user('b'), assistant('c'), user('last')]);
-    const r = run(checkpoint, input, { keepLast: 1 });
+    const r = run(checkpoint, input, { ...LAST_TURN, keepLast: 1 });
     expect(r.transcript).toBe(input);
   });
 
   it('never replaces the last user request, even with keepLast 0', () => {
     const input = transcript(codingSession());
-    const r = run(checkpoint, input, { keepLast: 0 });
+    const r = run(checkpoint, input, { ...LAST_TURN, keepLast: 0 });
     expectInvariants(input, r.transcript);
     expect(r.transcript.messages.at(-2)).toBe(input.messages.at(-2));
   });
 
   it('folds an earlier checkpoint into a new one through its ref, and stores the literal span', () => {
     const ctx = makeContext();
-    const first = run(checkpoint, transcript(codingSession()), {}, ctx).transcript;
+    const first = run(checkpoint, transcript(codingSession()), { ...LAST_TURN }, ctx).transcript;
     const grown = transcript([
       ...first.messages.slice(0, -1),
       assistant('Committed.', { tool_calls: [call('g1', 'Bash', { command: 'git commit -am fix' })] }),
       result('g1', `[main 1a2b3c] fix\n${fileText}`),
       user('Now push'),
     ]);
-    const r = run(checkpoint, grown, {}, ctx);
+    const r = run(checkpoint, grown, { ...LAST_TURN }, ctx);
     const text = r.transcript.messages[2].content as string;
     expect(text.split('\n')[0]).toMatch(/^\[tcompact checkpoint of 20 messages\] \(ref: [0-9a-f]{16}\)$/);
     expect(text).toContain('1. Now run the linter\n2. Thanks, commit it');
-    expect(text).toContain('- `git commit -am fix` -> ok');
+    expect(text).toContain('- ok `git commit -am fix`');
     expect(r.details).toEqual({ checkpoints: 1, messagesReplaced: 4 });
     const ref = /ref: ([0-9a-f]{16})/.exec(text)![1];
     expect(JSON.parse(ctx.refs!.get(ref)!)).toEqual(grown.messages.slice(2, 6));
   });
 
   it('starts after an earlier checkpoint whose record is not available', () => {
-    const first = run(checkpoint, transcript(codingSession()), {}, makeContext()).transcript;
-    const r = run(checkpoint, first, {}, makeContext());
+    const first = run(checkpoint, transcript(codingSession()), { ...LAST_TURN }, makeContext()).transcript;
+    const r = run(checkpoint, first, { ...LAST_TURN }, makeContext());
     expect(r.transcript).toBe(first);
   });
 

@@ -7,7 +7,7 @@ import { type RangedRead, coveredBySweep, coveredPairwise, rangeContains, readRa
 import { createDedupTools, dedupTools, rangeSubsumes } from '../../src/strategies/dedup-tools.js';
 import { DEFAULT_TOOL_HINTS } from '../../src/strategies/tool-hints.js';
 import { corpusPath, hasCorpus } from '../helpers/corpus.js';
-import { assistant, call, expectIdempotent, expectInvariants, result, run, sys, transcript, user } from '../helpers/transcript-kit.js';
+import { assistant, call, expectIdempotent, expectInvariants, result, run, sys, transcript, user, LAST_TURN } from '../helpers/transcript-kit.js';
 
 /** One assistant message with one call and its result. */
 function step(id: string, name: string, args: Record<string, unknown>, output = `out ${id}`, isError = false): Message[] {
@@ -23,30 +23,30 @@ describe('dedup-tools: identical arguments', () => {
   it('removes an earlier call with the same arguments in another key order, with its result and its emptied message', () => {
     const later = step('b', 'Grep', { path: 'src', pattern: 'x' });
     const input = transcript(session(step('a', 'Grep', { pattern: 'x', path: 'src' }), later));
-    const r = run(dedupTools, input);
+    const r = run(dedupTools, input, LAST_TURN);
     expect(r.transcript.messages).toEqual([sys('s'), user('start'), ...later, user('last request'), assistant('done')]);
     expect(r.transcript.messages[2]).toBe(input.messages[4]);
     expect(r).toMatchObject({ messagesChanged: 0, messagesRemoved: 2, details: { duplicatesRemoved: 1, subsumedRemoved: 0 } });
     expectInvariants(input, r.transcript);
-    expectIdempotent(dedupTools, r.transcript);
+    expectIdempotent(dedupTools, r.transcript, LAST_TURN);
   });
 
   it('dedups repeated tau-bench lookups by default, unless a booking change came between them', () => {
     const lookup = (id: string) => step(id, 'get_reservation_details', { reservation_id: 'ABC123' });
-    const plain = run(dedupTools, transcript(session(lookup('a'), lookup('b'))));
+    const plain = run(dedupTools, transcript(session(lookup('a'), lookup('b'))), LAST_TURN);
     expect(plain).toMatchObject({ messagesRemoved: 2, details: { duplicatesRemoved: 1 } });
-    const changed = run(dedupTools, transcript(session(lookup('a'), step('c', 'cancel_reservation', { reservation_id: 'ABC123' }), lookup('b'))));
+    const changed = run(dedupTools, transcript(session(lookup('a'), step('c', 'cancel_reservation', { reservation_id: 'ABC123' }), lookup('b'))), LAST_TURN);
     expect(changed).toMatchObject({ messagesRemoved: 0, details: { duplicatesRemoved: 0 } });
     // tau-bench sets no is_error flag: a result whose first line reads as an error covers nothing.
     const failedLater = step('b', 'get_reservation_details', { reservation_id: 'ABC123' }, 'Error: service unavailable');
-    expect(run(dedupTools, transcript(session(lookup('a'), failedLater)))).toMatchObject({ messagesRemoved: 0 });
+    expect(run(dedupTools, transcript(session(lookup('a'), failedLater)), LAST_TURN)).toMatchObject({ messagesRemoved: 0 });
   });
 
   it('keeps the text of an assistant message that loses its only call, without the tool_calls field', () => {
     const input = transcript(
       session([assistant('let me look', { tool_calls: [call('a', 'LS', { path: '.' })] }), result('a', 'x')], step('b', 'LS', { path: '.' })),
     );
-    const r = run(dedupTools, input);
+    const r = run(dedupTools, input, LAST_TURN);
     expect(r.transcript.messages.slice(2, 5)).toEqual([assistant('let me look'), ...step('b', 'LS', { path: '.' })]);
     expect(r).toMatchObject({ messagesChanged: 1, messagesRemoved: 1 });
   });
@@ -58,14 +58,14 @@ describe('dedup-tools: identical arguments', () => {
         step('c', 'Glob', { pattern: '*.ts' }),
       ),
     );
-    const r = run(dedupTools, input);
+    const r = run(dedupTools, input, LAST_TURN);
     expect(r.transcript.messages.slice(2, 4)).toEqual([assistant(null, { tool_calls: [call('b', 'Bash', { command: 'ls' })] }), result('b', 'y')]);
     expect(r.transcript.messages[3]).toBe(input.messages[4]);
   });
 
   it('never deduplicates tools without the dedup hint (side effects)', () => {
     const input = transcript(session(step('a', 'Bash', { command: 'make' }), step('b', 'Bash', { command: 'make' })));
-    expect(run(dedupTools, input).transcript).toBe(input);
+    expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
   });
 
   it('compares unparsable arguments as raw text', () => {
@@ -74,19 +74,19 @@ describe('dedup-tools: identical arguments', () => {
       result(id, 'r'),
     ];
     const input = transcript(session(raw('a'), raw('b')));
-    expect(run(dedupTools, input).details).toEqual({ duplicatesRemoved: 1, subsumedRemoved: 0 });
+    expect(run(dedupTools, input, LAST_TURN).details).toEqual({ duplicatesRemoved: 1, subsumedRemoved: 0 });
   });
 
   it('does not let a failed call cover an earlier identical one', () => {
     const input = transcript(session(step('a', 'Grep', { pattern: 'x' }), step('b', 'Grep', { pattern: 'x' }, 'boom', true)));
-    expect(run(dedupTools, input).transcript).toBe(input);
+    expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
   });
 
   it('lets any file write between two Globs break coverage', () => {
     const input = transcript(
       session(step('a', 'Glob', { pattern: '*' }), step('w', 'Write', { file_path: 'n.ts', content: '' }), step('b', 'Glob', { pattern: '*' })),
     );
-    expect(run(dedupTools, input).transcript).toBe(input);
+    expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
   });
 });
 
@@ -97,69 +97,69 @@ describe('dedup-tools: line-range subsumption', () => {
   it('removes a read whose range a later read contains', () => {
     const later = read('b', { offset: 5, limit: 50 });
     const input = transcript(session(read('a', { offset: 10, limit: 20 }), later));
-    const r = run(dedupTools, input);
+    const r = run(dedupTools, input, LAST_TURN);
     expect(r.transcript.messages).toEqual(session(later));
     expect(r.details).toEqual({ duplicatesRemoved: 0, subsumedRemoved: 1 });
     expectInvariants(input, r.transcript);
-    expectIdempotent(dedupTools, r.transcript);
+    expectIdempotent(dedupTools, r.transcript, LAST_TURN);
   });
 
   it('keeps a read that a later read only overlaps', () => {
     const input = transcript(session(read('a', { offset: 10, limit: 20 }), read('b', { offset: 20, limit: 40 })));
-    expect(run(dedupTools, input).transcript).toBe(input);
+    expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
   });
 
   it('lets a whole-file read cover every range of that path', () => {
     const later = read('c', {});
     const input = transcript(session(read('a', { offset: 100, limit: 20 }), read('b', { offset: 1, limit: 5000 }), later));
-    const r = run(dedupTools, input);
+    const r = run(dedupTools, input, LAST_TURN);
     expect(r.transcript.messages).toEqual(session(later));
     expect(r.details).toEqual({ duplicatesRemoved: 0, subsumedRemoved: 2 });
   });
 
   it('never lets a read cover an earlier read of a different path, but compares normalized paths', () => {
     const other = step('b', 'Read', { file_path: '/p/b.ts' });
-    expect(run(dedupTools, transcript(session(read('a', { offset: 3, limit: 2 }), other))).transcript.messages).toHaveLength(8);
+    expect(run(dedupTools, transcript(session(read('a', { offset: 3, limit: 2 }), other)), LAST_TURN).transcript.messages).toHaveLength(8);
     const same = step('c', 'Read', { file_path: '/p/x/../a.ts' });
-    expect(run(dedupTools, transcript(session(read('a', { offset: 3, limit: 2 }), same))).transcript.messages).toEqual(session(same));
+    expect(run(dedupTools, transcript(session(read('a', { offset: 3, limit: 2 }), same)), LAST_TURN).transcript.messages).toEqual(session(same));
   });
 
   it('keeps a read made before an edit of the same file, and removes one made before an edit of another file', () => {
     const editA = step('e', 'Edit', { file_path: '/p/a.ts', old_string: 'x', new_string: 'y' });
     const afterEdit = transcript(session(read('a', {}), editA, read('b', {})));
-    expect(run(dedupTools, afterEdit).transcript).toBe(afterEdit);
+    expect(run(dedupTools, afterEdit, LAST_TURN).transcript).toBe(afterEdit);
     const editB = step('e', 'Edit', { file_path: '/p/b.ts', old_string: 'x', new_string: 'y' });
-    const r = run(dedupTools, transcript(session(read('a', {}), editB, read('b', {}))));
+    const r = run(dedupTools, transcript(session(read('a', {}), editB, read('b', {}))), LAST_TURN);
     expect(r.transcript.messages).toEqual(session(editB, read('b', {})));
   });
 
   it('treats a writer whose target is unknown as an edit of every path', () => {
     const patch = step('p', 'apply_patch', { input: '*** Begin Patch' });
     const input = transcript(session(read('a', {}), patch, read('b', {})));
-    expect(run(dedupTools, input).transcript).toBe(input);
+    expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
   });
 
   it('never lets a failed read cover another', () => {
     const input = transcript(session(read('a', { offset: 10, limit: 5 }), read('b', {}, 'File does not exist.', true)));
-    expect(run(dedupTools, input).transcript).toBe(input);
+    expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
   });
 
   it('lets a failed read be covered by a later successful one', () => {
     const later = read('b', {});
-    expect(run(dedupTools, transcript(session(read('a', {}, 'EACCES', true), later))).transcript.messages).toEqual(session(later));
+    expect(run(dedupTools, transcript(session(read('a', {}, 'EACCES', true), later)), LAST_TURN).transcript.messages).toEqual(session(later));
   });
 
   it('reads read_file ranges from start_line/end_line', () => {
     const rf = (id: string, start: number, end: number) => step(id, 'read_file', { path: 'a.py', start_line: start, end_line: end });
     const later = rf('b', 1, 40);
-    expect(run(dedupTools, transcript(session(rf('a', 10, 40), later))).transcript.messages).toEqual(session(later));
+    expect(run(dedupTools, transcript(session(rf('a', 10, 40), later)), LAST_TURN).transcript.messages).toEqual(session(later));
     const input = transcript(session(rf('a', 10, 41), rf('b', 1, 40)));
-    expect(run(dedupTools, input).transcript).toBe(input);
+    expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
   });
 
   it('does not compare reads whose other arguments differ', () => {
     const input = transcript(session(read('a', { offset: 2, limit: 2, pages: '1' }), read('b', {})));
-    expect(run(dedupTools, input).transcript).toBe(input);
+    expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
   });
 });
 
@@ -169,11 +169,11 @@ describe('dedup-tools: boundaries', () => {
     const middle = step('m', 'Glob', { pattern: '*' });
     const tail = step('t', 'Glob', { pattern: '*' });
     const input = transcript([sys('s'), user('start'), ...middle, user('last'), ...tail]);
-    const r = run(dedupTools, input);
+    const r = run(dedupTools, input, LAST_TURN);
     expect(r.transcript.messages).toEqual([sys('s'), user('start'), user('last'), ...tail]);
     const headInput = transcript([sys('s'), user('start'), ...head, user('last'), ...tail]);
-    expect(run(dedupTools, headInput, { keepFirst: 4 }).transcript).toBe(headInput);
-    expect(run(dedupTools, input, { keepLast: 2 }).transcript).toBe(input);
+    expect(run(dedupTools, headInput, { ...LAST_TURN, keepFirst: 4 }).transcript).toBe(headInput);
+    expect(run(dedupTools, input, { ...LAST_TURN, keepLast: 2 }).transcript).toBe(input);
   });
 
   it('rejects unknown options', () => {
@@ -186,17 +186,17 @@ describe('dedup-tools: registered predicates', () => {
     const strategy = createDedupTools({ subsumes: { fetch_page: (a, b) => a.args?.url === b.args?.url && Number(b.args?.upto) >= Number(a.args?.upto) } });
     const later = step('b', 'fetch_page', { url: 'u', upto: 9 });
     const input = transcript(session(step('a', 'fetch_page', { url: 'u', upto: 3 }), step('x', 'fetch_page', { url: 'v', upto: 1 }), later));
-    const r = run(strategy, input);
+    const r = run(strategy, input, LAST_TURN);
     expect(r.transcript.messages).toEqual(session(step('x', 'fetch_page', { url: 'v', upto: 1 }), later));
     expect(r.details).toEqual({ duplicatesRemoved: 0, subsumedRemoved: 1 });
-    expect(run(dedupTools, input).transcript).toBe(input);
+    expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
   });
 
   it('keeps no state between transcripts or strategy instances', () => {
     const a = createDedupTools({ subsumes: { custom: () => true } });
     const input = transcript(session(step('a', 'custom', { q: 1 }), step('b', 'custom', { q: 2 })));
-    expect(run(a, input).details?.subsumedRemoved).toBe(1);
-    expect(run(dedupTools, input).transcript).toBe(input);
+    expect(run(a, input, LAST_TURN).details?.subsumedRemoved).toBe(1);
+    expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
   });
 });
 
@@ -232,8 +232,8 @@ describe('line ranges', () => {
     const pairwise = createDedupTools({ subsumes: { Read: rangeSubsumes(rule) } });
     const read = (id: string, offset: number, limit: number) => step(id, 'Read', { file_path: 'f', offset, limit });
     const input = transcript(session(read('a', 5, 5), read('b', 1, 3), read('c', 4, 20), read('d', 30, 2), read('e', 1, 10)));
-    const sweep = run(dedupTools, input);
-    expect(run(pairwise, input).transcript).toEqual(sweep.transcript);
+    const sweep = run(dedupTools, input, LAST_TURN);
+    expect(run(pairwise, input, LAST_TURN).transcript).toEqual(sweep.transcript);
     expect(sweep.transcript.messages).toEqual(session(read('c', 4, 20), read('d', 30, 2), read('e', 1, 10)));
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findViolations } from '../../src/model/validity.js';
 import { refOf } from '../../src/refs/ref-store.js';
 import { maskObservations } from '../../src/strategies/mask-observations.js';
-import { assistant, call, expectIdempotent, makeContext, result, run, transcript, user } from '../helpers/transcript-kit.js';
+import { assistant, call, expectIdempotent, makeContext, result, run, transcript, user, LAST_TURN_MASK } from '../helpers/transcript-kit.js';
 
 const big = (word: string) => `${word}\n${'line of output '.repeat(60)}`; // 901+ bytes
 const masked = (tool: string, content: unknown) => `[Previous: used ${tool}] (ref: ${refOf(JSON.stringify(content))})`;
@@ -30,7 +30,7 @@ function session() {
 describe('mask-observations', () => {
   it('accepts {} with documented defaults and rejects unknown options', () => {
     const config = maskObservations.config.parse({});
-    expect(config).toMatchObject({ keepLast: 1, keepRecent: 10, minBytes: 800 });
+    expect(config).toMatchObject({ keepLast: 0, keepMessages: 10, keepResults: 10, minBytes: 800 });
     expect(config.toolHints.TodoWrite.maskExempt).toBe(true);
     expect(maskObservations.config.safeParse({ minbytes: 1 }).success).toBe(false);
   });
@@ -38,7 +38,7 @@ describe('mask-observations', () => {
   it('masks old large results with a ref to the original, keeping small, exempt, recent and kept-turn results', () => {
     const before = session();
     const ctx = makeContext();
-    const r = run(maskObservations, before, { keepRecent: 2 }, ctx);
+    const r = run(maskObservations, before, { ...LAST_TURN_MASK, keepResults: 2 }, ctx);
     const expected = session();
     expected.messages[2] = result('r1', masked('Read', big('A')));
     expected.messages[7] = result('r3', masked('Grep', [{ type: 'text', text: big('G') }]));
@@ -48,17 +48,17 @@ describe('mask-observations', () => {
     expect(ctx.refs!.get(refOf(JSON.stringify(big('A'))))).toBe(JSON.stringify(big('A')));
     for (const i of [0, 1, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13]) expect(r.transcript.messages[i]).toBe(before.messages[i]);
     expect(findViolations(r.transcript.messages)).toEqual([]);
-    expectIdempotent(maskObservations, r.transcript, { keepRecent: 2 });
+    expectIdempotent(maskObservations, r.transcript, { ...LAST_TURN_MASK, keepResults: 2 });
   });
 
-  it('counts keepRecent over the whole transcript, kept turns included', () => {
-    const r = run(maskObservations, session(), { keepRecent: 1 });
+  it('counts keepResults over the whole transcript, kept turns included', () => {
+    const r = run(maskObservations, session(), { ...LAST_TURN_MASK, keepResults: 1 });
     expect(r.details?.resultsMasked).toBe(3); // r1, r3, r4 (r5 is the most recent and in the last turn)
-    expect(run(maskObservations, session()).details?.resultsMasked).toBe(0); // default keepRecent 10 covers all six
+    expect(run(maskObservations, session(), LAST_TURN_MASK).details?.resultsMasked).toBe(0); // default keepResults 10 covers all six
   });
 
   it('uses exemptTools instead of the hints when given', () => {
-    const r = run(maskObservations, session(), { keepRecent: 0, exemptTools: ['Read'] });
+    const r = run(maskObservations, session(), { ...LAST_TURN_MASK, keepResults: 0, exemptTools: ['Read'] });
     expect(r.transcript.messages[2]).toEqual(result('r1', big('A')));
     expect(r.transcript.messages[5]).toEqual(result('t1', masked('TodoWrite', big('T'))));
   });
@@ -71,20 +71,20 @@ describe('mask-observations', () => {
       result('b', 'é'.repeat(500)), // 1000 bytes, 500 characters
       user('next'),
     ]);
-    const r = run(maskObservations, t, { keepRecent: 0 });
+    const r = run(maskObservations, t, { ...LAST_TURN_MASK, keepResults: 0 });
     expect(r.transcript.messages[2]).toBe(t.messages[2]);
     expect(r.transcript.messages[3]).toEqual(result('b', masked('Read', 'é'.repeat(500))));
     expect(r.details).toEqual({ resultsMasked: 1, bytesMasked: 1000 });
   });
 
   it('omits the ref without a side store', () => {
-    const r = run(maskObservations, session(), { keepRecent: 2 }, makeContext({ refs: false }));
+    const r = run(maskObservations, session(), { ...LAST_TURN_MASK, keepResults: 2 }, makeContext({ refs: false }));
     expect(r.transcript.messages[2]).toEqual(result('r1', '[Previous: used Read]'));
   });
 
   it('never touches the first user message or the last turn', () => {
     const t = transcript([user(big('U')), assistant(null, { tool_calls: [call('a', 'Read')] }), result('a', big('A'))]);
-    expect(run(maskObservations, t, { keepRecent: 0 }).transcript).toBe(t);
-    expect(run(maskObservations, t, { keepRecent: 0, keepLast: 0 }).transcript.messages[2]).toEqual(result('a', masked('Read', big('A'))));
+    expect(run(maskObservations, t, { ...LAST_TURN_MASK, keepResults: 0 }).transcript).toBe(t);
+    expect(run(maskObservations, t, { ...LAST_TURN_MASK, keepResults: 0, keepLast: 0 }).transcript.messages[2]).toEqual(result('a', masked('Read', big('A'))));
   });
 });

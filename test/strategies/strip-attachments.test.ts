@@ -4,7 +4,7 @@ import { findViolations } from '../../src/model/validity.js';
 import { refOf } from '../../src/refs/ref-store.js';
 import { attachmentInfo } from '../../src/strategies/_attachment-info.js';
 import { stripAttachments } from '../../src/strategies/strip-attachments.js';
-import { assistant, call, expectIdempotent, makeContext, result, run, transcript, user } from '../helpers/transcript-kit.js';
+import { assistant, call, expectIdempotent, makeContext, result, run, transcript, user, LAST_TURN } from '../helpers/transcript-kit.js';
 
 const PNG = Buffer.alloc(3000, 7).toString('base64'); // 3000 bytes decoded
 const PDF = Buffer.alloc(1001, 1).toString('base64'); // 1001 bytes decoded, padded
@@ -29,14 +29,14 @@ function session() {
 
 describe('strip-attachments', () => {
   it('accepts {} and rejects unknown options', () => {
-    expect(stripAttachments.config.parse({})).toEqual({ keepLast: 1 });
+    expect(stripAttachments.config.parse({})).toEqual({ keepLast: 0, keepMessages: 10, keepResults: 10 });
     expect(stripAttachments.config.safeParse({ minBytes: 1 }).success).toBe(false);
   });
 
   it('replaces inline payloads in the middle with their type and decoded size, keeping links and kept turns', () => {
     const before = session();
     const ctx = makeContext();
-    const r = run(stripAttachments, before, {}, ctx);
+    const r = run(stripAttachments, before, { ...LAST_TURN }, ctx);
     const expected = session();
     expected.messages[2] = user([text('and these'), placeholder('application/pdf', 1001, pdf), placeholder('audio/wav', 1001, audio), remote]);
     expected.messages[4] = result('s1', [placeholder('image/png', 3000, image)]);
@@ -45,18 +45,18 @@ describe('strip-attachments', () => {
     expect(ctx.refs!.get(refOf(JSON.stringify(image)))).toBe(JSON.stringify(image));
     for (const i of [0, 1, 3, 5, 6]) expect(r.transcript.messages[i]).toBe(before.messages[i]);
     expect(findViolations(r.transcript.messages)).toEqual([]);
-    expectIdempotent(stripAttachments, r.transcript);
+    expectIdempotent(stripAttachments, r.transcript, LAST_TURN);
   });
 
   it('never touches the last user request, even with keepLast 0', () => {
     const before = session();
-    const r = run(stripAttachments, before, { keepLast: 0, keepFirst: 0 });
+    const r = run(stripAttachments, before, { ...LAST_TURN, keepLast: 0, keepFirst: 0 });
     expect(r.transcript.messages[0]).toEqual(user([text('see this'), placeholder('image/png', 3000, image)]));
     expect(r.transcript.messages[5]).toBe(before.messages[5]);
   });
 
   it('omits the ref without a side store', () => {
-    const r = run(stripAttachments, session(), {}, makeContext({ refs: false }));
+    const r = run(stripAttachments, session(), { ...LAST_TURN }, makeContext({ refs: false }));
     expect(r.transcript.messages[4]).toEqual(result('s1', [text('[attachment: image/png, 3000 bytes]')]));
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findViolations } from '../../src/model/validity.js';
 import { refOf } from '../../src/refs/ref-store.js';
 import { firstLine, stripToolResults } from '../../src/strategies/strip-tool-results.js';
-import { assistant, call, expectIdempotent, makeContext, result, run, transcript, user } from '../helpers/transcript-kit.js';
+import { assistant, call, expectIdempotent, makeContext, result, run, transcript, user, LAST_TURN } from '../helpers/transcript-kit.js';
 
 const ref = (content: unknown) => ` (ref: ${refOf(JSON.stringify(content))})`;
 const LOG = `\n\n   npm ERR! missing script: tset   \n${'npm ERR! details follow\n'.repeat(20)}`;
@@ -26,14 +26,14 @@ function session() {
 
 describe('strip-tool-results', () => {
   it('accepts {} and rejects unknown options', () => {
-    expect(stripToolResults.config.parse({})).toMatchObject({ keepLast: 1, lineChars: 200 });
+    expect(stripToolResults.config.parse({})).toMatchObject({ keepLast: 0, keepMessages: 10, keepResults: 10, lineChars: 200 });
     expect(stripToolResults.config.safeParse({ response: 'keep' }).success).toBe(false);
   });
 
   it('replaces results with status and first line, keeps `keep` tools and the last turn', () => {
     const before = session();
     const ctx = makeContext();
-    const r = run(stripToolResults, before, {}, ctx);
+    const r = run(stripToolResults, before, { ...LAST_TURN }, ctx);
     const expected = session();
     expected.messages[2] = result('b1', `[compacted] Bash: error: npm ERR! missing script: tset${ref(LOG)}`, { is_error: true });
     expected.messages[3] = result('r1', `[compacted] Read: success: 1→import { x } from './x.js';${ref(FILE)}`);
@@ -43,13 +43,13 @@ describe('strip-tool-results', () => {
     expect(ctx.refs!.get(refOf(JSON.stringify(LOG)))).toBe(JSON.stringify(LOG));
     expect(r.transcript.messages[5]).toBe(before.messages[5]);
     expect(findViolations(r.transcript.messages)).toEqual([]);
-    expectIdempotent(stripToolResults, r.transcript);
+    expectIdempotent(stripToolResults, r.transcript, LAST_TURN);
   });
 
   it('removes call and result for `remove` tools, and an assistant message left empty', () => {
     const hints = { toolHints: { WebFetch: { response: 'remove' }, Read: { response: 'remove' }, Bash: { response: 'keep' } } };
     const before = session();
-    const r = run(stripToolResults, before, hints);
+    const r = run(stripToolResults, before, { ...LAST_TURN, ...hints });
     expect(r.transcript).toEqual(
       transcript([
         user('run the tests'),
@@ -64,20 +64,20 @@ describe('strip-tool-results', () => {
     );
     expect(r).toMatchObject({ messagesChanged: 1, messagesRemoved: 3, details: { resultsStripped: 0, callsRemoved: 2 } });
     expect(findViolations(r.transcript.messages)).toEqual([]);
-    expectIdempotent(stripToolResults, r.transcript, hints);
+    expectIdempotent(stripToolResults, r.transcript, { ...LAST_TURN, ...hints });
   });
 
   it('removes every call of a repeated id (tau-bench reuses ids) and counts calls, not ids', () => {
     const lookup = () => [assistant(null, { tool_calls: [call('x', 'get_user_details', { user_id: 'u1' })] }), result('x', '{"name": "Mia"}')];
     const t = transcript([user('hi'), ...lookup(), assistant('Found you.'), ...lookup(), user('bye')]);
-    const r = run(stripToolResults, t, { toolHints: { get_user_details: { response: 'remove' } } });
+    const r = run(stripToolResults, t, { ...LAST_TURN, toolHints: { get_user_details: { response: 'remove' } } });
     expect(r.transcript).toEqual(transcript([user('hi'), assistant('Found you.'), user('bye')]));
     expect(r).toMatchObject({ messagesChanged: 0, messagesRemoved: 4, details: { resultsStripped: 0, callsRemoved: 2 } });
   });
 
   it('leaves a result whose summary would not be shorter', () => {
     const t = transcript([user('go'), assistant(null, { tool_calls: [call('a', 'Bash')] }), result('a', 'ok'), user('next')]);
-    const r = run(stripToolResults, t);
+    const r = run(stripToolResults, t, LAST_TURN);
     expect(r.transcript).toBe(t);
     expect(r.details).toEqual({ resultsStripped: 0, callsRemoved: 0 });
   });
@@ -85,11 +85,11 @@ describe('strip-tool-results', () => {
   it('does not strip a result mask-observations already replaced', () => {
     const masked = `[Previous: used Read] (ref: 0123456789abcdef) ${'padding '.repeat(40)}`;
     const t = transcript([user('go'), assistant(null, { tool_calls: [call('a', 'Read')] }), result('a', masked), user('next')]);
-    expect(run(stripToolResults, t).transcript).toBe(t);
+    expect(run(stripToolResults, t, LAST_TURN).transcript).toBe(t);
   });
 
   it('omits the ref without a side store', () => {
-    const r = run(stripToolResults, session(), {}, makeContext({ refs: false }));
+    const r = run(stripToolResults, session(), { ...LAST_TURN }, makeContext({ refs: false }));
     expect(r.transcript.messages[3]).toEqual(result('r1', "[compacted] Read: success: 1→import { x } from './x.js';"));
   });
 

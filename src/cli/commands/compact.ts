@@ -137,7 +137,9 @@ and renamed into place when complete. Prints tokens saved per strategy.
 Options:
   --out FILE.jsonl       the compacted archive (required unless --dry-run)
   --strategy NAME        a strategy or preset; repeat to compose left to right (replaces the config's list)
-  --keep-last N          last turns never modified (default 1)
+  --keep-last N          last whole turns never modified (default 0)
+  --keep-messages N      last messages never modified (default 10)
+  --keep-results N       last tool results never modified, with their calls (default 10)
   --window N             context window in tokens (default ${DEFAULT_WINDOW})
   --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
   --tokenizer-engine E   ai-tokenizer (default) or gpt-tokenizer: the library counting o200k/cl100k (same counts)
@@ -157,6 +159,8 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
       out: { type: 'string' },
       strategy: { type: 'string', multiple: true },
       'keep-last': { type: 'string' },
+      'keep-messages': { type: 'string' },
+      'keep-results': { type: 'string' },
       window: { type: 'string' },
       tokenizer: { type: 'string' },
       'tokenizer-engine': { type: 'string' },

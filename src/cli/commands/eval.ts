@@ -14,7 +14,7 @@ import { STRATEGIES } from '../../strategies/registry.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
-import { loadCompactConfig } from '../config-file.js';
+import { loadCompactConfig, tailFlagOverrides } from '../config-file.js';
 import { EXIT } from '../exit-codes.js';
 import { createLlmSession } from '../../llm/session.js';
 import { LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
@@ -69,7 +69,9 @@ Options:
   --compacted PATH       audit a compacted archive against its restored originals (see above)
   --strategy NAME        a strategy or preset, or several joined with + (one pipeline); repeat to compare
                          (default: ${DEFAULT_EVAL_STRATEGIES.join(', ')}, those registered)
-  --keep-last N          last turns every strategy keeps (default 1)
+  --keep-last N          last whole turns never modified (default 0)
+  --keep-messages N      last messages never modified (default 10)
+  --keep-results N       last tool results never modified, with their calls (default 10)
   --window N             context window in tokens, for conditional steps (default ${DEFAULT_WINDOW})
   --config FILE          per-strategy options and tool hints (JSON, as for 'compact')
   --no-reference         do not score the sources' own compactions
@@ -96,6 +98,8 @@ Options:
       compacted: { type: 'string' },
       strategy: { type: 'string', multiple: true },
       'keep-last': { type: 'string' },
+      'keep-messages': { type: 'string' },
+      'keep-results': { type: 'string' },
       window: { type: 'string' },
       config: { type: 'string' },
       'no-reference': { type: 'boolean' },
@@ -128,7 +132,7 @@ Options:
       if (models.length === 0 && values[flag] !== undefined) throw new TcompactError('E_USAGE', `eval: --${flag} needs --model NAME`);
     }
     const { config } = await loadCompactConfig(values.config, {
-      keepLast: values['keep-last'] === undefined ? undefined : intOption('keep-last', values['keep-last'], 1, 0),
+      ...tailFlagOverrides(values),
       window: values.window === undefined ? undefined : intOption('window', values.window, DEFAULT_WINDOW, 1),
       tokenizer: tokenizer.name,
       options: llmStepOptionsFromFlags(values),

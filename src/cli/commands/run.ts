@@ -36,7 +36,9 @@ Options:
   --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic (chars/4)
   --tokenizer-engine E   ai-tokenizer (default) or gpt-tokenizer: the library counting o200k/cl100k (same counts)
   --window N             context window in tokens, for thresholds (default ${DEFAULT_WINDOW})
-  --keep-last N          last turns never modified (default 1)
+  --keep-last N          last whole turns never modified (default 0)
+  --keep-messages N      last messages never modified (default 10)
+  --keep-results N       last tool results never modified, with their calls (default 10)
   --no-refs              do not keep replaced content (no refs.jsonl; restore is impossible)
   --from FORMAT          force the input format instead of detecting it
   --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG before parsing (default ${DEFAULT_MAX_LINE_BYTES})
@@ -64,6 +66,8 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       'tokenizer-engine': { type: 'string' },
       window: { type: 'string' },
       'keep-last': { type: 'string' },
+      'keep-messages': { type: 'string' },
+      'keep-results': { type: 'string' },
       'no-refs': { type: 'boolean' },
       from: { type: 'string' },
       'max-line-bytes': { type: 'string' },

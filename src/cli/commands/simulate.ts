@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { TcompactError } from '../../errors.js';
 import { DEFAULT_POLICIES, POLICIES } from '../../eval/policies.js';
+import { tailFlagOverrides } from '../config-file.js';
 import { DEFAULT_PRICES, type Prices } from '../../eval/pricing.js';
 import { renderSimulation } from '../../eval/render-simulate.js';
 import { Simulation } from '../../eval/simulate-run.js';
@@ -42,6 +43,8 @@ ${Object.values(POLICIES)
 Options:
   --out DIR              output directory (required)
   --window N             context window in tokens (default ${DEFAULT_WINDOW})
+  --keep-last N, --keep-messages N, --keep-results N
+                         the protected tail of the policies' strategies (defaults 0, 10, 10)
   --base-prompt N        tokens added to every prompt for a system prompt and tools the transcripts do not record
                          (Claude Code sessions: about the first call's recorded input; default 0)
   --cooldown N           calls after a compaction with no new attempt (default 0)
@@ -65,6 +68,9 @@ Options:
       window: { type: 'string' },
       cooldown: { type: 'string' },
       'base-prompt': { type: 'string' },
+      'keep-last': { type: 'string' },
+      'keep-messages': { type: 'string' },
+      'keep-results': { type: 'string' },
       'max-attempts': { type: 'string' },
       'price-in': { type: 'string' },
       'price-cache-write': { type: 'string' },
@@ -103,6 +109,7 @@ Options:
       basePrompt: intOption('base-prompt', values['base-prompt'], 0, 0),
       llm,
       focus: values.focus,
+      tail: tailFlagOverrides(values),
     });
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const tally = new InputTally(io);

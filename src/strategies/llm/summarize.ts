@@ -1,19 +1,20 @@
 import { z } from 'zod';
 import { contentText } from '../../model/content.js';
-import { type Message, isTool } from '../../model/message.js';
+import type { Message } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { findViolations, lastUserRequestIndex } from '../../model/validity.js';
 import { refOf } from '../../refs/ref-store.js';
 import { countMessage, countTranscript, totalOf } from '../../tokens/breakdown.js';
 import { type AskResult, type Check, addRecord, emptyRecord } from '../../llm/answerer.js';
 import { chatJob } from '../../llm/chat-job.js';
-import { type RefLookup, compactionMessage, originalsOf, summaryHeader, withOriginals } from '../../model/compaction-marker.js';
+import { type RefLookup, summaryHeader, withOriginals } from '../../model/compaction-marker.js';
 import { type FallbackStrategy, type LlmStepDeps, type LlmStepReport, type LlmStepResult, llmDetails, noteFallback } from './llm-step.js';
 import { PROMPT_VERSION, type SpanPosition, checkSummary, mergeSummaries, summarySystemPrompt, summaryUserPrompt } from './prompts.js';
 import { type Chunk, chunksOf } from './chunks.js';
 import { DROP_LEVELS, renderSpan } from './render.js';
 import type { LlmJob } from '../../llm/queue.js';
-import { protectedRange } from '../boundaries.js';
+import type { KeepOptions } from '../boundaries.js';
+import { type ReplaceSpan, replaceableSpan, replacedMessages, replacementRole, withReplacement } from '../_span.js';
 import { BoundaryFields } from '../_config.js';
 import { checkpoint } from '../checkpoint.js';
 import { truncate } from '../truncate.js';
@@ -37,30 +38,14 @@ const SHRINK_AFTER_REFUSAL = 0.7;
 /** The smallest budget (tokens) worth splitting a span for; below it summarize gives up. */
 const MIN_CHUNK_BUDGET = 512;
 
-/** [from, to): the messages a summary replaces. */
-interface Span {
-  from: number;
-  to: number;
-}
-
 /**
- * The span between the kept head and tail, widened or narrowed so that it never starts inside a tool block, never
- * holds the last user request, and never holds an earlier compaction message whose original cannot be looked up (that
- * message stays, and the span starts after it).
+ * The messages a summary replaces: the middle between the kept head and the protected tail, the last user request
+ * left in place (the summary then follows it as an `assistant` message), never starting with a tool result, and never
+ * holding an earlier compaction message whose original cannot be looked up (that message stays, and the span starts
+ * after it). See `replaceableSpan`.
  */
-export function summarySpan(messages: readonly Message[], config: Pick<SummarizeConfig, 'keepLast' | 'keepFirst'>, lookup: RefLookup): Span | undefined {
-  const { headEnd, tailStart } = protectedRange(messages, config);
-  let from = headEnd;
-  let to = tailStart;
-  const lastUser = lastUserRequestIndex(messages);
-  if (lastUser >= from && lastUser < to) to = lastUser;
-  while (to > from && to < messages.length && isTool(messages[to])) to--;
-  for (let i = from; i < to; i++) {
-    const marker = compactionMessage(messages[i]);
-    if (marker && (marker.ref === undefined || originalsOf(marker.ref, lookup) === undefined)) from = i + 1;
-  }
-  while (from < to && isTool(messages[from])) from++;
-  return to - from >= 2 ? { from, to } : undefined;
+export function summarySpan(messages: readonly Message[], config: KeepOptions, lookup: RefLookup): ReplaceSpan | undefined {
+  return replaceableSpan(messages, config, lookup);
 }
 
 function continuationNote(ref: string | undefined, lastRequest: string | undefined): string {
@@ -93,7 +78,7 @@ interface FallbackResult {
 function fallbackConfig(strategy: Strategy, config: SummarizeConfig, ctx: StrategyContext): unknown {
   const shape = (strategy.config as unknown as { shape?: Record<string, unknown> }).shape ?? {};
   const input: Record<string, unknown> = {};
-  if ('keepLast' in shape) input.keepLast = config.keepLast;
+  for (const key of ['keepLast', 'keepMessages', 'keepResults'] as const) if (key in shape) input[key] = config[key];
   if ('keepFirst' in shape && config.keepFirst !== undefined) input.keepFirst = config.keepFirst;
   if ('window' in shape) input.window = ctx.window;
   const parsed = strategy.config.safeParse(input);
@@ -173,9 +158,9 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
     costUsd: deps.answerer.costOf(record),
     ...extra,
   });
-  const fallback = (reason: string, span?: Span): LlmStepResult => {
+  const fallback = (reason: string, span?: ReplaceSpan): LlmStepResult => {
     const fb = deterministicFallback(transcript, config, ctx);
-    const llm = report('fallback', { fallback: { applied: fb.applied, reason }, ...(span ? { span } : {}) });
+    const llm = report('fallback', { fallback: { applied: fb.applied, reason }, ...(span ? { span: { from: span.from, to: span.to } } : {}) });
     const applied = fb.applied.length > 0 ? fb.applied.join(' then ') : 'nothing (transcript unchanged)';
     return {
       transcript: fb.transcript,
@@ -208,7 +193,7 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
         llm,
       };
     }
-    const replaced = messages.slice(span.from, span.to);
+    const replaced = replacedMessages(messages, span);
     const source = withOriginals(replaced, lookup);
     let spanTokens = 0;
     for (const m of replaced) spanTokens += totalOf(countMessage(m, tok));
@@ -217,7 +202,8 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
     const lastUser = lastUserRequestIndex(messages);
     const lastRequest = lastUser < 0 ? undefined : contentText((messages[lastUser] as { content?: Parameters<typeof contentText>[0] }).content);
     const note = continuationNote(ref, lastRequest);
-    const summaryMessage = (summary: string): Message => ({ role: 'user', content: `${summaryHeader(replaced.length, ref)}\n\n${summary}\n\n${note}` });
+    const role = replacementRole(span, lastUser);
+    const summaryMessage = (summary: string): Message => ({ role, content: `${summaryHeader(replaced.length, ref)}\n\n${summary}\n\n${note}` });
     const smaller: Check<string> = (answer) => {
       const checked = checkSummary(answer);
       if (!checked.ok) return checked;
@@ -244,10 +230,10 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
       return result;
     };
     const accept = (summary: string, extra: Partial<LlmStepReport>): LlmStepResult => {
-      const out = [...messages.slice(0, span.from), summaryMessage(summary), ...messages.slice(span.to)];
+      const out = withReplacement(messages, span, summaryMessage(summary));
       if (findViolations(out).length > findViolations(messages).length) return fallback('the summary would break tool call pairing', span);
       if (ref) ctx.refs?.put(data);
-      const llm = report('summarized', { span, ...extra });
+      const llm = report('summarized', { span: { from: span.from, to: span.to }, ...extra });
       const notes =
         record.rejections.length > 0 ? [`summarize rejected ${record.rejections.length} answer(s) before accepting one: ${record.rejections.join('; ')}`] : [];
       return {

@@ -4,11 +4,14 @@ import { type ClassifyTangentsConfig, classifyTangents } from '../../../src/stra
 import type { LlmStepResult } from '../../../src/strategies/llm/llm-step.js';
 import { type SummarizeConfig, summarize } from '../../../src/strategies/llm/summarize.js';
 import type { StrategyContext } from '../../../src/strategies/types.js';
+import { LAST_TURN } from '../../helpers/transcript-kit.js';
 
 /** Session options plus the steps' own (as a run's config would give them). */
 export type StepTestOptions = Partial<LlmOptionsInput> & {
   keepLast?: number;
   keepFirst?: number;
+  keepMessages?: number;
+  keepResults?: number;
   focus?: string;
   maxChunks?: number;
   remove?: boolean;
@@ -25,9 +28,16 @@ export interface LlmSteps {
 }
 
 export async function createLlmSteps(options: StepTestOptions & { model: string }, deps: LlmSessionDeps = {}): Promise<LlmSteps> {
-  const { keepLast, keepFirst, focus, maxChunks, remove, ...llm } = options;
+  const { keepLast, keepFirst, keepMessages, keepResults, focus, maxChunks, remove, ...llm } = options;
   const session = await createLlmSession(llm, deps);
-  const boundary = { ...(keepLast !== undefined ? { keepLast } : {}), ...(keepFirst !== undefined ? { keepFirst } : {}) };
+  // The small hand-made sessions of these tests are framed by their last turn (see LAST_TURN) unless a test says otherwise.
+  const boundary = {
+    ...LAST_TURN,
+    ...(keepLast !== undefined ? { keepLast } : {}),
+    ...(keepFirst !== undefined ? { keepFirst } : {}),
+    ...(keepMessages !== undefined ? { keepMessages } : {}),
+    ...(keepResults !== undefined ? { keepResults } : {}),
+  };
   const summarizeConfig: SummarizeConfig = summarize.config.parse({ ...boundary, ...(focus ? { focus } : {}), ...(maxChunks ? { maxChunks } : {}) });
   const tangentConfig: ClassifyTangentsConfig = classifyTangents.config.parse({ ...boundary, ...(remove ? { remove } : {}) });
   return {

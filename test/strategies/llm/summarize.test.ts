@@ -7,6 +7,7 @@ import type { LlmStepResult } from '../../../src/strategies/llm/llm-step.js';
 import { SUMMARY_SECTIONS } from '../../../src/strategies/llm/prompts.js';
 import { summarize } from '../../../src/strategies/llm/summarize.js';
 import { runStepsAsync } from '../../../src/strategies/runner.js';
+import { LAST_TURN } from '../../helpers/transcript-kit.js';
 import { type LlmSteps, type StepTestOptions, createLlmSteps } from './llm-steps.js';
 import type { Message } from '../../../src/model/message.js';
 import type { Transcript } from '../../../src/model/transcript.js';
@@ -139,7 +140,7 @@ describe('summarize', () => {
   it('reports like a runner step for the pipeline: savings add up and the LLM report rides along', async () => {
     const { summarizer } = await setup();
     const input = session();
-    const steps = [{ strategy: summarize, config: summarize.config.parse({}) }];
+    const steps = [{ strategy: summarize, config: summarize.config.parse(LAST_TURN) }];
     const run = await runStepsAsync(input, steps, { ...ctxOf(), llm: summarizer.session });
     const [step] = run.steps;
     expect(step).toMatchObject({ strategy: 'summarize', messagesRemoved: 8, tokensBefore: tokens(input), tokensAfter: tokens(run.transcript) });

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeServer, startFakeOpenAI } from '../../../llm/fake-openai-server.js';
@@ -14,9 +14,14 @@ import { RedisServer, redisServerAvailable } from './redis-server.js';
 const RPM = 2;
 const dir = tempDir('distributed-llm');
 const env = { OPENAI_API_KEY: 'sk-test-distributed' };
+// The bundled data framed by its last turns, as before the tail became a budget (mask-observations keeps 10 results).
+const FRAMED = join(dir, 'last-turn.json');
+writeFileSync(FRAMED, JSON.stringify({ keepLast: 1, keepMessages: 0, keepResults: 0, options: { 'mask-observations': { keepResults: 10 } } }));
 const llmArgs = (input: string, out: string, baseURL: string, extra: string[]): string[] => [
   'run',
   input,
+  '--config',
+  FRAMED,
   '--out',
   out,
   '--strategy',
