@@ -48,8 +48,8 @@ export const LlmOptionsSchema = z.strictObject({
   /** Send the requests through the Batch API instead of one by one (`--batch`). @default off */
   batch: z
     .strictObject({
-      /** Where the batch journal (`batches.json`) and the downloaded results (`batches/`) are kept; `tcompact run` passes DIR. */
-      dir: z.string().min(1),
+      /** Where the batch journal (`batches.json`) and the downloaded results (`batches/`) are kept (required; `tcompact run` passes DIR). */
+      dir: z.string().min(1).optional(),
       /** Seconds between two polls of a batch's status (`--batch-poll-seconds`); longer after a failed poll. @default 60 */
       pollSeconds: z.number().positive().default(DEFAULT_BATCH_POLL_SECONDS),
       /** Most requests in one batch (the API's limit). @default 50000 */

@@ -1,3 +1,4 @@
+import { TcompactError } from '../errors.js';
 import { getTokenizer } from '../tokens/tokenizer.js';
 import { Answerer } from './answerer.js';
 import { type BatchApi, createBatchApi } from './batch-api.js';
@@ -127,6 +128,7 @@ export async function createLlmSession(input: LlmOptionsInput, deps: LlmSessionD
 
 async function openBatcher(options: LlmOptions, deps: LlmSessionDeps): Promise<Batcher> {
   const batch = options.batch as NonNullable<LlmOptions['batch']>;
+  if (!batch.dir) throw new TcompactError('E_CONFIG', 'llm.batch.dir: the folder of the batch journal is required');
   const env = deps.env ?? process.env;
   const api =
     deps.batchApi ??

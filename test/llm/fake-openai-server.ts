@@ -68,6 +68,8 @@ export interface FakeServerOptions {
   batchFaults?: BatchFault[];
   /** Decides the fault of each line of a batch (a non-2xx fault goes to the error file); default `ok`. */
   batchLineScript?: (line: { batch: number; line: number; customId: string; body: ChatBody }) => Fault | undefined;
+  /** Port on 127.0.0.1. @default 0 (any free port) */
+  port?: number;
   /** Called when a batch is created (a kill test signals the client from here). */
   onBatchCreated?: (batch: FakeBatch) => void;
 }
@@ -506,7 +508,7 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
       if (!res.headersSent) send(res, 500, { error: { message: String(err), type: 'server_error', code: null } });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
