@@ -56,7 +56,10 @@ export class BatchJournal {
       if (parsed.version !== 1 || !Array.isArray(parsed.batches)) throw new Error('unknown layout');
       return new BatchJournal(dir, parsed.batches);
     } catch (err) {
-      throw new TcompactError('E_RESUME', `${path} cannot be read (${(err as Error).message}): it lists the batches this run paid for; restore it or start over in a new DIR`);
+      throw new TcompactError(
+        'E_RESUME',
+        `${path} cannot be read (${(err as Error).message}): it lists the batches this run paid for; restore it or start over in a new DIR`,
+      );
     }
   }
 

@@ -7,8 +7,7 @@ export type UnansweredReason = 'error' | 'failed' | 'expired' | 'cancelled';
 
 /** A line's outcome in a batch, by custom_id. */
 export type BatchResult =
-  | { ok: true; text: string; finishReason: string | null; usage: ChatUsage | null }
-  | { ok: false; reason: UnansweredReason; failure: LlmFailure };
+  { ok: true; text: string; finishReason: string | null; usage: ChatUsage | null } | { ok: false; reason: UnansweredReason; failure: LlmFailure };
 
 interface ResultLine {
   custom_id?: unknown;

@@ -162,7 +162,9 @@ export class Batcher {
 
   private async createBatch(group: { key: string; label: string; bytes: Buffer }[]): Promise<void> {
     const n = this.journal.entries.length + 1;
-    const inputFileId = await this.call('upload a batch input file', () => this.api.upload(`tcompact-batch-${n}.jsonl`, Buffer.concat(group.map((l) => l.bytes))));
+    const inputFileId = await this.call('upload a batch input file', () =>
+      this.api.upload(`tcompact-batch-${n}.jsonl`, Buffer.concat(group.map((l) => l.bytes))),
+    );
     const entry: BatchEntry = {
       inputFileId,
       batchId: null,
@@ -229,7 +231,10 @@ export class Batcher {
         }
         failures = failed ? failures + 1 : 0;
         if (failures >= MAX_POLL_FAILURES)
-          throw new TcompactError('E_LLM', `the Batch API failed ${failures} polls in a row; the batches keep running: run again with --resume to pick them up`);
+          throw new TcompactError(
+            'E_LLM',
+            `the Batch API failed ${failures} polls in a row; the batches keep running: run again with --resume to pick them up`,
+          );
         this.options.onProgress?.({ batches: this.journal.entries.map(lineOf) });
         for (const entry of outstanding) if (isTerminal(entry.status as BatchInfo['status']) && !entry.collected) await this.collect(entry);
         if (outstanding.every((e) => e.collected)) return true;
@@ -335,7 +340,13 @@ function isExpired(reason: UnansweredReason): boolean {
 }
 
 function lineOf(e: BatchEntry): BatchLine {
-  return { id: e.batchId ?? `(not created; file ${e.inputFileId})`, status: e.status, requests: e.keys.length, completed: e.counts.completed, failed: e.counts.failed };
+  return {
+    id: e.batchId ?? `(not created; file ${e.inputFileId})`,
+    status: e.status,
+    requests: e.keys.length,
+    completed: e.counts.completed,
+    failed: e.counts.failed,
+  };
 }
 
 function byLabelThenId(a: UnansweredRequest, b: UnansweredRequest): number {

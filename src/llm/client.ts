@@ -122,7 +122,9 @@ export function parseCompletion(data: unknown): Outcome<Omit<ChatAnswer, 'rateLi
   const text = typeof content === 'string' ? content : '';
   const u = parsed.usage;
   const usage =
-    u && typeof u.prompt_tokens === 'number' && typeof u.completion_tokens === 'number' ? { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens } : null;
+    u && typeof u.prompt_tokens === 'number' && typeof u.completion_tokens === 'number'
+      ? { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens }
+      : null;
   const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
   return { ok: true, value: { text, finishReason, usage } };
 }

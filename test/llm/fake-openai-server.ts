@@ -269,7 +269,11 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
         const h: Record<string, string> = { ...headers };
         if (fault.retryAfter !== undefined) h['retry-after'] = fault.retryAfter;
         if (fault.retryAfterMs !== undefined) h['retry-after-ms'] = fault.retryAfterMs;
-        return { status: 429, payload: { error: { message: 'Rate limit reached for requests', type: 'requests', code: fault.code ?? 'rate_limit_exceeded' } }, headers: h };
+        return {
+          status: 429,
+          payload: { error: { message: 'Rate limit reached for requests', type: 'requests', code: fault.code ?? 'rate_limit_exceeded' } },
+          headers: h,
+        };
       }
       case 'status':
         return {
@@ -344,7 +348,10 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
       error_file_id: b.errorFileId,
       errors:
         b.status === 'failed'
-          ? { object: 'list', data: [{ code: 'invalid_request', message: fault?.kind === 'failed' ? (fault.message ?? 'injected failure') : 'failed', line: null }] }
+          ? {
+              object: 'list',
+              data: [{ code: 'invalid_request', message: fault?.kind === 'failed' ? (fault.message ?? 'injected failure') : 'failed', line: null }],
+            }
           : null,
       request_counts: b.counts,
       metadata: b.metadata,
@@ -408,7 +415,11 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
     const notFound = (what: string) => send(res, 404, { error: { message: `no such ${what}`, type: 'invalid_request_error', code: null } });
     if (method === 'POST' && path === '/v1/files') {
       const raw = await readBodyBytes(req);
-      const form = await new Request('http://fake/v1/files', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: new Uint8Array(raw) }).formData();
+      const form = await new Request('http://fake/v1/files', {
+        method: 'POST',
+        headers: { 'content-type': req.headers['content-type'] ?? '' },
+        body: new Uint8Array(raw),
+      }).formData();
       const upload = form.get('file');
       if (!upload || typeof upload === 'string') {
         send(res, 400, { error: { message: 'no file', type: 'invalid_request_error', code: null } });

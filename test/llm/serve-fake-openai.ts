@@ -14,7 +14,9 @@ const server = await startFakeOpenAI({
 });
 process.stdout.write(`listening: ${server.baseURL}\n`);
 const stop = async (): Promise<void> => {
-  process.stdout.write(`online chat requests: ${server.requests.length}; batches: ${server.batches.length}; batch lines: ${server.batches.reduce((n, b) => n + b.lines.length, 0)}\n`);
+  process.stdout.write(
+    `online chat requests: ${server.requests.length}; batches: ${server.batches.length}; batch lines: ${server.batches.reduce((n, b) => n + b.lines.length, 0)}\n`,
+  );
   await server.close();
   process.exit(0);
 };

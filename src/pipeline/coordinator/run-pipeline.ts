@@ -46,7 +46,8 @@ export async function runPipeline(options: RunOptions, prepared?: { steps: Pipel
   // E_CONFIG here, before any worker starts or any file is touched (the CLI has built them already, validating its flags).
   const steps = prepared?.steps ?? buildSteps(config);
   const run = resolveRunSettings({ ...options, config }, steps);
-  if (options.queue && run.llm?.options.batch) throw new TcompactError('E_USAGE', 'the Batch API mode (--batch) runs on one machine: it cannot be combined with --queue');
+  if (options.queue && run.llm?.options.batch)
+    throw new TcompactError('E_USAGE', 'the Batch API mode (--batch) runs on one machine: it cannot be combined with --queue');
   const workers = options.workers ?? defaultWorkers();
   const sources = await resolveInputSources(options.inputs, run.maxLineBytes, options.from);
   const fingerprints = await Promise.all([...new Set(sources.map((s) => s.file))].map((f) => fingerprintFile(f)));
