@@ -1,19 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LlmRunUsage } from '../../src/llm/session.js';
 import { type BatchFault, type FakeServer, type FakeServerOptions, startFakeOpenAI } from '../llm/fake-openai-server.js';
-import { BUNDLED, type CliResult, runCli, sha256, tempDir } from './helpers.js';
+import { type CliResult, realArchiveLines, runCli, sha256, tempDir } from './helpers.js';
 
 /**
- * `tcompact run --batch` against the loopback server's Batch API, on the bundled real dataset (a 20k window sends 4
- * transcripts to the summarizer): the requests go through batches, the output is byte for byte that of the online
+ * `tcompact run --batch` against the loopback server's Batch API, on the bundled real transcripts of over 30,000
+ * characters (a 20k window sends 4 of them to the summarizer; the smaller ones would only slow each pass): the requests go through batches, the output is byte for byte that of the online
  * run, the faults of the API (failed lines, expired and failed batches, 5xx while polling) end online or in the
  * fallback with their reason, and a run killed with -9 while waiting resumes without a second batch.
  */
 const env = { OPENAI_API_KEY: 'test-key' };
 const PRICE_IN = 1;
 const PRICE_OUT = 2;
+const MIN_LINE_CHARS = 30_000;
 
 interface Report {
   transcripts: number;
@@ -24,10 +25,13 @@ const readReport = (out: string) => JSON.parse(readFileSync(join(out, 'report.js
 const batchOf = (out: string) => readReport(out).llm.batch as NonNullable<LlmRunUsage['batch']>;
 const linesOf = (server: FakeServer) => server.batches.reduce((n, b) => n + b.lines.length, 0);
 
+/** The canonical archive the runs read (written once, before the tests). */
+let archive = '';
+
 function args(baseURL: string, out: string, extra: string[] = []): string[] {
   return [
     'run',
-    BUNDLED,
+    archive,
     '--strategy',
     'auto',
     '--out',
@@ -43,7 +47,7 @@ function args(baseURL: string, out: string, extra: string[] = []): string[] {
     '--price-out',
     String(PRICE_OUT),
     '--workers',
-    '2',
+    '1',
     '--quiet',
     ...extra,
   ];
@@ -51,7 +55,8 @@ function args(baseURL: string, out: string, extra: string[] = []): string[] {
 
 const batchArgs = (baseURL: string, out: string, extra: string[] = []) => args(baseURL, out, ['--batch', '--batch-poll-seconds', '0.05', ...extra]);
 
-describe('tcompact run --batch (bundled dataset, loopback Batch API)', () => {
+// Each test runs the built CLI two or three times; on a loaded 2-core machine that takes a while.
+describe('tcompact run --batch (bundled dataset, loopback Batch API)', { timeout: 300_000 }, () => {
   const dir = tempDir('batch-run');
   const onlineOut = join(dir, 'online');
   let onlineRequests: number;
@@ -63,6 +68,9 @@ describe('tcompact run --batch (bundled dataset, loopback Batch API)', () => {
   };
 
   beforeAll(async () => {
+    archive = join(dir, 'archive.jsonl');
+    const lines = (await realArchiveLines()).filter((l) => l.length > MIN_LINE_CHARS);
+    writeFileSync(archive, lines.map((l) => `${l}\n`).join(''));
     const server = await startFakeOpenAI();
     const online = await runCli(args(server.baseURL, onlineOut), { env });
     onlineRequests = server.requests.length;
