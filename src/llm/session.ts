@@ -84,7 +84,7 @@ export async function createLlmSession(input: LlmOptionsInput, deps: LlmSessionD
   const listPrice = resolvePrice(options.model, options.priceIn, options.priceOut);
   const meter = new UsageMeter(options.model, options.batch ? withBatchPrice(listPrice, options.priceBatchIn, options.priceBatchOut) : listPrice);
   const tokenizer = getTokenizer('o200k_base');
-  const batcher = options.batch ? await openBatcher(options, deps) : null;
+  const batcher = options.batch ? await createBatcher(options, deps) : null;
   const answerer = new Answerer(
     queue,
     cache,
@@ -126,7 +126,8 @@ export async function createLlmSession(input: LlmOptionsInput, deps: LlmSessionD
   };
 }
 
-async function openBatcher(options: LlmOptions, deps: LlmSessionDeps): Promise<Batcher> {
+/** The Batch API side of validated options with `batch` set: its journal read, its collected results loaded. */
+export async function createBatcher(options: LlmOptions, deps: Pick<LlmSessionDeps, 'batchApi' | 'onBatchProgress' | 'env' | 'clock'> = {}): Promise<Batcher> {
   const batch = options.batch as NonNullable<LlmOptions['batch']>;
   if (!batch.dir) throw new TcompactError('E_CONFIG', 'llm.batch.dir: the folder of the batch journal is required');
   const env = deps.env ?? process.env;
