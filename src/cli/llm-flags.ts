@@ -1,6 +1,7 @@
 import { TcompactError } from '../errors.js';
 import type { LlmOptionsInput } from '../llm/config.js';
 import { intOption } from './command.js';
+import { DEFAULT_BATCH_POLL_SECONDS, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS } from '../llm/config.js';
 
 type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
@@ -18,7 +19,43 @@ export const LLM_FLAG_SPECS = {
   'remove-tangents': { type: 'boolean' },
 } as const;
 
-const NEEDS_MODEL = ['llm', 'llm-window', 'llm-concurrency', 'rpm', 'tpm', 'focus', 'price-in', 'price-out', 'remove-tangents'] as const;
+/** The Batch API flags (`run` only): parseArgs specs. */
+export const BATCH_FLAG_SPECS = {
+  batch: { type: 'boolean' },
+  'batch-poll-seconds': { type: 'string' },
+  'batch-cancel': { type: 'boolean' },
+  'batch-max-requests': { type: 'string' },
+  'batch-max-bytes': { type: 'string' },
+  'price-batch-in': { type: 'string' },
+  'price-batch-out': { type: 'string' },
+} as const;
+
+const NEEDS_BATCH = ['batch-poll-seconds', 'batch-cancel', 'batch-max-requests', 'batch-max-bytes'] as const;
+
+export const BATCH_FLAGS_HELP = `Batch API (half price, answers within 24 h; needs --model):
+  --batch                send the LLM requests through the Batch API (files + batches) instead of one by one;
+                         what a batch does not answer is asked once more online (--rpm/--tpm apply)
+  --batch-poll-seconds N seconds between two polls of a batch's status (default ${DEFAULT_BATCH_POLL_SECONDS})
+  --batch-cancel         with --resume: cancel the batches still outstanding and finish with the online queue
+  --batch-max-requests N, --batch-max-bytes N   split into several batches above these (default ${MAX_BATCH_REQUESTS}
+                         requests, ${MAX_BATCH_BYTES} bytes: the API's limits)
+  --price-batch-in X, --price-batch-out X   batch prices per million tokens (default: half of --price-in/--price-out)`;
+
+const NEEDS_MODEL = [
+  'llm',
+  'llm-window',
+  'llm-concurrency',
+  'rpm',
+  'tpm',
+  'focus',
+  'price-in',
+  'price-out',
+  'remove-tangents',
+  'batch',
+  'price-batch-in',
+  'price-batch-out',
+  ...NEEDS_BATCH,
+] as const;
 
 export const LLM_FLAGS_HELP = `LLM steps (summarize, classify-tangents; off unless --model is given):
   --model NAME           the model of the LLM steps; with it, auto's summarizer is summarize
@@ -50,6 +87,19 @@ export function llmOptionsFromFlags(command: string, values: FlagValues, { multi
   if (str('tpm') !== undefined) shared.tpm = intOption('tpm', str('tpm'), 0, 1);
   if (str('price-in') !== undefined) shared.priceIn = price('price-in', str('price-in') as string);
   if (str('price-out') !== undefined) shared.priceOut = price('price-out', str('price-out') as string);
+  if (str('price-batch-in') !== undefined) shared.priceBatchIn = price('price-batch-in', str('price-batch-in') as string);
+  if (str('price-batch-out') !== undefined) shared.priceBatchOut = price('price-batch-out', str('price-batch-out') as string);
+  const strayBatch = NEEDS_BATCH.find((f) => values[f] !== undefined);
+  if (strayBatch && !values.batch) throw new TcompactError('E_USAGE', `${command}: --${strayBatch} needs --batch`);
+  if (values.batch) {
+    const batch: NonNullable<LlmOptionsInput['batch']> = {};
+    if (str('batch-poll-seconds') !== undefined) batch.pollSeconds = positiveNumber('batch-poll-seconds', str('batch-poll-seconds') as string);
+    if (str('batch-max-requests') !== undefined)
+      batch.maxRequests = intOption('batch-max-requests', str('batch-max-requests'), MAX_BATCH_REQUESTS, 1, MAX_BATCH_REQUESTS);
+    if (str('batch-max-bytes') !== undefined) batch.maxBytes = intOption('batch-max-bytes', str('batch-max-bytes'), MAX_BATCH_BYTES, 1024, MAX_BATCH_BYTES);
+    if (values['batch-cancel']) batch.cancel = true;
+    shared.batch = batch;
+  }
   return models.map((model) => ({ ...shared, model }));
 }
 
@@ -59,6 +109,12 @@ export function llmStepOptionsFromFlags(values: FlagValues): Record<string, Reco
   if (values.focus !== undefined) options.summarize = { focus: values.focus };
   if (values['remove-tangents']) options.auto = { removeTangents: true };
   return Object.keys(options).length > 0 ? options : undefined;
+}
+
+function positiveNumber(name: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new TcompactError('E_USAGE', `--${name} must be a number of seconds > 0, got "${value}"`);
+  return n;
 }
 
 function price(name: string, value: string): number {

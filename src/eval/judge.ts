@@ -1,4 +1,9 @@
+import type { BatchRunReport, Batcher } from '../llm/batcher.js';
+import { cacheKey } from '../llm/cache.js';
 import { chatJob } from '../llm/chat-job.js';
+import { isRetryable } from '../llm/failure.js';
+import type { LlmJob } from '../llm/queue.js';
+import { createBatcher } from '../llm/session.js';
 import { type LlmOptions, type LlmOptionsInput, parseLlmOptions } from '../llm/config.js';
 import type { LlmFailureCode } from '../llm/failure.js';
 import { type LlmDeps, connectLlm } from '../llm/connection.js';
@@ -104,6 +109,8 @@ export interface JudgeReport {
   promptTokens: number;
   completionTokens: number;
   failuresByCode: Partial<Record<LlmFailureCode | 'context_too_long', number>>;
+  /** With `batch`: the judge's batches (see the run report's `llm.batch`). */
+  batch?: BatchRunReport;
 }
 
 export type JudgeDeps = Pick<LlmDeps, 'client' | 'clock' | 'random' | 'env'>;
@@ -111,8 +118,10 @@ export type JudgeDeps = Pick<LlmDeps, 'client' | 'clock' | 'random' | 'env'>;
 /** Options of the judge: the LLM options (`model`, `baseURL`, `apiKey`, `llmConcurrency`, `rpm`, `tpm`, `timeoutMs`, `maxAttempts`, `maxTokens`, `contextWindow`). */
 export type JudgeOptionsInput = Pick<
   LlmOptionsInput,
-  'model' | 'baseURL' | 'apiKey' | 'llmConcurrency' | 'rpm' | 'tpm' | 'timeoutMs' | 'maxAttempts' | 'maxTokens' | 'contextWindow' | 'temperature'
+  'model' | 'baseURL' | 'apiKey' | 'llmConcurrency' | 'rpm' | 'tpm' | 'timeoutMs' | 'maxAttempts' | 'maxTokens' | 'contextWindow' | 'temperature' | 'batch'
 >;
+
+type JudgeAnswer = { ok: true; text: string; usage: { promptTokens: number; completionTokens: number } } | { ok: false; code: LlmFailureCode };
 
 /** Answers at most this long are enough for a list of files or requests. */
 const DEFAULT_JUDGE_MAX_TOKENS = 1024;
@@ -135,6 +144,20 @@ export class Judge {
   private transcripts = 0;
   /** 0 unless the model refuses any temperature (o-series, gpt-5), as for the summarizer. */
   private readonly temperature: number | undefined;
+  /** Batch mode: questions are gathered into batches first, then answered from their results. */
+  private batcher: Batcher | undefined;
+
+  /** A judge; with `batch` in the options, its questions go through the Batch API (see {@link Batcher}). */
+  static async create(input: JudgeOptionsInput, deps: JudgeDeps = {}, batcher?: Batcher): Promise<Judge> {
+    const judge = new Judge(input, deps);
+    judge.batcher = batcher ?? (judge.options.batch ? await createBatcher(judge.options, deps) : undefined);
+    return judge;
+  }
+
+  /** The Batch API side, in batch mode (shared by the judge of a gathering pass and the one that counts). */
+  get batchSide(): Batcher | undefined {
+    return this.batcher;
+  }
 
   constructor(input: JudgeOptionsInput, deps: JudgeDeps = {}) {
     this.options = parseLlmOptions({ maxTokens: DEFAULT_JUDGE_MAX_TOKENS, ...input }, 'judge');
@@ -196,16 +219,26 @@ export class Judge {
           { maxTokens: this.options.maxTokens, temperature: this.temperature },
           this.tokenizer,
         );
+        const key = cacheKey({
+          model: this.options.model,
+          promptVersion: JUDGE_PROMPT_VERSION,
+          params: { maxTokens: this.options.maxTokens, temperature: this.temperature ?? null },
+          messages: job.request.messages,
+        });
+        if (this.batcher?.gathering) {
+          this.batcher.defer(key, job);
+          continue;
+        }
         asks.push(
-          this.queue.run(job).then((outcome) => {
+          this.answer(job, key).then((outcome) => {
             if (!outcome.ok) {
               tally.failed++;
-              this.failures[outcome.error.code] = (this.failures[outcome.error.code] ?? 0) + 1;
+              this.failures[outcome.code] = (this.failures[outcome.code] ?? 0) + 1;
               return;
             }
-            this.promptTokens += outcome.value.usage.promptTokens;
-            this.completionTokens += outcome.value.usage.completionTokens;
-            const answer = viewOfMessages([{ role: 'assistant', content: outcome.value.text }]);
+            this.promptTokens += outcome.usage.promptTokens;
+            this.completionTokens += outcome.usage.completionTokens;
+            const answer = viewOfMessages([{ role: 'assistant', content: outcome.text }]);
             for (const probe of graded) {
               tally.probes++;
               if (gradeAnswer(probe, answer, root)) tally.retained++;
@@ -215,6 +248,21 @@ export class Judge {
       }
     }
     await Promise.all(asks);
+  }
+
+  /** The batch's answer when there is one; else (or when the batch did not answer and it may be asked again) the queue's. */
+  private async answer(job: LlmJob, key: string): Promise<JudgeAnswer> {
+    const batched = this.batcher?.resultOf(key);
+    if (batched?.ok) {
+      return { ok: true, text: batched.text, usage: batched.usage ?? { promptTokens: job.promptTokens, completionTokens: this.tokenizer.count(batched.text) } };
+    }
+    if (batched && this.batcher) {
+      const askAgain = batched.reason !== 'error' || isRetryable(batched.failure.code);
+      this.batcher.noteUnanswered(key, `${batched.reason}: ${batched.failure.code}: ${batched.failure.message}`, askAgain ? 'online' : 'fallback');
+      if (!askAgain) return { ok: false, code: batched.failure.code };
+    }
+    const outcome = await this.queue.run(job);
+    return outcome.ok ? { ok: true, text: outcome.value.text, usage: outcome.value.usage } : { ok: false, code: outcome.error.code };
   }
 
   report(): JudgeReport {
@@ -227,6 +275,7 @@ export class Judge {
       promptTokens: this.promptTokens,
       completionTokens: this.completionTokens,
       failuresByCode: { ...this.failures },
+      ...(this.batcher ? { batch: this.batcher.report() } : {}),
     };
   }
 }

@@ -1,5 +1,6 @@
 import { type AnswerCache, type CachedAnswer, cacheKey } from './cache.js';
-import type { LlmFailure, LlmFailureCode } from './failure.js';
+import type { Batcher } from './batcher.js';
+import { type LlmFailure, type LlmFailureCode, isRetryable } from './failure.js';
 import type { LlmJob, LlmQueue } from './queue.js';
 import { type UsageMeter, costOf } from './usage.js';
 
@@ -24,6 +25,8 @@ export interface AskRecord {
   notes: string[];
   /** Timing: keep out of compared files. */
   waitedMs: number;
+  /** The part of the answers and tokens above that came through the Batch API (priced at the batch price). */
+  batch?: { answers: number; promptTokens: number; completionTokens: number };
 }
 
 export function emptyRecord(): AskRecord {
@@ -52,6 +55,12 @@ export function addRecord(into: AskRecord, from: AskRecord): AskRecord {
   into.rejections.push(...from.rejections);
   into.notes.push(...from.notes);
   into.waitedMs += from.waitedMs;
+  if (from.batch) {
+    into.batch ??= { answers: 0, promptTokens: 0, completionTokens: 0 };
+    into.batch.answers += from.batch.answers;
+    into.batch.promptTokens += from.batch.promptTokens;
+    into.batch.completionTokens += from.batch.completionTokens;
+  }
   return into;
 }
 
@@ -65,7 +74,11 @@ export interface AnswererOptions {
   maxAttempts: number;
   /** Request parameters that change the answer (max tokens, temperature): part of the cache key. */
   params: Record<string, unknown>;
+  /** Counts an answer's tokens when the server reported no usage. @default characters / 4 */
+  countTokens?: (text: string) => number;
 }
+
+const PENDING: LlmFailure = { code: 'batch_pending', message: 'the request waits for a batch' };
 
 /** Settled questions kept in memory so identical questions of one run pay once even without a cache directory. */
 const MEMORY_ENTRIES = 2000;
@@ -89,11 +102,13 @@ export class Answerer {
     private readonly cache: AnswerCache | null,
     private readonly meter: UsageMeter,
     private readonly options: AnswererOptions,
+    /** The Batch API side, in batch mode: requests are gathered for it, and its answers used before the queue's. */
+    private readonly batcher: Batcher | null = null,
   ) {}
 
   /** Estimated US dollars of what a record paid for; null when the model's price is unknown. */
   costOf(record: AskRecord): number | null {
-    return costOf({ promptTokens: record.promptTokens, completionTokens: record.completionTokens }, this.meter.price);
+    return costOf({ promptTokens: record.promptTokens, completionTokens: record.completionTokens }, this.meter.price, record.batch);
   }
 
   /** The cache key of a job: model, prompt version, parameters and the exact messages sent. */
@@ -104,6 +119,7 @@ export class Answerer {
   async ask<T>(job: LlmJob, promptVersion: string, check: Check<T>): Promise<AskResult<T>> {
     const record = emptyRecord();
     const key = this.keyOf(job, promptVersion);
+    if (this.batcher?.gathering) return this.gather(this.batcher, key, job, check, record);
     const reuse = (settled: Settled | undefined): AskResult<T> | undefined => {
       if (settled === undefined) return undefined;
       if ('rejected' in settled) {
@@ -135,7 +151,7 @@ export class Answerer {
           return reused;
         }
       }
-      const result = await this.fetch(job, check, record);
+      const result = await this.fetch(job, check, record, key);
       let settled: Settled | undefined;
       if (result.ok) settled = { text: result.text, usage: result.usage };
       else if (!result.failure && !result.transient) settled = { rejected: record.rejections.slice() };
@@ -153,6 +169,32 @@ export class Answerer {
     }
   }
 
+  /**
+   * While a batch run gathers its requests: what the cache or the collected batches already answer, else the request
+   * is deferred to the next batch and the step falls back (its output is thrown away). Nothing is cached or counted:
+   * the pass that keeps its output asks again.
+   */
+  private async gather<T>(batcher: Batcher, key: string, job: LlmJob, check: Check<T>, record: AskRecord): Promise<AskResult<T>> {
+    const cached = this.memory.get(key) ?? (await this.cache?.get(key));
+    if (cached) {
+      if ('rejected' in cached) return { ok: false, record };
+      const c = check(cached.text);
+      if (c.ok) return { ok: true, value: c.value, record };
+    }
+    const result = batcher.resultOf(key);
+    if (!result) {
+      batcher.defer(key, job);
+      return { ok: false, failure: PENDING, record };
+    }
+    if (result.ok) {
+      const c = check(result.text);
+      return c.ok ? { ok: true, value: c.value, record } : { ok: false, failure: PENDING, record };
+    }
+    // A refused prompt makes the step ask a smaller one, which goes into the next batch.
+    if (result.failure.code === 'context_length_exceeded') return { ok: false, failure: result.failure, record };
+    return { ok: false, failure: PENDING, record };
+  }
+
   private remember(key: string, settled: Settled): void {
     if (this.memory.size >= MEMORY_ENTRIES) this.memory.delete(this.memory.keys().next().value as string);
     this.memory.set(key, settled);
@@ -162,12 +204,39 @@ export class Answerer {
     job: LlmJob,
     check: Check<T>,
     record: AskRecord,
+    key: string,
   ): Promise<
     { ok: true; value: T; text: string; usage: { promptTokens: number; completionTokens: number } } | { ok: false; failure?: LlmFailure; transient: boolean }
   > {
     // A garbage 2xx may come from a flaky proxy rather than the model: such a rejection is not cached.
     let transient = false;
-    for (let answer = 1; answer <= this.options.maxAttempts; answer++) {
+    let answers = this.options.maxAttempts;
+    const batched = this.batcher?.resultOf(key);
+    if (batched?.ok) {
+      const usage = batched.usage ?? { promptTokens: job.promptTokens, completionTokens: this.countTokens(batched.text) };
+      record.answers++;
+      record.promptTokens += usage.promptTokens;
+      record.completionTokens += usage.completionTokens;
+      record.usageEstimated ||= batched.usage === null;
+      record.batch = { answers: 1, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
+      this.meter.recordAnswer(usage, batched.usage === null, true);
+      const c = check(batched.text);
+      if (c.ok) return { ok: true, value: c.value, text: batched.text, usage };
+      // Rejected: the other answers are asked online, as the queue would have asked them.
+      record.rejections.push(c.reason);
+      answers--;
+    } else if (batched && this.batcher) {
+      const reason = `${batched.reason === 'error' ? 'the batch refused it' : `batch ${batched.reason}`}: ${batched.failure.code}: ${batched.failure.message}`;
+      const askAgain = batched.reason !== 'error' || isRetryable(batched.failure.code) || batched.failure.code === 'bad_response';
+      this.batcher.noteUnanswered(key, reason, askAgain ? 'online' : 'fallback');
+      if (!askAgain) {
+        record.failures.push(batched.failure.code);
+        return { ok: false, failure: batched.failure, transient: true };
+      }
+      record.notes.push(`${reason}; asked once more online`);
+      answers = 1;
+    }
+    for (let answer = 1; answer <= answers; answer++) {
       const out = await this.queue.run(job);
       record.requests += out.attempts;
       record.failures.push(...out.failures);
@@ -190,5 +259,9 @@ export class Answerer {
       record.rejections.push(c.reason);
     }
     return { ok: false, transient };
+  }
+
+  private countTokens(text: string): number {
+    return this.options.countTokens ? this.options.countTokens(text) : Math.ceil(text.length / 4);
   }
 }

@@ -104,6 +104,38 @@ interface CompletionBody {
   usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
 }
 
+/** The body of a chat request as tcompact sends it, online or as a line of a batch. */
+export function chatBody(model: string, request: ChatRequest, maxTokensParam: 'max_tokens' | 'max_completion_tokens'): Record<string, unknown> {
+  const body: Record<string, unknown> = { model, messages: request.messages, [maxTokensParam]: request.maxTokens };
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  return body;
+}
+
+/** Reads a chat completion body (a 2xx answer online, or the `response.body` of a batch output line). */
+export function parseCompletion(data: unknown): Outcome<Omit<ChatAnswer, 'rateLimit'>, LlmFailure> {
+  const parsed = data as CompletionBody | string | null;
+  if (parsed === null || typeof parsed !== 'object' || !Array.isArray(parsed.choices) || parsed.choices.length === 0) {
+    return { ok: false, error: { code: 'bad_response', message: 'the response has no choices' } };
+  }
+  const choice = parsed.choices[0];
+  const content = choice.message?.content;
+  const text = typeof content === 'string' ? content : '';
+  const u = parsed.usage;
+  const usage =
+    u && typeof u.prompt_tokens === 'number' && typeof u.completion_tokens === 'number'
+      ? { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens }
+      : null;
+  const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
+  return { ok: true, value: { text, finishReason, usage } };
+}
+
+/** The failure of a non-2xx answer given as data (a line of a batch's error file), classified as online. */
+export function failureOfStatus(status: number, body: unknown, now: number): LlmFailure {
+  const error = (body as { error?: { message?: unknown } } | null)?.error;
+  const message = typeof error?.message === 'string' ? error.message : `HTTP ${status}`;
+  return fromApiError(APIError.generate(status, (error ?? body ?? undefined) as object | undefined, message, new Headers()), now);
+}
+
 /**
  * A chat client for any OpenAI-compatible endpoint, built on the official SDK with its own retries off
  * (`maxRetries: 0`): the queue owns the retry policy. Each request has its own AbortSignal timeout whose timer is
@@ -131,26 +163,14 @@ export function createOpenAIChatClient(options: ChatClientOptions): ChatClient {
     const onOuterAbort = () => controller.abort();
     outer?.addEventListener('abort', onOuterAbort, { once: true });
     try {
-      const body: Record<string, unknown> = { model: options.model, messages: request.messages, [maxTokensParam]: request.maxTokens };
-      if (request.temperature !== undefined) body.temperature = request.temperature;
+      const body = chatBody(options.model, request, maxTokensParam);
       const { data, response } = await sdk.chat.completions
         .create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal: controller.signal })
         .withResponse();
       const rateLimit = parseRateLimitHeaders(headerGetter(response.headers));
-      const parsed = data as unknown as CompletionBody | string | null;
-      if (parsed === null || typeof parsed !== 'object' || !Array.isArray(parsed.choices) || parsed.choices.length === 0) {
-        return { ok: false, error: { code: 'bad_response', status: response.status, message: 'the response has no choices', rateLimit } };
-      }
-      const choice = parsed.choices[0];
-      const content = choice.message?.content;
-      const text = typeof content === 'string' ? content : '';
-      const u = parsed.usage;
-      const usage =
-        u && typeof u.prompt_tokens === 'number' && typeof u.completion_tokens === 'number'
-          ? { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens }
-          : null;
-      const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
-      return { ok: true, value: { text, finishReason, usage, rateLimit } };
+      const parsed = parseCompletion(data);
+      if (!parsed.ok) return { ok: false, error: { ...parsed.error, status: response.status, rateLimit } };
+      return { ok: true, value: { ...parsed.value, rateLimit } };
     } catch (err) {
       if (timedOut) return { ok: false, error: { code: 'timeout', message: `no answer within ${options.timeoutMs} ms` } };
       if (outer?.aborted) return { ok: false, error: { code: 'aborted', message: 'the run was interrupted' } };

@@ -7,6 +7,11 @@ import { parseConfig } from '../model/parse.js';
  * file has no `llm` section), or from the library (`runPipeline`'s `llm`, `createLlmSession`). What the steps do with
  * it (`focus`, `keepLast`, `remove`) is each step's own config. Every default is here.
  */
+/** The Batch API's limits on one batch: requests, and bytes of its input file. */
+export const MAX_BATCH_REQUESTS = 50_000;
+export const MAX_BATCH_BYTES = 200 * 1024 * 1024;
+export const DEFAULT_BATCH_POLL_SECONDS = 60;
+
 export const LlmOptionsSchema = z.strictObject({
   /** Model name sent to the server (e.g. `gpt-4o-mini`, `qwen2.5:7b`). Without a model no LLM step runs. */
   model: z.string().min(1),
@@ -36,6 +41,25 @@ export const LlmOptionsSchema = z.strictObject({
   priceOut: z.number().nonnegative().optional(),
   /** Directory of the answer cache. @default none (`tcompact run` passes `<out>/llm-cache`) */
   cacheDir: z.string().min(1).optional(),
+  /** US dollars per million prompt tokens answered through the Batch API. @default half of the price in */
+  priceBatchIn: z.number().nonnegative().optional(),
+  /** US dollars per million completion tokens answered through the Batch API. @default half of the price out */
+  priceBatchOut: z.number().nonnegative().optional(),
+  /** Send the requests through the Batch API instead of one by one (`--batch`). @default off */
+  batch: z
+    .strictObject({
+      /** Where the batch journal (`batches.json`) and the downloaded results (`batches/`) are kept (required; `tcompact run` passes DIR). */
+      dir: z.string().min(1).optional(),
+      /** Seconds between two polls of a batch's status (`--batch-poll-seconds`); longer after a failed poll. @default 60 */
+      pollSeconds: z.number().positive().default(DEFAULT_BATCH_POLL_SECONDS),
+      /** Most requests in one batch (the API's limit). @default 50000 */
+      maxRequests: z.number().int().min(1).max(MAX_BATCH_REQUESTS).default(MAX_BATCH_REQUESTS),
+      /** Most bytes of one batch input file (the API's limit). @default 200 MB */
+      maxBytes: z.number().int().min(1024).max(MAX_BATCH_BYTES).default(MAX_BATCH_BYTES),
+      /** Cancel the batches an earlier run left outstanding and answer what they did not through the online queue (`--batch-cancel`). @default false */
+      cancel: z.boolean().default(false),
+    })
+    .optional(),
 });
 
 export type LlmOptions = z.output<typeof LlmOptionsSchema>;

@@ -18,6 +18,7 @@ export const LLM_FAILURE_CODES = {
   bad_response: 'the server answered 2xx with a body that is not a chat completion',
   exceeds_tpm: 'the request alone needs more tokens than the tokens-per-minute limit allows',
   aborted: 'the run was interrupted',
+  batch_pending: 'the request waits for a batch of the Batch API (only while a batch run gathers its requests; never final)',
 } as const;
 
 export type LlmFailureCode = keyof typeof LLM_FAILURE_CODES;

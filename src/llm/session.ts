@@ -1,13 +1,24 @@
+import { TcompactError } from '../errors.js';
+import { getTokenizer } from '../tokens/tokenizer.js';
 import { Answerer } from './answerer.js';
+import { type BatchApi, createBatchApi } from './batch-api.js';
+import { BatchJournal } from './batch-journal.js';
+import { type BatchProgress, type BatchRunReport, Batcher } from './batcher.js';
 import { AnswerCache } from './cache.js';
+import { defaultMaxTokensParam } from './client.js';
+import { systemClock } from './clock.js';
 import { type LlmOptions, type LlmOptionsInput, parseLlmOptions } from './config.js';
 import { type LlmDeps, connectLlm } from './connection.js';
 import type { LlmFailureCode } from './failure.js';
-import { type LlmUsage, UsageMeter, resolvePrice } from './usage.js';
+import { type LlmUsage, UsageMeter, resolvePrice, withBatchPrice } from './usage.js';
 
 export interface LlmSessionDeps extends LlmDeps {
   /** Side-store entries of earlier runs, so a summary of a summary is made from the originals. */
   resolveRef?: (ref: string) => string | undefined;
+  /** Another Batch API than the SDK's (batch mode only). */
+  batchApi?: BatchApi;
+  /** Batch mode: called at every poll while the run waits for its batches. */
+  onBatchProgress?: (progress: BatchProgress) => void;
 }
 
 /** One transcript whose LLM step did not use the model's answer, and why. */
@@ -35,6 +46,8 @@ export interface LlmRunUsage extends LlmUsage {
   fallbacks: { count: number; examples: LlmFallbackEntry[] };
   /** Timing: vary from run to run; keep out of files compared for determinism. */
   timing: { waitedMs: number; longestPauseMs: number };
+  /** Batch mode only: the batches, what they answered, and what was asked again online. */
+  batch?: BatchRunReport;
 }
 
 /** Fallbacks listed in usage(); the count covers all of them. */
@@ -53,6 +66,8 @@ export interface LlmSession {
   readonly params: { maxTokens: number; temperature?: number };
   /** Looks up side-store entries of earlier runs; a step tries its own `ctx.refs` first. */
   readonly resolveRef?: (ref: string) => string | undefined;
+  /** Batch mode (`options.batch`): gathers requests into batches, waits for them, and answers from their results. */
+  readonly batcher?: Batcher;
   /** A step records here each transcript whose answer it could not use. */
   noteFallback(entry: LlmFallbackEntry): void;
   usage(): LlmRunUsage;
@@ -66,11 +81,17 @@ export async function createLlmSession(input: LlmOptionsInput, deps: LlmSessionD
   const { queue, limiter, inputBudget, temperature } = connectLlm(options, deps);
   const cache = options.cacheDir ? new AnswerCache(options.cacheDir) : null;
   await cache?.removeStaleTemps();
-  const meter = new UsageMeter(options.model, resolvePrice(options.model, options.priceIn, options.priceOut));
-  const answerer = new Answerer(queue, cache, meter, {
-    maxAttempts: options.maxAttempts,
-    params: { maxTokens: options.maxTokens, temperature: temperature ?? null },
-  });
+  const listPrice = resolvePrice(options.model, options.priceIn, options.priceOut);
+  const meter = new UsageMeter(options.model, options.batch ? withBatchPrice(listPrice, options.priceBatchIn, options.priceBatchOut) : listPrice);
+  const tokenizer = getTokenizer('o200k_base');
+  const batcher = options.batch ? await createBatcher(options, deps) : null;
+  const answerer = new Answerer(
+    queue,
+    cache,
+    meter,
+    { maxAttempts: options.maxAttempts, params: { maxTokens: options.maxTokens, temperature: temperature ?? null }, countTokens: (t) => tokenizer.count(t) },
+    batcher,
+  );
   const fallbacks: LlmFallbackEntry[] = [];
   return {
     options,
@@ -78,7 +99,11 @@ export async function createLlmSession(input: LlmOptionsInput, deps: LlmSessionD
     inputBudget,
     params: temperature === undefined ? { maxTokens: options.maxTokens } : { maxTokens: options.maxTokens, temperature },
     ...(deps.resolveRef ? { resolveRef: deps.resolveRef } : {}),
-    noteFallback: (entry) => fallbacks.push(entry),
+    ...(batcher ? { batcher } : {}),
+    // A pass that only gathers a batch's requests falls back everywhere and is thrown away: its fallbacks are not real.
+    noteFallback: (entry) => {
+      if (!batcher?.gathering) fallbacks.push(entry);
+    },
     usage() {
       const q = queue.stats();
       const l = limiter.stats();
@@ -92,12 +117,38 @@ export async function createLlmSession(input: LlmOptionsInput, deps: LlmSessionD
         // Jobs finish in any order: sorted, so the report does not depend on timing.
         fallbacks: { count: fallbacks.length, examples: [...fallbacks].sort(byIdThenStrategy).slice(0, MAX_FALLBACK_EXAMPLES) },
         timing: { waitedMs: l.waitedMs, longestPauseMs: l.longestPauseMs },
+        ...(batcher ? { batch: batcher.report() } : {}),
       };
     },
     async close() {
       queue.close();
     },
   };
+}
+
+/** The Batch API side of validated options with `batch` set: its journal read, its collected results loaded. */
+export async function createBatcher(options: LlmOptions, deps: Pick<LlmSessionDeps, 'batchApi' | 'onBatchProgress' | 'env' | 'clock'> = {}): Promise<Batcher> {
+  const batch = options.batch as NonNullable<LlmOptions['batch']>;
+  if (!batch.dir) throw new TcompactError('E_CONFIG', 'llm.batch.dir: the folder of the batch journal is required');
+  const env = deps.env ?? process.env;
+  const api =
+    deps.batchApi ??
+    createBatchApi({
+      baseURL: options.baseURL ?? (env.OPENAI_BASE_URL || undefined),
+      apiKey: options.apiKey ?? (env.OPENAI_API_KEY || undefined),
+      timeoutMs: options.timeoutMs,
+    });
+  const batcher = new Batcher(api, await BatchJournal.open(batch.dir), {
+    model: options.model,
+    maxTokensParam: defaultMaxTokensParam(options.model),
+    pollMs: batch.pollSeconds * 1000,
+    maxRequests: batch.maxRequests,
+    maxBytes: batch.maxBytes,
+    clock: deps.clock ?? systemClock,
+    ...(deps.onBatchProgress ? { onProgress: deps.onBatchProgress } : {}),
+  });
+  await batcher.open();
+  return batcher;
 }
 
 function byIdThenStrategy(a: LlmFallbackEntry, b: LlmFallbackEntry): number {

@@ -6,6 +6,17 @@ export interface Price {
   inPerMillion: number;
   outPerMillion: number;
   source: 'config' | 'gpt-tokenizer';
+  /** Batch API prices (set in batch mode): `--price-batch-in/out`, else half the prices above. */
+  batch?: { inPerMillion: number; outPerMillion: number };
+}
+
+/** The Batch API costs half the list price. */
+export const BATCH_DISCOUNT = 0.5;
+
+/** Adds the Batch API prices to a price: the configured ones, else half the list price. */
+export function withBatchPrice(price: Price | null, batchIn?: number, batchOut?: number): Price | null {
+  if (!price) return null;
+  return { ...price, batch: { inPerMillion: batchIn ?? price.inPerMillion * BATCH_DISCOUNT, outPerMillion: batchOut ?? price.outPerMillion * BATCH_DISCOUNT } };
 }
 
 /** priceIn/priceOut from the config win; otherwise gpt-tokenizer's table; otherwise no price (cost is null). */
@@ -20,9 +31,18 @@ export function resolvePrice(model: string, priceIn?: number, priceOut?: number)
   return known ? { inPerMillion: known.input, outPerMillion: known.output, source: 'gpt-tokenizer' } : null;
 }
 
-export function costOf(usage: ChatUsage, price: Price | null): number | null {
+/** The cost of `usage`, of which `batched` (included in it) was answered through the Batch API at its price. */
+export function costOf(usage: ChatUsage, price: Price | null, batched?: ChatUsage): number | null {
   if (!price) return null;
-  return (usage.promptTokens * price.inPerMillion + usage.completionTokens * price.outPerMillion) / 1e6;
+  const b = batched ?? { promptTokens: 0, completionTokens: 0 };
+  const batchPrice = price.batch ?? { inPerMillion: price.inPerMillion, outPerMillion: price.outPerMillion };
+  return (
+    ((usage.promptTokens - b.promptTokens) * price.inPerMillion +
+      (usage.completionTokens - b.completionTokens) * price.outPerMillion +
+      b.promptTokens * batchPrice.inPerMillion +
+      b.completionTokens * batchPrice.outPerMillion) /
+    1e6
+  );
 }
 
 /** Usage of a run or of one transcript: what was paid (cache hits cost nothing) and what the cache saved. */
@@ -48,13 +68,19 @@ export class UsageMeter {
   private promptTokens = 0;
   private completionTokens = 0;
   private estimated = false;
+  private readonly batched: ChatUsage = { promptTokens: 0, completionTokens: 0 };
 
   constructor(
     readonly model: string,
     readonly price: Price | null,
   ) {}
 
-  recordAnswer(usage: ChatUsage, estimated: boolean): void {
+  /** `batch`: the answer came through the Batch API (priced at the batch price). */
+  recordAnswer(usage: ChatUsage, estimated: boolean, batch = false): void {
+    if (batch) {
+      this.batched.promptTokens += usage.promptTokens;
+      this.batched.completionTokens += usage.completionTokens;
+    }
     this.answers++;
     this.promptTokens += usage.promptTokens;
     this.completionTokens += usage.completionTokens;
@@ -82,7 +108,7 @@ export class UsageMeter {
       promptTokens: this.promptTokens,
       completionTokens: this.completionTokens,
       totalTokens: this.promptTokens + this.completionTokens,
-      costUsd: costOf(usage, this.price),
+      costUsd: costOf(usage, this.price, this.batched),
       price: this.price,
       estimated: this.estimated,
     };

@@ -6,6 +6,8 @@ export interface ProgressSnapshot {
   errors: number;
   /** Worker processes seen, in a distributed run. */
   workersSeen?: number;
+  /** Shown at the end of the line, e.g. the state of the batches a batch run waits for. */
+  note?: string;
 }
 
 export interface ProgressStream {
@@ -82,6 +84,7 @@ export function formatProgress(s: ProgressSnapshot, elapsedMs: number): string {
     `${s.tokensSaved.toLocaleString('en-US')} tokens saved`,
     `${s.errors} errors`,
     ...(s.workersSeen === undefined ? [] : [`${s.workersSeen} workers`]),
+    ...(s.note === undefined ? [] : [s.note]),
   ].join(', ');
 }
 

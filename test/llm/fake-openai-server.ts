@@ -64,12 +64,59 @@ export interface FakeServerOptions {
   tangents?: (turns: number, body: ChatBody) => { turn: number; reason: string }[];
   /** Leave `usage` out of answers (as some local servers do). */
   omitUsage?: boolean;
+  /** Faults of the Batch API, by batch (see {@link BatchFault}); batches after them run normally. */
+  batchFaults?: BatchFault[];
+  /** Decides the fault of each line of a batch (a non-2xx fault goes to the error file); default `ok`. */
+  batchLineScript?: (line: { batch: number; line: number; customId: string; body: ChatBody }) => Fault | undefined;
+  /** Port on 127.0.0.1. @default 0 (any free port) */
+  port?: number;
+  /** Called when a batch is created (a kill test signals the client from here). */
+  onBatchCreated?: (batch: FakeBatch) => void;
+}
+
+/** How one batch ends; the status always moves validating, in_progress, finalizing, then the end, one step per poll. */
+export type BatchFault =
+  | { kind: 'none' }
+  /** Validation fails: status `failed` with an error, no output. */
+  | { kind: 'failed'; message?: string }
+  /** Only the first `answered` lines are processed; the batch ends as `expired`. */
+  | { kind: 'expired'; answered: number }
+  /** The first `count` polls of the batch answer this 5xx status. */
+  | { kind: 'poll_errors'; count: number; status?: number };
+
+export interface FakeBatch {
+  id: string;
+  index: number;
+  inputFileId: string;
+  endpoint: string;
+  completionWindow: string;
+  metadata: Record<string, string> | null;
+  status: 'validating' | 'failed' | 'in_progress' | 'finalizing' | 'completed' | 'expired' | 'cancelling' | 'cancelled';
+  /** The input lines, as uploaded. */
+  lines: { custom_id: string; method: string; url: string; body: ChatBody }[];
+  outputFileId: string | null;
+  errorFileId: string | null;
+  counts: { total: number; completed: number; failed: number };
+  /** GET /v1/batches/:id calls so far, failed ones included. */
+  polls: number;
+}
+
+export interface FakeFile {
+  id: string;
+  purpose: string;
+  filename: string;
+  content: Buffer;
 }
 
 export interface FakeServer {
   /** Base URL for the OpenAI SDK, ending in /v1. */
   baseURL: string;
+  /** Chat requests answered online (batch lines are not in it). */
   requests: RecordedRequest[];
+  /** Batches created, in order. */
+  batches: FakeBatch[];
+  /** Files uploaded or produced, by id. */
+  files: Map<string, FakeFile>;
   close(): Promise<void>;
 }
 
@@ -145,13 +192,17 @@ function promptTokensOf(body: ChatBody): number {
   return n;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBodyBytes(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBodyBytes(req)).toString('utf8');
 }
 
 export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<FakeServer> {
@@ -164,7 +215,7 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
     res.end(text);
   }
 
-  function completion(body: ChatBody, content: string, index: number, record: RecordedRequest): unknown {
+  function completion(body: ChatBody, content: string, index: number, record: Pick<RecordedRequest, 'usage'>): unknown {
     const out: Record<string, unknown> = {
       id: `chatcmpl-fake-${index}`,
       object: 'chat.completion',
@@ -181,26 +232,16 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
     return out;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '').split('?')[0];
-    if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/chat/completions')) {
-      send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error', code: null } });
-      return;
-    }
-    const raw = await readBody(req);
-    const body = JSON.parse(raw) as ChatBody;
-    const index = requests.length;
+  interface Reply {
+    status: number;
+    payload: unknown;
+    headers?: Record<string, string>;
+    contentType?: string;
+  }
+
+  /** The answer to one chat request under a fault: the same for an online request and a batch line. */
+  function answer(body: ChatBody, fault: Fault, index: number, record: Pick<RecordedRequest, 'usage'>, headers: Record<string, string>): Reply | 'hang' {
     const promptChars = body.messages.reduce((n, m) => n + m.content.length, 0);
-    const base = { index, at: Date.now(), path, body, promptChars };
-    let fault: Fault = options.script?.(base) ?? options.faults?.[index] ?? { kind: 'ok' };
-    if (fault.kind === 'ok' && options.maxPromptChars !== undefined && promptChars > options.maxPromptChars) fault = { kind: 'context_length_exceeded' };
-    const record: RecordedRequest = { ...base, fault: fault.kind };
-    requests.push(record);
-    const headers = options.headers?.(index) ?? {};
-    const reply = (status: number, payload: unknown, replyHeaders: Record<string, string> = {}, contentType?: string): void => {
-      send(res, status, payload, replyHeaders, contentType);
-      record.answeredAt = Date.now();
-    };
     switch (fault.kind) {
       case 'ok': {
         let content: string;
@@ -210,50 +251,267 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
         } else {
           content = deterministicSummary(body);
         }
-        reply(200, completion(body, content, index, record), headers);
-        return;
+        return { status: 200, payload: completion(body, content, index, record), headers };
       }
       case 'text':
-        reply(200, completion(body, fault.text, index, record), headers);
-        return;
+        return { status: 200, payload: completion(body, fault.text, index, record), headers };
       case 'empty':
-        reply(200, completion(body, '', index, record), headers);
-        return;
+        return { status: 200, payload: completion(body, '', index, record), headers };
       case 'malformed':
-        reply(200, completion(body, 'Here is a short summary: the user asked for things and the agent did them.', index, record), headers);
-        return;
+        return {
+          status: 200,
+          payload: completion(body, 'Here is a short summary: the user asked for things and the agent did them.', index, record),
+          headers,
+        };
       case 'garbage':
-        reply(200, fault.body ?? '<html>502 Bad Gateway</html>', headers, fault.contentType ?? 'text/plain');
-        return;
+        return { status: 200, payload: fault.body ?? '<html>502 Bad Gateway</html>', headers, contentType: fault.contentType ?? 'text/plain' };
       case 'rate_limit': {
         const h: Record<string, string> = { ...headers };
         if (fault.retryAfter !== undefined) h['retry-after'] = fault.retryAfter;
         if (fault.retryAfterMs !== undefined) h['retry-after-ms'] = fault.retryAfterMs;
-        reply(429, { error: { message: 'Rate limit reached for requests', type: 'requests', code: fault.code ?? 'rate_limit_exceeded' } }, h);
-        return;
+        return {
+          status: 429,
+          payload: { error: { message: 'Rate limit reached for requests', type: 'requests', code: fault.code ?? 'rate_limit_exceeded' } },
+          headers: h,
+        };
       }
       case 'status':
-        reply(
-          fault.status,
-          { error: { message: `injected status ${fault.status}`, type: 'server_error', code: fault.code ?? null } },
-          { ...headers, ...fault.headers },
-        );
-        return;
+        return {
+          status: fault.status,
+          payload: { error: { message: `injected status ${fault.status}`, type: 'server_error', code: fault.code ?? null } },
+          headers: { ...headers, ...fault.headers },
+        };
       case 'context_length_exceeded':
-        reply(400, {
-          error: {
-            message: `This model's maximum context length is exceeded: your messages hold ${promptChars} characters.`,
-            type: 'invalid_request_error',
-            param: 'messages',
-            code: 'context_length_exceeded',
+        return {
+          status: 400,
+          payload: {
+            error: {
+              message: `This model's maximum context length is exceeded: your messages hold ${promptChars} characters.`,
+              type: 'invalid_request_error',
+              param: 'messages',
+              code: 'context_length_exceeded',
+            },
           },
-        });
-        return;
+        };
       case 'hang':
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
+        return 'hang';
+    }
+  }
+
+  async function handleChat(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const raw = await readBody(req);
+    const body = JSON.parse(raw) as ChatBody;
+    const index = requests.length;
+    const promptChars = body.messages.reduce((n, m) => n + m.content.length, 0);
+    const base = { index, at: Date.now(), path, body, promptChars };
+    let fault: Fault = options.script?.(base) ?? options.faults?.[index] ?? { kind: 'ok' };
+    if (fault.kind === 'ok' && options.maxPromptChars !== undefined && promptChars > options.maxPromptChars) fault = { kind: 'context_length_exceeded' };
+    const record: RecordedRequest = { ...base, fault: fault.kind };
+    requests.push(record);
+    const reply = answer(body, fault, index, record, options.headers?.(index) ?? {});
+    if (reply === 'hang') {
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return;
+    }
+    send(res, reply.status, reply.payload, reply.headers, reply.contentType);
+    record.answeredAt = Date.now();
+  }
+
+  /* ---------- the Batch API ---------- */
+
+  const batches: FakeBatch[] = [];
+  const files = new Map<string, FakeFile>();
+  let batchLinesSeen = 0;
+
+  function addFile(purpose: string, filename: string, content: Buffer): FakeFile {
+    const file = { id: `file-fake-${files.size + 1}`, purpose, filename, content };
+    files.set(file.id, file);
+    return file;
+  }
+
+  function fileObject(f: FakeFile): unknown {
+    return { id: f.id, object: 'file', bytes: f.content.length, created_at: 0, filename: f.filename, purpose: f.purpose, status: 'processed' };
+  }
+
+  function batchObject(b: FakeBatch): unknown {
+    const fault = options.batchFaults?.[b.index];
+    return {
+      id: b.id,
+      object: 'batch',
+      endpoint: b.endpoint,
+      input_file_id: b.inputFileId,
+      completion_window: b.completionWindow,
+      status: b.status,
+      created_at: 0,
+      output_file_id: b.outputFileId,
+      error_file_id: b.errorFileId,
+      errors:
+        b.status === 'failed'
+          ? {
+              object: 'list',
+              data: [{ code: 'invalid_request', message: fault?.kind === 'failed' ? (fault.message ?? 'injected failure') : 'failed', line: null }],
+            }
+          : null,
+      request_counts: b.counts,
+      metadata: b.metadata,
+    };
+  }
+
+  /** Answers the batch's lines (the first `limit` of them) into an output and an error file. */
+  function processBatch(b: FakeBatch, limit: number): void {
+    const out: string[] = [];
+    const errors: string[] = [];
+    for (let i = 0; i < Math.min(limit, b.lines.length); i++) {
+      const line = b.lines[i];
+      const fault = options.batchLineScript?.({ batch: b.index, line: i, customId: line.custom_id, body: line.body }) ?? { kind: 'ok' };
+      const promptChars = line.body.messages.reduce((n, m) => n + m.content.length, 0);
+      const effective: Fault =
+        fault.kind === 'ok' && options.maxPromptChars !== undefined && promptChars > options.maxPromptChars ? { kind: 'context_length_exceeded' } : fault;
+      const reply = answer(line.body, effective.kind === 'hang' ? { kind: 'status', status: 500 } : effective, batchLinesSeen++, {}, {});
+      if (reply === 'hang') continue;
+      const response = { status_code: reply.status, request_id: `req-fake-${b.index}-${i}`, body: reply.payload };
+      const entry = JSON.stringify({ id: `batch_req_${b.index}_${i}`, custom_id: line.custom_id, response, error: null });
+      if (reply.status >= 200 && reply.status < 300) {
+        out.push(entry);
+        b.counts.completed++;
+      } else {
+        errors.push(entry);
+        b.counts.failed++;
+      }
+    }
+    if (out.length > 0) b.outputFileId = addFile('batch_output', `${b.id}_output.jsonl`, Buffer.from(out.map((l) => `${l}\n`).join(''))).id;
+    if (errors.length > 0) b.errorFileId = addFile('batch_output', `${b.id}_error.jsonl`, Buffer.from(errors.map((l) => `${l}\n`).join(''))).id;
+  }
+
+  /** One poll: the status moves one step (validating, in_progress, finalizing, then how the batch ends). */
+  function advance(b: FakeBatch): void {
+    const fault = options.batchFaults?.[b.index] ?? { kind: 'none' };
+    switch (b.status) {
+      case 'validating':
+        if (fault.kind === 'failed') b.status = 'failed';
+        else b.status = 'in_progress';
+        return;
+      case 'in_progress':
+        if (fault.kind === 'expired') {
+          processBatch(b, fault.answered);
+          b.status = 'expired';
+        } else b.status = 'finalizing';
+        return;
+      case 'finalizing':
+        processBatch(b, b.lines.length);
+        b.status = 'completed';
+        return;
+      case 'cancelling':
+        b.status = 'cancelled';
+        return;
+      default:
         return;
     }
+  }
+
+  async function handleBatchApi(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+    const method = req.method ?? 'GET';
+    const notFound = (what: string) => send(res, 404, { error: { message: `no such ${what}`, type: 'invalid_request_error', code: null } });
+    if (method === 'POST' && path === '/v1/files') {
+      const raw = await readBodyBytes(req);
+      const form = await new Request('http://fake/v1/files', {
+        method: 'POST',
+        headers: { 'content-type': req.headers['content-type'] ?? '' },
+        body: new Uint8Array(raw),
+      }).formData();
+      const upload = form.get('file');
+      if (!upload || typeof upload === 'string') {
+        send(res, 400, { error: { message: 'no file', type: 'invalid_request_error', code: null } });
+        return true;
+      }
+      const file = addFile(String(form.get('purpose') ?? ''), upload.name, Buffer.from(await upload.arrayBuffer()));
+      send(res, 200, fileObject(file));
+      return true;
+    }
+    let m = /^\/v1\/files\/([^/]+)(\/content)?$/.exec(path);
+    if (m && method === 'GET') {
+      const file = files.get(m[1]);
+      if (!file) notFound('file');
+      else if (m[2]) send(res, 200, file.content.toString('utf8'), {}, 'application/octet-stream');
+      else send(res, 200, fileObject(file));
+      return true;
+    }
+    if (path === '/v1/batches' && method === 'POST') {
+      const body = JSON.parse((await readBodyBytes(req)).toString('utf8')) as {
+        input_file_id: string;
+        endpoint: string;
+        completion_window: string;
+        metadata?: Record<string, string>;
+      };
+      const input = files.get(body.input_file_id);
+      if (!input) {
+        notFound('file');
+        return true;
+      }
+      const lines = input.content
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as FakeBatch['lines'][number]);
+      const batch: FakeBatch = {
+        id: `batch_fake_${batches.length + 1}`,
+        index: batches.length,
+        inputFileId: input.id,
+        endpoint: body.endpoint,
+        completionWindow: body.completion_window,
+        metadata: body.metadata ?? null,
+        status: 'validating',
+        lines,
+        outputFileId: null,
+        errorFileId: null,
+        counts: { total: lines.length, completed: 0, failed: 0 },
+        polls: 0,
+      };
+      batches.push(batch);
+      send(res, 200, batchObject(batch));
+      options.onBatchCreated?.(batch);
+      return true;
+    }
+    if (path === '/v1/batches' && method === 'GET') {
+      send(res, 200, { object: 'list', data: [...batches].reverse().map(batchObject), first_id: null, last_id: null, has_more: false });
+      return true;
+    }
+    m = /^\/v1\/batches\/([^/]+)(\/cancel)?$/.exec(path);
+    if (m) {
+      const batch = batches.find((b) => b.id === m?.[1]);
+      if (!batch) {
+        notFound('batch');
+        return true;
+      }
+      if (m[2] && method === 'POST') {
+        if (['validating', 'in_progress', 'finalizing'].includes(batch.status)) batch.status = 'cancelling';
+        send(res, 200, batchObject(batch));
+        return true;
+      }
+      if (method === 'GET') {
+        batch.polls++;
+        const fault = options.batchFaults?.[batch.index];
+        if (fault?.kind === 'poll_errors' && batch.polls <= fault.count) {
+          send(res, fault.status ?? 503, { error: { message: 'injected poll failure', type: 'server_error', code: null } });
+          return true;
+        }
+        advance(batch);
+        send(res, 200, batchObject(batch));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
+      await handleChat(req, res, path);
+      return;
+    }
+    if (await handleBatchApi(req, res, path)) return;
+    send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error', code: null } });
   }
 
   const server = createServer((req, res) => {
@@ -261,11 +519,13 @@ export async function startFakeOpenAI(options: FakeServerOptions = {}): Promise<
       if (!res.headersSent) send(res, 500, { error: { message: String(err), type: 'server_error', code: null } });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    batches,
+    files,
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();

@@ -17,7 +17,10 @@ import { type Command, intOption, parseCommandArgs, requireInputs } from '../com
 import { loadCompactConfig, tailFlagOverrides } from '../config-file.js';
 import { EXIT } from '../exit-codes.js';
 import { createLlmSession } from '../../llm/session.js';
-import { LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
+import { BATCH_FLAGS_HELP, BATCH_FLAG_SPECS, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
+import type { Batcher } from '../../llm/batcher.js';
+import type { LlmSession } from '../../llm/session.js';
+import type { InputItem } from '../../formats/types.js';
 import { InputTally } from './_eval-options.js';
 import type { Transcript } from '../../model/transcript.js';
 import { restoreSources } from './restore.js';
@@ -44,6 +47,11 @@ function judgeOptions(values: Record<string, string | boolean | string[] | undef
   if (str('rpm') !== undefined) options.rpm = intOption('rpm', str('rpm'), 0, 1);
   if (str('tpm') !== undefined) options.tpm = intOption('tpm', str('tpm'), 0, 1);
   return options;
+}
+
+/** Where the batches of `--batch` are journaled in DIR: one folder per model and one for the judge. */
+function batchDir(out: string, who: string): string {
+  return join(out, 'llm-batches', who.replace(/[^\w.-]+/g, '_'));
 }
 
 export const evalCommand: Command = {
@@ -91,7 +99,11 @@ Options:
   --price-in X, --price-out X   US dollars per million prompt / completion tokens of --model
   --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
   --from FORMAT          force the input format instead of detecting it
-  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})`,
+  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
+
+${BATCH_FLAGS_HELP}
+  With --batch, the questions of --model and --judge go through batches journaled in DIR/llm-batches/: the
+  summaries' first, then the judge's about the compacted contexts; what a batch does not answer is asked online.`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('eval', argv, {
       out: { type: 'string' },
@@ -118,6 +130,7 @@ Options:
       tokenizer: { type: 'string' },
       from: { type: 'string' },
       'max-line-bytes': { type: 'string' },
+      ...BATCH_FLAG_SPECS,
     });
     const compacted = values.compacted === undefined ? undefined : await restoreSources(values.compacted);
     if (compacted && positionals.length > 0) throw new TcompactError('E_USAGE', 'eval: give either inputs or --compacted PATH, not both');
@@ -127,7 +140,11 @@ Options:
     const given = compacted ? compactedRowName(await compactedBy(values.compacted as string)) : undefined;
     const tokenizer = getTokenizer(parseTokenizer(values.tokenizer));
     // The judge's flags (--llm, --llm-concurrency, --rpm, --tpm) are valid without --model; the model's need it.
-    const models = values.model === undefined ? [] : llmOptionsFromFlags('eval', values, { multiple: true });
+    if (values.batch && values.model === undefined && values.judge === undefined)
+      throw new TcompactError('E_USAGE', 'eval: --batch needs --model NAME or --judge MODEL (nothing else asks a model)');
+    const models = (values.model === undefined ? [] : llmOptionsFromFlags('eval', values, { multiple: true })).map((m) =>
+      m.batch ? { ...m, batch: { ...m.batch, dir: batchDir(values.out as string, `model-${m.model}`) } } : m,
+    );
     for (const flag of ['llm-window', 'focus', 'price-in', 'price-out'] as const) {
       if (models.length === 0 && values[flag] !== undefined) throw new TcompactError('E_USAGE', `eval: --${flag} needs --model NAME`);
     }
@@ -138,11 +155,26 @@ Options:
       options: llmStepOptionsFromFlags(values),
     });
     const { strategies: _ignored, tokenizer: _tok, ...shared } = config;
-    const judge = values.judge === undefined ? undefined : new Judge(judgeOptions(values));
+    const judgeInput = (): JudgeOptionsInput | undefined => {
+      if (values.judge === undefined) return undefined;
+      const options = judgeOptions(values);
+      if (!values.batch) return options;
+      const pollSeconds = values['batch-poll-seconds'] === undefined ? undefined : Number(values['batch-poll-seconds']);
+      return { ...options, batch: { dir: batchDir(values.out as string, 'judge'), ...(pollSeconds === undefined ? {} : { pollSeconds }) } };
+    };
+    const judge = judgeInput() === undefined ? undefined : await Judge.create(judgeInput() as JudgeOptionsInput);
     const judgeLimit = values['judge-limit'] === undefined ? undefined : intOption('judge-limit', values['judge-limit'], 0, 1);
     const llm = await Promise.all(models.map((m) => createLlmSession(m)));
-    const evaluation = new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'], judge, judgeLimit, llm, given });
+    const evaluationOf = (withJudge: Judge | undefined) =>
+      new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'], judge: withJudge, judgeLimit, llm, given });
+    const evaluation = evaluationOf(judge);
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
+    const readItems = (): AsyncIterable<InputItem> =>
+      compacted ? readCompactedArchive(compacted, { maxLineBytes }) : readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) });
+    if (values.batch) {
+      const gatherJudge = judge?.batchSide ? await Judge.create(judgeInput() as JudgeOptionsInput, {}, judge.batchSide) : undefined;
+      await gatherBatches(io, llm, gatherJudge, evaluationOf, readItems);
+    }
     const tally = new InputTally(io);
     let lost: AtomicFile;
     try {
@@ -152,8 +184,7 @@ Options:
       throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
     }
     try {
-      const items = compacted ? readCompactedArchive(compacted, { maxLineBytes }) : readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) });
-      for await (const item of items) {
+      for await (const item of readItems()) {
         if (!tally.accept(item)) continue;
         let lines = '';
         for (const l of await evaluation.add(item.transcript, item, (item as { compacted?: Transcript }).compacted)) lines += `${JSON.stringify(l)}\n`;
@@ -200,3 +231,46 @@ Options:
     return tally.nothingYielded('eval', inputs) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 };
+
+/**
+ * The Batch API passes of `eval --batch`, before the pass that counts: one over the inputs gathers the requests of the
+ * LLM steps into batches and waits for them; then one gathers the judge's questions about the contexts those answers
+ * compacted (asking them earlier would pay for contexts of the fallback). Ctrl-C while waiting stops eval; the batches
+ * keep running, and the same command picks them up (they are journaled in DIR/llm-batches/).
+ */
+async function gatherBatches(
+  io: { stderr: { write(s: string): unknown } },
+  llm: readonly LlmSession[],
+  judge: Judge | undefined,
+  evaluationOf: (judge: Judge | undefined) => Evaluation,
+  readItems: () => AsyncIterable<InputItem>,
+): Promise<void> {
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  const models = llm.flatMap((s) => (s.batcher ? [s.batcher] : []));
+  const pass = async (batchers: readonly Batcher[], withJudge: Judge | undefined): Promise<void> => {
+    for (const b of models) b.gathering = true;
+    if (withJudge?.batchSide) withJudge.batchSide.gathering = true;
+    try {
+      const evaluation = evaluationOf(withJudge);
+      for await (const item of readItems())
+        if (item.kind === 'transcript') await evaluation.add(item.transcript, item, (item as { compacted?: Transcript }).compacted);
+    } finally {
+      for (const b of models) b.gathering = false;
+      if (withJudge?.batchSide) withJudge.batchSide.gathering = false;
+    }
+    for (const b of batchers) {
+      const sent = await b.submit();
+      if (sent > 0) io.stderr.write(`eval: ${sent} requests sent as batches; waiting for them\n`);
+      if (!(await b.settle(stop.signal)))
+        throw new TcompactError('E_LLM', 'eval: interrupted while waiting for batches; they keep running, run the same command again to pick them up');
+    }
+  };
+  try {
+    if (models.length > 0) await pass(models, undefined);
+    if (judge?.batchSide) await pass([judge.batchSide], judge);
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
+}

@@ -11,7 +11,9 @@ import { createProgress } from '../../report/progress.js';
 import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
-import { LLM_FLAGS_HELP, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
+import { BATCH_FLAGS_HELP, BATCH_FLAG_SPECS, LLM_FLAGS_HELP, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
+import type { BatchProgress } from '../../llm/batcher.js';
+import type { RunProgress } from '../../pipeline/coordinator/run-options.js';
 import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFormat } from './stats.js';
@@ -52,6 +54,9 @@ Options:
 ${LLM_FLAGS_HELP}
   (workers never call the network: the LLM steps run on the main thread)
 
+${BATCH_FLAGS_HELP}
+  Ctrl-C while waiting leaves the batches running; --resume picks them up and never sends a request twice.
+
 Ctrl-C stops reading, lets the shards in flight finish and commit, and exits with 130; a second Ctrl-C drops
 them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or output could not be written,
 2 usage or config error, 3 resume refused (input or config changed), 130 interrupted.`,
@@ -76,6 +81,7 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       quiet: { type: 'boolean' },
       queue: { type: 'string' },
       ...LLM_FLAG_SPECS,
+      ...BATCH_FLAG_SPECS,
     });
     const inputs = requireInputs('run', positionals);
     if (values.out === undefined) throw new TcompactError('E_USAGE', "run: --out DIR is required (see 'tcompact run --help')");
@@ -103,6 +109,12 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     const progress = createProgress(io.stderr, { quiet: values.quiet === true });
+    let lastProgress: RunProgress = { bytesDone: 0, bytesTotal: 0, transcripts: 0, tokensSaved: 0, errors: 0, shardsDone: 0 };
+    let note: string | undefined;
+    const showProgress = (p: RunProgress): void => {
+      lastProgress = p;
+      progress.update(note === undefined ? p : { ...p, note });
+    };
     try {
       const outcome = await runPipeline(
         {
@@ -117,7 +129,11 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
           shardBytes,
           stop: stop.signal,
           abort: abort.signal,
-          onProgress: (p) => progress.update(p),
+          onProgress: showProgress,
+          onBatchProgress: (b) => {
+            note = batchNote(b);
+            showProgress(lastProgress);
+          },
           llm,
           queue,
         },
@@ -125,6 +141,8 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       );
       progress.stop();
       if (outcome.status === 'interrupted') {
+        if (llm?.batch)
+          io.stderr.write(`tcompact run: the batches keep running on the server (see ${join(outcome.outDir, 'batches.json')}); --resume picks them up\n`);
         io.stderr.write(
           `tcompact run: stopped with ${outcome.committedShards} shards committed in ${outcome.outDir}; run the same command with --resume to finish\n`,
         );
@@ -139,6 +157,12 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
         const u = r.llm;
         io.stdout.write(
           `llm: ${u.requests} requests, ${u.promptTokens} prompt + ${u.completionTokens} completion tokens${u.costUsd === null ? '' : `, $${u.costUsd.toFixed(4)}`}, ${u.fallbacks.count} transcripts fell back\n`,
+        );
+      }
+      if (r.llm?.batch) {
+        const b = r.llm.batch;
+        io.stdout.write(
+          `batch: ${b.batches} batches, ${b.requests} requests: ${b.completed} answered, ${b.failed} failed, ${b.expired} expired or cancelled, ${b.retriedOnline} asked again online\n`,
         );
       }
       if (r.lines.failed > 0) io.stdout.write(`errors: ${join(outcome.outDir, 'errors.jsonl')}\n`);
@@ -162,3 +186,8 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
     }
   },
 };
+
+/** `batches: batch_abc in_progress 120/400 (2 failed)`, one part per batch. */
+function batchNote(p: BatchProgress): string {
+  return `batches: ${p.batches.map((b) => `${b.id} ${b.status} ${b.completed + b.failed}/${b.requests}${b.failed > 0 ? ` (${b.failed} failed)` : ''}`).join('; ')}`;
+}

@@ -11,6 +11,17 @@ import { getTokenizer } from '../../tokens/tokenizer.js';
 import { encodeShardOutput, sectionTexts } from '../shard/encoding.js';
 import type { ShardHook } from './shard-hook.js';
 
+/** One transcript's new side-store entries; lookups fall through to the shard's side store. */
+class TranscriptRefs extends RefSink {
+  constructor(private readonly shard: RefSink) {
+    super();
+  }
+
+  override get(ref: string): string | undefined {
+    return super.get(ref) ?? this.shard.get(ref);
+  }
+}
+
 /** The first async step of a pipeline, or undefined when it has none (then every step runs in the workers). */
 export function firstAsyncStep(steps: readonly PipelineStep[]): PipelineStep | undefined {
   return steps.find((s) => s.strategy.async);
@@ -46,9 +57,12 @@ export function createAsyncStage(options: AsyncStageOptions): ShardHook {
       sink.entries.set(ref, data);
     }
     const known = new Set(sink.entries.keys());
-    const ctx: AsyncStrategyContext = { tokenizer, refs: config.refs ? sink : null, window: config.window, llm };
+    // Each transcript stores its refs apart, merged below in transcript order: refs.jsonl must not depend on which
+    // answer came back first.
+    const own = pending.map(() => (config.refs ? new TranscriptRefs(sink) : null));
     await Promise.all(
-      pending.map(async ({ index, next }) => {
+      pending.map(async ({ index, next }, i) => {
+        const ctx: AsyncStrategyContext = { tokenizer, refs: own[i], window: config.window, llm };
         const input = JSON.parse(lines[index]) as Transcript;
         const run = await runStepsAsync(input, steps.slice(next), ctx);
         const final = finishCompaction(input, run.transcript, ctx.refs).transcript;
@@ -63,7 +77,13 @@ export function createAsyncStage(options: AsyncStageOptions): ShardHook {
     // Jobs cut short by a hard stop fell back without the model: such a shard must not commit, or a resume would keep it.
     if (signal.aborted) throw new TcompactError('E_LLM', 'interrupted while the LLM stage was running');
     let refs = texts.refs;
-    for (const [ref, data] of sink.entries) if (!known.has(ref)) refs += formatRefLine(ref, data);
+    for (const transcriptRefs of own) {
+      for (const [ref, data] of transcriptRefs?.entries ?? []) {
+        if (known.has(ref)) continue;
+        known.add(ref);
+        refs += formatRefLine(ref, data);
+      }
+    }
     return encodeShardOutput({ transcripts: lines.map((l) => `${l}\n`).join(''), errors: texts.errors, refs }, output.report);
   };
 }

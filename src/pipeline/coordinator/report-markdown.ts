@@ -1,4 +1,5 @@
 import type { LlmRunUsage } from '../../llm/session.js';
+import type { BatchRunReport } from '../../llm/batcher.js';
 import type { ArchiveReport } from '../../report/archive-report.js';
 import { percent } from '../../report/bars.js';
 import { markdownTable, renderStrategyTable } from '../../report/render-markdown.js';
@@ -66,6 +67,22 @@ function renderLlmUsage(u: LlmRunUsage): string[] {
   if (u.fallbacks.examples.length > 0) {
     const rows = u.fallbacks.examples.map((f) => [f.id, f.strategy, f.applied.join(' + ') || 'unchanged', tableCell(f.reason)]);
     out.push('', ...markdownTable(['transcript', 'step', 'instead', 'reason'], rows, ['left', 'left', 'left', 'left']));
+  }
+  if (u.batch) out.push(...renderBatches(u.batch));
+  return out;
+}
+
+function renderBatches(b: BatchRunReport): string[] {
+  const out = [
+    '',
+    `### Batch API`,
+    '',
+    `- ${b.batches} batches, ${b.requests} requests: ${b.completed} answered, ${b.failed} failed, ${b.expired} expired or cancelled; ${b.retriedOnline} asked again online`,
+    ...b.list.map((l) => `- Batch ${l.id}: ${l.status}, ${l.requests} requests, ${l.completed} completed, ${l.failed} failed`),
+  ];
+  if (b.unanswered.examples.length > 0) {
+    const rows = b.unanswered.examples.map((u) => [u.label, u.customId.slice(0, 16), u.then === 'online' ? 'asked online' : 'fell back', tableCell(u.reason)]);
+    out.push('', ...markdownTable(['transcript', 'custom_id', 'then', 'reason'], rows, ['left', 'left', 'left', 'left']));
   }
   return out;
 }

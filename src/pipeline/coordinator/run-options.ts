@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { FormatName } from '../../formats/types.js';
 import type { LlmOptionsInput } from '../../llm/config.js';
+import type { BatchProgress } from '../../llm/batcher.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import type { ShardHook } from './shard-hook.js';
@@ -56,6 +57,8 @@ export interface RunOptions {
    * `summarize` unless the config names another. Answers are cached in DIR/llm-cache.
    */
   llm?: LlmOptionsInput;
+  /** Batch mode (`llm.batch`): called at every poll while the run waits for its batches. */
+  onBatchProgress?: (progress: BatchProgress) => void;
   /** Main-thread work on each shard before it commits (replaced by the LLM stage when `llm` is set). */
   afterShard?: ShardHook;
   /** Run the shards through this BullMQ queue (Redis), where `tcompact worker` processes take them; `workers` may be 0. */

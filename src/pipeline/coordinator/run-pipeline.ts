@@ -22,6 +22,9 @@ import { type ExecutionCounts, createShardExecutor } from './dispatch-shard.js';
 import { removeShardsDir, shardPath } from '../store/shard-store.js';
 import { Slots } from './slots.js';
 import { ShardPool } from './worker-pool.js';
+import { runBatchRounds } from './batch-rounds.js';
+import { TcompactError } from '../../errors.js';
+import { BatchJournal } from '../../llm/batch-journal.js';
 
 export type RunOutcome =
   { status: 'done'; report: RunReport; outDir: string; reportPath: string } | { status: 'interrupted'; outDir: string; committedShards: number };
@@ -42,6 +45,8 @@ export async function runPipeline(options: RunOptions, prepared?: { steps: Pipel
   // E_CONFIG here, before any worker starts or any file is touched (the CLI has built them already, validating its flags).
   const steps = prepared?.steps ?? buildSteps(config);
   const run = resolveRunSettings({ ...options, config }, steps);
+  if (options.queue && run.llm?.options.batch)
+    throw new TcompactError('E_USAGE', 'the Batch API mode (--batch) runs on one machine: it cannot be combined with --queue');
   const workers = options.workers ?? defaultWorkers();
   const sources = await resolveInputSources(options.inputs, run.maxLineBytes, options.from);
   const fingerprints = await Promise.all([...new Set(sources.map((s) => s.file))].map((f) => fingerprintFile(f)));
@@ -78,7 +83,13 @@ export async function runPipeline(options: RunOptions, prepared?: { steps: Pipel
   let llm: LlmSession | undefined;
   let afterShard = options.afterShard;
   if (run.llm) {
-    llm = await createLlmSession({ ...options.llm, model: run.llm.options.model, cacheDir: join(outDir, LLM_CACHE_DIR) }, { signal: abort });
+    const batch = run.llm.options.batch ? { ...run.llm.options.batch, dir: outDir } : undefined;
+    if (!batch && (await BatchJournal.open(outDir)).outstanding().length > 0)
+      throw new TcompactError('E_USAGE', `${outDir} has batches of the Batch API still outstanding: resume with --batch (add --batch-cancel to cancel them)`);
+    llm = await createLlmSession(
+      { ...options.llm, model: run.llm.options.model, cacheDir: join(outDir, LLM_CACHE_DIR), ...(batch ? { batch } : {}) },
+      { signal: abort, ...(options.onBatchProgress ? { onBatchProgress: options.onBatchProgress } : {}) },
+    );
     afterShard = createAsyncStage({ llm, config, steps });
   }
   const execution: ExecutionCounts = { shards: 0, reusedShards: 0, retriedShards: 0, failedShards: 0 };
@@ -111,13 +122,30 @@ export async function runPipeline(options: RunOptions, prepared?: { steps: Pipel
   const slots = new Slots(queued?.window ?? workers * IN_FLIGHT_PER_WORKER);
   const running = new Set<Promise<void>>();
 
-  try {
-    const plan = planShards(sources, {
+  const planOf = () =>
+    planShards(sources, {
       shardBytes: run.shardBytes,
       maxItemsPerShard: run.maxItemsPerShard,
       maxLineBytes: run.maxLineBytes,
       from: options.from,
     });
+  try {
+    if (llm?.batcher && pool && afterShard) {
+      const settled = await runBatchRounds({
+        batcher: llm.batcher,
+        cancel: llm.options.batch?.cancel === true,
+        plan: planOf,
+        reusable,
+        pool,
+        job: run.job,
+        stage: afterShard,
+        window: workers * IN_FLIGHT_PER_WORKER,
+        stop: stopController.signal,
+        abort,
+      });
+      if (!settled) stop();
+    }
+    const plan = planOf();
     for await (const planned of plan) {
       if (stopController.signal.aborted) break;
       const { shard } = planned;

@@ -49,8 +49,22 @@ export function resolveRunSettings(options: RunOptions, steps: readonly Pipeline
   return resolved;
 }
 
-/** LLM options that can change the output (not the key, the concurrency, the timeout, the prices or the cache). */
+/**
+ * LLM options that can change the output (not the key, the concurrency, the timeout, the prices, the cache, or the
+ * Batch API: a batch run gives the bytes of an online one, and may be resumed online or the other way round).
+ */
 function llmOutputSettings(o: LlmOptions): Record<string, unknown> {
-  const { apiKey: _key, llmConcurrency: _c, timeoutMs: _t, priceIn: _pi, priceOut: _po, cacheDir: _cd, ...rest } = o;
+  const {
+    apiKey: _key,
+    llmConcurrency: _c,
+    timeoutMs: _t,
+    priceIn: _pi,
+    priceOut: _po,
+    cacheDir: _cd,
+    priceBatchIn: _bi,
+    priceBatchOut: _bo,
+    batch: _b,
+    ...rest
+  } = o;
   return rest;
 }

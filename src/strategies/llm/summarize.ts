@@ -273,6 +273,9 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
       }
       const parts: string[] = [];
       let refused = false;
+      // While a batch run gathers its requests, every part is asked (none depends on another's answer), so all of them
+      // go into the same batch.
+      let waiting: AskResult<string> | undefined;
       for (let k = 0; k < chunks.length; k++) {
         const c = chunks[k];
         const part = chunks.length > 1 ? { index: k + 1, count: chunks.length } : undefined;
@@ -286,11 +289,16 @@ export async function summarizeTranscript(transcript: Transcript, config: Summar
           parts.push(result.value);
           continue;
         }
+        if (result.failure?.code === 'batch_pending') {
+          waiting = result;
+          continue;
+        }
         if (result.failure?.code !== 'context_length_exceeded') return fallback(failureReason(result), span);
         smallestRefused = Math.min(smallestRefused, job.promptTokens);
         refused = true;
         break;
       }
+      if (waiting && !refused) return fallback(failureReason(waiting), span);
       if (!refused) {
         const merged = smaller(mergeSummaries(parts));
         if (!merged.ok) return fallback(merged.reason, span);

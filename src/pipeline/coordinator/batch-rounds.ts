@@ -1,0 +1,84 @@
+import type { Batcher } from '../../llm/batcher.js';
+import type { PlannedShard } from '../plan/plan-shards.js';
+import type { JobSettings } from '../shard/types.js';
+import type { JournalState } from '../store/journal.js';
+import type { ShardHook } from './shard-hook.js';
+import { Slots } from './slots.js';
+import type { ShardPool } from './worker-pool.js';
+
+/**
+ * Gather passes at most: after the first, one runs only when a batch refused prompts as too long (the steps then ask
+ * smaller ones); what is still unanswered after the last goes to the online queue.
+ */
+export const MAX_BATCH_ROUNDS = 4;
+
+export interface BatchRoundsOptions {
+  batcher: Batcher;
+  /** `--batch-cancel`: cancel the outstanding batches, collect what they answered, and gather nothing new. */
+  cancel: boolean;
+  /** A fresh plan of the run's shards (each pass reads the inputs again). */
+  plan: () => AsyncIterable<PlannedShard>;
+  /** Shards an earlier run committed: they need no answer. */
+  reusable: JournalState['shards'];
+  pool: ShardPool;
+  job: JobSettings;
+  /** The LLM stage; while the batcher gathers, its steps defer their requests and their output is dropped. */
+  stage: ShardHook;
+  /** Shards in flight at once. */
+  window: number;
+  /** Ctrl-C: stop gathering or waiting; batches already created keep running. */
+  stop: AbortSignal;
+  abort: AbortSignal;
+}
+
+/**
+ * The Batch API part of a run, before the pass that commits shards: each round runs the shards through the workers and
+ * the LLM stage only to find the requests no cache or batch answers yet, sends them as batches (journaled before any
+ * wait), and waits until every batch has ended and its results are collected. The committing pass then finds the
+ * answers by cache key. Resolves false when stopped: nothing is committed, and `--resume` picks the batches up.
+ */
+export async function runBatchRounds(o: BatchRoundsOptions): Promise<boolean> {
+  if (o.cancel) return o.batcher.settle(o.stop, { cancel: true });
+  for (let round = 1; ; round++) {
+    o.batcher.gathering = true;
+    let complete: boolean;
+    try {
+      complete = await gatherPass(o);
+    } finally {
+      o.batcher.gathering = false;
+    }
+    if (!complete) return false;
+    await o.batcher.submit();
+    if (!(await o.batcher.settle(o.stop))) return false;
+    if (o.batcher.takeContextRefusals() === 0 || round >= MAX_BATCH_ROUNDS) return true;
+  }
+}
+
+/** One pass over the shards whose output is dropped; true when it covered every shard. */
+async function gatherPass(o: BatchRoundsOptions): Promise<boolean> {
+  const slots = new Slots(o.window);
+  const running = new Set<Promise<void>>();
+  let failure: unknown;
+  for await (const { shard, items } of o.plan()) {
+    if (o.stop.aborted || failure !== undefined) break;
+    const prior = o.reusable.get(shard.index);
+    if (prior && !prior.failed) continue;
+    if (!(await slots.acquire(o.stop))) break;
+    const task = (async () => {
+      // A shard that fails here fails again in the committing pass, which reports it; it has no request to gather.
+      const outcome = await o.pool.run({ shard, items, job: o.job, attempt: 1 }).catch(() => undefined);
+      if (outcome?.ok) await o.stage(outcome.value, shard, o.abort);
+    })()
+      .catch((err: unknown) => {
+        if (!o.abort.aborted) failure ??= err;
+      })
+      .finally(() => {
+        slots.release();
+        running.delete(task);
+      });
+    running.add(task);
+  }
+  await Promise.all([...running]);
+  if (failure !== undefined) throw failure;
+  return !o.stop.aborted;
+}
