@@ -30,6 +30,13 @@ describe('tcompact eval --batch (built CLI, loopback Batch API)', { timeout: 300
     const args = (baseURL: string, out: string, extra: string[] = []) => [
       'eval',
       input,
+      // The tail of the former default (the last turn) leaves these short sessions enough to summarize.
+      '--keep-last',
+      '1',
+      '--keep-messages',
+      '0',
+      '--keep-results',
+      '0',
       '--out',
       out,
       '--strategy',

@@ -32,6 +32,13 @@ function args(baseURL: string, out: string, extra: string[] = []): string[] {
   return [
     'run',
     archive,
+    // The tail of the former default (the last turn) leaves these short sessions enough to summarize.
+    '--keep-last',
+    '1',
+    '--keep-messages',
+    '0',
+    '--keep-results',
+    '0',
     '--strategy',
     'auto',
     '--out',
@@ -91,7 +98,7 @@ describe('tcompact run --batch (bundled dataset, loopback Batch API)', { timeout
     const run = await runCli(batchArgs(server.baseURL, out), { env });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(onlineRequests).toBeGreaterThanOrEqual(4);
+    expect(onlineRequests).toBeGreaterThanOrEqual(3);
     expect(server.requests).toHaveLength(0);
     expect(server.batches).toHaveLength(1);
     const [batch] = server.batches;
