@@ -5,6 +5,7 @@ import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
 import { type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { readJsonl, runCli, tempDir } from '../pipeline/helpers.js';
+import { LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
 
 /**
  * `summarize` and `classify-tangents` named like any strategy in `compact` and `eval` (issue 12), with the built CLI
@@ -25,27 +26,9 @@ afterAll(async () => {
 describe('compact with LLM steps', () => {
   it('summarizes every transcript with --strategy summarize --model, keeps them valid and in order, and reports the usage', async () => {
     const out = join(dir, 'summarized.jsonl');
-    const r = await runCli(
-      [
-        'compact',
-        INPUT,
-        '--keep-last',
-        '1',
-        '--keep-messages',
-        '0',
-        '--keep-results',
-        '0',
-        '--strategy',
-        'summarize',
-        '--model',
-        'gpt-4o-mini',
-        '--llm',
-        server.baseURL,
-        '--out',
-        out,
-      ],
-      { env },
-    );
+    const r = await runCli(['compact', INPUT, ...LAST_TURN_FLAGS, '--strategy', 'summarize', '--model', 'gpt-4o-mini', '--llm', server.baseURL, '--out', out], {
+      env,
+    });
     expect(r.code).toBe(0);
     const input = readJsonl<Transcript>(join(dir, 'summarized.jsonl'));
     const report = JSON.parse(readFileSync(join(dir, 'summarized.report.json'), 'utf8'));
@@ -60,12 +43,7 @@ describe('compact with LLM steps', () => {
       [
         'compact',
         INPUT,
-        '--keep-last',
-        '1',
-        '--keep-messages',
-        '0',
-        '--keep-results',
-        '0',
+        ...LAST_TURN_FLAGS,
         '--strategy',
         'summarize',
         '--model',
@@ -100,12 +78,7 @@ describe('eval with LLM steps', () => {
       [
         'eval',
         INPUT,
-        '--keep-last',
-        '1',
-        '--keep-messages',
-        '0',
-        '--keep-results',
-        '0',
+        ...LAST_TURN_FLAGS,
         '--strategy',
         'summarize',
         '--strategy',

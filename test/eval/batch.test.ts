@@ -5,6 +5,7 @@ import { type ChatBody, type Fault, type FakeServer, startFakeOpenAI } from '../
 import { BUNDLED } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { runCli } from '../pipeline/helpers.js';
+import { LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
 
 /** The judge repeats the transcript it was given; summary requests get the server's deterministic summary. */
 const answer = (body: ChatBody): Fault | undefined =>
@@ -31,12 +32,7 @@ describe('tcompact eval --batch (built CLI, loopback Batch API)', { timeout: 300
       'eval',
       input,
       // The tail of the former default (the last turn) leaves these short sessions enough to summarize.
-      '--keep-last',
-      '1',
-      '--keep-messages',
-      '0',
-      '--keep-results',
-      '0',
+      ...LAST_TURN_FLAGS,
       '--out',
       out,
       '--strategy',

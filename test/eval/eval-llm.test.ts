@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatBody, FakeServer } from '../llm/fake-openai-server.js';
 import { startFakeOpenAI } from '../llm/fake-openai-server.js';
-import { assistant, call, result, transcript, user } from '../helpers/transcript-kit.js';
+import { assistant, call, result, transcript, user, LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
 import { runCli, tempDir } from '../pipeline/helpers.js';
 
 /**
@@ -143,12 +143,7 @@ describe('eval of LLM summaries against a deterministic fake summarizer', () => 
       [
         'eval',
         input,
-        '--keep-last',
-        '1',
-        '--keep-messages',
-        '0',
-        '--keep-results',
-        '0',
+        ...LAST_TURN_FLAGS,
         '--strategy',
         'summarize',
         '--strategy',
@@ -190,14 +185,7 @@ describe('eval of LLM summaries against a deterministic fake summarizer', () => 
     const input = join(dir, 'session.jsonl');
     writeFileSync(input, `${JSON.stringify(SESSION)}\n`);
     const llm = ['--model', 'model-a', '--llm', server.baseURL];
-    expect(
-      (
-        await runCli(
-          ['run', input, '--keep-last', '1', '--keep-messages', '0', '--keep-results', '0', '--strategy', 'summarize', ...llm, '--out', join(dir, 'run')],
-          { env },
-        )
-      ).code,
-    ).toBe(0);
+    expect((await runCli(['run', input, ...LAST_TURN_FLAGS, '--strategy', 'summarize', ...llm, '--out', join(dir, 'run')], { env })).code).toBe(0);
     const audit = await runCli(['eval', '--compacted', join(dir, 'run'), '--out', join(dir, 'audit')]);
     expect(audit.code).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'audit', 'eval.json'), 'utf8')) as { rows: { name: string; score: Score }[] };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { BUNDLED, runCli, tempDir } from '../pipeline/helpers.js';
+import { LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
 
 /**
  * Simulate policies with an LLM step (`summarize@0.5`, issue 12), with the built CLI against the loopback
@@ -36,12 +37,7 @@ describe('simulate with LLM steps', () => {
         'simulate',
         INPUT,
         // The short session framed by its last turn: the default tail (10 messages, 10 results) would hold most of it.
-        '--keep-last',
-        '1',
-        '--keep-messages',
-        '0',
-        '--keep-results',
-        '0',
+        ...LAST_TURN_FLAGS,
         '--policy',
         'summarize@0.5',
         '--window',

@@ -7,7 +7,7 @@ import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { countMessage, totalOf } from '../../src/tokens/breakdown.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
-import { assistant, call, result, transcript, user } from '../helpers/transcript-kit.js';
+import { assistant, call, result, transcript, user, LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
 import { type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { BUNDLED, ROOT, runCli, tempDir } from '../pipeline/helpers.js';
 
@@ -145,29 +145,9 @@ describe('simulate --policy source:STRATEGY', () => {
     const input = join(dir, 'agent.jsonl');
     writeFileSync(input, `${JSON.stringify(AGENT)}\n`);
     const sent = server.requests.length;
-    const r = await runCli(
-      [
-        'simulate',
-        input,
-        '--keep-last',
-        '1',
-        '--keep-messages',
-        '0',
-        '--keep-results',
-        '0',
-        '--policy',
-        'source:summarize',
-        '--model',
-        'm',
-        '--llm',
-        server.baseURL,
-        '--out',
-        dir,
-      ],
-      {
-        env: { OPENAI_API_KEY: 'test-key' },
-      },
-    );
+    const r = await runCli(['simulate', input, ...LAST_TURN_FLAGS, '--policy', 'source:summarize', '--model', 'm', '--llm', server.baseURL, '--out', dir], {
+      env: { OPENAI_API_KEY: 'test-key' },
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const json = JSON.parse(readFileSync(join(dir, 'simulate.json'), 'utf8')) as SimJson;

@@ -45,6 +45,8 @@ export function makeContext(options: { refs?: boolean } = {}): StrategyContext {
  * transcripts use it, so the middle they test is not all inside the default tail (the last 10 messages and results).
  */
 export const LAST_TURN = { keepLast: 1, keepMessages: 0, keepResults: 0 } as const;
+/** The same frame as CLI flags. */
+export const LAST_TURN_FLAGS = ['--keep-last', '1', '--keep-messages', '0', '--keep-results', '0'];
 /** The same for mask-observations, whose own subject is the last `keepResults` results (default 10). */
 export const LAST_TURN_MASK = { keepLast: 1, keepMessages: 0 } as const;
 

@@ -4,6 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LlmRunUsage } from '../../src/llm/session.js';
 import { type BatchFault, type FakeServer, type FakeServerOptions, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { type CliResult, realArchiveLines, runCli, sha256, tempDir } from './helpers.js';
+import { LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
 
 /**
  * `tcompact run --batch` against the loopback server's Batch API, on the bundled real transcripts of over 30,000
@@ -33,12 +34,7 @@ function args(baseURL: string, out: string, extra: string[] = []): string[] {
     'run',
     archive,
     // The tail of the former default (the last turn) leaves these short sessions enough to summarize.
-    '--keep-last',
-    '1',
-    '--keep-messages',
-    '0',
-    '--keep-results',
-    '0',
+    ...LAST_TURN_FLAGS,
     '--strategy',
     'auto',
     '--out',
