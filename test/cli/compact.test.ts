@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CompactReport } from '../../src/cli/commands/compact.js';
+import type { RunReport } from '../../src/pipeline/sink/run-report.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { readRefFile } from '../../src/refs/ref-file.js';
@@ -51,12 +51,12 @@ describe('tcompact compact (built CLI)', () => {
     expect(out.map((t) => t.id)).toEqual(runs.map((_, i) => `tau-${i}`));
     expect(jsonLines(join(dir, 'out.errors.jsonl'))).toEqual([expect.objectContaining({ file: 'tau.jsonl', line: 9, code: 'E_JSON' })]);
 
-    const report = JSON.parse(readFileSync(join(dir, 'out.report.json'), 'utf8')) as CompactReport;
+    const report = JSON.parse(readFileSync(join(dir, 'out.report.json'), 'utf8')) as RunReport;
     expect(report.lines).toEqual({ read: 10, ok: 8, failed: 1, skipped: 1 });
     expect(report.settings.steps).toEqual(['sanitize', 'strip-tool-results', 'mask-observations', 'sanitize']);
     expect(report.transcripts).toBe(8);
-    expect(report.tokensSaved).toBeGreaterThan(0);
-    expect(report.strategies.reduce((n, s) => n + s.tokensSaved, 0)).toBe(report.tokensBefore - report.tokensAfter);
+    expect(report.tokens.saved).toBeGreaterThan(0);
+    expect(report.strategies.reduce((n, s) => n + s.tokensSaved, 0)).toBe(report.tokens.before - report.tokens.after);
     expect(readFileSync(join(dir, 'out.report.md'), 'utf8')).toContain('## Per strategy');
 
     // Every placeholder's ref is in the side store and holds the original content of that very result.
@@ -83,11 +83,11 @@ describe('tcompact compact (built CLI)', () => {
     );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const report = JSON.parse(readFileSync(join(dir, 'real.report.json'), 'utf8')) as CompactReport;
+    const report = JSON.parse(readFileSync(join(dir, 'real.report.json'), 'utf8')) as RunReport;
     expect(report.settings.steps[0]).toBe('sanitize');
     expect(report.lines.read).toBe(report.lines.ok + report.lines.skipped);
-    expect(report.tokensSaved).toBeGreaterThan(0);
-    expect(report.strategies.reduce((n, s) => n + s.tokensSaved, 0)).toBe(report.tokensSaved);
+    expect(report.tokens.saved).toBeGreaterThan(0);
+    expect(report.strategies.reduce((n, s) => n + s.tokensSaved, 0)).toBe(report.tokens.saved);
 
     const originals: Transcript[] = [];
     for await (const item of readInputs(inputs, { maxLineBytes: 1 << 26 })) if (item.kind === 'transcript') originals.push(item.transcript);

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPipeline } from '../../src/pipeline/coordinator/run-pipeline.js';
+import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { accounting, readJsonl, readReport, realArchiveLines, tempDir } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runPipeline, type RunOutcome } from '../../src/pipeline/coordinator/run-pipeline.js';
+import { runPipeline, type RunOutcome } from '../../src/pipeline/run-pipeline.js';
 import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { type ErrorLine, TEST_STRATEGIES, accounting, readJsonl, readReport, realArchiveLines, tempDir } from '../pipeline/helpers.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findViolations } from '../../src/model/validity.js';
 import type { Transcript } from '../../src/model/transcript.js';
-import { runPipeline } from '../../src/pipeline/coordinator/run-pipeline.js';
+import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { BUNDLED, outputDigest, readJsonl, readReport, runCli, tempDir, writeRealArchive } from '../pipeline/helpers.js';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runPipeline } from '../../src/pipeline/coordinator/run-pipeline.js';
+import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { BUNDLED, ROOT } from '../helpers/paths.js';
 import {

@@ -2,18 +2,18 @@ import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { REPORT_MD } from '../../pipeline/store/ordered-writer.js';
-import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/coordinator/run-options.js';
-import { runPipeline } from '../../pipeline/coordinator/run-pipeline.js';
-import { parseQueueUrl } from '../../pipeline/coordinator/distributed/queue-url.js';
+import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/job/defaults.js';
+import { runPipeline } from '../../pipeline/run-pipeline.js';
+import { parseQueueUrl } from '../../pipeline/executors/queue/queue-url.js';
 import { percent } from '../../report/bars.js';
-import { writeRunPage } from '../../report/html/write-pages.js';
+import { RUN_HTML } from '../../report/html/write-pages.js';
 import { createProgress } from '../../report/progress.js';
 import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
 import { BATCH_FLAGS_HELP, BATCH_FLAG_SPECS, LLM_FLAGS_HELP, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
 import type { BatchProgress } from '../../llm/batcher.js';
-import type { RunProgress } from '../../pipeline/coordinator/run-options.js';
+import type { RunProgress } from '../../pipeline/run-options.js';
 import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFormat } from './stats.js';
@@ -167,16 +167,7 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       }
       if (r.lines.failed > 0) io.stdout.write(`errors: ${join(outcome.outDir, 'errors.jsonl')}\n`);
       io.stdout.write(`report: ${join(outcome.outDir, REPORT_MD)} (${outcome.reportPath})\n`);
-      const settings = {
-        strategies: config.strategies,
-        keepLast: config.keepLast,
-        window: config.window,
-        refs: config.refs,
-        workers,
-        shardBytes,
-        model: llm?.model,
-      };
-      io.stdout.write(`page: ${await writeRunPage(outcome.outDir, r, settings)}\n`);
+      io.stdout.write(`page: ${join(outcome.outDir, RUN_HTML)}\n`);
       const empty = nothingYielded(io, 'run', inputs, { transcripts: r.transcripts, failed: r.lines.failed, skippedByReason: r.skippedByReason });
       return empty ?? (r.lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
     } finally {

@@ -1,6 +1,6 @@
-import { defaultWorkers, DEFAULT_WORKER_HEAP_MB, IN_FLIGHT_PER_WORKER } from '../../pipeline/coordinator/run-options.js';
-import { DEFAULT_LOCK_MS } from '../../pipeline/coordinator/distributed/job-lock.js';
-import { parseQueueUrl } from '../../pipeline/coordinator/distributed/queue-url.js';
+import { defaultWorkers, DEFAULT_WORKER_HEAP_MB, IN_FLIGHT_PER_WORKER } from '../../pipeline/job/defaults.js';
+import { DEFAULT_LOCK_MS } from '../../pipeline/executors/queue/job-lock.js';
+import { parseQueueUrl } from '../../pipeline/executors/queue/queue-url.js';
 import { TcompactError } from '../../errors.js';
 import { type Command, intOption, parseCommandArgs } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -48,7 +48,7 @@ Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (
     const log = (line: string): void => void io.stdout.write(`tcompact worker: ${queue.redact(line)}\n`);
     try {
       // Loaded only here: BullMQ and ioredis add ~45 MB to a process, which a local run does not need.
-      const { runWorkerProcess } = await import('../../pipeline/coordinator/distributed/worker-process.js');
+      const { runWorkerProcess } = await import('../../worker-process/worker-process.js');
       const counts = await runWorkerProcess({ queue, threads, concurrency, heapMb, lockMs, log, stop: stop.signal });
       log(`stopped after ${counts.ok} shards ok, ${counts.failed} committed as errors, ${counts.crashed} crashed attempts`);
       return EXIT.OK;

@@ -1,4 +1,4 @@
-import type { PendingTranscript, SectionSizes, ShardOutput, ShardReport } from './types.js';
+import type { HandedOnTranscript, SectionSizes, ShardOutput, ShardReport } from './types.js';
 
 export interface SectionTexts {
   transcripts: string;
@@ -10,7 +10,7 @@ export interface SectionTexts {
  * Encodes the sections into one buffer of its own (never a slice of Node's shared Buffer pool, which must not be
  * transferred), writing each string straight into it.
  */
-export function encodeShardOutput(texts: SectionTexts, report: ShardReport, pending?: PendingTranscript[]): ShardOutput {
+export function encodeShardOutput(texts: SectionTexts, report: ShardReport, handedOn?: HandedOnTranscript[]): ShardOutput {
   const sizes: SectionSizes = {
     transcripts: Buffer.byteLength(texts.transcripts, 'utf8'),
     errors: Buffer.byteLength(texts.errors, 'utf8'),
@@ -21,7 +21,7 @@ export function encodeShardOutput(texts: SectionTexts, report: ShardReport, pend
   at += body.write(texts.errors, at, 'utf8');
   body.write(texts.refs, at, 'utf8');
   const output: ShardOutput = { body, sizes, report };
-  if (pending && pending.length > 0) output.pending = pending;
+  if (handedOn && handedOn.length > 0) output.handedOn = handedOn;
   return output;
 }
 

@@ -2,7 +2,7 @@ import type { ErrorRecord } from '../../errors.js';
 import { formatRefLine } from '../../refs/ref-file.js';
 import { LineTally } from '../../formats/line-tally.js';
 import { RefSink } from '../../refs/ref-store.js';
-import type { PendingTranscript, ShardCounts, ShardOutput, TranscriptReport } from './types.js';
+import type { HandedOnTranscript, ShardCounts, ShardOutput, TranscriptReport } from './types.js';
 import { encodeShardOutput } from './encoding.js';
 
 export function emptyCounts(): ShardCounts {
@@ -31,7 +31,7 @@ export class ShardBuilder {
   private readonly transcripts: string[] = [];
   private readonly errors: string[] = [];
   private readonly reports: TranscriptReport[] = [];
-  private readonly pending: PendingTranscript[] = [];
+  private readonly handedOn: HandedOnTranscript[] = [];
   private readonly tally = new LineTally();
   private readonly counts: ShardCounts;
 
@@ -40,8 +40,16 @@ export class ShardBuilder {
     this.counts = { ...emptyCounts(), lines, errorsByCode, skippedByReason, bytes };
   }
 
-  addTranscript(json: string, report: TranscriptReport, lines: number, format: string, warnings: number, repairs: Record<string, number>, next?: number): void {
-    if (next !== undefined) this.pending.push({ index: this.reports.length, next });
+  addTranscript(
+    json: string,
+    report: TranscriptReport,
+    lines: number,
+    format: string,
+    warnings: number,
+    repairs: Record<string, number>,
+    resumeAt?: number,
+  ): void {
+    if (resumeAt !== undefined) this.handedOn.push({ index: this.reports.length, resumeAt });
     this.transcripts.push(json, '\n');
     this.reports.push(report);
     this.tally.ok(lines);
@@ -64,6 +72,6 @@ export class ShardBuilder {
     let refs = '';
     for (const [ref, data] of this.refs.entries) refs += formatRefLine(ref, data);
     const texts = { transcripts: this.transcripts.join(''), errors: this.errors.join(''), refs };
-    return encodeShardOutput(texts, { counts: this.counts, transcripts: this.reports }, this.pending);
+    return encodeShardOutput(texts, { counts: this.counts, transcripts: this.reports }, this.handedOn);
   }
 }

@@ -117,8 +117,8 @@ export interface ShardOutput {
   body: Uint8Array;
   sizes: SectionSizes;
   report: ShardReport;
-  /** Transcripts left for the main thread's async stage: which one (in the transcripts section), and from which step. */
-  pending?: PendingTranscript[];
+  /** Transcripts handed on to the main thread's LLM stage: which one (in the transcripts section), and from which step. */
+  handedOn?: HandedOnTranscript[];
 }
 
 export type ShardOutcome = Outcome<ShardOutput>;
@@ -129,8 +129,8 @@ export function describeShard(shard: ShardDescriptor): string {
   return `${shard.input} items ${shard.firstItem}-${shard.firstItem + shard.count - 1}`;
 }
 
-/** A transcript the worker stopped before an async step: `index` in the shard's transcripts, `next` in the job's steps. */
-export interface PendingTranscript {
+/** A transcript the worker handed on at an LLM step: `index` in the shard's transcripts, `resumeAt` in the job's steps. */
+export interface HandedOnTranscript {
   index: number;
-  next: number;
+  resumeAt: number;
 }

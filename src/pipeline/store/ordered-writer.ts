@@ -3,7 +3,6 @@ import { REFS_FILE } from '../../refs/ref-file.js';
 import type { TokenizerEngine } from '../../tokens/bpe-engines.js';
 import type { TokenizerName } from '../../tokens/tokenizer.js';
 import { AtomicFile } from '../../io/atomic-file.js';
-import { RunReportBuilder } from './run-report.js';
 import type { ShardDescriptor, ShardReport } from '../shard/types.js';
 import { readShard } from './shard-store.js';
 
@@ -16,6 +15,26 @@ export const REPORT_MD = 'report.md';
 export const FINAL_FILES = [TRANSCRIPTS_FILE, ERRORS_FILE, REFS_FILE, REPORT_MD, REPORT_JSON] as const;
 
 export type MergedListener = (index: number, report: ShardReport, shard: ShardDescriptor) => void;
+
+/** Where the final files go: DIR/transcripts.jsonl... for `run`, FILE.jsonl, FILE.refs.jsonl... for `compact`. */
+export interface FinalPaths {
+  transcripts: string;
+  errors: string;
+  refs: string;
+  reportMd: string;
+  reportJson: string;
+}
+
+/** The final files of a run into DIR. */
+export function runFinalPaths(outDir: string): FinalPaths {
+  return {
+    transcripts: join(outDir, TRANSCRIPTS_FILE),
+    errors: join(outDir, ERRORS_FILE),
+    refs: join(outDir, REFS_FILE),
+    reportMd: join(outDir, REPORT_MD),
+    reportJson: join(outDir, REPORT_JSON),
+  };
+}
 
 /**
  * Merges committed shards into the final files strictly in shard order, whatever order the workers finish in, so the
@@ -31,7 +50,7 @@ export class OrderedWriter {
   private readonly seenRefs = new Set<string>();
 
   private constructor(
-    readonly report: RunReportBuilder,
+    private readonly paths: FinalPaths,
     private readonly outDir: string,
     private readonly transcripts: AtomicFile,
     private readonly errors: AtomicFile,
@@ -39,18 +58,12 @@ export class OrderedWriter {
     private readonly onMerged: MergedListener,
   ) {}
 
-  static async open(
-    outDir: string,
-    keepRefs: boolean,
-    tokenizer: TokenizerName,
-    window: number,
-    engine: TokenizerEngine,
-    onMerged: MergedListener = () => undefined,
-  ): Promise<OrderedWriter> {
-    const transcripts = await AtomicFile.create(join(outDir, TRANSCRIPTS_FILE));
-    const errors = await AtomicFile.create(join(outDir, ERRORS_FILE));
-    const refs = keepRefs ? await AtomicFile.create(join(outDir, REFS_FILE)) : null;
-    return new OrderedWriter(new RunReportBuilder(tokenizer, window, engine), outDir, transcripts, errors, refs, onMerged);
+  /** `outDir` holds the committed shards; `paths` are the final files (by default in `outDir`). */
+  static async open(outDir: string, keepRefs: boolean, onMerged: MergedListener, paths: FinalPaths = runFinalPaths(outDir)): Promise<OrderedWriter> {
+    const transcripts = await AtomicFile.create(paths.transcripts);
+    const errors = await AtomicFile.create(paths.errors);
+    const refs = keepRefs ? await AtomicFile.create(paths.refs) : null;
+    return new OrderedWriter(paths, outDir, transcripts, errors, refs, onMerged);
   }
 
   /** Shards merged so far (all shards before this index). */
@@ -71,7 +84,6 @@ export class OrderedWriter {
       await this.transcripts.write(stored.transcripts);
       await this.errors.write(stored.errors);
       if (this.refs) for (const run of this.newRefs(stored.refs)) await this.refs.write(run);
-      this.report.add(stored.report);
       this.committed.delete(this.next);
       this.onMerged(this.next, stored.report, stored.shard);
       this.next++;
@@ -116,8 +128,8 @@ export class OrderedWriter {
   /** Writes the reports and moves every final file into place, report.json last. */
   async finish(reportJson: string, reportMd: string): Promise<void> {
     await this.chain;
-    const md = await AtomicFile.create(join(this.outDir, REPORT_MD));
-    const json = await AtomicFile.create(join(this.outDir, REPORT_JSON));
+    const md = await AtomicFile.create(this.paths.reportMd);
+    const json = await AtomicFile.create(this.paths.reportJson);
     try {
       await md.write(reportMd);
       await json.write(reportJson);

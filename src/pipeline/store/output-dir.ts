@@ -5,12 +5,11 @@ import type { FileFingerprint } from '../../io/fingerprint.js';
 import { Journal, type JournalState, readJournal } from './journal.js';
 import { FINAL_FILES, REPORT_JSON } from './ordered-writer.js';
 import { checkResume } from './resume-check.js';
-import type { RunReport } from './run-report.js';
 import { ensureShardsDir, removeShardsDir } from './shard-store.js';
 
-export type OpenedOutput =
-  /** `--resume` of a run that already completed: its report, nothing to do. */
-  { kind: 'finished'; report: RunReport } | { kind: 'open'; journal: Journal; reusable: JournalState['shards'] };
+export type OpenedOutput<Report> =
+  /** `--resume` of a run that already completed: its report.json, nothing to do. */
+  { kind: 'finished'; report: Report } | { kind: 'open'; journal: Journal; reusable: JournalState['shards'] };
 
 export interface OutputDirOptions {
   resume: boolean;
@@ -24,14 +23,14 @@ export interface OutputDirOptions {
  * unfinished run (`--resume`, refused with E_RESUME if the settings or an input changed) or starts a new one, with no
  * committed shard and no final file left from before (report.json goes first: its absence marks an incomplete output).
  */
-export async function openOutputDir(outDir: string, options: OutputDirOptions): Promise<OpenedOutput> {
+export async function openOutputDir<Report>(outDir: string, options: OutputDirOptions): Promise<OpenedOutput<Report>> {
   await mkdir(outDir, { recursive: true });
   await removeStaleTemps(outDir);
   await removeStaleTemps(await ensureShardsDir(outDir));
   const previous = options.resume ? await readJournal(outDir) : undefined;
   if (previous) {
     checkResume(previous.header, options.settings, options.settingsHash, options.inputs);
-    const report = previous.done ? await readReport(outDir) : undefined;
+    const report = previous.done ? await readReport<Report>(outDir) : undefined;
     if (report) return { kind: 'finished', report };
   }
   for (const name of [...FINAL_FILES].reverse()) await rm(join(outDir, name), { force: true });
@@ -42,9 +41,9 @@ export async function openOutputDir(outDir: string, options: OutputDirOptions): 
   return { kind: 'open', journal, reusable: new Map() };
 }
 
-async function readReport(outDir: string): Promise<RunReport | undefined> {
+async function readReport<Report>(outDir: string): Promise<Report | undefined> {
   try {
-    return JSON.parse(await readFile(join(outDir, REPORT_JSON), 'utf8')) as RunReport;
+    return JSON.parse(await readFile(join(outDir, REPORT_JSON), 'utf8')) as Report;
   } catch {
     return undefined;
   }

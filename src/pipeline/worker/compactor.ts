@@ -1,11 +1,8 @@
 import type { Transcript } from '../../model/transcript.js';
-import { finishCompaction } from '../../refs/recipe.js';
 import type { RefSink } from '../../refs/ref-store.js';
-import { buildSteps } from '../../strategies/build-steps.js';
-import { type PipelineStep, type RunResult, runUntilAsync } from '../../strategies/runner.js';
-import type { StrategyContext } from '../../strategies/types.js';
-import { getTokenizer } from '../../tokens/tokenizer.js';
+import { type Job, createJob } from '../job/job.js';
 import type { JobSettings, TranscriptReport } from '../shard/types.js';
+import type { RunResult } from '../../strategies/runner.js';
 
 export interface Compacted {
   /** The compacted transcript as one JSON line (no `\n`); serialized on first read. */
@@ -13,44 +10,36 @@ export interface Compacted {
   /** The fold returned the input transcript itself: the caller may write the input line's own text instead of `json`. */
   unchanged: boolean;
   report: Omit<TranscriptReport, 'file' | 'line'>;
-  /**
-   * The transcript stopped before this step, an async (LLM) one whose condition holds: the main thread runs the steps
-   * from here on (see coordinator/async-stage.ts).
-   */
-  next?: number;
+  /** Handed on before this step of the job, an LLM step whose condition holds: the main thread runs the rest. */
+  resumeAt?: number;
 }
 
-/** A job's pipeline, built once per worker and reused for every transcript of every shard. */
-export interface Compactor {
-  compact(transcript: Transcript, refs: RefSink): Compacted;
-}
+const jobs = new Map<string, Job>();
 
-const cache = new Map<string, Compactor>();
-
-export function compactorFor(job: JobSettings): Compactor {
-  let compactor = cache.get(job.configHash);
-  if (!compactor) {
-    compactor = createWorkerCompactor(job);
-    cache.set(job.configHash, compactor);
+/** A worker's job for these settings, built on its first shard and reused for every transcript of every shard. */
+export function jobFor(settings: JobSettings): Job {
+  let job = jobs.get(settings.configHash);
+  if (!job) {
+    job = createJob(settings.config);
+    jobs.set(settings.configHash, job);
   }
-  return compactor;
+  return job;
 }
 
-function createWorkerCompactor(job: JobSettings): Compactor {
-  const steps: PipelineStep[] = buildSteps(job.config);
-  const tokenizer = getTokenizer(job.config.tokenizer, job.config.tokenizerEngine);
-  const { window } = job.config;
+/**
+ * The worker's part of a job on one transcript: every step up to the first LLM step that is due. A transcript handed
+ * on is written as its partial compaction, with its own restore recipe, so the main thread's part is one more layer.
+ */
+export function compactInWorker(job: Job, transcript: Transcript, refs: RefSink): Compacted {
+  const started = job.start(transcript, refs);
+  if (started.kind === 'done') return compacted(transcript, started.result);
+  const out = compacted(transcript, job.finish(transcript, started.partial, refs));
+  out.resumeAt = started.resumeAt;
+  return out;
+}
+
+function compacted(input: Transcript, run: RunResult): Compacted {
   return {
-    compact(transcript, refs) {
-      const ctx: StrategyContext = { tokenizer, refs: job.config.refs ? refs : null, window };
-      const run = runUntilAsync(transcript, steps, ctx);
-      return compacted(transcript, { ...run, transcript: finishCompaction(transcript, run.transcript, ctx.refs).transcript }, run.next);
-    },
-  };
-}
-
-function compacted(input: Transcript, run: RunResult, next: number | undefined): Compacted {
-  const out: Compacted = {
     get json() {
       return JSON.stringify(run.transcript);
     },
@@ -66,6 +55,4 @@ function compacted(input: Transcript, run: RunResult, next: number | undefined):
       steps: run.steps,
     },
   };
-  if (next !== undefined) out.next = next;
-  return out;
 }

@@ -1,7 +1,8 @@
 import { TcompactError } from '../../errors.js';
 import type { InputItem } from '../../formats/types.js';
 import { archiveLineItem } from '../../formats/openai-jsonl.js';
-import { compactorFor, type Compactor } from './compactor.js';
+import { type Compacted, compactInWorker, jobFor } from './compactor.js';
+import type { Job } from '../job/job.js';
 import { readLines } from '../../io/line-reader.js';
 import type { ShardOutcome, ShardTask } from '../shard/types.js';
 import { ShardBuilder } from '../shard/shard-builder.js';
@@ -16,18 +17,18 @@ export const CANONICAL_FORMAT = 'openai';
  */
 export async function runShard(task: ShardTask): Promise<ShardOutcome> {
   try {
-    const compactor = compactorFor(task.job);
+    const job = jobFor(task.job);
     const { shard } = task;
     if (shard.kind === 'range') {
       const builder = new ShardBuilder(shard.end - shard.start);
       const { maxLineBytes } = task.job;
       for await (const raw of readLines(shard.file, { maxLineBytes, start: shard.start, end: shard.end, firstLine: shard.firstLine })) {
-        addItem(builder, archiveLineItem(shard.file, raw, maxLineBytes), compactor, CANONICAL_FORMAT);
+        addItem(builder, archiveLineItem(shard.file, raw, maxLineBytes), job, CANONICAL_FORMAT);
       }
       return { ok: true, value: builder.finish() };
     }
     const builder = new ShardBuilder();
-    for (const item of task.items ?? []) addItem(builder, item, compactor, shard.format ?? 'unknown');
+    for (const item of task.items ?? []) addItem(builder, item, job, shard.format ?? 'unknown');
     return { ok: true, value: builder.finish() };
   } catch (err) {
     if (TcompactError.isInstance(err)) return { ok: false, error: err.toInfo() };
@@ -37,7 +38,7 @@ export async function runShard(task: ShardTask): Promise<ShardOutcome> {
   }
 }
 
-function addItem(builder: ShardBuilder, item: InputItem, compactor: Compactor, format: string): void {
+function addItem(builder: ShardBuilder, item: InputItem, job: Job, format: string): void {
   if (item.kind === 'skipped') {
     builder.addSkipped(item.reason);
     return;
@@ -47,9 +48,9 @@ function addItem(builder: ShardBuilder, item: InputItem, compactor: Compactor, f
     return;
   }
   const at = { file: item.file, line: item.line, byteOffset: item.byteOffset };
-  let compacted: ReturnType<Compactor['compact']>;
+  let compacted: Compacted;
   try {
-    compacted = compactor.compact(item.transcript, builder.refs);
+    compacted = compactInWorker(job, item.transcript, builder.refs);
   } catch (err) {
     // A strategy bug must not cost the rest of the shard: this transcript becomes an error, the shard goes on.
     const message = err instanceof Error ? err.message : String(err);
@@ -58,5 +59,5 @@ function addItem(builder: ShardBuilder, item: InputItem, compactor: Compactor, f
   }
   const report = { ...compacted.report, file: item.file, line: item.line };
   const json = compacted.unchanged && item.source !== undefined ? item.source : compacted.json;
-  builder.addTranscript(json, report, item.lines, format, item.warnings.length, item.repairs, compacted.next);
+  builder.addTranscript(json, report, item.lines, format, item.warnings.length, item.repairs, compacted.resumeAt);
 }

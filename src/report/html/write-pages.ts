@@ -31,39 +31,24 @@ type Shared = Omit<RunPageInput, 'tool' | 'keys' | 'errors' | 'settings' | 'toke
 /** report.json of `run`, as far as the page reads it. */
 export type RunReportFields = Shared & { tokens: { before: number; after: number; saved: number; tokenizer: string } };
 
-/** DIR/report.html beside report.json; `settings` are the run's (strategies, window, workers...). */
-export async function writeRunPage(outDir: string, report: RunReportFields, settings: Record<string, unknown>): Promise<string> {
-  const errors = { file: 'errors.jsonl', head: await headLines(join(outDir, 'errors.jsonl'), ERROR_LINES) };
+/** Where a run's page goes and the errors file it quotes: DIR/report.html for `run`, FILE.report.html for `compact`. */
+export interface RunPagePaths {
+  html: string;
+  errors: string;
+}
+
+/** The page of a run or compact report, beside its report.json; `settings` are those that produced it. */
+export async function writeRunPage(paths: RunPagePaths, tool: 'run' | 'compact', report: RunReportFields, settings: Record<string, unknown>): Promise<string> {
+  const errors = { file: basename(paths.errors), head: await headLines(paths.errors, ERROR_LINES) };
   const input: RunPageInput = {
     ...report,
-    tool: 'run',
+    tool,
     tokenizer: report.tokens.tokenizer,
     keys: { before: 'tokens.before', after: 'tokens.after', saved: 'tokens.saved' },
     errors,
     settings,
   };
-  return writePage(join(outDir, RUN_HTML), runPage(input));
-}
-
-/** FILE.report.json of `compact`, as far as the page reads it. */
-export type CompactReportFields = Shared & {
-  tokenizer: string;
-  tokensBefore: number;
-  tokensAfter: number;
-  tokensSaved: number;
-  settings: Record<string, unknown>;
-};
-
-/** FILE.report.html beside FILE.report.json. */
-export async function writeCompactPage(path: string, errorsFile: string, report: CompactReportFields): Promise<string> {
-  const input: RunPageInput = {
-    ...report,
-    tool: 'compact',
-    tokens: { before: report.tokensBefore, after: report.tokensAfter, saved: report.tokensSaved },
-    keys: { before: 'tokensBefore', after: 'tokensAfter', saved: 'tokensSaved' },
-    errors: { file: basename(errorsFile), head: await headLines(errorsFile, ERROR_LINES) },
-  };
-  return writePage(path, runPage(input));
+  return writePage(paths.html, runPage(input));
 }
 
 /** DIR/eval.html beside eval.json, with the first lost probes of DIR/lost.jsonl. */

@@ -1,6 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import type { ErrorInfo } from '../../../errors.js';
 import type { InputItem } from '../../../formats/types.js';
-import type { JobSettings, PendingTranscript, SectionSizes, ShardDescriptor } from '../../shard/types.js';
+import type { JobSettings, HandedOnTranscript, SectionSizes, ShardDescriptor } from '../../shard/types.js';
 
 /** BullMQ job name of a shard. */
 export const SHARD_JOB = 'shard';
@@ -26,7 +27,7 @@ export interface ShardJobResult {
   sha256: string;
   sizes: SectionSizes;
   /** Transcripts left for the coordinator's LLM stage. */
-  pending?: PendingTranscript[];
+  handedOn?: HandedOnTranscript[];
   /** `host:pid` of the worker process that ran it. */
   worker: string;
   /** 1 for the first try. */
@@ -44,4 +45,26 @@ export function encodeItems(items: readonly InputItem[]): string {
 
 export function decodeItems(itemsGz: string): InputItem[] {
   return JSON.parse(gunzipSync(Buffer.from(itemsGz, 'base64')).toString('utf8')) as InputItem[];
+}
+
+/** Marks a job's failure reason that carries an ErrorInfo, so the coordinator reads the code back rather than a prefix. */
+const ERROR_TAG = 'tcompact-error:';
+
+/**
+ * A job failure as data. BullMQ keeps only a message per failed attempt, so the error travels as tagged JSON in it; a
+ * failure without the tag is a crash (a dead worker, a thrown bug) and stays plain text.
+ */
+export function encodeJobError(error: ErrorInfo): string {
+  return `${ERROR_TAG}${JSON.stringify({ code: error.code, message: error.message })}`;
+}
+
+export function decodeJobError(reason: string): ErrorInfo | undefined {
+  if (!reason.startsWith(ERROR_TAG)) return undefined;
+  try {
+    const parsed = JSON.parse(reason.slice(ERROR_TAG.length)) as { code?: unknown; message?: unknown };
+    if (typeof parsed.code === 'string' && typeof parsed.message === 'string') return { code: parsed.code as ErrorInfo['code'], message: parsed.message };
+  } catch {
+    // Not ours after all: a crash message that happens to start with the tag.
+  }
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { ShardPool } from '../worker-pool.js';
+import type { ShardPool } from '../shard-pool.js';
 import { processShardJob } from './process-shard-job.js';
 import { RUNS_KEY } from './queue-name.js';
 import type { QueueUrl } from './queue-url.js';

@@ -1,10 +1,9 @@
 import type { Batcher } from '../../llm/batcher.js';
 import type { PlannedShard } from '../plan/plan-shards.js';
-import type { JobSettings } from '../shard/types.js';
 import type { JournalState } from '../store/journal.js';
 import type { ShardHook } from './shard-hook.js';
 import { Slots } from './slots.js';
-import type { ShardPool } from './worker-pool.js';
+import type { Executor } from './executor.js';
 
 /**
  * Gather passes at most: after the first, one runs only when a batch refused prompts as too long (the steps then ask
@@ -12,7 +11,7 @@ import type { ShardPool } from './worker-pool.js';
  */
 export const MAX_BATCH_ROUNDS = 4;
 
-export interface BatchRoundsOptions {
+export interface BatchGatherOptions {
   batcher: Batcher;
   /** `--batch-cancel`: cancel the outstanding batches, collect what they answered, and gather nothing new. */
   cancel: boolean;
@@ -20,12 +19,9 @@ export interface BatchRoundsOptions {
   plan: () => AsyncIterable<PlannedShard>;
   /** Shards an earlier run committed: they need no answer. */
   reusable: JournalState['shards'];
-  pool: ShardPool;
-  job: JobSettings;
+  executor: Executor;
   /** The LLM stage; while the batcher gathers, its steps defer their requests and their output is dropped. */
   stage: ShardHook;
-  /** Shards in flight at once. */
-  window: number;
   /** Ctrl-C: stop gathering or waiting; batches already created keep running. */
   stop: AbortSignal;
   abort: AbortSignal;
@@ -37,7 +33,7 @@ export interface BatchRoundsOptions {
  * wait), and waits until every batch has ended and its results are collected. The committing pass then finds the
  * answers by cache key. Resolves false when stopped: nothing is committed, and `--resume` picks the batches up.
  */
-export async function runBatchRounds(o: BatchRoundsOptions): Promise<boolean> {
+export async function gatherBatches(o: BatchGatherOptions): Promise<boolean> {
   if (o.cancel) return o.batcher.settle(o.stop, { cancel: true });
   for (let round = 1; ; round++) {
     o.batcher.gathering = true;
@@ -55,19 +51,20 @@ export async function runBatchRounds(o: BatchRoundsOptions): Promise<boolean> {
 }
 
 /** One pass over the shards whose output is dropped; true when it covered every shard. */
-async function gatherPass(o: BatchRoundsOptions): Promise<boolean> {
-  const slots = new Slots(o.window);
+async function gatherPass(o: BatchGatherOptions): Promise<boolean> {
+  const slots = new Slots(o.executor.inFlight);
   const running = new Set<Promise<void>>();
   let failure: unknown;
-  for await (const { shard, items } of o.plan()) {
+  for await (const planned of o.plan()) {
+    const { shard } = planned;
     if (o.stop.aborted || failure !== undefined) break;
     const prior = o.reusable.get(shard.index);
     if (prior && !prior.failed) continue;
     if (!(await slots.acquire(o.stop))) break;
     const task = (async () => {
       // A shard that fails here fails again in the committing pass, which reports it; it has no request to gather.
-      const outcome = await o.pool.run({ shard, items, job: o.job, attempt: 1 }).catch(() => undefined);
-      if (outcome?.ok) await o.stage(outcome.value, shard, o.abort);
+      const ran = await o.executor.run(planned).catch(() => undefined);
+      if (ran?.kind === 'output' && !ran.standIn) await o.stage(ran.output, shard, o.abort);
     })()
       .catch((err: unknown) => {
         if (!o.abort.aborted) failure ??= err;

@@ -1,10 +1,21 @@
 import { TcompactError } from '../../errors.js';
-import { type LlmOptions, parseLlmOptions } from '../../llm/config.js';
-import { type PipelineStep, needsModel } from '../../strategies/runner.js';
+import type { FormatName } from '../../formats/types.js';
+import { type LlmOptions, type LlmOptionsInput, parseLlmOptions } from '../../llm/config.js';
+import { needsModel } from '../../strategies/runner.js';
 import { canonicalHash } from '../../io/fingerprint.js';
-import { firstAsyncStep } from './async-stage.js';
-import { DEFAULTS, type RunOptions } from './run-options.js';
 import type { JobSettings } from '../shard/types.js';
+import { DEFAULTS } from './defaults.js';
+import type { Job } from './job.js';
+
+/** What decides a run's output besides the job: the inputs and how they are read and cut into shards. */
+export interface SettingsInput {
+  inputs: string[];
+  from?: FormatName;
+  maxLineBytes?: number;
+  shardBytes?: number;
+  maxItemsPerShard?: number;
+  llm?: LlmOptionsInput;
+}
 
 export interface RunSettings {
   maxLineBytes: number;
@@ -19,32 +30,32 @@ export interface RunSettings {
 }
 
 /** A run's settings with their defaults, validated (E_CONFIG), and the hash a resume must match. */
-export function resolveRunSettings(options: RunOptions, steps: readonly PipelineStep[]): RunSettings {
-  const { config } = options;
-  const maxLineBytes = options.maxLineBytes ?? DEFAULTS.maxLineBytes;
-  const shardBytes = options.shardBytes ?? DEFAULTS.shardBytes;
-  const maxItemsPerShard = options.maxItemsPerShard ?? DEFAULTS.maxItemsPerShard;
-  const llmOptions = options.llm === undefined ? undefined : parseLlmOptions(options.llm);
-  const asyncStep = firstAsyncStep(steps);
-  if (asyncStep && !llmOptions) throw needsModel(asyncStep.strategy);
-  if (llmOptions && !asyncStep) {
+export function resolveRunSettings(input: SettingsInput, job: Job): RunSettings {
+  const { config } = job;
+  const maxLineBytes = input.maxLineBytes ?? DEFAULTS.maxLineBytes;
+  const shardBytes = input.shardBytes ?? DEFAULTS.shardBytes;
+  const maxItemsPerShard = input.maxItemsPerShard ?? DEFAULTS.maxItemsPerShard;
+  const llmOptions = input.llm === undefined ? undefined : parseLlmOptions(input.llm);
+  const firstLlmStep = job.llmSteps[0];
+  if (firstLlmStep !== undefined && !llmOptions) throw needsModel(job.steps[firstLlmStep].strategy);
+  if (llmOptions && firstLlmStep === undefined) {
     throw new TcompactError(
       'E_CONFIG',
       `a model (${llmOptions.model}) is used by an LLM step (summarize, classify-tangents, auto's summarizer); the strategies ${config.strategies.join(', ')} have none`,
     );
   }
   const settings = {
-    inputs: options.inputs,
+    inputs: input.inputs,
     config,
     maxLineBytes,
-    from: options.from ?? null,
+    from: input.from ?? null,
     shardBytes,
     maxItemsPerShard,
     llm: llmOptions ? llmOutputSettings(llmOptions) : null,
   };
   const settingsHash = canonicalHash(settings);
-  const job: JobSettings = { config, configHash: settingsHash, maxLineBytes };
-  const resolved: RunSettings = { maxLineBytes, shardBytes, maxItemsPerShard, settings, settingsHash, job };
+  const jobSettings: JobSettings = { config, configHash: settingsHash, maxLineBytes };
+  const resolved: RunSettings = { maxLineBytes, shardBytes, maxItemsPerShard, settings, settingsHash, job: jobSettings };
   if (llmOptions) resolved.llm = { options: llmOptions };
   return resolved;
 }

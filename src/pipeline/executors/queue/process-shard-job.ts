@@ -3,18 +3,20 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { crashMessage } from '../dispatch-shard.js';
-import type { ShardPool } from '../worker-pool.js';
+import { crashMessage } from '../settle-shard.js';
+import type { ShardPool } from '../shard-pool.js';
 import { failedShardOutput } from '../../shard/failed-shard.js';
 import type { ShardOutput } from '../../shard/types.js';
 import { SHARDS_DIR, commitShard } from '../../store/shard-store.js';
-import { type ShardJobData, type ShardJobResult, decodeItems } from './shard-job.js';
+import { type ShardJobData, type ShardJobResult, decodeItems, encodeJobError } from './shard-job.js';
 
 /** `host:pid`, how a worker process names itself in results and logs. */
 export const WORKER_ID = `${hostname()}:${process.pid}`;
 
-/** Error messages that start with this are environment faults (a path this machine cannot use), not crashes. */
-export const IO_PREFIX = 'E_IO: ';
+/** An environment fault (a path this machine cannot use), not a crash: it fails the job with the error as data. */
+function ioFault(message: string): Error {
+  return new Error(encodeJobError({ code: 'E_IO', message }));
+}
 
 /**
  * Runs one shard job on this process's pool and commits the shard file into DIR itself, so only small facts go back
@@ -42,7 +44,7 @@ export async function processShardJob(data: ShardJobData, attempt: number, pool:
   try {
     await commitShard(outDir, shard, output, failed);
   } catch (err) {
-    throw new Error(`${IO_PREFIX}cannot commit shard ${shard.index} into ${outDir} on ${hostname()}: ${(err as Error).message}`);
+    throw ioFault(`cannot commit shard ${shard.index} into ${outDir} on ${hostname()}: ${(err as Error).message}`);
   }
   const result: ShardJobResult = {
     index: shard.index,
@@ -53,7 +55,7 @@ export async function processShardJob(data: ShardJobData, attempt: number, pool:
     attempt,
     ms: Math.round(performance.now() - started),
   };
-  if (output.pending) result.pending = output.pending;
+  if (output.handedOn) result.handedOn = output.handedOn;
   return result;
 }
 
@@ -61,8 +63,8 @@ export async function processShardJob(data: ShardJobData, attempt: number, pool:
 async function checkPaths(data: ShardJobData): Promise<void> {
   const input = data.shard.kind === 'range' ? data.shard.file : undefined;
   if (input !== undefined && !isAbsolute(input) && process.cwd() !== data.cwd) {
-    throw new Error(
-      `${IO_PREFIX}the input "${input}" was given relative to ${data.cwd} on the coordinator, but this worker on ${hostname()} runs in ${process.cwd()}; give absolute paths or start workers in the same directory`,
+    throw ioFault(
+      `the input "${input}" was given relative to ${data.cwd} on the coordinator, but this worker on ${hostname()} runs in ${process.cwd()}; give absolute paths or start workers in the same directory`,
     );
   }
   if (input !== undefined) await mustAccess(input, constants.R_OK, 'read the input');
@@ -73,8 +75,6 @@ async function mustAccess(path: string, mode: number, what: string): Promise<voi
   try {
     await access(path, mode);
   } catch (err) {
-    throw new Error(
-      `${IO_PREFIX}cannot ${what} ${path} on ${hostname()} (inputs and DIR must be at the same path on every machine): ${(err as Error).message}`,
-    );
+    throw ioFault(`cannot ${what} ${path} on ${hostname()} (inputs and DIR must be at the same path on every machine): ${(err as Error).message}`);
   }
 }

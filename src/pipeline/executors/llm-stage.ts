@@ -1,13 +1,9 @@
 import { TcompactError } from '../../errors.js';
 import type { LlmSession } from '../../llm/session.js';
 import type { Transcript } from '../../model/transcript.js';
-import { finishCompaction } from '../../refs/recipe.js';
 import { formatRefLine } from '../../refs/ref-file.js';
 import { RefSink } from '../../refs/ref-store.js';
-import type { CompactConfig } from '../../strategies/compact-config.js';
-import { type PipelineStep, runStepsAsync } from '../../strategies/runner.js';
-import type { AsyncStrategyContext } from '../../strategies/types.js';
-import { getTokenizer } from '../../tokens/tokenizer.js';
+import type { Job } from '../job/job.js';
 import { encodeShardOutput, sectionTexts } from '../shard/encoding.js';
 import type { ShardHook } from './shard-hook.js';
 
@@ -22,30 +18,17 @@ class TranscriptRefs extends RefSink {
   }
 }
 
-/** The first async step of a pipeline, or undefined when it has none (then every step runs in the workers). */
-export function firstAsyncStep(steps: readonly PipelineStep[]): PipelineStep | undefined {
-  return steps.find((s) => s.strategy.async);
-}
-
-export interface AsyncStageOptions {
-  llm: LlmSession;
-  config: CompactConfig;
-  /** The job's steps, as the workers built them. */
-  steps: readonly PipelineStep[];
-}
-
 /**
- * The main-thread part of a pipeline with async (LLM) steps, as a shard hook: each transcript a worker stopped before
- * an async step runs the steps from there on, sharing the run's one LLM session (queue, limiter, cache). What they
+ * The main-thread part of a job with LLM steps, as a shard hook: each transcript a worker handed on runs the job's
+ * steps from there on, sharing the run's one LLM session (queue, limiter, cache). What they
  * change is one more restore layer on the transcript, and their steps are appended to its report, so savings still
  * add up per step.
  */
-export function createAsyncStage(options: AsyncStageOptions): ShardHook {
-  const { llm, config, steps } = options;
-  const tokenizer = getTokenizer(config.tokenizer, config.tokenizerEngine);
+export function createLlmStage(job: Job, llm: LlmSession): ShardHook {
+  const keepRefs = job.config.refs;
   return async (output, _shard, signal) => {
-    const pending = output.pending ?? [];
-    if (pending.length === 0) return output;
+    const handedOn = output.handedOn ?? [];
+    if (handedOn.length === 0) return output;
     const texts = sectionTexts(output);
     const lines = texts.transcripts.split('\n');
     lines.pop();
@@ -59,13 +42,11 @@ export function createAsyncStage(options: AsyncStageOptions): ShardHook {
     const known = new Set(sink.entries.keys());
     // Each transcript stores its refs apart, merged below in transcript order: refs.jsonl must not depend on which
     // answer came back first.
-    const own = pending.map(() => (config.refs ? new TranscriptRefs(sink) : null));
+    const own = handedOn.map(() => (keepRefs ? new TranscriptRefs(sink) : null));
     await Promise.all(
-      pending.map(async ({ index, next }, i) => {
-        const ctx: AsyncStrategyContext = { tokenizer, refs: own[i], window: config.window, llm };
-        const input = JSON.parse(lines[index]) as Transcript;
-        const run = await runStepsAsync(input, steps.slice(next), ctx);
-        const final = finishCompaction(input, run.transcript, ctx.refs).transcript;
+      handedOn.map(async ({ index, resumeAt }, i) => {
+        const run = await job.resume(JSON.parse(lines[index]) as Transcript, resumeAt, own[i], llm);
+        const final = run.transcript;
         lines[index] = JSON.stringify(final);
         const report = output.report.transcripts[index];
         report.steps.push(...run.steps);

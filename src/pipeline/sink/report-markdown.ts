@@ -4,7 +4,7 @@ import type { ArchiveReport } from '../../report/archive-report.js';
 import { percent } from '../../report/bars.js';
 import { markdownTable, renderStrategyTable } from '../../report/render-markdown.js';
 import { CATEGORIES } from '../../tokens/breakdown.js';
-import type { RunReport } from '../store/run-report.js';
+import type { RunReport } from './run-report.js';
 
 /** report.md: report.json for a person to read, with the per-strategy table. */
 export function renderRunReport(r: RunReport, archive: ArchiveReport): string {

@@ -1,4 +1,4 @@
-import type { DistributedReport } from '../../store/run-report.js';
+import type { DistributedReport } from '../../sink/run-report.js';
 
 /** Counts kept by the coordinator as results come back. */
 export class DistributedStats {

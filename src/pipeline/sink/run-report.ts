@@ -14,6 +14,18 @@ import { bump, emptyCounts } from '../shard/shard-builder.js';
 export interface RunReport {
   tool: string;
   inputs: string[];
+  /** What produced the output: the strategies as given, the steps they expand to, the tail and window, refs on or off. */
+  settings: {
+    strategies: string[];
+    steps: string[];
+    keepLast: number;
+    keepMessages: number;
+    keepResults: number;
+    window: number;
+    refs: boolean;
+    shardBytes: number;
+    model?: string;
+  };
   strategies: StrategyTotals[];
   lines: { read: number; ok: number; failed: number; skipped: number };
   transcripts: number;
@@ -88,12 +100,13 @@ export class RunReportBuilder {
     }
   }
 
-  build(meta: Pick<RunReport, 'tool' | 'inputs' | 'workers' | 'execution'> & { wallMs: number; bytes: number }): RunReport {
+  build(meta: Pick<RunReport, 'tool' | 'inputs' | 'settings' | 'workers' | 'execution'> & { wallMs: number; bytes: number }): RunReport {
     const archive = this.archive ?? emptyArchiveReport(this.tokenizer);
     const seconds = meta.wallMs / 1000;
     return {
       tool: meta.tool,
       inputs: meta.inputs,
+      settings: meta.settings,
       strategies: archive.strategies.map((s) => ({ ...s, ms: Math.round(s.ms) })),
       lines: { ...this.counts.lines },
       transcripts: archive.transcripts,

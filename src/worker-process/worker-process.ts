@@ -1,7 +1,7 @@
-import { ShardPool } from '../worker-pool.js';
-import { openConnection, probeQueue } from './queue-connection.js';
-import type { QueueUrl } from './queue-url.js';
-import { ShardWorkers } from './shard-workers.js';
+import { ShardPool } from '../pipeline/executors/shard-pool.js';
+import { openConnection, probeQueue } from '../pipeline/executors/queue/queue-connection.js';
+import type { QueueUrl } from '../pipeline/executors/queue/queue-url.js';
+import { ShardWorkers } from '../pipeline/executors/queue/shard-workers.js';
 
 export interface WorkerProcessOptions {
   queue: QueueUrl;

@@ -1,31 +1,9 @@
-import { availableParallelism } from 'node:os';
-import type { FormatName } from '../../formats/types.js';
-import type { LlmOptionsInput } from '../../llm/config.js';
-import type { BatchProgress } from '../../llm/batcher.js';
-import type { CompactConfig } from '../../strategies/compact-config.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
-import type { ShardHook } from './shard-hook.js';
-import type { QueueUrl } from './distributed/queue-url.js';
-
-/**
- * Target shard size: a shard ends at the first line end past this many bytes. Measured on this 2-core machine (see
- * README, Performance notes): big enough that per-task overhead (a message each way, one fsync per commit) is noise,
- * small enough that the last shards do not leave a core idle for long and that the commit granularity of a resume
- * stays fine.
- */
-export const DEFAULT_SHARD_BYTES = 4 * 1024 * 1024;
-/** Most items (transcripts, errors, skipped records) in one shard of adapter input. */
-export const DEFAULT_MAX_ITEMS_PER_SHARD = 1000;
-/** Heap limit of each worker: room for one line at the 64 MiB limit, parsed, compacted and serialized. */
-export const DEFAULT_WORKER_HEAP_MB = 1024;
-/** One try plus three retries on fresh workers. */
-export const MAX_ATTEMPTS = 4;
-/** Tasks in flight per worker: one running, one queued so a worker never waits for the main thread. */
-export const IN_FLIGHT_PER_WORKER = 2;
-
-export function defaultWorkers(): number {
-  return availableParallelism();
-}
+import type { FormatName } from '../formats/types.js';
+import type { LlmOptionsInput } from '../llm/config.js';
+import type { BatchProgress } from '../llm/batcher.js';
+import type { CompactConfig } from '../strategies/compact-config.js';
+import type { ShardHook } from './executors/shard-hook.js';
+import type { QueueUrl } from './executors/queue/queue-url.js';
 
 export interface RunOptions {
   inputs: string[];
@@ -59,8 +37,10 @@ export interface RunOptions {
   llm?: LlmOptionsInput;
   /** Batch mode (`llm.batch`): called at every poll while the run waits for its batches. */
   onBatchProgress?: (progress: BatchProgress) => void;
-  /** Main-thread work on each shard before it commits (replaced by the LLM stage when `llm` is set). */
+  /** Main-thread work on each shard before it commits (after the LLM stage when `llm` is set). */
   afterShard?: ShardHook;
+  /** Run the shards in this thread, one at a time, instead of on the worker pool (`compact`). @default false */
+  inProcess?: boolean;
   /** Run the shards through this BullMQ queue (Redis), where `tcompact worker` processes take them; `workers` may be 0. */
   queue?: QueueUrl;
   /**
@@ -82,10 +62,3 @@ export interface RunProgress {
   /** Worker processes that finished a shard of a distributed run. */
   workersSeen?: number;
 }
-
-export const DEFAULTS = {
-  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
-  shardBytes: DEFAULT_SHARD_BYTES,
-  maxItemsPerShard: DEFAULT_MAX_ITEMS_PER_SHARD,
-  workerHeapMb: DEFAULT_WORKER_HEAP_MB,
-} as const;

@@ -2,22 +2,17 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { TcompactError } from '../../../errors.js';
-import { ShardPool } from '../worker-pool.js';
-import { IN_FLIGHT_PER_WORKER, MAX_ATTEMPTS } from '../run-options.js';
-import type { ExecutionCounts } from '../dispatch-shard.js';
-import type { ShardHook } from '../shard-hook.js';
+import { IN_FLIGHT_PER_WORKER, MAX_ATTEMPTS } from '../../job/defaults.js';
 import type { PlannedShard } from '../../plan/plan-shards.js';
-import { failedShardOutput } from '../../shard/failed-shard.js';
-import { type JobSettings, type ShardOutput, type ShardReport, describeShard } from '../../shard/types.js';
-import type { Journal } from '../../store/journal.js';
-import { commitShard, readShard, shardPath } from '../../store/shard-store.js';
-import type { DistributedReport } from '../../store/run-report.js';
+import { type JobSettings, describeShard } from '../../shard/types.js';
+import { readShard, shardPath } from '../../store/shard-store.js';
+import type { ExecutionCounts, Executor, ShardRun } from '../executor.js';
+import { ShardPool } from '../shard-pool.js';
 import { DistributedStats } from './distributed-stats.js';
-import { IO_PREFIX } from './process-shard-job.js';
 import { openConnection, probeQueue, watchConnection } from './queue-connection.js';
 import { RUNS_KEY, queueNameFor } from './queue-name.js';
 import type { QueueUrl } from './queue-url.js';
-import { SHARD_JOB, type ShardJobData, type ShardJobResult, encodeItems, shardJobId } from './shard-job.js';
+import { SHARD_JOB, type ShardJobData, type ShardJobResult, decodeJobError, encodeItems, shardJobId } from './shard-job.js';
 import { DEFAULT_LOCK_MS } from './job-lock.js';
 import { ShardWorkers } from './shard-workers.js';
 
@@ -28,15 +23,13 @@ export const QUEUE_LOST_MS = 5000;
 /** First retry delay of a crashed shard, doubled on each attempt. */
 export const RETRY_BACKOFF_MS = 500;
 
-export interface QueueRunOptions {
+export interface QueueExecutorOptions {
   queue: QueueUrl;
   settingsHash: string;
   outDir: string;
   job: JobSettings;
-  journal: Journal;
   resume: boolean;
   abort: AbortSignal;
-  afterShard?: ShardHook;
   execution: ExecutionCounts;
   /** Worker threads of the coordinator's own process that take jobs too (0: only coordinate). */
   localWorkers: number;
@@ -46,22 +39,16 @@ export interface QueueRunOptions {
   onLost: (err: TcompactError) => void;
 }
 
-export interface QueueRun {
-  execute(planned: PlannedShard): Promise<{ report: ShardReport } | undefined>;
-  readonly window: number;
+export interface QueueExecutor extends Executor {
   readonly stats: DistributedStats;
-  report(): DistributedReport;
-  /** The run completed: its queue is removed from Redis. */
-  finish(): Promise<void>;
-  close(): Promise<void>;
 }
 
 /**
  * The coordinator's side of a distributed run: one BullMQ job per shard on the run's own queue, a job id per shard
  * index (so a resumed coordinator finds the jobs its predecessor added, finished or not), and each finished shard read
- * back from DIR, checked against the checksum its worker reported, passed through the LLM stage and journaled.
+ * back from DIR (its worker committed it there) and checked against the checksum its worker reported.
  */
-export async function startQueueRun(options: QueueRunOptions): Promise<QueueRun> {
+export async function startQueueExecutor(options: QueueExecutorOptions): Promise<QueueExecutor> {
   const { queue: url, execution } = options;
   await probeQueue(url);
   const name = queueNameFor(options.settingsHash, options.outDir);
@@ -126,7 +113,7 @@ export async function startQueueRun(options: QueueRunOptions): Promise<QueueRun>
     }
   };
 
-  const execute = async ({ shard, items }: PlannedShard): Promise<{ report: ShardReport } | undefined> => {
+  const run = async ({ shard, items }: PlannedShard): Promise<ShardRun | undefined> => {
     if (options.abort.aborted) return undefined;
     const jobId = shardJobId(shard.index);
     if (options.resume) {
@@ -140,49 +127,46 @@ export async function startQueueRun(options: QueueRunOptions): Promise<QueueRun>
     const settled = await finished(jobId, job.waitUntilFinished(events));
     if (options.abort.aborted) return undefined;
 
-    let output: ShardOutput | undefined;
-    let failed: boolean;
     if (!settled.ok) {
-      if (settled.reason.startsWith(IO_PREFIX)) throw new TcompactError('E_IO', settled.reason.slice(IO_PREFIX.length));
-      const message = `the worker crashed on all ${MAX_ATTEMPTS} attempts at this shard (${describeShard(shard)}): ${settled.reason}`;
-      output = await failedShardOutput(shard, items, { code: 'E_WORKER', message });
-      await commitShard(options.outDir, shard, output, true);
-      failed = true;
+      const error = decodeJobError(settled.reason);
+      if (error?.code === 'E_IO') throw new TcompactError('E_IO', error.message);
       stats.retried++;
       execution.retriedShards++;
-    } else {
-      const { result } = settled;
-      failed = result.failed;
-      stats.completedBy(result.worker);
-      if (result.attempt > 1) {
-        stats.retried++;
-        execution.retriedShards++;
-      }
-      const stored = await readShard(options.outDir, shard.index);
-      const body = Buffer.concat([stored.transcripts, stored.errors, stored.refs]);
-      const sha256 = createHash('sha256').update(body).digest('hex');
-      if (sha256 !== result.sha256) {
-        throw new TcompactError(
-          'E_IO',
-          `shard ${shard.index}: ${shardPath(options.outDir, shard.index)} is not the file worker ${result.worker} committed (checksum differs): DIR must be the same shared volume on every machine`,
-        );
-      }
-      if (options.afterShard && !failed) {
-        output = { body, sizes: result.sizes, report: stored.report };
-        if (result.pending) output.pending = result.pending;
-        output = await options.afterShard(output, shard, options.abort);
-        await commitShard(options.outDir, shard, output, false);
-      } else output = { body, sizes: result.sizes, report: stored.report };
+      const reason = error ? `${error.code}: ${error.message}` : settled.reason;
+      return {
+        kind: 'error',
+        error: { code: 'E_WORKER', message: `the worker crashed on all ${MAX_ATTEMPTS} attempts at this shard (${describeShard(shard)}): ${reason}` },
+      };
     }
-    if (failed) execution.failedShards++;
-    await options.journal.append({ type: 'shard', shard, failed });
-    return { report: output.report };
+    const { result } = settled;
+    stats.completedBy(result.worker);
+    if (result.attempt > 1) {
+      stats.retried++;
+      execution.retriedShards++;
+    }
+    const stored = await readShard(options.outDir, shard.index);
+    const body = Buffer.concat([stored.transcripts, stored.errors, stored.refs]);
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    if (sha256 !== result.sha256) {
+      throw new TcompactError(
+        'E_IO',
+        `shard ${shard.index}: ${shardPath(options.outDir, shard.index)} is not the file worker ${result.worker} committed (checksum differs): DIR must be the same shared volume on every machine`,
+      );
+    }
+    const output: ShardRun & { kind: 'output' } = {
+      kind: 'output',
+      output: { body, sizes: result.sizes, report: stored.report },
+      standIn: result.failed,
+      committed: true,
+    };
+    if (result.handedOn) output.output.handedOn = result.handedOn;
+    return output;
   };
 
   let closed = false;
   return {
-    execute,
-    window: QUEUE_WINDOW,
+    run,
+    inFlight: QUEUE_WINDOW,
     stats,
     report: () => stats.report(),
     async finish() {

@@ -1,0 +1,67 @@
+import { TcompactError } from '../../errors.js';
+import { failedShardOutput } from '../shard/failed-shard.js';
+import type { Journal } from '../store/journal.js';
+import type { PlannedShard } from '../plan/plan-shards.js';
+import { type ShardOutput, describeShard } from '../shard/types.js';
+import type { ShardHook } from './shard-hook.js';
+import { commitShard } from '../store/shard-store.js';
+import type { ExecutionCounts, ShardRun } from './executor.js';
+
+export interface SettleDeps {
+  outDir: string;
+  journal: Journal;
+  /** A hard stop: shards in flight are dropped, not committed. */
+  abort: AbortSignal;
+  /** Main-thread work on a shard's output before it commits (the LLM stage). */
+  afterShard?: ShardHook;
+  execution: ExecutionCounts;
+}
+
+/**
+ * Takes a shard that ran to a committed state, whichever executor ran it: an error becomes its stand-in (every line of
+ * the shard in errors.jsonl), the main-thread hook works on a shard that did not fail, the shard file is committed
+ * (unless the side that ran it committed it and nothing changed since) and journaled. Resolves with the committed
+ * output, or undefined when a hard stop dropped it. A commit that fails (disk full) rejects with E_IO and nothing of
+ * the shard is kept.
+ */
+export async function settleShard({ shard, items }: PlannedShard, run: ShardRun, deps: SettleDeps): Promise<ShardOutput | undefined> {
+  let output: ShardOutput;
+  let failed: boolean;
+  let committed: boolean;
+  if (run.kind === 'error') {
+    output = await failedShardOutput(shard, items, run.error);
+    failed = true;
+    committed = false;
+  } else ({ output, standIn: failed, committed } = run);
+  if (failed) deps.execution.failedShards++;
+  if (deps.afterShard && !failed) {
+    let staged: ShardOutput;
+    try {
+      staged = await deps.afterShard(output, shard, deps.abort);
+    } catch (err) {
+      if (deps.abort.aborted) return undefined;
+      throw err;
+    }
+    if (staged !== output) committed = false;
+    output = staged;
+  }
+  try {
+    if (!committed) await commitShard(deps.outDir, shard, output, failed);
+    await deps.journal.append({ type: 'shard', shard, failed });
+  } catch (err) {
+    const reason = (err as Error).message;
+    throw new TcompactError(
+      'E_IO',
+      `cannot commit shard ${shard.index} (${describeShard(shard)}): ${reason}; nothing of this shard was kept. Fix the cause and run again with --resume`,
+      { cause: err },
+    );
+  }
+  return output;
+}
+
+/** What a lost task died of: Piscina's message, or the cause of an abort (a worker that failed to load). */
+export function crashMessage(err: unknown): string {
+  const e = err as { message?: string; cause?: { message?: string }; code?: string };
+  const message = e?.cause?.message ?? e?.message ?? String(err);
+  return e?.code ? `${e.code}: ${message}` : message;
+}

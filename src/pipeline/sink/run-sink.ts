@@ -1,0 +1,96 @@
+import { writeRunPage } from '../../report/html/write-pages.js';
+import type { LlmRunUsage } from '../../llm/session.js';
+import type { CompactConfig } from '../../strategies/compact-config.js';
+import { type FinalPaths, type MergedListener, OrderedWriter } from '../store/ordered-writer.js';
+import { renderRunReport } from './report-markdown.js';
+import { type DistributedReport, type RunReport, RunReportBuilder } from './run-report.js';
+
+/** The final files of a run or a compact, report.html included. */
+export interface SinkPaths extends FinalPaths {
+  reportHtml: string;
+}
+
+/**
+ * The settings report.json records and the page shows: the ones that decide the output, from the job's config and its
+ * steps (presets expanded), the shard size and the model; never the worker count, which does not change the output.
+ */
+export function reportSettings(config: CompactConfig, steps: readonly string[], ran: { shardBytes: number; model?: string }): RunReport['settings'] {
+  return {
+    strategies: config.strategies,
+    steps: [...steps],
+    keepLast: config.keepLast,
+    keepMessages: config.keepMessages,
+    keepResults: config.keepResults,
+    window: config.window,
+    refs: config.refs,
+    shardBytes: ran.shardBytes,
+    ...(ran.model ? { model: ran.model } : {}),
+  };
+}
+
+export interface SinkOptions {
+  /** Where committed shards are read from. */
+  outDir: string;
+  paths: SinkPaths;
+  config: CompactConfig;
+  /** `run` or `compact`: the report's tool and page title. */
+  tool: 'run' | 'compact';
+  settings: RunReport['settings'];
+  onMerged?: MergedListener;
+}
+
+/**
+ * Where a run's output goes, in one place for the CLI and the library: committed shards merged in order into the final
+ * files, their reports folded into report.json, report.md and report.html, each written from the same report and the
+ * same settings. The final files appear only when `finish` succeeds.
+ */
+export class RunSink {
+  private constructor(
+    private readonly writer: OrderedWriter,
+    private readonly builder: RunReportBuilder,
+    private readonly options: SinkOptions,
+  ) {}
+
+  static async open(options: SinkOptions): Promise<RunSink> {
+    const { config } = options;
+    const builder = new RunReportBuilder(config.tokenizer, config.window, config.tokenizerEngine);
+    const writer = await OrderedWriter.open(
+      options.outDir,
+      config.refs,
+      (index, report, shard) => {
+        builder.add(report);
+        options.onMerged?.(index, report, shard);
+      },
+      options.paths,
+    );
+    return new RunSink(writer, builder, options);
+  }
+
+  /** Shard `index` is committed: merge it and every shard now next in line. */
+  commit(index: number): Promise<void> {
+    return this.writer.commit(index);
+  }
+
+  /** Waits for the merges; every shard below `total` must have been committed. */
+  drained(total: number): Promise<void> {
+    return this.writer.drained(total);
+  }
+
+  /** Builds the report, writes it as JSON, Markdown and HTML, and moves every final file into place. */
+  async finish(
+    meta: Pick<RunReport, 'inputs' | 'workers' | 'execution'> & { wallMs: number; bytes: number },
+    extras: { llm?: LlmRunUsage; distributed?: DistributedReport },
+  ): Promise<RunReport> {
+    const report = this.builder.build({ ...meta, tool: this.options.tool === 'run' ? 'tcompact' : 'tcompact compact', settings: this.options.settings });
+    if (extras.llm) report.llm = extras.llm;
+    if (extras.distributed) report.distributed = extras.distributed;
+    await this.writer.finish(`${JSON.stringify(report, null, 2)}\n`, renderRunReport(report, this.builder.archiveReport()));
+    const { paths } = this.options;
+    await writeRunPage({ html: paths.reportHtml, errors: paths.errors }, this.options.tool, report, { ...report.settings, workers: report.workers });
+    return report;
+  }
+
+  discard(): Promise<void> {
+    return this.writer.discard();
+  }
+}
