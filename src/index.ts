@@ -11,7 +11,7 @@ export { RefSink } from './refs/ref-store.js';
 export { restoreTranscript, type RefLookup } from './refs/restore.js';
 export { readInputs } from './formats/read-inputs.js';
 export type { InputItem } from './formats/types.js';
-export { createCompactor, type Compactor } from './strategies/create-compactor.js';
+export { createCompactor, type Compactor } from './pipeline/job/create-compactor.js';
 export { CompactConfigSchema, type CompactConfig, type CompactConfigInput } from './strategies/compact-config.js';
 export { STRATEGIES } from './strategies/registry.js';
 export { PRESETS } from './strategies/presets.js';

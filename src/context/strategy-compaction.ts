@@ -1,9 +1,9 @@
 import type { LlmSession } from '../llm/session.js';
 import type { ToolDef } from '../model/transcript.js';
-import { withModelSummarizer } from '../strategies/auto.js';
+import { type Job, createJob } from '../pipeline/job/job.js';
 import { buildSteps, buildSyncSteps } from '../strategies/build-steps.js';
 import { type CompactConfig, parseCompactConfig } from '../strategies/compact-config.js';
-import { type PipelineStep, type RunResult, runSteps, runStepsAsync } from '../strategies/runner.js';
+import type { PipelineStep, RunResult } from '../strategies/runner.js';
 import type { RefSink } from '../refs/ref-store.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { CompactionHandler } from './context-manager.js';
@@ -37,17 +37,18 @@ export interface StrategyCompactionOptions {
  * are those of the messages plus the tool definitions, like `countTranscript`.
  */
 export function strategyCompaction(options: StrategyCompactionOptions): CompactionHandler {
-  const built = new Map<number, readonly PipelineStep[]>();
-  const stepsFor = (window: number): readonly PipelineStep[] => {
-    if (options.strategies.length > 0 && typeof options.strategies[0] !== 'string') return options.strategies as readonly PipelineStep[];
-    let steps = built.get(window);
-    if (!steps) {
-      const names = [...(options.strategies as readonly string[])];
+  const built = new Map<number, Job>();
+  const given = options.strategies.length > 0 && typeof options.strategies[0] !== 'string' ? (options.strategies as readonly PipelineStep[]) : undefined;
+  const jobFor = (window: number): Job => {
+    let job = built.get(window);
+    if (!job) {
+      const names = given ? [] : [...(options.strategies as readonly string[])];
       const config = parseCompactConfig({ ...options.config, strategies: names, tokenizer: options.tokenizer.name, window });
-      steps = options.llm ? buildSteps(withModelSummarizer(config)) : buildSyncSteps(config, 'context manager');
-      built.set(window, steps);
+      const steps = given ?? (options.llm ? undefined : buildSyncSteps(config, 'context manager'));
+      job = createJob(config, { model: options.llm !== undefined, ...(steps ? { steps } : {}) });
+      built.set(window, job);
     }
-    return steps;
+    return job;
   };
   const output = (result: RunResult) => {
     // Tool definitions are the caller's: a step that prunes them (prune-tools) does not change what the caller sends.
@@ -55,12 +56,9 @@ export function strategyCompaction(options: StrategyCompactionOptions): Compacti
     return { messages: result.transcript.messages, tokens: result.tokensAfter - result.after.tools + toolsTokens + (options.extraTokens ?? 0) };
   };
   return ({ messages, window }) => {
-    const steps = stepsFor(window);
     const transcript = options.tools ? { id: 'context', messages: [...messages], tools: options.tools } : { id: 'context', messages: [...messages] };
-    const ctx = { tokenizer: options.tokenizer, refs: options.refs ?? null, window };
-    const llm = options.llm;
-    if (llm && steps.some((s) => s.strategy.async)) return runStepsAsync(transcript, steps, { ...ctx, llm }).then(output);
-    return output(runSteps(transcript, steps, ctx));
+    const folded = jobFor(window).fold(transcript, options.refs ?? null, options.llm);
+    return folded instanceof Promise ? folded.then(output) : output(folded);
   };
 }
 

@@ -2,10 +2,9 @@ import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { RefSink } from '../refs/ref-store.js';
 import type { LlmSession } from '../llm/session.js';
-import { withModelSummarizer } from '../strategies/auto.js';
-import { buildSteps } from '../strategies/build-steps.js';
+import { type Job, createJob } from '../pipeline/job/job.js';
 import { type CompactConfig, parseCompactConfig } from '../strategies/compact-config.js';
-import { type PipelineStep, requireSyncSteps, runSteps, runStepsAsync } from '../strategies/runner.js';
+import { requireSyncSteps } from '../strategies/runner.js';
 import type { StepReport } from '../strategies/types.js';
 import { countMessage, countTranscript, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
@@ -128,7 +127,7 @@ interface View {
 
 interface Pipeline {
   name: string;
-  steps: PipelineStep[];
+  job: Job;
   /** The model of the pipeline's LLM steps. */
   llm?: LlmSession;
 }
@@ -137,10 +136,10 @@ interface Pipeline {
 function pipelinesOf(name: string, options: EvalOptions, overrides: Partial<CompactConfig> = {}): Pipeline[] {
   const models = options.llm ?? [];
   const parsed = parseCompactConfig({ ...options.config, ...overrides, strategies: name.split('+'), tokenizer: options.tokenizer.name });
-  const steps = buildSteps(models.length > 0 ? withModelSummarizer(parsed) : parsed);
-  if (!steps.some((s) => s.strategy.async)) return [{ name, steps }];
-  if (models.length === 0) requireSyncSteps(steps, 'eval');
-  return models.map((llm) => ({ name: models.length > 1 ? `${name} @ ${llm.options.model}` : name, steps, llm }));
+  const job = createJob(parsed, { model: models.length > 0 });
+  if (job.llmSteps.length === 0) return [{ name, job }];
+  if (models.length === 0) requireSyncSteps(job.steps, 'eval');
+  return models.map((llm) => ({ name: models.length > 1 ? `${name} @ ${llm.options.model}` : name, job, llm }));
 }
 
 function addLlmFigures(into: RowLlm, steps: readonly StepReport[]): void {
@@ -200,8 +199,8 @@ export class Evaluation {
     const out: View[] = [{ name: ORIGINAL_ROW, tokens: countTranscript(transcript, tok).total, view: modelView(transcript), transcript }];
     const next: Message = { role: 'user', content: '' };
     const input = nextTurn ? { ...transcript, messages: [...transcript.messages, next] } : transcript;
-    const ctx = { tokenizer: tok, refs: new RefSink(), window: this.window };
-    const results = await Promise.all(pipelines.map((p) => (p.llm ? runStepsAsync(input, p.steps, { ...ctx, llm: p.llm }) : runSteps(input, p.steps, ctx))));
+    const refs = new RefSink();
+    const results = await Promise.all(pipelines.map((p) => p.job.fold(input, refs, p.llm)));
     pipelines.forEach((p, i) => {
       let result = results[i].transcript;
       if (nextTurn && result.messages[result.messages.length - 1] === next) result = { ...result, messages: result.messages.slice(0, -1) };

@@ -7,7 +7,7 @@ import { fingerprintFile } from '../io/fingerprint.js';
 import { resolveInputSources } from './plan/input-sources.js';
 import { type PlannedShard, planShards } from './plan/plan-shards.js';
 import { readJournal } from './store/journal.js';
-import { REPORT_JSON, runFinalPaths } from './store/ordered-writer.js';
+import { runFinalPaths } from './store/ordered-writer.js';
 import { openOutputDir } from './store/output-dir.js';
 import { checkSameShard } from './store/resume-check.js';
 import { removeShardsDir, shardPath } from './store/shard-store.js';

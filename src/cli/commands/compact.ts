@@ -91,8 +91,8 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
     // The run's engine in this thread: its journal and shards live in a work folder beside the output (in the system's
     // temporary folder for a dry run), removed when done; the final files are FILE.jsonl and its siblings.
     const out = values.out;
-    const workDir = out === undefined ? await mkdtemp(join(tmpdir(), 'tcompact-compact-')) : `${out}.work`;
-    const paths = compactOutputPaths(out ?? join(workDir, 'dry-run.jsonl'));
+    const workDir = dryRun || out === undefined ? await mkdtemp(join(tmpdir(), 'tcompact-compact-')) : `${out}.work`;
+    const paths = compactOutputPaths(dryRun || out === undefined ? join(workDir, 'dry-run.jsonl') : out);
     const prepared: Prepared = { steps, output: { paths, tool: 'compact' } };
     let report: RunReport;
     try {

@@ -5,14 +5,9 @@ import type { RefSink } from '../../refs/ref-store.js';
 import { withModelSummarizer } from '../../strategies/auto.js';
 import { buildSteps } from '../../strategies/build-steps.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
-import { type PipelineStep, type RunResult, needsModel, runStepsAsync, runUntilAsync } from '../../strategies/runner.js';
+import { type CompactResult, compactTranscript } from '../../strategies/compact-transcript.js';
+import { type PipelineStep, type RunResult, needsModel, runSteps, runStepsAsync, runUntilAsync } from '../../strategies/runner.js';
 import { type Tokenizer, getTokenizer } from '../../tokens/tokenizer.js';
-
-/** A compacted transcript, with the restore recipe that gives its input back when refs are on. */
-export interface CompactResult extends RunResult {
-  /** Ref of the restore recipe added to `metadata.tcompact.restore`; undefined when nothing changed or refs are off. */
-  restore?: string;
-}
 
 /**
  * Where a transcript stands after the part of the job that needs no model: done, or handed on at an LLM step whose
@@ -41,6 +36,11 @@ export interface Job {
   resume(handedOn: Transcript, resumeAt: number, refs: RefSink | null, llm: LlmSession): Promise<CompactResult>;
   /** Stores the restore recipe of `run`, a fold of `input` (a worker's output when it hands a transcript on). */
   finish(input: Transcript, run: RunResult, refs: RefSink | null): CompactResult;
+  /**
+   * The steps alone, no restore recipe (scoring and replay, where the transcript is looked at, not stored): awaiting
+   * the model's steps when `llm` is given, else E_CONFIG when one is due.
+   */
+  fold(input: Transcript, refs: RefSink | null, llm?: LlmSession): RunResult | Promise<RunResult>;
   /** The whole job without a model: E_CONFIG when an LLM step is due. */
   compact(input: Transcript, refs: RefSink | null): CompactResult;
   /** The whole job, awaiting the model's steps (main thread only). */
@@ -83,11 +83,11 @@ export function createJob(config: CompactConfig, options: JobOptions = {}): Job 
     start,
     finish,
     resume: (handedOn, resumeAt, refs, llm) => continueFrom(handedOn, handedOn, resumeAt, refs, llm),
-    compact(input, refs) {
-      const started = start(input, refs);
-      if (started.kind === 'handed-on') throw needsModel(steps[started.resumeAt].strategy);
-      return started.result;
+    fold(input, refs, llm) {
+      const ctx = { tokenizer, refs: refsOf(refs), window };
+      return llm && llmSteps.length > 0 ? runStepsAsync(input, steps, { ...ctx, llm }) : runSteps(input, steps, ctx);
     },
+    compact: (input, refs) => compactTranscript(input, steps, { tokenizer, refs: refsOf(refs), window }),
     async compactAsync(input, refs, llm) {
       const started = start(input, refs);
       if (started.kind === 'done') return started.result;

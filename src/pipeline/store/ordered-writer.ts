@@ -1,7 +1,5 @@
 import { join } from 'node:path';
 import { REFS_FILE } from '../../refs/ref-file.js';
-import type { TokenizerEngine } from '../../tokens/bpe-engines.js';
-import type { TokenizerName } from '../../tokens/tokenizer.js';
 import { AtomicFile } from '../../io/atomic-file.js';
 import type { ShardDescriptor, ShardReport } from '../shard/types.js';
 import { readShard } from './shard-store.js';

@@ -1,9 +1,9 @@
-import type { Transcript } from '../model/transcript.js';
-import { RefSink } from '../refs/ref-store.js';
-import { type TokenizerName, getTokenizer } from '../tokens/tokenizer.js';
-import { buildSyncSteps } from './build-steps.js';
-import { type CompactConfig, type CompactConfigInput, parseCompactConfig } from './compact-config.js';
-import { type CompactResult, compactTranscript } from './compact-transcript.js';
+import type { Transcript } from '../../model/transcript.js';
+import { RefSink } from '../../refs/ref-store.js';
+import { buildSyncSteps } from '../../strategies/build-steps.js';
+import { type CompactConfig, type CompactConfigInput, parseCompactConfig } from '../../strategies/compact-config.js';
+import { createJob } from './job.js';
+import type { CompactResult } from '../../strategies/compact-transcript.js';
 
 export interface Compactor {
   /** The validated config, defaults filled in. */
@@ -24,14 +24,13 @@ export interface Compactor {
  */
 export function createCompactor(input: CompactConfigInput = {}): Compactor {
   const config = parseCompactConfig(input);
-  const steps = buildSyncSteps(config, 'createCompactor');
-  const tokenizer = getTokenizer(config.tokenizer as TokenizerName, config.tokenizerEngine);
+  const job = createJob(config, { steps: buildSyncSteps(config, 'createCompactor') });
   return {
     config,
-    steps: steps.map((s) => s.strategy.name),
+    steps: job.steps.map((s) => s.strategy.name),
     compact(transcript, refs) {
       const sink = config.refs ? (refs ?? new RefSink()) : null;
-      return { ...compactTranscript(transcript, steps, { tokenizer, refs: sink, window: config.window }), refs: sink };
+      return { ...job.compact(transcript, sink), refs: sink };
     },
   };
 }
