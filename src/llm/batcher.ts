@@ -67,15 +67,14 @@ const MAX_POLL_BACKOFF_MS = 10 * 60_000;
 const MAX_UNANSWERED_EXAMPLES = 100;
 
 /**
- * The Batch API side of an LLM session. While `gathering`, the answerer defers every request it cannot answer from
+ * The Batch API side of an LLM session. While it gathers (see batch-phase.ts), the answerer defers every request it cannot answer from
  * the cache or from collected results here instead of sending it; `submit` writes the deferred requests to batch
  * input files (split at the request and byte limits), uploads them, creates the batches and journals each step before
  * going on; `settle` waits for every outstanding batch (polling, with backoff on errors) and collects its output and
  * error files into the results, by custom_id (the request's cache key, so the same request always has the same id).
  */
 export class Batcher {
-  /** Set while the steps run only to find the requests of a batch. */
-  gathering = false;
+  private gatherers = 0;
   private readonly deferred = new Map<string, LlmJob>();
   private readonly submitted = new Set<string>();
   private readonly results = new Map<string, BatchResult>();
@@ -91,6 +90,21 @@ export class Batcher {
     private readonly journal: BatchJournal,
     private readonly options: BatcherOptions,
   ) {}
+
+  /** True while a gathering pass runs: the steps run only to find the requests of a batch, and their output is dropped. */
+  get gathering(): boolean {
+    return this.gatherers > 0;
+  }
+
+  /** Runs `pass` as a gathering pass (requests deferred for a batch, never sent online). */
+  async gatherDuring<T>(pass: () => Promise<T>): Promise<T> {
+    this.gatherers++;
+    try {
+      return await pass();
+    } finally {
+      this.gatherers--;
+    }
+  }
 
   /** Reads what earlier runs of this DIR sent and collected. */
   async open(): Promise<void> {

@@ -19,6 +19,7 @@ import { EXIT } from '../exit-codes.js';
 import { createLlmSession } from '../../llm/session.js';
 import { BATCH_FLAGS_HELP, BATCH_FLAG_SPECS, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
 import type { Batcher } from '../../llm/batcher.js';
+import { gatherAndSettle } from '../../llm/batch-phase.js';
 import type { LlmSession } from '../../llm/session.js';
 import type { InputItem } from '../../formats/types.js';
 import { InputTally } from './_eval-options.js';
@@ -250,22 +251,20 @@ async function gatherBatches(
   process.once('SIGINT', onSignal);
   const models = llm.flatMap((s) => (s.batcher ? [s.batcher] : []));
   const pass = async (batchers: readonly Batcher[], withJudge: Judge | undefined): Promise<void> => {
-    for (const b of models) b.gathering = true;
-    if (withJudge?.batchSide) withJudge.batchSide.gathering = true;
-    try {
-      const evaluation = evaluationOf(withJudge);
-      for await (const item of readItems())
-        if (item.kind === 'transcript') await evaluation.add(item.transcript, item, (item as { compacted?: Transcript }).compacted);
-    } finally {
-      for (const b of models) b.gathering = false;
-      if (withJudge?.batchSide) withJudge.batchSide.gathering = false;
-    }
-    for (const b of batchers) {
-      const sent = await b.submit();
-      if (sent > 0) io.stderr.write(`eval: ${sent} requests sent as batches; waiting for them\n`);
-      if (!(await b.settle(stop.signal)))
-        throw new TcompactError('E_LLM', 'eval: interrupted while waiting for batches; they keep running, run the same command again to pick them up');
-    }
+    const settled = await gatherAndSettle({
+      batchers,
+      gathering: withJudge?.batchSide ? [...models, withJudge.batchSide] : models,
+      pass: async () => {
+        const evaluation = evaluationOf(withJudge);
+        for await (const item of readItems())
+          if (item.kind === 'transcript') await evaluation.add(item.transcript, item, (item as { compacted?: Transcript }).compacted);
+        return true;
+      },
+      stop: stop.signal,
+      onSubmitted: (sent) => io.stderr.write(`eval: ${sent} requests sent as batches; waiting for them\n`),
+    });
+    if (!settled)
+      throw new TcompactError('E_LLM', 'eval: interrupted while waiting for batches; they keep running, run the same command again to pick them up');
   };
   try {
     if (models.length > 0) await pass(models, undefined);

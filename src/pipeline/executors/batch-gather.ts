@@ -1,4 +1,5 @@
 import type { Batcher } from '../../llm/batcher.js';
+import { gatherAndSettle } from '../../llm/batch-phase.js';
 import type { PlannedShard } from '../plan/plan-shards.js';
 import type { JournalState } from '../store/journal.js';
 import type { ShardHook } from './shard-hook.js';
@@ -28,24 +29,13 @@ export interface BatchGatherOptions {
 }
 
 /**
- * The Batch API part of a run, before the pass that commits shards: each round runs the shards through the workers and
- * the LLM stage only to find the requests no cache or batch answers yet, sends them as batches (journaled before any
- * wait), and waits until every batch has ended and its results are collected. The committing pass then finds the
- * answers by cache key. Resolves false when stopped: nothing is committed, and `--resume` picks the batches up.
+ * The Batch API phase of a run, before the pass that commits shards: gather-and-settle rounds over the shards, run by
+ * the executor and the LLM stage. Resolves false when stopped: nothing is committed, and `--resume` picks the batches up.
  */
 export async function gatherBatches(o: BatchGatherOptions): Promise<boolean> {
   if (o.cancel) return o.batcher.settle(o.stop, { cancel: true });
   for (let round = 1; ; round++) {
-    o.batcher.gathering = true;
-    let complete: boolean;
-    try {
-      complete = await gatherPass(o);
-    } finally {
-      o.batcher.gathering = false;
-    }
-    if (!complete) return false;
-    await o.batcher.submit();
-    if (!(await o.batcher.settle(o.stop))) return false;
+    if (!(await gatherAndSettle({ batchers: [o.batcher], pass: () => gatherPass(o), stop: o.stop }))) return false;
     if (o.batcher.takeContextRefusals() === 0 || round >= MAX_BATCH_ROUNDS) return true;
   }
 }
