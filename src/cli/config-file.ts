@@ -6,7 +6,7 @@ import { type CompactConfig, parseCompactConfig } from '../strategies/compact-co
 import type { PipelineStep } from '../strategies/runner.js';
 import { DEFAULT_WINDOW } from '../tokens/window.js';
 import { intOption } from './command.js';
-import { parseTokenizer } from './commands/stats.js';
+import { parseTokenizer } from './compaction-flags.js';
 
 /** Settings given as flags; each one set replaces the config file's value (`options` entries: per key). */
 export interface ConfigOverrides {

@@ -8,13 +8,12 @@ import type { RunReport } from '../../pipeline/sink/run-report.js';
 import type { SinkPaths } from '../../pipeline/sink/run-sink.js';
 import { percent } from '../../report/bars.js';
 import { renderStrategyTable } from '../../report/render-markdown.js';
-import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
 import { LLM_FLAGS_HELP, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
 import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
-import { parseFormat } from './stats.js';
+import { COMPACTION_FLAG_SPECS, INPUT_FLAG_SPECS, parseFormat, sharedFlagsHelp } from '../compaction-flags.js';
 
 /** `out.jsonl` -> `out.refs.jsonl`, `out.errors.jsonl`, `out.report.json`, `out.report.md`, `out.report.html`. */
 export function compactOutputPaths(out: string): SinkPaths {
@@ -41,19 +40,9 @@ and renamed into place when complete. Prints tokens saved per strategy.
 
 Options:
   --out FILE.jsonl       the compacted archive (required unless --dry-run)
-  --strategy NAME        a strategy or preset; repeat to compose left to right (replaces the config's list)
-  --keep-last N          last whole turns never modified (default 0)
-  --keep-messages N      last messages never modified (default 10)
-  --keep-results N       last tool results never modified, with their calls (default 10)
-  --window N             context window in tokens (default ${DEFAULT_WINDOW})
-  --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
-  --tokenizer-engine E   ai-tokenizer (default) or gpt-tokenizer: the library counting o200k/cl100k (same counts)
-  --config FILE          JSON config: strategies, keepLast, keepFirst, window, tokenizer, refs, toolHints,
-                         options (per strategy); flags override it
-  --no-refs              do not keep replaced content (no FILE.refs.jsonl; restore is not possible)
+${sharedFlagsHelp(['strategy', 'keep-last', 'keep-messages', 'keep-results', 'window', 'tokenizer', 'tokenizer-engine', 'config', 'no-refs'])}
   --dry-run              compact and print the report, write nothing
-  --from FORMAT          force the input format instead of detecting it
-  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
+${sharedFlagsHelp(['from', 'max-line-bytes'])}
 
 ${LLM_FLAGS_HELP}
   (up to --llm-concurrency transcripts are summarized at once; the output keeps the input order)
@@ -62,18 +51,9 @@ Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('compact', argv, {
       out: { type: 'string' },
-      strategy: { type: 'string', multiple: true },
-      'keep-last': { type: 'string' },
-      'keep-messages': { type: 'string' },
-      'keep-results': { type: 'string' },
-      window: { type: 'string' },
-      tokenizer: { type: 'string' },
-      'tokenizer-engine': { type: 'string' },
-      config: { type: 'string' },
-      'no-refs': { type: 'boolean' },
+      ...COMPACTION_FLAG_SPECS,
       'dry-run': { type: 'boolean' },
-      from: { type: 'string' },
-      'max-line-bytes': { type: 'string' },
+      ...INPUT_FLAG_SPECS,
       ...LLM_FLAG_SPECS,
     });
     const inputs = requireInputs('compact', positionals);

@@ -10,7 +10,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { type CliIO, type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
-import { parseFormat } from './stats.js';
+import { parseFormat } from '../compaction-flags.js';
 
 export const OUTPUT_FORMATS = ['openai', 'anthropic'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

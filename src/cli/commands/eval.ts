@@ -25,7 +25,7 @@ import type { InputItem } from '../../formats/types.js';
 import { InputTally } from './_eval-options.js';
 import type { Transcript } from '../../model/transcript.js';
 import { restoreSources } from './restore.js';
-import { parseFormat, parseTokenizer } from './stats.js';
+import { COMPACTION_FLAG_SPECS, INPUT_FLAG_SPECS, parseFormat, parseTokenizer, sharedFlagsHelp } from '../compaction-flags.js';
 
 /** The row of a compacted archive's transcripts: named after what compacted them, when its journal says. */
 function compactedRowName(by: string | undefined): string {
@@ -78,11 +78,7 @@ Options:
   --compacted PATH       audit a compacted archive against its restored originals (see above)
   --strategy NAME        a strategy or preset, or several joined with + (one pipeline); repeat to compare
                          (default: ${DEFAULT_EVAL_STRATEGIES.join(', ')}, those registered)
-  --keep-last N          last whole turns never modified (default 0)
-  --keep-messages N      last messages never modified (default 10)
-  --keep-results N       last tool results never modified, with their calls (default 10)
-  --window N             context window in tokens, for conditional steps (default ${DEFAULT_WINDOW})
-  --config FILE          per-strategy options and tool hints (JSON, as for 'compact')
+${sharedFlagsHelp(['keep-last', 'keep-messages', 'keep-results', 'window', 'config'])}
   --no-reference         do not score the sources' own compactions
   --judge MODEL          also ask an OpenAI-compatible model about each context (original and compacted) and grade
                          its answers against the original's probes, by dimension: recall, artifact, continuation,
@@ -98,9 +94,7 @@ Options:
   --llm-window N         its context window (default: known models' own, else 128000)
   --focus TEXT           summarize's focus
   --price-in X, --price-out X   US dollars per million prompt / completion tokens of --model
-  --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
-  --from FORMAT          force the input format instead of detecting it
-  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
+${sharedFlagsHelp(['tokenizer', 'from', 'max-line-bytes'])}
 
 ${BATCH_FLAGS_HELP}
   With --batch, the questions of --model and --judge go through batches journaled in DIR/llm-batches/: the
@@ -110,11 +104,11 @@ ${BATCH_FLAGS_HELP}
       out: { type: 'string' },
       compacted: { type: 'string' },
       strategy: { type: 'string', multiple: true },
-      'keep-last': { type: 'string' },
-      'keep-messages': { type: 'string' },
-      'keep-results': { type: 'string' },
-      window: { type: 'string' },
-      config: { type: 'string' },
+      'keep-last': COMPACTION_FLAG_SPECS['keep-last'],
+      'keep-messages': COMPACTION_FLAG_SPECS['keep-messages'],
+      'keep-results': COMPACTION_FLAG_SPECS['keep-results'],
+      window: COMPACTION_FLAG_SPECS.window,
+      config: COMPACTION_FLAG_SPECS.config,
       'no-reference': { type: 'boolean' },
       judge: { type: 'string' },
       llm: { type: 'string' },
@@ -128,9 +122,8 @@ ${BATCH_FLAGS_HELP}
       focus: LLM_FLAG_SPECS.focus,
       'price-in': LLM_FLAG_SPECS['price-in'],
       'price-out': LLM_FLAG_SPECS['price-out'],
-      tokenizer: { type: 'string' },
-      from: { type: 'string' },
-      'max-line-bytes': { type: 'string' },
+      tokenizer: COMPACTION_FLAG_SPECS.tokenizer,
+      ...INPUT_FLAG_SPECS,
       ...BATCH_FLAG_SPECS,
     });
     const compacted = values.compacted === undefined ? undefined : await restoreSources(values.compacted);

@@ -8,7 +8,6 @@ import { parseQueueUrl } from '../../pipeline/executors/queue/queue-url.js';
 import { percent } from '../../report/bars.js';
 import { RUN_HTML } from '../../report/html/write-pages.js';
 import { createProgress } from '../../report/progress.js';
-import { DEFAULT_WINDOW } from '../../tokens/window.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
 import { BATCH_FLAGS_HELP, BATCH_FLAG_SPECS, LLM_FLAGS_HELP, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
@@ -16,7 +15,7 @@ import type { BatchProgress } from '../../llm/batcher.js';
 import type { RunProgress } from '../../pipeline/run-options.js';
 import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
-import { parseFormat } from './stats.js';
+import { COMPACTION_FLAG_SPECS, INPUT_FLAG_SPECS, parseFormat, sharedFlagsHelp } from '../compaction-flags.js';
 
 export const runCommand: Command = {
   name: 'run',
@@ -31,24 +30,15 @@ journaled (DIR/journal.jsonl), so an interrupted run continues with --resume.
 
 Options:
   --out DIR              output directory (required)
-  --strategy NAME        strategy or preset, repeatable, applied left to right (default: auto)
-  --config FILE          JSON config (strategies, keepLast, window, tokenizer, refs, toolHints, options); flags win
+${sharedFlagsHelp(['strategy', 'config'])}
   --workers N            worker threads (default: the number of cores, here ${defaultWorkers()})
   --resume               reuse the shards an interrupted run of the same inputs and settings committed
-  --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic (chars/4)
-  --tokenizer-engine E   ai-tokenizer (default) or gpt-tokenizer: the library counting o200k/cl100k (same counts)
-  --window N             context window in tokens, for thresholds (default ${DEFAULT_WINDOW})
-  --keep-last N          last whole turns never modified (default 0)
-  --keep-messages N      last messages never modified (default 10)
-  --keep-results N       last tool results never modified, with their calls (default 10)
-  --no-refs              do not keep replaced content (no refs.jsonl; restore is impossible)
-  --from FORMAT          force the input format instead of detecting it
-  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG before parsing (default ${DEFAULT_MAX_LINE_BYTES})
+${sharedFlagsHelp(['tokenizer', 'tokenizer-engine', 'window', 'keep-last', 'keep-messages', 'keep-results', 'no-refs', 'from', 'max-line-bytes'])}
   --worker-heap-mb N     heap limit of each worker; a worker over it fails alone (default ${DEFAULT_WORKER_HEAP_MB})
   --shard-bytes N        target size of a unit of work (default ${DEFAULT_SHARD_BYTES}); a resume needs the same value
   --queue URL            distributed run: shards go to BullMQ jobs on Redis (redis://[user:pass@]HOST:PORT[/DB], or
                          rediss:// for TLS) where 'tcompact worker' processes take them; --workers N local threads
-                         take jobs too, --workers 0 only coordinates (see README, Scaling out)
+                         take jobs too, --workers 0 only coordinates (see docs/scaling-out.md)
   --quiet                no progress output
 
 ${LLM_FLAGS_HELP}
@@ -63,19 +53,10 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('run', argv, {
       out: { type: 'string' },
-      strategy: { type: 'string', multiple: true },
-      config: { type: 'string' },
+      ...COMPACTION_FLAG_SPECS,
+      ...INPUT_FLAG_SPECS,
       workers: { type: 'string' },
       resume: { type: 'boolean' },
-      tokenizer: { type: 'string' },
-      'tokenizer-engine': { type: 'string' },
-      window: { type: 'string' },
-      'keep-last': { type: 'string' },
-      'keep-messages': { type: 'string' },
-      'keep-results': { type: 'string' },
-      'no-refs': { type: 'boolean' },
-      from: { type: 'string' },
-      'max-line-bytes': { type: 'string' },
       'worker-heap-mb': { type: 'string' },
       'shard-bytes': { type: 'string' },
       quiet: { type: 'boolean' },

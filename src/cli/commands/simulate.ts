@@ -17,7 +17,7 @@ import { EXIT } from '../exit-codes.js';
 import { createLlmSession } from '../../llm/session.js';
 import { LLM_FLAG_SPECS, llmOptionsFromFlags } from '../llm-flags.js';
 import { InputTally, nonNegativeOption } from './_eval-options.js';
-import { parseFormat, parseTokenizer } from './stats.js';
+import { parseFormat, parseTokenizer } from '../compaction-flags.js';
 
 export const simulateCommand: Command = {
   name: 'simulate',

@@ -1,31 +1,14 @@
-import { TcompactError } from '../../errors.js';
 import { readInputs } from '../../formats/read-inputs.js';
-import { FORMAT_NAMES, type FormatName } from '../../formats/types.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { renderBreakdown, percent } from '../../report/bars.js';
 import { writeStatsPage } from '../../report/html/write-pages.js';
 import { type Breakdown, addBreakdown, countTranscript, emptyBreakdown } from '../../tokens/breakdown.js';
-import { TOKENIZER_NAMES, type TokenizerName, getTokenizer } from '../../tokens/tokenizer.js';
+import { getTokenizer } from '../../tokens/tokenizer.js';
+import { parseFormat, parseTokenizer } from '../compaction-flags.js';
 import { DEFAULT_WINDOW, windowStatus, type WindowStatus } from '../../tokens/window.js';
 import { InputTally } from './_eval-options.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-
-export function parseTokenizer(value: string | undefined): TokenizerName {
-  if (value === undefined) return 'o200k_base';
-  if (!(TOKENIZER_NAMES as readonly string[]).includes(value)) {
-    throw new TcompactError('E_USAGE', `--tokenizer must be one of ${TOKENIZER_NAMES.join(', ')}, got "${value}"`);
-  }
-  return value as TokenizerName;
-}
-
-export function parseFormat(value: string | undefined): FormatName | undefined {
-  if (value === undefined) return undefined;
-  if (!(FORMAT_NAMES as readonly string[]).includes(value)) {
-    throw new TcompactError('E_USAGE', `--from must be one of ${FORMAT_NAMES.join(', ')}, got "${value}"`);
-  }
-  return value as FormatName;
-}
 
 interface TranscriptStats {
   id: string;

@@ -17,7 +17,7 @@ import { DEFAULT_LOCK_MS } from './job-lock.js';
 import { ShardWorkers } from './shard-workers.js';
 
 /** Shards queued or running at once: enough to keep many machines busy, few enough that a stop waits little. */
-export const QUEUE_WINDOW = 64;
+export const QUEUE_IN_FLIGHT = 64;
 /** A connection to Redis down this long ends the run with E_QUEUE (committed shards stay for --resume). */
 export const QUEUE_LOST_MS = 5000;
 /** First retry delay of a crashed shard, doubled on each attempt. */
@@ -61,8 +61,8 @@ export async function startQueueExecutor(options: QueueExecutorOptions): Promise
   events.on('stalled', () => stats.stalledRecovered++);
   events.on('error', () => undefined);
   // Every shard in flight waits on these emitters (BullMQ's waitUntilFinished listens on both).
-  queue.setMaxListeners(QUEUE_WINDOW * 2 + 10);
-  events.setMaxListeners(QUEUE_WINDOW * 2 + 10);
+  queue.setMaxListeners(QUEUE_IN_FLIGHT * 2 + 10);
+  events.setMaxListeners(QUEUE_IN_FLIGHT * 2 + 10);
 
   let lostError: TcompactError | undefined;
   const lostListeners = new Set<(err: TcompactError) => void>();
@@ -166,7 +166,7 @@ export async function startQueueExecutor(options: QueueExecutorOptions): Promise
   let closed = false;
   return {
     run,
-    inFlight: QUEUE_WINDOW,
+    inFlight: QUEUE_IN_FLIGHT,
     stats,
     report: () => stats.report(),
     async finish() {
