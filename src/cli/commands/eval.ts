@@ -1,14 +1,11 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
 import { compactedBy, readCompactedArchive } from '../../eval/compacted-archive.js';
 import { Evaluation } from '../../eval/eval-run.js';
+import { runEvalJob } from '../../eval/eval-job.js';
 import { Judge, type JudgeOptionsInput } from '../../eval/judge.js';
-import { renderEvaluation, rowFigures } from '../../eval/render-eval.js';
 import { readInputs } from '../../formats/read-inputs.js';
-import { AtomicFile, writeFileAtomic } from '../../io/atomic-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
-import { writeEvalPage } from '../../report/html/write-pages.js';
 import { PRESETS } from '../../strategies/presets.js';
 import { STRATEGIES } from '../../strategies/registry.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
@@ -18,12 +15,8 @@ import { loadCompactConfig, tailFlagOverrides } from '../config-file.js';
 import { EXIT } from '../exit-codes.js';
 import { createLlmSession } from '../../llm/session.js';
 import { BATCH_FLAGS_HELP, BATCH_FLAG_SPECS, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
-import type { Batcher } from '../../llm/batcher.js';
-import { gatherAndSettle } from '../../llm/batch-phase.js';
-import type { LlmSession } from '../../llm/session.js';
 import type { InputItem } from '../../formats/types.js';
 import { InputTally } from './_eval-options.js';
-import type { Transcript } from '../../model/transcript.js';
 import { restoreSources } from './restore.js';
 import { COMPACTION_FLAG_SPECS, INPUT_FLAG_SPECS, parseFormat, parseTokenizer, sharedFlagsHelp } from '../compaction-flags.js';
 
@@ -161,40 +154,12 @@ ${BATCH_FLAGS_HELP}
     const llm = await Promise.all(models.map((m) => createLlmSession(m)));
     const evaluationOf = (withJudge: Judge | undefined) =>
       new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'], judge: withJudge, judgeLimit, llm, given });
-    const evaluation = evaluationOf(judge);
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const readItems = (): AsyncIterable<InputItem> =>
       compacted ? readCompactedArchive(compacted, { maxLineBytes }) : readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) });
-    if (values.batch) {
-      const gatherJudge = judge?.batchSide ? await Judge.create(judgeInput() as JudgeOptionsInput, {}, judge.batchSide) : undefined;
-      await gatherBatches(io, llm, gatherJudge, evaluationOf, readItems);
-    }
+    const gatherJudge = values.batch && judge?.batchSide ? await Judge.create(judgeInput() as JudgeOptionsInput, {}, judge.batchSide) : undefined;
     const tally = new InputTally(io);
-    let lost: AtomicFile;
-    try {
-      await mkdir(values.out, { recursive: true });
-      lost = await AtomicFile.create(join(values.out, 'lost.jsonl'));
-    } catch (err) {
-      throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
-    }
-    try {
-      for await (const item of readItems()) {
-        if (!tally.accept(item)) continue;
-        let lines = '';
-        for (const l of await evaluation.add(item.transcript, item, (item as { compacted?: Transcript }).compacted)) lines += `${JSON.stringify(l)}\n`;
-        if (lines !== '') await lost.write(lines);
-      }
-      await lost.rename();
-    } catch (err) {
-      await lost.discard();
-      throw err;
-    } finally {
-      for (const session of llm) await session.close();
-    }
-    const report = evaluation.report();
-    const original = report.rows[0];
-    const json = {
-      tool: 'tcompact eval',
+    const markdown = await runEvalJob({
       inputs,
       settings: {
         ...(compacted ? { compacted: given } : {}),
@@ -204,20 +169,17 @@ ${BATCH_FLAGS_HELP}
         window: config.window,
         tokenizer: tokenizer.name,
       },
-      ...report,
-      rows: report.rows.map((r) => ({ ...r, ...rowFigures(r, original) })),
-      reference: { ...report.reference, rows: report.reference.rows.map((r) => ({ ...r, ...rowFigures(r, report.reference.rows[0]) })) },
-      errors: tally.errors,
-      skipped: tally.skipped,
-    };
-    const markdown = renderEvaluation(report);
-    try {
-      await writeFileAtomic(join(values.out, 'eval.json'), [`${JSON.stringify(json, null, 2)}\n`]);
-      await writeFileAtomic(join(values.out, 'eval.md'), [markdown]);
-    } catch (err) {
-      throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
-    }
-    await writeEvalPage(values.out, json);
+      out: values.out,
+      readItems,
+      evaluationOf,
+      ...(judge ? { judge } : {}),
+      ...(gatherJudge ? { gatherJudge } : {}),
+      llm,
+      batch: values.batch === true,
+      accept: (item) => tally.accept(item),
+      tally: () => ({ errors: tally.errors, skipped: tally.skipped }),
+      note: (line) => io.stderr.write(`${line}\n`),
+    });
     io.stdout.write(markdown);
     io.stdout.write(
       `\nWrote ${join(values.out, 'eval.json')}, eval.md, eval.html and lost.jsonl (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
@@ -225,44 +187,3 @@ ${BATCH_FLAGS_HELP}
     return tally.nothingYielded('eval', inputs) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 };
-
-/**
- * The Batch API passes of `eval --batch`, before the pass that counts: one over the inputs gathers the requests of the
- * LLM steps into batches and waits for them; then one gathers the judge's questions about the contexts those answers
- * compacted (asking them earlier would pay for contexts of the fallback). Ctrl-C while waiting stops eval; the batches
- * keep running, and the same command picks them up (they are journaled in DIR/llm-batches/).
- */
-async function gatherBatches(
-  io: { stderr: { write(s: string): unknown } },
-  llm: readonly LlmSession[],
-  judge: Judge | undefined,
-  evaluationOf: (judge: Judge | undefined) => Evaluation,
-  readItems: () => AsyncIterable<InputItem>,
-): Promise<void> {
-  const stop = new AbortController();
-  const onSignal = (): void => stop.abort();
-  process.once('SIGINT', onSignal);
-  const models = llm.flatMap((s) => (s.batcher ? [s.batcher] : []));
-  const pass = async (batchers: readonly Batcher[], withJudge: Judge | undefined): Promise<void> => {
-    const settled = await gatherAndSettle({
-      batchers,
-      gathering: withJudge?.batchSide ? [...models, withJudge.batchSide] : models,
-      pass: async () => {
-        const evaluation = evaluationOf(withJudge);
-        for await (const item of readItems())
-          if (item.kind === 'transcript') await evaluation.add(item.transcript, item, (item as { compacted?: Transcript }).compacted);
-        return true;
-      },
-      stop: stop.signal,
-      onSubmitted: (sent) => io.stderr.write(`eval: ${sent} requests sent as batches; waiting for them\n`),
-    });
-    if (!settled)
-      throw new TcompactError('E_LLM', 'eval: interrupted while waiting for batches; they keep running, run the same command again to pick them up');
-  };
-  try {
-    if (models.length > 0) await pass(models, undefined);
-    if (judge?.batchSide) await pass([judge.batchSide], judge);
-  } finally {
-    process.off('SIGINT', onSignal);
-  }
-}
