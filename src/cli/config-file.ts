@@ -9,7 +9,7 @@ import { intOption } from './command.js';
 import { parseTokenizer } from './compaction-flags.js';
 
 /** Settings given as flags; each one set replaces the config file's value (`options` entries: per key). */
-export interface ConfigOverrides {
+interface ConfigOverrides {
   strategies?: string[];
   keepLast?: number;
   keepMessages?: number;
@@ -44,7 +44,7 @@ export function tailFlagOverrides(values: Record<string, unknown>): Pick<ConfigO
 }
 
 /** Reads a `--config FILE` as a JSON object; unreadable or malformed files are E_CONFIG errors naming the file. */
-export async function readConfigFile(path: string): Promise<Record<string, unknown>> {
+async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -63,7 +63,7 @@ export async function readConfigFile(path: string): Promise<Record<string, unkno
   return value as Record<string, unknown>;
 }
 
-export interface LoadedConfig {
+interface LoadedConfig {
   config: CompactConfig;
   steps: PipelineStep[];
 }

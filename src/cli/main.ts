@@ -3,7 +3,7 @@ import type { CliIO, Command } from './command.js';
 import { EXIT } from './exit-codes.js';
 import { COMMANDS } from './commands.js';
 
-export const VERSION = '0.1.0';
+const VERSION = '0.1.0';
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

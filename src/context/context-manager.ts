@@ -4,15 +4,13 @@ import { getTokenizer } from '../tokens/tokenizer.js';
 import { type ContextManagerOptions, type ContextManagerOptionsInput, parseContextManagerOptions } from './options.js';
 import { strategyCompaction, validateStrategyNames } from './strategy-compaction.js';
 
-export type ContextStatus = 'ok' | 'warning' | 'compacted' | 'needs_approval' | 'hard_limit';
-
 /** The prompt an agent is about to send, with its size in tokens as the caller counts it. */
-export interface ContextInput {
+interface ContextInput {
   messages: readonly Message[];
   tokens: number;
 }
 
-export type CheckResult =
+type CheckResult =
   | {
       status: 'ok' | 'warning' | 'needs_approval' | 'hard_limit';
       /** The messages to send: the input's, or what micro-compaction made of them. */
@@ -50,7 +48,7 @@ export interface CompactionOutput {
 /** Compacts a prompt: any strategy or pipeline (see `strategyCompaction`), an LLM summary, or the caller's own code. */
 export type CompactionHandler = (request: CompactionRequest) => CompactionOutput | Promise<CompactionOutput>;
 
-export interface ContextManagerState {
+interface ContextManagerState {
   /** Compactions that reduced the prompt. */
   compactions: number;
   /** Checks at which micro-compaction reduced the prompt. */

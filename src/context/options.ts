@@ -4,13 +4,12 @@ import { ToolDefSchema } from '../model/transcript.js';
 import { TOKENIZER_NAMES } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 
-export const CONTEXT_MODES = ['auto', 'approval', 'manual'] as const;
-export type ContextMode = (typeof CONTEXT_MODES)[number];
+const CONTEXT_MODES = ['auto', 'approval', 'manual'] as const;
 
 const fraction = z.number().positive().max(1);
 
 /** Fractions of the window at which the prompt changes status; each must be below the next. */
-export const ContextThresholdsSchema = z
+const ContextThresholdsSchema = z
   .strictObject({
     /** @default 0.8 */
     warning: fraction.default(DEFAULT_THRESHOLDS.warning),
@@ -29,7 +28,7 @@ export const ContextThresholdsSchema = z
   });
 
 /** Options of a {@link ContextManager}. Every default is here. */
-export const ContextManagerOptionsSchema = z.strictObject({
+const ContextManagerOptionsSchema = z.strictObject({
   /** The model's context window, in tokens. */
   window: z.number().int().positive(),
   /** @default { warning: 0.8, compaction: 0.9, hardLimit: 0.98 } */

@@ -11,13 +11,13 @@ import { readRefFile } from '../refs/ref-file.js';
 import { restoreTranscript } from '../refs/restore.js';
 
 /** Where a compacted archive is: its transcripts and its side store (see `restoreSources` in the restore command). */
-export interface CompactedSources {
+interface CompactedSources {
   transcripts: string;
   refs: string;
 }
 
 /** A transcript of the compacted archive, restored: `transcript` is the original, `compacted` the line as written. */
-export type CompactedItem = InputItem | (Extract<InputItem, { kind: 'transcript' }> & { compacted: Transcript });
+type CompactedItem = InputItem | (Extract<InputItem, { kind: 'transcript' }> & { compacted: Transcript });
 
 const errorItem = (at: SourcePosition, code: ErrorCode, message: string): InputItem => ({ kind: 'error', record: { ...at, code, message } });
 

@@ -12,7 +12,7 @@ import type { Evaluation } from './eval-run.js';
 import type { Judge } from './judge.js';
 import { renderEvaluation, rowFigures } from './render-eval.js';
 
-export interface EvalJob {
+interface EvalJob {
   /** The inputs as given, for eval.json. */
   inputs: readonly string[];
   /** eval.json's settings: what produced the scores. */

@@ -44,7 +44,7 @@ export interface EvalOptions {
 }
 
 /** What a row's LLM steps cost: requests, tokens, dollars (null when a price is unknown) and wall time. */
-export interface RowLlm {
+interface RowLlm {
   model: string;
   requests: number;
   promptTokens: number;
@@ -64,7 +64,7 @@ export interface EvalRow {
   llm?: RowLlm;
 }
 
-export interface TranscriptEval {
+interface TranscriptEval {
   id: string;
   file: string;
   line: number;
@@ -73,7 +73,7 @@ export interface TranscriptEval {
   rows: { name: string; tokensAfter: number; score: ProbeScore }[];
 }
 
-export interface ReferenceEval {
+interface ReferenceEval {
   transcript: string;
   compaction: number;
   trigger?: string;
@@ -85,7 +85,7 @@ export interface ReferenceEval {
 }
 
 /** A probe a strategy lost, for lost.jsonl. */
-export interface LostProbe {
+interface LostProbe {
   transcript: string;
   strategy: string;
   /** Set for probes lost on a reference span. */

@@ -22,7 +22,7 @@ import type { Probe } from './probes.js';
  * the whole compacted context, so per-probe questions would cost hundreds of times more), graded probe by probe.
  */
 export const JUDGE_DIMENSIONS = ['recall', 'artifact', 'continuation', 'decision'] as const;
-export type JudgeDimension = (typeof JUDGE_DIMENSIONS)[number];
+type JudgeDimension = (typeof JUDGE_DIMENSIONS)[number];
 
 export const JUDGE_QUESTIONS: Readonly<Record<JudgeDimension, string>> = {
   recall: 'List every request the user made in this session, in order, as close to their own words as the transcript allows.',
@@ -38,10 +38,10 @@ const SYSTEM = [
 ].join(' ');
 
 /** Bumped when the prompt changes, so cached or compared answers of another prompt are never mixed. */
-export const JUDGE_PROMPT_VERSION = 'judge-v1';
+const JUDGE_PROMPT_VERSION = 'judge-v1';
 
 /** Which probes each dimension grades. */
-export function dimensionOf(probe: Probe): JudgeDimension {
+function dimensionOf(probe: Probe): JudgeDimension {
   switch (probe.kind) {
     case 'artifact':
     case 'command':
@@ -73,7 +73,7 @@ function probeText(probe: Exclude<Probe, { kind: 'artifact' }>): string {
  * other probe (commands, error lines, requests, tasks) by key-phrase overlap, since a model restates rather than
  * copies.
  */
-export function gradeAnswer(probe: Probe, answer: ModelView, root?: string): boolean {
+function gradeAnswer(probe: Probe, answer: ModelView, root?: string): boolean {
   if (probe.kind === 'artifact') return isRetained(probe, answer, root === undefined ? {} : { root });
   const phrases = keyPhrases(probeText(probe));
   if (phrases.length === 0) return answer.text.includes(probeText(probe));
@@ -83,7 +83,7 @@ export function gradeAnswer(probe: Probe, answer: ModelView, root?: string): boo
   return found / phrases.length >= REQUEST_OVERLAP_THRESHOLD;
 }
 
-export interface JudgeTally {
+interface JudgeTally {
   /** Questions asked (one per dimension that has probes). */
   questions: number;
   /** Questions with no usable answer: the request failed for good, or the context did not fit the judge's window. */
@@ -95,7 +95,7 @@ export interface JudgeTally {
 
 const emptyTally = (): JudgeTally => ({ questions: 0, failed: 0, probes: 0, retained: 0 });
 
-export interface JudgeRow {
+interface JudgeRow {
   name: string;
   byDimension: Record<JudgeDimension, JudgeTally>;
 }
@@ -113,7 +113,7 @@ export interface JudgeReport {
   batch?: BatchRunReport;
 }
 
-export type JudgeDeps = Pick<LlmDeps, 'client' | 'clock' | 'random' | 'env'>;
+type JudgeDeps = Pick<LlmDeps, 'client' | 'clock' | 'random' | 'env'>;
 
 /** Options of the judge: the LLM options (`model`, `baseURL`, `apiKey`, `llmConcurrency`, `rpm`, `tpm`, `timeoutMs`, `maxAttempts`, `maxTokens`, `contextWindow`). */
 export type JudgeOptionsInput = Pick<

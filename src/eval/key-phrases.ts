@@ -18,7 +18,7 @@ const STOPWORDS = new Set(
 const WORD = /[\p{L}\p{N}_]+/gu;
 
 /** Content words of a text, in order (duplicates kept). */
-export function contentWords(text: string): string[] {
+function contentWords(text: string): string[] {
   const out: string[] = [];
   for (const match of text.toLowerCase().matchAll(WORD)) {
     const w = match[0];

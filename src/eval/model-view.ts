@@ -25,7 +25,7 @@ function argumentStrings(value: unknown, out: string[]): void {
 }
 
 /** The texts a model reads in one message, in order. */
-export function messageTexts(message: Message): string[] {
+function messageTexts(message: Message): string[] {
   const out: string[] = [];
   const m = message as Record<string, unknown>;
   if (!isKnownRole(message.role)) {

@@ -19,7 +19,7 @@ export type Prices = z.output<typeof PricesSchema>;
 
 export const DEFAULT_PRICES: Readonly<Prices> = PricesSchema.parse({});
 
-export interface TokenBill {
+interface TokenBill {
   /** All input tokens, cached or not. */
   input: number;
   /** Of `input`, tokens read from the cache. */

@@ -10,7 +10,7 @@ import { errorLine, isFailedResult } from '../model/tool-outcome.js';
 export const PROBE_KINDS = ['artifact', 'command', 'error', 'intent', 'task'] as const;
 export type ProbeKind = (typeof PROBE_KINDS)[number];
 
-export type FileActionKind = 'read' | 'write' | 'edit';
+type FileActionKind = 'read' | 'write' | 'edit';
 
 /** One fact the original transcript lets a model know, which a compacted one should still carry. */
 export type Probe =

@@ -6,7 +6,7 @@ import { PROBE_KINDS } from './probes.js';
 import { type Tally, recall } from './score.js';
 
 /** Derived figures of a row, as eval.json and eval.md show them. */
-export interface RowFigures {
+interface RowFigures {
   /** tokensBefore / tokensAfter; null when nothing is left. */
   compression: number | null;
   /** 1 - tokensAfter / tokensBefore; 0 for an empty input. */

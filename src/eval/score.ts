@@ -36,7 +36,7 @@ function bump(t: Tally, kept: boolean): void {
   if (kept) t.retained++;
 }
 
-export interface Scored {
+interface Scored {
   score: ProbeScore;
   /** The probes the view lost, in probe order. */
   lost: Probe[];

@@ -29,13 +29,13 @@ export interface SimulateOptions {
   focus?: string;
 }
 
-export type PolicyRun = ReplayStats & {
+type PolicyRun = ReplayStats & {
   cost: Cost;
   /** `source` policies: what the policy kept at each of the source's compaction points. */
   atPoints?: PointResult[];
 };
 
-export interface TranscriptSimulation {
+interface TranscriptSimulation {
   id: string;
   file: string;
   line: number;
@@ -57,7 +57,7 @@ export interface PolicyTotals extends PolicyRun {
 }
 
 /** A `source` policy's figures at the source's compaction points, summed. */
-export interface PointTotals {
+interface PointTotals {
   /** Points where the policy's compaction is known (for `source`, those with a recorded summary). */
   points: number;
   /** Prompt tokens just before and just after the compaction, summed over those points. */
@@ -67,7 +67,7 @@ export interface PointTotals {
 }
 
 /** Every call's prompt size under each policy, for one transcript: the largest (by its whole prompt without compaction). */
-export interface PromptTrace {
+interface PromptTrace {
   id: string;
   file: string;
   line: number;

@@ -62,7 +62,7 @@ export function assistantFromBlocks(blocks: AssistantBlocks, extra: Record<strin
 }
 
 /** A user-side content block as a canonical part, or undefined when it has no canonical equivalent. */
-export function partFromBlock(block: unknown): ContentPart | undefined {
+function partFromBlock(block: unknown): ContentPart | undefined {
   if (typeof block === 'string') return { type: 'text', text: block };
   if (!isObject(block)) return undefined;
   if (block.type === 'text' && typeof block.text === 'string') return { type: 'text', text: block.text };
@@ -84,7 +84,7 @@ export function partFromBlock(block: unknown): ContentPart | undefined {
 const TOOL_RESULT_KEYS = new Set(['type', 'tool_use_id', 'content', 'is_error']);
 
 /** A `tool_result` block as a tool message; fields the block carries beyond the API's ride along on the message. */
-export function toolMessageFromBlock(block: Record<string, unknown>, extra: Record<string, unknown> = {}): ToolMessage {
+function toolMessageFromBlock(block: Record<string, unknown>, extra: Record<string, unknown> = {}): ToolMessage {
   const message: ToolMessage = { role: 'tool', tool_call_id: String(block.tool_use_id), content: toolResultContent(block.content) };
   if (typeof block.is_error === 'boolean') message.is_error = block.is_error;
   for (const [key, value] of Object.entries(block)) if (!TOOL_RESULT_KEYS.has(key)) message[key] = value;

@@ -3,7 +3,7 @@ import { type RawLine, decodeLine, readLines } from '../io/line-reader.js';
 import { errorItem, skippedItem } from './_items.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
-export type JsonlEntry =
+type JsonlEntry =
   | { kind: 'value'; at: SourcePosition; value: unknown /** The line's decoded text. */; text: string }
   | { kind: 'blank'; at: SourcePosition }
   | { kind: 'error'; at: SourcePosition; error: ErrorInfo };

@@ -15,9 +15,9 @@ export interface SourceRecord {
   index?: number;
 }
 
-export type RecordEntry = { kind: 'record'; record: SourceRecord } | { kind: 'item'; item: InputItem };
+type RecordEntry = { kind: 'record'; record: SourceRecord } | { kind: 'item'; item: InputItem };
 
-export function isJsonlPath(file: string): boolean {
+function isJsonlPath(file: string): boolean {
   return /\.jsonl$/i.test(file);
 }
 

@@ -75,7 +75,7 @@ type ConversationRec = UserRec | AssistantRec | BoundaryRec;
 type Accepted = { kind: 'kept' } | { kind: 'skipped'; reason: string } | { kind: 'error'; message: string };
 
 /** One compaction Claude Code made: where its summary message sits and what the boundary record said. */
-export interface ClaudeCodeCompaction {
+interface ClaudeCodeCompaction {
   /** Index of the `is_compact_summary` user message in `messages`, when the summary was recorded. */
   summaryIndex?: number;
   /** Index of the first message after the boundary record, when the boundary was recorded. */
@@ -286,7 +286,7 @@ class Relogs {
 }
 
 /** Assembles the canonical messages of one session from its conversation records, in order. */
-export function buildMessages(records: readonly ConversationRec[]): Built {
+function buildMessages(records: readonly ConversationRec[]): Built {
   const messages: Message[] = [];
   const models: string[] = [];
   const compactions: ClaudeCodeCompaction[] = [];

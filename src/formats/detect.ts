@@ -62,7 +62,7 @@ function fromJsonlRecord(value: unknown): Detection {
 }
 
 /** The format a single parsed record belongs to, or undefined. */
-export function classifyRecord(value: unknown): FormatName | undefined {
+function classifyRecord(value: unknown): FormatName | undefined {
   if (Array.isArray(value)) return value.every((m) => isObject(m) && typeof m.role === 'string') ? 'messages' : undefined;
   if (!isObject(value)) return undefined;
   if (typeof value.type === 'string') {

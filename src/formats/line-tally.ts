@@ -1,7 +1,7 @@
 import type { ErrorRecord } from '../errors.js';
 import type { InputItem } from './types.js';
 
-export interface LineCounts {
+interface LineCounts {
   read: number;
   ok: number;
   failed: number;

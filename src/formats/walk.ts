@@ -2,13 +2,13 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** File names a directory walk takes as inputs. */
-export const DATA_FILE = /\.(jsonl|json|traj)$/i;
+const DATA_FILE = /\.(jsonl|json|traj)$/i;
 
 /**
  * The folders agents keep their sessions in, which a walk enters although their name starts with a dot (a repository's
  * `.claude/`, a home directory's `.codex/sessions/`); other dot-folders (`.git`, `.venv`) are skipped.
  */
-export const AGENT_DIRS: ReadonlySet<string> = new Set(['.claude', '.codex', '.openhands', '.swe-agent', '.aider']);
+const AGENT_DIRS: ReadonlySet<string> = new Set(['.claude', '.codex', '.openhands', '.swe-agent', '.aider']);
 
 /** Folders that never hold sessions and can be huge. */
 const SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules']);

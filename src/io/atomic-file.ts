@@ -3,12 +3,12 @@ import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 
 /** Temporary files carry this marker, so a later start can find and remove the ones a killed run left behind. */
-export const TEMP_MARKER = '.tmp-';
+const TEMP_MARKER = '.tmp-';
 
 let counter = 0;
 
 /** A temporary name next to `path`: pid and thread id keep concurrent writers apart (in a worker the pid is shared). */
-export function tempPathFor(path: string): string {
+function tempPathFor(path: string): string {
   return join(dirname(path), `${basename(path)}${TEMP_MARKER}${process.pid}-${threadId}-${counter++}`);
 }
 

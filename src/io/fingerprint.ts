@@ -16,7 +16,7 @@ export interface FileFingerprint {
   edgesSha256: string;
 }
 
-export const EDGE_BYTES = 1024 * 1024;
+const EDGE_BYTES = 1024 * 1024;
 
 export async function fingerprintFile(path: string): Promise<FileFingerprint> {
   const info = await stat(path);

@@ -14,7 +14,7 @@ export interface RawLine {
   terminated: boolean;
 }
 
-export interface LineReaderOptions {
+interface LineReaderOptions {
   /** Lines longer than this are reported with `bytes: null` and never buffered whole. */
   maxLineBytes: number;
   /** Read from this byte offset (a shard's start); must be the start of a line. */
@@ -85,7 +85,7 @@ export async function* readLines(path: string, options: LineReaderOptions): Asyn
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-export type DecodedLine = { kind: 'text'; text: string } | { kind: 'blank' } | { kind: 'error'; error: ErrorInfo };
+type DecodedLine = { kind: 'text'; text: string } | { kind: 'blank' } | { kind: 'error'; error: ErrorInfo };
 
 /**
  * Decodes a line strictly: invalid UTF-8 is an error (never replaced by U+FFFD), a BOM on the first line and a

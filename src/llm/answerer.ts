@@ -69,7 +69,7 @@ export type AskResult<T> =
   /** `failure` is set when a request failed for good; otherwise every answer was rejected. */
   | { ok: false; failure?: LlmFailure; record: AskRecord };
 
-export interface AnswererOptions {
+interface AnswererOptions {
   /** Answers asked for per question before giving up on rejected ones. */
   maxAttempts: number;
   /** Request parameters that change the answer (max tokens, temperature): part of the cache key. */

@@ -5,10 +5,10 @@
  */
 export const MAX_RETRY_DELAY_MS = 60_000;
 /** First backoff when the server gives no hint; doubles per attempt up to {@link MAX_BACKOFF_MS}. */
-export const INITIAL_BACKOFF_MS = 500;
-export const MAX_BACKOFF_MS = 8_000;
+const INITIAL_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 8_000;
 
-export interface RetryDelay {
+interface RetryDelay {
   ms: number;
   /** `server`: from Retry-After / retry-after-ms; `backoff`: exponential with jitter. */
   source: 'server' | 'backoff';

@@ -2,7 +2,7 @@ import OpenAI, { toFile } from 'openai';
 
 /** The endpoint every line of a tcompact batch calls. */
 export const BATCH_ENDPOINT = '/v1/chat/completions';
-export const COMPLETION_WINDOW = '24h';
+const COMPLETION_WINDOW = '24h';
 
 export type BatchStatus = 'validating' | 'failed' | 'in_progress' | 'finalizing' | 'completed' | 'expired' | 'cancelling' | 'cancelled';
 
@@ -34,7 +34,7 @@ export interface BatchApi {
   content(fileId: string): Promise<string>;
 }
 
-export interface BatchApiOptions {
+interface BatchApiOptions {
   baseURL?: string;
   apiKey?: string;
   timeoutMs: number;

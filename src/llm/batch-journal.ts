@@ -5,8 +5,8 @@ import { writeFileAtomic } from '../io/atomic-file.js';
 import type { BatchStatus } from './batch-api.js';
 
 /** The batch journal's file and the folder of downloaded results, in the run's DIR. */
-export const BATCH_JOURNAL = 'batches.json';
-export const BATCH_RESULTS_DIR = 'batches';
+const BATCH_JOURNAL = 'batches.json';
+const BATCH_RESULTS_DIR = 'batches';
 
 /** One batch as journaled: written after its file is uploaded, again once it exists, and at each change of status. */
 export interface BatchEntry {

@@ -1,6 +1,6 @@
 import type { Batcher } from './batcher.js';
 
-export interface GatherAndSettleOptions {
+interface GatherAndSettleOptions {
   /** The batchers whose requests this round sends and waits for. */
   batchers: readonly Batcher[];
   /** The batchers that gather during the pass (a pass whose other requests wait for a later round). @default batchers */

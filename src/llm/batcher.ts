@@ -7,7 +7,7 @@ import type { Clock } from './clock.js';
 import type { LlmJob } from './queue.js';
 
 /** One batch as the report lists it. */
-export interface BatchLine {
+interface BatchLine {
   id: string;
   status: string;
   requests: number;
@@ -16,7 +16,7 @@ export interface BatchLine {
 }
 
 /** A request the Batch API did not answer, what became of it, and why. */
-export interface UnansweredRequest {
+interface UnansweredRequest {
   customId: string;
   label: string;
   reason: string;
@@ -50,7 +50,7 @@ export interface BatchProgress {
   batches: BatchLine[];
 }
 
-export interface BatcherOptions {
+interface BatcherOptions {
   model: string;
   maxTokensParam: 'max_tokens' | 'max_completion_tokens';
   pollMs: number;

@@ -12,7 +12,7 @@ export function promptTokens(messages: readonly ChatMessageParam[], tokenizer: T
   return n;
 }
 
-export interface JobParams {
+interface JobParams {
   maxTokens: number;
   temperature?: number;
 }

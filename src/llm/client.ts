@@ -22,7 +22,7 @@ export interface ChatUsage {
   completionTokens: number;
 }
 
-export interface ChatAnswer {
+interface ChatAnswer {
   /** The answer's text; '' when the server sent no content (the caller's guards reject it). */
   text: string;
   finishReason: string | null;
@@ -40,7 +40,7 @@ export interface ChatClient {
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatOutcome>;
 }
 
-export interface ChatClientOptions {
+interface ChatClientOptions {
   model: string;
   /** Already resolved from config or OPENAI_BASE_URL; undefined means the SDK's default (OpenAI). */
   baseURL?: string;

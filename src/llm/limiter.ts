@@ -3,7 +3,7 @@ import type { RateLimitSnapshot } from './rate-limit-headers.js';
 
 export const WINDOW_MS = 60_000;
 
-export interface RateLimiterOptions {
+interface RateLimiterOptions {
   /** Requests per minute; undefined means no limit of our own. */
   rpm?: number;
   /** Tokens per minute (prompt + completion); undefined means no limit of our own. */
@@ -12,13 +12,13 @@ export interface RateLimiterOptions {
 }
 
 /** A slot taken in the window. Settle it once usage is known: the window then counts what the request really used. */
-export interface Reservation {
+interface Reservation {
   readonly at: number;
   readonly tokens: number;
   settle(actualTokens: number): void;
 }
 
-export type AcquireResult = { ok: true; reservation: Reservation; waitedMs: number } | { ok: false; reason: 'exceeds_tpm' | 'aborted'; message: string };
+type AcquireResult = { ok: true; reservation: Reservation; waitedMs: number } | { ok: false; reason: 'exceeds_tpm' | 'aborted'; message: string };
 
 interface Entry {
   at: number;
@@ -30,7 +30,7 @@ interface ServerBudget {
   until: number;
 }
 
-export interface LimiterStats {
+interface LimiterStats {
   /** Total time callers spent waiting in acquire, including pauses. */
   waitedMs: number;
   pauses: number;

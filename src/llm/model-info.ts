@@ -1,7 +1,7 @@
 import * as models from 'gpt-tokenizer/models';
 
 /** What gpt-tokenizer's model table knows about a model; every field is absent for models it does not list. */
-export interface ModelInfo {
+interface ModelInfo {
   contextWindow?: number;
   maxOutputTokens?: number;
   /** US dollars per million tokens, from the table's `price_data.main`. */

@@ -23,7 +23,7 @@ interface JobCommon {
   waitedMs: number;
 }
 
-export interface JobAnswer {
+interface JobAnswer {
   text: string;
   finishReason: string | null;
   usage: ChatUsage;
@@ -40,7 +40,7 @@ export type QueueEvent =
   | { type: 'backoff'; at: number; job: string; ms: number }
   | { type: 'done'; at: number; job: string; ok: boolean; attempts: number };
 
-export interface LlmQueueOptions {
+interface LlmQueueOptions {
   /** Requests in flight at once. @default 4 */
   concurrency: number;
   /** Requests per job before it fails (the first try included). @default 3 */
@@ -55,7 +55,7 @@ export interface LlmQueueOptions {
   signal?: AbortSignal;
 }
 
-export interface QueueStats {
+interface QueueStats {
   /** Requests sent, retries included. */
   requests: number;
   failuresByCode: Partial<Record<LlmFailureCode, number>>;

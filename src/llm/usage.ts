@@ -2,7 +2,7 @@ import type { ChatUsage } from './client.js';
 import { modelInfo } from './model-info.js';
 
 /** Prices in US dollars per million tokens, and where they came from. */
-export interface Price {
+interface Price {
   inPerMillion: number;
   outPerMillion: number;
   source: 'config' | 'gpt-tokenizer';
@@ -11,7 +11,7 @@ export interface Price {
 }
 
 /** The Batch API costs half the list price. */
-export const BATCH_DISCOUNT = 0.5;
+const BATCH_DISCOUNT = 0.5;
 
 /** Adds the Batch API prices to a price: the configured ones, else half the list price. */
 export function withBatchPrice(price: Price | null, batchIn?: number, batchOut?: number): Price | null {

@@ -2,11 +2,11 @@ import { z } from 'zod';
 
 /** Content parts in the OpenAI Chat Completions shape. Unknown fields on a part are preserved. */
 export const TextPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
-export const ImagePartSchema = z.looseObject({
+const ImagePartSchema = z.looseObject({
   type: z.literal('image_url'),
   image_url: z.looseObject({ url: z.string(), detail: z.string().optional() }),
 });
-export const FilePartSchema = z.looseObject({
+const FilePartSchema = z.looseObject({
   type: z.literal('file'),
   file: z.looseObject({
     file_data: z.string().optional(),
@@ -14,7 +14,7 @@ export const FilePartSchema = z.looseObject({
     filename: z.string().optional(),
   }),
 });
-export const InputAudioPartSchema = z.looseObject({
+const InputAudioPartSchema = z.looseObject({
   type: z.literal('input_audio'),
   input_audio: z.looseObject({ data: z.string(), format: z.string() }),
 });
@@ -23,10 +23,9 @@ export const RefusalPartSchema = z.looseObject({ type: z.literal('refusal'), ref
 export const ContentPartSchema = z.discriminatedUnion('type', [TextPartSchema, ImagePartSchema, FilePartSchema, InputAudioPartSchema, RefusalPartSchema]);
 
 export type TextPart = z.infer<typeof TextPartSchema>;
-export type ImagePart = z.infer<typeof ImagePartSchema>;
-export type FilePart = z.infer<typeof FilePartSchema>;
-export type InputAudioPart = z.infer<typeof InputAudioPartSchema>;
-export type RefusalPart = z.infer<typeof RefusalPartSchema>;
+type ImagePart = z.infer<typeof ImagePartSchema>;
+type FilePart = z.infer<typeof FilePartSchema>;
+type InputAudioPart = z.infer<typeof InputAudioPartSchema>;
 export type ContentPart = z.infer<typeof ContentPartSchema>;
 /** Parts that carry a binary payload rather than text. */
 export type AttachmentPart = ImagePart | FilePart | InputAudioPart;

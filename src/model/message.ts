@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ContentPartSchema, RefusalPartSchema, TextPartSchema } from './content.js';
 
-export const ToolCallSchema = z.looseObject({
+const ToolCallSchema = z.looseObject({
   id: z.string().min(1),
   type: z.literal('function'),
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
@@ -9,22 +9,22 @@ export const ToolCallSchema = z.looseObject({
 
 const TextContent = z.union([z.string(), z.array(TextPartSchema)]);
 
-export const SystemMessageSchema = z.looseObject({
+const SystemMessageSchema = z.looseObject({
   role: z.literal('system'),
   content: TextContent,
   name: z.string().optional(),
 });
-export const DeveloperMessageSchema = z.looseObject({
+const DeveloperMessageSchema = z.looseObject({
   role: z.literal('developer'),
   content: TextContent,
   name: z.string().optional(),
 });
-export const UserMessageSchema = z.looseObject({
+const UserMessageSchema = z.looseObject({
   role: z.literal('user'),
   content: z.union([z.string(), z.array(ContentPartSchema)]),
   name: z.string().optional(),
 });
-export const AssistantMessageSchema = z.looseObject({
+const AssistantMessageSchema = z.looseObject({
   role: z.literal('assistant'),
   content: z.union([z.string(), z.array(z.union([TextPartSchema, RefusalPartSchema])), z.null()]).optional(),
   tool_calls: z.array(ToolCallSchema).optional(),
@@ -36,7 +36,7 @@ export const AssistantMessageSchema = z.looseObject({
   refusal: z.string().nullable().optional(),
   name: z.string().optional(),
 });
-export const ToolMessageSchema = z.looseObject({
+const ToolMessageSchema = z.looseObject({
   role: z.literal('tool'),
   tool_call_id: z.string().min(1),
   content: z.union([z.string(), z.array(ContentPartSchema)]),
@@ -46,8 +46,8 @@ export const ToolMessageSchema = z.looseObject({
   name: z.string().optional(),
 });
 
-export const KNOWN_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
-export type KnownRole = (typeof KNOWN_ROLES)[number];
+const KNOWN_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
+type KnownRole = (typeof KNOWN_ROLES)[number];
 
 export const KnownMessageSchemas = {
   system: SystemMessageSchema,
@@ -59,14 +59,14 @@ export const KnownMessageSchemas = {
 
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 export type SystemMessage = z.infer<typeof SystemMessageSchema>;
-export type DeveloperMessage = z.infer<typeof DeveloperMessageSchema>;
+type DeveloperMessage = z.infer<typeof DeveloperMessageSchema>;
 export type UserMessage = z.infer<typeof UserMessageSchema>;
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 export type ToolMessage = z.infer<typeof ToolMessageSchema>;
-export type KnownMessage = SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage;
+type KnownMessage = SystemMessage | DeveloperMessage | UserMessage | AssistantMessage | ToolMessage;
 
 /** A message whose role tcompact does not know: passed through unchanged, never modified by strategies. */
-export interface UnknownRoleMessage {
+interface UnknownRoleMessage {
   role: string;
   [key: string]: unknown;
 }

@@ -30,7 +30,7 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], prefix: Proper
     .join('; ');
 }
 
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`;

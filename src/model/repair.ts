@@ -3,7 +3,7 @@ import { type Message, type ToolMessage, isAssistant, isTool } from './message.j
 /** The content of the tool message inserted for a call that has no result in the source. */
 export const NO_RESULT_TEXT = '[no result recorded]';
 
-export interface PairingRepairs {
+interface PairingRepairs {
   /** Calls with no result: a `NO_RESULT_TEXT` tool message was inserted. */
   missingResultFilled: number;
   /** Results whose call does not exist anywhere: dropped. */
@@ -14,18 +14,18 @@ export interface PairingRepairs {
   resultMoved: number;
 }
 
-export interface RepairResult {
+interface RepairResult {
   messages: Message[];
   repairs: PairingRepairs;
   /** The tool messages dropped (orphans and duplicates), in source order, so callers can keep them elsewhere. */
   dropped: ToolMessage[];
 }
 
-export function noRepairs(): PairingRepairs {
+function noRepairs(): PairingRepairs {
   return { missingResultFilled: 0, orphanResultDropped: 0, duplicateResultDropped: 0, resultMoved: 0 };
 }
 
-export function repairCount(r: PairingRepairs): number {
+function repairCount(r: PairingRepairs): number {
   return r.missingResultFilled + r.orphanResultDropped + r.duplicateResultDropped + r.resultMoved;
 }
 

@@ -1,6 +1,6 @@
 import { type Message, isAssistant, isTool, isUser } from './message.js';
 
-export type ViolationKind =
+type ViolationKind =
   | 'missing_result' // a tool call with no tool message
   | 'duplicate_result' // a tool call with more than one tool message
   | 'orphan_result' // a tool message whose call does not precede it

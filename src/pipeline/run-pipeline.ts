@@ -34,7 +34,7 @@ export type RunOutcome =
   { status: 'done'; report: RunReport; outDir: string; reportPath: string } | { status: 'interrupted'; outDir: string; committedShards: number };
 
 /** The answer cache of the LLM stage, kept in DIR so a re-run or a resume pays nothing twice. */
-export const LLM_CACHE_DIR = 'llm-cache';
+const LLM_CACHE_DIR = 'llm-cache';
 
 /** What a caller built already, and where a `compact` puts its final files. */
 export interface Prepared {

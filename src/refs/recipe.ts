@@ -3,7 +3,7 @@ import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { REF_LENGTH, type RefSink } from './ref-store.js';
 
-export const RefSchema = z.string().regex(new RegExp(`^[0-9a-f]{${REF_LENGTH}}$`));
+const RefSchema = z.string().regex(new RegExp(`^[0-9a-f]{${REF_LENGTH}}$`));
 
 /**
  * How to rebuild the transcript as it was before one compaction (one "layer") from the transcript after it. Stored in
@@ -36,7 +36,7 @@ export type Recipe = z.infer<typeof RecipeSchema>;
 export type RecipeEntry = Recipe['messages'][number];
 
 /** What tcompact records in `metadata.tcompact` of a transcript it changed. */
-export interface TcompactMetadata {
+interface TcompactMetadata {
   /** Ref of the restore recipe of the latest compaction. */
   restore: string;
   /** How many compactions were applied on top of the original (restore undoes them one by one). */
@@ -63,7 +63,7 @@ function sameValue(a: unknown, b: unknown): boolean {
  * was (so compacting a compacted archive again is byte-identical). Messages are compared by identity first, since
  * strategies return unchanged messages as the same objects.
  */
-export function sameTranscript(a: Transcript, b: Transcript): boolean {
+function sameTranscript(a: Transcript, b: Transcript): boolean {
   if (a === b) return true;
   const keys = Object.keys(a);
   const other = Object.keys(b);
@@ -83,7 +83,7 @@ export function sameTranscript(a: Transcript, b: Transcript): boolean {
  * Builds the recipe that turns `after` (once `withRestoreRef` has marked it) back into `before`, storing in `sink` every
  * message that did not survive as the same object, every changed field, and the recipe itself. Returns the recipe's ref.
  */
-export function storeRecipe(before: Transcript, after: Transcript, sink: RefSink): string {
+function storeRecipe(before: Transcript, after: Transcript, sink: RefSink): string {
   const positions = new Map<object, number[]>();
   after.messages.forEach((m, j) => {
     const list = positions.get(m);
@@ -141,7 +141,7 @@ function storeMessage(m: Message, sink: RefSink): RecipeEntry {
 }
 
 /** `after` with `metadata.tcompact` pointing at the recipe; one more layer than `before` had. */
-export function withRestoreRef(before: Transcript, after: Transcript, recipeRef: string): Transcript {
+function withRestoreRef(before: Transcript, after: Transcript, recipeRef: string): Transcript {
   const layers = (tcompactMetadata(before)?.layers ?? 0) + 1;
   const metadata = after.metadata ?? {};
   const previous = metadata.tcompact !== null && typeof metadata.tcompact === 'object' ? (metadata.tcompact as Record<string, unknown>) : {};

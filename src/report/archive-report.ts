@@ -109,7 +109,7 @@ export function mergeArchiveReports(a: ArchiveReport, b: ArchiveReport): Archive
   return out;
 }
 
-export type TimelessReport = Omit<ArchiveReport, 'strategies'> & { strategies: Omit<StrategyTotals, 'ms'>[] };
+type TimelessReport = Omit<ArchiveReport, 'strategies'> & { strategies: Omit<StrategyTotals, 'ms'>[] };
 
 /** The report without wall times: what goes into files compared for determinism. */
 export function withoutTimings(report: ArchiveReport): TimelessReport {

@@ -1,4 +1,4 @@
-export interface ProgressSnapshot {
+interface ProgressSnapshot {
   bytesDone: number;
   bytesTotal: number;
   transcripts: number;
@@ -10,12 +10,12 @@ export interface ProgressSnapshot {
   note?: string;
 }
 
-export interface ProgressStream {
+interface ProgressStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
 }
 
-export interface ProgressOptions {
+interface ProgressOptions {
   /** Nothing at all. @default false */
   quiet?: boolean;
   /** Redraw interval on a terminal. @default 200 */

@@ -6,7 +6,7 @@ export const COMPRESSION_BINS = 20;
 /** Transcripts listed in `largest`. */
 export const LARGEST_KEPT = 20;
 
-export interface SizedTranscript {
+interface SizedTranscript {
   id: string;
   file: string;
   line: number;

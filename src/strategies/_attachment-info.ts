@@ -1,6 +1,6 @@
 import type { AttachmentPart } from '../model/content.js';
 
-export interface AttachmentInfo {
+interface AttachmentInfo {
   mime: string;
   /** Size of the payload: decoded bytes for base64, UTF-8 bytes otherwise. */
   bytes: number;
@@ -24,7 +24,7 @@ const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
 };
 const UNKNOWN_MIME = 'application/octet-stream';
 
-export function mimeFromFilename(name: string | undefined): string {
+function mimeFromFilename(name: string | undefined): string {
   const dot = name?.lastIndexOf('.') ?? -1;
   if (name === undefined || dot < 0) return UNKNOWN_MIME;
   return MIME_BY_EXTENSION[name.slice(dot + 1).toLowerCase()] ?? UNKNOWN_MIME;

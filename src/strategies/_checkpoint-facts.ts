@@ -21,13 +21,13 @@ export interface CheckpointFacts {
   openTodos: { content: string; status: string }[];
 }
 
-export interface FileFact {
+interface FileFact {
   path: string;
   /** In order of first occurrence. */
   actions: ('read' | 'created' | 'modified')[];
 }
 
-export interface CommandFact {
+interface CommandFact {
   command: string;
   /** Runs of this command after which it never failed again are not listed as errors. */
   runs: number;
@@ -36,7 +36,7 @@ export interface CommandFact {
   lastFailure?: string;
 }
 
-export interface ErrorFact {
+interface ErrorFact {
   /** What failed: `Edit /p/a.ts`, `` `npm test` ``, `get_user(...)`. */
   what: string;
   /** The error line as `errorLine` reads it (first non-empty line, not a bare exit code, at most 200 characters). */

@@ -33,7 +33,7 @@ export function removeToolCalls(messages: readonly Message[], ids: ReadonlySet<s
 }
 
 /** Which tool calls and which results to remove: by content (an id) or by where they stand. */
-export interface CallSelection {
+interface CallSelection {
   /** The call in slot `slot` of the `tool_calls` of `messages[message]`. */
   call(call: ToolCall, message: number, slot: number): boolean;
   /** The tool message `messages[index]`. */

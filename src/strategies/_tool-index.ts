@@ -1,6 +1,6 @@
 import { type Message, isAssistant } from '../model/message.js';
 
-export interface IndexedCall {
+interface IndexedCall {
   name: string;
   arguments: string;
   /** Index of the assistant message that made the call. */

@@ -5,7 +5,7 @@ import type { CompactConfig } from './compact-config.js';
 import type { PipelineStep } from './runner.js';
 
 /** `options.auto` in the config file. */
-export const AutoOptionsSchema = z
+const AutoOptionsSchema = z
   .strictObject({
     /** The summarizer runs only while the transcript is above this share of the window. @default 0.5 */
     summarizeThreshold: z.number().gt(0).max(1).default(0.5),
@@ -23,12 +23,12 @@ export const AutoOptionsSchema = z
     removeTangents: z.boolean().default(false),
   })
   .refine((o) => o.summarizeThreshold <= o.hardLimit, { message: 'summarizeThreshold must not exceed hardLimit', path: ['summarizeThreshold'] });
-export type AutoOptions = z.output<typeof AutoOptionsSchema>;
+type AutoOptions = z.output<typeof AutoOptionsSchema>;
 
 /** The cheap, always-on steps of `auto`, in order; each saves what it can and changes nothing else. */
 export const AUTO_MECHANICAL = ['sanitize', 'strip-reasoning', 'dedup-tools', 'mask-observations', 'strip-attachments', 'prune-tools'] as const;
 
-export function autoOptions(config: CompactConfig): AutoOptions {
+function autoOptions(config: CompactConfig): AutoOptions {
   return parseConfig(AutoOptionsSchema, config.options.auto ?? {}, { path: ['options', 'auto'] });
 }
 

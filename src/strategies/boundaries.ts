@@ -24,7 +24,7 @@ export interface KeepOptions {
  * Messages [0, headEnd) and [tailStart, length) are protected; strategies only touch [headEnd, tailStart), and never
  * the last user request (`lastRequest`, -1 when there is none), which may lie inside that range.
  */
-export interface ProtectedRange {
+interface ProtectedRange {
   headEnd: number;
   tailStart: number;
   lastRequest: number;

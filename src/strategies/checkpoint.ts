@@ -10,7 +10,7 @@ import { unchanged, withMessages } from './_edit.js';
 import { type ReplaceSpan, replaceableSpan, replacedMessages, replacementRole, withReplacement } from './_span.js';
 import type { Strategy } from './types.js';
 
-export const CheckpointConfigSchema = z
+const CheckpointConfigSchema = z
   .strictObject({
     ...BoundaryFields,
     /**
@@ -27,7 +27,7 @@ export const CheckpointConfigSchema = z
     maxChars: z.number().int().min(1000).default(48_000),
   })
   .refine((c) => c.minChars <= c.maxChars, { message: 'minChars must not exceed maxChars', path: ['minChars'] });
-export type CheckpointConfig = z.output<typeof CheckpointConfigSchema>;
+type CheckpointConfig = z.output<typeof CheckpointConfigSchema>;
 
 /** The checkpoint's size budget, in characters, for a span of `spanTokens` tokens: linear, with a floor and a ceiling. */
 export function checkpointBudget(spanTokens: number, config: Pick<CheckpointConfig, 'charsPerToken' | 'minChars' | 'maxChars'>): number {
@@ -43,7 +43,7 @@ const REQUEST_CHARS = 1200;
  * The span a checkpoint replaces: the middle between the kept head and the protected tail, the last user request left
  * in place (see `replaceableSpan`). Undefined when fewer than two messages would be replaced.
  */
-export function checkpointSpan(messages: readonly Message[], config: CheckpointConfig, lookup: RefLookup): ReplaceSpan | undefined {
+function checkpointSpan(messages: readonly Message[], config: CheckpointConfig, lookup: RefLookup): ReplaceSpan | undefined {
   return replaceableSpan(messages, config, lookup);
 }
 
@@ -136,7 +136,7 @@ function commandLine(c: CheckpointFacts['commands'][number]): string {
  * one verbatim, and the open tasks; in `budget` characters, lists shared by weight and cut with a count when they do
  * not fit.
  */
-export function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: string | undefined, budget: number): string {
+function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: string | undefined, budget: number): string {
   const where = ref
     ? `The full record is kept in the tcompact side store under the ref above; \`tcompact restore\` puts it back.`
     : 'The full record was not kept (refs were off); it is in the original archive.';

@@ -9,11 +9,10 @@ import { protectedRange } from './boundaries.js';
 import type { RangeRule, ToolHints } from './tool-hints.js';
 import type { Strategy } from './types.js';
 
-export const DedupToolsConfigSchema = z.strictObject({ ...BoundaryFields, ...ToolHintsField });
-export type DedupToolsConfig = z.output<typeof DedupToolsConfigSchema>;
+const DedupToolsConfigSchema = z.strictObject({ ...BoundaryFields, ...ToolHintsField });
 
 /** A tool call as a subsumption predicate sees it. */
-export interface DedupCall {
+interface DedupCall {
   name: string;
   /** The raw arguments text. */
   arguments: string;
@@ -22,9 +21,9 @@ export interface DedupCall {
 }
 
 /** True when `later` makes `earlier` redundant (it returned at least what `earlier` returned). */
-export type Subsumes = (earlier: DedupCall, later: DedupCall) => boolean;
+type Subsumes = (earlier: DedupCall, later: DedupCall) => boolean;
 
-export interface DedupToolsOptions {
+interface DedupToolsOptions {
   /**
    * Coverage predicates by tool name, checked pair by pair (O(n^2) per group of calls that nothing invalidated in
    * between). A tool with a predicate is deduplicated even without the `dedup` hint, and the predicate replaces its

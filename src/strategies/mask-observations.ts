@@ -10,7 +10,7 @@ import { indexToolCalls, toolNameOf } from './_tool-index.js';
 import { protectedRange } from './boundaries.js';
 import type { Strategy } from './types.js';
 
-export const MaskObservationsConfigSchema = z.strictObject({
+const MaskObservationsConfigSchema = z.strictObject({
   ...BoundaryFields,
   ...ToolHintsField,
   /** Only results whose text is larger than this many UTF-8 bytes are masked. @default 800 */

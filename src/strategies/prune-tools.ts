@@ -3,7 +3,7 @@ import { isAssistant } from '../model/message.js';
 import type { Strategy } from './types.js';
 
 /** `prune-tools` takes no options: it only looks at which tools the transcript calls. */
-export const PruneToolsConfigSchema = z.strictObject({});
+const PruneToolsConfigSchema = z.strictObject({});
 
 /** Removes tool definitions the transcript never calls; messages are untouched. */
 export const pruneTools: Strategy<typeof PruneToolsConfigSchema> = {

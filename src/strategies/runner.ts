@@ -22,7 +22,7 @@ export interface RunResult {
 }
 
 /** A fold stopped before an async step: the steps from `next` on still have to run, on the main thread. */
-export interface PartialRunResult extends RunResult {
+interface PartialRunResult extends RunResult {
   next?: number;
 }
 

@@ -4,7 +4,7 @@ import { withMessages } from './_edit.js';
 import type { Strategy } from './types.js';
 
 /** `sanitize` takes no options: it repairs structure only, over the whole transcript (no kept turns). */
-export const SanitizeConfigSchema = z.strictObject({});
+const SanitizeConfigSchema = z.strictObject({});
 
 /**
  * Makes tool pairing valid the documented way (model/repair.ts): missing results filled with `[no result recorded]`,

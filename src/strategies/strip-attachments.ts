@@ -10,7 +10,7 @@ import { ATTACHMENT_PREFIX, refSuffix } from './_placeholders.js';
 import { protectedRange } from './boundaries.js';
 import type { Strategy, StrategyContext } from './types.js';
 
-export const StripAttachmentsConfigSchema = z.strictObject({ ...BoundaryFields });
+const StripAttachmentsConfigSchema = z.strictObject({ ...BoundaryFields });
 
 interface Stripped {
   parts: ContentPart[];

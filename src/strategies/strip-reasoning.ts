@@ -5,13 +5,13 @@ import { isEmptyAssistant, withMessages } from './_edit.js';
 import { protectedRange } from './boundaries.js';
 import type { Strategy } from './types.js';
 
-export const StripReasoningConfigSchema = z.strictObject({ ...BoundaryFields });
+const StripReasoningConfigSchema = z.strictObject({ ...BoundaryFields });
 
 /**
  * Assistant fields that hold reasoning: the text, and the number of redacted (encrypted) thinking blocks the Claude
  * Code adapter records in their place. Thinking signatures never reach the canonical model (the adapter drops them).
  */
-export const REASONING_FIELDS = ['reasoning_content', 'redacted_thinking_blocks'] as const;
+const REASONING_FIELDS = ['reasoning_content', 'redacted_thinking_blocks'] as const;
 
 function withoutReasoning(m: AssistantMessage): AssistantMessage | undefined {
   if (!REASONING_FIELDS.some((f) => f in m)) return undefined;

@@ -9,7 +9,7 @@ import { indexToolCalls, toolNameOf } from './_tool-index.js';
 import { protectedRange } from './boundaries.js';
 import type { Strategy } from './types.js';
 
-export const StripToolResultsConfigSchema = z.strictObject({
+const StripToolResultsConfigSchema = z.strictObject({
   ...BoundaryFields,
   ...ToolHintsField,
   /** The first line kept in the summary is cut to this many characters. @default 200 */
@@ -34,7 +34,7 @@ export function firstLine(text: string, max: number): string {
 }
 
 /** `[compacted] {tool}: {success|error}: {first line}` */
-export function strippedText(tool: string, result: ToolMessage, lineChars: number, ref: string | undefined): string {
+function strippedText(tool: string, result: ToolMessage, lineChars: number, ref: string | undefined): string {
   const status = result.is_error === true ? 'error' : 'success';
   const line = firstLine(contentText(result.content), lineChars);
   return `${STRIP_PREFIX}${tool}: ${status}${line === '' ? '' : `: ${line}`}${refSuffix(ref)}`;

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * A call without the start argument starts at line 1; without an end or length it reads to the end of the file, and
  * so covers every range of that path.
  */
-export const RangeRuleSchema = z.strictObject({
+const RangeRuleSchema = z.strictObject({
   /** Argument holding the file path. */
   path: z.string(),
   /** Argument holding the first line. */
@@ -18,7 +18,7 @@ export const RangeRuleSchema = z.strictObject({
 export type RangeRule = z.infer<typeof RangeRuleSchema>;
 
 /** What tcompact knows about one tool, by name. Set in the config file under `toolHints`; merged over the defaults. */
-export const ToolHintSchema = z.strictObject({
+const ToolHintSchema = z.strictObject({
   /** `strip-tool-results`: keep the result, strip it to a one-line summary, or remove call and result. */
   response: z.enum(['keep', 'strip', 'remove']).optional(),
   /** `dedup-tools`: an earlier call with identical arguments (or one this tool's range rule covers) is removed. */
@@ -33,7 +33,7 @@ export const ToolHintSchema = z.strictObject({
   /** `mask-observations`: never masked. */
   maskExempt: z.boolean().optional(),
 });
-export type ToolHint = z.infer<typeof ToolHintSchema>;
+type ToolHint = z.infer<typeof ToolHintSchema>;
 export const ToolHintsSchema = z.record(z.string(), ToolHintSchema);
 export type ToolHints = Record<string, ToolHint>;
 

@@ -9,7 +9,7 @@ import { unchanged, withMessages } from './_edit.js';
 import { protectedRange } from './boundaries.js';
 import type { Strategy } from './types.js';
 
-export const TruncateConfigSchema = z.strictObject({
+const TruncateConfigSchema = z.strictObject({
   /** Leading messages always kept. @default the leading system/developer messages and the first user message */
   keepFirst: z.number().int().min(0).optional(),
   /** Context window in tokens; the default budget is a share of it. @default 200000 */
@@ -17,9 +17,8 @@ export const TruncateConfigSchema = z.strictObject({
   /** Tokens the truncated transcript may use, tool definitions included. @default floor(0.9 * window) */
   budget: z.number().int().positive().optional(),
 });
-export type TruncateConfig = z.output<typeof TruncateConfigSchema>;
 
-export const DEFAULT_BUDGET_SHARE = 0.9;
+const DEFAULT_BUDGET_SHARE = 0.9;
 const MARKER_RE = /^\[CONTEXT REDUCED - emergency truncation: (\d+) messages? removed\]/;
 
 export function truncationMarkerText(removed: number, ref: string | undefined): string {

@@ -9,7 +9,7 @@ import type { Tokenizer } from './tokenizer.js';
  * counted on their JSON.
  */
 export const CATEGORIES = ['system', 'tools', 'user', 'assistant', 'reasoning', 'toolCalls', 'toolResults', 'attachments', 'other', 'overhead'] as const;
-export type Category = (typeof CATEGORIES)[number];
+type Category = (typeof CATEGORIES)[number];
 export type Breakdown = Record<Category, number>;
 
 export const MESSAGE_OVERHEAD_TOKENS = 3;
@@ -17,7 +17,7 @@ export const MESSAGE_OVERHEAD_TOKENS = 3;
  * Attachments (images, files, audio) are billed by the model's own rules (image tiles, pages), not by BPE over their
  * base64. tcompact counts them as ceil(payload characters / 4): a stable size figure, documented as an estimate.
  */
-export const ATTACHMENT_CHARS_PER_TOKEN = 4;
+const ATTACHMENT_CHARS_PER_TOKEN = 4;
 
 export function emptyBreakdown(): Breakdown {
   return { system: 0, tools: 0, user: 0, assistant: 0, reasoning: 0, toolCalls: 0, toolResults: 0, attachments: 0, other: 0, overhead: 0 };
@@ -90,7 +90,7 @@ export function countMessage(m: Message, tok: Tokenizer): Readonly<Breakdown> {
   return b;
 }
 
-export interface TranscriptTokens {
+interface TranscriptTokens {
   total: number;
   byCategory: Breakdown;
 }

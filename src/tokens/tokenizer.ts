@@ -14,7 +14,7 @@ export interface Tokenizer {
   count(text: string): number;
 }
 
-export interface TokenizerOptions {
+interface TokenizerOptions {
   /**
    * Remember the count of each text of {@link CACHE_MIN_LENGTH}+ characters.
    * @default true

@@ -1,5 +1,5 @@
 /** Fractions of the context window at which a transcript changes status. Ascending. */
-export interface WindowThresholds {
+interface WindowThresholds {
   /** @default 0.8 */
   warning: number;
   /** @default 0.9 */

@@ -3,7 +3,7 @@ import { openConnection, probeQueue } from '../pipeline/executors/queue/queue-co
 import type { QueueUrl } from '../pipeline/executors/queue/queue-url.js';
 import { ShardWorkers } from '../pipeline/executors/queue/shard-workers.js';
 
-export interface WorkerProcessOptions {
+interface WorkerProcessOptions {
   queue: QueueUrl;
   threads: number;
   concurrency: number;

@@ -16,7 +16,7 @@ import { EXIT } from '../exit-codes.js';
 import { COMPACTION_FLAG_SPECS, INPUT_FLAG_SPECS, parseFormat, sharedFlagsHelp } from '../compaction-flags.js';
 
 /** `out.jsonl` -> `out.refs.jsonl`, `out.errors.jsonl`, `out.report.json`, `out.report.md`, `out.report.html`. */
-export function compactOutputPaths(out: string): SinkPaths {
+function compactOutputPaths(out: string): SinkPaths {
   const base = out.endsWith('.jsonl') ? out.slice(0, -'.jsonl'.length) : out;
   return {
     transcripts: out,

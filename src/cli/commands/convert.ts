@@ -12,11 +12,11 @@ import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFormat } from '../compaction-flags.js';
 
-export const OUTPUT_FORMATS = ['openai', 'anthropic'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+const OUTPUT_FORMATS = ['openai', 'anthropic'] as const;
+type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** What a conversion read and wrote; printed by `convert` (as JSON with `--json`). */
-export interface ConvertSummary {
+interface ConvertSummary {
   transcripts: number;
   messages: number;
   toolCalls: number;
@@ -36,7 +36,7 @@ export interface ConvertSummary {
 }
 
 /** `out.jsonl` -> `out.errors.jsonl`; other names get `.errors.jsonl` appended. */
-export function errorsPathFor(out: string): string {
+function errorsPathFor(out: string): string {
   return `${out.endsWith('.jsonl') ? out.slice(0, -'.jsonl'.length) : out}.errors.jsonl`;
 }
 
@@ -90,7 +90,7 @@ Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl),
   },
 };
 
-export interface ConvertOptions {
+interface ConvertOptions {
   out: string;
   to: OutputFormat;
   from?: Parameters<typeof readInputs>[1]['from'];
@@ -189,7 +189,7 @@ function table(counts: Record<string, number>): string {
   return keys.map((k) => `  ${k.padEnd(width)}  ${counts[k]}\n`).join('');
 }
 
-export function renderSummary(s: ConvertSummary): string {
+function renderSummary(s: ConvertSummary): string {
   return [
     `Wrote ${s.transcripts} transcripts to ${s.out}: ${s.messages} messages, ${s.toolCalls} tool calls, ${s.toolResults} tool results, ${s.reasoningMessages} with reasoning\n`,
     `Lines: ${s.lines.read} read = ${s.lines.ok} converted + ${s.lines.failed} failed + ${s.lines.skipped} skipped\n`,

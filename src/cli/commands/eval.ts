@@ -26,9 +26,9 @@ function compactedRowName(by: string | undefined): string {
 }
 
 /** Strategies `eval` compares when none is named: those of this list that are registered. */
-export const DEFAULT_EVAL_STRATEGIES = ['auto', 'mask-observations', 'checkpoint', 'strip-tool-results', 'dedup-tools'];
+const DEFAULT_EVAL_STRATEGIES = ['auto', 'mask-observations', 'checkpoint', 'strip-tool-results', 'dedup-tools'];
 
-export function defaultEvalStrategies(): string[] {
+function defaultEvalStrategies(): string[] {
   return DEFAULT_EVAL_STRATEGIES.filter((name) => STRATEGIES[name] !== undefined || PRESETS[name] !== undefined);
 }
 

@@ -10,9 +10,9 @@ import type { Executor } from './executor.js';
  * Gather passes at most: after the first, one runs only when a batch refused prompts as too long (the steps then ask
  * smaller ones); what is still unanswered after the last goes to the online queue.
  */
-export const MAX_BATCH_ROUNDS = 4;
+const MAX_BATCH_ROUNDS = 4;
 
-export interface BatchGatherOptions {
+interface BatchGatherOptions {
   batcher: Batcher;
   /** `--batch-cancel`: cancel the outstanding batches, collect what they answered, and gather nothing new. */
   cancel: boolean;

@@ -5,7 +5,7 @@ import type { ExecutionCounts, Executor, ShardRun } from './executor.js';
 import { crashMessage } from './settle-shard.js';
 import { ShardPool } from './shard-pool.js';
 
-export interface PoolExecutorOptions {
+interface PoolExecutorOptions {
   workers: number;
   heapMb: number;
   job: JobSettings;

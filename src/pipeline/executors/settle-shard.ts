@@ -7,7 +7,7 @@ import type { ShardHook } from './shard-hook.js';
 import { commitShard } from '../store/shard-store.js';
 import type { ExecutionCounts, ShardRun } from './executor.js';
 
-export interface SettleDeps {
+interface SettleDeps {
   outDir: string;
   journal: Journal;
   /** A hard stop: shards in flight are dropped, not committed. */

@@ -3,7 +3,7 @@ import type { ShardOutcome, ShardTask } from '../shard/types.js';
 
 const YOUNG_GENERATION_MB = 16;
 
-export interface PoolOptions {
+interface PoolOptions {
   workers: number;
   /** Heap limit of each worker (V8 old generation); a worker over it dies alone, its task fails, the process lives. */
   heapMb: number;
@@ -18,7 +18,7 @@ export interface PoolOptions {
  * benchmarks), workers/compact-worker.source.mjs, which loads the TypeScript worker through tsx, so a stale dist/ is
  * never used by accident.
  */
-export function defaultWorkerFile(): string {
+function defaultWorkerFile(): string {
   const here = import.meta.url;
   return new URL(here.endsWith('.ts') ? '../../../workers/compact-worker.source.mjs' : '../../../workers/compact-worker.js', here).href;
 }

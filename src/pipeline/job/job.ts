@@ -14,7 +14,7 @@ import { type Tokenizer, getTokenizer } from '../../tokens/tokenizer.js';
  * condition holds. `resumeAt` names the step by its place in `Job.steps`, which every side builds the same way from the
  * same config.
  */
-export type JobStart = { kind: 'done'; result: CompactResult } | { kind: 'handed-on'; partial: RunResult; resumeAt: number };
+type JobStart = { kind: 'done'; result: CompactResult } | { kind: 'handed-on'; partial: RunResult; resumeAt: number };
 
 /**
  * The config and steps of a compaction, built once and shared by every transcript: by the workers (the part without a
@@ -47,7 +47,7 @@ export interface Job {
   compactAsync(input: Transcript, refs: RefSink | null, llm: LlmSession | undefined): Promise<CompactResult>;
 }
 
-export interface JobOptions {
+interface JobOptions {
   /** A model serves the LLM steps: auto's summarizer becomes summarize, as in `run --model`. @default false */
   model?: boolean;
   /** Steps built already (validated by the caller); otherwise they are built from the config. */

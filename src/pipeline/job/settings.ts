@@ -8,7 +8,7 @@ import { DEFAULTS } from './defaults.js';
 import type { Job } from './job.js';
 
 /** What decides a run's output besides the job: the inputs and how they are read and cut into shards. */
-export interface SettingsInput {
+interface SettingsInput {
   inputs: string[];
   from?: FormatName;
   maxLineBytes?: number;

@@ -2,7 +2,7 @@ import type { InputItem } from '../../formats/types.js';
 import type { Message } from '../../model/message.js';
 import type { ItemsShard } from '../shard/types.js';
 
-export interface ItemPlanOptions {
+interface ItemPlanOptions {
   /** A batch is closed once its transcripts reach about this many characters of text. */
   shardBytes: number;
   /** ...or this many items. */
@@ -11,7 +11,7 @@ export interface ItemPlanOptions {
   format?: string;
 }
 
-export interface PlannedItems {
+interface PlannedItems {
   shard: ItemsShard;
   items: InputItem[];
 }
@@ -44,7 +44,7 @@ export async function* planItemShards(input: string, items: AsyncIterable<InputI
 }
 
 /** Input units an item accounts for (lines of JSONL, records of JSON arrays). */
-export function unitsOf(item: InputItem): number {
+function unitsOf(item: InputItem): number {
   return item.kind === 'skipped' ? 1 : (item.lines ?? 1);
 }
 

@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { RangeShard } from '../shard/types.js';
 
-export interface RangePlanOptions {
+interface RangePlanOptions {
   /** A shard ends at the first line end at or after this many bytes from its start. */
   shardBytes: number;
   /** Index of the first shard (shards are numbered across the whole run). */

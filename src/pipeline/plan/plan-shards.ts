@@ -5,7 +5,7 @@ import { planItemShards } from './plan-items.js';
 import { planRangeShards } from './plan-ranges.js';
 import type { ShardDescriptor } from '../shard/types.js';
 
-export interface PlanOptions {
+interface PlanOptions {
   /** Target shard size in bytes. */
   shardBytes: number;
   /** Most items in one items shard. */

@@ -28,7 +28,7 @@ export function reportSettings(config: CompactConfig, steps: readonly string[], 
   };
 }
 
-export interface SinkOptions {
+interface SinkOptions {
   /** Where committed shards are read from. */
   outDir: string;
   paths: SinkPaths;

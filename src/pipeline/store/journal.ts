@@ -9,8 +9,8 @@ import type { ShardDescriptor } from '../shard/types.js';
  * committed shard, appended and fsynced only after the shard's file is durable, then `done` once the final files are in
  * place. A resume trusts exactly the shards it lists.
  */
-export const JOURNAL_FILE = 'journal.jsonl';
-export const JOURNAL_VERSION = 1;
+const JOURNAL_FILE = 'journal.jsonl';
+const JOURNAL_VERSION = 1;
 
 const FingerprintSchema = z.object({ path: z.string(), size: z.number(), mtimeMs: z.number(), edgesSha256: z.string() });
 
@@ -31,7 +31,7 @@ const ShardEntrySchema = z.object({
 });
 const DoneSchema = z.object({ type: z.literal('done') });
 
-export interface JournalShardEntry {
+interface JournalShardEntry {
   type: 'shard';
   shard: ShardDescriptor;
   /** An E_WORKER stand-in: a resume processes the shard again instead of reusing it. */

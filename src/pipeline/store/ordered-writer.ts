@@ -5,7 +5,7 @@ import type { ShardDescriptor, ShardReport } from '../shard/types.js';
 import { readShard } from './shard-store.js';
 
 export const TRANSCRIPTS_FILE = 'transcripts.jsonl';
-export const ERRORS_FILE = 'errors.jsonl';
+const ERRORS_FILE = 'errors.jsonl';
 export const REPORT_JSON = 'report.json';
 export const REPORT_MD = 'report.md';
 

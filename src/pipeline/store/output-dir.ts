@@ -7,11 +7,11 @@ import { FINAL_FILES, REPORT_JSON } from './ordered-writer.js';
 import { checkResume } from './resume-check.js';
 import { ensureShardsDir, removeShardsDir } from './shard-store.js';
 
-export type OpenedOutput<Report> =
+type OpenedOutput<Report> =
   /** `--resume` of a run that already completed: its report.json, nothing to do. */
   { kind: 'finished'; report: Report } | { kind: 'open'; journal: Journal; reusable: JournalState['shards'] };
 
-export interface OutputDirOptions {
+interface OutputDirOptions {
   resume: boolean;
   settings: Record<string, unknown>;
   settingsHash: string;

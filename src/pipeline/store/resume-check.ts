@@ -46,7 +46,7 @@ export function checkSameShard(committed: ShardDescriptor, planned: ShardDescrip
 }
 
 /** `path: before -> after` for every leaf that differs. */
-export function diffSettings(before: unknown, after: unknown, path = ''): string[] {
+function diffSettings(before: unknown, after: unknown, path = ''): string[] {
   if (canonicalJson(before) === canonicalJson(after)) return [];
   const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
   if (!isObject(before) || !isObject(after)) return [`${path || 'settings'}: ${canonicalJson(before) ?? 'unset'} -> ${canonicalJson(after) ?? 'unset'}`];

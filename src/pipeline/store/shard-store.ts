@@ -19,7 +19,7 @@ const HeaderSchema = z.object({
   sections: z.object({ transcripts: z.number().int(), errors: z.number().int(), refs: z.number().int(), report: z.number().int() }),
 });
 
-export interface StoredShard {
+interface StoredShard {
   shard: ShardDescriptor;
   failed: boolean;
   transcripts: Buffer;

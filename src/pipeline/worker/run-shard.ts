@@ -8,7 +8,7 @@ import type { ShardOutcome, ShardTask } from '../shard/types.js';
 import { ShardBuilder } from '../shard/shard-builder.js';
 
 /** The format name recorded for transcripts of canonical archives. */
-export const CANONICAL_FORMAT = 'openai';
+const CANONICAL_FORMAT = 'openai';
 
 /**
  * Processes one shard inside a worker: reads a range shard's lines itself (or takes an items shard's items), parses

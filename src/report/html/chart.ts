@@ -1,5 +1,5 @@
 /** How an axis' ticks and the tooltips show values: plain numbers, compact (12.3k), shares (0.42 -> 42%) or dollars. */
-export type AxisFormat = 'number' | 'compact' | 'percent' | 'usd';
+type AxisFormat = 'number' | 'compact' | 'percent' | 'usd';
 
 /** A chart of the page: a Chart.js configuration (plain JSON) drawn on a canvas by the page's script. */
 export interface ChartSpec {
@@ -17,7 +17,7 @@ const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948
 
 export const colour = (i: number): string => PALETTE[i % PALETTE.length];
 
-export interface Series {
+interface Series {
   label: string;
   data: readonly number[];
   colour?: string;

@@ -9,7 +9,7 @@ interface Tally {
 }
 
 /** A row of eval.json (a strategy, the original, or the source's summary), with the figures eval adds. */
-export interface EvalPageRow {
+interface EvalPageRow {
   name: string;
   tokensBefore: number;
   tokensAfter: number;

@@ -6,7 +6,7 @@ import type { Headline, Page, Section } from './page.js';
 import { type Cell, num, sortableTable } from './table.js';
 
 /** LLM usage as report.json has it (the fields the page shows). */
-export interface LlmPageUsage {
+interface LlmPageUsage {
   model: string;
   requests: number;
   promptTokens: number;

@@ -1,6 +1,6 @@
 import { escapeHtml } from './escape.js';
 
-export interface Column {
+interface Column {
   label: string;
   /** Sorted as numbers, right-aligned. @default false */
   numeric?: boolean;

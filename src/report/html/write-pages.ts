@@ -9,8 +9,8 @@ import { type SimulatePageInput, simulatePage } from './simulate-page.js';
 import { type StatsPageInput, statsPage } from './stats-page.js';
 
 export const RUN_HTML = 'report.html';
-export const EVAL_HTML = 'eval.html';
-export const SIMULATE_HTML = 'simulate.html';
+const EVAL_HTML = 'eval.html';
+const SIMULATE_HTML = 'simulate.html';
 
 /** Lines of errors.jsonl shown on the run and compact pages. */
 const ERROR_LINES = 10;
@@ -29,10 +29,10 @@ async function writePage(path: string, page: Page): Promise<string> {
 type Shared = Omit<RunPageInput, 'tool' | 'keys' | 'errors' | 'settings' | 'tokenizer' | 'tokens'>;
 
 /** report.json of `run`, as far as the page reads it. */
-export type RunReportFields = Shared & { tokens: { before: number; after: number; saved: number; tokenizer: string } };
+type RunReportFields = Shared & { tokens: { before: number; after: number; saved: number; tokenizer: string } };
 
 /** Where a run's page goes and the errors file it quotes: DIR/report.html for `run`, FILE.report.html for `compact`. */
-export interface RunPagePaths {
+interface RunPagePaths {
   html: string;
   errors: string;
 }

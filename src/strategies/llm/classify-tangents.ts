@@ -14,7 +14,7 @@ import { protectedRange, turnStarts } from '../boundaries.js';
 import type { AsyncStrategy, StrategyContext } from '../types.js';
 
 /** The options of `classify-tangents` (`options.classify-tangents` in the config). */
-export const ClassifyTangentsConfigSchema = z.strictObject({
+const ClassifyTangentsConfigSchema = z.strictObject({
   ...BoundaryFields,
   /** Remove the tangent turns instead of only reporting them (`--remove-tangents`). @default false */
   remove: z.boolean().default(false),
@@ -54,12 +54,7 @@ function renderTurns(messages: readonly Message[], turns: readonly Turn[], clipC
  * messages, so tool pairs stay whole and `restore` can put the turn back. When the model fails or answers badly, the
  * transcript is returned unchanged and the report says why.
  */
-export async function classifyTangentTurns(
-  transcript: Transcript,
-  config: ClassifyTangentsConfig,
-  ctx: StrategyContext,
-  deps: LlmStepDeps,
-): Promise<LlmStepResult> {
+async function classifyTangentTurns(transcript: Transcript, config: ClassifyTangentsConfig, ctx: StrategyContext, deps: LlmStepDeps): Promise<LlmStepResult> {
   const record = emptyRecord();
   const promptSizes: number[] = [];
   const messages = transcript.messages;

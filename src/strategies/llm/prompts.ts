@@ -19,7 +19,7 @@ export const SUMMARY_SECTIONS = [
   { title: 'Next step', ask: 'the single next step, in line with the latest user request' },
 ] as const;
 
-export type SummarySectionTitle = (typeof SUMMARY_SECTIONS)[number]['title'];
+type SummarySectionTitle = (typeof SUMMARY_SECTIONS)[number]['title'];
 
 export function summarySystemPrompt(focus: string | undefined): string {
   const sections = SUMMARY_SECTIONS.map((s, i) => `${i + 1}. ## ${s.title} — ${s.ask}`).join('\n');
@@ -53,7 +53,7 @@ export function summaryUserPrompt(rendered: string, at: SpanPosition): string {
   ].join('\n');
 }
 
-export type SummaryCheck = { ok: true; text: string } | { ok: false; reason: string };
+type SummaryCheck = { ok: true; text: string } | { ok: false; reason: string };
 
 const HEADING = /^#{1,6}\s*(?:\d+[.)]\s*)?(.+?)\s*#*\s*$/;
 
@@ -91,7 +91,7 @@ export function checkSummary(answer: string): SummaryCheck {
 }
 
 /** Splits a checked summary into its sections' bodies, by title. */
-export function summarySections(text: string): Map<SummarySectionTitle, string> {
+function summarySections(text: string): Map<SummarySectionTitle, string> {
   const lines = text.split('\n');
   const out = new Map<SummarySectionTitle, string>();
   let current: SummarySectionTitle | undefined;
@@ -151,12 +151,12 @@ export function tangentSystemPrompt(): string {
   ].join('\n\n');
 }
 
-export const TangentAnswerSchema = z.object({
+const TangentAnswerSchema = z.object({
   tangents: z.array(z.object({ turn: z.number().int().min(1), reason: z.string().trim().min(1).max(500) })),
 });
 export type TangentAnswer = z.infer<typeof TangentAnswerSchema>;
 
-export type TangentCheck = { ok: true; answer: TangentAnswer } | { ok: false; reason: string };
+type TangentCheck = { ok: true; answer: TangentAnswer } | { ok: false; reason: string };
 
 /** Parses the model's JSON (tolerating a code fence or text around the object) and validates it with zod. */
 export function checkTangentAnswer(answer: string): TangentCheck {

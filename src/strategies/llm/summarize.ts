@@ -22,7 +22,7 @@ import type { AsyncStrategy, Strategy, StrategyContext } from '../types.js';
 
 /** The options of `summarize`; the same fields, with the same defaults, as in the LLM options. */
 /** The options of `summarize` (`options.summarize` in the config); the model and its limits are the run's LLM options. */
-export const SummarizeConfigSchema = z.strictObject({
+const SummarizeConfigSchema = z.strictObject({
   ...BoundaryFields,
   /** Extra instruction added to the summary prompt (e.g. "the database migration"); `--focus`. */
   focus: z.string().min(1).optional(),
@@ -44,7 +44,7 @@ const MIN_CHUNK_BUDGET = 512;
  * holding an earlier compaction message whose original cannot be looked up (that message stays, and the span starts
  * after it). See `replaceableSpan`.
  */
-export function summarySpan(messages: readonly Message[], config: KeepOptions, lookup: RefLookup): ReplaceSpan | undefined {
+function summarySpan(messages: readonly Message[], config: KeepOptions, lookup: RefLookup): ReplaceSpan | undefined {
   return replaceableSpan(messages, config, lookup);
 }
 
@@ -95,7 +95,7 @@ const FALLBACKS: Record<FallbackStrategy, Strategy> = { checkpoint, truncate };
  * transcript unchanged, never lost.
  */
 
-export function deterministicFallback(transcript: Transcript, config: SummarizeConfig, ctx: StrategyContext): FallbackResult {
+function deterministicFallback(transcript: Transcript, config: SummarizeConfig, ctx: StrategyContext): FallbackResult {
   const out: FallbackResult = { transcript, applied: [], messagesChanged: 0, messagesRemoved: 0, notes: [] };
   let tokens = countTranscript(transcript, ctx.tokenizer).total;
   const run = (name: FallbackStrategy) => {
@@ -147,7 +147,7 @@ function failureReason(result: AskResult<unknown>): string {
  * after maxAttempts answers, or when the request fails for good, the transcript falls back to `checkpoint` (then
  * `truncate`). Never throws and never returns a transcript with more tokens than it was given.
  */
-export async function summarizeTranscript(transcript: Transcript, config: SummarizeConfig, ctx: StrategyContext, deps: LlmStepDeps): Promise<LlmStepResult> {
+async function summarizeTranscript(transcript: Transcript, config: SummarizeConfig, ctx: StrategyContext, deps: LlmStepDeps): Promise<LlmStepResult> {
   const record = emptyRecord();
   const promptSizes: number[] = [];
   const report = (outcome: LlmStepReport['outcome'], extra: Partial<LlmStepReport> = {}): LlmStepReport => ({

@@ -11,7 +11,7 @@ import { SHARDS_DIR, commitShard } from '../../store/shard-store.js';
 import { type ShardJobData, type ShardJobResult, decodeItems, encodeJobError } from './shard-job.js';
 
 /** `host:pid`, how a worker process names itself in results and logs. */
-export const WORKER_ID = `${hostname()}:${process.pid}`;
+const WORKER_ID = `${hostname()}:${process.pid}`;
 
 /** An environment fault (a path this machine cannot use), not a crash: it fails the job with the error as data. */
 function ioFault(message: string): Error {

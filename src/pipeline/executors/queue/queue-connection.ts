@@ -3,7 +3,7 @@ import { TcompactError } from '../../../errors.js';
 import type { QueueUrl } from './queue-url.js';
 
 /** How long the first contact with Redis may take before a run gives up with E_QUEUE. */
-export const CONNECT_TIMEOUT_MS = 5000;
+const CONNECT_TIMEOUT_MS = 5000;
 
 /**
  * A connection for BullMQ: it retries commands forever (`maxRetriesPerRequest: null`, which BullMQ's blocking calls

@@ -17,13 +17,13 @@ import { DEFAULT_LOCK_MS } from './job-lock.js';
 import { ShardWorkers } from './shard-workers.js';
 
 /** Shards queued or running at once: enough to keep many machines busy, few enough that a stop waits little. */
-export const QUEUE_IN_FLIGHT = 64;
+const QUEUE_IN_FLIGHT = 64;
 /** A connection to Redis down this long ends the run with E_QUEUE (committed shards stay for --resume). */
-export const QUEUE_LOST_MS = 5000;
+const QUEUE_LOST_MS = 5000;
 /** First retry delay of a crashed shard, doubled on each attempt. */
-export const RETRY_BACKOFF_MS = 500;
+const RETRY_BACKOFF_MS = 500;
 
-export interface QueueExecutorOptions {
+interface QueueExecutorOptions {
   queue: QueueUrl;
   settingsHash: string;
   outDir: string;
@@ -39,7 +39,7 @@ export interface QueueExecutorOptions {
   onLost: (err: TcompactError) => void;
 }
 
-export interface QueueExecutor extends Executor {
+interface QueueExecutor extends Executor {
   readonly stats: DistributedStats;
 }
 

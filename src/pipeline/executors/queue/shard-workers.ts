@@ -7,9 +7,9 @@ import type { QueueUrl } from './queue-url.js';
 import type { ShardJobData, ShardJobResult } from './shard-job.js';
 
 /** How often a worker process looks for new runs in RUNS_KEY. */
-export const DISCOVER_INTERVAL_MS = 1000;
+const DISCOVER_INTERVAL_MS = 1000;
 
-export interface ShardWorkersOptions {
+interface ShardWorkersOptions {
   queue: QueueUrl;
   connection: Redis;
   pool: ShardPool;
