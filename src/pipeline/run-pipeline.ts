@@ -3,16 +3,16 @@ import { join } from 'node:path';
 import { type LlmSession, createLlmSession } from '../llm/session.js';
 import type { PipelineStep } from '../strategies/runner.js';
 import { fsyncDir } from '../io/atomic-file.js';
-import { fingerprintFile } from '../io/fingerprint.js';
+import { type FileFingerprint, fingerprintFile } from '../io/fingerprint.js';
 import { resolveInputSources } from './plan/input-sources.js';
 import { type PlannedShard, planShards } from './plan/plan-shards.js';
-import { readJournal } from './store/journal.js';
+import { type Journal, type JournalState, readJournal } from './store/journal.js';
 import { runFinalPaths } from './store/ordered-writer.js';
-import { openOutputDir } from './store/output-dir.js';
+import { type OpenedOutput, openOutputDir } from './store/output-dir.js';
 import { checkSameShard } from './store/resume-check.js';
 import { removeShardsDir, shardPath } from './store/shard-store.js';
-import { createJob } from './job/job.js';
-import { DEFAULTS, defaultWorkers } from './job/defaults.js';
+import { type Job, createJob } from './job/job.js';
+import { DEFAULTS, defaultWorkers } from './job/capacity.js';
 import { type RunSettings, resolveRunSettings } from './job/settings.js';
 import type { RunReport } from './sink/run-report.js';
 import { RunSink, type SinkPaths, reportSettings } from './sink/run-sink.js';
@@ -27,7 +27,7 @@ import { gatherBatches } from './executors/batch-gather.js';
 import { TcompactError } from '../errors.js';
 import { BatchJournal } from '../llm/batch-journal.js';
 import type { RunOptions, RunProgress } from './run-options.js';
-import type { ShardReport } from './shard/types.js';
+import type { ShardDescriptor, ShardReport } from './shard/types.js';
 import { RUN_HTML } from '../report/html/write-pages.js';
 
 export type RunOutcome =
@@ -45,78 +45,99 @@ export interface Prepared {
 }
 
 /**
- * `tcompact run` (and `compact`, in this thread): plans shards in input order, runs them on an executor with a bounded
- * number in flight, settles each one (stand-in, LLM stage, commit, journal), and merges them in order through the sink
- * into the final files and reports. Expected failures of input lines end up in errors.jsonl; a worker crash costs only
- * its shard (retried, then E_WORKER); a failure to write output (disk full) stops the run without final files, and
+ * `tcompact run` (and `compact`, in this thread), in four phases: plan (the job, its settings, the inputs), open (DIR,
+ * the LLM session, the executor, the sink), execute (every shard run, settled and committed, at most `inFlight` at once)
+ * and finish (merge, reports, journal). Expected failures of input lines end up in errors.jsonl; a worker crash costs
+ * only its shard (retried, then E_WORKER); a failure to write output (disk full) stops the run without final files, and
  * `--resume` continues from the committed shards.
  */
 export async function runPipeline(options: RunOptions, prepared: Prepared = {}): Promise<RunOutcome> {
   const started = performance.now();
-  const { outDir } = options;
-  // E_CONFIG here, before any worker starts or any file is touched.
+  const plan = await planRun(options, prepared);
+  const opened = await openOutputDir<RunReport>(options.outDir, {
+    resume: options.resume === true,
+    settings: plan.run.settings,
+    settingsHash: plan.run.settingsHash,
+    inputs: plan.fingerprints,
+  });
+  if (opened.kind === 'finished') return { status: 'done', report: opened.report, outDir: options.outDir, reportPath: plan.paths.reportJson };
+  const run = await openRun(options, prepared, plan, opened);
+  try {
+    await execute(run);
+    return await finish(run, started);
+  } finally {
+    await run.llm?.close();
+    await run.executor.close();
+  }
+}
+
+/** What a run does, decided before DIR is touched: E_CONFIG and E_USAGE come from here. */
+interface RunPlan {
+  job: Job;
+  run: RunSettings;
+  workers: number;
+  fingerprints: FileFingerprint[];
+  bytesTotal: number;
+  paths: SinkPaths;
+  /** A fresh plan of the shards, in input order (each pass reads the inputs again). */
+  shards: () => AsyncIterable<PlannedShard>;
+}
+
+async function planRun(options: RunOptions, prepared: Prepared): Promise<RunPlan> {
   const job = createJob(options.config, { model: options.llm !== undefined, ...(prepared.steps ? { steps: prepared.steps } : {}) });
   const run = resolveRunSettings(options, job);
   if (options.queue && run.llm?.options.batch)
     throw new TcompactError('E_USAGE', 'the Batch API mode (--batch) runs on one machine: it cannot be combined with --queue');
-  const workers = options.workers ?? defaultWorkers();
   const sources = await resolveInputSources(options.inputs, run.maxLineBytes, options.from);
   const fingerprints = await Promise.all([...new Set(sources.map((s) => s.file))].map((f) => fingerprintFile(f)));
-  const bytesTotal = fingerprints.reduce((n, f) => n + f.size, 0);
-  const paths = prepared.output?.paths ?? { ...runFinalPaths(outDir), reportHtml: join(outDir, RUN_HTML) };
-
-  const opened = await openOutputDir<RunReport>(outDir, {
-    resume: options.resume === true,
-    settings: run.settings,
-    settingsHash: run.settingsHash,
-    inputs: fingerprints,
-  });
-  if (opened.kind === 'finished') return { status: 'done', report: opened.report, outDir, reportPath: paths.reportJson };
-  const { journal, reusable } = opened;
-
-  // A first stop (Ctrl-C) ends the planning and lets shards in flight commit; `abort` (a second one) drops them too.
-  const stopController = new AbortController();
-  const stop = (): void => stopController.abort();
-  for (const signal of [options.stop, options.abort]) {
-    signal?.addEventListener('abort', stop, { once: true });
-    if (signal?.aborted) stop();
-  }
-  const abort = options.abort ?? new AbortController().signal;
-  let fatal: unknown;
-  const fail = (err: unknown): void => {
-    fatal ??= err;
-    stop();
+  const { outDir } = options;
+  return {
+    job,
+    run,
+    workers: options.workers ?? defaultWorkers(),
+    fingerprints,
+    bytesTotal: fingerprints.reduce((n, f) => n + f.size, 0),
+    paths: prepared.output?.paths ?? { ...runFinalPaths(outDir), reportHtml: join(outDir, RUN_HTML) },
+    shards: () =>
+      planShards(sources, { shardBytes: run.shardBytes, maxItemsPerShard: run.maxItemsPerShard, maxLineBytes: run.maxLineBytes, from: options.from }),
   };
+}
 
+/** A run with DIR open: its journal, shards an earlier run committed, and the parts that do the work. */
+interface OpenRun {
+  options: RunOptions;
+  plan: RunPlan;
+  journal: Journal;
+  reusable: JournalState['shards'];
+  control: RunControl;
+  execution: ExecutionCounts;
+  llm: LlmSession | undefined;
+  llmStage: ShardHook | undefined;
+  executor: Executor;
+  sink: RunSink;
+  progress: ProgressCounter;
+}
+
+async function openRun(options: RunOptions, prepared: Prepared, plan: RunPlan, opened: OpenedOutput<RunReport> & { kind: 'open' }): Promise<OpenRun> {
+  const { journal, reusable } = opened;
+  const { job, run } = plan;
+  const control = new RunControl(options);
   const execution: ExecutionCounts = { shards: 0, reusedShards: 0, retriedShards: 0, failedShards: 0 };
-  const llm = run.llm ? await openLlm(options, run, outDir, abort) : undefined;
-  const llmStage = llm ? createLlmStage(job, llm) : undefined;
-  const afterShard = llmStage ? chainHooks(llmStage, options.afterShard) : options.afterShard;
-  let executor: Executor | undefined;
+  let llm: LlmSession | undefined;
+  let executor: Executor;
   try {
-    executor = await openExecutor(options, run, { workers, abort, execution, onLost: fail });
+    llm = run.llm ? await openLlm(options, run, control.abort) : undefined;
+    executor = await openExecutor(options, run, { workers: plan.workers, abort: control.abort, execution, onLost: (err) => control.fail(err) });
   } catch (err) {
     await llm?.close();
     await journal.close();
     throw err;
   }
-
-  const progress: RunProgress = { bytesDone: 0, bytesTotal, transcripts: 0, tokensSaved: 0, errors: 0, shardsDone: 0 };
-  const queueStats = 'stats' in executor ? (executor.stats as { workersSeen: number }) : undefined;
-  const countProgress = (planned: Pick<PlannedShard, 'shard'>, report: ShardReport): void => {
-    const { shard } = planned;
-    progress.bytesDone += shard.kind === 'range' ? shard.end - shard.start : shard.approxBytes;
-    progress.transcripts += report.transcripts.length;
-    for (const t of report.transcripts) progress.tokensSaved += t.tokensBefore - t.tokensAfter;
-    progress.errors += report.counts.lines.failed;
-    progress.shardsDone++;
-    options.onProgress?.({ ...progress, ...(queueStats ? { workersSeen: queueStats.workersSeen } : {}) });
-  };
-  const reused = new Set<number>();
+  const progress = new ProgressCounter(options, plan.bytesTotal, 'stats' in executor ? (executor.stats as { workersSeen: number }) : undefined);
   const model = run.llm?.options.model;
   const sink = await RunSink.open({
-    outDir,
-    paths,
+    outDir: options.outDir,
+    paths: plan.paths,
     config: job.config,
     tool: prepared.output?.tool ?? 'run',
     settings: reportSettings(
@@ -124,51 +145,57 @@ export async function runPipeline(options: RunOptions, prepared: Prepared = {}):
       job.steps.map((s) => s.strategy.name),
       { shardBytes: run.shardBytes, ...(model ? { model } : {}) },
     ),
-    onMerged: (index, report, shard) => {
-      if (reused.has(index)) countProgress({ shard }, report);
-    },
+    onMerged: (index, report, shard) => progress.merged(index, shard, report),
   });
-  const settleDeps = { outDir, journal, abort, execution, ...(afterShard ? { afterShard } : {}) };
+  return { options, plan, journal, reusable, control, execution, llm, llmStage: llm ? createLlmStage(job, llm) : undefined, executor, sink, progress };
+}
+
+/**
+ * Every shard in input order: one an earlier run committed is merged as it is; any other runs on the executor, is
+ * settled (stand-in, LLM stage and the caller's hook, commit, journal) and merged. In batch mode the Batch API phase
+ * comes first. A first stop ends the planning and lets shards in flight commit; a failure stops the run.
+ */
+async function execute(r: OpenRun): Promise<void> {
+  const { options, plan, control, execution, sink, executor } = r;
+  const afterShard = r.llmStage ? chainHooks(r.llmStage, options.afterShard) : options.afterShard;
+  const settleDeps = { outDir: options.outDir, journal: r.journal, abort: control.abort, execution, ...(afterShard ? { afterShard } : {}) };
   const slots = new Slots(executor.inFlight);
   const running = new Set<Promise<void>>();
-  const planOf = () =>
-    planShards(sources, { shardBytes: run.shardBytes, maxItemsPerShard: run.maxItemsPerShard, maxLineBytes: run.maxLineBytes, from: options.from });
-
+  const fail = (err: unknown): void => control.fail(err);
   try {
-    if (llm?.batcher && llmStage) {
+    if (r.llm?.batcher && r.llmStage) {
       const settled = await gatherBatches({
-        batcher: llm.batcher,
-        cancel: llm.options.batch?.cancel === true,
-        plan: planOf,
-        reusable,
+        batcher: r.llm.batcher,
+        cancel: r.llm.options.batch?.cancel === true,
+        plan: plan.shards,
+        reusable: r.reusable,
         executor,
-        stage: llmStage,
-        stop: stopController.signal,
-        abort,
+        stage: r.llmStage,
+        stop: control.stopped,
+        abort: control.abort,
       });
-      if (!settled) stop();
+      if (!settled) control.stop();
     }
-    for await (const planned of planOf()) {
-      if (stopController.signal.aborted) break;
+    for await (const planned of plan.shards()) {
+      if (control.stopped.aborted) break;
       const { shard } = planned;
       execution.shards = shard.index + 1;
-      const prior = reusable.get(shard.index);
+      const prior = r.reusable.get(shard.index);
       if (prior && !prior.failed) {
         checkSameShard(prior.shard, shard);
-        if (await exists(shardPath(outDir, shard.index))) {
-          reused.add(shard.index);
+        if (await exists(shardPath(options.outDir, shard.index))) {
+          r.progress.reused.add(shard.index);
           execution.reusedShards++;
           sink.commit(shard.index).catch(fail);
           continue;
         }
       }
-      if (!(await slots.acquire(stopController.signal))) break;
-      const ran = executor;
+      if (!(await slots.acquire(control.stopped))) break;
       const task = (async () => {
-        const result = await ran.run(planned);
+        const result = await executor.run(planned);
         const output = result && (await settleShard(planned, result, settleDeps));
         if (!output) return;
-        countProgress(planned, output.report);
+        r.progress.settled(shard, output.report);
         sink.commit(shard.index).catch(fail);
       })()
         .catch(fail)
@@ -182,36 +209,96 @@ export async function runPipeline(options: RunOptions, prepared: Prepared = {}):
     fail(err);
   }
   await Promise.all([...running]);
+}
 
-  try {
-    if (fatal !== undefined || stopController.signal.aborted) {
-      await sink.discard();
-      await journal.close();
-      if (fatal !== undefined) throw fatal;
-      const state = await readJournal(outDir);
-      return { status: 'interrupted', outDir, committedShards: state?.shards.size ?? 0 };
-    }
-    await sink.drained(execution.shards);
-    await llm?.close();
-    const distributed = executor.report?.();
-    const report = await sink.finish(
-      { inputs: options.inputs, workers, execution, wallMs: performance.now() - started, bytes: bytesTotal },
-      { ...(llm ? { llm: llm.usage() } : {}), ...(distributed ? { distributed } : {}) },
-    );
-    await fsyncDir(outDir);
-    await journal.append({ type: 'done' });
+/** The merge completed into the final files and reports, or, after a stop or a failure, nothing final at all. */
+async function finish(r: OpenRun, started: number): Promise<RunOutcome> {
+  const { options, control, sink, journal, execution } = r;
+  const { outDir } = options;
+  if (control.fatal !== undefined || control.stopped.aborted) {
+    await sink.discard();
     await journal.close();
-    await removeShardsDir(outDir);
-    await executor.finish?.();
-    return { status: 'done', report, outDir, reportPath: paths.reportJson };
-  } finally {
-    await llm?.close();
-    await executor.close();
+    if (control.fatal !== undefined) throw control.fatal;
+    const state = await readJournal(outDir);
+    return { status: 'interrupted', outDir, committedShards: state?.shards.size ?? 0 };
+  }
+  await sink.drained(execution.shards);
+  await r.llm?.close();
+  const distributed = r.executor.report?.();
+  const report = await sink.finish(
+    { inputs: options.inputs, workers: r.plan.workers, execution, wallMs: performance.now() - started, bytes: r.plan.bytesTotal },
+    { ...(r.llm ? { llm: r.llm.usage() } : {}), ...(distributed ? { distributed } : {}) },
+  );
+  await fsyncDir(outDir);
+  await journal.append({ type: 'done' });
+  await journal.close();
+  await removeShardsDir(outDir);
+  await r.executor.finish?.();
+  return { status: 'done', report, outDir, reportPath: r.plan.paths.reportJson };
+}
+
+/**
+ * Stop and abort of a run: a first stop (Ctrl-C) ends the planning and lets shards in flight commit; `abort` (a second
+ * one) drops them too; the first failure stops the run and is what it throws.
+ */
+class RunControl {
+  private readonly stopController = new AbortController();
+  readonly abort: AbortSignal;
+  fatal: unknown;
+
+  constructor(options: Pick<RunOptions, 'stop' | 'abort'>) {
+    for (const signal of [options.stop, options.abort]) {
+      signal?.addEventListener('abort', () => this.stop(), { once: true });
+      if (signal?.aborted) this.stop();
+    }
+    this.abort = options.abort ?? new AbortController().signal;
+  }
+
+  get stopped(): AbortSignal {
+    return this.stopController.signal;
+  }
+
+  stop(): void {
+    this.stopController.abort();
+  }
+
+  fail(err: unknown): void {
+    this.fatal ??= err;
+    this.stop();
+  }
+}
+
+/** The progress a run reports after every settled shard, and for a reused shard when it is merged. */
+class ProgressCounter {
+  readonly reused = new Set<number>();
+  private readonly progress: RunProgress;
+
+  constructor(
+    private readonly options: Pick<RunOptions, 'onProgress'>,
+    bytesTotal: number,
+    private readonly queueStats: { workersSeen: number } | undefined,
+  ) {
+    this.progress = { bytesDone: 0, bytesTotal, transcripts: 0, tokensSaved: 0, errors: 0, shardsDone: 0 };
+  }
+
+  merged(index: number, shard: ShardDescriptor, report: ShardReport): void {
+    if (this.reused.has(index)) this.settled(shard, report);
+  }
+
+  settled(shard: ShardDescriptor, report: ShardReport): void {
+    const p = this.progress;
+    p.bytesDone += shard.kind === 'range' ? shard.end - shard.start : shard.approxBytes;
+    p.transcripts += report.transcripts.length;
+    for (const t of report.transcripts) p.tokensSaved += t.tokensBefore - t.tokensAfter;
+    p.errors += report.counts.lines.failed;
+    p.shardsDone++;
+    this.options.onProgress?.({ ...p, ...(this.queueStats ? { workersSeen: this.queueStats.workersSeen } : {}) });
   }
 }
 
 /** The run's LLM session; outstanding batches of an earlier run must be resumed in batch mode or cancelled first. */
-async function openLlm(options: RunOptions, run: RunSettings, outDir: string, abort: AbortSignal): Promise<LlmSession> {
+async function openLlm(options: RunOptions, run: RunSettings, abort: AbortSignal): Promise<LlmSession> {
+  const { outDir } = options;
   const llmOptions = (run.llm as NonNullable<RunSettings['llm']>).options;
   const batch = llmOptions.batch ? { ...llmOptions.batch, dir: outDir } : undefined;
   if (!batch && (await BatchJournal.open(outDir)).outstanding().length > 0)

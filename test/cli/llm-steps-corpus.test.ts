@@ -37,7 +37,7 @@ describe.skipIf(!hasCorpus(SUITE))(SUITE, () => {
     const report = JSON.parse(readFileSync(join(dir, 'out.report.json'), 'utf8'));
     expect(report.llm.requests).toBe(server.requests.length - sent);
     expect(report.llm.requests).toBeGreaterThan(0);
-    expect(report.tokensAfter).toBeLessThan(report.tokensBefore);
+    expect(report.tokens.after).toBeLessThan(report.tokens.before);
   });
 
   it("eval --strategy summarize --model: a scored row with its requests, beside the reference of Claude Code's own summary", async () => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { REPORT_MD } from '../../pipeline/store/ordered-writer.js';
-import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/job/defaults.js';
+import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/job/capacity.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { parseQueueUrl } from '../../pipeline/executors/queue/queue-url.js';
 import { percent } from '../../report/bars.js';

@@ -1,5 +1,5 @@
 import type { PlannedShard } from '../plan/plan-shards.js';
-import { IN_FLIGHT_PER_WORKER, MAX_ATTEMPTS } from '../job/defaults.js';
+import { IN_FLIGHT_PER_WORKER, MAX_ATTEMPTS } from '../job/capacity.js';
 import { type JobSettings, type ShardOutcome, describeShard } from '../shard/types.js';
 import type { ExecutionCounts, Executor, ShardRun } from './executor.js';
 import { crashMessage } from './settle-shard.js';

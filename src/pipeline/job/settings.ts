@@ -4,7 +4,7 @@ import { type LlmOptions, type LlmOptionsInput, parseLlmOptions } from '../../ll
 import { needsModel } from '../../strategies/runner.js';
 import { canonicalHash } from '../../io/fingerprint.js';
 import type { JobSettings } from '../shard/types.js';
-import { DEFAULTS } from './defaults.js';
+import { DEFAULTS } from './capacity.js';
 import type { Job } from './job.js';
 
 /** What decides a run's output besides the job: the inputs and how they are read and cut into shards. */

@@ -7,7 +7,7 @@ import { FINAL_FILES, REPORT_JSON } from './ordered-writer.js';
 import { checkResume } from './resume-check.js';
 import { ensureShardsDir, removeShardsDir } from './shard-store.js';
 
-type OpenedOutput<Report> =
+export type OpenedOutput<Report> =
   /** `--resume` of a run that already completed: its report.json, nothing to do. */
   { kind: 'finished'; report: Report } | { kind: 'open'; journal: Journal; reusable: JournalState['shards'] };
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { TcompactError } from '../../../errors.js';
-import { IN_FLIGHT_PER_WORKER, MAX_ATTEMPTS } from '../../job/defaults.js';
+import { IN_FLIGHT_PER_WORKER, MAX_ATTEMPTS } from '../../job/capacity.js';
 import type { PlannedShard } from '../../plan/plan-shards.js';
 import { type JobSettings, describeShard } from '../../shard/types.js';
 import { readShard, shardPath } from '../../store/shard-store.js';
