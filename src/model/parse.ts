@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { type Outcome, TcompactError, fail, ok } from '../errors.js';
 import { KnownMessageSchemas, isKnownRole, type Message } from './message.js';
 import { TranscriptEnvelopeSchema, type Transcript } from './transcript.js';
+import { quickCheckEnvelope, quickCheckMessage } from './quick-check.js';
 
 export interface ParsedTranscript {
   transcript: Transcript;
@@ -46,8 +47,10 @@ function formatPath(path: readonly PropertyKey[]): string {
  * `restore` give back the input byte for byte.
  */
 export function parseTranscript(value: unknown): Outcome<ParsedTranscript> {
-  const envelope = TranscriptEnvelopeSchema.safeParse(value);
-  if (!envelope.success) return fail('E_SCHEMA', formatIssues(envelope.error.issues));
+  if (!quickCheckEnvelope(value)) {
+    const envelope = TranscriptEnvelopeSchema.safeParse(value);
+    if (!envelope.success) return fail('E_SCHEMA', formatIssues(envelope.error.issues));
+  }
   const warnings: string[] = [];
   const messages: Message[] = [];
   // zod's output objects put known keys first: take the input's own objects once they are valid.
@@ -59,8 +62,10 @@ export function parseTranscript(value: unknown): Outcome<ParsedTranscript> {
       messages.push(message);
       continue;
     }
-    const parsed = KnownMessageSchemas[message.role].safeParse(message);
-    if (!parsed.success) return fail('E_SCHEMA', formatIssues(parsed.error.issues, ['messages', i]));
+    if (!quickCheckMessage(message as unknown as Record<string, unknown>)) {
+      const parsed = KnownMessageSchemas[message.role].safeParse(message);
+      if (!parsed.success) return fail('E_SCHEMA', formatIssues(parsed.error.issues, ['messages', i]));
+    }
     messages.push(message as Message);
   }
   return ok({ transcript: { ...(value as object), messages } as Transcript, warnings });
