@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RedisServer, redisServerAvailable } from '../test/pipeline/coordinator/distributed/redis-server.js';
+import { RedisServer, redisServerAvailable } from './lib/redis-server.js';
 import { ensureBuiltCli } from './lib/cli.js';
 import { syntheticArchive } from './lib/corpora.js';
 import { CLI, ROOT } from './lib/paths.js';

@@ -7,7 +7,7 @@ import { runPage } from '../src/report/html/run-page.js';
 import { simulatePage, type SimulatePagePolicy } from '../src/report/html/simulate-page.js';
 import { addToSpread, emptySpread } from '../src/report/transcript-spread.js';
 import { CATEGORIES } from '../src/tokens/breakdown.js';
-import { findChromium } from '../test/helpers/browser.js';
+import { findChromium } from './lib/browser.js';
 import type { Benchmark, BenchOutput, Cell, Ratio } from './lib/results.js';
 
 const MAX_BYTES = 5_000_000;

@@ -47,6 +47,10 @@ async function main(): Promise<number> {
   }
   mkdirSync(TMP_DIR, { recursive: true });
   const mode = values.quick ? 'quick' : 'full';
+  // A quick run checks that every benchmark still runs; its figures go to bench/results/quick/ (not committed), so they
+  // never replace the full run's figures that the docs link to.
+  const resultsDir = values.quick ? join(RESULTS_DIR, 'quick') : RESULTS_DIR;
+  mkdirSync(resultsDir, { recursive: true });
   const started = performance.now();
   // Once, up front, so no benchmark's time includes a build (after `npm ci` dist/ is already current).
   await ensureBuiltCli((m) => console.log(m));
@@ -66,21 +70,23 @@ async function main(): Promise<number> {
         e2eBytes: e2eMb === undefined ? undefined : e2eMb * 1e6,
         log,
       });
-      writeResult(RESULTS_DIR, bench, mode, output, performance.now() - t0);
+      writeResult(resultsDir, bench, mode, output, performance.now() - t0);
       log(`${bench.name}: done in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
     } catch (err) {
       failed++;
       console.error(`${bench.name} failed:`, err);
     }
   }
-  const files = readResults(RESULTS_DIR, ORDER);
-  writeFileSync(join(RESULTS_DIR, 'README.md'), renderResultsReadme(files));
-  const readmePath = join(ROOT, 'README.md');
-  // Re-read just before writing: other people edit the README too; only the block between the markers changes.
-  const updated = replaceReadmeBlock(readFileSync(readmePath, 'utf8'), renderReadmeBlock(files));
-  if (updated !== null) writeFileSync(readmePath, updated);
-  else console.warn('README.md has no bench-summary markers; only bench/results/README.md was updated');
-  console.log(`bench: ${mode} run finished in ${((performance.now() - started) / 1000).toFixed(1)}s; results in bench/results/`);
+  const files = readResults(resultsDir, ORDER);
+  writeFileSync(join(resultsDir, 'README.md'), renderResultsReadme(files));
+  if (!values.quick) {
+    const summaryPath = join(ROOT, 'docs', 'performance.md');
+    // Re-read just before writing: people edit the page too; only the block between the markers changes.
+    const updated = replaceReadmeBlock(readFileSync(summaryPath, 'utf8'), renderReadmeBlock(files));
+    if (updated !== null) writeFileSync(summaryPath, updated);
+    else console.warn('docs/performance.md has no bench-summary markers; only bench/results/README.md was updated');
+  }
+  console.log(`bench: ${mode} run finished in ${((performance.now() - started) / 1000).toFixed(1)}s; results in ${resultsDir}`);
   return failed > 0 ? 1 : 0;
 }
 

@@ -2,6 +2,7 @@ import type { Transcript } from '../src/model/transcript.js';
 import { countTranscript } from '../src/tokens/breakdown.js';
 import { getTokenizer } from '../src/tokens/tokenizer.js';
 import type { PipelineStep } from '../src/strategies/runner.js';
+import { STRATEGIES } from '../src/strategies/registry.js';
 import { loadCanonical, unavailableReason, type LoadedCorpus } from './lib/canonical.js';
 import { realCorpora, type CorpusSpec } from './lib/corpora.js';
 import { freshTokenizer } from './lib/fresh-tokenizer.js';
@@ -55,7 +56,10 @@ export const strategiesBench: Benchmark = {
     'sink, so the figures are what one pass over the corpus costs. The "count only" rows are the token counting alone. ' +
     'MB are 10^6 bytes of canonical JSON; corpora are read through src/formats, as `tcompact run` reads them.',
   async run(ctx: BenchContext): Promise<BenchOutput> {
-    const { strategies, presets } = await loadStrategies();
+    const loaded = await loadStrategies();
+    // The LLM strategies (summarize, classify-tangents) wait on a model: their cost is the model's, not measured here.
+    const strategies = loaded.strategies.filter((n) => !STRATEGIES[n]?.async);
+    const { presets } = loaded;
     const names = [...strategies, ...presets];
     const specs: CorpusSpec[] = ctx.quick
       ? [...realCorpora(true), { name: 'synthetic 1 MB (seed 2)', kind: 'synthetic', seed: 2, bytes: 1_000_000 }]

@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findChromium, launchChromium } from '../test/helpers/browser.js';
-import { CLI, ROOT } from '../test/helpers/paths.js';
+import { findChromium, launchChromium } from '../bench/lib/browser.js';
+import { CLI, ROOT } from '../bench/lib/paths.js';
 
 const chromiumPath = findChromium();
 if (chromiumPath === undefined) throw new Error('no Chromium: apt-get install chromium');

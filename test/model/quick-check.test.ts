@@ -88,7 +88,7 @@ describe('quick checks of the transcript schemas', () => {
     for (const line of await realArchiveLines()) {
       const t = JSON.parse(line) as { messages: Record<string, unknown>[] };
       expect(quickCheckEnvelope(t)).toBe(true);
-      for (const m of t.messages) if (m.role in KnownMessageSchemas) expect(quickCheckMessage(m)).toBe(true);
+      for (const m of t.messages) if (String(m.role) in KnownMessageSchemas) expect(quickCheckMessage(m)).toBe(true);
     }
   });
 });

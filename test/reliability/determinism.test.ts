@@ -13,8 +13,9 @@ const archive = join(dir, 'real.jsonl');
 const auto = parseCompactConfig({ strategies: ['auto'] });
 
 beforeAll(async () => {
-  // Every bundled real transcript (Claude Code sessions of MBs, tau-bench, SWE-agent, OpenHands) as one archive.
-  await writeRealArchive(archive);
+  // Real transcripts of every bundled source (Claude Code sessions, tau-bench, SWE-agent, OpenHands) as one archive of
+  // about 1 MB: cut into 64 KB shards, more than eight of them, so eight workers all have work and finish out of order.
+  await writeRealArchive(archive, { count: 120, maxLineBytes: 100_000 });
 });
 
 describe('1, 2 and 8 workers (RELIABILITY 21, 22)', () => {
@@ -22,7 +23,7 @@ describe('1, 2 and 8 workers (RELIABILITY 21, 22)', () => {
     const digests = [];
     for (const workers of [1, 2, 8]) {
       const out = join(dir, `archive-w${workers}`);
-      const result = await runCli(['run', archive, '--out', out, '--workers', String(workers), '--shard-bytes', String(256 * 1024), '--quiet']);
+      const result = await runCli(['run', archive, '--out', out, '--workers', String(workers), '--shard-bytes', String(64 * 1024), '--quiet']);
       expect(result.code).toBe(0);
       expect(readReport(out).execution.shards).toBeGreaterThan(8);
       digests.push(outputDigest(out));
@@ -31,11 +32,11 @@ describe('1, 2 and 8 workers (RELIABILITY 21, 22)', () => {
     expect(digests[2]).toEqual(digests[0]);
   });
 
-  it('write byte-identical output for the bundled directory read through the format adapters', async () => {
+  it('write byte-identical output for the bundled directory read through the format adapters, in this thread or on a pool', async () => {
     const digests = [];
-    for (const workers of [1, 8]) {
-      const out = join(dir, `bundled-w${workers}`);
-      await runPipeline({ inputs: [BUNDLED], outDir: out, config: auto, workers, shardBytes: 128 * 1024 });
+    for (const run of [{ inProcess: true }, { workers: 2 }]) {
+      const out = tempDir('determinism');
+      await runPipeline({ inputs: [BUNDLED], outDir: out, config: auto, shardBytes: 128 * 1024, maxItemsPerShard: 20, ...run });
       digests.push(outputDigest(out));
     }
     expect(digests[1]).toEqual(digests[0]);
@@ -44,12 +45,14 @@ describe('1, 2 and 8 workers (RELIABILITY 21, 22)', () => {
 
 describe('idempotence (RELIABILITY 10)', () => {
   it('compacting an already compacted archive changes nothing more', async () => {
-    const first = join(dir, 'archive-w1');
-    const again = join(dir, 'again');
-    await runPipeline({ inputs: [join(first, 'transcripts.jsonl')], outDir: again, config: auto, workers: 2 });
+    const first = tempDir('determinism');
+    const again = tempDir('determinism');
+    await runPipeline({ inputs: [archive], outDir: first, config: auto, inProcess: true });
+    expect(readReport(first).tokens.saved).toBeGreaterThan(0);
+    await runPipeline({ inputs: [join(first, 'transcripts.jsonl')], outDir: again, config: auto, inProcess: true });
     expect(readFileSync(join(again, 'transcripts.jsonl'))).toEqual(readFileSync(join(first, 'transcripts.jsonl')));
     expect(readReport(again).tokens.saved).toBe(0);
-  }, 240_000); // a full run of the real archive: seconds alone, minutes on a loaded 2-core machine
+  });
 });
 
 describe('duplicates and repairs (RELIABILITY 8, 9)', () => {
@@ -59,7 +62,7 @@ describe('duplicates and repairs (RELIABILITY 8, 9)', () => {
     const path = join(dir, 'dup.jsonl');
     writeFileSync(path, `${line}\n${line}\n`);
     const out = join(dir, 'dup');
-    await runPipeline({ inputs: [path], outDir: out, config: auto, workers: 2 });
+    await runPipeline({ inputs: [path], outDir: out, config: auto, inProcess: true });
     expect(readReport(out).duplicateIds).toEqual({ count: 1, examples: [id] });
     expect(readJsonl<Transcript>(join(out, 'transcripts.jsonl')).map((t) => t.id)).toEqual([id, id]);
   });
@@ -77,7 +80,7 @@ describe('duplicates and repairs (RELIABILITY 8, 9)', () => {
     const path = join(dir, 'broken.jsonl');
     writeFileSync(path, `${JSON.stringify(broken)}\n`);
     const out = join(dir, 'broken');
-    await runPipeline({ inputs: [path], outDir: out, config: auto, workers: 1 });
+    await runPipeline({ inputs: [path], outDir: out, config: auto, inProcess: true });
     const [t] = readJsonl<Transcript>(join(out, 'transcripts.jsonl'));
     expect(findViolations(t.messages)).toEqual([]);
     const sanitize = (

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumOrSkip, launchChromium } from '../helpers/browser.js';
+import { chromiumOrSkip, launchChromium } from '../../bench/lib/browser.js';
 import { runCli, tempDir } from '../pipeline/helpers.js';
 
 /**

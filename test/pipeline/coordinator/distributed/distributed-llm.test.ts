@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeServer, startFakeOpenAI } from '../../../llm/fake-openai-server.js';
 import { BUNDLED, runCli, sha256, tempDir } from '../../helpers.js';
 import { WorkerProcess, killLeftoverWorkers } from './processes.js';
-import { RedisServer, redisServerAvailable } from './redis-server.js';
+import { RedisServer, redisServerAvailable } from '../../../../bench/lib/redis-server.js';
 
 /**
  * A distributed run with LLM work: two worker processes compact, the model is asked under one --rpm budget, and no

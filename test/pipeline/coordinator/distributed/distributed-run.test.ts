@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED, TEST_STRATEGIES, cliFaults, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../../helpers.js';
 import { WorkerProcess, killLeftoverWorkers, allLogs } from './processes.js';
-import { RedisServer, freePort, redisServerAvailable } from './redis-server.js';
+import { RedisServer, freePort, redisServerAvailable } from '../../../../bench/lib/redis-server.js';
 
 /**
  * Issue 11 with the built CLI and a real redis-server: a coordinator and `tcompact worker` processes must write the
