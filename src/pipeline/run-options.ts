@@ -43,6 +43,8 @@ export interface RunOptions {
   inProcess?: boolean;
   /** Run the shards through this BullMQ queue (Redis), where `tcompact worker` processes take them; `workers` may be 0. */
   queue?: QueueUrl;
+  /** With `queue`: how long Redis may be unreachable before the run stops with E_QUEUE (resumable). @default 5000 */
+  queueGraceMs?: number;
   /**
    * Another worker entry (a file URL) whose default export takes a ShardTask and returns a ShardOutcome, e.g. one
    * that wraps the built `workers/compact-worker.js`. @default the built compact worker

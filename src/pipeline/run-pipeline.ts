@@ -333,6 +333,7 @@ async function openExecutor(
       heapMb,
       ...(options.workerFile ? { workerFile: options.workerFile } : {}),
       onLost: o.onLost,
+      ...(options.queueGraceMs === undefined ? {} : { graceMs: options.queueGraceMs }),
     });
   }
   if (options.inProcess) return createInProcessExecutor(run.job, o.abort);

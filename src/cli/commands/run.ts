@@ -5,6 +5,7 @@ import { REPORT_MD } from '../../pipeline/store/ordered-writer.js';
 import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/job/capacity.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { parseQueueUrl } from '../../pipeline/executors/queue/queue-url.js';
+import { DEFAULT_QUEUE_GRACE_MS } from '../../pipeline/executors/queue/queue-timing.js';
 import { percent } from '../../report/bars.js';
 import { RUN_HTML } from '../../report/html/write-pages.js';
 import { createProgress } from '../../report/progress.js';
@@ -39,6 +40,8 @@ ${sharedFlagsHelp(['tokenizer', 'tokenizer-engine', 'window', 'keep-last', 'keep
   --queue URL            distributed run: shards go to BullMQ jobs on Redis (redis://[user:pass@]HOST:PORT[/DB], or
                          rediss:// for TLS) where 'tcompact worker' processes take them; --workers N local threads
                          take jobs too, --workers 0 only coordinates (see docs/scaling-out.md)
+  --queue-grace-ms N     how long Redis may be unreachable before the run stops with E_QUEUE; --resume continues it
+                         (default ${DEFAULT_QUEUE_GRACE_MS})
   --quiet                no progress output
 
 ${LLM_FLAGS_HELP}
@@ -61,6 +64,7 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       'shard-bytes': { type: 'string' },
       quiet: { type: 'boolean' },
       queue: { type: 'string' },
+      'queue-grace-ms': { type: 'string' },
       ...LLM_FLAG_SPECS,
       ...BATCH_FLAG_SPECS,
     });
@@ -117,6 +121,9 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
           },
           llm,
           queue,
+          ...(values['queue-grace-ms'] === undefined
+            ? {}
+            : { queueGraceMs: intOption('queue-grace-ms', values['queue-grace-ms'], DEFAULT_QUEUE_GRACE_MS, 100) }),
         },
         { steps },
       );

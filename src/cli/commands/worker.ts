@@ -1,5 +1,5 @@
 import { defaultWorkers, DEFAULT_WORKER_HEAP_MB, IN_FLIGHT_PER_WORKER } from '../../pipeline/job/capacity.js';
-import { DEFAULT_LOCK_MS } from '../../pipeline/executors/queue/job-lock.js';
+import { DEFAULT_LOCK_MS } from '../../pipeline/executors/queue/queue-timing.js';
 import { parseQueueUrl } from '../../pipeline/executors/queue/queue-url.js';
 import { TcompactError } from '../../errors.js';
 import { type Command, intOption, parseCommandArgs } from '../command.js';

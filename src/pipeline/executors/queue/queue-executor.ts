@@ -13,13 +13,11 @@ import { openConnection, probeQueue, watchConnection } from './queue-connection.
 import { RUNS_KEY, queueNameFor } from './queue-name.js';
 import type { QueueUrl } from './queue-url.js';
 import { SHARD_JOB, type ShardJobData, type ShardJobResult, decodeJobError, encodeItems, shardJobId } from './shard-job.js';
-import { DEFAULT_LOCK_MS } from './job-lock.js';
+import { DEFAULT_LOCK_MS, DEFAULT_QUEUE_GRACE_MS } from './queue-timing.js';
 import { ShardWorkers } from './shard-workers.js';
 
 /** Shards queued or running at once: enough to keep many machines busy, few enough that a stop waits little. */
 const QUEUE_IN_FLIGHT = 64;
-/** A connection to Redis down this long ends the run with E_QUEUE (committed shards stay for --resume). */
-const QUEUE_LOST_MS = 5000;
 /** First retry delay of a crashed shard, doubled on each attempt. */
 const RETRY_BACKOFF_MS = 500;
 
@@ -31,6 +29,8 @@ interface QueueExecutorOptions {
   resume: boolean;
   abort: AbortSignal;
   execution: ExecutionCounts;
+  /** How long Redis may be unreachable before the run stops with E_QUEUE. @default DEFAULT_QUEUE_GRACE_MS */
+  graceMs?: number;
   /** Worker threads of the coordinator's own process that take jobs too (0: only coordinate). */
   localWorkers: number;
   heapMb: number;
@@ -66,10 +66,11 @@ export async function startQueueExecutor(options: QueueExecutorOptions): Promise
 
   let lostError: TcompactError | undefined;
   const lostListeners = new Set<(err: TcompactError) => void>();
-  const unwatch = watchConnection(connection, QUEUE_LOST_MS, () => {
+  const graceMs = options.graceMs ?? DEFAULT_QUEUE_GRACE_MS;
+  const unwatch = watchConnection(connection, graceMs, () => {
     lostError = new TcompactError(
       'E_QUEUE',
-      `lost the queue at ${url.redacted} for ${QUEUE_LOST_MS / 1000} s; the committed shards stay in ${options.outDir}: run the same command with --resume once Redis is back`,
+      `lost the queue at ${url.redacted} for ${graceMs / 1000} s; the committed shards stay in ${options.outDir}: run the same command with --resume once Redis is back`,
     );
     for (const listener of lostListeners) listener(lostError);
     options.onLost(lostError);
@@ -95,8 +96,11 @@ export async function startQueueExecutor(options: QueueExecutorOptions): Promise
     await local.start();
   }
 
-  /** Settles with the job's result or its final failure reason; rejects with E_QUEUE when Redis is lost. */
-  const finished = async (jobId: string, wait: Promise<ShardJobResult>): Promise<{ ok: true; result: ShardJobResult } | { ok: false; reason: string }> => {
+  /**
+   * `work` on Redis, or E_QUEUE as soon as Redis is lost for good: a command sent while Redis is away waits for it
+   * (ioredis queues it), and the run must stop after its grace, not then.
+   */
+  const untilLost = async <T>(work: Promise<T>): Promise<T> => {
     let onLost: ((err: TcompactError) => void) | undefined;
     const lost = new Promise<never>((_, reject) => {
       onLost = reject;
@@ -104,12 +108,19 @@ export async function startQueueExecutor(options: QueueExecutorOptions): Promise
     });
     lostListeners.add(onLost as (err: TcompactError) => void);
     try {
-      return await Promise.race([wait.then((result) => ({ ok: true as const, result })), lost]);
+      return await Promise.race([work, lost]);
+    } finally {
+      lostListeners.delete(onLost as (err: TcompactError) => void);
+    }
+  };
+
+  /** Settles with the job's result or its final failure reason; rejects with E_QUEUE when Redis is lost. */
+  const finished = async (jobId: string, wait: Promise<ShardJobResult>): Promise<{ ok: true; result: ShardJobResult } | { ok: false; reason: string }> => {
+    try {
+      return await untilLost(wait.then((result) => ({ ok: true as const, result })));
     } catch (err) {
       if (TcompactError.isInstance(err)) throw err;
       return { ok: false, reason: url.redact((err as Error).message ?? `job ${jobId} failed`) };
-    } finally {
-      lostListeners.delete(onLost as (err: TcompactError) => void);
     }
   };
 
@@ -118,12 +129,12 @@ export async function startQueueExecutor(options: QueueExecutorOptions): Promise
     const jobId = shardJobId(shard.index);
     if (options.resume) {
       // A shard that failed for good in an earlier attempt of this run is processed again, as a local resume does.
-      const old = await queue.getJob(jobId);
-      if (old && (await old.isFailed())) await old.remove();
+      const old = await untilLost(queue.getJob(jobId));
+      if (old && (await untilLost(old.isFailed()))) await untilLost(old.remove());
     }
     const data: ShardJobData = { shard, job: options.job, outDir, cwd: process.cwd() };
     if (items) data.itemsGz = encodeItems(items);
-    const job = await queue.add(SHARD_JOB, data, { jobId, attempts: MAX_ATTEMPTS, backoff: { type: 'exponential', delay: RETRY_BACKOFF_MS } });
+    const job = await untilLost(queue.add(SHARD_JOB, data, { jobId, attempts: MAX_ATTEMPTS, backoff: { type: 'exponential', delay: RETRY_BACKOFF_MS } }));
     const settled = await finished(jobId, job.waitUntilFinished(events));
     if (options.abort.aborted) return undefined;
 

@@ -7,13 +7,13 @@ import { WorkerProcess, killLeftoverWorkers, allLogs } from './processes.js';
 import { RedisServer, freePort, redisServerAvailable } from '../../../../bench/lib/redis-server.js';
 
 /**
- * Issue 11 with the built CLI and a real redis-server: a coordinator and `tcompact worker` processes must write the
+ * The built CLI and a real redis-server: a coordinator and `tcompact worker` processes must write the
  * very bytes of a local run, through a worker killed with -9, a killed coordinator, a poison shard and a lost Redis.
  */
 const PASSWORD = 'pw-7f3a9c1e-secret';
 const dir = tempDir('distributed');
 const archive = join(dir, 'real.jsonl');
-const SHARD_BYTES = 96 * 1024;
+const SHARD_BYTES = 64 * 1024;
 const FILES = ['transcripts.jsonl', 'errors.jsonl', 'refs.jsonl'] as const;
 const strategies = TEST_STRATEGIES.flatMap((s) => ['--strategy', s]);
 const runArgs = (input: string, out: string, extra: string[] = []): string[] => [
@@ -67,7 +67,8 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
 
   beforeAll(async () => {
     redis = await RedisServer.start(PASSWORD);
-    await writeRealArchive(archive);
+    // About 1 MB of real transcripts of every bundled source: some 16 shards, enough for a kill to land mid-run.
+    await writeRealArchive(archive, { count: 120, maxLineBytes: 100_000 });
     const local = await coordinate(runArgs(archive, join(dir, 'local'), ['--workers', '2']));
     expect(local.code).toBe(0);
     expected = files(join(dir, 'local'));
@@ -82,9 +83,11 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
   it('one coordinator and two worker processes write the same bytes as a local run, with a distributed report', async () => {
     const localOut = join(dir, 'bundled-local');
     const out = join(dir, 'bundled-queue');
-    expect((await coordinate(runArgs(BUNDLED, localOut, ['--workers', '2']))).code).toBe(0);
+    // Adapter input (SWE-agent trajectories, OpenHands events): items shards, read on the coordinator.
+    const inputs = [join(BUNDLED, 'swe-agent'), join(BUNDLED, 'openhands')];
+    expect((await coordinate([...runArgs(inputs[0], localOut, ['--workers', '2']), inputs[1]])).code).toBe(0);
     const workers = [new WorkerProcess(redis.url), new WorkerProcess(redis.url)];
-    const run = await coordinate(runArgs(BUNDLED, out, ['--workers', '0', '--queue', redis.url]));
+    const run = await coordinate([...runArgs(inputs[0], out, ['--workers', '0', '--queue', redis.url]), inputs[1]]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(files(out)).toEqual(files(localOut));
@@ -161,7 +164,8 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
   it('Redis stopped mid-run stops the run with E_QUEUE; restarted, --resume completes it to the same bytes', async () => {
     const out = join(dir, 'redis-lost');
     const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
-    const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url]);
+    // A second of grace (the default is 5): the test waits on it for real.
+    const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url, '--queue-grace-ms', '1000']);
     const lost = await coordinate(args, undefined, () => {
       void (async () => {
         while (journaled(out) < 3) await sleep(10);
@@ -170,6 +174,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     });
     expect(lost.code).toBe(2);
     expect(lost.stderr).toContain('E_QUEUE: lost the queue');
+    expect(lost.stderr).toContain('for 1 s;');
     await redis.restart();
     const resumed = await coordinate([...args, '--resume']);
     expect(resumed.code).toBe(0);
