@@ -46,7 +46,7 @@ function realTextVariants(label: string): Variant[] {
   return [TOKENIZE_B, TOKENIZE_C, pipeline(label, 2, 'o200k_base')];
 }
 
-/** A new user's first try: `tcompact run --workers 2` against the one-core baselines. */
+/** A new user's first run: `tcompact run --workers 2` against the one-core baselines. */
 function firstTryVariants(label: string): Variant[] {
   return [JSON_A, TOKENIZE_B, pipeline(label, 2, 'o200k_base'), pipeline(label, 2, 'heuristic')];
 }
@@ -259,7 +259,7 @@ export const endToEndBench: Benchmark = {
     const hasRun = await cliHasCommand('run');
     const chosen = await pipelineStrategies();
     const pending: string[] = chosen.note ? [`not yet available: ${chosen.note}`] : [];
-    if (!hasRun) pending.push('not yet available: `tcompact run` is not in the built CLI (issue 4); the pipeline rows and ratios are empty until it lands.');
+    if (!hasRun) pending.push('not yet available: `tcompact run` is not in the built CLI; the pipeline rows and ratios are empty until it lands.');
     const medianOf = repeats === 1 ? 'one run each' : `median of ${repeats} runs`;
 
     ctx.log(`end-to-end: synthetic archive of ${bytes / 1e6} MB`);
@@ -268,10 +268,10 @@ export const endToEndBench: Benchmark = {
     ctx.log(`end-to-end: real-text archive of ~${bytes / 1e6} MB`);
     const real = await realTextArchive(ctx.tmpDir, 1, bytes);
     const rt = await measureArchive(real.file, real.bytes / 1e6, realTextVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
-    // When the main archive already has the first try's size, its rows are the first try (same command lines).
+    // When the main archive already has the new-user run's size, its rows are that run (same command lines).
     const sameSize = firstTryBytes === bytes;
     const small = sameSize ? synthetic : await syntheticArchive(ctx.tmpDir, 2, firstTryBytes);
-    if (!sameSize) ctx.log(`end-to-end: first try on a ${firstTryBytes / 1e6} MB synthetic archive`);
+    if (!sameSize) ctx.log(`end-to-end: a new user's run on a ${firstTryBytes / 1e6} MB synthetic archive`);
     const first = sameSize
       ? { ...syn, pending: [], rows: firstTryVariants(chosen.label).map((v) => syn.rows.find((r) => r.variant === v.name)!) }
       : await measureArchive(small, firstTryBytes / 1e6, firstTryVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
@@ -289,13 +289,13 @@ export const endToEndBench: Benchmark = {
       s.ratio(`heuristic, 2 workers / baseline (a) JSON round trip, synthetic ${synMb}`, s.speed('heuristic, --workers 2'), s.speed('baseline (a)'), 1.0),
       s.ratio(`exact: 2 workers / 1 worker, synthetic ${synMb}`, s.speed('exact, --workers 2'), s.speed('exact, --workers 1'), 1.7),
       f.ratio(
-        `first try, ${firstTryBytes / 1e6} MB synthetic: exact, 2 workers / baseline (b)`,
+        `new user, ${firstTryBytes / 1e6} MB synthetic: exact, 2 workers / baseline (b)`,
         f.speed('exact, --workers 2'),
         f.tokenizerOnly('baseline (b)'),
         1.8,
       ),
       f.ratio(
-        `first try, ${firstTryBytes / 1e6} MB synthetic: heuristic, 2 workers / baseline (a)`,
+        `new user, ${firstTryBytes / 1e6} MB synthetic: heuristic, 2 workers / baseline (a)`,
         f.speed('heuristic, --workers 2'),
         f.speed('baseline (a)'),
         1.0,
@@ -318,7 +318,7 @@ export const endToEndBench: Benchmark = {
         true,
       ),
       rowTable(
-        `First try: ${firstTryBytes / 1e6} MB synthetic archive, \`tcompact run --workers 2\` against the one-core baselines (${medianOf})`,
+        `A new user's run: ${firstTryBytes / 1e6} MB synthetic archive, \`tcompact run --workers 2\` against the one-core baselines (${medianOf})`,
         first.rows,
         [],
         true,

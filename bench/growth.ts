@@ -120,7 +120,7 @@ export const growthBench: Benchmark = {
     let label = 'auto';
     await ensureBuiltCli(ctx.log);
     if (!(await cliHasCommand('run'))) {
-      pending.push('not yet available: `tcompact run` is not in the built CLI (issue 4); time and peak memory vs archive size need it');
+      pending.push('not yet available: `tcompact run` is not in the built CLI; time and peak memory vs archive size need it');
       for (const b of archiveSizes) sizeRows.push({ archiveMB: b / 1e6, wallMs: null, mbPerSec: null, peakRssMB: null });
     } else {
       const chosen = await pipelineStrategies();
@@ -166,7 +166,7 @@ export const growthBench: Benchmark = {
     const largest = sizeRows.at(-1);
     const ratios: Ratio[] = [
       {
-        name: `peak RSS of tcompact run on the ${largest?.archiveMB ?? '?'} MB archive (issue 4: under 400 MB on 1 GB)`,
+        name: `peak RSS of tcompact run on the ${largest?.archiveMB ?? '?'} MB archive (under 400 MB on 1 GB)`,
         value: largest?.peakRssMB ?? null,
         unit: ' MB',
         target: '< 400 MB',

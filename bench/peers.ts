@@ -121,8 +121,8 @@ export const peersBench: Benchmark = {
     const hasStrip = strategies.includes('strip-reasoning') && strategies.includes('strip-tool-results');
     const hasAuto = presets.includes('auto');
     const pending: string[] = [];
-    if (!hasStrip) pending.push('not yet available: strip-reasoning / strip-tool-results are not registered (issue 3)');
-    if (!hasAuto) pending.push('not yet available: the `auto` preset is not registered (issue 3)');
+    if (!hasStrip) pending.push('not yet available: strip-reasoning / strip-tool-results are not registered');
+    if (!hasAuto) pending.push('not yet available: the `auto` preset is not registered');
     const specs: CorpusSpec[] = ctx.quick
       ? [...realCorpora(true), { name: 'synthetic 1 MB (seed 3)', kind: 'synthetic', seed: 3, bytes: 1_000_000 }]
       : [...realCorpora(false), { name: 'synthetic 8 MB (seed 3)', kind: 'synthetic', seed: 3, bytes: 8_000_000 }];

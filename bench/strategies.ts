@@ -65,8 +65,8 @@ export const strategiesBench: Benchmark = {
       ? [...realCorpora(true), { name: 'synthetic 1 MB (seed 2)', kind: 'synthetic', seed: 2, bytes: 1_000_000 }]
       : [...realCorpora(false), { name: 'synthetic 8 MB (seed 2)', kind: 'synthetic', seed: 2, bytes: 8_000_000 }];
     const pending: string[] = [];
-    if (strategies.length === 0) pending.push('not yet available: the strategy registry is empty (issue 3)');
-    if (!presets.includes('auto')) pending.push('not yet available: the `auto` preset is not registered yet (issue 3)');
+    if (strategies.length === 0) pending.push('not yet available: the strategy registry is empty');
+    if (!presets.includes('auto')) pending.push('not yet available: the `auto` preset is not registered yet');
     const rows: StrategyRow[] = [];
     const countRows: { corpus: string; tokenizer: Tok; t: Throughput | null; tokens: number }[] = [];
     for (const spec of specs) {

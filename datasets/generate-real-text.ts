@@ -1,7 +1,7 @@
 /**
  * Real-text mode of the archive generator: a large canonical archive whose transcripts have the shapes of real ones
  * (roles, tool calls, sizes) and whose texts are spliced from segments of many different real texts. The synthetic
- * generator's vocabulary is far easier to tokenize than agent output (issue 15: gpt-tokenizer counts it at 19.6 MB/s,
+ * generator's vocabulary is far easier to tokenize than agent output (gpt-tokenizer counts it at 19.6 MB/s,
  * real strings at 7.2), and the real corpus alone is too small to time a pipeline on.
  *
  * Each output text has the length of the text it replaces and is cut from random places of the pool of real texts of

@@ -6,7 +6,7 @@ import * as api from '../src/index.js';
 import { bundledTranscripts } from './helpers/bundled-transcripts.js';
 import { ROOT } from './helpers/paths.js';
 
-/** The curated public API (issue 16): what the root export offers, that it works, and what the package ships. */
+/** The curated public API: what the root export offers, that it works, and what the package ships. */
 const ROOT_EXPORTS = [
   'CompactConfigSchema',
   'ContextManager',

@@ -170,17 +170,15 @@ export function renderResultsReadme(files: readonly BenchFile[]): string {
 export const README_START = '<!-- bench-summary:start -->';
 export const README_END = '<!-- bench-summary:end -->';
 
-/** The block the runner writes into the project README between the markers: ratios and headline tables. */
+/**
+ * The block the runner writes into docs/performance.md between the markers: ratios and headline tables, each taken from
+ * the results files (their dates and load averages are in the files).
+ */
 export function renderReadmeBlock(files: readonly BenchFile[]): string {
   const machines = [...new Set(files.map((f) => describeMachine(f.machine)))];
   const out = [
     README_START,
-    `Latest results (${[...new Set(files.map((f) => f.mode))].join(' and ')} runs, ${
-      files
-        .map((f) => f.date.slice(0, 10))
-        .sort()
-        .at(-1) ?? ''
-    }) on ${machines.join('; ')}. All tables: [bench/results/README.md](bench/results/README.md).`,
+    `From the latest ${[...new Set(files.map((f) => f.mode))].join(' and ')} runs on ${machines.join('; ')}. All tables, with each run's date and load: [bench/results/README.md](../bench/results/README.md).`,
     '',
     renderTable(ratioTable(files), '####'),
   ];

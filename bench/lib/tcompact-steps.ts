@@ -62,7 +62,7 @@ export function applyAll(transcripts: readonly Transcript[], steps: readonly Pip
   });
 }
 
-/** The mechanical steps of `auto` (issue 3), used for pipeline runs while the `auto` preset is not registered. */
+/** The mechanical steps of `auto`, used for pipeline runs while the `auto` preset is not registered. */
 const AUTO_MECHANICAL = ['strip-reasoning', 'dedup-tools', 'mask-observations', 'strip-attachments', 'prune-tools'];
 
 /** What the pipeline benchmarks run: `auto`, or its mechanical steps until `auto` exists. */

@@ -8,7 +8,7 @@ import { type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { readJsonl, runCli, tempDir } from '../pipeline/helpers.js';
 
 /**
- * Tried as a new user would (issue 12): `compact FILE --strategy summarize --model M` and `eval FILE --strategy
+ * Tried as a new user would: `compact FILE --strategy summarize --model M` and `eval FILE --strategy
  * summarize --model M` on a real Claude Code session of the shared corpus (one the bundled data does not hold), against
  * the loopback OpenAI-compatible server.
  */

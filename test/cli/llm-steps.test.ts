@@ -8,7 +8,7 @@ import { readJsonl, runCli, tempDir } from '../pipeline/helpers.js';
 import { LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
 
 /**
- * `summarize` and `classify-tangents` named like any strategy in `compact` and `eval` (issue 12), with the built CLI
+ * `summarize` and `classify-tangents` named like any strategy in `compact` and `eval`, with the built CLI
  * against the loopback OpenAI-compatible server, on a real bundled Claude Code session.
  */
 const INPUT = 'datasets/bundled/claude-code/tool_heavy.jsonl';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BUNDLED, runCli, tempDir } from '../pipeline/helpers.js';
 
 /**
- * `eval --compacted DIR` (issue 12) audits the output of a `run` after the fact: each compacted transcript is scored
+ * `eval --compacted DIR` audits the output of a `run` after the fact: each compacted transcript is scored
  * against its original, restored from the side store. The cross-check: the same strategy scored by `eval` itself on
  * the same inputs must give the same figures, row for row and transcript for transcript.
  */

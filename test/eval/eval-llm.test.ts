@@ -7,7 +7,7 @@ import { assistant, call, result, transcript, user, LAST_TURN_FLAGS } from '../h
 import { runCli, tempDir } from '../pipeline/helpers.js';
 
 /**
- * `eval --strategy summarize --model M` (issue 12) against the loopback OpenAI server answering with a fixed summary
+ * `eval --strategy summarize --model M` against the loopback OpenAI server answering with a fixed summary
  * per model, on a hand-written transcript whose probes are known: the expected recall of each kind is computed by hand
  * below, not by the code under test.
  */

@@ -6,7 +6,7 @@ import { BUNDLED, runCli, tempDir } from '../pipeline/helpers.js';
 import { LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
 
 /**
- * Simulate policies with an LLM step (`summarize@0.5`, issue 12), with the built CLI against the loopback
+ * Simulate policies with an LLM step (`summarize@0.5`), with the built CLI against the loopback
  * OpenAI-compatible server, on a real bundled Claude Code session: the replay awaits the model at each compaction.
  */
 const INPUT = join(BUNDLED, 'claude-code', 'subagent.jsonl');

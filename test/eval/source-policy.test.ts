@@ -12,7 +12,7 @@ import { type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { BUNDLED, ROOT, runCli, tempDir } from '../pipeline/helpers.js';
 
 /**
- * `simulate --policy source:STRATEGY` (issue 12): our strategy at exactly the calls where the transcript's source
+ * `simulate --policy source:STRATEGY`: our strategy at exactly the calls where the transcript's source
  * compacted or was asked to, beside the source's own compaction (`source`) at the same points.
  */
 const SESSION = join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');

@@ -10,7 +10,7 @@ import { BUNDLED_CLAUDE_CODE, READ, SESSION_SHARE, SPOTTER, accountedUnits, coll
 import { hasCorpus } from '../helpers/corpus.js';
 
 /**
- * A Claude Code session that logs a reply a second time (issue 12): the same `message.id` and the same tool_use ids on
+ * A Claude Code session that logs a reply a second time: the same `message.id` and the same tool_use ids on
  * a second parent branch, then the same results. The copy is kept once and counted as `relogDropped`; every line stays
  * accounted for. No file of the shared corpus does this (checked below), so the case is the real bundled session
  * tool_heavy.jsonl with one of its replies and that reply's results logged again later on another branch.

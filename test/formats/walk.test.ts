@@ -6,7 +6,7 @@ import { BUNDLED } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { readJsonl, runCli } from '../pipeline/helpers.js';
 
-/** A repository whose Claude Code sessions live in `.claude/` (issue 12): the walk finds them, and only them. */
+/** A repository whose Claude Code sessions live in `.claude/`: the walk finds them, and only them. */
 function repoWithSessions(): string {
   const repo = join(tempDir('walk'), 'my-repo');
   const put = (path: string, from?: string) => {
@@ -24,7 +24,7 @@ function repoWithSessions(): string {
   return repo;
 }
 
-describe('directory walk (issue 12)', () => {
+describe('directory walk', () => {
   it("enters the agents' own dot-folders and skips the others, settings files and node_modules", async () => {
     const repo = repoWithSessions();
     const found: string[] = [];
@@ -41,7 +41,7 @@ describe('directory walk (issue 12)', () => {
   });
 });
 
-describe('inputs that yield nothing (issue 12)', () => {
+describe('inputs that yield nothing', () => {
   it('names what was skipped and exits 1, for convert, compact, stats and run', async () => {
     const dir = tempDir('nothing');
     const blank = join(dir, 'blank.jsonl');
