@@ -6,6 +6,10 @@ import { ROOT } from './lib/paths.js';
 import type { Benchmark, BenchContext, BenchOutput, Cell, Table } from './lib/results.js';
 import { utf8Bytes } from './lib/texts.js';
 import type { CounterName, PassResult } from './lib/tokenizer-pass.js';
+import { readInputs } from '../src/formats/read-inputs.js';
+import { countTranscript } from '../src/tokens/breakdown.js';
+import { bpeCounter } from '../src/tokens/bpe-engines.js';
+import type { Tokenizer } from '../src/tokens/tokenizer.js';
 
 const run = promisify(execFile);
 const PASS_SCRIPT = join(ROOT, 'bench', 'lib', 'tokenizer-pass.ts');
@@ -89,6 +93,44 @@ export const tokenizerBench: Benchmark = {
       'heuristic = ceil(UTF-16 length / 4); its token column shows how far the estimate is from the exact count.',
       ...rows.filter((r) => r.failures > 0).map((r) => `${r.counter} threw on ${r.failures} texts of ${r.corpus} (counted as 0).`),
     ];
+    const parity = await engineParity(ctx);
+    table.notes.push(parity.note);
+    if (parity.differences > 0) throw new Error(`tokenizer: ${parity.note}`);
     return { params: { passes, corpora: corpora.map((c) => c.name), encoding: 'o200k_base' }, results: rows, tables: [table] };
   },
 };
+
+/**
+ * The default engine against gpt-tokenizer on every string the readers give tcompact's counter, on the shared corpus
+ * (TCOMPACT_CORPUS) or else the bundled data: a difference fails the benchmark, so a CI run of `bench --quick` checks
+ * what npm test checks on a sample only.
+ */
+async function engineParity(ctx: BenchContext): Promise<{ differences: number; note: string }> {
+  const corpus = process.env.TCOMPACT_CORPUS;
+  const paths = corpus
+    ? ['spotter', 'session-share', 'tau-bench', 'swe-agent', 'openhands'].map((d) => join(corpus, d, 'files'))
+    : [join(ROOT, 'datasets', 'bundled')];
+  const strings = new Set<string>();
+  const recorder: Tokenizer = {
+    name: 'o200k_base',
+    engine: null,
+    count(text) {
+      strings.add(text);
+      return 0;
+    },
+  };
+  for await (const item of readInputs(paths, { maxLineBytes: 64 * 1024 * 1024 })) if (item.kind === 'transcript') countTranscript(item.transcript, recorder);
+  ctx.log(`tokenizer: parity of the default engine with gpt-tokenizer on ${strings.size} strings (${corpus ? 'shared corpus' : 'bundled data'})`);
+  const ai = bpeCounter('o200k_base', 'ai-tokenizer');
+  const gpt = bpeCounter('o200k_base', 'gpt-tokenizer');
+  let differences = 0;
+  for (const text of strings) if (ai(text) !== gpt(text)) differences++;
+  const where = corpus ? 'the shared corpus' : 'the bundled data';
+  return {
+    differences,
+    note:
+      differences === 0
+        ? `ai-tokenizer and gpt-tokenizer count every one of the ${strings.size} strings of ${where} the same (o200k_base).`
+        : `ai-tokenizer and gpt-tokenizer differ on ${differences} of the ${strings.size} strings of ${where}.`,
+  };
+}

@@ -76,13 +76,20 @@ describe('ai-tokenizer (the default engine) counts exactly as gpt-tokenizer', ()
 
   const corpus = process.env.TCOMPACT_CORPUS;
   const shared = ['spotter', 'session-share', 'tau-bench', 'swe-agent', 'openhands'].map((d) => `${corpus}/${d}/files`);
+  // Every string of the corpus is compared by the tokenizer benchmark (bench/tokenizer.ts, run by .ci/run), which
+  // fails on any difference; here a fixed sample of it keeps npm test fast.
   it.runIf(corpus !== undefined)(
-    'gives the same o200k_base count on every string of the shared corpus (TCOMPACT_CORPUS)',
+    'gives the same o200k_base count on a fixed sample of the shared corpus strings (TCOMPACT_CORPUS)',
     { timeout: TIMEOUT_MS },
     async () => {
       const strings = await corpusStrings(shared);
       expect(strings.length).toBeGreaterThan(10_000);
-      expect(differences(strings, 'o200k_base')).toEqual([]);
+      expect(
+        differences(
+          strings.filter((_, i) => i % 8 === 0),
+          'o200k_base',
+        ),
+      ).toEqual([]);
     },
   );
   if (corpus === undefined) console.warn('engine-parity: TCOMPACT_CORPUS is not set; the shared-corpus comparison is skipped');

@@ -1,7 +1,7 @@
 import { TcompactError } from '../../errors.js';
 import type { InputItem } from '../../formats/types.js';
 import { archiveLineItem } from '../../formats/openai-jsonl.js';
-import { type Compacted, compactInWorker, jobFor } from './compactor.js';
+import { type Compacted, compactInWorker, jobFor } from './worker-job.js';
 import type { Job } from '../job/job.js';
 import { readLines } from '../../io/line-reader.js';
 import type { ShardOutcome, ShardTask } from '../shard/types.js';

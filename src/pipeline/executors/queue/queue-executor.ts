@@ -19,7 +19,7 @@ import { ShardWorkers } from './shard-workers.js';
 /** Shards queued or running at once: enough to keep many machines busy, few enough that a stop waits little. */
 const QUEUE_IN_FLIGHT = 64;
 /** First retry delay of a crashed shard, doubled on each attempt. */
-const RETRY_BACKOFF_MS = 500;
+const RETRY_BACKOFF_MS = 200;
 
 interface QueueExecutorOptions {
   queue: QueueUrl;

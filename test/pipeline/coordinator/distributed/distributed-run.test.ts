@@ -28,7 +28,7 @@ const runArgs = (input: string, out: string, extra: string[] = []): string[] => 
   ...extra,
 ];
 /** Slows every shard so a kill lands mid-run; it changes no output byte. */
-const SLOW = cliFaults({ shardDelayMs: 250 });
+const SLOW = cliFaults({ shardDelayMs: 120 });
 
 function files(out: string): Record<string, string> {
   const digest = outputDigest(out) as Record<string, string>;
