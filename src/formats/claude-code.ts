@@ -295,6 +295,9 @@ function buildMessages(records: readonly ConversationRec[]): Built {
   let deferred: { message: Message; place?: (index: number) => void }[] = [];
   let openBoundary: ClaudeCodeCompaction | undefined;
   const relogs = new Relogs();
+  // A record equal to an earlier one in message id, content and timestamp is that record logged again (a resume
+  // re-logs a stretch with new uuids), wherever it sits: the reply it belongs to may still be open.
+  const exact = new Set<string>();
 
   const place = (message: Message, onPlaced?: (index: number) => void) => {
     onPlaced?.(messages.length);
@@ -329,6 +332,15 @@ function buildMessages(records: readonly ConversationRec[]): Built {
       closeReply();
       entry.boundaryIndex = messages.length;
       continue;
+    }
+    if (record.timestamp !== undefined) {
+      const id = record.type === 'assistant' ? record.message.id : undefined;
+      const key = JSON.stringify([record.type, id ?? null, record.timestamp, record.message.content]);
+      if (exact.has(key)) {
+        relogs.dropped++;
+        continue;
+      }
+      exact.add(key);
     }
     const extra: Record<string, unknown> = {};
     if (record.timestamp !== undefined) extra.timestamp = record.timestamp;

@@ -77,6 +77,29 @@ describe('Claude Code re-logged replies', () => {
     expect(r.stdout + r.stderr).toMatch(/relogDropped[^\d]*2/);
   });
 
+  it('drops a stretch re-logged right after itself with new uuids (same message id, content, timestamp): no call renamed ~2', async () => {
+    const dir = tempDir('relog-stretch');
+    const lines = readFileSync(SOURCE, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    const records = lines.map((l) => JSON.parse(l) as Rec);
+    const callAt = records.findIndex((r) => r.type === 'assistant' && toolUses(r).length > 0);
+    const ids = toolUses(records[callAt]);
+    const resultAt = records.findIndex((r, i) => i > callAt && answers(r, ids[0]));
+    // The call and its result logged again straight after the result, as a resume does: the reply is still open.
+    const call = { ...records[callAt], uuid: 'stretch-call', parentUuid: records[resultAt].uuid };
+    const result = { ...records[resultAt], uuid: 'stretch-result', parentUuid: 'stretch-call' };
+    const out = [...lines.slice(0, resultAt + 1), JSON.stringify(call), JSON.stringify(result), ...lines.slice(resultAt + 1)];
+    const file = join(dir, 'stretch.jsonl');
+    writeFileSync(file, `${out.join('\n')}\n`);
+    const [original] = transcriptsOf(await collect(readClaudeCode(SOURCE, READ)));
+    const [t] = transcriptsOf(await collect(readClaudeCode(file, READ)));
+    expect(t.transcript.messages).toEqual(original.transcript.messages);
+    expect(t.repairs.relogDropped).toBe(2);
+    const calls = t.transcript.messages.flatMap((m) => (isAssistant(m) ? (m.tool_calls ?? []).map((c) => c.id) : []));
+    expect(calls.filter((c) => c.includes('~'))).toEqual([]);
+  });
+
   const REAL = 'Claude Code re-logs on the real sessions (spotter, session-share)';
   it.skipIf(!hasCorpus(REAL))('finds no re-log in the real sessions, which hold none (no message.id of a closed reply comes back)', async () => {
     const files = [...filesUnder(SPOTTER, /\.jsonl$/), ...filesUnder(SESSION_SHARE, /\.jsonl$/)];
