@@ -14,22 +14,40 @@ export const TEST_STRATEGIES = ['strip-reasoning', 'dedup-tools', 'mask-observat
 export { tempDir } from '../helpers/temp-dir.js';
 
 let archiveCache: string[] | undefined;
+const firstCache = new Map<string, string[]>();
 
 /** The bundled real transcripts (Claude Code, tau-bench, SWE-agent, OpenHands), converted to canonical archive lines. */
 export async function realArchiveLines(): Promise<string[]> {
-  if (!archiveCache) {
-    const lines: string[] = [];
-    for await (const item of readInputs([BUNDLED], { maxLineBytes: 64 * 1024 * 1024 })) {
-      if (item.kind === 'transcript') lines.push(JSON.stringify(item.transcript));
-    }
-    archiveCache = lines;
-  }
+  if (!archiveCache) archiveCache = await firstRealLines(() => true, Infinity);
   return archiveCache;
+}
+
+/** The first `count` bundled transcripts that pass `keep`, in input order; reading stops there. */
+async function firstRealLines(keep: (line: string) => boolean, count: number): Promise<string[]> {
+  const lines: string[] = [];
+  if (count <= 0) return lines;
+  for await (const item of readInputs([BUNDLED], { maxLineBytes: 64 * 1024 * 1024 })) {
+    if (item.kind !== 'transcript') continue;
+    const line = JSON.stringify(item.transcript);
+    if (!keep(line)) continue;
+    lines.push(line);
+    if (lines.length >= count) break;
+  }
+  return lines;
 }
 
 /** Writes the real transcripts as a canonical JSONL archive: optionally only lines up to `maxLineBytes`, the first `count`. */
 export async function writeRealArchive(path: string, pick: { count?: number; maxLineBytes?: number } = {}): Promise<string[]> {
-  const lines = (await realArchiveLines()).filter((l) => l.length <= (pick.maxLineBytes ?? Infinity)).slice(0, pick.count);
+  const max = pick.maxLineBytes ?? Infinity;
+  const keep = (l: string) => l.length <= max;
+  // A few lines need not convert the whole bundled set (seconds on a loaded machine).
+  let lines: string[];
+  if (pick.count === undefined || archiveCache) lines = (await realArchiveLines()).filter(keep).slice(0, pick.count);
+  else {
+    const key = `${pick.count}/${max}`;
+    lines = firstCache.get(key) ?? (await firstRealLines(keep, pick.count));
+    firstCache.set(key, lines);
+  }
   writeFileSync(path, lines.map((l) => `${l}\n`).join(''));
   return lines;
 }
