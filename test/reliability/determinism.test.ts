@@ -5,17 +5,22 @@ import { findViolations } from '../../src/model/validity.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { parseCompactConfig } from '../../src/strategies/compact-config.js';
-import { BUNDLED, outputDigest, readJsonl, readReport, runCli, tempDir, writeRealArchive } from '../pipeline/helpers.js';
+import { BUNDLED, outputDigest, readJsonl, readReport, tempDir, writeRealArchive } from '../pipeline/helpers.js';
 
 /** RELIABILITY 21 and 22 (worker counts, reproducibility), 10 (idempotence), 9 (duplicate ids), 8 (repairs). */
 const dir = tempDir('determinism');
 const archive = join(dir, 'real.jsonl');
+const small = join(dir, 'small.jsonl');
 const auto = parseCompactConfig({ strategies: ['auto'] });
+const SHARD_BYTES = 32 * 1024;
 
 beforeAll(async () => {
-  // Real transcripts of every bundled source (Claude Code sessions, tau-bench, SWE-agent, OpenHands) as one archive of
-  // about 1 MB: cut into 64 KB shards, more than eight of them, so eight workers all have work and finish out of order.
-  await writeRealArchive(archive, { count: 120, maxLineBytes: 100_000 });
+  // Real transcripts of every bundled source (Claude Code sessions, tau-bench, SWE-agent, OpenHands): every other one of
+  // the first 120 as an archive of about half a MB, cut into 32 KB shards, more than eight of them, so eight workers all
+  // have work and finish out of order; every fourth one for the cases that need no shards.
+  const lines = await writeRealArchive(archive, { count: 120, maxLineBytes: 100_000 });
+  writeFileSync(archive, lines.filter((_, i) => i % 2 === 0).map((l) => `${l}\n`).join(''));
+  writeFileSync(small, lines.filter((_, i) => i % 4 === 0).map((l) => `${l}\n`).join(''));
 });
 
 describe('1, 2 and 8 workers (RELIABILITY 21, 22)', () => {
@@ -23,8 +28,8 @@ describe('1, 2 and 8 workers (RELIABILITY 21, 22)', () => {
     const digests = [];
     for (const workers of [1, 2, 8]) {
       const out = join(dir, `archive-w${workers}`);
-      const result = await runCli(['run', archive, '--out', out, '--workers', String(workers), '--shard-bytes', String(64 * 1024), '--quiet']);
-      expect(result.code).toBe(0);
+      const outcome = await runPipeline({ inputs: [archive], outDir: out, config: auto, workers, shardBytes: SHARD_BYTES });
+      expect(outcome.status).toBe('done');
       expect(readReport(out).execution.shards).toBeGreaterThan(8);
       digests.push(outputDigest(out));
     }
@@ -47,7 +52,7 @@ describe('idempotence (RELIABILITY 10)', () => {
   it('compacting an already compacted archive changes nothing more', async () => {
     const first = tempDir('determinism');
     const again = tempDir('determinism');
-    await runPipeline({ inputs: [archive], outDir: first, config: auto, inProcess: true });
+    await runPipeline({ inputs: [small], outDir: first, config: auto, inProcess: true });
     expect(readReport(first).tokens.saved).toBeGreaterThan(0);
     await runPipeline({ inputs: [join(first, 'transcripts.jsonl')], outDir: again, config: auto, inProcess: true });
     expect(readFileSync(join(again, 'transcripts.jsonl'))).toEqual(readFileSync(join(first, 'transcripts.jsonl')));
@@ -57,7 +62,7 @@ describe('idempotence (RELIABILITY 10)', () => {
 
 describe('duplicates and repairs (RELIABILITY 8, 9)', () => {
   it('flags duplicate transcript ids and still compacts every copy', async () => {
-    const line = readFileSync(archive, 'utf8').split('\n')[10];
+    const line = readFileSync(small, 'utf8').split('\n')[10];
     const id = (JSON.parse(line) as Transcript).id;
     const path = join(dir, 'dup.jsonl');
     writeFileSync(path, `${line}\n${line}\n`);
