@@ -19,8 +19,20 @@ beforeAll(async () => {
   // the first 120 as an archive of about half a MB, cut into 32 KB shards, more than eight of them, so eight workers all
   // have work and finish out of order; every fourth one for the cases that need no shards.
   const lines = await writeRealArchive(archive, { count: 120, maxLineBytes: 100_000 });
-  writeFileSync(archive, lines.filter((_, i) => i % 2 === 0).map((l) => `${l}\n`).join(''));
-  writeFileSync(small, lines.filter((_, i) => i % 4 === 0).map((l) => `${l}\n`).join(''));
+  writeFileSync(
+    archive,
+    lines
+      .filter((_, i) => i % 2 === 0)
+      .map((l) => `${l}\n`)
+      .join(''),
+  );
+  writeFileSync(
+    small,
+    lines
+      .filter((_, i) => i % 4 === 0)
+      .map((l) => `${l}\n`)
+      .join(''),
+  );
 });
 
 describe('1, 2 and 8 workers (RELIABILITY 21, 22)', () => {
