@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED, TEST_STRATEGIES, cliFaults, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../../helpers.js';
 import { WorkerProcess, killLeftoverWorkers, allLogs } from './processes.js';
 import { RedisServer, freePort, redisServerAvailable } from '../../../../bench/lib/redis-server.js';
@@ -72,6 +72,15 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     const local = await coordinate(runArgs(archive, join(dir, 'local'), ['--workers', '2']));
     expect(local.code).toBe(0);
     expected = files(join(dir, 'local'));
+  });
+
+  // Every test uses the URL with its password: after each, no log of its processes and no file in DIR holds it.
+  afterEach(() => {
+    const logs = allLogs.splice(0).join('\n');
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs).not.toContain(PASSWORD);
+    const walk = (path: string): string[] => (statSync(path).isDirectory() ? readdirSync(path).flatMap((name) => walk(join(path, name))) : [path]);
+    for (const file of walk(dir)) expect(readFileSync(file, 'utf8').includes(PASSWORD), file).toBe(false);
   });
 
   afterAll(async () => {
@@ -180,12 +189,5 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     expect(resumed.code).toBe(0);
     expect(files(out)).toEqual(expected);
     expect(await Promise.all(workers.map((w) => w.stop()))).toEqual([0, 0]);
-  });
-
-  it('the password of the queue URL appears in no output file and no log', () => {
-    expect(allLogs.join('\n').length).toBeGreaterThan(0);
-    expect(allLogs.join('\n')).not.toContain(PASSWORD);
-    const walk = (path: string): string[] => (statSync(path).isDirectory() ? readdirSync(path).flatMap((name) => walk(join(path, name))) : [path]);
-    for (const file of walk(dir)) expect(readFileSync(file, 'utf8').includes(PASSWORD), file).toBe(false);
   });
 });

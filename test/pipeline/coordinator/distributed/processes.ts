@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLI, ROOT } from '../../../helpers/paths.js';
 
-/** Everything every process of the suite printed, for the password check. */
+/** What the processes printed since the last password check took it (see distributed-run.test.ts). */
 export const allLogs: string[] = [];
 
 /** Worker processes still running: a failed test must not leave them behind. */
