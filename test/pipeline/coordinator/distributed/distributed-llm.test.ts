@@ -1,17 +1,19 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeServer, startFakeOpenAI } from '../../../llm/fake-openai-server.js';
-import { BUNDLED, runCli, sha256, tempDir } from '../../helpers.js';
+import { realArchiveLines, runCli, sha256, tempDir } from '../../helpers.js';
 import { WorkerProcess, killLeftoverWorkers } from './processes.js';
 import { RedisServer, redisServerAvailable } from '../../../../bench/lib/redis-server.js';
 
 /**
  * A distributed run with LLM work, on the default tail: two worker processes compact, the coordinator asks the model
  * for what they handed on, and the bytes are those of a local run. (That --rpm holds in every 60-second window is the
- * limiter's own test, on a fake clock.)
+ * limiter's own test, on a fake clock.) The input is the bundled transcripts of over 30,000 characters, the only ones a
+ * 20k window can send to the model under the default tail, in 64 KB shards, so both workers get some.
  */
 const dir = tempDir('distributed-llm');
+const archive = join(dir, 'long.jsonl');
 const env = { OPENAI_API_KEY: 'sk-test-distributed' };
 const llmArgs = (input: string, out: string, baseURL: string, extra: string[]): string[] => [
   'run',
@@ -28,6 +30,8 @@ const llmArgs = (input: string, out: string, baseURL: string, extra: string[]): 
   baseURL,
   '--llm-concurrency',
   '2',
+  '--shard-bytes',
+  String(64 * 1024),
   '--quiet',
   ...extra,
 ];
@@ -39,6 +43,8 @@ describe.skipIf(!redisServerAvailable())('distributed run with LLM work', () => 
   beforeAll(async () => {
     redis = await RedisServer.start('pw-llm-4b1d');
     server = await startFakeOpenAI();
+    const long = (await realArchiveLines()).filter((l) => l.length > 30_000);
+    writeFileSync(archive, long.map((l) => `${l}\n`).join(''));
   });
 
   afterAll(async () => {
@@ -51,12 +57,12 @@ describe.skipIf(!redisServerAvailable())('distributed run with LLM work', () => 
   it('asks the model from the coordinator and writes the bytes of a local run', async () => {
     const localOut = join(dir, 'local');
     const out = join(dir, 'queue');
-    expect((await runCli(llmArgs(BUNDLED, localOut, server.baseURL, ['--workers', '2']), { env })).code).toBe(0);
+    expect((await runCli(llmArgs(archive, localOut, server.baseURL, ['--workers', '2']), { env })).code).toBe(0);
     const before = server.requests.length;
     const workers = [new WorkerProcess(redis.url), new WorkerProcess(redis.url)];
     const localRequests = before;
     expect(localRequests).toBeGreaterThan(0);
-    const run = await runCli(llmArgs(BUNDLED, out, server.baseURL, ['--workers', '0', '--queue', redis.url]), { env });
+    const run = await runCli(llmArgs(archive, out, server.baseURL, ['--workers', '0', '--queue', redis.url]), { env });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     // Each output directory has its own answer cache: the distributed run asks the same questions again.
