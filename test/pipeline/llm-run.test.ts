@@ -1,23 +1,25 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readInputs } from '../../src/formats/read-inputs.js';
 import type { LlmRunUsage } from '../../src/llm/session.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
 import { type FakeServer, type RecordedRequest, deterministicSummary, startFakeOpenAI } from '../llm/fake-openai-server.js';
-import { readJsonl, runCli, sha256, tempDir } from './helpers.js';
+import { runMain } from '../helpers/cli-in-process.js';
+import { readJsonl, realArchiveLines, runCli, sha256, tempDir } from './helpers.js';
 
 /**
- * `tcompact run --model --llm URL` against a loopback Chat Completions server, on the bundled real dataset: the
- * summarizer step of `auto` goes to the model on the main thread for transcripts above its threshold (a 20k window
- * makes 4 of the 213 qualify), every transcript is still in the output, the summaries are in place, the server saw
- * traffic within the limits, report.json has the usage, and the answer cache makes a re-run free. A second server
- * fails some jobs for good: those transcripts fall back to checkpoint and report.json says which and why.
+ * `tcompact run --model --llm URL` against a loopback Chat Completions server, on the bundled real transcripts of over
+ * 40,000 characters, on the default tail: the summarizer step of `auto` goes to the model on the main thread for
+ * transcripts above its threshold (a 15k window makes 3 of the 6 qualify, one request each), every transcript is still
+ * in the output, the summaries are in place, the server saw traffic within the limits, report.json has the usage, and
+ * the answer cache makes a re-run free. A second server fails two of the three for good: those transcripts fall back to
+ * checkpoint and report.json says which and why.
  */
 const env = { OPENAI_API_KEY: 'test-key' };
-const WINDOW = '20000';
+const WINDOW = '15000';
+const MIN_LINE_CHARS = 40_000;
 const RPM = 600;
 const TPM = 200_000;
 /** What the server announces: the run's rpm must end at this tighter figure. */
@@ -26,8 +28,10 @@ const SERVER_RPM = 500;
 const SERVER_RESET_MS = 1000;
 const PRICE_IN = 1;
 const PRICE_OUT = 2;
-/** The one transcript whose last turn alone is over the 20k window (see the test that names it). */
-const OVERSIZED_LAST_TURN = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
+/** The transcripts that go to the model, in input order: two Claude Code sessions and a tau-bench airline run. */
+const SPOTTER = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
+const BEADS = '491e126e-1e71-469c-ade2-fcc8af567c74';
+const AIRLINE = 'gpt-4o-airline#task-2-trial-1';
 
 interface StrategyTotals {
   name: string;
@@ -47,10 +51,11 @@ const readReport = (out: string) => JSON.parse(readFileSync(join(out, 'report.js
 const strategy = (r: LlmReport, name: string) => r.strategies.find((s) => s.name === name);
 const textOf = (m: Message) => (typeof m.content === 'string' ? m.content : '');
 
-async function inputIds(): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const item of readInputs(['datasets/bundled'], { maxLineBytes: 1 << 26 })) if (item.kind === 'transcript') ids.push(item.transcript.id);
-  return ids;
+/** The canonical archive the runs read: the long bundled transcripts. */
+async function writeLongArchive(path: string): Promise<string[]> {
+  const lines = (await realArchiveLines()).filter((l) => l.length > MIN_LINE_CHARS);
+  writeFileSync(path, lines.map((l) => `${l}\n`).join(''));
+  return lines.map((l) => (JSON.parse(l) as Transcript).id);
 }
 
 function readRefs(out: string): Map<string, string> {
@@ -72,17 +77,13 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
   const dir = tempDir('llm-run');
   const out = join(dir, 'out');
   let server: FakeServer;
+  const archive = join(dir, 'long.jsonl');
+  let ids: string[];
   let first: Awaited<ReturnType<typeof runCli>>;
   let requestsAfterFirst: number;
-  // These runs test the LLM plumbing on the bundled data framed by its last turns, as before the tail became a budget
-  // (mask-observations keeping its last 10 results, as its former keepRecent did).
-  const framed = join(dir, 'last-turn.json');
-  writeFileSync(framed, JSON.stringify({ keepLast: 1, keepMessages: 0, keepResults: 0, options: { 'mask-observations': { keepResults: 10 } } }));
   const args = (baseURL: string) => [
     'run',
-    'datasets/bundled',
-    '--config',
-    framed,
+    archive,
     '--strategy',
     'auto',
     '--out',
@@ -113,6 +114,7 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
         ...(i === 0 ? { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': `${SERVER_RESET_MS}ms` } : {}),
       }),
     });
+    ids = await writeLongArchive(archive);
     first = await runCli(args(server.baseURL), { env });
     requestsAfterFirst = server.requests.length;
   });
@@ -122,7 +124,7 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     const outIds = readJsonl<Transcript>(join(out, 'transcripts.jsonl')).map((t) => t.id);
-    expect(outIds).toEqual(await inputIds());
+    expect(outIds).toEqual(ids);
     expect(readReport(out).transcripts).toBe(outIds.length);
   });
 
@@ -131,8 +133,9 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
     const summarize = strategy(report, 'summarize');
     // With --model, auto's summarizer is summarize: every transcript either stayed below its threshold (skipped in
     // the worker) or went to the model on the main thread; checkpoint is no step of the pipeline.
-    expect(summarize?.runs).toBe(4);
+    expect(summarize?.runs).toBe(5);
     expect((summarize?.runs ?? 0) + (summarize?.skipped ?? 0)).toBe(report.transcripts);
+    expect(requestsAfterFirst).toBe(3);
     expect(strategy(report, 'checkpoint')).toBeUndefined();
     expect(summarize?.details.llmFallbacks).toBe(0);
     expect(summarize?.tokensSaved).toBeGreaterThan(0);
@@ -143,7 +146,7 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
     const transcripts = readJsonl<Transcript>(join(out, 'transcripts.jsonl'));
     const refs = readRefs(out);
     const summaries = summariesSent(server.requests.slice(0, requestsAfterFirst));
-    expect(summaries).toHaveLength(4);
+    expect(summaries).toHaveLength(3);
     const inPlace: string[] = [];
     for (const summary of summaries) {
       const holder = transcripts.find((t) => summaryMessage(t.messages, summary));
@@ -155,20 +158,7 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
       expect((JSON.parse(refs.get(ref) as string) as Message[]).length).toBe(Number(count));
       expect(findViolations(holder.messages)).toEqual([]);
     }
-    expect(new Set(inPlace).size).toBe(inPlace.length);
-    expect(inPlace).toHaveLength(4);
-    expect(inPlace).toContain(OVERSIZED_LAST_TURN);
-  });
-
-  it("keeps the summary of a transcript whose last turn alone is over the window: auto's truncate removes nothing it cannot make fit", () => {
-    // auto runs truncate after the summarizer while the transcript is still at 98% of the window; it may only cut
-    // between the kept head and the last user request, which here is the summary alone, and that would not fit either.
-    const transcripts = readJsonl<Transcript>(join(out, 'transcripts.jsonl'));
-    const t = transcripts.find((x) => x.id === OVERSIZED_LAST_TURN) as Transcript;
-    expect(t.messages.map(textOf).some((x) => TRUNCATION.test(x))).toBe(false);
-    const truncate = strategy(readReport(out), 'truncate');
-    expect(truncate?.runs).toBe(1);
-    expect(truncate?.tokensSaved).toBe(0);
+    expect(inPlace.sort()).toEqual([SPOTTER, BEADS, AIRLINE].sort());
   });
 
   it('keeps the traffic within --rpm and --tpm in every 60-second window, and waits when the server says none is left', () => {
@@ -215,16 +205,13 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
 
   it('restores the input byte for byte through the extra restore layer the LLM stage adds', async () => {
     const restored = join(dir, 'restored.jsonl');
-    expect((await runCli(['restore', out, '--out', restored])).code).toBe(0);
-    let expected = '';
-    for await (const item of readInputs(['datasets/bundled'], { maxLineBytes: 1 << 26 }))
-      if (item.kind === 'transcript') expected += `${JSON.stringify(item.transcript)}\n`;
-    expect(readFileSync(restored, 'utf8')).toBe(expected);
+    expect((await runMain(['restore', out, '--out', restored])).code).toBe(0);
+    expect(readFileSync(restored, 'utf8')).toBe(readFileSync(archive, 'utf8'));
   });
 
   it('answers a re-run from the cache in DIR/llm-cache: no request, the same bytes', async () => {
     const before = sha256(join(out, 'transcripts.jsonl'));
-    const again = await runCli(args(server.baseURL), { env });
+    const again = await runMain(args(server.baseURL), { env });
     expect(again.code).toBe(0);
     expect(server.requests.length).toBe(requestsAfterFirst);
     expect(sha256(join(out, 'transcripts.jsonl'))).toBe(before);
@@ -234,58 +221,88 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
   });
 
   it('refuses LLM flags without --model', async () => {
-    const r = await runCli(['run', 'datasets/bundled', '--out', join(dir, 'x'), '--rpm', '10']);
+    const r = await runMain(['run', archive, '--out', join(dir, 'x'), '--rpm', '10']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--rpm needs --model NAME');
+  });
+});
+
+describe('tcompact run with an LLM, the tail set to the last turn', () => {
+  // The long Claude Code session's last turn alone is over a 20k window: a tail of that whole turn (a setting a user
+  // may give) leaves auto's truncate, after the summary, nothing it could cut to make it fit.
+  const dir = tempDir('llm-run-last-turn');
+  const out = join(dir, 'out');
+  let server: FakeServer;
+  let result: Awaited<ReturnType<typeof runMain>>;
+
+  beforeAll(async () => {
+    server = await startFakeOpenAI();
+    const archive = join(dir, 'spotter.jsonl');
+    writeFileSync(archive, `${(await realArchiveLines()).find((l) => (JSON.parse(l) as Transcript).id === SPOTTER)}\n`);
+    const lastTurn = ['--keep-last', '1', '--keep-messages', '0', '--keep-results', '0'];
+    result = await runMain(['run', archive, ...lastTurn, '--out', out, '--window', '20000', '--model', 'gpt-4o-mini', '--llm', server.baseURL, '--quiet'], {
+      env,
+    });
+  });
+  afterAll(async () => server.close());
+
+  it("keeps the summary of a transcript whose last turn alone is over the window: auto's truncate removes nothing it cannot make fit", () => {
+    // auto runs truncate after the summarizer while the transcript is still at 98% of the window; it may only cut
+    // between the kept head and the last user request, which here is the summary alone, and that would not fit either.
+    expect(result.code).toBe(0);
+    const [t] = readJsonl<Transcript>(join(out, 'transcripts.jsonl'));
+    const [summary] = summariesSent(server.requests);
+    expect(summaryMessage(t.messages, summary)).toBeDefined();
+    expect(t.messages.map(textOf).some((x) => TRUNCATION.test(x))).toBe(false);
+    const truncate = strategy(readReport(out), 'truncate');
+    expect(truncate?.runs).toBe(1);
+    expect(truncate?.tokensSaved).toBe(0);
   });
 });
 
 describe('tcompact run with an LLM that fails some jobs', () => {
   const dir = tempDir('llm-run-faults');
   const out = join(dir, 'out');
-  const PYDICOM = 'swe-agent/pydicom__pydicom-1458';
-  const TEST_REPO = 'swe-agent/swe-agent__test-repo-i1';
+  const archive = join(dir, 'long.jsonl');
+  let ids: string[];
   let server: FakeServer;
-  let result: Awaited<ReturnType<typeof runCli>>;
+  let result: Awaited<ReturnType<typeof runMain>>;
 
   beforeAll(async () => {
-    // Routed by what the prompt holds: every request about the pydicom run gets a 500, every one about the test-repo
-    // run a 200 that is not a chat completion.
+    // Routed by what the prompt holds (each names the length of its session): every request about the long Claude
+    // Code session gets a 500, every one about the beads session a 200 that is not a chat completion; the airline run
+    // is answered.
     server = await startFakeOpenAI({
       script: (r) => {
         const prompt = r.body.messages.map((m) => m.content).join('\n');
-        if (prompt.includes('pydicom')) return { kind: 'status', status: 500 };
-        if (prompt.includes('missing_colon')) return { kind: 'garbage' };
+        if (prompt.includes(' of a session of 466 messages.')) return { kind: 'status', status: 500 };
+        if (prompt.includes(' of a session of 32 messages.')) return { kind: 'garbage' };
         return undefined;
       },
     });
-    const framed = join(dir, 'last-turn.json');
-    writeFileSync(framed, JSON.stringify({ keepLast: 1, keepMessages: 0, keepResults: 0, options: { 'mask-observations': { keepResults: 10 } } }));
-    result = await runCli(
-      ['run', 'datasets/bundled', '--config', framed, '--out', out, '--window', WINDOW, '--model', 'gpt-4o-mini', '--llm', server.baseURL, '--quiet'],
-      { env },
-    );
+    ids = await writeLongArchive(archive);
+    result = await runMain(['run', archive, '--out', out, '--window', WINDOW, '--model', 'gpt-4o-mini', '--llm', server.baseURL, '--quiet'], { env });
   });
   afterAll(async () => server.close());
 
   it('still writes every transcript, and exits 0: a model failure is not an input failure', async () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(readJsonl<Transcript>(join(out, 'transcripts.jsonl')).map((t) => t.id)).toEqual(await inputIds());
+    expect(readJsonl<Transcript>(join(out, 'transcripts.jsonl')).map((t) => t.id)).toEqual(ids);
   });
 
   it('gives the failed transcripts the deterministic checkpoint and the others the summary', () => {
     const transcripts = readJsonl<Transcript>(join(out, 'transcripts.jsonl'));
     const byId = (id: string) => transcripts.find((t) => t.id === id) as Transcript;
-    for (const id of [PYDICOM, TEST_REPO]) {
+    for (const id of [SPOTTER, BEADS]) {
       const texts = byId(id).messages.map(textOf);
       expect(texts.some((x) => x.startsWith('[tcompact checkpoint of '))).toBe(true);
       expect(texts.some((x) => x.startsWith('[tcompact summary'))).toBe(false);
       expect(findViolations(byId(id).messages)).toEqual([]);
     }
     const summaries = summariesSent(server.requests);
-    expect(summaries).toHaveLength(2);
-    expect(summaries.filter((s) => transcripts.some((t) => summaryMessage(t.messages, s)))).toHaveLength(2);
+    expect(summaries).toHaveLength(1);
+    expect(summaryMessage(byId(AIRLINE).messages, summaries[0])).toBeDefined();
   });
 
   it('records in report.json which transcripts fell back and why, and the failed requests by code', () => {
@@ -293,23 +310,23 @@ describe('tcompact run with an LLM that fails some jobs', () => {
     const md = readFileSync(join(out, 'report.md'), 'utf8');
     expect(md).toContain(`## LLM (`);
     expect(md).toContain('- Transcripts that fell back: 2');
-    for (const id of [PYDICOM, TEST_REPO]) expect(md).toMatch(new RegExp(`^\\| ${id} +\\| summarize \\| checkpoint`, 'm'));
+    for (const id of [BEADS, SPOTTER]) expect(md).toMatch(new RegExp(`^\\| ${id} +\\| summarize \\| checkpoint`, 'm'));
     expect(server.requests.filter((r) => r.fault === 'status')).toHaveLength(3);
     expect(server.requests.filter((r) => r.fault === 'garbage')).toHaveLength(3);
     expect(report.llm.failuresByCode).toEqual({ server_error: 3, bad_response: 3 });
     expect(report.llm.requests).toBe(server.requests.length);
     expect(report.llm.fallbacks.count).toBe(2);
     expect(report.llm.fallbacks.examples).toEqual([
-      { id: PYDICOM, strategy: 'summarize', applied: ['checkpoint'], reason: expect.stringMatching(/^server_error: 500 /) },
       {
-        id: TEST_REPO,
+        id: BEADS,
         strategy: 'summarize',
         applied: ['checkpoint'],
         reason: expect.stringMatching(/^every answer was rejected \(3\); last: bad response: /),
       },
+      { id: SPOTTER, strategy: 'summarize', applied: ['checkpoint'], reason: expect.stringMatching(/^server_error: 500 /) },
     ]);
     const summarize = strategy(report, 'summarize');
-    expect(summarize?.runs).toBe(4);
+    expect(summarize?.runs).toBe(5);
     expect(summarize?.details.llmFallbacks).toBe(2);
     expect(result.stdout).toContain(', 2 transcripts fell back\n');
   });
