@@ -5,13 +5,14 @@ import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
 import { type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { readJsonl, runCli, tempDir } from '../pipeline/helpers.js';
-import { LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
+import { runMain } from '../helpers/cli-in-process.js';
 
 /**
  * `summarize` and `classify-tangents` named like any strategy in `compact` and `eval`, with the built CLI
- * against the loopback OpenAI-compatible server, on a real bundled Claude Code session.
+ * against the loopback OpenAI-compatible server, on a real bundled Claude Code session long enough that the default tail
+ * (the last 10 messages and results) leaves a middle to summarize.
  */
-const INPUT = 'datasets/bundled/claude-code/tool_heavy.jsonl';
+const INPUT = 'datasets/bundled/claude-code/subagent.jsonl';
 const env = { OPENAI_API_KEY: 'test-key' };
 let server: FakeServer;
 const dir = tempDir('llm-steps-cli');
@@ -26,7 +27,7 @@ afterAll(async () => {
 describe('compact with LLM steps', () => {
   it('summarizes every transcript with --strategy summarize --model, keeps them valid and in order, and reports the usage', async () => {
     const out = join(dir, 'summarized.jsonl');
-    const r = await runCli(['compact', INPUT, ...LAST_TURN_FLAGS, '--strategy', 'summarize', '--model', 'gpt-4o-mini', '--llm', server.baseURL, '--out', out], {
+    const r = await runCli(['compact', INPUT, '--strategy', 'summarize', '--model', 'gpt-4o-mini', '--llm', server.baseURL, '--out', out], {
       env,
     });
     expect(r.code).toBe(0);
@@ -39,22 +40,8 @@ describe('compact with LLM steps', () => {
     expect(input.some((t) => t.messages.some((m) => typeof m.content === 'string' && m.content.startsWith('[tcompact summary of')))).toBe(true);
     // The same bytes with --llm-concurrency 1: the window of transcripts in flight does not change the output.
     const serial = join(dir, 'serial.jsonl');
-    const again = await runCli(
-      [
-        'compact',
-        INPUT,
-        ...LAST_TURN_FLAGS,
-        '--strategy',
-        'summarize',
-        '--model',
-        'gpt-4o-mini',
-        '--llm',
-        server.baseURL,
-        '--llm-concurrency',
-        '1',
-        '--out',
-        serial,
-      ],
+    const again = await runMain(
+      ['compact', INPUT, '--strategy', 'summarize', '--model', 'gpt-4o-mini', '--llm', server.baseURL, '--llm-concurrency', '1', '--out', serial],
       { env },
     );
     expect(again.code).toBe(0);
@@ -63,7 +50,7 @@ describe('compact with LLM steps', () => {
 
   it('names the missing flag when an LLM step has no model: E_CONFIG, exit 2', async () => {
     for (const strategy of ['summarize', 'classify-tangents']) {
-      const r = await runCli(['compact', INPUT, '--strategy', strategy, '--out', join(dir, `${strategy}.jsonl`)]);
+      const r = await runMain(['compact', INPUT, '--strategy', strategy, '--out', join(dir, `${strategy}.jsonl`)]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`strategy "${strategy}" needs a model: pass --model NAME`);
     }
@@ -74,24 +61,8 @@ describe('eval with LLM steps', () => {
   it('scores the summaries of each --model in its own row, with requests, tokens and time', async () => {
     const out = join(dir, 'eval');
     const sent = server.requests.length;
-    const r = await runCli(
-      [
-        'eval',
-        INPUT,
-        ...LAST_TURN_FLAGS,
-        '--strategy',
-        'summarize',
-        '--strategy',
-        'checkpoint',
-        '--model',
-        'model-a',
-        '--model',
-        'model-b',
-        '--llm',
-        server.baseURL,
-        '--out',
-        out,
-      ],
+    const r = await runMain(
+      ['eval', INPUT, '--strategy', 'summarize', '--strategy', 'checkpoint', '--model', 'model-a', '--model', 'model-b', '--llm', server.baseURL, '--out', out],
       { env },
     );
     expect(r.code).toBe(0);
