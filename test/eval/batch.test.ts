@@ -4,8 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type ChatBody, type Fault, type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { BUNDLED } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { runCli } from '../pipeline/helpers.js';
-import { LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
+import { runMain } from '../helpers/cli-in-process.js';
 
 /** The judge repeats the transcript it was given; summary requests get the server's deterministic summary. */
 const answer = (body: ChatBody): Fault | undefined =>
@@ -21,18 +20,17 @@ interface EvalJson {
 const read = (out: string) => JSON.parse(readFileSync(join(out, 'eval.json'), 'utf8')) as EvalJson;
 const withoutLlm = (rows: EvalJson['rows']) => rows.map(({ llm: _llm, ...rest }) => rest);
 
-describe('tcompact eval --batch (built CLI, loopback Batch API)', { timeout: 300_000 }, () => {
+describe('tcompact eval --batch (loopback Batch API)', { timeout: 300_000 }, () => {
   let server: FakeServer | undefined;
   afterEach(async () => server?.close());
 
   it('asks the summaries and then the judge through two batches, with the scores of the online eval', async () => {
     const dir = tempDir('eval-batch');
-    const input = join(BUNDLED, 'claude-code', 'tool_heavy.jsonl');
+    // Long enough that the default tail (the last 10 messages and results) leaves a middle to summarize.
+    const input = join(BUNDLED, 'claude-code', 'subagent.jsonl');
     const args = (baseURL: string, out: string, extra: string[] = []) => [
       'eval',
       input,
-      // The tail of the former default (the last turn) leaves these short sessions enough to summarize.
-      ...LAST_TURN_FLAGS,
       '--out',
       out,
       '--strategy',
@@ -51,14 +49,14 @@ describe('tcompact eval --batch (built CLI, loopback Batch API)', { timeout: 300
     ];
     const env = { OPENAI_API_KEY: 'test-key' };
     server = await startFakeOpenAI({ script: (r) => answer(r.body) });
-    const online = await runCli(args(server.baseURL, join(dir, 'online')), { env });
+    const online = await runMain(args(server.baseURL, join(dir, 'online')), { env });
     expect(online.code).toBe(0);
     const onlineRequests = server.requests.length;
     await server.close();
 
     server = await startFakeOpenAI({ batchLineScript: ({ body }) => answer(body) });
     const out = join(dir, 'batch');
-    const batched = await runCli(args(server.baseURL, out, ['--batch', '--batch-poll-seconds', '0.05']), { env });
+    const batched = await runMain(args(server.baseURL, out, ['--batch', '--batch-poll-seconds', '0.05']), { env });
     expect(batched.code).toBe(0);
     expect(server.requests).toHaveLength(0);
     // The summaries first, then the judge's questions about the contexts they compacted.
