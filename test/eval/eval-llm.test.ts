@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatBody, FakeServer } from '../llm/fake-openai-server.js';
 import { startFakeOpenAI } from '../llm/fake-openai-server.js';
-import { assistant, call, result, transcript, user, LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
-import { runCli, tempDir } from '../pipeline/helpers.js';
+import { runMain } from '../helpers/cli-in-process.js';
+import { assistant, call, result, transcript, user } from '../helpers/transcript-kit.js';
+import { tempDir } from '../pipeline/helpers.js';
 
 /**
  * `eval --strategy summarize --model M` against the loopback OpenAI server answering with a fixed summary
@@ -15,6 +16,14 @@ import { runCli, tempDir } from '../pipeline/helpers.js';
 /** Long enough tool output that a summary is much smaller than the span it replaces (summarize refuses one that is not). */
 const CODE = Array.from({ length: 80 }, (_, i) => `${i + 4}→  const token${i} = scanner.next(); // position ${i * 7}`).join('\n');
 const PASSED = Array.from({ length: 80 }, (_, i) => `  ✓ parses case number ${i} of the grammar fixtures`).join('\n');
+
+/**
+ * The last turn searches the repository in ten parallel calls (a search is no probe of any kind), so the default tail,
+ * which holds the last 10 tool results with their call, is that turn after its request.
+ */
+const PLACES = ['CHANGELOG.md', 'README.md', 'docs', 'src', 'test', 'examples', 'bench', 'scripts', 'package.json', 'CONTRIBUTING.md'];
+const SEARCHES = PLACES.map((place, i) => call(`s${i}`, 'Grep', { pattern: 'EOF token', path: `/repo/${place}` }));
+const FOUND = PLACES.map((place, i) => result(`s${i}`, i < 4 ? `/repo/${place}: ${i + 1} lines mention the EOF token` : 'no lines mention it'));
 
 // Turn 1 (the first request, which summarize keeps as the head), turn 2 (summarized away), turn 3 (the last, kept).
 const SESSION = transcript(
@@ -34,7 +43,9 @@ const SESSION = transcript(
     result('c5', `80 passed\n${PASSED}`),
     assistant('The tests pass now.'),
     user('Now write a short changelog entry for this fix'),
-    assistant('Added the changelog entry.'),
+    assistant(null, { tool_calls: SEARCHES }),
+    ...FOUND,
+    assistant('Here is the entry: "The lexer no longer emits an extra token at the end of the input."'),
   ],
   { id: 'hand-made' },
 );
@@ -45,7 +56,8 @@ const SESSION = transcript(
  * - command: `npm test` (failed once), `npm run lint` (failed)                                              -> 2, both failed
  * - error: "Error: expected 3 tokens, got 4" (resolved: `npm test` passed later), "Error: 2 lint problems"  -> 2, 1 unresolved
  * - intent: the three requests by key phrases, plus the last one verbatim                                   -> 4
- * summarize keeps message 0 (the head) and messages 14-15 (the last turn), and replaces 1-13 with its summary, whose
+ * summarize keeps message 0 (the head), message 14 (the last request) and 15-26 (the tail: the searches and their
+ * results, and the answer), and replaces 1-13 with its summary, whose
  * continuation note repeats the last request. So whatever the model says, the first and last requests (3 intent
  * probes) stay, and the second request, both files, both commands and both errors are kept only if the summary says them.
  */
@@ -139,24 +151,8 @@ describe('eval of LLM summaries against a deterministic fake summarizer', () => 
     const input = join(dir, 'session.jsonl');
     writeFileSync(input, `${JSON.stringify(SESSION)}\n`);
     const sent = server.requests.length;
-    const r = await runCli(
-      [
-        'eval',
-        input,
-        ...LAST_TURN_FLAGS,
-        '--strategy',
-        'summarize',
-        '--strategy',
-        'checkpoint',
-        '--model',
-        'model-a',
-        '--model',
-        'model-b',
-        '--llm',
-        server.baseURL,
-        '--out',
-        dir,
-      ],
+    const r = await runMain(
+      ['eval', input, '--strategy', 'summarize', '--strategy', 'checkpoint', '--model', 'model-a', '--model', 'model-b', '--llm', server.baseURL, '--out', dir],
       { env },
     );
     expect(r.stderr).toBe('');
@@ -185,8 +181,8 @@ describe('eval of LLM summaries against a deterministic fake summarizer', () => 
     const input = join(dir, 'session.jsonl');
     writeFileSync(input, `${JSON.stringify(SESSION)}\n`);
     const llm = ['--model', 'model-a', '--llm', server.baseURL];
-    expect((await runCli(['run', input, ...LAST_TURN_FLAGS, '--strategy', 'summarize', ...llm, '--out', join(dir, 'run')], { env })).code).toBe(0);
-    const audit = await runCli(['eval', '--compacted', join(dir, 'run'), '--out', join(dir, 'audit')]);
+    expect((await runMain(['run', input, '--strategy', 'summarize', ...llm, '--out', join(dir, 'run')], { env })).code).toBe(0);
+    const audit = await runMain(['eval', '--compacted', join(dir, 'run'), '--out', join(dir, 'audit')]);
     expect(audit.code).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'audit', 'eval.json'), 'utf8')) as { rows: { name: string; score: Score }[] };
     expect(report.rows.map((row) => row.name)).toEqual(['original', 'compacted: summarize @ model-a']);
