@@ -2,15 +2,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
-import { BUNDLED, runCli, tempDir } from '../pipeline/helpers.js';
-import { LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
+import { runMain } from '../helpers/cli-in-process.js';
+import { BUNDLED, tempDir } from '../pipeline/helpers.js';
 
 /**
- * Simulate policies with an LLM step (`summarize@0.5`), with the built CLI against the loopback
- * OpenAI-compatible server, on a real bundled Claude Code session: the replay awaits the model at each compaction.
+ * Simulate policies with an LLM step (`summarize@0.5`), through the CLI against the loopback
+ * OpenAI-compatible server, on the long real bundled Claude Code session: the replay awaits the model at each compaction.
  */
-const INPUT = join(BUNDLED, 'claude-code', 'subagent.jsonl');
+const INPUT = join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
 const env = { OPENAI_API_KEY: 'test-key' };
+/** Four compactions of this long session under the default tail (a shorter session's tail holds most of it). */
+const WINDOW = '60000';
 let server: FakeServer;
 
 beforeAll(async () => {
@@ -32,16 +34,14 @@ describe('simulate with LLM steps', () => {
   it('replays summarize@0.5 with --model: the model summarizes at the trigger, and the prompts after it are smaller', async () => {
     const dir = tempDir('simulate-llm');
     const sent = server.requests.length;
-    const r = await runCli(
+    const r = await runMain(
       [
         'simulate',
         INPUT,
-        // The short session framed by its last turn: the default tail (10 messages, 10 results) would hold most of it.
-        ...LAST_TURN_FLAGS,
         '--policy',
         'summarize@0.5',
         '--window',
-        '20000',
+        WINDOW,
         '--model',
         'sim-model',
         '--llm',
@@ -73,7 +73,7 @@ describe('simulate with LLM steps', () => {
 
   it('refuses a policy with an LLM step without --model, naming the flag: exit 2', async () => {
     const dir = tempDir('simulate-llm-no-model');
-    const r = await runCli(['simulate', INPUT, '--policy', 'summarize@0.5', '--out', dir]);
+    const r = await runMain(['simulate', INPUT, '--policy', 'summarize@0.5', '--out', dir]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('strategy "summarize" needs a model: pass --model NAME');
   });
