@@ -7,8 +7,9 @@ import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { countMessage, totalOf } from '../../src/tokens/breakdown.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
-import { assistant, call, result, transcript, user, LAST_TURN_FLAGS } from '../helpers/transcript-kit.js';
+import { assistant, call, result, transcript, user } from '../helpers/transcript-kit.js';
 import { type FakeServer, startFakeOpenAI } from '../llm/fake-openai-server.js';
+import { runMain } from '../helpers/cli-in-process.js';
 import { BUNDLED, ROOT, runCli, tempDir } from '../pipeline/helpers.js';
 
 /**
@@ -25,13 +26,21 @@ async function transcripts(path: string): Promise<Transcript[]> {
   return out;
 }
 
-/** A session of an agent with a Compact tool (J-CLI) and a typed /compact, in the canonical format. */
 const PAD = Array.from({ length: 60 }, (_, i) => `line ${i}: the build log of step ${i} says the compiler finished without warnings`).join('\n');
+/**
+ * The agent reads twelve modules one call at a time before it builds: more tool results than the default tail holds
+ * (the last 10), so a compaction at either point has a middle to replace.
+ */
+const READS: Message[] = Array.from({ length: 12 }, (_, i) => [
+  assistant(null, { tool_calls: [call(`r${i}`, 'Read', { file_path: `/srv/app/storage/part_${i}.py` })] }),
+  result(`r${i}`, PAD),
+]).flat();
+
+/** A session of an agent with a Compact tool (J-CLI) and a typed /compact, in the canonical format. */
 const AGENT = transcript(
   [
     user('Refactor the storage layer of the service'),
-    assistant(null, { tool_calls: [call('c1', 'Read', { file_path: '/srv/app/storage.py' })] }),
-    result('c1', PAD),
+    ...READS,
     assistant(null, { tool_calls: [call('c2', 'Bash', { command: 'make build' })] }),
     result('c2', PAD),
     assistant('Refactored.'),
@@ -80,8 +89,8 @@ describe('the source compaction points', () => {
   it("finds the agent's Compact tool with its focus (before the call after its result) and a typed /compact", () => {
     const points = sourceCompactionPoints(AGENT);
     expect(points.map((p) => ({ call: p.call, callIndex: p.callIndex, kinds: p.kinds, focus: p.focus, summary: p.summary }))).toEqual([
-      { call: 4, callIndex: 9, kinds: ['tool'], focus: 'the storage API', summary: undefined },
-      { call: 6, callIndex: 13, kinds: ['command'], focus: 'keep the test results', summary: undefined },
+      { call: 15, callIndex: 31, kinds: ['tool'], focus: 'the storage API', summary: undefined },
+      { call: 17, callIndex: 35, kinds: ['command'], focus: 'keep the test results', summary: undefined },
     ]);
   });
 });
@@ -145,7 +154,7 @@ describe('simulate --policy source:STRATEGY', () => {
     const input = join(dir, 'agent.jsonl');
     writeFileSync(input, `${JSON.stringify(AGENT)}\n`);
     const sent = server.requests.length;
-    const r = await runCli(['simulate', input, ...LAST_TURN_FLAGS, '--policy', 'source:summarize', '--model', 'm', '--llm', server.baseURL, '--out', dir], {
+    const r = await runMain(['simulate', input, '--policy', 'source:summarize', '--model', 'm', '--llm', server.baseURL, '--out', dir], {
       env: { OPENAI_API_KEY: 'test-key' },
     });
     expect(r.stderr).toBe('');
