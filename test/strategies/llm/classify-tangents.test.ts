@@ -6,7 +6,7 @@ import { findViolations } from '../../../src/model/validity.js';
 import { RefSink } from '../../../src/refs/ref-store.js';
 import type { StrategyContext } from '../../../src/strategies/types.js';
 import { getTokenizer } from '../../../src/tokens/tokenizer.js';
-import { assistant, call, result, sys, transcript, user } from '../../helpers/transcript-kit.js';
+import { LAST_TURN, assistant, call, result, sys, transcript, user } from '../../helpers/transcript-kit.js';
 import { SkippingClock } from '../../llm/fake-clock.js';
 import { type FakeServer, type FakeServerOptions, startFakeOpenAI } from '../../llm/fake-openai-server.js';
 
@@ -45,8 +45,9 @@ afterEach(async () => {
 
 async function setup(serverOptions: FakeServerOptions, options: StepTestOptions = {}) {
   server = await startFakeOpenAI(serverOptions);
+  // The small hand-made sessions are framed by their last turn (LAST_TURN), as the other strategies' unit tests are.
   summarizer = await createLlmSteps(
-    { model: 'gpt-4o-mini', baseURL: server.baseURL, apiKey: 'test', ...options },
+    { model: 'gpt-4o-mini', baseURL: server.baseURL, apiKey: 'test', ...LAST_TURN, ...options },
     { clock: new SkippingClock(), random: seededRandom(5) },
   );
   return { server, summarizer };

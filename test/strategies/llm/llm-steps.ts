@@ -4,7 +4,6 @@ import { type ClassifyTangentsConfig, classifyTangents } from '../../../src/stra
 import type { LlmStepResult } from '../../../src/strategies/llm/llm-step.js';
 import { type SummarizeConfig, summarize } from '../../../src/strategies/llm/summarize.js';
 import type { StrategyContext } from '../../../src/strategies/types.js';
-import { LAST_TURN } from '../../helpers/transcript-kit.js';
 
 /** Session options plus the steps' own (as a run's config would give them). */
 export type StepTestOptions = Partial<LlmOptionsInput> & {
@@ -30,9 +29,8 @@ export interface LlmSteps {
 export async function createLlmSteps(options: StepTestOptions & { model: string }, deps: LlmSessionDeps = {}): Promise<LlmSteps> {
   const { keepLast, keepFirst, keepMessages, keepResults, focus, maxChunks, remove, ...llm } = options;
   const session = await createLlmSession(llm, deps);
-  // The small hand-made sessions of these tests are framed by their last turn (see LAST_TURN) unless a test says otherwise.
+  // The default tail unless the test gives one (the unit tests' small hand-made sessions give LAST_TURN).
   const boundary = {
-    ...LAST_TURN,
     ...(keepLast !== undefined ? { keepLast } : {}),
     ...(keepFirst !== undefined ? { keepFirst } : {}),
     ...(keepMessages !== undefined ? { keepMessages } : {}),

@@ -6,6 +6,7 @@ import { SUMMARY_SECTIONS } from '../../../src/strategies/llm/prompts.js';
 import { type StepTestOptions, createLlmSteps } from './llm-steps.js';
 import type { Transcript } from '../../../src/model/transcript.js';
 import { findViolations } from '../../../src/model/validity.js';
+import { protectedRange } from '../../../src/strategies/boundaries.js';
 import { RefSink } from '../../../src/refs/ref-store.js';
 import { countTranscript } from '../../../src/tokens/breakdown.js';
 import { getTokenizer } from '../../../src/tokens/tokenizer.js';
@@ -21,10 +22,17 @@ let sample: Transcript[];
 let big: Transcript;
 const dirs: string[] = [];
 
+/** Messages the default tail (the last 10 messages and results, the first request as head) leaves to summarize. */
+function middle(t: Transcript): number {
+  const range = protectedRange(t.messages, { keepLast: 0 });
+  return range.tailStart - range.headEnd;
+}
+
 beforeAll(async () => {
   const all = await bundledTranscripts();
-  // Every Claude Code session and subagent file, and the first 30 tau-bench runs.
-  sample = [...all.filter((t) => !t.id.startsWith('gpt-4o-airline')), ...all.filter((t) => t.id.startsWith('gpt-4o-airline')).slice(0, 30)];
+  // The bundled transcripts (every source) with a middle of at least two messages under the default tail, and 10 of the
+  // others (all unchanged, never sent).
+  sample = [...all.filter((t) => middle(t) >= 2), ...all.filter((t) => middle(t) < 2).slice(0, 10)];
   big = all.reduce((a, b) => (tokens(b) > tokens(a) ? b : a));
 });
 afterAll(() => {

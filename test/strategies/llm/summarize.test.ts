@@ -65,7 +65,11 @@ afterEach(async () => {
 async function setup(serverOptions: FakeServerOptions = {}, options: StepTestOptions = {}) {
   server = await startFakeOpenAI(serverOptions);
   const clock = new SkippingClock();
-  summarizer = await createLlmSteps({ model: 'gpt-4o-mini', baseURL: server.baseURL, apiKey: 'test', ...options }, { clock, random: seededRandom(3) });
+  // The small hand-made sessions are framed by their last turn (LAST_TURN), as the other strategies' unit tests are.
+  summarizer = await createLlmSteps(
+    { model: 'gpt-4o-mini', baseURL: server.baseURL, apiKey: 'test', ...LAST_TURN, ...options },
+    { clock, random: seededRandom(3) },
+  );
   return { server, summarizer, clock };
 }
 
