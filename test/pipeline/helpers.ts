@@ -36,18 +36,21 @@ async function firstRealLines(keep: (line: string) => boolean, count: number): P
   return lines;
 }
 
-/** Writes the real transcripts as a canonical JSONL archive: optionally only lines up to `maxLineBytes`, the first `count`. */
-export async function writeRealArchive(path: string, pick: { count?: number; maxLineBytes?: number } = {}): Promise<string[]> {
+/** The first `count` real transcripts of up to `maxLineBytes`, in input order, as canonical archive lines. */
+export async function realLines(pick: { count?: number; maxLineBytes?: number } = {}): Promise<string[]> {
   const max = pick.maxLineBytes ?? Infinity;
   const keep = (l: string) => l.length <= max;
+  if (pick.count === undefined || archiveCache) return (await realArchiveLines()).filter(keep).slice(0, pick.count);
   // A few lines need not convert the whole bundled set (seconds on a loaded machine).
-  let lines: string[];
-  if (pick.count === undefined || archiveCache) lines = (await realArchiveLines()).filter(keep).slice(0, pick.count);
-  else {
-    const key = `${pick.count}/${max}`;
-    lines = firstCache.get(key) ?? (await firstRealLines(keep, pick.count));
-    firstCache.set(key, lines);
-  }
+  const key = `${pick.count}/${max}`;
+  const lines = firstCache.get(key) ?? (await firstRealLines(keep, pick.count));
+  firstCache.set(key, lines);
+  return lines;
+}
+
+/** Writes the real transcripts as a canonical JSONL archive: optionally only lines up to `maxLineBytes`, the first `count`. */
+export async function writeRealArchive(path: string, pick: { count?: number; maxLineBytes?: number } = {}): Promise<string[]> {
+  const lines = await realLines(pick);
   writeFileSync(path, lines.map((l) => `${l}\n`).join(''));
   return lines;
 }

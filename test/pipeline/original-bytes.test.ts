@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { parseCompactConfig } from '../../src/strategies/compact-config.js';
-import { accounting, readJsonl, readReport, realArchiveLines, tempDir } from './helpers.js';
+import { accounting, readJsonl, readReport, realLines, tempDir } from './helpers.js';
 
 /**
  * A canonical transcript that compaction leaves unchanged is written out as its input line's own text, not
@@ -28,7 +28,7 @@ let real: string[];
 let input: string[];
 
 beforeAll(async () => {
-  real = (await realArchiveLines()).filter((l) => l.length < 50_000).slice(0, 6);
+  real = await realLines({ count: 6, maxLineBytes: 49_999 });
   input = [UNCHANGED, CHANGED, '{"id": "broken"', ...real, `${UNCHANGED.replace('spaced', 'crlf')}\r`];
   writeFileSync(archive, input.map((l) => `${l}\n`).join(''));
 });
