@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED, runCli, tempDir } from '../pipeline/helpers.js';
+import { runMain } from '../helpers/cli-in-process.js';
+import { BUNDLED, tempDir } from '../pipeline/helpers.js';
 
 /**
  * `eval --compacted DIR` audits the output of a `run` after the fact: each compacted transcript is scored
@@ -42,12 +43,12 @@ describe('eval --compacted', () => {
     const dir = tempDir('eval-compacted');
     const steps = ['dedup-tools', 'mask-observations', 'checkpoint'];
     const strategy = steps.join('+');
-    const run = await runCli(['run', ...INPUTS, ...steps.flatMap((s) => ['--strategy', s]), '--keep-last', '0', '--out', join(dir, 'run')]);
+    const run = await runMain(['run', ...INPUTS, ...steps.flatMap((s) => ['--strategy', s]), '--keep-last', '0', '--out', join(dir, 'run')]);
     expect(run.code).toBe(0);
-    const audit = await runCli(['eval', '--compacted', join(dir, 'run'), '--out', join(dir, 'audit'), '--keep-last', '0']);
+    const audit = await runMain(['eval', '--compacted', join(dir, 'run'), '--out', join(dir, 'audit'), '--keep-last', '0']);
     expect(audit.stderr).toBe('');
     expect(audit.code).toBe(0);
-    const direct = await runCli(['eval', ...INPUTS, '--strategy', strategy, '--keep-last', '0', '--out', join(dir, 'direct')]);
+    const direct = await runMain(['eval', ...INPUTS, '--strategy', strategy, '--keep-last', '0', '--out', join(dir, 'direct')]);
     expect(direct.code).toBe(0);
 
     const a = readEval(join(dir, 'audit'));
@@ -76,8 +77,9 @@ describe('eval --compacted', () => {
 
   it('reports a transcript whose side-store entries were altered as E_REF, scores the others, and exits 1', async () => {
     const dir = tempDir('eval-compacted-ref');
-    const input = join(BUNDLED, 'claude-code');
-    expect((await runCli(['run', input, '--strategy', 'checkpoint', '--keep-last', '0', '--out', join(dir, 'run')])).code).toBe(0);
+    // The small Claude Code sessions (the long one would only slow it down).
+    const input = ['short.jsonl', 'tool_heavy.jsonl', 'subagent.jsonl'].map((f) => join(BUNDLED, 'claude-code', f));
+    expect((await runMain(['run', ...input, '--strategy', 'checkpoint', '--keep-last', '0', '--out', join(dir, 'run')])).code).toBe(0);
     const refsPath = join(dir, 'run', 'refs.jsonl');
     const refs = readFileSync(refsPath, 'utf8').split('\n');
     // Alter the restore recipe of the first compacted transcript: it no longer hashes to its ref.
@@ -87,7 +89,7 @@ describe('eval --compacted', () => {
     const entry = JSON.parse(refs[at]) as { ref: string; data: string };
     refs[at] = JSON.stringify({ ...entry, data: `${entry.data} ` });
     writeFileSync(refsPath, refs.join('\n'));
-    const audit = await runCli(['eval', '--compacted', join(dir, 'run'), '--out', join(dir, 'audit')]);
+    const audit = await runMain(['eval', '--compacted', join(dir, 'run'), '--out', join(dir, 'audit')]);
     expect(audit.code).toBe(1);
     expect(audit.stderr).toMatch(/transcripts\.jsonl:\d+: E_REF: transcript "[^"]+": /);
     const json = readEval(join(dir, 'audit'));
@@ -98,10 +100,10 @@ describe('eval --compacted', () => {
 
   it('refuses inputs beside --compacted, and a directory that is not a compacted archive', async () => {
     const dir = tempDir('eval-compacted-usage');
-    const both = await runCli(['eval', join(BUNDLED, 'claude-code'), '--compacted', dir, '--out', join(dir, 'x')]);
+    const both = await runMain(['eval', join(BUNDLED, 'claude-code'), '--compacted', dir, '--out', join(dir, 'x')]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('eval: give either inputs or --compacted PATH, not both');
-    const empty = await runCli(['eval', '--compacted', dir, '--out', join(dir, 'x')]);
+    const empty = await runMain(['eval', '--compacted', dir, '--out', join(dir, 'x')]);
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain(`${join(dir, 'transcripts.jsonl')} does not exist`);
   });
