@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED, CLI } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { runMain } from '../helpers/cli-in-process.js';
 
 const exec = promisify(execFile);
 
@@ -52,14 +53,14 @@ describe('tcompact eval (built CLI)', () => {
     const a = tempDir('eval-a');
     const b = tempDir('eval-b');
     const input = join(BUNDLED, 'claude-code', 'tool_heavy.jsonl');
-    for (const dir of [a, b]) expect((await cli(['eval', input, '--out', dir, '--strategy', 'checkpoint'])).code).toBe(0);
+    for (const dir of [a, b]) expect((await runMain(['eval', input, '--out', dir, '--strategy', 'checkpoint'])).code).toBe(0);
     for (const f of ['eval.json', 'eval.md', 'lost.jsonl']) expect(readFileSync(join(a, f), 'utf8')).toBe(readFileSync(join(b, f), 'utf8'));
   });
 
   it('refuses a missing --out and an unknown strategy with exit code 2', async () => {
-    const noOut = await cli(['eval', SESSION]);
+    const noOut = await runMain(['eval', SESSION]);
     expect([noOut.code, noOut.stderr.trim()]).toEqual([2, 'tcompact eval: E_USAGE: eval: --out DIR is required']);
-    const unknown = await cli(['eval', SESSION, '--out', out, '--strategy', 'nope']);
+    const unknown = await runMain(['eval', SESSION, '--out', out, '--strategy', 'nope']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown strategy "nope"');
   });
@@ -99,16 +100,16 @@ describe('tcompact simulate (built CLI)', () => {
     const a = tempDir('sim-a');
     const b = tempDir('sim-b');
     const input = join(BUNDLED, 'claude-code', 'tool_heavy.jsonl');
-    for (const out of [a, b]) expect((await cli(['simulate', input, '--window', '8000', '--out', out])).code).toBe(0);
+    for (const out of [a, b]) expect((await runMain(['simulate', input, '--window', '8000', '--out', out])).code).toBe(0);
     for (const f of ['simulate.json', 'simulate.md']) expect(readFileSync(join(a, f), 'utf8')).toBe(readFileSync(join(b, f), 'utf8'));
   });
 
   it('refuses an unknown policy and a bad price with exact messages', async () => {
     const out = tempDir('sim');
-    const unknown = await cli(['simulate', SESSION, '--out', out, '--policy', 'sometimes']);
+    const unknown = await runMain(['simulate', SESSION, '--out', out, '--policy', 'sometimes']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown policy "sometimes"');
-    const price = await cli(['simulate', SESSION, '--out', out, '--price-in', 'cheap']);
+    const price = await runMain(['simulate', SESSION, '--out', out, '--price-in', 'cheap']);
     expect([price.code, price.stderr.trim()]).toEqual([2, 'tcompact simulate: E_USAGE: --price-in must be a number >= 0, got "cheap"']);
   });
 });
