@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { ROOT } from '../helpers/paths.js';
+import { runMain } from '../helpers/cli-in-process.js';
 import { accounting, readReport, realArchiveLines, runCli, tempDir } from '../pipeline/helpers.js';
 
 /** `tcompact run` from the command line, on the bundled real dataset, the way `npm start` runs it. */
@@ -37,7 +38,7 @@ describe('tcompact run', () => {
 
   it('writes a side store that `tcompact restore` turns back into the input transcripts, byte for byte', async () => {
     const restored = join(dir, 'restored.jsonl');
-    const r = await runCli(['restore', out, '--out', restored]);
+    const r = await runMain(['restore', out, '--out', restored]);
     expect(r.code).toBe(0);
     // The adapters record the input path in metadata: read it the way the CLI did, relative to the repository.
     expect(process.cwd()).toBe(ROOT);
@@ -49,23 +50,23 @@ describe('tcompact run', () => {
 
   it('counts the same with --tokenizer-engine gpt-tokenizer, names the engine in the report, and refuses an unknown one', async () => {
     const gpt = join(dir, 'gpt-engine');
-    const r = await runCli(['run', 'datasets/bundled', '--strategy', 'auto', '--out', gpt, '--quiet', '--tokenizer-engine', 'gpt-tokenizer']);
+    const r = await runMain(['run', 'datasets/bundled', '--strategy', 'auto', '--out', gpt, '--quiet', '--tokenizer-engine', 'gpt-tokenizer']);
     expect(r.code).toBe(0);
     const [a, b] = [readReport(out), readReport(gpt)];
     expect(b.tokens.engine).toBe('gpt-tokenizer');
     expect({ ...b.tokens, engine: a.tokens.engine }).toEqual(a.tokens);
     expect(readFileSync(join(gpt, 'transcripts.jsonl'), 'utf8')).toBe(readFileSync(join(out, 'transcripts.jsonl'), 'utf8'));
-    const bad = await runCli(['run', 'datasets/bundled/swe-agent', '--out', join(dir, 'bad-engine'), '--tokenizer-engine', 'tiktoken']);
+    const bad = await runMain(['run', 'datasets/bundled/swe-agent', '--out', join(dir, 'bad-engine'), '--tokenizer-engine', 'tiktoken']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('E_CONFIG');
     expect(bad.stderr).toContain('tokenizerEngine');
   });
 
   it('rejects a missing --out with a usage error (exit 2) and a missing input with E_IO', async () => {
-    const noOut = await runCli(['run', 'datasets/bundled']);
+    const noOut = await runMain(['run', 'datasets/bundled']);
     expect(noOut.code).toBe(2);
     expect(noOut.stderr).toContain('--out DIR is required');
-    const noInput = await runCli(['run', join(dir, 'nowhere.jsonl'), '--out', join(dir, 'x')]);
+    const noInput = await runMain(['run', join(dir, 'nowhere.jsonl'), '--out', join(dir, 'x')]);
     expect(noInput.code).toBe(1);
     expect(noInput.stderr).toMatch(/E_IO: cannot read input ".*nowhere\.jsonl"/);
   });
