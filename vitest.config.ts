@@ -1,4 +1,29 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files that start child processes, worker pools or Redis take the longest: they start first, whatever the cache
+ * of past durations says (a fresh clone has none), so the run does not end waiting on one of them alone.
+ */
+const LONG_FIRST = [
+  'test/pipeline/coordinator/distributed/distributed-run.test.ts',
+  'test/pipeline/batch-run.test.ts',
+  'test/reliability/interrupt-resume.test.ts',
+  'test/reliability/determinism.test.ts',
+  'test/pipeline/llm-run.test.ts',
+  'test/report/html-pages.test.ts',
+  'test/reliability/worker-faults.test.ts',
+  'test/cli/run.test.ts',
+  'test/pipeline/coordinator/distributed/distributed-llm.test.ts',
+];
+
+class LongFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification) => LONG_FIRST.findIndex((path) => f.moduleId.endsWith(path));
+    return [...sorted.filter((f) => rank(f) >= 0).sort((a, b) => rank(a) - rank(b)), ...sorted.filter((f) => rank(f) < 0)];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -7,6 +32,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // 2-core machines: the worker-pool tests spawn their own threads.
     maxWorkers: 2,
+    sequence: { sequencer: LongFirstSequencer },
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/setup-temp.ts'],
   },
