@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readClaudeCode } from '../../src/formats/claude-code.js';
 import { isAssistant } from '../../src/model/message.js';
 import { findViolations } from '../../src/model/validity.js';
-import { runCli } from '../pipeline/helpers.js';
+import { runMain } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { BUNDLED_CLAUDE_CODE, READ, SESSION_SHARE, SPOTTER, accountedUnits, collect, filesUnder, lineCount, transcriptsOf } from './helpers.js';
 import { hasCorpus } from '../helpers/corpus.js';
@@ -72,7 +72,7 @@ describe('Claude Code re-logged replies', () => {
     const dir = tempDir('relog-convert');
     const { file } = withRelog(dir);
     const out = join(dir, 'out.jsonl');
-    const r = await runCli(['convert', file, '--out', out]);
+    const r = await runMain(['convert', file, '--out', out]);
     expect(r.code).toBe(0);
     expect(r.stdout + r.stderr).toMatch(/relogDropped[^\d]*2/);
   });

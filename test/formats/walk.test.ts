@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { walkDataFiles } from '../../src/formats/walk.js';
 import { BUNDLED } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { readJsonl, runCli } from '../pipeline/helpers.js';
+import { runMain } from '../helpers/cli-in-process.js';
+import { readJsonl } from '../pipeline/helpers.js';
 
 /** A repository whose Claude Code sessions live in `.claude/`: the walk finds them, and only them. */
 function repoWithSessions(): string {
@@ -35,7 +36,7 @@ describe('directory walk', () => {
   it('lets convert find the sessions of a repository in .claude/', async () => {
     const repo = repoWithSessions();
     const out = join(repo, '..', 'all.jsonl');
-    const r = await runCli(['convert', repo, '--out', out]);
+    const r = await runMain(['convert', repo, '--out', out]);
     expect(r.code).toBe(0);
     expect(readJsonl(out).length).toBeGreaterThan(0);
   });
@@ -55,11 +56,11 @@ describe('inputs that yield nothing', () => {
       ['stats', blank],
       ['run', blank, '--out', join(dir, 'run'), '--quiet'],
     ]) {
-      const r = await runCli(args);
+      const r = await runMain(args);
       expect(r.code, args[0]).toBe(1);
       expect(r.stderr).toContain(`tcompact ${args[0]}: no transcript in ${blank}: skipped 3 blank`);
     }
-    const r = await runCli(['convert', empty, '--out', join(dir, 'e.jsonl')]);
+    const r = await runMain(['convert', empty, '--out', join(dir, 'e.jsonl')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no data file (.jsonl, .json, .traj) was found');
   });
