@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InputItem } from '../../src/formats/types.js';
 import type { Transcript } from '../../src/model/transcript.js';
@@ -69,9 +69,10 @@ export function lineCount(file: string): number {
   return text.length === 0 ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
 
-const scratch = tempDir('formats');
-/** Writes a scratch file for a hand-made case and returns its path. */
+let scratch: string | undefined;
+/** Writes a scratch file for a hand-made case and returns its path (in a folder removed with the test or file). */
 export function scratchFile(name: string, content: string | Buffer): string {
+  if (scratch === undefined || !existsSync(scratch)) scratch = tempDir('formats');
   const path = join(scratch, name);
   writeFileSync(path, content);
   return path;
