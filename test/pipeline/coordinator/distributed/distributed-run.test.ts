@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED, TEST_STRATEGIES, cliFaults, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../../helpers.js';
-import { WorkerProcess, killLeftoverWorkers, allLogs } from './processes.js';
+import { WorkerProcess, killLeftoverWorkers, allLogs, workersConnected } from './processes.js';
 import { RedisServer, freePort, redisServerAvailable } from '../../../../bench/lib/redis-server.js';
 
 /**
@@ -74,8 +74,10 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     expected = files(join(dir, 'local'));
   });
 
-  // Every test uses the URL with its password: after each, no log of its processes and no file in DIR holds it.
-  afterEach(() => {
+  // A test that failed before stopping its worker processes must not leave them taking the next test's shards. Every
+  // test uses the URL with its password: after each, no log of its processes and no file in DIR holds it.
+  afterEach(async () => {
+    await killLeftoverWorkers();
     const logs = allLogs.splice(0).join('\n');
     expect(logs.length).toBeGreaterThan(0);
     expect(logs).not.toContain(PASSWORD);
@@ -95,7 +97,9 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     // Adapter input (SWE-agent trajectories, OpenHands events): items shards, read on the coordinator.
     const inputs = [join(BUNDLED, 'swe-agent'), join(BUNDLED, 'openhands')];
     expect((await coordinate([...runArgs(inputs[0], localOut, ['--workers', '2']), inputs[1]])).code).toBe(0);
-    const workers = [new WorkerProcess(redis.url), new WorkerProcess(redis.url)];
+    // Both take work: they are connected before the run starts, and each shard takes a moment (SLOW).
+    const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
+    await workersConnected(redis.url, 2);
     const run = await coordinate([...runArgs(inputs[0], out, ['--workers', '0', '--queue', redis.url]), inputs[1]]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -162,10 +166,11 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
 
   it('a Redis that cannot be reached at start is E_QUEUE with exit 2', async () => {
     const url = `redis://:${PASSWORD}@127.0.0.1:${await freePort()}`;
+    // The worker and the coordinator, side by side: each gives up on its own.
+    const worker = new WorkerProcess(url);
     const run = await coordinate(runArgs(archive, join(dir, 'no-redis'), ['--workers', '0', '--queue', url]));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/E_QUEUE: cannot reach the queue at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+/);
-    const worker = new WorkerProcess(url);
     expect(await worker.exited).toBe(2);
     expect(worker.stderr).toContain('E_QUEUE');
   });

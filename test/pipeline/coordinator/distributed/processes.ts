@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { CLI, ROOT } from '../../../helpers/paths.js';
 
 /** What the processes printed since the last password check took it (see distributed-run.test.ts). */
@@ -58,5 +59,20 @@ export class WorkerProcess {
   async stop(): Promise<number | null> {
     this.child.kill('SIGTERM');
     return this.exited;
+  }
+}
+
+/** Resolves once `count` worker processes hold their connection to the Redis at `url` (they take jobs from then on). */
+export async function workersConnected(url: string, count: number): Promise<void> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  client.on('error', () => undefined);
+  try {
+    for (;;) {
+      const clients = String(await client.client('LIST'));
+      if (clients.split('\n').filter((l) => / name=tcompact-worker /.test(l)).length >= count) return;
+      await sleep(50);
+    }
+  } finally {
+    client.disconnect();
   }
 }
