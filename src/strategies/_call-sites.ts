@@ -2,6 +2,7 @@ import { type Message, type ToolCall, type ToolMessage, isAssistant, isTool } fr
 import { NO_RESULT_TEXT } from '../model/repair.js';
 import { isFailedResult } from '../model/tool-outcome.js';
 import { type Removal, removeCalls } from './_edit.js';
+import { isMaskedFailure } from './_placeholders.js';
 
 /**
  * One tool call and where its result is, found by position rather than by id: real transcripts repeat call ids
@@ -45,12 +46,13 @@ export function callSites(messages: readonly Message[]): CallSite[] {
 
 /**
  * The tool reported a failure (its `is_error` flag, or for producers that set none, a first line that reads as one:
- * see isFailedResult), or no result was recorded: such a call proves nothing about the tool's state.
+ * see isFailedResult, or a mask that kept the error line), or no result was recorded: such a call proves nothing about
+ * the tool's state. The mask counts so that compacting a compacted transcript again changes nothing.
  */
 export function failedOrMissing(messages: readonly Message[], site: CallSite): boolean {
   if (site.result < 0) return true;
   const r = messages[site.result] as ToolMessage;
-  return r.content === NO_RESULT_TEXT || isFailedResult(r);
+  return r.content === NO_RESULT_TEXT || isFailedResult(r) || (typeof r.content === 'string' && isMaskedFailure(r.content));
 }
 
 /**

@@ -19,6 +19,13 @@ export function maskText(tool: string, ref: string | undefined, errorLine?: stri
   return `${MASK_PREFIX}${tool}]${errorLine === undefined ? '' : ` failed: ${errorLine}`}${refSuffix(ref)}`;
 }
 
+/** A masked result that kept its error line: it still says the call failed, as the result it replaced did. */
+export function isMaskedFailure(text: string): boolean {
+  if (!text.startsWith(MASK_PREFIX)) return false;
+  const close = text.indexOf(']', MASK_PREFIX.length);
+  return close >= 0 && text.startsWith(' failed: ', close + 1);
+}
+
 /** A tool result text that a strategy already replaced with a placeholder. */
 export function isCompactedResult(text: string): boolean {
   return text.startsWith(MASK_PREFIX) || text.startsWith(STRIP_PREFIX);

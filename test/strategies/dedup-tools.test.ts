@@ -82,6 +82,15 @@ describe('dedup-tools: identical arguments', () => {
     expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
   });
 
+  it('does not let a failed call that mask-observations already masked cover an earlier identical one', () => {
+    // The masked result keeps its error line; reading it as a success would remove the earlier call on a second pass.
+    const masked = '[Previous: used Glob] failed: error fix (ref: b3550f8ae78c18a3)';
+    const input = transcript(session(step('a', 'Glob', { pattern: '**/*.md' }, 'fix'), step('b', 'Glob', { pattern: '**/*.md' }, masked)));
+    expect(run(dedupTools, input, LAST_TURN).transcript).toBe(input);
+    const plain = transcript(session(step('a', 'Glob', { pattern: '**/*.md' }, 'fix'), step('b', 'Glob', { pattern: '**/*.md' }, '[Previous: used Glob]')));
+    expect(run(dedupTools, plain, LAST_TURN).details).toEqual({ duplicatesRemoved: 1, subsumedRemoved: 0 });
+  });
+
   it('lets any file write between two Globs break coverage', () => {
     const input = transcript(
       session(step('a', 'Glob', { pattern: '*' }), step('w', 'Write', { file_path: 'n.ts', content: '' }), step('b', 'Glob', { pattern: '*' })),
