@@ -2,6 +2,7 @@ import { change, int, mdTable, pct, usd } from './format.js';
 import { PROBE_KINDS } from './probes.js';
 import { type Tally, recall } from './score.js';
 import type { PolicyTotals, SimulationReport } from './simulate-run.js';
+import type { CacheModelName } from './cache-models.js';
 
 const KIND_LABELS: Record<(typeof PROBE_KINDS)[number], string> = {
   artifact: 'artifacts',
@@ -63,6 +64,45 @@ function sourcePointsSection(r: SimulationReport): string[] {
   ];
 }
 
+const CACHE_LABELS: Record<CacheModelName, string> = {
+  'anthropic-5m': "Anthropic's prompt cache with the 5-minute TTL",
+  'anthropic-1h': "Anthropic's prompt cache with the 1-hour TTL",
+  openai: "OpenAI's automatic prompt cache",
+  ideal: 'an ideal prefix cache',
+  none: 'no prompt cache',
+};
+
+const duration = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`);
+
+/** How "cost (cached)" was billed: the ideal cache's rule, or each cache model's rules and prices. */
+function cacheNote(r: SimulationReport): string[] {
+  if (!r.cache) {
+    return [
+      '"cost (cached)" assumes an ideal prefix cache: at each call, the leading messages identical to the previous',
+      "call's prompt are cache reads and the rest cache writes; a compaction or micro-compaction that rewrites an early",
+      'message turns everything after it into writes.',
+    ];
+  }
+  const c = r.cache;
+  const lines = [
+    `"cost (cached)" bills each call as the provider's prompt cache would (${c.chosenBy === 'flag' ? '`--cache`' : "each transcript's cache chosen by its source"}):`,
+  ];
+  for (const [name, m] of Object.entries(c.models) as [CacheModelName, NonNullable<(typeof c.models)[CacheModelName]>][]) {
+    const rules =
+      name === 'none'
+        ? 'every input token at the input price'
+        : `${m.ttlSeconds === null ? 'no expiry' : `entries expire ${duration(m.ttlSeconds)} after their last use`}` +
+          `${m.minTokens > 0 ? `, nothing cached below ${int(m.minTokens)} tokens` : ''}${m.step > 1 ? `, reads in steps of ${m.step} tokens` : ''}; ` +
+          `${m.prices.cacheWrite === m.prices.input ? 'no write premium' : `writes $${m.prices.cacheWrite}`}, reads $${m.prices.cached} per million`;
+    lines.push(`- \`${name}\` (${int(m.transcripts)} transcripts): ${CACHE_LABELS[name]}; ${rules}.`);
+  }
+  lines.push(
+    '',
+    `Calls are timed by the transcripts' timestamps; ${int(c.untimedTranscripts)} transcripts without any are spaced ${c.callGapSeconds} s apart.`,
+  );
+  return lines;
+}
+
 /** simulate.md: the policies table, the recorded-usage comparison when there is one, and how to read them. */
 export function renderSimulation(r: SimulationReport): string {
   const p = r.prices;
@@ -109,9 +149,7 @@ export function renderSimulation(r: SimulationReport): string {
     '',
     ...r.policies.map((x) => `- \`${x.name}\`: ${x.summary}`),
     '',
-    '"cost (cached)" assumes an ideal prefix cache: at each call, the leading messages identical to the previous',
-    "call's prompt are cache reads and the rest cache writes; a compaction or micro-compaction that rewrites an early",
-    'message turns everything after it into writes.',
+    ...cacheNote(r),
   ];
   out.push(...sourcePointsSection(r));
   if (r.llm) {
@@ -151,8 +189,8 @@ export function renderSimulation(r: SimulationReport): string {
             int(s.calls),
             int(s.billedInput),
             int(s.cachedInput),
-            int(s.billedInput - s.cachedInput),
-            '–',
+            int(s.cacheWrites ?? s.billedInput - s.cachedInput),
+            s.cacheWrites === undefined ? '–' : int(s.billedInput - s.cachedInput - s.cacheWrites),
             int(s.outputTokens),
             int(s.firstPrompt),
             usd(s.cost.withoutCache),

@@ -4,6 +4,8 @@ import type { ToolDef, Transcript } from '../model/transcript.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
+import { CACHE_RULES, type CacheRules, DEFAULT_CALL_GAP_SECONDS } from './cache-models.js';
+import { PromptCache } from './prompt-cache.js';
 
 /** A policy made ready for one transcript: fresh state, since a manager counts compactions and cooldowns. */
 export interface PolicyInstance {
@@ -31,6 +33,10 @@ export interface ReplayOptions {
   basePrompt?: number;
   /** Told each call's prompt size, in call order (for a chart of one transcript's prompts). */
   onCall?: (promptTokens: number) => void;
+  /** The provider's prompt cache. @default the ideal cache */
+  cache?: CacheRules;
+  /** Seconds between calls in a transcript without timestamps. @default DEFAULT_CALL_GAP_SECONDS */
+  callGapSeconds?: number;
 }
 
 /** What one transcript's replay under one policy cost, in tokens. */
@@ -40,10 +46,16 @@ export interface ReplayStats {
   /** Sum of every call's prompt (all earlier messages as the policy left them, plus tool definitions). */
   billedInput: number;
   /**
-   * The part of `billedInput` an ideal prefix cache would serve: at each call, the tokens of the longest run of
-   * leading messages identical to the previous call's prompt (tool definitions included once anything matches).
+   * The part of `billedInput` read from the prompt cache. Under the ideal cache: at each call, the tokens of the
+   * longest run of leading messages identical to the previous call's prompt (tool definitions included once anything
+   * matches), and the rest of the input is written.
    */
   cachedInput: number;
+  /**
+   * The part of `billedInput` written to the cache; absent under the ideal cache, where it is everything not read.
+   * The rest (`billedInput - cachedInput - cacheWrites`) is plain input.
+   */
+  cacheWrites?: number;
   /** Sum of the assistant messages' tokens: the same under every policy. */
   outputTokens: number;
   /** Compactions the manager made (micro-compaction not included). */
@@ -102,9 +114,13 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   const stats = emptyReplayStats();
   let context: Message[] = [];
   let tokens = toolsTokens;
-  let previous: readonly Message[] | undefined;
+  const rules = options.cache ?? CACHE_RULES.ideal;
+  const cache = new PromptCache(rules);
+  if (rules.kind !== 'previous') stats.cacheWrites = 0;
+  const clock = new CallClock(transcript.messages, (options.callGapSeconds ?? DEFAULT_CALL_GAP_SECONDS) * 1000);
 
   for (const message of transcript.messages) {
+    const atMs = clock.next(message);
     if (!replayed(message)) continue;
     if (message.role === 'assistant') {
       if (policy.micro) {
@@ -135,12 +151,19 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       options.onCall?.(tokens);
       if (stats.calls === 1) stats.firstPrompt = tokens;
       stats.billedInput += tokens;
-      if (previous) stats.cachedInput += toolsTokens + sharedPrefixTokens(previous, context, tok);
+      const billed = cache.call({
+        messages: context,
+        tokensOf: (i) => tokensOf(context[i], tok),
+        blocksOf: (i) => blocksOf(context[i]),
+        baseTokens: toolsTokens,
+        atMs,
+      });
+      stats.cachedInput += billed.read;
+      if (stats.cacheWrites !== undefined) stats.cacheWrites += billed.written;
       stats.peakPrompt = Math.max(stats.peakPrompt, tokens);
       if (tokens >= hardTokens) stats.callsOverHardLimit++;
       if (tokens > options.window) stats.callsOverWindow++;
       stats.outputTokens += tokensOf(message, tok);
-      previous = context.slice();
     }
     context.push(message);
     tokens += tokensOf(message, tok);
@@ -158,12 +181,47 @@ function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
   return true;
 }
 
-/** Tokens of the leading messages `next` shares (as the same objects) with `prev`. */
-function sharedPrefixTokens(prev: readonly Message[], next: readonly Message[], tok: Tokenizer): number {
-  let n = 0;
-  const end = Math.min(prev.length, next.length);
-  for (let i = 0; i < end && prev[i] === next[i]; i++) n += tokensOf(next[i], tok);
-  return n;
+/** Content blocks of a message as a provider counts them: each content part and each tool call (at least one). */
+function blocksOf(m: Message): number {
+  const content = (m as { content?: unknown }).content;
+  const calls = (m as { tool_calls?: unknown }).tool_calls;
+  return Math.max(1, (Array.isArray(content) ? content.length : 1) + (Array.isArray(calls) ? calls.length : 0));
+}
+
+const stampOf = (m: Message): number | undefined => {
+  const t = (m as Record<string, unknown>).timestamp;
+  const ms = typeof t === 'string' ? Date.parse(t) : typeof t === 'number' ? t : Number.NaN;
+  return Number.isFinite(ms) ? ms : undefined;
+};
+
+/**
+ * When each call was made. A call goes out right after the last message of its prompt, so it takes the latest
+ * timestamp recorded up to that message (the reply's own for a first call with none before it), never earlier than
+ * the previous call. A transcript without any timestamp gets a fixed gap between calls.
+ */
+class CallClock {
+  private readonly timed: boolean;
+  private latest: number | undefined;
+  private lastCall: number | undefined;
+
+  constructor(
+    messages: readonly Message[],
+    private readonly gapMs: number,
+  ) {
+    this.timed = messages.some((m) => stampOf(m) !== undefined);
+  }
+
+  /** Takes the messages in order; returns the time of a call made before `message` (meaningful for replies). */
+  next(message: Message): number {
+    const own = stampOf(message);
+    let at: number;
+    if (message.role !== 'assistant') at = this.lastCall ?? 0;
+    else if (!this.timed) at = this.lastCall === undefined ? 0 : this.lastCall + this.gapMs;
+    else at = Math.max(this.latest ?? own ?? 0, this.lastCall ?? Number.NEGATIVE_INFINITY);
+    if (message.role === 'assistant') this.lastCall = at;
+    if (own !== undefined) this.latest = this.latest === undefined ? own : Math.max(this.latest, own);
+    return at;
+  }
 }
 
 /** Tokens of a list of messages plus tool definitions, counted like `countTranscript`. */

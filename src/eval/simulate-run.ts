@@ -3,7 +3,8 @@ import type { Transcript } from '../model/transcript.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 import { type Policy, type TailOptions, resolvePolicy } from './policies.js';
-import { type Cost, type Prices, costOf } from './pricing.js';
+import { CACHE_RULES, type CacheModelName, DEFAULT_CALL_GAP_SECONDS, defaultCacheModel } from './cache-models.js';
+import { type Cost, type PriceFlags, type Prices, costOf, pricesFor } from './pricing.js';
 import { type RecordedUsage, recordedCost, recordedUsage } from './recorded-usage.js';
 import { type ReplayStats, emptyReplayStats, replay } from './replay.js';
 import { type ProbeScore, addScore, emptyScore } from './score.js';
@@ -14,7 +15,12 @@ export interface SimulateOptions {
   policies: readonly string[];
   window: number;
   tokenizer: Tokenizer;
-  prices: Prices;
+  /** Input and output prices; the cache's write and read prices follow from the cache model unless given. */
+  prices: PriceFlags;
+  /** The prompt cache of every transcript. @default by source (`defaultCacheModel`) */
+  cache?: CacheModelName;
+  /** Seconds between calls of a transcript without timestamps. @default DEFAULT_CALL_GAP_SECONDS */
+  callGapSeconds?: number;
   /** @default 0 */
   cooldown?: number;
   /** @default 3 */
@@ -40,6 +46,8 @@ interface TranscriptSimulation {
   file: string;
   line: number;
   messages: number;
+  /** The cache model its replays were billed with; absent for the ideal cache. */
+  cache?: CacheModelName;
   /** By policy name, in the order of `policies`. */
   policies: Record<string, PolicyRun>;
   recorded?: RecordedUsage & { cost: Cost };
@@ -94,6 +102,18 @@ export interface SimulationReport {
   sourcePoints?: { transcripts: number; points: number; withSummary: number; byKind: Record<string, number> };
   /** The LLM steps' usage when a model was given, without its timing (which varies from run to run). */
   llm?: Omit<LlmRunUsage, 'timing'>;
+  /** The prompt-cache models used, with their rules and prices; absent when every transcript used the ideal cache. */
+  cache?: CacheReport;
+}
+
+interface CacheReport {
+  /** `flag`: `--cache` for every transcript; `source`: each transcript's by its source. */
+  chosenBy: 'flag' | 'source';
+  /** Seconds between calls assumed for transcripts without timestamps. */
+  callGapSeconds: number;
+  /** Transcripts that recorded no timestamp (their calls are spaced by callGapSeconds). */
+  untimedTranscripts: number;
+  models: Partial<Record<CacheModelName, { transcripts: number; ttlSeconds: number | null; minTokens: number; step: number; prices: Prices }>>;
 }
 
 function emptyRun(): PolicyRun {
@@ -104,6 +124,7 @@ function addRun(into: PolicyRun, r: PolicyRun): void {
   into.calls += r.calls;
   into.billedInput += r.billedInput;
   into.cachedInput += r.cachedInput;
+  if (r.cacheWrites !== undefined) into.cacheWrites = (into.cacheWrites ?? 0) + r.cacheWrites;
   into.outputTokens += r.outputTokens;
   into.compactions += r.compactions;
   into.microCompactions += r.microCompactions;
@@ -121,6 +142,8 @@ export class Simulation {
   private readonly policies: Policy[];
   private readonly perTranscript: TranscriptSimulation[] = [];
   private trace: { peak: number; trace: PromptTrace } | undefined;
+  private readonly cacheModels = new Map<CacheModelName, number>();
+  private untimed = 0;
 
   constructor(private readonly options: SimulateOptions) {
     const names = ['none', ...options.policies.filter((n) => n !== 'none')];
@@ -143,21 +166,40 @@ export class Simulation {
       transcript,
       tail: o.tail,
     };
-    const result: TranscriptSimulation = { id: transcript.id, file: source.file, line: source.line, messages: transcript.messages.length, policies: {} };
+    const model = o.cache ?? defaultCacheModel(transcript);
+    const rules = CACHE_RULES[model];
+    const prices = pricesFor(rules, o.prices);
+    this.cacheModels.set(model, (this.cacheModels.get(model) ?? 0) + 1);
+    if (!transcript.messages.some((m) => (m as Record<string, unknown>).timestamp !== undefined)) this.untimed++;
+    const result: TranscriptSimulation = {
+      id: transcript.id,
+      file: source.file,
+      line: source.line,
+      messages: transcript.messages.length,
+      ...(model === 'ideal' ? {} : { cache: model }),
+      policies: {},
+    };
     const prompts: Record<string, number[]> = {};
     for (const policy of this.policies) {
       const calls: number[] = (prompts[policy.name] = []);
       const onCall = (n: number) => calls.push(n);
       const instance = policy.instantiate(env);
-      const stats = await replay(transcript, instance, { tokenizer: o.tokenizer, window: o.window, basePrompt: o.basePrompt, onCall });
+      const stats = await replay(transcript, instance, {
+        tokenizer: o.tokenizer,
+        window: o.window,
+        basePrompt: o.basePrompt,
+        onCall,
+        cache: rules,
+        callGapSeconds: o.callGapSeconds,
+      });
       result.policies[policy.name] = {
         ...stats,
-        cost: costOf({ input: stats.billedInput, cachedRead: stats.cachedInput, output: stats.outputTokens }, o.prices),
+        cost: costOf({ input: stats.billedInput, cachedRead: stats.cachedInput, cacheWrites: stats.cacheWrites, output: stats.outputTokens }, prices),
         ...('points' in instance ? { atPoints: (instance as SourcePolicyInstance).points } : {}),
       };
     }
     const recorded = recordedUsage(transcript);
-    if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, o.prices) };
+    if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, prices) };
     this.perTranscript.push(result);
     const peak = result.policies.none.peakPrompt;
     if (result.policies.none.calls > 0 && (this.trace === undefined || peak > this.trace.peak)) {
@@ -182,6 +224,21 @@ export class Simulation {
     return out;
   }
 
+  private cacheReport(): CacheReport | undefined {
+    if (this.options.cache === 'ideal') return undefined;
+    const models: CacheReport['models'] = {};
+    for (const [name, transcripts] of this.cacheModels) {
+      const r = CACHE_RULES[name];
+      models[name] = { transcripts, ttlSeconds: r.ttlSeconds, minTokens: r.minTokens, step: r.step, prices: pricesFor(r, this.options.prices) };
+    }
+    return {
+      chosenBy: this.options.cache === undefined ? 'source' : 'flag',
+      callGapSeconds: this.options.callGapSeconds ?? DEFAULT_CALL_GAP_SECONDS,
+      untimedTranscripts: this.untimed,
+      models,
+    };
+  }
+
   report(): SimulationReport {
     const o = this.options;
     const totals = this.policies.map((p) => {
@@ -198,7 +255,7 @@ export class Simulation {
       tokenizer: o.tokenizer.name,
       window: o.window,
       thresholds: { ...DEFAULT_THRESHOLDS },
-      prices: o.prices,
+      prices: pricesFor(CACHE_RULES[[...this.cacheModels.keys()][0] ?? o.cache ?? 'anthropic-5m'], o.prices),
       cooldown: o.cooldown ?? 0,
       maxAttempts: o.maxAttempts ?? 3,
       basePrompt: o.basePrompt ?? 0,
@@ -219,6 +276,8 @@ export class Simulation {
       perTranscript: this.perTranscript,
       ...(this.trace ? { trace: this.trace.trace } : {}),
     };
+    const cache = this.cacheReport();
+    if (cache) report.cache = cache;
     if (this.policies.some((p) => p.name === SOURCE_OWN)) {
       const points = { transcripts: 0, points: 0, withSummary: 0, byKind: {} as Record<string, number> };
       for (const t of this.perTranscript) {

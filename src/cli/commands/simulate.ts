@@ -3,7 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { TcompactError } from '../../errors.js';
 import { DEFAULT_POLICIES, POLICIES } from '../../eval/policies.js';
 import { tailFlagOverrides } from '../config-file.js';
-import { DEFAULT_PRICES, type Prices } from '../../eval/pricing.js';
+import { DEFAULT_PRICES, type PriceFlags } from '../../eval/pricing.js';
+import { CACHE_MODEL_NAMES, DEFAULT_CALL_GAP_SECONDS, parseCacheModel } from '../../eval/cache-models.js';
 import { renderSimulation } from '../../eval/render-simulate.js';
 import { Simulation } from '../../eval/simulate-run.js';
 import { readInputs } from '../../formats/read-inputs.js';
@@ -49,9 +50,14 @@ Options:
                          (Claude Code sessions: about the first call's recorded input; default 0)
   --cooldown N           calls after a compaction with no new attempt (default 0)
   --max-attempts N       compactions in a row that stay above the trigger before the run is stuck (default 3)
+  --cache MODEL          the provider's prompt cache: ${CACHE_MODEL_NAMES.join(', ')} (default by source:
+                         Claude Code anthropic-5m, Codex openai, others by their recorded model, else anthropic-5m);
+                         caches expire by the calls' recorded timestamps
+  --call-gap SECONDS     seconds between calls of a transcript without timestamps (default ${DEFAULT_CALL_GAP_SECONDS})
   --price-in X           US dollars per million uncached input tokens (default ${DEFAULT_PRICES.input})
-  --price-cache-write X  per million input tokens written to the cache (default ${DEFAULT_PRICES.cacheWrite})
-  --price-cached X       per million input tokens read from the cache (default ${DEFAULT_PRICES.cached})
+  --price-cache-write X  per million input tokens written to the cache (default: the cache model's multiple of
+                         --price-in: 1.25 anthropic-5m, 2 anthropic-1h, 1 openai; ideal ${DEFAULT_PRICES.cacheWrite})
+  --price-cached X       per million input tokens read from the cache (default: 0.1 x --price-in; ideal ${DEFAULT_PRICES.cached})
   --price-out X          per million output tokens (default ${DEFAULT_PRICES.output})
   --model NAME           the model of the policies' LLM steps (summarize, classify-tangents)
   --llm URL              its OpenAI-compatible base URL (default: OPENAI_BASE_URL, else OpenAI); key: OPENAI_API_KEY
@@ -72,6 +78,8 @@ Options:
       'keep-messages': { type: 'string' },
       'keep-results': { type: 'string' },
       'max-attempts': { type: 'string' },
+      cache: { type: 'string' },
+      'call-gap': { type: 'string' },
       'price-in': { type: 'string' },
       'price-cache-write': { type: 'string' },
       'price-cached': { type: 'string' },
@@ -89,12 +97,16 @@ Options:
     });
     const inputs = requireInputs('simulate', positionals);
     if (values.out === undefined) throw new TcompactError('E_USAGE', 'simulate: --out DIR is required');
-    const prices: Prices = {
+    const cache = parseCacheModel('simulate', values.cache);
+    const optionalPrice = (flag: string, value: string | undefined) => (value === undefined ? undefined : nonNegativeOption(flag, value, 0));
+    const prices: PriceFlags = {
       input: nonNegativeOption('price-in', values['price-in'], DEFAULT_PRICES.input),
-      cacheWrite: nonNegativeOption('price-cache-write', values['price-cache-write'], DEFAULT_PRICES.cacheWrite),
-      cached: nonNegativeOption('price-cached', values['price-cached'], DEFAULT_PRICES.cached),
       output: nonNegativeOption('price-out', values['price-out'], DEFAULT_PRICES.output),
     };
+    const cacheWrite = optionalPrice('price-cache-write', values['price-cache-write']);
+    const cached = optionalPrice('price-cached', values['price-cached']);
+    if (cacheWrite !== undefined) prices.cacheWrite = cacheWrite;
+    if (cached !== undefined) prices.cached = cached;
     const tokenizer = getTokenizer(parseTokenizer(values.tokenizer));
     // --price-in and --price-out price the replayed agent's calls here, not the LLM steps' model.
     const [llmOptions] = llmOptionsFromFlags('simulate', { ...values, 'price-in': undefined, 'price-out': undefined });
@@ -104,6 +116,8 @@ Options:
       window: intOption('window', values.window, DEFAULT_WINDOW, 1),
       tokenizer,
       prices,
+      cache,
+      callGapSeconds: nonNegativeOption('call-gap', values['call-gap'], DEFAULT_CALL_GAP_SECONDS),
       cooldown: intOption('cooldown', values.cooldown, 0, 0),
       maxAttempts: intOption('max-attempts', values['max-attempts'], 3, 1),
       basePrompt: intOption('base-prompt', values['base-prompt'], 0, 0),
