@@ -1,4 +1,5 @@
 import type { Transcript } from '../model/transcript.js';
+import { CACHE_RULES } from './cache-models.js';
 import type { Prices } from './pricing.js';
 
 /**
@@ -15,6 +16,11 @@ export interface RecordedUsage {
   /** input_tokens: input neither written to nor read from the cache. */
   uncachedInput: number;
   cacheCreation: number;
+  /**
+   * Of `cacheCreation`, tokens written with the 1-hour TTL (Claude Code's `cache_creation.ephemeral_1h_input_tokens`),
+   * billed at twice the input price where the 5-minute ones are at 1.25 times. Only with `byTtl`.
+   */
+  cacheCreation1h?: number;
   cacheRead: number;
   output: number;
   /** The first recorded call's whole input: the system prompt and tool definitions that the transcript does not hold, plus its first messages. */
@@ -23,8 +29,9 @@ export interface RecordedUsage {
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
-export function recordedUsage(transcript: Transcript): RecordedUsage | undefined {
+export function recordedUsage(transcript: Transcript, { byTtl = false } = {}): RecordedUsage | undefined {
   const r: RecordedUsage = { calls: 0, input: 0, uncachedInput: 0, cacheCreation: 0, cacheRead: 0, output: 0, firstCallInput: 0 };
+  if (byTtl) r.cacheCreation1h = 0;
   for (const m of transcript.messages) {
     if (m.role !== 'assistant') continue;
     const usage = (m as Record<string, unknown>).usage;
@@ -38,6 +45,9 @@ export function recordedUsage(transcript: Transcript): RecordedUsage | undefined
     r.calls++;
     r.uncachedInput += uncached;
     r.cacheCreation += creation;
+    if (r.cacheCreation1h !== undefined && u.cache_creation !== null && typeof u.cache_creation === 'object') {
+      r.cacheCreation1h += Math.min(creation, num((u.cache_creation as Record<string, unknown>).ephemeral_1h_input_tokens));
+    }
     r.cacheRead += read;
     r.input += uncached + creation + read;
     r.output += num(u.output_tokens);
@@ -45,11 +55,20 @@ export function recordedUsage(transcript: Transcript): RecordedUsage | undefined
   return r.calls > 0 ? r : undefined;
 }
 
-/** What the recorded usage cost at `prices`: with caching as billed, and as if every input token were plain input. */
+/**
+ * What the recorded usage cost at `prices`: with caching as billed, and as if every input token were plain input.
+ * With `cacheCreation1h`, writes are billed by their own TTL (Anthropic: 1.25 or 2 times the input price), whatever
+ * cache the replay beside them assumes.
+ */
 export function recordedCost(r: RecordedUsage, prices: Prices): { withoutCache: number; withCache: number } {
   const out = r.output * prices.output;
+  const writes =
+    r.cacheCreation1h === undefined
+      ? r.cacheCreation * prices.cacheWrite
+      : (r.cacheCreation - r.cacheCreation1h) * prices.input * CACHE_RULES['anthropic-5m'].writeMultiplier +
+        r.cacheCreation1h * prices.input * CACHE_RULES['anthropic-1h'].writeMultiplier;
   return {
     withoutCache: (r.input * prices.input + out) / 1e6,
-    withCache: (r.uncachedInput * prices.input + r.cacheCreation * prices.cacheWrite + r.cacheRead * prices.cached + out) / 1e6,
+    withCache: (r.uncachedInput * prices.input + writes + r.cacheRead * prices.cached + out) / 1e6,
   };
 }

@@ -200,6 +200,12 @@ export function renderSimulation(r: SimulationReport): string {
         'lrrrrrrrrr',
       ),
       '',
+      ...(u.cacheCreation1h === undefined
+        ? []
+        : [
+            `Of the recorded cache writes, ${int(u.cacheCreation1h)} were made with the 1-hour TTL and are billed at 2x the input price, the others at 1.25x.`,
+            '',
+          ]),
       'The recorded input includes the system prompt and tool definitions the session file does not hold (about the',
       "first call's recorded input minus its simulated prompt, on every call; `--base-prompt N` adds them to the replay)",
       "and is counted by the provider's tokenizer.",

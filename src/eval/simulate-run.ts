@@ -198,7 +198,8 @@ export class Simulation {
         ...('points' in instance ? { atPoints: (instance as SourcePolicyInstance).points } : {}),
       };
     }
-    const recorded = recordedUsage(transcript);
+    // Under a provider's cache, recorded writes are priced by the TTL they were made with; the ideal cache keeps one price.
+    const recorded = recordedUsage(transcript, { byTtl: model !== 'ideal' });
     if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, prices) };
     this.perTranscript.push(result);
     const peak = result.policies.none.peakPrompt;
@@ -302,6 +303,7 @@ export class Simulation {
         input: 0,
         uncachedInput: 0,
         cacheCreation: 0,
+        ...(o.cache === 'ideal' ? {} : { cacheCreation1h: 0 }),
         cacheRead: 0,
         output: 0,
         firstCallInput: 0,
@@ -314,6 +316,7 @@ export class Simulation {
         usage.input += r.input;
         usage.uncachedInput += r.uncachedInput;
         usage.cacheCreation += r.cacheCreation;
+        if (usage.cacheCreation1h !== undefined) usage.cacheCreation1h += r.cacheCreation1h ?? 0;
         usage.cacheRead += r.cacheRead;
         usage.output += r.output;
         usage.firstCallInput += r.firstCallInput;
