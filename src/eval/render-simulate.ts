@@ -103,6 +103,64 @@ function cacheNote(r: SimulationReport): string[] {
   return lines;
 }
 
+/** The policies' table; a "compaction calls" column when a policy's compactions asked a model. */
+function policiesTable(r: SimulationReport): string {
+  const withCalls = r.policies.some((x) => x.compactionCalls !== undefined);
+  const head = [
+    'policy',
+    'calls',
+    'input billed',
+    'vs none',
+    'compactions',
+    'micro',
+    'peak prompt',
+    'calls >= hard limit',
+    'calls > window',
+    'stuck',
+    ...(withCalls ? ['compaction calls'] : []),
+    'cost',
+    'cost (cached)',
+  ];
+  return mdTable(
+    head,
+    r.policies.map((x) => [
+      x.name,
+      int(x.calls),
+      int(x.billedInput),
+      x.name === 'none' ? '–' : change(-x.reductionVsNone),
+      int(x.compactions),
+      int(x.microCompactions),
+      int(x.peakPrompt),
+      int(x.callsOverHardLimit),
+      int(x.callsOverWindow),
+      int(x.stuckTranscripts),
+      ...(withCalls ? [x.compactionCalls ? `${usd(x.compactionCalls.cost)} (${int(x.compactionCalls.calls)})` : '–'] : []),
+      usd(x.cost.withoutCache),
+      usd(x.cost.withCache),
+    ]),
+    `l${'r'.repeat(head.length - 1)}`,
+  );
+}
+
+/** What the "compaction calls" column holds, when there is one. */
+function compactionCallsNote(r: SimulationReport): string[] {
+  const rows = r.policies.filter((x) => x.compactionCalls !== undefined);
+  if (rows.length === 0) return [];
+  return [
+    '',
+    '"compaction calls": what the compactions themselves cost, in US dollars (number of model calls), included in both costs: ' +
+      "each summary's prompt and answer" +
+      (r.compactionPricing
+        ? `, our LLM steps' (${r.compactionPricing.model}) at $${r.compactionPricing.inPerMillion} / $${r.compactionPricing.outPerMillion} per million prompt / answer tokens${r.compactionPricing.batch ? ' (Batch API price)' : ''}`
+        : '') +
+      "; the source's own summaries (`source`) at the agent's prices, their prompt being the context before the point.",
+    ...rows.map((x) => {
+      const c = x.compactionCalls as NonNullable<PolicyTotals['compactionCalls']>;
+      return `- \`${x.name}\`: ${int(c.calls)} calls, ${int(c.input)} prompt and ${int(c.output)} answer tokens, ${usd(c.cost)}.`;
+    }),
+  ];
+}
+
 /** simulate.md: the policies table, the recorded-usage comparison when there is one, and how to read them. */
 export function renderSimulation(r: SimulationReport): string {
   const p = r.prices;
@@ -115,41 +173,12 @@ export function renderSimulation(r: SimulationReport): string {
       (r.basePrompt > 0 ? `; ${int(r.basePrompt)} tokens of unrecorded system prompt and tools added to every call.` : '.'),
     `Prices per million tokens: input $${p.input}, cache write $${p.cacheWrite}, cache read $${p.cached}, output $${p.output}.`,
     '',
-    mdTable(
-      [
-        'policy',
-        'calls',
-        'input billed',
-        'vs none',
-        'compactions',
-        'micro',
-        'peak prompt',
-        'calls >= hard limit',
-        'calls > window',
-        'stuck',
-        'cost',
-        'cost (cached)',
-      ],
-      r.policies.map((x) => [
-        x.name,
-        int(x.calls),
-        int(x.billedInput),
-        x.name === 'none' ? '–' : change(-x.reductionVsNone),
-        int(x.compactions),
-        int(x.microCompactions),
-        int(x.peakPrompt),
-        int(x.callsOverHardLimit),
-        int(x.callsOverWindow),
-        int(x.stuckTranscripts),
-        usd(x.cost.withoutCache),
-        usd(x.cost.withCache),
-      ]),
-      'lrrrrrrrrrrr',
-    ),
+    policiesTable(r),
     '',
     ...r.policies.map((x) => `- \`${x.name}\`: ${x.summary}`),
     '',
     ...cacheNote(r),
+    ...compactionCallsNote(r),
   ];
   out.push(...sourcePointsSection(r));
   if (r.llm) {

@@ -1,4 +1,7 @@
 import type { LlmRunUsage, LlmSession } from '../llm/session.js';
+
+/** The Batch API bills half the list price. */
+const BATCH_DISCOUNT = 0.5;
 import type { Transcript } from '../model/transcript.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
@@ -33,10 +36,29 @@ export interface SimulateOptions {
   llm?: LlmSession;
   /** summarize's focus (`--focus`). @default none */
   focus?: string;
+  /**
+   * Bill the policies' LLM compaction calls at the Batch API's price: these prices per million tokens, else half the
+   * model's list price. @default online price
+   */
+  batch?: { in?: number; out?: number };
+}
+
+/**
+ * The model calls a policy's compactions made: the summarizer's prompts and answers, billed beside the agent's own
+ * calls (and included in its costs). Our LLM steps at the `--model`'s price (its list price when known, else
+ * `--price-in`/`--price-out`; with `batch`, the Batch API's); the source's own summaries at the agent's prices.
+ */
+export interface CompactionCalls {
+  calls: number;
+  input: number;
+  output: number;
+  cost: number;
 }
 
 type PolicyRun = ReplayStats & {
   cost: Cost;
+  /** Absent when the policy's compactions asked no model. */
+  compactionCalls?: CompactionCalls;
   /** `source` policies: what the policy kept at each of the source's compaction points. */
   atPoints?: PointResult[];
 };
@@ -104,6 +126,8 @@ export interface SimulationReport {
   llm?: Omit<LlmRunUsage, 'timing'>;
   /** The prompt-cache models used, with their rules and prices; absent when every transcript used the ideal cache. */
   cache?: CacheReport;
+  /** With a model: the price its compaction calls were billed at, per million tokens. */
+  compactionPricing?: { model: string; inPerMillion: number; outPerMillion: number; batch: boolean };
 }
 
 interface CacheReport {
@@ -135,6 +159,13 @@ function addRun(into: PolicyRun, r: PolicyRun): void {
   into.stuck ||= r.stuck;
   into.cost.withoutCache += r.cost.withoutCache;
   into.cost.withCache += r.cost.withCache;
+  if (r.compactionCalls) {
+    const c = (into.compactionCalls ??= { calls: 0, input: 0, output: 0, cost: 0 });
+    c.calls += r.compactionCalls.calls;
+    c.input += r.compactionCalls.input;
+    c.output += r.compactionCalls.output;
+    c.cost += r.compactionCalls.cost;
+  }
 }
 
 /** Replays an archive under several policies and sums the results; add transcripts in input order. */
@@ -184,6 +215,7 @@ export class Simulation {
       const calls: number[] = (prompts[policy.name] = []);
       const onCall = (n: number) => calls.push(n);
       const instance = policy.instantiate(env);
+      const usageBefore = o.llm?.usage();
       const stats = await replay(transcript, instance, {
         tokenizer: o.tokenizer,
         window: o.window,
@@ -192,11 +224,18 @@ export class Simulation {
         cache: rules,
         callGapSeconds: o.callGapSeconds,
       });
-      result.policies[policy.name] = {
+      const run: PolicyRun = {
         ...stats,
         cost: costOf({ input: stats.billedInput, cachedRead: stats.cachedInput, cacheWrites: stats.cacheWrites, output: stats.outputTokens }, prices),
         ...('points' in instance ? { atPoints: (instance as SourcePolicyInstance).points } : {}),
       };
+      const compactionCalls = this.compactionCalls(instance as SourcePolicyInstance, usageBefore, prices);
+      if (compactionCalls) {
+        run.compactionCalls = compactionCalls;
+        run.cost.withoutCache += compactionCalls.cost;
+        run.cost.withCache += compactionCalls.cost;
+      }
+      result.policies[policy.name] = run;
     }
     // Under a provider's cache, recorded writes are priced by the TTL they were made with; the ideal cache keeps one price.
     const recorded = recordedUsage(transcript, { byTtl: model !== 'ideal' });
@@ -207,6 +246,40 @@ export class Simulation {
       this.trace = { peak, trace: { id: transcript.id, file: source.file, line: source.line, prompts } };
     }
     return result;
+  }
+
+  /** The price of the LLM steps' calls: the model's list price (else the agent's), or the Batch API's. */
+  private llmPrice(usage: LlmRunUsage, prices: Pick<Prices, 'input' | 'output'>): { in: number; out: number } {
+    const list = usage.price ? { in: usage.price.inPerMillion, out: usage.price.outPerMillion } : { in: prices.input, out: prices.output };
+    const b = this.options.batch;
+    return b ? { in: b.in ?? list.in * BATCH_DISCOUNT, out: b.out ?? list.out * BATCH_DISCOUNT } : list;
+  }
+
+  /** What one replay's compactions asked of a model, priced; undefined when they asked nothing. */
+  private compactionCalls(instance: SourcePolicyInstance, before: LlmRunUsage | undefined, prices: Prices): CompactionCalls | undefined {
+    const out: CompactionCalls = { calls: 0, input: 0, output: 0, cost: 0 };
+    const own = instance.summarizer;
+    if (own && own.calls > 0) {
+      out.calls += own.calls;
+      out.input += own.input;
+      out.output += own.output;
+      out.cost += (own.input * prices.input + own.output * prices.output) / 1e6;
+    }
+    const llm = this.options.llm;
+    if (llm && before) {
+      const after = llm.usage();
+      const calls = after.answers - before.answers;
+      const input = after.promptTokens - before.promptTokens;
+      const output = after.completionTokens - before.completionTokens;
+      if (calls > 0 || input > 0) {
+        const price = this.llmPrice(after, prices);
+        out.calls += calls;
+        out.input += input;
+        out.output += output;
+        out.cost += (input * price.in + output * price.out) / 1e6;
+      }
+    }
+    return out.calls > 0 ? out : undefined;
   }
 
   /** A `source` policy's figures at the points, summed over transcripts; undefined for other policies. */
@@ -295,6 +368,8 @@ export class Simulation {
     if (o.llm) {
       const { timing: _timing, ...usage } = o.llm.usage();
       report.llm = usage;
+      const price = this.llmPrice(o.llm.usage(), o.prices);
+      report.compactionPricing = { model: usage.model, inPerMillion: price.in, outPerMillion: price.out, batch: o.batch !== undefined };
     }
     const withUsage = this.perTranscript.filter((t) => t.recorded);
     if (withUsage.length > 0) {

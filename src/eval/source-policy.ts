@@ -35,6 +35,11 @@ export interface PointResult {
 /** A policy instance that records what it kept at each of the source's compaction points. */
 export interface SourcePolicyInstance extends PolicyInstance {
   points: PointResult[];
+  /**
+   * `source` only: the source's own summarizer calls, one per summary put in place: its prompt (the context before
+   * the point) and its answer (the summary), in tokens.
+   */
+  summarizer?: { calls: number; input: number; output: number };
 }
 
 const leadingSystem = (messages: readonly Message[]): Message[] => {
@@ -65,7 +70,8 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
       const transcript = env.transcript;
       const points = transcript ? sourceCompactionPoints(transcript) : [];
       const results: PointResult[] = [];
-      if (!transcript || points.length === 0) return { points: results };
+      const summarizer = strategies === 'own' ? { calls: 0, input: 0, output: 0 } : undefined;
+      if (!transcript || points.length === 0) return { points: results, ...(summarizer ? { summarizer } : {}) };
       const byCall = new Map(points.map((p) => [p.call, p]));
       const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
       const history = transcript.messages;
@@ -73,6 +79,7 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
       const compact = strategies === 'own' ? ownCompaction(env, history) : ourCompaction(env, strategies);
       return {
         points: results,
+        ...(summarizer ? { summarizer } : {}),
         async at(call, request) {
           const point = byCall.get(call);
           if (!point) return undefined;
@@ -89,6 +96,11 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
           };
           if (point.focus !== undefined) result.focus = point.focus;
           results.push(result);
+          if (summarizer && kept && point.summary) {
+            summarizer.calls++;
+            summarizer.input += request.tokens;
+            summarizer.output += contextTokens([point.summary], undefined, env.tokenizer);
+          }
           return kept;
         },
       };

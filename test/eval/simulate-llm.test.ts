@@ -71,6 +71,50 @@ describe('simulate with LLM steps', () => {
     expect(readFileSync(join(dir, 'simulate.md'), 'utf8')).toContain(`LLM steps: model sim-model, ${requests.length} requests`);
   });
 
+  it("bills the summarizer's prompts and answers in their own column, at half price with --batch", async () => {
+    const run = async (extra: string[]) => {
+      const dir = tempDir('simulate-llm-calls');
+      const args = ['simulate', INPUT, '--policy', 'summarize@0.5', '--window', WINDOW, '--model', 'sim-model', '--llm', server.baseURL, '--out', dir];
+      const r = await runMain([...args, ...extra], { env });
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      return {
+        json: JSON.parse(readFileSync(join(dir, 'simulate.json'), 'utf8')) as {
+          policies: (PolicyRow & { cost: { withCache: number }; compactionCalls?: { calls: number; input: number; output: number; cost: number } })[];
+          llm: { answers: number; promptTokens: number; completionTokens: number };
+        },
+        md: readFileSync(join(dir, 'simulate.md'), 'utf8'),
+        html: readFileSync(join(dir, 'simulate.html'), 'utf8'),
+      };
+    };
+    const online = await run([]);
+    const [none, summarize] = online.json.policies;
+    expect(none.compactionCalls).toBeUndefined();
+    const calls = summarize.compactionCalls as NonNullable<typeof summarize.compactionCalls>;
+    // One call per compaction, with the tokens the server reported; sim-model has no list price: the agent's prices.
+    expect([calls.calls, calls.input, calls.output]).toEqual([summarize.compactions, online.json.llm.promptTokens, online.json.llm.completionTokens]);
+    expect(calls.input).toBeGreaterThan(0);
+    expect(calls.cost).toBeCloseTo((calls.input * 3 + calls.output * 15) / 1e6, 9);
+    expect(online.md).toContain('| compaction calls |');
+    expect(online.md).toContain(`- \`summarize@0.5\`: ${calls.calls} calls,`);
+    expect(online.html).toContain('compaction calls');
+
+    const batch = await run(['--batch']);
+    const batched = batch.json.policies[1];
+    expect(batched.compactionCalls?.cost).toBeCloseTo(calls.cost / 2, 9);
+    // The agent's own calls are billed the same: only the compaction calls' price changed.
+    expect(batched.cost.withCache - (batched.compactionCalls?.cost ?? 0)).toBeCloseTo(summarize.cost.withCache - calls.cost, 9);
+    expect(batch.md).toContain('(Batch API price)');
+  });
+
+  it('refuses --batch without --model', async () => {
+    const dir = tempDir('simulate-llm-batch');
+    const r = await runMain(['simulate', INPUT, '--batch', '--out', dir]);
+    expect([r.code, r.stderr.trim()]).toEqual([
+      2,
+      "tcompact simulate: E_USAGE: simulate: --batch needs --model NAME (only the LLM steps' calls have a batch price)",
+    ]);
+  });
+
   it('refuses a policy with an LLM step without --model, naming the flag: exit 2', async () => {
     const dir = tempDir('simulate-llm-no-model');
     const r = await runMain(['simulate', INPUT, '--policy', 'summarize@0.5', '--out', dir]);

@@ -59,7 +59,10 @@ Options:
                          --price-in: 1.25 anthropic-5m, 2 anthropic-1h, 1 openai; ideal ${DEFAULT_PRICES.cacheWrite})
   --price-cached X       per million input tokens read from the cache (default: 0.1 x --price-in; ideal ${DEFAULT_PRICES.cached})
   --price-out X          per million output tokens (default ${DEFAULT_PRICES.output})
-  --model NAME           the model of the policies' LLM steps (summarize, classify-tangents)
+  --model NAME           the model of the policies' LLM steps (summarize, classify-tangents); their calls are billed
+                         in their own column at the model's list price (else --price-in/--price-out)
+  --batch                bill those calls at the Batch API's price: half the list price, or --price-batch-in X and
+                         --price-batch-out X (the replay still asks the model online)
   --llm URL              its OpenAI-compatible base URL (default: OPENAI_BASE_URL, else OpenAI); key: OPENAI_API_KEY
   --llm-window N         its context window (default: known models' own, else 128000)
   --llm-concurrency N, --rpm N, --tpm N   its requests in flight (default 4), per minute, tokens per minute
@@ -84,6 +87,9 @@ Options:
       'price-cache-write': { type: 'string' },
       'price-cached': { type: 'string' },
       'price-out': { type: 'string' },
+      batch: { type: 'boolean' },
+      'price-batch-in': { type: 'string' },
+      'price-batch-out': { type: 'string' },
       model: LLM_FLAG_SPECS.model,
       llm: LLM_FLAG_SPECS.llm,
       'llm-window': LLM_FLAG_SPECS['llm-window'],
@@ -109,7 +115,23 @@ Options:
     if (cached !== undefined) prices.cached = cached;
     const tokenizer = getTokenizer(parseTokenizer(values.tokenizer));
     // --price-in and --price-out price the replayed agent's calls here, not the LLM steps' model.
-    const [llmOptions] = llmOptionsFromFlags('simulate', { ...values, 'price-in': undefined, 'price-out': undefined });
+    // --batch prices the LLM steps' calls; the replay cannot wait for batches, so they are asked online.
+    const batchFlag = (['batch', 'price-batch-in', 'price-batch-out'] as const).find((f) => values[f] !== undefined);
+    if (batchFlag && values.model === undefined)
+      throw new TcompactError('E_USAGE', `simulate: --${batchFlag} needs --model NAME (only the LLM steps' calls have a batch price)`);
+    if (!values.batch && (values['price-batch-in'] !== undefined || values['price-batch-out'] !== undefined))
+      throw new TcompactError('E_USAGE', 'simulate: --price-batch-in and --price-batch-out need --batch');
+    const batch = values.batch
+      ? { in: optionalPrice('price-batch-in', values['price-batch-in']), out: optionalPrice('price-batch-out', values['price-batch-out']) }
+      : undefined;
+    const [llmOptions] = llmOptionsFromFlags('simulate', {
+      ...values,
+      'price-in': undefined,
+      'price-out': undefined,
+      batch: undefined,
+      'price-batch-in': undefined,
+      'price-batch-out': undefined,
+    });
     const llm = llmOptions === undefined ? undefined : await createLlmSession(llmOptions);
     const simulation = new Simulation({
       policies: values.policy ?? DEFAULT_POLICIES,
@@ -122,6 +144,7 @@ Options:
       maxAttempts: intOption('max-attempts', values['max-attempts'], 3, 1),
       basePrompt: intOption('base-prompt', values['base-prompt'], 0, 0),
       llm,
+      ...(batch ? { batch } : {}),
       focus: values.focus,
       tail: tailFlagOverrides(values),
     });

@@ -23,6 +23,8 @@ export interface SimulatePagePolicy {
   stuckTranscripts: number;
   reductionVsNone: number;
   cost: Cost;
+  /** What the compactions' own model calls cost (included in `cost`); absent when they asked no model. */
+  compactionCalls?: { calls: number; cost: number };
 }
 
 /** simulate.json: the fields the page shows. */
@@ -50,12 +52,16 @@ function tracePoints(prompts: readonly number[]): { x: number; y: number }[] {
 
 function costSection(s: SimulatePageInput): Section {
   const names = s.policies.map((p) => p.name);
+  const withCalls = s.policies.some((p) => p.compactionCalls !== undefined);
   const rows: Cell[][] = s.policies.map((p) => [
     p.name,
     num(p.calls),
     num(p.billedInput),
     num(p.cachedInput),
     num(p.reductionVsNone, formatShare(p.reductionVsNone)),
+    ...(withCalls
+      ? [p.compactionCalls ? num(p.compactionCalls.cost, `${formatUsd(p.compactionCalls.cost)} (${formatInt(p.compactionCalls.calls)})`) : num(0, '–')]
+      : []),
     num(p.cost.withoutCache, formatUsd(p.cost.withoutCache)),
     num(p.cost.withCache, formatUsd(p.cost.withCache)),
     num(p.compactions),
@@ -98,6 +104,7 @@ function costSection(s: SimulatePageInput): Section {
           { label: 'billed input', numeric: true },
           { label: 'cached', numeric: true },
           { label: 'vs none', numeric: true },
+          ...(withCalls ? [{ label: 'compaction calls', numeric: true }] : []),
           { label: 'cost', numeric: true },
           { label: 'cost cached', numeric: true },
           { label: 'compactions', numeric: true },
