@@ -28,7 +28,9 @@ function sourcePointsSection(r: SimulationReport): string[] {
     `${sp.points} points in ${sp.transcripts} transcripts where the source compacted or was asked to (${kinds || 'none'}); ` +
       `${sp.withSummary} with a recorded summary, which \`source\` puts in place of the context. Recall: the probes of every ` +
       "message before the point (eval's probes), found in the context each policy kept; `source` counts only the points " +
-      'with a summary. Billed input and costs are over whole replays.',
+      'with a summary. Billed input and costs are over whole replays. "hindsight": the facts of before the point the session ' +
+      'used again after it (paths read, edited or named again, commands re-run, error lines or their identifiers referred ' +
+      'back to, requests a user correction restates), found in the context each policy kept.',
     '',
     mdTable(
       [
@@ -42,6 +44,7 @@ function sourcePointsSection(r: SimulationReport): string[] {
         ...PROBE_KINDS.map((k) => KIND_LABELS[k]),
         'overall',
         'kinds mean',
+        'hindsight',
       ],
       rows.map((p) => {
         const a = p.atSourcePoints;
@@ -57,9 +60,10 @@ function sourcePointsSection(r: SimulationReport): string[] {
           ...PROBE_KINDS.map((k) => cell(a.score.byKind[k])),
           cell(a.score.overall),
           recalls.length === 0 ? '–' : pct(recalls.reduce((x, y) => x + y, 0) / recalls.length),
+          cell(a.hindsight.overall),
         ];
       }),
-      'lrrrrrrrrrrrrr',
+      'lrrrrrrrrrrrrrr',
     ),
   ];
 }

@@ -11,6 +11,7 @@ import { type Cost, type PriceFlags, type Prices, costOf, pricesFor } from './pr
 import { type RecordedUsage, recordedCost, recordedUsage } from './recorded-usage.js';
 import { type ReplayStats, emptyReplayStats, replay } from './replay.js';
 import { type ProbeScore, addScore, emptyScore } from './score.js';
+import { type HindsightScore, addHindsightScore, emptyHindsightScore } from './hindsight.js';
 import { type PointResult, SOURCE_OWN, SOURCE_PREFIX, type SourcePolicyInstance } from './source-policy.js';
 
 export interface SimulateOptions {
@@ -94,6 +95,7 @@ interface PointTotals {
   tokensBefore: number;
   tokensAfter: number;
   score: ProbeScore;
+  hindsight: HindsightScore;
 }
 
 /** Every call's prompt size under each policy, for one transcript: the largest (by its whole prompt without compaction). */
@@ -285,7 +287,7 @@ export class Simulation {
   /** A `source` policy's figures at the points, summed over transcripts; undefined for other policies. */
   private pointTotals(name: string): PointTotals | undefined {
     if (name !== SOURCE_OWN && !name.startsWith(SOURCE_PREFIX)) return undefined;
-    const out: PointTotals = { points: 0, tokensBefore: 0, tokensAfter: 0, score: emptyScore() };
+    const out: PointTotals = { points: 0, tokensBefore: 0, tokensAfter: 0, score: emptyScore(), hindsight: emptyHindsightScore() };
     for (const t of this.perTranscript) {
       for (const p of t.policies[name].atPoints ?? []) {
         if (!p.known) continue;
@@ -293,6 +295,7 @@ export class Simulation {
         out.tokensBefore += p.tokensBefore;
         out.tokensAfter += p.tokensAfter;
         addScore(out.score, p.score);
+        addHindsightScore(out.hindsight, p.hindsight);
       }
     }
     return out;

@@ -2,6 +2,7 @@ import type { CompactionHandler, CompactionOutput, CompactionRequest } from '../
 import { strategyCompaction, withFocus } from '../context/strategy-compaction.js';
 import type { Message } from '../model/message.js';
 import { RefSink } from '../refs/ref-store.js';
+import { type HindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
 import { viewOfMessages } from './model-view.js';
 import type { Policy, PolicyEnv } from './policies.js';
 import { type Probe, extractProbes } from './probes.js';
@@ -30,6 +31,8 @@ export interface PointResult {
   known: boolean;
   /** Probes of every message before the call (the source's summaries left out), retained by the context after. */
   score: ProbeScore;
+  /** Hindsight probes: the facts of before the call that the session used again after it, retained by the context after. */
+  hindsight: HindsightScore;
 }
 
 /** A policy instance that records what it kept at each of the source's compaction points. */
@@ -76,6 +79,11 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
       const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
       const history = transcript.messages;
       const probesAt = (p: SourcePoint): Probe[] => extractProbes({ messages: history.slice(0, p.callIndex).filter((m) => !isSourceSummary(m)) });
+      const hindsightAt = (p: SourcePoint) =>
+        hindsightProbes(
+          history.slice(0, p.callIndex).filter((m) => !isSourceSummary(m)),
+          history.slice(p.callIndex).filter((m) => !isSourceSummary(m)),
+        );
       const compact = strategies === 'own' ? ownCompaction(env, history) : ourCompaction(env, strategies);
       return {
         points: results,
@@ -93,6 +101,7 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
             tokensAfter: kept ? kept.tokens : request.tokens,
             known: strategies !== 'own' || point.summary !== undefined,
             score: scoreProbes(probesAt(point), viewOfMessages(after), { root }).score,
+            hindsight: scoreHindsight(hindsightAt(point), viewOfMessages(after), { root }),
           };
           if (point.focus !== undefined) result.focus = point.focus;
           results.push(result);
