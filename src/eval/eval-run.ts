@@ -12,6 +12,7 @@ import type { Judge, JudgeReport } from './judge.js';
 import { type ModelView, modelView, viewOfMessages } from './model-view.js';
 import { PROBE_KINDS, type Probe, type ProbeKind, extractProbes } from './probes.js';
 import { referenceCompactions } from './reference-compaction.js';
+import { type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
 import { type ProbeScore, addScore, emptyScore, scoreProbes } from './score.js';
 
 /** The row of the uncompacted transcript: the rule's own ceiling (a probe it cannot find even there is a rule limit). */
@@ -60,6 +61,11 @@ export interface EvalRow {
   tokensBefore: number;
   tokensAfter: number;
   score: ProbeScore;
+  /**
+   * Rows of the comparison with the source's own compactions: the facts of each span that the session used again
+   * after the compaction (see hindsight.ts), retained by the row's context.
+   */
+  hindsight?: HindsightScore;
   /** Rows of strategies with LLM steps. */
   llm?: RowLlm;
 }
@@ -259,6 +265,9 @@ export class Evaluation {
     for (const ref of referenceCompactions(transcript)) {
       const span: Transcript = { id: `${transcript.id}#compaction-${ref.index}`, messages: transcript.messages.slice(ref.from, ref.to) };
       const probes = extractProbes(span);
+      // What came after the compaction, without the source's summaries: what the agent did next.
+      const next = transcript.messages.slice(ref.to).filter((m) => (m as Record<string, unknown>).is_compact_summary !== true);
+      const hindsight = hindsightProbes(span.messages, next);
       const views = await this.views(span, this.referenceRows, true);
       const before = views[0].tokens;
       const summary = { id: span.id, messages: [ref.summary] };
@@ -268,8 +277,11 @@ export class Evaluation {
       if (ref.preTokens !== undefined) entry.preTokens = ref.preTokens;
       views.forEach((v, i) => {
         const scored = scoreProbes(probes, v.view, { root });
-        addToRow(this.referenceRows[i], before, v.tokens, scored.score);
-        entry.rows.push({ name: v.name, tokensBefore: before, tokensAfter: v.tokens, score: scored.score });
+        const held = scoreHindsight(hindsight, v.view, { root });
+        const row = this.referenceRows[i];
+        addToRow(row, before, v.tokens, scored.score);
+        addHindsightScore((row.hindsight ??= emptyHindsightScore()), held);
+        entry.rows.push({ name: v.name, tokensBefore: before, tokensAfter: v.tokens, score: scored.score, hindsight: held });
         if (v.name !== ORIGINAL_ROW) for (const probe of scored.lost) lost.push({ transcript: transcript.id, strategy: v.name, compaction: ref.index, probe });
       });
       this.perSpan.push(entry);

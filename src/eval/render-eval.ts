@@ -1,5 +1,6 @@
 import { type EvalReport, type EvalRow, ORIGINAL_ROW } from './eval-run.js';
 import { int, mdTable, pct, ratio } from './format.js';
+import { HINDSIGHT_REASONS } from './hindsight.js';
 import { JUDGE_DIMENSIONS } from './judge.js';
 import { REQUEST_OVERLAP_THRESHOLD } from './key-phrases.js';
 import { PROBE_KINDS } from './probes.js';
@@ -101,6 +102,31 @@ function table(rows: readonly EvalRow[]): string {
   );
 }
 
+/** The reference rows' hindsight recall: what each context kept of the facts the session used again after the point. */
+function hindsightTable(rows: readonly EvalRow[]): string[] {
+  const withHindsight = rows.filter((r): r is EvalRow & Required<Pick<EvalRow, 'hindsight'>> => r.hindsight !== undefined);
+  if (withHindsight.length === 0) return [];
+  return [
+    '',
+    '**Hindsight**: the facts of each span the session used again after the compaction: paths read, edited or named',
+    'again, commands re-run, error lines or their identifiers named again, requests a user correction restates (each',
+    'retained under the rule of its kind).',
+    '',
+    mdTable(
+      ['strategy', ...HINDSIGHT_REASONS.map((k) => HINDSIGHT_LABELS[k]), 'hindsight'],
+      withHindsight.map((r) => [r.name, ...HINDSIGHT_REASONS.map((k) => cell(r.hindsight.byReason[k])), cell(r.hindsight.overall)]),
+      'lrrrrr',
+    ),
+  ];
+}
+
+const HINDSIGHT_LABELS: Record<(typeof HINDSIGHT_REASONS)[number], string> = {
+  path: 'paths again',
+  command: 'commands re-run',
+  error: 'errors referred to',
+  correction: 'corrections',
+};
+
 /** eval.md: the strategies x metrics table, the reference comparison when there is one, and the rule. */
 export function renderEvaluation(r: EvalReport): string {
   const p = r.probes;
@@ -147,6 +173,7 @@ export function renderEvaluation(r: EvalReport): string {
       'taken from each span; the summary and every strategy judged on the same span.',
       '',
       table(r.reference.rows),
+      ...hindsightTable(r.reference.rows),
     );
   }
   if (r.judge) {

@@ -91,3 +91,25 @@ describe('simulate reports hindsight recall at the source compaction points', { 
     expect(at('source').retained).toBeLessThan(at('source:checkpoint').retained);
   });
 });
+
+describe('eval reports hindsight recall beside the source own compaction', { timeout: 120_000 }, () => {
+  it('on the bundled session: every row of the span has it, and the original keeps all of it', async () => {
+    const out = tempDir('eval-hindsight');
+    const session = join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
+    const run = await runMain(['eval', session, '--strategy', 'checkpoint', '--out', out]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const json = JSON.parse(readFileSync(join(out, 'eval.json'), 'utf8')) as {
+      rows: { name: string; hindsight?: unknown }[];
+      reference: { spans: number; rows: { name: string; hindsight?: { overall: Tally } }[] };
+    };
+    expect(json.reference.spans).toBeGreaterThan(0);
+    expect(json.reference.rows.map((r) => r.name)).toEqual(['original', 'claude-code summary', 'checkpoint']);
+    const original = json.reference.rows[0].hindsight?.overall as Tally;
+    expect(original.probes).toBeGreaterThan(0);
+    expect(original.retained).toBe(original.probes);
+    for (const r of json.reference.rows) expect(r.hindsight?.overall.probes).toBe(original.probes);
+    // The whole-transcript rows have no compaction point, hence no hindsight.
+    expect(json.rows.every((r) => r.hindsight === undefined)).toBe(true);
+    expect(readFileSync(join(out, 'eval.md'), 'utf8')).toContain('| strategy | paths again | commands re-run | errors referred to | corrections | hindsight |');
+  });
+});
