@@ -110,6 +110,7 @@ function cacheNote(r: SimulationReport): string[] {
 /** The policies' table; a "compaction calls" column when a policy's compactions asked a model. */
 function policiesTable(r: SimulationReport): string {
   const withCalls = r.policies.some((x) => x.compactionCalls !== undefined);
+  const withHindsight = r.policies.some((x) => x.hindsight !== undefined);
   const head = [
     'policy',
     'calls',
@@ -121,6 +122,7 @@ function policiesTable(r: SimulationReport): string {
     'calls >= hard limit',
     'calls > window',
     'stuck',
+    ...(withHindsight ? ['hindsight'] : []),
     ...(withCalls ? ['compaction calls'] : []),
     'cost',
     'cost (cached)',
@@ -138,6 +140,7 @@ function policiesTable(r: SimulationReport): string {
       int(x.callsOverHardLimit),
       int(x.callsOverWindow),
       int(x.stuckTranscripts),
+      ...(withHindsight ? [x.hindsight ? cell(x.hindsight.overall) : '–'] : []),
       ...(withCalls ? [x.compactionCalls ? `${usd(x.compactionCalls.cost)} (${int(x.compactionCalls.calls)})` : '–'] : []),
       usd(x.cost.withoutCache),
       usd(x.cost.withCache),
@@ -182,6 +185,14 @@ export function renderSimulation(r: SimulationReport): string {
     ...r.policies.map((x) => `- \`${x.name}\`: ${x.summary}`),
     '',
     ...cacheNote(r),
+    ...(r.policies.some((x) => x.hindsight !== undefined)
+      ? [
+          '',
+          '"hindsight": at each compaction a policy made (micro-compaction aside), the facts of before it that the session ' +
+            'used again after it (paths read, edited or named again, commands re-run, error lines or their identifiers named ' +
+            'again, requests a user correction restates), found in the context the policy left.',
+        ]
+      : []),
     ...compactionCallsNote(r),
   ];
   out.push(...sourcePointsSection(r));

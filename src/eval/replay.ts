@@ -33,6 +33,11 @@ export interface ReplayOptions {
   basePrompt?: number;
   /** Told each call's prompt size, in call order (for a chart of one transcript's prompts). */
   onCall?: (promptTokens: number) => void;
+  /**
+   * Told each compaction the manager made (micro-compaction not included): the index in `transcript.messages` of the
+   * reply whose call it preceded, and the context after it.
+   */
+  onCompaction?: (messageIndex: number, context: readonly Message[]) => void;
   /** The provider's prompt cache. @default the ideal cache */
   cache?: CacheRules;
   /** Seconds between calls in a transcript without timestamps. @default DEFAULT_CALL_GAP_SECONDS */
@@ -119,7 +124,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   if (rules.kind !== 'previous') stats.cacheWrites = 0;
   const clock = new CallClock(transcript.messages, (options.callGapSeconds ?? DEFAULT_CALL_GAP_SECONDS) * 1000);
 
-  for (const message of transcript.messages) {
+  for (const [messageIndex, message] of transcript.messages.entries()) {
     const atMs = clock.next(message);
     if (!replayed(message)) continue;
     if (message.role === 'assistant') {
@@ -146,6 +151,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
           context = [...result.messages];
           tokens = result.tokens;
         }
+        if (result.status === 'compacted') options.onCompaction?.(messageIndex, context);
       }
       stats.calls++;
       options.onCall?.(tokens);

@@ -11,7 +11,9 @@ import { type Cost, type PriceFlags, type Prices, costOf, pricesFor } from './pr
 import { type RecordedUsage, recordedCost, recordedUsage } from './recorded-usage.js';
 import { type ReplayStats, emptyReplayStats, replay } from './replay.js';
 import { type ProbeScore, addScore, emptyScore } from './score.js';
-import { type HindsightScore, addHindsightScore, emptyHindsightScore } from './hindsight.js';
+import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
+import { viewOfMessages } from './model-view.js';
+import type { Message } from '../model/message.js';
 import { type PointResult, SOURCE_OWN, SOURCE_PREFIX, type SourcePolicyInstance } from './source-policy.js';
 
 export interface SimulateOptions {
@@ -60,6 +62,11 @@ type PolicyRun = ReplayStats & {
   cost: Cost;
   /** Absent when the policy's compactions asked no model. */
   compactionCalls?: CompactionCalls;
+  /**
+   * Threshold policies: at each compaction the policy made, the facts of before it that the session used again after
+   * it (see hindsight.ts), retained by the context it left. Absent when the policy never compacted.
+   */
+  hindsight?: HindsightScore & { points: number };
   /** `source` policies: what the policy kept at each of the source's compaction points. */
   atPoints?: PointResult[];
 };
@@ -161,6 +168,11 @@ function addRun(into: PolicyRun, r: PolicyRun): void {
   into.stuck ||= r.stuck;
   into.cost.withoutCache += r.cost.withoutCache;
   into.cost.withCache += r.cost.withCache;
+  if (r.hindsight) {
+    const h = (into.hindsight ??= { ...emptyHindsightScore(), points: 0 });
+    addHindsightScore(h, r.hindsight);
+    h.points += r.hindsight.points;
+  }
   if (r.compactionCalls) {
     const c = (into.compactionCalls ??= { calls: 0, input: 0, output: 0, cost: 0 });
     c.calls += r.compactionCalls.calls;
@@ -168,6 +180,17 @@ function addRun(into: PolicyRun, r: PolicyRun): void {
     c.output += r.compactionCalls.output;
     c.cost += r.compactionCalls.cost;
   }
+}
+
+const isSourceSummary = (m: Message) => (m as Record<string, unknown>).is_compact_summary === true;
+
+/** The hindsight probes of a compaction before the reply at `index`: what came before it against what came after. */
+function hindsightAt(transcript: Transcript, index: number): HindsightProbe[] {
+  const messages = transcript.messages;
+  return hindsightProbes(
+    messages.slice(0, index).filter((m) => !isSourceSummary(m)),
+    messages.slice(index).filter((m) => !isSourceSummary(m)),
+  );
 }
 
 /** Replays an archive under several policies and sums the results; add transcripts in input order. */
@@ -199,6 +222,7 @@ export class Simulation {
       transcript,
       tail: o.tail,
     };
+    const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
     const model = o.cache ?? defaultCacheModel(transcript);
     const rules = CACHE_RULES[model];
     const prices = pricesFor(rules, o.prices);
@@ -218,11 +242,18 @@ export class Simulation {
       const onCall = (n: number) => calls.push(n);
       const instance = policy.instantiate(env);
       const usageBefore = o.llm?.usage();
+      let hindsight: (HindsightScore & { points: number }) | undefined;
+      const onCompaction = (index: number, context: readonly Message[]) => {
+        hindsight ??= { ...emptyHindsightScore(), points: 0 };
+        hindsight.points++;
+        addHindsightScore(hindsight, scoreHindsight(hindsightAt(transcript, index), viewOfMessages(context), { root }));
+      };
       const stats = await replay(transcript, instance, {
         tokenizer: o.tokenizer,
         window: o.window,
         basePrompt: o.basePrompt,
         onCall,
+        onCompaction,
         cache: rules,
         callGapSeconds: o.callGapSeconds,
       });
@@ -231,6 +262,7 @@ export class Simulation {
         cost: costOf({ input: stats.billedInput, cachedRead: stats.cachedInput, cacheWrites: stats.cacheWrites, output: stats.outputTokens }, prices),
         ...('points' in instance ? { atPoints: (instance as SourcePolicyInstance).points } : {}),
       };
+      if (hindsight) run.hindsight = hindsight;
       const compactionCalls = this.compactionCalls(instance as SourcePolicyInstance, usageBefore, prices);
       if (compactionCalls) {
         run.compactionCalls = compactionCalls;

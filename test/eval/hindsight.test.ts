@@ -113,3 +113,23 @@ describe('eval reports hindsight recall beside the source own compaction', { tim
     expect(readFileSync(join(out, 'eval.md'), 'utf8')).toContain('| strategy | paths again | commands re-run | errors referred to | corrections | hindsight |');
   });
 });
+
+describe('simulate reports hindsight recall where a threshold policy compacts', { timeout: 120_000 }, () => {
+  it('one point per compaction the policy made, none for the baseline, a hindsight column', async () => {
+    const out = tempDir('sim-hindsight-policy');
+    const session = join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
+    const run = await runMain(['simulate', session, '--window', '100000', '--policy', 'seed-80-first3-last10', '--policy', 'mask-10', '--out', out]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    type Row = { name: string; compactions: number; hindsight?: { points: number; overall: Tally } };
+    const rows = (JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as { policies: Row[] }).policies;
+    const [none, seed, mask] = rows;
+    expect(none.hindsight).toBeUndefined();
+    // Micro-compaction on every call is not a compaction point.
+    expect(mask.hindsight).toBeUndefined();
+    expect(seed.compactions).toBeGreaterThan(0);
+    expect(seed.hindsight?.points).toBe(seed.compactions);
+    expect(seed.hindsight?.overall.probes).toBeGreaterThan(0);
+    expect(seed.hindsight?.overall.retained).toBeLessThanOrEqual(seed.hindsight?.overall.probes as number);
+    expect(readFileSync(join(out, 'simulate.md'), 'utf8')).toMatch(/\| seed-80-first3-last10 \|.*\| \d+\.\d% \(\d+\/\d+\) \|/);
+  });
+});
