@@ -111,6 +111,7 @@ describe('eval reports hindsight recall beside the source own compaction', { tim
     // The whole-transcript rows have no compaction point, hence no hindsight.
     expect(json.rows.every((r) => r.hindsight === undefined)).toBe(true);
     expect(readFileSync(join(out, 'eval.md'), 'utf8')).toContain('| strategy | paths again | commands re-run | errors referred to | corrections | hindsight |');
+    expect(readFileSync(join(out, 'eval.html'), 'utf8')).toContain('hindsight recall');
   });
 });
 
@@ -131,5 +132,6 @@ describe('simulate reports hindsight recall where a threshold policy compacts', 
     expect(seed.hindsight?.overall.probes).toBeGreaterThan(0);
     expect(seed.hindsight?.overall.retained).toBeLessThanOrEqual(seed.hindsight?.overall.probes as number);
     expect(readFileSync(join(out, 'simulate.md'), 'utf8')).toMatch(/\| seed-80-first3-last10 \|.*\| \d+\.\d% \(\d+\/\d+\) \|/);
+    expect(readFileSync(join(out, 'simulate.html'), 'utf8')).toContain('hindsight recall');
   });
 });

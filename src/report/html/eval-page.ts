@@ -17,6 +17,8 @@ interface EvalPageRow {
   saved: number;
   recall: Readonly<Record<string, number | null>>;
   kindsMean: number | null;
+  /** Reference rows: the facts of the span the session used again after the compaction, retained. */
+  hindsight?: { overall: Tally };
 }
 
 /** eval.json: the fields the page shows. */
@@ -136,8 +138,16 @@ function referenceSection(e: EvalPageInput): Section {
         { label: 'tokens after', numeric: true },
         { label: 'saved', numeric: true },
         { label: 'overall recall', numeric: true },
+        { label: 'hindsight recall', numeric: true },
       ],
-      e.reference.rows.map((r) => [r.name, num(r.tokensBefore), num(r.tokensAfter), shareCell(r.saved), shareCell(r.recall.overall ?? null)]),
+      e.reference.rows.map((r) => [
+        r.name,
+        num(r.tokensBefore),
+        num(r.tokensAfter),
+        shareCell(r.saved),
+        shareCell(r.recall.overall ?? null),
+        shareCell(r.hindsight && r.hindsight.overall.probes > 0 ? r.hindsight.overall.retained / r.hindsight.overall.probes : null),
+      ]),
     ),
   };
 }

@@ -25,6 +25,8 @@ export interface SimulatePagePolicy {
   cost: Cost;
   /** What the compactions' own model calls cost (included in `cost`); absent when they asked no model. */
   compactionCalls?: { calls: number; cost: number };
+  /** At the policy's own compactions: the facts the session used again after them, retained. */
+  hindsight?: { overall: { probes: number; retained: number } };
 }
 
 /** simulate.json: the fields the page shows. */
@@ -50,9 +52,16 @@ function tracePoints(prompts: readonly number[]): { x: number; y: number }[] {
   return points;
 }
 
+function hindsightCell(p: SimulatePagePolicy): Cell {
+  const t = p.hindsight?.overall;
+  if (!t || t.probes === 0) return null;
+  return num(t.retained / t.probes, `${formatShare(t.retained / t.probes)} (${formatInt(t.retained)}/${formatInt(t.probes)})`);
+}
+
 function costSection(s: SimulatePageInput): Section {
   const names = s.policies.map((p) => p.name);
   const withCalls = s.policies.some((p) => p.compactionCalls !== undefined);
+  const withHindsight = s.policies.some((p) => p.hindsight !== undefined);
   const rows: Cell[][] = s.policies.map((p) => [
     p.name,
     num(p.calls),
@@ -70,6 +79,7 @@ function costSection(s: SimulatePageInput): Section {
     num(p.stuckTranscripts),
     num(p.callsOverHardLimit),
     num(p.callsOverWindow),
+    ...(withHindsight ? [hindsightCell(p)] : []),
   ]);
   return {
     title: 'Billed input and cost per policy',
@@ -113,6 +123,7 @@ function costSection(s: SimulatePageInput): Section {
           { label: 'stuck', numeric: true },
           { label: 'calls ≥ hard limit', numeric: true },
           { label: 'calls > window', numeric: true },
+          ...(withHindsight ? [{ label: 'hindsight recall', numeric: true }] : []),
         ],
         rows,
       ) +
