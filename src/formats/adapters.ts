@@ -1,6 +1,9 @@
 import { readAnthropic } from './anthropic.js';
 import { readClaudeCode } from './claude-code.js';
+import { readCline } from './cline.js';
 import { readCodex } from './codex.js';
+import { readGeminiChat } from './gemini-chat.js';
+import { readGeminiCheckpoint } from './gemini-checkpoint.js';
 import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
 import { readOpenHands } from './openhands.js';
@@ -18,4 +21,7 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   'swe-agent': readSweAgent,
   openhands: readOpenHands,
   codex: readCodex,
+  gemini: readGeminiChat,
+  'gemini-checkpoint': readGeminiCheckpoint,
+  cline: readCline,
 };

@@ -1,0 +1,34 @@
+import { isObject } from './_items.js';
+import type { JsonSignature } from './_json-peek.js';
+import type { FormatName } from './types.js';
+
+/**
+ * Detection of the agent formats whose records look like others' at first sight (a Gemini CLI recording has
+ * `messages`, a Cline history is an array of Anthropic messages): checked before the generic rules.
+ */
+
+/** A JSON Lines record: the metadata line of a Gemini CLI recording (`sessionId` and `projectHash`, no `type`). */
+export function agentFormatOfRecord(value: unknown): FormatName | undefined {
+  if (isObject(value) && typeof value.sessionId === 'string' && typeof value.projectHash === 'string' && value.type === undefined) return 'gemini';
+  return undefined;
+}
+
+/**
+ * A whole-file JSON document: a Gemini CLI recording (`sessionId` and `projectHash`), a Gemini CLI checkpoint
+ * (`clientHistory`, or `history` in a `checkpoints` folder when the display history is too long for its next keys to
+ * be seen), or a Cline/Roo history (named `api_conversation_history.json`, or messages carrying `ts`, `modelInfo` or
+ * `metrics`).
+ */
+export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName | undefined {
+  const keys = new Set(sig.keys);
+  if (sig.root === 'object') {
+    if (keys.has('sessionId') && keys.has('projectHash')) return 'gemini';
+    if (keys.has('clientHistory') || (keys.has('toolCall') && keys.has('commitHash'))) return 'gemini-checkpoint';
+    if (keys.has('history') && /[\\/]checkpoints[\\/][^\\/]+\.json$/i.test(file)) return 'gemini-checkpoint';
+  }
+  if (sig.root === 'array') {
+    if (/(^|[\\/])api_conversation_history\.json$/i.test(file)) return 'cline';
+    if (sig.first === 'object' && keys.has('role') && (keys.has('ts') || keys.has('modelInfo') || keys.has('metrics'))) return 'cline';
+  }
+  return undefined;
+}
