@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectFormat } from '../../src/formats/detect.js';
+import { readInputs } from '../../src/formats/read-inputs.js';
+import { READ, accountedUnits, collect, errorsOf, filesUnder, scratchFile, transcriptsOf } from './helpers.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+
+async function formatOf(file: string): Promise<string | undefined> {
+  const d = await detectFormat(file, READ);
+  return d.ok ? d.format : `${d.code}: ${d.message}`;
+}
+
+describe('detection of Gemini CLI and Cline files', () => {
+  it('recognises the recordings in both layouts, the checkpoints and the Cline histories', async () => {
+    const expected: [string[], string][] = [
+      [filesUnder(join(FIXTURES, 'gemini', 'chats'), /^session-.*\.jsonl?$/), 'gemini'],
+      [filesUnder(join(FIXTURES, 'gemini', 'checkpoints'), /\.json$/), 'gemini-checkpoint'],
+      [filesUnder(join(FIXTURES, 'cline'), /^api_conversation_history\.json$/), 'cline'],
+    ];
+    for (const [files, format] of expected) {
+      expect(files.length).toBeGreaterThan(0);
+      for (const f of files) expect(await formatOf(f), f).toBe(format);
+    }
+  });
+
+  it('tells a Cline history by its fields when the file was renamed, and leaves plain message arrays to messages', async () => {
+    const cline = scratchFile('task.json', JSON.stringify([{ role: 'user', content: [{ type: 'text', text: 'hi' }], ts: 1 }]));
+    const plain = scratchFile('chat.json', JSON.stringify([{ role: 'user', content: 'hi' }]));
+    expect(await formatOf(cline)).toBe('cline');
+    expect(await formatOf(plain)).toBe('messages');
+  });
+
+  it('does not take a Claude Code record that has a sessionId for a Gemini recording', async () => {
+    const file = scratchFile('s.jsonl', `${JSON.stringify({ type: 'user', sessionId: 's', uuid: 'u', message: { role: 'user', content: 'hi' } })}\n`);
+    expect(await formatOf(file)).toBe('claude-code');
+  });
+
+  it('reads a folder of all three through readInputs, every unit accounted for', async () => {
+    const items = await collect(readInputs([join(FIXTURES, 'gemini'), join(FIXTURES, 'cline')], READ));
+    expect(errorsOf(items)).toEqual([]);
+    expect(transcriptsOf(items).map((t) => t.transcript.metadata?.source)).toMatchObject([
+      { format: 'gemini' },
+      { format: 'gemini' },
+      { format: 'gemini-checkpoint' },
+      { format: 'cline' },
+    ]);
+    expect(accountedUnits(items)).toBe(1 + 21 + 1 + 8);
+  });
+});
