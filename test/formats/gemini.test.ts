@@ -6,6 +6,7 @@ import { readGeminiCheckpoint } from '../../src/formats/gemini-checkpoint.js';
 import type { AssistantMessage, Message, ToolMessage } from '../../src/model/message.js';
 import { NO_RESULT_TEXT } from '../../src/model/repair.js';
 import { findViolations } from '../../src/model/validity.js';
+import { sourceCompactionPoints } from '../../src/eval/source-points.js';
 import { compactAndRestore } from './_round-trip.js';
 import { READ, accountedUnits, collect, errorsOf, lineCount, rawJsonl, scratchFile, skippedOf, transcriptsOf } from './helpers.js';
 
@@ -90,6 +91,8 @@ describe('Gemini CLI chat recordings', () => {
     expect(m[6]).toMatchObject({ role: 'user', is_compact_summary: true });
     expect(String(m[6].content)).toMatch(/^<state_snapshot>/);
     expect(m.filter((x) => x.is_compact_summary)).toHaveLength(1);
+    // eval and simulate --policy source see it: the point before the next model call, with the summary.
+    expect(sourceCompactionPoints(t.transcript)).toEqual([{ call: 2, callIndex: 7, index: 6, kinds: ['compacted'], summary: m[6] }]);
   });
 
   it('reports a line it cannot read with its number and reads the rest', async () => {
