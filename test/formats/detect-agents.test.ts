@@ -31,6 +31,11 @@ describe('detection of Gemini CLI and Cline files', () => {
     expect(await formatOf(plain)).toBe('messages');
   });
 
+  it("reports Gemini CLI's logs.json (the user's prompts only) as an unknown format", async () => {
+    const log = [{ sessionId: 's', messageId: 0, type: 'user', message: 'fix the test', timestamp: '2025-11-12T09:44:02.118Z' }];
+    expect(await formatOf(scratchFile('logs.json', JSON.stringify(log, null, 2)))).toMatch(/^E_FORMAT: unknown format/);
+  });
+
   it('does not take a Claude Code record that has a sessionId for a Gemini recording', async () => {
     const file = scratchFile('s.jsonl', `${JSON.stringify({ type: 'user', sessionId: 's', uuid: 'u', message: { role: 'user', content: 'hi' } })}\n`);
     expect(await formatOf(file)).toBe('claude-code');
