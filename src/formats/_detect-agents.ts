@@ -17,13 +17,14 @@ export function agentFormatOfRecord(value: unknown): FormatName | undefined {
  * A whole-file JSON document: a Gemini CLI recording (`sessionId` and `projectHash`), a Gemini CLI checkpoint
  * (`clientHistory`, or `history` in a `checkpoints` folder when the display history is too long for its next keys to
  * be seen), or a Cline/Roo history (named `api_conversation_history.json`, or messages carrying `ts`, `modelInfo` or
- * `metrics`).
+ * `metrics`), or an OpenCode export (`info` and `messages` whose records carry `sessionID`).
  */
 export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName | undefined {
   const keys = new Set(sig.keys);
   if (sig.root === 'object') {
     if (keys.has('sessionId') && keys.has('projectHash')) return 'gemini';
     if (keys.has('clientHistory') || (keys.has('toolCall') && keys.has('commitHash'))) return 'gemini-checkpoint';
+    if (keys.has('info') && keys.has('messages') && sig.allKeys.has('sessionID')) return 'opencode';
     if (keys.has('history') && /[\\/]checkpoints[\\/][^\\/]+\.json$/i.test(file)) return 'gemini-checkpoint';
   }
   if (sig.root === 'array') {

@@ -6,6 +6,7 @@ import { readGeminiChat } from './gemini-chat.js';
 import { readGeminiCheckpoint } from './gemini-checkpoint.js';
 import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
+import { readOpenCode } from './opencode.js';
 import { readOpenHands } from './openhands.js';
 import { readSweAgent } from './swe-agent.js';
 import type { FormatName, InputItem, ReadOptions } from './types.js';
@@ -24,4 +25,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   gemini: readGeminiChat,
   'gemini-checkpoint': readGeminiCheckpoint,
   cline: readCline,
+  opencode: readOpenCode,
 };

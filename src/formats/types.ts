@@ -12,6 +12,7 @@ export const FORMAT_NAMES = [
   'gemini',
   'gemini-checkpoint',
   'cline',
+  'opencode',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

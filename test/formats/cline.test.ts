@@ -46,7 +46,7 @@ describe('Cline api_conversation_history.json', () => {
       usage: { input_tokens: 11874, cached_input_tokens: 0, output_tokens: 187 },
       ts: 1762940649402,
     });
-    expect(m.filter((x) => x.role === 'assistant').map((x) => (x as { usage: { output_tokens: number } }).usage.output_tokens)).toEqual(
+    expect(m.filter((x) => x.role === 'assistant').map((x) => (x as unknown as { usage: { output_tokens: number } }).usage.output_tokens)).toEqual(
       raw.filter((r) => r.metrics).map((r) => r.metrics!.tokens.completion),
     );
     expect(findViolations(m)).toEqual([]);

@@ -11,12 +11,13 @@ async function formatOf(file: string): Promise<string | undefined> {
   return d.ok ? d.format : `${d.code}: ${d.message}`;
 }
 
-describe('detection of Gemini CLI and Cline files', () => {
+describe('detection of Gemini CLI, Cline and OpenCode files', () => {
   it('recognises the recordings in both layouts, the checkpoints and the Cline histories', async () => {
     const expected: [string[], string][] = [
       [filesUnder(join(FIXTURES, 'gemini', 'chats'), /^session-.*\.jsonl?$/), 'gemini'],
       [filesUnder(join(FIXTURES, 'gemini', 'checkpoints'), /\.json$/), 'gemini-checkpoint'],
       [filesUnder(join(FIXTURES, 'cline'), /^api_conversation_history\.json$/), 'cline'],
+      [filesUnder(join(FIXTURES, 'opencode'), /\.json$/), 'opencode'],
     ];
     for (const [files, format] of expected) {
       expect(files.length).toBeGreaterThan(0);
@@ -41,15 +42,16 @@ describe('detection of Gemini CLI and Cline files', () => {
     expect(await formatOf(file)).toBe('claude-code');
   });
 
-  it('reads a folder of all three through readInputs, every unit accounted for', async () => {
-    const items = await collect(readInputs([join(FIXTURES, 'gemini'), join(FIXTURES, 'cline')], READ));
+  it('reads their folders through readInputs, every unit accounted for', async () => {
+    const items = await collect(readInputs([join(FIXTURES, 'gemini'), join(FIXTURES, 'cline'), join(FIXTURES, 'opencode')], READ));
     expect(errorsOf(items)).toEqual([]);
     expect(transcriptsOf(items).map((t) => t.transcript.metadata?.source)).toMatchObject([
       { format: 'gemini' },
       { format: 'gemini' },
       { format: 'gemini-checkpoint' },
       { format: 'cline' },
+      { format: 'opencode' },
     ]);
-    expect(accountedUnits(items)).toBe(1 + 21 + 1 + 8);
+    expect(accountedUnits(items)).toBe(1 + 21 + 1 + 8 + 1);
   });
 });

@@ -25,7 +25,7 @@ const isResponseRecord = (r: Raw) =>
 
 describe('Gemini CLI chat recordings', () => {
   it('reads the whole-document layout: replies with thoughts, usage and calls, each result after its call', async () => {
-    const raw = JSON.parse(readFileSync(DOCUMENT, 'utf8')) as { messages: Raw[] };
+    const raw = JSON.parse(readFileSync(DOCUMENT, 'utf8')) as { projectHash: string; messages: Raw[] };
     const items = await collect(readGeminiChat(DOCUMENT, { ...READ, layout: 'json' }));
     expect(errorsOf(items)).toEqual([]);
     expect(accountedUnits(items)).toBe(1);
