@@ -7,9 +7,15 @@ import type { FormatName } from './types.js';
  * `messages`, a Cline history is an array of Anthropic messages): checked before the generic rules.
  */
 
-/** A JSON Lines record: the metadata line of a Gemini CLI recording (`sessionId` and `projectHash`, no `type`). */
+/**
+ * A JSON Lines record: the metadata line of a Gemini CLI recording (`sessionId` and `projectHash`, no `type`); the
+ * metadata line of a goose session (`working_dir`), or a goose message (`role`, a numeric `created`, a `content` list).
+ */
 export function agentFormatOfRecord(value: unknown): FormatName | undefined {
-  if (isObject(value) && typeof value.sessionId === 'string' && typeof value.projectHash === 'string' && value.type === undefined) return 'gemini';
+  if (!isObject(value) || value.type !== undefined) return undefined;
+  if (typeof value.sessionId === 'string' && typeof value.projectHash === 'string') return 'gemini';
+  if (typeof value.working_dir === 'string' && value.messages === undefined) return 'goose';
+  if (typeof value.role === 'string' && typeof value.created === 'number' && Array.isArray(value.content)) return 'goose';
   return undefined;
 }
 
@@ -17,7 +23,8 @@ export function agentFormatOfRecord(value: unknown): FormatName | undefined {
  * A whole-file JSON document: a Gemini CLI recording (`sessionId` and `projectHash`), a Gemini CLI checkpoint
  * (`clientHistory`, or `history` in a `checkpoints` folder when the display history is too long for its next keys to
  * be seen), or a Cline/Roo history (named `api_conversation_history.json`, or messages carrying `ts`, `modelInfo` or
- * `metrics`), or an OpenCode export (`info` and `messages` whose records carry `sessionID`).
+ * `metrics`), an OpenCode export (`info` and `messages` whose records carry `sessionID`), or a goose session
+ * (`working_dir` and `conversation`).
  */
 export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName | undefined {
   const keys = new Set(sig.keys);
@@ -25,6 +32,7 @@ export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName 
     if (keys.has('sessionId') && keys.has('projectHash')) return 'gemini';
     if (keys.has('clientHistory') || (keys.has('toolCall') && keys.has('commitHash'))) return 'gemini-checkpoint';
     if (keys.has('info') && keys.has('messages') && sig.allKeys.has('sessionID')) return 'opencode';
+    if (keys.has('working_dir') && keys.has('conversation')) return 'goose';
     if (keys.has('history') && /[\\/]checkpoints[\\/][^\\/]+\.json$/i.test(file)) return 'gemini-checkpoint';
   }
   if (sig.root === 'array') {

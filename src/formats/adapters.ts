@@ -4,6 +4,7 @@ import { readCline } from './cline.js';
 import { readCodex } from './codex.js';
 import { readGeminiChat } from './gemini-chat.js';
 import { readGeminiCheckpoint } from './gemini-checkpoint.js';
+import { readGoose } from './goose.js';
 import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
 import { readOpenCode } from './opencode.js';
@@ -26,4 +27,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   'gemini-checkpoint': readGeminiCheckpoint,
   cline: readCline,
   opencode: readOpenCode,
+  goose: readGoose,
 };

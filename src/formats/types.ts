@@ -13,6 +13,7 @@ export const FORMAT_NAMES = [
   'gemini-checkpoint',
   'cline',
   'opencode',
+  'goose',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

@@ -11,13 +11,14 @@ async function formatOf(file: string): Promise<string | undefined> {
   return d.ok ? d.format : `${d.code}: ${d.message}`;
 }
 
-describe('detection of Gemini CLI, Cline and OpenCode files', () => {
+describe('detection of Gemini CLI, Cline, OpenCode and goose files', () => {
   it('recognises the recordings in both layouts, the checkpoints and the Cline histories', async () => {
     const expected: [string[], string][] = [
       [filesUnder(join(FIXTURES, 'gemini', 'chats'), /^session-.*\.jsonl?$/), 'gemini'],
       [filesUnder(join(FIXTURES, 'gemini', 'checkpoints'), /\.json$/), 'gemini-checkpoint'],
       [filesUnder(join(FIXTURES, 'cline'), /^api_conversation_history\.json$/), 'cline'],
       [filesUnder(join(FIXTURES, 'opencode'), /\.json$/), 'opencode'],
+      [filesUnder(join(FIXTURES, 'goose'), /\.jsonl$/), 'goose'],
     ];
     for (const [files, format] of expected) {
       expect(files.length).toBeGreaterThan(0);
@@ -43,7 +44,7 @@ describe('detection of Gemini CLI, Cline and OpenCode files', () => {
   });
 
   it('reads their folders through readInputs, every unit accounted for', async () => {
-    const items = await collect(readInputs([join(FIXTURES, 'gemini'), join(FIXTURES, 'cline'), join(FIXTURES, 'opencode')], READ));
+    const items = await collect(readInputs([join(FIXTURES, 'gemini'), join(FIXTURES, 'cline'), join(FIXTURES, 'opencode'), join(FIXTURES, 'goose')], READ));
     expect(errorsOf(items)).toEqual([]);
     expect(transcriptsOf(items).map((t) => t.transcript.metadata?.source)).toMatchObject([
       { format: 'gemini' },
@@ -51,7 +52,8 @@ describe('detection of Gemini CLI, Cline and OpenCode files', () => {
       { format: 'gemini-checkpoint' },
       { format: 'cline' },
       { format: 'opencode' },
+      { format: 'goose' },
     ]);
-    expect(accountedUnits(items)).toBe(1 + 21 + 1 + 8 + 1);
+    expect(accountedUnits(items)).toBe(1 + 21 + 1 + 8 + 1 + 13);
   });
 });
