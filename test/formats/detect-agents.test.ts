@@ -1,7 +1,10 @@
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/formats/detect.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
+import { walkDataFiles } from '../../src/formats/walk.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { READ, accountedUnits, collect, errorsOf, filesUnder, scratchFile, transcriptsOf } from './helpers.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
@@ -55,5 +58,16 @@ describe('detection of Gemini CLI, Cline, OpenCode and goose files', () => {
       { format: 'goose' },
     ]);
     expect(accountedUnits(items)).toBe(1 + 21 + 1 + 8 + 1 + 13);
+  });
+
+  it("walks a Cline task folder to its history alone, leaving the UI's copy and the file tracking out", async () => {
+    const task = join(tempDir('cline-task'), 'tasks', '1762940642118');
+    mkdirSync(task, { recursive: true });
+    copyFileSync(join(FIXTURES, 'cline', 'tasks', '1762940642118', 'api_conversation_history.json'), join(task, 'api_conversation_history.json'));
+    writeFileSync(join(task, 'ui_messages.json'), JSON.stringify([{ ts: 1, type: 'say', say: 'text', text: 'I will read', partial: true }]));
+    writeFileSync(join(task, 'task_metadata.json'), JSON.stringify({ files_in_context: [] }));
+    const walked: string[] = [];
+    for await (const f of walkDataFiles(task)) walked.push(f);
+    expect(walked).toEqual([join(task, 'api_conversation_history.json')]);
   });
 });
