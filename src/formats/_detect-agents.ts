@@ -35,8 +35,8 @@ export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName 
     if (keys.has('working_dir') && keys.has('conversation')) return 'goose';
     if (keys.has('history') && /[\\/]checkpoints[\\/][^\\/]+\.json$/i.test(file)) return 'gemini-checkpoint';
   }
+  if (/(^|[\\/])api_conversation_history\.json$/i.test(file)) return 'cline';
   if (sig.root === 'array') {
-    if (/(^|[\\/])api_conversation_history\.json$/i.test(file)) return 'cline';
     if (sig.first === 'object' && keys.has('role') && (keys.has('ts') || keys.has('modelInfo') || keys.has('metrics'))) return 'cline';
   }
   return undefined;

@@ -19,6 +19,11 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   whose name the description starts with, else of the first unanswered call; counted in metadata.textToolResults.
  *   Older histories, whose calls are XML in the assistant's text, have no `tool_use` blocks: their result blocks stay
  *   user text.
+ * - Roo Code (src/core/task-persistence/apiMessages.ts `LegacyApiMessage`): reasoning elements `{type: "reasoning",
+ *   summary, encrypted_content}` between messages, and `{type: "reasoning", text}` blocks, go to the next reply's
+ *   `reasoning_content` (encrypted-only ones counted in metadata.encryptedReasoning); its condense summary
+ *   (`isSummary`) is marked `is_compact_summary` and listed in metadata.compactions; `condenseId`, `condenseParent`,
+ *   `truncationId`, `truncationParent` and `isTruncationMarker` stay on their messages.
  * - `ui_messages.json` (the UI's copy, most assistant text stored `partial`) is not read.
  */
 export async function* readCline(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
@@ -31,6 +36,10 @@ export async function* readCline(file: string, options: ReadOptions): AsyncGener
       continue;
     }
     const { value, at, where } = entry.record;
+    if (where === '' && isObject(value) && Array.isArray(value.messages)) {
+      yield errorItem(at, 'E_FORMAT', "Roo Code's versioned history ({version, messages}) is not supported: only the array of messages");
+      continue;
+    }
     const error = builder.accept(value);
     if (error !== undefined) yield errorItem(at, 'E_SCHEMA', `${where}${error}`);
     else {
@@ -42,7 +51,14 @@ export async function* readCline(file: string, options: ReadOptions): AsyncGener
   const metadata: Record<string, unknown> = { source: { format: 'cline', file } };
   if (builder.models.length > 0) metadata.models = builder.models;
   if (builder.textResults > 0) metadata.textToolResults = builder.textResults;
-  yield finishTranscript({ id: taskId(file), messages: builder.messages, metadata }, { file, line: 1, byteOffset: 0, record: first.record }, units);
+  if (builder.encryptedReasoning > 0) metadata.encryptedReasoning = builder.encryptedReasoning;
+  const summaries = builder.summaries;
+  const indexedMetadata = (to: (index: number) => number) => (summaries.length === 0 ? {} : { compactions: summaries.map((i) => ({ summaryIndex: to(i) })) });
+  yield finishTranscript(
+    { id: taskId(file), messages: builder.messages, metadata, indexedMetadata },
+    { file, line: 1, byteOffset: 0, record: first.record },
+    units,
+  );
 }
 
 /** `tasks/<id>/api_conversation_history.json` -> `<id>`; any other name -> the file's base name. */
@@ -53,22 +69,61 @@ function taskId(file: string): string {
 
 const RESULT_PREFIX = /^\[([^\]\n]*)\] Result:/;
 
+/** Roo Code's non-destructive condense and truncation links, kept on the messages that carry them. */
+const ROO_CONDENSE_KEYS = ['condenseId', 'condenseParent', 'truncationId', 'truncationParent', 'isTruncationMarker'] as const;
+
 class HistoryBuilder {
   readonly messages: Message[] = [];
   readonly models: string[] = [];
   textResults = 0;
+  encryptedReasoning = 0;
+  /** Indices of Roo Code's condense summaries (`isSummary`). */
+  readonly summaries: number[] = [];
+  /** Reasoning elements waiting for the reply they belong to. */
+  private reasoning: string[] = [];
   /** Calls of the latest assistant message that no result has answered yet. */
   private pending: ToolCall[] = [];
 
   /** Adds one element; returns an error message when it is not a Cline message. */
   accept(value: unknown): string | undefined {
+    if (isObject(value) && value.type === 'reasoning' && value.role === undefined) return this.reasoningItem(value);
     if (!isObject(value) || (value.role !== 'user' && value.role !== 'assistant')) return 'expected a message with role "user" or "assistant"';
     if (typeof value.content !== 'string' && !Array.isArray(value.content)) return 'content: expected a string or an array of blocks';
     const extra: Record<string, unknown> = {};
     if (typeof value.ts === 'number') extra.ts = value.ts;
+    for (const key of ROO_CONDENSE_KEYS) if (value[key] !== undefined) extra[key] = value[key];
+    const before = this.messages.length;
+    this.message(value, extra);
+    if (value.isSummary === true && this.messages.length > before) {
+      const last = this.messages.length - 1;
+      this.messages[last].is_compact_summary = true;
+      this.summaries.push(last);
+    }
+    return undefined;
+  }
+
+  /** Roo Code stores the reasoning of OpenAI-style models as its own element, before the reply it belongs to. */
+  private reasoningItem(item: Record<string, unknown>): undefined {
+    const texts: string[] = [];
+    if (Array.isArray(item.summary)) for (const s of item.summary) if (isObject(s) && typeof s.text === 'string' && s.text !== '') texts.push(s.text);
+    if (typeof item.text === 'string' && item.text !== '') texts.push(item.text);
+    if (texts.length === 0) this.encryptedReasoning++;
+    this.reasoning.push(...texts);
+    return undefined;
+  }
+
+  private message(value: Record<string, unknown>, extra: Record<string, unknown>): void {
     if (value.role === 'assistant') {
       const blocks = emptyAssistantBlocks();
-      for (const block of typeof value.content === 'string' ? [value.content] : value.content) addAssistantBlock(blocks, block);
+      blocks.reasoning.push(...this.reasoning);
+      this.reasoning = [];
+      if (typeof value.reasoning_content === 'string' && value.reasoning_content !== '') blocks.reasoning.push(value.reasoning_content);
+      for (const block of typeof value.content === 'string' ? [value.content] : (value.content as unknown[])) {
+        // Roo Code writes reasoning as `{type: "reasoning", text}` blocks (its condense summaries always carry one).
+        if (isObject(block) && block.type === 'reasoning' && typeof block.text === 'string') {
+          if (block.text !== '') blocks.reasoning.push(block.text);
+        } else addAssistantBlock(blocks, block);
+      }
       if (isObject(value.modelInfo) && typeof value.modelInfo.modelId === 'string') {
         extra.model = value.modelInfo.modelId;
         if (!this.models.includes(value.modelInfo.modelId)) this.models.push(value.modelInfo.modelId);
@@ -79,7 +134,7 @@ class HistoryBuilder {
       const message = assistantFromBlocks(blocks, extra);
       this.messages.push(message);
       this.pending = [...(message.tool_calls ?? [])];
-      return undefined;
+      return;
     }
     const { tools, user } = userTurnMessages(value.content, extra);
     for (const t of tools) this.pending = this.pending.filter((c) => c.id !== t.tool_call_id);
@@ -88,7 +143,6 @@ class HistoryBuilder {
     const emptied = user !== undefined && (user.content === '' || (Array.isArray(user.content) && user.content.length === 0));
     if (user && !(emptied && tools.length + textResults.length > 0)) this.messages.push(user);
     this.pending = [];
-    return undefined;
   }
 
   /** Takes `[...] Result:` text blocks out of the user message as results of the calls still unanswered. */

@@ -20,6 +20,7 @@ describe('detection of Gemini CLI, Cline, OpenCode and goose files', () => {
       [filesUnder(join(FIXTURES, 'gemini', 'chats'), /^session-.*\.jsonl?$/), 'gemini'],
       [filesUnder(join(FIXTURES, 'gemini', 'checkpoints'), /\.json$/), 'gemini-checkpoint'],
       [filesUnder(join(FIXTURES, 'cline'), /^api_conversation_history\.json$/), 'cline'],
+      [filesUnder(join(FIXTURES, 'roo'), /^api_conversation_history\.json$/), 'cline'],
       [filesUnder(join(FIXTURES, 'opencode'), /\.json$/), 'opencode'],
       [filesUnder(join(FIXTURES, 'goose'), /\.jsonl$/), 'goose'],
     ];
