@@ -19,7 +19,7 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   metadata.skippedContent by type.
  * - Visibility: a message the model no longer sees keeps `agent_visible: false`, one only the model sees
  *   `user_visible: false`. goose compacts by hiding the old messages from the model and adding an agent-only summary:
- *   an agent-only user message right after hidden ones is a compaction point, marked `is_compact_summary` and listed
+ *   the first agent-only message right after hidden ones is a compaction point, marked `is_compact_summary` and listed
  *   in metadata.compactions.
  */
 export async function* readGoose(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
@@ -100,7 +100,7 @@ class SessionBuilder {
     if (m.role === 'assistant') this.assistant(m.content, extra);
     else this.user(m.content, extra);
     const agentOnly = visibility.agentVisible !== false && visibility.userVisible === false;
-    if (agentOnly && m.role === 'user' && this.afterHidden && this.messages.length > start) {
+    if (agentOnly && this.afterHidden && this.messages.length > start) {
       this.messages[this.messages.length - 1].is_compact_summary = true;
       this.summaries.push(this.messages.length - 1);
     }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sourceCompactionPoints } from '../../src/eval/source-points.js';
@@ -44,6 +45,13 @@ describe('goose sessions', () => {
     expect(t.transcript.metadata?.compactions).toEqual([{ summaryIndex: 6 }]);
     expect(m[6]).toMatchObject({ role: 'user', is_compact_summary: true, user_visible: false });
     expect(sourceCompactionPoints(t.transcript).map((p) => [p.index, p.kinds, p.summary === m[6]])).toEqual([[6, ['compacted'], true]]);
+
+    // Whatever role goose gives the summary.
+    const lines = readFileSync(SESSION, 'utf8').split('\n');
+    lines[7] = lines[7].replace('"role":"user"', '"role":"assistant"');
+    const [a] = transcriptsOf(await collect(readGoose(scratchFile('assistant-summary.jsonl', lines.join('\n')), READ)));
+    expect(a.transcript.metadata?.compactions).toEqual([{ summaryIndex: 6 }]);
+    expect(a.transcript.messages[6]).toMatchObject({ role: 'assistant', is_compact_summary: true });
   });
 
   it('reads a session stored as one JSON document and reports a line that is not a goose record', async () => {
