@@ -1,4 +1,5 @@
 import { readLines } from '../io/line-reader.js';
+import { agentFormatOfJson, agentFormatOfRecord } from './_detect-agents.js';
 import { isObject } from './_items.js';
 import { peekJson, type JsonSignature } from './_json-peek.js';
 import { readJsonl } from './_jsonl.js';
@@ -52,7 +53,8 @@ export async function detectFormat(file: string, options: ReadOptions): Promise<
     const code = (err as { code?: unknown }).code === 'E_UTF8' ? 'E_UTF8' : (err as { syscall?: unknown }).syscall ? 'E_IO' : 'E_JSON';
     return { ok: false, code, message: (err as Error).message, layout: 'json' };
   }
-  return fromJsonSignature(sig);
+  const agent = agentFormatOfJson(file, sig);
+  return agent ? { ok: true, format: agent, layout: 'json' } : fromJsonSignature(sig);
 }
 
 function fromJsonlRecord(value: unknown): Detection {
@@ -65,6 +67,8 @@ function fromJsonlRecord(value: unknown): Detection {
 function classifyRecord(value: unknown): FormatName | undefined {
   if (Array.isArray(value)) return value.every((m) => isObject(m) && typeof m.role === 'string') ? 'messages' : undefined;
   if (!isObject(value)) return undefined;
+  const agent = agentFormatOfRecord(value);
+  if (agent) return agent;
   if (typeof value.type === 'string') {
     if (CODEX_TYPES.has(value.type) && 'payload' in value) return 'codex';
     if (CLAUDE_CODE_TYPES.has(value.type) && ['sessionId', 'uuid', 'leafUuid', 'messageId'].some((k) => k in value)) return 'claude-code';
