@@ -1,3 +1,4 @@
+import { readAider } from './aider.js';
 import { readAnthropic } from './anthropic.js';
 import { readClaudeCode } from './claude-code.js';
 import { readCodex } from './codex.js';
@@ -18,4 +19,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   'swe-agent': readSweAgent,
   openhands: readOpenHands,
   codex: readCodex,
+  aider: readAider,
 };

@@ -14,6 +14,8 @@ export const SESSION_SHARE = corpusPath('session-share', 'files', 'samples', 'cl
 export const TAU_BENCH = join(BUNDLED, 'tau-bench', 'gpt-4o-airline.json');
 export const SWE_AGENT = corpusPath('swe-agent', 'files');
 export const OPENHANDS = join(BUNDLED, 'openhands');
+/** aider's maintainer's chat history (1,133 sessions), the one aider history in the corpus. */
+export const AIDER_HISTORY = corpusPath('aider', 'files', 'tests', 'fixtures', 'chat-history.md');
 export const CODEX_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'codex');
 
 export const READ = { maxLineBytes: 64 * 1024 * 1024 };
