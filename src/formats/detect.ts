@@ -2,6 +2,7 @@ import { readLines } from '../io/line-reader.js';
 import { isObject } from './_items.js';
 import { peekJson, type JsonSignature } from './_json-peek.js';
 import { isAiderHistory } from './aider.js';
+import { isLegacySessionMeta } from './codex.js';
 import { readJsonl } from './_jsonl.js';
 import type { FormatName, ReadOptions } from './types.js';
 
@@ -24,7 +25,8 @@ const FIRST_LINES = 20;
  * - `.traj` -> `swe-agent`;
  * - `.md` -> `aider` when a `# aider chat started at` line is among its first lines (a chat history), else E_FORMAT;
  * - JSON Lines (`.jsonl`, or any file whose first non-blank line is a whole JSON value), by the first record:
- *   `type` session_meta/response_item/... with a `payload` -> `codex`; a Claude Code record `type` with `sessionId`,
+ *   `type` session_meta/response_item/... with a `payload`, or a 2025 rollout's `{id, timestamp, instructions?, git?}`
+ *   -> `codex`; a Claude Code record `type` with `sessionId`,
  *   `uuid`, `leafUuid` or `messageId` -> `claude-code`; `messages` with Anthropic blocks or a top-level `system` ->
  *   `anthropic`; `messages` with an `id` -> `openai` (the canonical archive); `messages` or `traj` without `id`, or a
  *   bare array of messages -> `messages`;
@@ -86,6 +88,7 @@ function classifyRecord(value: unknown): FormatName | undefined {
     return typeof value.id === 'string' ? 'openai' : 'messages';
   }
   if (Array.isArray(value.traj)) return 'messages';
+  if (isLegacySessionMeta(value)) return 'codex';
   if (Array.isArray(value.history)) return 'swe-agent';
   return undefined;
 }
