@@ -8,15 +8,10 @@ import { walkDataFiles } from '../../src/formats/walk.js';
 import { isAssistant } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
-import { restoreTranscript } from '../../src/refs/restore.js';
-import { buildSteps } from '../../src/strategies/build-steps.js';
-import { parseCompactConfig } from '../../src/strategies/compact-config.js';
-import { compactTranscript } from '../../src/strategies/compact-transcript.js';
 import { corpusPath, hasCorpus } from '../helpers/corpus.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { BUNDLED } from '../helpers/paths.js';
-import { makeContext } from '../helpers/transcript-kit.js';
-import { AIDER_HISTORY, READ, accountedUnits, collect, errorsOf, lineCount, scratchFile, transcriptsOf } from './helpers.js';
+import { AIDER_HISTORY, READ, expectCompactRestores, accountedUnits, collect, errorsOf, lineCount, scratchFile, transcriptsOf } from './helpers.js';
 
 const AIDER = join(BUNDLED, 'aider');
 const BANNER_SESSION = join(AIDER, '2024-08-05-19-33-32.chat-history.md');
@@ -139,7 +134,8 @@ describe('aider chat history adapter', () => {
   it('gives each bundled session back byte for byte after compacting and restoring', async () => {
     const sessions = transcriptsOf(await collect(readInputs([AIDER], READ))).map((i) => i.transcript);
     expect(sessions).toHaveLength(3);
-    expectCompactRestores(sessions);
+    // A window small enough that the sessions' replies and outputs get compacted.
+    expect(expectCompactRestores(sessions, 500)).toBeGreaterThan(0);
   });
 
   it('stats shows the tokens of each category', async () => {
@@ -149,18 +145,6 @@ describe('aider chat history adapter', () => {
     for (const category of ['system', 'user', 'assistant', 'toolCalls', 'toolResults']) expect(byCategory[category], category).toBeGreaterThan(0);
   });
 });
-
-function expectCompactRestores(sessions: Transcript[]): void {
-  const steps = buildSteps(parseCompactConfig({ window: 16_000 }));
-  for (const input of sessions) {
-    const ctx = { ...makeContext(), window: 16_000 };
-    const r = compactTranscript(input, steps, ctx);
-    expect(findViolations(r.transcript.messages), input.id).toEqual([]);
-    const back = restoreTranscript(JSON.parse(JSON.stringify(r.transcript)) as Transcript, ctx.refs!);
-    if (!back.ok) throw new Error(back.error.message);
-    expect(JSON.stringify(back.value) === JSON.stringify(input), `restore of ${input.id}`).toBe(true);
-  }
-}
 
 const REAL = "aider's chat history in the shared corpus";
 describe.skipIf(!hasCorpus(REAL))(REAL, () => {
@@ -181,6 +165,7 @@ describe.skipIf(!hasCorpus(REAL))(REAL, () => {
   });
 
   it('gives every session back byte for byte after compacting and restoring', async () => {
-    expectCompactRestores(transcriptsOf(await collect(readInputs([CORPUS_FOLDER], READ))).map((i) => i.transcript));
+    const sessions = transcriptsOf(await collect(readInputs([CORPUS_FOLDER], READ))).map((i) => i.transcript);
+    expect(expectCompactRestores(sessions)).toBeGreaterThan(0);
   });
 });

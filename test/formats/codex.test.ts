@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCodex } from '../../src/formats/codex.js';
 import { detectFormat } from '../../src/formats/detect.js';
+import { readInputs } from '../../src/formats/read-inputs.js';
 import { opaqueCompactions, referenceCompactions } from '../../src/eval/reference-compaction.js';
 import { sourceCompactionPoints } from '../../src/eval/source-points.js';
 import { isAssistant } from '../../src/model/message.js';
@@ -10,7 +11,19 @@ import { NO_RESULT_TEXT } from '../../src/model/repair.js';
 import { findViolations } from '../../src/model/validity.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { CODEX_FIXTURES, READ, accountedUnits, collect, errorsOf, lineCount, rawJsonl, scratchFile, skippedOf, transcriptsOf } from './helpers.js';
+import {
+  CODEX_FIXTURES,
+  expectCompactRestores,
+  READ,
+  accountedUnits,
+  collect,
+  errorsOf,
+  lineCount,
+  rawJsonl,
+  scratchFile,
+  skippedOf,
+  transcriptsOf,
+} from './helpers.js';
 
 // Fixtures built from Codex's source (see test/fixtures/codex/SOURCE.md): no real rollout file was available under a
 // licence that allows copying.
@@ -85,6 +98,13 @@ describe('Codex rollout adapter', () => {
       expect(m.filter((x) => x.role === 'tool').length, file).toBe(outputs + (t.repairs.missingResultFilled ?? 0));
       expect(findViolations(m), file).toEqual([]);
     }
+  });
+
+  it('gives every rollout back byte for byte after compacting and restoring', async () => {
+    const all = transcriptsOf(await collect(readInputs([CODEX_FIXTURES], READ))).map((i) => i.transcript);
+    expect(all).toHaveLength(4);
+    // A window small enough that the fixtures' tool outputs get compacted.
+    expect(expectCompactRestores(all, 500)).toBeGreaterThan(0);
   });
 
   it('reads a 2025 rollout: the bare session meta, bare items, state lines skipped', async () => {
