@@ -172,7 +172,8 @@ describe('Codex rollout adapter', () => {
     const sim = await runMain(['simulate', REMOTE, '--policy', 'source:auto', '--out', join(dir, 'sim')]);
     expect(sim.code, sim.stderr).toBe(0);
     const points = (JSON.parse(readFileSync(join(dir, 'sim', 'simulate.json'), 'utf8')) as { sourcePoints: Record<string, unknown> }).sourcePoints;
-    expect(points).toEqual({ transcripts: 1, points: 1, withSummary: 1, byKind: { compacted: 1 } });
+    expect(points).toEqual({ transcripts: 1, points: 1, withSummary: 1, byKind: { compacted: 1 }, opaque: 1 });
+    expect(readFileSync(join(dir, 'sim', 'simulate.md'), 'utf8')).toContain("1 of them opaque: Codex's summary is encrypted");
   });
 
   it("keeps Codex's own compaction, repairs the interrupted call, and skips ghost snapshots", async () => {
