@@ -6,6 +6,7 @@ import { detectFormat } from '../../src/formats/detect.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { walkDataFiles } from '../../src/formats/walk.js';
 import { isAssistant } from '../../src/model/message.js';
+import { NO_RESULT_TEXT } from '../../src/model/repair.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
 import { corpusPath, hasCorpus } from '../helpers/corpus.js';
@@ -25,7 +26,8 @@ const toolCalls = (t: Transcript) => t.messages.filter(isAssistant).flatMap((m) 
  * Counts straight from the Markdown, without the adapter's block reader: sessions are the text between
  * `# aider chat started at` lines that holds a non-blank line; a user turn is a `#### ` line that comes after a blank
  * line and ends with aider's two-space line break (or comes after two blank lines); a command is such a turn that
- * starts with `/name`, other than the commands that send a request to the model.
+ * starts with `/name`, other than the commands that send a request to the model, and it has a result when a `>` line
+ * follows its turn at once; a reply's token report is a `> Tokens:` line after one blank line that follows text.
  */
 function rawCounts(file: string) {
   const lines = readFileSync(file, 'utf8').split('\n');
@@ -35,6 +37,8 @@ function rawCounts(file: string) {
   let hasContent = false;
   let turns = 0;
   let commands = 0;
+  let answered = 0;
+  let usage = 0;
   lines.forEach((line, i) => {
     if (line.startsWith('# aider chat started at ')) {
       if (hasContent) sessions++;
@@ -45,13 +49,18 @@ function rawCounts(file: string) {
     if (line.trim() !== '' && !(i === 0 && /^-\*-.*-\*-$/.test(line))) hasContent = true;
     const afterBlank = i > 0 && lines[i - 1].trim() === '';
     const afterTwoBlanks = afterBlank && i > 1 && lines[i - 2].trim() === '';
+    if (line.startsWith('> Tokens: ') && afterBlank && i > 1 && lines[i - 2].trim() !== '' && !/^(>|####)/.test(lines[i - 2])) usage++;
     if (!/^####( |$)/.test(line) || !afterBlank || !(line.endsWith('  ') || afterTwoBlanks)) return;
     turns++;
     const command = /^#### \/([a-z][\w-]*)(.*)$/.exec(line.trimEnd());
-    if (command && !['ask', 'code', 'architect', 'context'].includes(command[1]) && !(command[1] === 'help' && command[2].trim() !== '')) commands++;
+    if (!command || ['ask', 'code', 'architect', 'context'].includes(command[1]) || (command[1] === 'help' && command[2].trim() !== '')) return;
+    commands++;
+    let next = i + 1;
+    while (next < lines.length && /^####( |$)/.test(lines[next])) next++;
+    if (next < lines.length && /^>( |$)/.test(lines[next])) answered++;
   });
   if (hasContent || !inSession) sessions++;
-  return { sessions, turns, commands, users: turns - commands };
+  return { sessions, turns, commands, answered, usage, users: turns - commands };
 }
 
 describe('aider chat history adapter', () => {
@@ -161,6 +170,9 @@ describe.skipIf(!hasCorpus(REAL))(REAL, () => {
     expect(sessions.length).toBe(raw.sessions);
     expect(sessions.reduce((n, t) => n + toolCalls(t).length, 0)).toBe(raw.commands);
     expect(sessions.reduce((n, t) => n + t.messages.filter((m) => m.role === 'user').length, 0)).toBe(raw.users);
+    const recorded = (m: Transcript['messages'][number]) => m.role === 'tool' && m.content !== NO_RESULT_TEXT;
+    expect(sessions.reduce((n, t) => n + t.messages.filter(recorded).length, 0)).toBe(raw.answered);
+    expect(sessions.reduce((n, t) => n + t.messages.filter((m) => 'usage' in m).length, 0)).toBe(raw.usage);
     for (const t of sessions) expect(findViolations(t.messages), t.id).toEqual([]);
   });
 
