@@ -109,7 +109,10 @@ class RolloutBuilder {
       return { kind: 'skipped', reason: `record:${line.record_type}` };
     }
     if (typeof line.type === 'string') return CODEX_LINE_TYPES.has(line.type) ? undefined : this.responseItem(line);
-    if (isLegacySessionMeta(line)) return this.sessionMeta(line);
+    if (isLegacySessionMeta(line)) {
+      if (typeof line.model === 'string' && !this.models.includes(line.model)) this.models.push(line.model);
+      return this.sessionMeta(line);
+    }
     return undefined;
   }
 

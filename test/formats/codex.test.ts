@@ -137,6 +137,24 @@ describe('Codex rollout adapter', () => {
     expect(m[9]).toEqual({ role: 'tool', tool_call_id: 'ws_68a5cb44e2f08190', name: 'web_search', content: '', unrecorded: true });
   });
 
+  it('takes the later 2025 session meta (cwd, originator, cli_version, model) as metadata', async () => {
+    const lines = [
+      '{"id":"0199323e-1c1b-7e52-a5f0-3b0c9d8e7f60","timestamp":"2025-09-13T01:00:00.000Z","cwd":"/home/dev/app","originator":"codex_cli_rs","cli_version":"0.34.0","model":"gpt-5"}',
+      '{"record_type":"state"}',
+      '{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}',
+    ];
+    const file = scratchFile('rollout-legacy-meta.jsonl', `${lines.join('\n')}\n`);
+    expect(await detectFormat(file, READ)).toMatchObject({ ok: true, format: 'codex' });
+    const [t] = transcriptsOf(await collect(readCodex(file, READ)));
+    expect(t.transcript.metadata).toMatchObject({
+      sessionId: '0199323e-1c1b-7e52-a5f0-3b0c9d8e7f60',
+      cwd: '/home/dev/app',
+      cliVersion: '0.34.0',
+      models: ['gpt-5'],
+    });
+    expect(t.transcript.messages).toEqual([{ role: 'user', content: 'hello' }]);
+  });
+
   it("makes a remote compaction's replacement history the context from its point on, and names its encrypted summary", async () => {
     const items = await collect(readCodex(REMOTE, READ));
     expect(errorsOf(items)).toEqual([]);
