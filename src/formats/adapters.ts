@@ -1,3 +1,4 @@
+import { readAider } from './aider.js';
 import { readAnthropic } from './anthropic.js';
 import { readClaudeCode } from './claude-code.js';
 import { readCline } from './cline.js';
@@ -28,4 +29,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   cline: readCline,
   opencode: readOpenCode,
   goose: readGoose,
+  aider: readAider,
 };

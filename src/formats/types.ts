@@ -14,6 +14,7 @@ export const FORMAT_NAMES = [
   'cline',
   'opencode',
   'goose',
+  'aider',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
