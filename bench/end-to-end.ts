@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { runMeasured, type ChildRun } from './lib/child.js';
 import { cliHasCommand, ensureBuiltCli, runArgs, type RunOptions } from './lib/cli.js';
@@ -60,6 +61,8 @@ export interface E2eRow {
   /** For baselines (b) and (c): input MB / seconds spent inside the tokenizer only; the figure the pipeline is compared with. */
   tokenizerOnlyMbPerSec?: number;
   peakRssMB: number | null;
+  /** CPU ms (user + sys, every thread) per input MB, median; null without GNU time. */
+  cpuMsPerMB?: number | null;
   tokens?: number;
   tokensSaved?: number;
   note?: string;
@@ -127,6 +130,7 @@ async function measureArchive(
   const pending: string[] = [];
   const walls = variants.map((): number[] => []);
   const rss = variants.map((): number[] => []);
+  const cpu = variants.map((): number[] => []);
   const countMs = variants.map((): number[] => []);
   const extras = variants.map((): Record<string, number> => ({}));
   const failures = variants.map((): string | undefined => undefined);
@@ -140,6 +144,7 @@ async function measureArchive(
         const r = await runVariant(v, strategies, file, ctx, outDir);
         walls[k].push(r.run.wallMs);
         if (r.run.peakRssMB !== null) rss[k].push(r.run.peakRssMB);
+        if (r.run.cpuMs !== null) cpu[k].push(r.run.cpuMs);
         rssMethod = r.run.rssMethod;
         if (r.extra.countMs !== undefined) countMs[k].push(r.extra.countMs);
         extras[k] = r.extra;
@@ -157,7 +162,13 @@ async function measureArchive(
       return { variant: v.name, wallMs: null, mbPerSec: null, peakRssMB: null, note: 'failed, see pending' };
     }
     const wallMs = median(walls[k]);
-    const row: E2eRow = { variant: v.name, wallMs, mbPerSec: mb / (wallMs / 1000), peakRssMB: rss[k].length > 0 ? Math.max(...rss[k]) : null };
+    const row: E2eRow = {
+      variant: v.name,
+      wallMs,
+      mbPerSec: mb / (wallMs / 1000),
+      cpuMsPerMB: cpu[k].length > 0 ? median(cpu[k]) / mb : null,
+      peakRssMB: rss[k].length > 0 ? Math.max(...rss[k]) : null,
+    };
     if (countMs[k].length > 0) row.tokenizerOnlyMbPerSec = mb / (median(countMs[k]) / 1000);
     if (extras[k].tokens !== undefined) row.tokens = extras[k].tokens;
     if (extras[k].tokensSaved !== undefined) row.tokensSaved = extras[k].tokensSaved;
@@ -170,7 +181,7 @@ async function measureArchive(
 function rowTable(title: string, rows: readonly E2eRow[], notes: string[], headline: boolean): Table {
   return {
     title,
-    columns: ['variant', 'wall s', 'MB/s', 'peak RSS MB', 'tokens', 'tokens saved'],
+    columns: ['variant', 'wall s', 'MB/s', 'CPU ms/MB', 'peak RSS MB', 'tokens', 'tokens saved'],
     rows: rows.map((r): Cell[] => [
       r.variant + (r.note ? ` (${r.note})` : ''),
       r.wallMs === null ? null : r.wallMs / 1000,
@@ -179,6 +190,7 @@ function rowTable(title: string, rows: readonly E2eRow[], notes: string[], headl
         : r.tokenizerOnlyMbPerSec !== undefined
           ? `${r.mbPerSec.toFixed(1)} (tokenizer only: ${r.tokenizerOnlyMbPerSec.toFixed(1)})`
           : r.mbPerSec,
+      r.cpuMsPerMB ?? null,
       r.peakRssMB,
       r.tokens ?? '',
       r.tokensSaved ?? '',
@@ -193,11 +205,17 @@ function ratios(rows: readonly E2eRow[]) {
   const by = (name: string) => rows.find((r) => r.variant.includes(name));
   const speed = (name: string) => by(name)?.mbPerSec ?? null;
   const tokenizerOnly = (name: string) => by(name)?.tokenizerOnlyMbPerSec ?? null;
+  const cpuPerMb = (name: string) => by(name)?.cpuMsPerMB ?? null;
   const ratio = (name: string, a: number | null, b: number | null, min?: number): Ratio => {
     const value = a !== null && b !== null ? a / b : null;
     return min === undefined ? { name, value } : { name, value, target: `>= ${min}`, met: value === null ? null : value >= min };
   };
-  return { speed, tokenizerOnly, ratio };
+  /** CPU ms per MB of a row against a ceiling: the figure that holds when other jobs share the cores. */
+  const cpuAtMost = (name: string, row: string, max: number): Ratio => {
+    const value = cpuPerMb(row);
+    return { name, value, unit: ' ms/MB', target: `<= ${max}`, met: value === null ? null : value <= max };
+  };
+  return { speed, tokenizerOnly, ratio, cpuAtMost };
 }
 
 /**
@@ -250,11 +268,14 @@ export const endToEndBench: Benchmark = {
     '`--e2e-mb 100` sets that size). Every command runs as its own ' +
     'process; variants run round-robin, each row is the median; wall time is spawn to exit (start-up included), the file ' +
     "is in the page cache, peak RSS is GNU time's maximum resident set size of the process (Piscina workers are threads, " +
-    'so they are included). MB are 10^6 bytes of input. `npm run bench -- --profile` adds a profiled heuristic run.',
+    "so they are included), CPU ms/MB is GNU time's user + system time of the process (every thread) per input MB, the " +
+    'figure that holds when other jobs share the cores. MB are 10^6 bytes of input. `npm run bench -- --profile` adds a profiled heuristic run.',
   async run(ctx: BenchContext): Promise<BenchOutput> {
     const bytes = ctx.e2eBytes ?? (ctx.quick ? 50_000_000 : 300_000_000);
     const firstTryBytes = ctx.quick ? 30_000_000 : 100_000_000;
     const repeats = ctx.quick ? 1 : 3;
+    // Wall figures only count on an idle machine: the load when measuring starts goes beside them (the end's is in machine).
+    const loadAverage1mAtStart = Math.round(loadavg()[0] * 100) / 100;
     await ensureBuiltCli(ctx.log);
     const hasRun = await cliHasCommand('run');
     const chosen = await pipelineStrategies();
@@ -287,6 +308,9 @@ export const endToEndBench: Benchmark = {
       s.ratio(`exact, 2 workers / baseline (c) ai-tokenizer alone, synthetic ${synMb}`, s.speed('exact, --workers 2'), s.tokenizerOnly('baseline (c)'), 1.6),
       r.ratio(`exact, 2 workers / baseline (c) ai-tokenizer alone, real text ${synMb}`, r.speed('exact, --workers 2'), r.tokenizerOnly('baseline (c)'), 1.6),
       s.ratio(`heuristic, 2 workers / baseline (a) JSON round trip, synthetic ${synMb}`, s.speed('heuristic, --workers 2'), s.speed('baseline (a)'), 1.0),
+      s.cpuAtMost(`CPU per MB, exact, 2 workers, synthetic ${synMb}`, 'exact, --workers 2', 50),
+      r.cpuAtMost(`CPU per MB, exact, 2 workers, real text ${synMb}`, 'exact, --workers 2', 60),
+      s.cpuAtMost(`CPU per MB, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2', 20),
       s.ratio(`exact: 2 workers / 1 worker, synthetic ${synMb}`, s.speed('exact, --workers 2'), s.speed('exact, --workers 1'), 1.7),
       f.ratio(
         `new user, ${firstTryBytes / 1e6} MB synthetic: exact, 2 workers / baseline (b)`,
@@ -333,6 +357,7 @@ export const endToEndBench: Benchmark = {
         firstTryBytes,
         seeds: { synthetic: 1, realText: 1, firstTry: sameSize ? 1 : 2 },
         repeats,
+        loadAverage1mAtStart,
         strategies: chosen.strategies,
         rssMethod: syn.rssMethod,
         files: [synthetic, real.file, small].map((p) => p.replace(`${ROOT}/`, '')),

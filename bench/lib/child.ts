@@ -9,6 +9,11 @@ export interface ChildRun {
   peakRssMB: number | null;
   /** How the peak was measured. */
   rssMethod: 'gnu-time' | 'proc-poll' | 'none';
+  /**
+   * CPU time of the process in ms, user + system of all its threads (GNU time's %U + %S), null without GNU time. Unlike
+   * wall time it barely moves when other jobs share the cores.
+   */
+  cpuMs: number | null;
   stdout: string;
   stderr: string;
 }
@@ -16,14 +21,15 @@ export interface ChildRun {
 const GNU_TIME = '/usr/bin/time';
 
 /**
- * Runs a command and measures wall time from spawn to exit (process start-up included) and peak RSS. Peak RSS comes
- * from GNU time's `%M` (the kernel's ru_maxrss of the child) when /usr/bin/time exists; otherwise from polling
- * VmHWM in /proc/<pid>/status every 20 ms, which can miss a peak in the last 20 ms before exit.
+ * Runs a command and measures wall time from spawn to exit (process start-up included), CPU time and peak RSS. CPU and
+ * peak RSS come from GNU time (`%U %S`, `%M`: the kernel's rusage of the child) when /usr/bin/time exists; otherwise
+ * peak RSS comes from polling VmHWM in /proc/<pid>/status every 20 ms, which can miss a peak in the last 20 ms before
+ * exit, and CPU is unknown.
  */
 export async function runMeasured(command: string, args: readonly string[], tmpDir: string, env: NodeJS.ProcessEnv = process.env): Promise<ChildRun> {
   const useTime = existsSync(GNU_TIME);
   const timeFile = join(tmpDir, `time-${process.pid}-${Date.now()}.txt`);
-  const [cmd, argv] = useTime ? [GNU_TIME, ['-f', '%M', '-o', timeFile, command, ...args]] : [command, [...args]];
+  const [cmd, argv] = useTime ? [GNU_TIME, ['-f', '%M %U %S', '-o', timeFile, command, ...args]] : [command, [...args]];
   const started = performance.now();
   const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stdout = '';
@@ -40,18 +46,20 @@ export async function runMeasured(command: string, args: readonly string[], tmpD
   if (poll) clearInterval(poll);
   let peakRssMB: number | null = null;
   let rssMethod: ChildRun['rssMethod'] = 'none';
+  let cpuMs: number | null = null;
   if (useTime && existsSync(timeFile)) {
-    const kb = Number(readFileSync(timeFile, 'utf8').trim().split('\n').at(-1));
+    const [kb, user, sys] = (readFileSync(timeFile, 'utf8').trim().split('\n').at(-1) ?? '').split(' ').map(Number);
     rmSync(timeFile, { force: true });
     if (Number.isFinite(kb)) {
       peakRssMB = kb / 1024;
       rssMethod = 'gnu-time';
     }
+    if (Number.isFinite(user) && Number.isFinite(sys)) cpuMs = (user + sys) * 1000;
   } else if (polledKb > 0) {
     peakRssMB = polledKb / 1024;
     rssMethod = 'proc-poll';
   }
-  return { exitCode, wallMs, peakRssMB, rssMethod, stdout, stderr };
+  return { exitCode, wallMs, peakRssMB, rssMethod, cpuMs, stdout, stderr };
 }
 
 function vmHwmKb(pid: number): number {

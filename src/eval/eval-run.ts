@@ -11,7 +11,7 @@ import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { Judge, JudgeReport } from './judge.js';
 import { type ModelView, modelView, viewOfMessages } from './model-view.js';
 import { PROBE_KINDS, type Probe, type ProbeKind, extractProbes } from './probes.js';
-import { referenceCompactions } from './reference-compaction.js';
+import { type OpaqueCompaction, opaqueCompactions, referenceCompactions } from './reference-compaction.js';
 import { type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
 import { type ProbeScore, addScore, emptyScore, scoreProbes } from './score.js';
 
@@ -106,7 +106,13 @@ export interface EvalReport {
   probes: Record<ProbeKind, number>;
   rows: EvalRow[];
   perTranscript: TranscriptEval[];
-  reference: { spans: number; rows: EvalRow[]; perSpan: ReferenceEval[] };
+  reference: {
+    spans: number;
+    rows: EvalRow[];
+    perSpan: ReferenceEval[];
+    /** The source's compactions whose summary is encrypted (Codex): named, not scored. Absent when there is none. */
+    opaque?: (OpaqueCompaction & { transcript: string })[];
+  };
   judge?: JudgeReport;
 }
 
@@ -173,6 +179,7 @@ export class Evaluation {
   private readonly referenceRows: EvalRow[];
   private readonly perTranscript: TranscriptEval[] = [];
   private readonly perSpan: ReferenceEval[] = [];
+  private readonly opaque: (OpaqueCompaction & { transcript: string })[] = [];
   private readonly probeTotals = probeCounts([]);
 
   constructor(private readonly options: EvalOptions) {
@@ -262,6 +269,7 @@ export class Evaluation {
   private async addReference(transcript: Transcript, root: string | undefined): Promise<LostProbe[]> {
     const lost: LostProbe[] = [];
     const tok = this.options.tokenizer;
+    for (const o of opaqueCompactions(transcript)) this.opaque.push({ transcript: transcript.id, ...o });
     for (const ref of referenceCompactions(transcript)) {
       const span: Transcript = { id: `${transcript.id}#compaction-${ref.index}`, messages: transcript.messages.slice(ref.from, ref.to) };
       const probes = extractProbes(span);
@@ -299,6 +307,7 @@ export class Evaluation {
       perTranscript: this.perTranscript,
       reference: { spans: this.perSpan.length, rows: this.perSpan.length > 0 ? this.referenceRows : [], perSpan: this.perSpan },
     };
+    if (this.opaque.length > 0) report.reference.opaque = this.opaque;
     if (this.options.judge) report.judge = this.options.judge.report();
     return report;
   }

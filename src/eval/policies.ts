@@ -14,6 +14,7 @@ import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { PolicyInstance } from './replay.js';
 import { SOURCE_OWN, SOURCE_PREFIX, sourcePolicy } from './source-policy.js';
 import { contextTokens } from './replay.js';
+import { isRuntimePolicy, runtimePolicy } from './runtime/runtime-policy.js';
 
 /** What a policy needs to make its handlers for one transcript. */
 export interface PolicyEnv {
@@ -207,11 +208,12 @@ export function resolvePolicy(name: string, tokenizer: Tokenizer, { withModel = 
     validateStrategyNames(strategies, tokenizer, withModel);
     return sourcePolicy(strategies);
   }
+  if (isRuntimePolicy(name)) return runtimePolicy(name);
   const m = CUSTOM.exec(name);
   if (!m) {
     throw new TcompactError(
       'E_USAGE',
-      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}, ${SOURCE_OWN}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS, or ${SOURCE_PREFIX}STRATEGY[+STRATEGY])`,
+      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}, ${SOURCE_OWN}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS, or ${SOURCE_PREFIX}STRATEGY[+STRATEGY], or anthropic:FILE, ai-sdk:FILE, config:FILE)`,
     );
   }
   const strategies = m[1].split('+');

@@ -52,3 +52,25 @@ export function referenceCompactions(transcript: Transcript): ReferenceCompactio
   }
   return out;
 }
+
+/** A compaction of the source whose summary is encrypted (Codex): it happened, but what it said cannot be scored. */
+export interface OpaqueCompaction {
+  /** Index of the point in the transcript (the first message of what the source kept). */
+  index: number;
+  /** Response items the source kept in place of the history (Codex's replacement history), when recorded. */
+  replacementHistoryItems?: number;
+}
+
+/** The source's compactions with an encrypted summary (Codex's `compaction` item, alone or in a replacement history). */
+export function opaqueCompactions(transcript: Transcript): OpaqueCompaction[] {
+  const entries = transcript.metadata?.compactions;
+  if (!Array.isArray(entries)) return [];
+  const out: OpaqueCompaction[] = [];
+  for (const raw of entries as Record<string, unknown>[]) {
+    if (raw === null || typeof raw !== 'object' || (raw.encrypted !== true && raw.encryptedSummary !== true) || typeof raw.index !== 'number') continue;
+    const entry: OpaqueCompaction = { index: raw.index };
+    if (typeof raw.replacementHistoryItems === 'number') entry.replacementHistoryItems = raw.replacementHistoryItems;
+    out.push(entry);
+  }
+  return out;
+}

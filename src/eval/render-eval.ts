@@ -176,6 +176,16 @@ export function renderEvaluation(r: EvalReport): string {
       ...hindsightTable(r.reference.rows),
     );
   }
+  const opaque = r.reference.opaque ?? [];
+  if (opaque.length > 0) {
+    const transcripts = new Set(opaque.map((o) => o.transcript)).size;
+    if (r.reference.spans === 0) out.push('', "## Against the source's own compaction");
+    out.push(
+      '',
+      `${opaque.length} compactions of the source in ${transcripts} transcripts have an opaque summary (Codex's encrypted`,
+      '`compaction` item): the source summarized there, but its summary cannot be read, so it is not scored.',
+    );
+  }
   if (r.judge) {
     const j = r.judge;
     out.push(

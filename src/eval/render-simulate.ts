@@ -26,7 +26,9 @@ function sourcePointsSection(r: SimulationReport): string[] {
     "## At the source's own compaction points",
     '',
     `${sp.points} points in ${sp.transcripts} transcripts where the source compacted or was asked to (${kinds || 'none'}); ` +
-      `${sp.withSummary} with a recorded summary, which \`source\` puts in place of the context. Recall: the probes of every ` +
+      `${sp.withSummary} with a recorded summary, which \`source\` puts in place of the context` +
+      (sp.opaque ? ` (${sp.opaque} of them opaque: Codex's summary is encrypted, so \`source\` keeps the messages Codex kept, without it)` : '') +
+      '. Recall: the probes of every ' +
       "message before the point (eval's probes), found in the context each policy kept; `source` counts only the points " +
       'with a summary. Billed input and costs are over whole replays. "hindsight": the facts of before the point the session ' +
       'used again after it (paths read, edited or named again, commands re-run, error lines or their identifiers referred ' +

@@ -130,7 +130,14 @@ export interface SimulationReport {
   /** Absent when no transcript made a call. */
   trace?: PromptTrace;
   /** With `source` policies: the source's compaction points replayed (all, known or not), by kind of mark. */
-  sourcePoints?: { transcripts: number; points: number; withSummary: number; byKind: Record<string, number> };
+  sourcePoints?: {
+    transcripts: number;
+    points: number;
+    withSummary: number;
+    byKind: Record<string, number>;
+    /** Points whose summary is encrypted (Codex): `source` keeps the recorded replacement history there. Absent when none. */
+    opaque?: number;
+  };
   /** The LLM steps' usage when a model was given, without its timing (which varies from run to run). */
   llm?: Omit<LlmRunUsage, 'timing'>;
   /** The prompt-cache models used, with their rules and prices; absent when every transcript used the ideal cache. */
@@ -388,13 +395,14 @@ export class Simulation {
     const cache = this.cacheReport();
     if (cache) report.cache = cache;
     if (this.policies.some((p) => p.name === SOURCE_OWN)) {
-      const points = { transcripts: 0, points: 0, withSummary: 0, byKind: {} as Record<string, number> };
+      const points: NonNullable<SimulationReport['sourcePoints']> = { transcripts: 0, points: 0, withSummary: 0, byKind: {} };
       for (const t of this.perTranscript) {
         const at = t.policies[SOURCE_OWN].atPoints ?? [];
         if (at.length > 0) points.transcripts++;
         for (const p of at) {
           points.points++;
           if (p.known) points.withSummary++;
+          if (p.opaque) points.opaque = (points.opaque ?? 0) + 1;
           for (const k of p.kinds) points.byKind[k] = (points.byKind[k] ?? 0) + 1;
         }
       }

@@ -30,7 +30,13 @@ export interface SourcePoint {
   focus?: string;
   /** The summary the source put in place of the context (Claude Code, Codex `compacted`), when recorded. */
   summary?: Message;
+  /** The messages the source kept as the whole context from here on (Codex's `replacement_history`), when recorded. */
+  kept?: Message[];
+  /** The source's summary exists but cannot be read (Codex's encrypted `compaction` item): it is named, never scored. */
+  opaque?: true;
 }
+
+const isSourceSummary = (m: Message) => (m as Record<string, unknown>).is_compact_summary === true;
 
 const COMMAND = /<command-name>\s*\/compact\s*<\/command-name>/;
 const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
@@ -58,7 +64,7 @@ function compactCommand(m: Message): string | null | undefined {
 export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
   const messages = transcript.messages;
   const n = messages.length;
-  const marks: { at: number; kind: SourcePointKind; focus?: string; summary?: Message }[] = [];
+  const marks: { at: number; kind: SourcePointKind; focus?: string; summary?: Message; kept?: Message[]; opaque?: true }[] = [];
   const entries = transcript.metadata?.compactions;
   for (const raw of Array.isArray(entries) ? (entries as Record<string, unknown>[]) : []) {
     if (raw === null || typeof raw !== 'object') continue;
@@ -67,7 +73,11 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     if (at === undefined) continue;
     const kind: SourcePointKind =
       raw.encrypted === true ? 'encrypted' : raw.boundaryIndex !== undefined || raw.trigger !== undefined ? 'boundary' : 'compacted';
-    marks.push({ at: at as number, kind, ...(summary ? { summary } : {}) });
+    const from = raw.replacementFrom;
+    const to = raw.replacementTo;
+    const kept = isIndex(from, n) && isIndex(to, n) && to > from ? messages.slice(from, to) : undefined;
+    const opaque = raw.encrypted === true || raw.encryptedSummary === true;
+    marks.push({ at: at as number, kind, ...(summary ? { summary } : {}), ...(kept ? { kept } : {}), ...(opaque ? { opaque: true as const } : {}) });
   }
   messages.forEach((m, i) => {
     const focus = compactCommand(m);
@@ -82,14 +92,16 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     }
   });
 
-  // Ordinal of each assistant message among the calls.
+  // Ordinal of each assistant message among the calls. A source's summary messages (a replacement history repeats
+  // assistant replies) are no model calls: the replay leaves them out too.
+  const isCall = (m: Message) => m.role === 'assistant' && !isSourceSummary(m);
   const callOf = new Map<number, number>();
   let calls = 0;
   messages.forEach((m, i) => {
-    if (m.role === 'assistant') callOf.set(i, calls++);
+    if (isCall(m)) callOf.set(i, calls++);
   });
   const nextCall = (at: number): number | undefined => {
-    for (let i = at; i < n; i++) if (messages[i].role === 'assistant') return i;
+    for (let i = at; i < n; i++) if (isCall(messages[i])) return i;
     return undefined;
   };
   const byCall = new Map<number, SourcePoint>();
@@ -102,6 +114,8 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     if (!point.kinds.includes(mark.kind)) point.kinds.push(mark.kind);
     if (mark.focus !== undefined) point.focus ??= mark.focus;
     if (mark.summary) point.summary ??= mark.summary;
+    if (mark.kept) point.kept ??= mark.kept;
+    if (mark.opaque) point.opaque = true;
   }
   return [...byCall.values()].sort((a, b) => a.call - b.call);
 }

@@ -29,6 +29,8 @@ export interface PointResult {
    * without a boundary, Codex's encrypted compaction): what it kept is unknown, and the point is left out of its recall.
    */
   known: boolean;
+  /** The source's summary at this point is encrypted (Codex): named as opaque, its content never scored. */
+  opaque?: true;
   /** Probes of every message before the call (the source's summaries left out), retained by the context after. */
   score: ProbeScore;
   /** Hindsight probes: the facts of before the call that the session used again after it, retained by the context after. */
@@ -99,10 +101,11 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
             kinds: point.kinds,
             tokensBefore: request.tokens,
             tokensAfter: kept ? kept.tokens : request.tokens,
-            known: strategies !== 'own' || point.summary !== undefined,
+            known: strategies !== 'own' || point.summary !== undefined || point.kept !== undefined,
             score: scoreProbes(probesAt(point), viewOfMessages(after), { root }).score,
             hindsight: scoreHindsight(hindsightAt(point), viewOfMessages(after), { root }),
           };
+          if (point.opaque) result.opaque = true;
           if (point.focus !== undefined) result.focus = point.focus;
           results.push(result);
           if (summarizer && kept && point.summary) {
@@ -119,13 +122,17 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
 
 type PointCompaction = (point: SourcePoint, request: CompactionRequest) => CompactionOutput | undefined | Promise<CompactionOutput | undefined>;
 
-/** The source's own: its recorded summary in place of everything before the point; what came after the point stays. */
+/**
+ * The source's own: its recorded summary (or the history it kept, Codex's replacement history) in place of everything
+ * before the point; what came after the point stays.
+ */
 function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompaction {
   const indexOf = new Map(history.map((m, i) => [m, i]));
   return (point, { messages }) => {
-    if (!point.summary) return undefined;
+    const kept = point.kept ?? (point.summary ? [point.summary] : undefined);
+    if (!kept) return undefined;
     const after = messages.filter((m) => (indexOf.get(m) ?? -1) >= point.index);
-    const next = [...leadingSystem(messages), point.summary, ...after];
+    const next = [...leadingSystem(messages), ...kept, ...after];
     return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + (env.basePrompt ?? 0) };
   };
 }

@@ -1,8 +1,14 @@
+import { readAider } from './aider.js';
 import { readAnthropic } from './anthropic.js';
 import { readClaudeCode } from './claude-code.js';
+import { readCline } from './cline.js';
 import { readCodex } from './codex.js';
+import { readGeminiChat } from './gemini-chat.js';
+import { readGeminiCheckpoint } from './gemini-checkpoint.js';
+import { readGoose } from './goose.js';
 import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
+import { readOpenCode } from './opencode.js';
 import { readOpenHands } from './openhands.js';
 import { readSweAgent } from './swe-agent.js';
 import type { FormatName, InputItem, ReadOptions } from './types.js';
@@ -18,4 +24,10 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   'swe-agent': readSweAgent,
   openhands: readOpenHands,
   codex: readCodex,
+  gemini: readGeminiChat,
+  'gemini-checkpoint': readGeminiCheckpoint,
+  cline: readCline,
+  opencode: readOpenCode,
+  goose: readGoose,
+  aider: readAider,
 };

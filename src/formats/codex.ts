@@ -5,9 +5,10 @@ import { lineItem, readJsonl } from './_jsonl.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
- * Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, lines `{timestamp, type, payload}`): one
- * transcript per file. Built from the documented schema (codex-rs/protocol `RolloutItem`, `ResponseItem`); no real
- * rollout was at hand.
+ * Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`): one transcript per file. Built from Codex's
+ * source (codex-rs/protocol `RolloutItem`, `ResponseItem`, `CompactedItem`; codex-rs/core `rollout.rs` of 2025); no
+ * real rollout was at hand. Two layouts: lines `{timestamp, type, payload}`, and before them (2025) a bare session meta
+ * line followed by bare response items and `{"record_type":"state"}` lines (skipped).
  * - `session_meta`: id, cwd, cli_version, originator, git... go to metadata; its instructions become the system message.
  * - `turn_context`: the model (metadata.models) and cwd; `token_count` events give the latest assistant message its
  *   `usage` (Codex's `last_token_usage`, OpenAI field names). Both are part of the transcript.
@@ -15,11 +16,12 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   `reasoning` -> `reasoning_content` of the next assistant message (summary and reasoning text; encrypted-only
  *   reasoning is counted in metadata.encryptedReasoning); `function_call`, `custom_tool_call`, `local_shell_call` ->
  *   tool calls (calls of one response share one assistant message; a call after a tool output starts a new one);
- *   `function_call_output`, `custom_tool_call_output` -> `tool` messages (`success: false` -> `is_error`);
- *   encrypted `compaction` items -> metadata.compactions; `web_search_call`, `ghost_snapshot` and unknown items are
- *   skipped as `record:response_item/<type>`.
- * - `compacted` (Codex's own compaction): the summary becomes a user message marked `is_compact_summary` and is listed
- *   in metadata.compactions; `replacement_history` (the rebuilt history) is derived data: only its length is kept.
+ *   `function_call_output`, `custom_tool_call_output` -> `tool` messages (`success: false` -> `is_error`); a
+ *   `web_search_call` -> a `web_search` call with an empty result marked `unrecorded`; encrypted `compaction` items ->
+ *   metadata.compactions; `ghost_snapshot` and unknown items are skipped as `record:response_item/<type>`.
+ * - `compacted` (Codex's own compaction): a summary in `message` becomes a user message marked `is_compact_summary`,
+ *   listed in metadata.compactions; with no message, `replacement_history` (the kept messages and an encrypted summary)
+ *   goes into the transcript marked `is_compact_summary`, listed with its range and `encryptedSummary`.
  * - Other `event_msg` lines repeat response items for the UI: skipped as `record:event_msg/<type>`.
  */
 export async function* readCodex(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
@@ -64,8 +66,13 @@ class RolloutBuilder {
   private lastAssistant: AssistantMessage | undefined;
   private reasoning: string[] = [];
   private encryptedReasoning = 0;
+  private webSearches = 0;
 
   accept(line: unknown): Accepted {
+    if (isObject(line) && !('payload' in line)) {
+      const legacy = this.legacyLine(line);
+      if (legacy) return legacy;
+    }
     if (!isObject(line) || typeof line.type !== 'string') return { kind: 'error', message: 'type: a rollout line must be an object with a string "type"' };
     const payload = line.payload;
     if (!isObject(payload)) return { kind: 'error', message: 'payload: expected an object' };
@@ -89,6 +96,24 @@ class RolloutBuilder {
       default:
         return { kind: 'skipped', reason: `record:${line.type}` };
     }
+  }
+
+  /**
+   * A line of the 2025 layout, which has no `{type, payload}` wrapper (codex-rs/core/src/rollout.rs of that time): the
+   * session meta `{id, timestamp, instructions?, git?}` first, then bare response items and `{"record_type":"state"}`
+   * snapshots. Undefined for a line of the wrapped layout.
+   */
+  private legacyLine(line: Record<string, unknown>): Accepted | undefined {
+    if (typeof line.record_type === 'string' && line.record_type !== 'response') {
+      if (line.record_type === 'session_meta' || line.record_type === 'prev_session_meta') return this.sessionMeta(line);
+      return { kind: 'skipped', reason: `record:${line.record_type}` };
+    }
+    if (typeof line.type === 'string') return CODEX_LINE_TYPES.has(line.type) ? undefined : this.responseItem(line);
+    if (isLegacySessionMeta(line)) {
+      if (typeof line.model === 'string' && !this.models.includes(line.model)) this.models.push(line.model);
+      return this.sessionMeta(line);
+    }
+    return undefined;
   }
 
   private sessionMeta(p: Record<string, unknown>): Accepted {
@@ -128,6 +153,8 @@ class RolloutBuilder {
       case 'function_call_output':
       case 'custom_tool_call_output':
         return this.output(p);
+      case 'web_search_call':
+        return this.webSearch(p);
       case 'compaction':
       case 'compaction_summary':
         this.closeTurn();
@@ -175,6 +202,9 @@ class RolloutBuilder {
   }
 
   private call(p: Record<string, unknown>): Accepted {
+    // A local shell call made through the Chat Completions API has its `id` and no `call_id`.
+    if (p.type === 'local_shell_call' && (typeof p.call_id !== 'string' || p.call_id === '') && typeof p.id === 'string' && p.id !== '')
+      p = { ...p, call_id: p.id };
     if (typeof p.call_id !== 'string' || p.call_id === '') return { kind: 'error', message: 'payload.call_id: expected a non-empty string' };
     let name: string;
     let args: string;
@@ -193,6 +223,23 @@ class RolloutBuilder {
     const turn = this.open as OpenTurn;
     turn.message.tool_calls = [...(turn.message.tool_calls ?? []), call];
     return { kind: 'kept' };
+  }
+
+  /**
+   * A hosted web search: the Responses API ran it and put its results in the model's context without recording them,
+   * and the item has no call id and no output item. It becomes a `web_search` call (arguments: its `action`) answered
+   * by an empty result marked `unrecorded`, so the call is neither an orphan nor a repair.
+   */
+  private webSearch(p: Record<string, unknown>): Accepted {
+    const id = typeof p.id === 'string' && p.id !== '' ? p.id : `web_search_${++this.webSearches}`;
+    const accepted = this.call({ type: 'function_call', call_id: id, name: 'web_search', arguments: JSON.stringify(p.action ?? {}) });
+    if (accepted.kind !== 'kept') return accepted;
+    const result: ToolMessage = { role: 'tool', tool_call_id: id, name: 'web_search', content: '' };
+    (result as Record<string, unknown>).unrecorded = true;
+    if (typeof p.status === 'string' && p.status !== 'completed') result.is_error = p.status === 'failed';
+    if (this.open) this.open.answered = true;
+    this.messages.push(result);
+    return accepted;
   }
 
   private output(p: Record<string, unknown>): Accepted {
@@ -216,12 +263,43 @@ class RolloutBuilder {
   }
 
   private compacted(p: Record<string, unknown>): Accepted {
+    if (p.message === undefined || p.message === null || p.message === '') {
+      if (Array.isArray(p.replacement_history)) return this.replacementHistory(p.replacement_history);
+    }
     if (typeof p.message !== 'string') return { kind: 'error', message: 'payload.message: expected a string' };
     this.closeTurn();
     const entry: Record<string, unknown> = { summaryIndex: this.messages.length };
     if (Array.isArray(p.replacement_history)) entry.replacementHistoryItems = p.replacement_history.length;
     this.compactions.push(entry);
     this.messages.push({ role: 'user', content: p.message, is_compact_summary: true });
+    return { kind: 'kept' };
+  }
+
+  /**
+   * Codex's remote compaction: no summary text; `replacement_history` is the whole history the model has from here on,
+   * the user and assistant messages it kept plus a `compaction` item whose summary is encrypted. Its messages go into
+   * the transcript marked `is_compact_summary` (what the model saw again, not new turns), and the point in
+   * metadata.compactions names them (`replacementFrom`, `replacementTo`) and says the summary is opaque. Other items of
+   * the replacement history are counted, not converted.
+   */
+  private replacementHistory(items: unknown[]): Accepted {
+    this.closeTurn();
+    const from = this.messages.length;
+    let encrypted = 0;
+    let other = 0;
+    for (const item of items) {
+      if (!isObject(item)) return { kind: 'error', message: 'payload.replacement_history: expected response items' };
+      if (item.type === 'compaction' || item.type === 'compaction_summary') encrypted++;
+      else if (item.type === 'message') {
+        const converted = messageOf(item);
+        if (!converted.ok) return { kind: 'error', message: `payload.replacement_history: ${converted.message}` };
+        this.messages.push({ ...converted.message, is_compact_summary: true } as Message);
+      } else other++;
+    }
+    const entry: Record<string, unknown> = { index: from, replacementFrom: from, replacementTo: this.messages.length, replacementHistoryItems: items.length };
+    if (encrypted > 0) entry.encryptedSummary = true;
+    if (other > 0) entry.replacementItemsNotConverted = other;
+    this.compactions.push(entry);
     return { kind: 'kept' };
   }
 
@@ -259,8 +337,41 @@ class RolloutBuilder {
       const out = { ...c };
       if (typeof out.index === 'number') out.index = at(out.index + shift);
       if (typeof out.summaryIndex === 'number') out.summaryIndex = at(out.summaryIndex + shift);
+      // The replacement messages are never tool messages, so the repair keeps them in order: the range maps by its ends.
+      if (typeof out.replacementFrom === 'number') out.replacementFrom = at(out.replacementFrom + shift);
+      if (typeof out.replacementTo === 'number') out.replacementTo = at(out.replacementTo + shift);
       return out;
     });
     return { compactions };
   }
+}
+
+/** The line types of the wrapped layout (`{timestamp, type, payload}`). */
+const CODEX_LINE_TYPES: ReadonlySet<string> = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
+const LEGACY_META_KEYS: ReadonlySet<string> = new Set(['id', 'timestamp', 'instructions', 'git', 'cwd', 'originator', 'cli_version', 'model']);
+
+/** The first line of a 2025 rollout: `{id, timestamp}` with optional `instructions` and `git`, and nothing else. */
+export function isLegacySessionMeta(value: Record<string, unknown>): boolean {
+  return typeof value.id === 'string' && typeof value.timestamp === 'string' && Object.keys(value).every((k) => LEGACY_META_KEYS.has(k));
+}
+
+type Converted = { ok: true; message: Message } | { ok: false; message: string };
+
+/** A `message` response item as a canonical message (text and image parts; one text part becomes a string). */
+function messageOf(p: Record<string, unknown>): Converted {
+  if (typeof p.role !== 'string' || !Array.isArray(p.content)) return { ok: false, message: 'a message needs a string role and a content array' };
+  const parts: ContentPart[] = [];
+  for (const item of p.content) {
+    if (isObject(item) && (item.type === 'input_text' || item.type === 'output_text') && typeof item.text === 'string')
+      parts.push({ type: 'text', text: item.text });
+    else if (isObject(item) && item.type === 'input_image' && typeof item.image_url === 'string')
+      parts.push({ type: 'image_url', image_url: { url: item.image_url } });
+    else return { ok: false, message: `unsupported content item ${JSON.stringify(item).slice(0, 80)}` };
+  }
+  const single = parts.length === 1 && parts[0].type === 'text' ? parts[0].text : undefined;
+  if (p.role === 'assistant') {
+    const content = single ?? (parts.length === 0 ? null : (parts.filter((x) => x.type === 'text') as { type: 'text'; text: string }[]));
+    return { ok: true, message: { role: 'assistant', content } };
+  }
+  return { ok: true, message: { role: p.role, content: single ?? parts } as Message };
 }

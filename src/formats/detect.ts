@@ -1,6 +1,9 @@
 import { readLines } from '../io/line-reader.js';
+import { agentFormatOfJson, agentFormatOfRecord } from './_detect-agents.js';
 import { isObject } from './_items.js';
 import { peekJson, type JsonSignature } from './_json-peek.js';
+import { isAiderHistory } from './aider.js';
+import { isLegacySessionMeta } from './codex.js';
 import { readJsonl } from './_jsonl.js';
 import type { FormatName, ReadOptions } from './types.js';
 
@@ -21,8 +24,10 @@ const FIRST_LINES = 20;
 /**
  * Recognises a file's format from its name and its first record, never reading the whole file:
  * - `.traj` -> `swe-agent`;
+ * - `.md` -> `aider` when a `# aider chat started at` line is among its first lines (a chat history), else E_FORMAT;
  * - JSON Lines (`.jsonl`, or any file whose first non-blank line is a whole JSON value), by the first record:
- *   `type` session_meta/response_item/... with a `payload` -> `codex`; a Claude Code record `type` with `sessionId`,
+ *   `type` session_meta/response_item/... with a `payload`, or a 2025 rollout's `{id, timestamp, instructions?, git?}`
+ *   -> `codex`; a Claude Code record `type` with `sessionId`,
  *   `uuid`, `leafUuid` or `messageId` -> `claude-code`; `messages` with Anthropic blocks or a top-level `system` ->
  *   `anthropic`; `messages` with an `id` -> `openai` (the canonical archive); `messages` or `traj` without `id`, or a
  *   bare array of messages -> `messages`;
@@ -33,6 +38,16 @@ const FIRST_LINES = 20;
  */
 export async function detectFormat(file: string, options: ReadOptions): Promise<Detection> {
   if (/\.traj$/i.test(file)) return { ok: true, format: 'swe-agent', layout: 'json' };
+  // Markdown is read line by line (the line is its unit, as for JSON Lines).
+  if (/\.md$/i.test(file))
+    return (await isAiderHistory(file, options))
+      ? { ok: true, format: 'aider', layout: 'jsonl' }
+      : {
+          ok: false,
+          code: 'E_FORMAT',
+          message: 'unknown format: a Markdown file that is not an aider chat history (no "# aider chat started at" line near its start)',
+          layout: 'jsonl',
+        };
   const jsonl = /\.jsonl$/i.test(file);
   if (!jsonl && !/\.json$/i.test(file)) {
     const first = await firstLineValue(file, options);
@@ -52,7 +67,8 @@ export async function detectFormat(file: string, options: ReadOptions): Promise<
     const code = (err as { code?: unknown }).code === 'E_UTF8' ? 'E_UTF8' : (err as { syscall?: unknown }).syscall ? 'E_IO' : 'E_JSON';
     return { ok: false, code, message: (err as Error).message, layout: 'json' };
   }
-  return fromJsonSignature(sig);
+  const agent = agentFormatOfJson(file, sig);
+  return agent ? { ok: true, format: agent, layout: 'json' } : fromJsonSignature(sig);
 }
 
 function fromJsonlRecord(value: unknown): Detection {
@@ -65,6 +81,8 @@ function fromJsonlRecord(value: unknown): Detection {
 function classifyRecord(value: unknown): FormatName | undefined {
   if (Array.isArray(value)) return value.every((m) => isObject(m) && typeof m.role === 'string') ? 'messages' : undefined;
   if (!isObject(value)) return undefined;
+  const agent = agentFormatOfRecord(value);
+  if (agent) return agent;
   if (typeof value.type === 'string') {
     if (CODEX_TYPES.has(value.type) && 'payload' in value) return 'codex';
     if (CLAUDE_CODE_TYPES.has(value.type) && ['sessionId', 'uuid', 'leafUuid', 'messageId'].some((k) => k in value)) return 'claude-code';
@@ -74,6 +92,7 @@ function classifyRecord(value: unknown): FormatName | undefined {
     return typeof value.id === 'string' ? 'openai' : 'messages';
   }
   if (Array.isArray(value.traj)) return 'messages';
+  if (isLegacySessionMeta(value)) return 'codex';
   if (Array.isArray(value.history)) return 'swe-agent';
   return undefined;
 }

@@ -1,7 +1,21 @@
 import type { ErrorRecord } from '../errors.js';
 import type { Transcript } from '../model/transcript.js';
 
-export const FORMAT_NAMES = ['openai', 'messages', 'claude-code', 'anthropic', 'swe-agent', 'openhands', 'codex'] as const;
+export const FORMAT_NAMES = [
+  'openai',
+  'messages',
+  'claude-code',
+  'anthropic',
+  'swe-agent',
+  'openhands',
+  'codex',
+  'gemini',
+  'gemini-checkpoint',
+  'cline',
+  'opencode',
+  'goose',
+  'aider',
+] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
 /** Where an item came from: the line that holds it (for whole-file formats, line 1 at offset 0). */

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 
 /** File names a directory walk takes as inputs. */
 const DATA_FILE = /\.(jsonl|json|traj)$/i;
+/** aider's Markdown chat history (`.aider.chat.history.md`, or a copy named `chat-history.md`); other Markdown is docs. */
+const AIDER_HISTORY = /(^|[.-])chat[.-]history\.md$/i;
 
 /**
  * The folders agents keep their sessions in, which a walk enters although their name starts with a dot (a repository's
@@ -16,12 +18,16 @@ const SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules']);
 /** Agent settings files, not sessions. */
 const SETTINGS_FILE = /^settings(\.[\w-]+)?\.json$/i;
 
+/** Files Cline and Roo Code keep beside a task's history: the UI's copy of the chat and the task's file tracking. */
+const COMPANION_FILE = /^(ui_messages|task_metadata)\.json$/i;
+
 /**
  * The data files under a directory, recursively, in a fixed order: in each directory its files by name, then its
  * subdirectories by name (so a Claude Code `<session>.jsonl` comes before `<session>/subagents/`). Only `.jsonl`,
- * `.json` and `.traj` files are inputs; other files (READMEs, licences), agent settings files, entries whose name starts
- * with a dot (except the agents' own folders, AGENT_DIRS) and `node_modules` are not. Symbolic links to directories
- * are not followed (no cycles).
+ * `.json` and `.traj` files and aider chat histories (`.aider.chat.history.md`) are inputs; other files (READMEs,
+ * licences), agent settings files, Cline's companion files (`ui_messages.json`, `task_metadata.json`), entries whose
+ * name starts with a dot (except the agents' own folders, AGENT_DIRS, and aider's history) and `node_modules` are not.
+ * Symbolic links to directories are not followed (no cycles).
  */
 export async function* walkDataFiles(dir: string): AsyncGenerator<string> {
   const entries = await readdir(dir, { withFileTypes: true });
@@ -32,9 +38,10 @@ export async function* walkDataFiles(dir: string): AsyncGenerator<string> {
       if (!SKIPPED_DIRS.has(entry.name) && (!entry.name.startsWith('.') || AGENT_DIRS.has(entry.name))) dirs.push(entry.name);
       continue;
     }
-    if (entry.name.startsWith('.') || SETTINGS_FILE.test(entry.name)) continue;
-    if (entry.isFile() && DATA_FILE.test(entry.name)) files.push(entry.name);
-    else if (entry.isSymbolicLink() && DATA_FILE.test(entry.name)) {
+    const input = DATA_FILE.test(entry.name) || AIDER_HISTORY.test(entry.name);
+    if ((entry.name.startsWith('.') && !AIDER_HISTORY.test(entry.name)) || SETTINGS_FILE.test(entry.name) || COMPANION_FILE.test(entry.name)) continue;
+    if (entry.isFile() && input) files.push(entry.name);
+    else if (entry.isSymbolicLink() && input) {
       const target = await stat(join(dir, entry.name)).catch(() => undefined);
       if (target?.isFile()) files.push(entry.name);
     }

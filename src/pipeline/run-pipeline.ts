@@ -10,7 +10,7 @@ import { type Journal, type JournalState, readJournal } from './store/journal.js
 import { runFinalPaths } from './store/ordered-writer.js';
 import { type OpenedOutput, openOutputDir } from './store/output-dir.js';
 import { checkSameShard } from './store/resume-check.js';
-import { removeShardsDir, shardPath } from './store/shard-store.js';
+import { heldShard, removeShardsDir, shardPath } from './store/shard-store.js';
 import { type Job, createJob } from './job/job.js';
 import { DEFAULTS, defaultWorkers } from './job/capacity.js';
 import { type RunSettings, resolveRunSettings } from './job/settings.js';
@@ -196,7 +196,7 @@ async function execute(r: OpenRun): Promise<void> {
         const output = result && (await settleShard(planned, result, settleDeps));
         if (!output) return;
         r.progress.settled(shard, output.report);
-        sink.commit(shard.index).catch(fail);
+        sink.commit(shard.index, heldShard(shard, output)).catch(fail);
       })()
         .catch(fail)
         .finally(() => {

@@ -76,14 +76,17 @@ describe('the source compaction points', () => {
     expect(p.call).toBe(t.messages.slice(0, p.callIndex).filter((m) => m.role === 'assistant').length);
   });
 
-  it("finds Codex's compacted record with its summary", async () => {
+  it("finds Codex's compacted records: one with its summary, one with its replacement history and an opaque summary", async () => {
     const all = await transcripts(CODEX);
     const withPoints = all.map((t) => ({ t, points: sourceCompactionPoints(t) })).filter((x) => x.points.length > 0);
-    expect(withPoints).toHaveLength(1);
-    const { t, points } = withPoints[0];
-    expect(points.map((p) => p.kinds)).toEqual([['compacted']]);
-    expect((points[0].summary as Record<string, unknown>).is_compact_summary).toBe(true);
-    expect(points[0].summary).toBe(t.messages[points[0].index]);
+    expect(withPoints).toHaveLength(2);
+    const [local, remote] = withPoints;
+    expect(local.points.map((p) => p.kinds)).toEqual([['compacted']]);
+    expect((local.points[0].summary as Record<string, unknown>).is_compact_summary).toBe(true);
+    expect(local.points[0].summary).toBe(local.t.messages[local.points[0].index]);
+    expect(local.points[0].opaque).toBeUndefined();
+    expect(remote.points.map((p) => [p.kinds, p.opaque, p.summary])).toEqual([[['compacted'], true, undefined]]);
+    expect(remote.points[0].kept?.every((m) => (m as Record<string, unknown>).is_compact_summary === true)).toBe(true);
   });
 
   it("finds the agent's Compact tool with its focus (before the call after its result) and a typed /compact", () => {

@@ -29,7 +29,7 @@ describe('Anthropic round trip: canonical -> anthropic -> canonical', () => {
     'is exact for tau-bench, SWE-agent, OpenHands and Codex transcripts (system prompts, tool names, null contents)',
     async () => {
       const { before, after } = await roundTrip([TAU_BENCH, SWE_AGENT, OPENHANDS, CODEX_FIXTURES], 'others.anthropic.jsonl');
-      expect(before).toHaveLength(200 + 22 + 4 + 2);
+      expect(before).toHaveLength(200 + 22 + 4 + 4);
       expect(after).toEqual(before);
     },
   );

@@ -7,6 +7,7 @@ import { walkDataFiles } from '../../src/formats/walk.js';
 import { CORPUS, hasCorpus } from '../helpers/corpus.js';
 import { BUNDLED } from '../helpers/paths.js';
 import {
+  AIDER_HISTORY,
   BUNDLED_CLAUDE_CODE,
   CODEX_FIXTURES,
   OPENHANDS,
@@ -138,15 +139,16 @@ describe('readInputs', () => {
       expect(errorsOf(items)).toEqual([]);
       const jsonl = [...filesUnder(SPOTTER, /\.jsonl$/), ...filesUnder(SESSION_SHARE, /\.jsonl$/)].reduce((n, f) => n + lineCount(f), 0);
       const events = filesUnder(OPENHANDS, /\.json$/).reduce((n, f) => n + (JSON.parse(readFileSync(f, 'utf8')) as unknown[]).length, 0);
-      expect(accountedUnits(items)).toBe(jsonl + 200 + filesUnder(SWE_AGENT, /\.traj$/).length + events);
+      const aider = lineCount(AIDER_HISTORY);
+      expect(accountedUnits(items)).toBe(jsonl + 200 + filesUnder(SWE_AGENT, /\.traj$/).length + events + aider);
       const formats: Record<string, number> = {};
       for (const t of transcriptsOf(items)) {
         const f = (t.transcript.metadata?.source as { format: string } | undefined)?.format ?? 'unknown';
         formats[f] = (formats[f] ?? 0) + 1;
       }
-      expect(formats).toEqual({ 'claude-code': 28, messages: 200, 'swe-agent': 22, openhands: 4 });
-      // aider's Markdown, the licences, SOURCE.md and MANIFEST.tsv files are not inputs.
-      expect(items.some((i) => i.kind !== 'error' && /\.(md|tsv)$|LICENSE/.test(basename(i.file)))).toBe(false);
+      expect(formats).toEqual({ 'claude-code': 28, messages: 200, 'swe-agent': 22, openhands: 4, aider: 984 });
+      // The licences, SOURCE.md, MANIFEST.tsv and aider's website example pages are not inputs; aider's chat history is.
+      expect(items.some((i) => i.kind !== 'error' && i.file !== AIDER_HISTORY && /\.(md|tsv)$|LICENSE/.test(basename(i.file)))).toBe(false);
     },
   );
 });

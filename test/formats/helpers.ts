@@ -1,6 +1,13 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { InputItem } from '../../src/formats/types.js';
+import { findViolations } from '../../src/model/validity.js';
+import { restoreTranscript } from '../../src/refs/restore.js';
+import { buildSteps } from '../../src/strategies/build-steps.js';
+import { parseCompactConfig } from '../../src/strategies/compact-config.js';
+import { compactTranscript } from '../../src/strategies/compact-transcript.js';
+import { makeContext } from '../helpers/transcript-kit.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { corpusPath } from '../helpers/corpus.js';
 import { BUNDLED } from '../helpers/paths.js';
@@ -14,6 +21,8 @@ export const SESSION_SHARE = corpusPath('session-share', 'files', 'samples', 'cl
 export const TAU_BENCH = join(BUNDLED, 'tau-bench', 'gpt-4o-airline.json');
 export const SWE_AGENT = corpusPath('swe-agent', 'files');
 export const OPENHANDS = join(BUNDLED, 'openhands');
+/** aider's maintainer's chat history (1,133 sessions), the one aider history in the corpus. */
+export const AIDER_HISTORY = corpusPath('aider', 'files', 'tests', 'fixtures', 'chat-history.md');
 export const CODEX_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'codex');
 
 export const READ = { maxLineBytes: 64 * 1024 * 1024 };
@@ -80,4 +89,24 @@ export function scratchFile(name: string, content: string | Buffer): string {
 
 export function byId(items: InputItem[]): Map<string, Transcript> {
   return new Map(transcriptsOf(items).map((i) => [i.transcript.id, i.transcript]));
+}
+
+/**
+ * Compacts each transcript with the default steps in `window` tokens, checks the output is valid, and restores it as
+ * `restore` reads it (parsed back from JSON): it must be the converted input byte for byte. Returns how many
+ * transcripts compaction changed, so a test can show it restored something.
+ */
+export function expectCompactRestores(transcripts: readonly Transcript[], window = 16_000): number {
+  const steps = buildSteps(parseCompactConfig({ window }));
+  let changed = 0;
+  for (const input of transcripts) {
+    const ctx = { ...makeContext(), window };
+    const r = compactTranscript(input, steps, ctx);
+    expect(findViolations(r.transcript.messages), input.id).toEqual([]);
+    if (r.tokensAfter < r.tokensBefore) changed++;
+    const back = restoreTranscript(JSON.parse(JSON.stringify(r.transcript)) as Transcript, ctx.refs!);
+    if (!back.ok) throw new Error(back.error.message);
+    expect(JSON.stringify(back.value) === JSON.stringify(input), `restore of ${input.id}`).toBe(true);
+  }
+  return changed;
 }

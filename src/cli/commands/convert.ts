@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { type ErrorRecord, TcompactError } from '../../errors.js';
 import { toAnthropic } from '../../formats/anthropic-writer.js';
 import { readInputs } from '../../formats/read-inputs.js';
-import type { InputItem } from '../../formats/types.js';
+import { FORMAT_NAMES, type InputItem } from '../../formats/types.js';
 import { isAssistant, isTool } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
@@ -52,12 +52,12 @@ const FLUSH_BYTES = 1 << 20;
 
 export const convertCommand: Command = {
   name: 'convert',
-  summary: 'convert agent transcripts (Claude Code, Codex, SWE-agent, OpenHands, Anthropic, messages) to the canonical archive',
+  summary: 'convert agent transcripts (Claude Code, Codex, Gemini CLI, Cline, aider, SWE-agent, OpenHands...) to the canonical archive',
   help: `Usage: tcompact convert <input...> --out FILE.jsonl [options]
 
-Reads files or directories (walked recursively; only .jsonl, .json and .traj files), detects each file's format
-(openai, messages, claude-code, anthropic, swe-agent, openhands, codex) and writes one transcript per line to
-FILE.jsonl, atomically. Bad lines and records go to FILE.errors.jsonl ({file, line, byteOffset, code, message}); the
+Reads files or directories (walked recursively; only .jsonl, .json and .traj files and aider chat histories), detects
+each file's format and writes one transcript per line to FILE.jsonl, atomically. Formats:
+  ${FORMAT_NAMES.join(', ')}. Bad lines and records go to FILE.errors.jsonl ({file, line, byteOffset, code, message}); the
 rest is still converted. Prints transcripts, messages, repairs, skipped records by reason and errors by code.
 
 Options:

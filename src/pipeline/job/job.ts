@@ -57,7 +57,10 @@ interface JobOptions {
 export function createJob(config: CompactConfig, options: JobOptions = {}): Job {
   const effective = options.model ? withModelSummarizer(config) : config;
   const steps = options.steps ?? buildSteps(effective);
-  const tokenizer = getTokenizer(effective.tokenizer, effective.tokenizerEngine);
+  // Built on first use: a run's main thread folds nothing without an LLM step, and an exact tokenizer costs its rank
+  // table (a large module to compile, then a table to build) in every thread that loads it.
+  let loaded: Tokenizer | undefined;
+  const tokenizer = (): Tokenizer => (loaded ??= getTokenizer(effective.tokenizer, effective.tokenizerEngine));
   const { window } = effective;
   const llmSteps = steps.flatMap((s, i) => (s.strategy.async ? [i] : []));
   const refsOf = (refs: RefSink | null) => (effective.refs ? refs : null);
@@ -66,28 +69,30 @@ export function createJob(config: CompactConfig, options: JobOptions = {}): Job 
     ...finishCompaction(input, run.transcript, refsOf(refs)),
   });
   const start = (input: Transcript, refs: RefSink | null): JobStart => {
-    const run = runUntilAsync(input, steps, { tokenizer, refs: refsOf(refs), window });
+    const run = runUntilAsync(input, steps, { tokenizer: tokenizer(), refs: refsOf(refs), window });
     if (run.next === undefined) return { kind: 'done', result: finish(input, run, refsOf(refs)) };
     const { next, ...partial } = run;
     return { kind: 'handed-on', partial, resumeAt: next };
   };
   const continueFrom = async (base: Transcript, partial: Transcript, resumeAt: number, refs: RefSink | null, llm: LlmSession): Promise<CompactResult> => {
-    const ctx = { tokenizer, refs: refsOf(refs), window, llm };
+    const ctx = { tokenizer: tokenizer(), refs: refsOf(refs), window, llm };
     return finish(base, await runStepsAsync(partial, steps.slice(resumeAt), ctx), ctx.refs);
   };
   return {
     config: effective,
     steps,
-    tokenizer,
+    get tokenizer() {
+      return tokenizer();
+    },
     llmSteps,
     start,
     finish,
     resume: (handedOn, resumeAt, refs, llm) => continueFrom(handedOn, handedOn, resumeAt, refs, llm),
     fold(input, refs, llm) {
-      const ctx = { tokenizer, refs: refsOf(refs), window };
+      const ctx = { tokenizer: tokenizer(), refs: refsOf(refs), window };
       return llm && llmSteps.length > 0 ? runStepsAsync(input, steps, { ...ctx, llm }) : runSteps(input, steps, ctx);
     },
-    compact: (input, refs) => compactTranscript(input, steps, { tokenizer, refs: refsOf(refs), window }),
+    compact: (input, refs) => compactTranscript(input, steps, { tokenizer: tokenizer(), refs: refsOf(refs), window }),
     async compactAsync(input, refs, llm) {
       const started = start(input, refs);
       if (started.kind === 'done') return started.result;

@@ -26,7 +26,7 @@ export function encodeShardOutput(texts: SectionTexts, report: ShardReport, hand
 }
 
 /** Views (no copies) of the three sections of a body. */
-function sectionsOf(output: Pick<ShardOutput, 'body' | 'sizes'>): { transcripts: Buffer; errors: Buffer; refs: Buffer } {
+export function sectionsOf(output: Pick<ShardOutput, 'body' | 'sizes'>): { transcripts: Buffer; errors: Buffer; refs: Buffer } {
   const { body, sizes } = output;
   const all = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   return {

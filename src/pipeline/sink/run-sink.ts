@@ -1,7 +1,7 @@
 import { writeRunPage } from '../../report/html/write-pages.js';
 import type { LlmRunUsage } from '../../llm/session.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
-import { type FinalPaths, type MergedListener, OrderedWriter } from '../store/ordered-writer.js';
+import { type FinalPaths, type MergeableShard, type MergedListener, OrderedWriter } from '../store/ordered-writer.js';
 import { renderRunReport } from './report-markdown.js';
 import { type DistributedReport, type RunReport, RunReportBuilder } from './run-report.js';
 
@@ -66,9 +66,9 @@ export class RunSink {
     return new RunSink(writer, builder, options);
   }
 
-  /** Shard `index` is committed: merge it and every shard now next in line. */
-  commit(index: number): Promise<void> {
-    return this.writer.commit(index);
+  /** Shard `index` is committed (`held`: its output, still in memory): merge it and every shard now next in line. */
+  commit(index: number, held?: MergeableShard): Promise<void> {
+    return this.writer.commit(index, held);
   }
 
   /** Waits for the merges; every shard below `total` must have been committed. */

@@ -2,7 +2,10 @@ import { join } from 'node:path';
 import { REFS_FILE } from '../../refs/ref-file.js';
 import { AtomicFile } from '../../io/atomic-file.js';
 import type { ShardDescriptor, ShardReport } from '../shard/types.js';
-import { readShard } from './shard-store.js';
+import { type StoredShard, readShard } from './shard-store.js';
+
+/** What the merge takes of a shard. */
+export type MergeableShard = Omit<StoredShard, 'failed'>;
 
 export const TRANSCRIPTS_FILE = 'transcripts.jsonl';
 const ERRORS_FILE = 'errors.jsonl';
@@ -69,16 +72,21 @@ export class OrderedWriter {
     return this.next;
   }
 
-  /** Records that shard `index` is committed and merges every shard that is now next in line. */
-  commit(index: number): Promise<void> {
+  /**
+   * Records that shard `index` is committed and merges every shard that is now next in line. `held`, the committed
+   * output still in memory, is merged from there when the shard is next in line, instead of reading its file back; a
+   * shard that has to wait is dropped from memory and read back in its turn, so the merge still holds one at a time.
+   */
+  commit(index: number, held?: MergeableShard): Promise<void> {
     this.committed.add(index);
-    this.chain = this.chain.then(() => this.drain());
+    this.chain = this.chain.then(() => this.drain(index === this.next ? held : undefined));
     return this.chain;
   }
 
-  private async drain(): Promise<void> {
+  private async drain(held: MergeableShard | undefined): Promise<void> {
     while (this.committed.has(this.next)) {
-      const stored = await readShard(this.outDir, this.next);
+      const stored = held ?? (await readShard(this.outDir, this.next));
+      held = undefined;
       await this.transcripts.write(stored.transcripts);
       await this.errors.write(stored.errors);
       if (this.refs) for (const run of this.newRefs(stored.refs)) await this.refs.write(run);

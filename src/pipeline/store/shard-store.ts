@@ -2,6 +2,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
+import { sectionsOf } from '../shard/encoding.js';
 import type { ShardDescriptor, ShardOutput, ShardReport } from '../shard/types.js';
 
 /** Committed shards live in DIR/.shards until the final merge is done. */
@@ -19,7 +20,7 @@ const HeaderSchema = z.object({
   sections: z.object({ transcripts: z.number().int(), errors: z.number().int(), refs: z.number().int(), report: z.number().int() }),
 });
 
-interface StoredShard {
+export interface StoredShard {
   shard: ShardDescriptor;
   failed: boolean;
   transcripts: Buffer;
@@ -49,6 +50,11 @@ export async function commitShard(outDir: string, shard: ShardDescriptor, output
     throw err;
   }
   await fsyncDir(join(outDir, SHARDS_DIR));
+}
+
+/** A committed shard's output as the merge reads it back, from memory: views of its body, no copies. */
+export function heldShard(shard: ShardDescriptor, output: ShardOutput): Omit<StoredShard, 'failed'> {
+  return { shard, ...sectionsOf(output), report: output.report };
 }
 
 export async function readShard(outDir: string, index: number): Promise<StoredShard> {

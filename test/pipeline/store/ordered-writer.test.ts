@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sectionTexts } from '../../../src/pipeline/shard/encoding.js';
+import { encodeShardOutput, sectionTexts } from '../../../src/pipeline/shard/encoding.js';
 import { OrderedWriter, runFinalPaths } from '../../../src/pipeline/store/ordered-writer.js';
-import { commitShard, ensureShardsDir } from '../../../src/pipeline/store/shard-store.js';
+import { commitShard, ensureShardsDir, heldShard, shardPath } from '../../../src/pipeline/store/shard-store.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { type RealShard, realShards } from './real-shards.js';
 
@@ -75,6 +75,25 @@ describe('ordered writer', () => {
     expect(read(paths.reportJson)).toBe('{"report":"json"}\n');
     expect(read(paths.reportMd)).toBe('# report\n');
     expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('merges a shard next in line from memory, and reads back from its file one that had to wait', async () => {
+    const all = (await shards()).slice(0, 3);
+    const dir = tempDir('ordered-writer');
+    await committed(dir, all);
+    const held = (i: number) => heldShard(all[i].planned.shard, all[i].output);
+    // Shard 0's file is gone: only its output in memory can merge it. Shard 2 comes before 1, so it must wait, and it
+    // is read back from its file, whose transcripts a marker stands for: the merged bytes say which copy was used.
+    rmSync(shardPath(dir, 0));
+    const marked = { ...all[2].output, ...encodeShardOutput({ ...sectionTexts(all[2].output), transcripts: '{"id":"from-file"}\n' }, all[2].output.report) };
+    await commitShard(dir, all[2].planned.shard, marked, false);
+    const writer = await OrderedWriter.open(dir, true, () => undefined);
+    await writer.commit(0, held(0));
+    await writer.commit(2, held(2));
+    await writer.commit(1, held(1));
+    await writer.finish('{}', '');
+    const texts = all.map((s) => sectionTexts(s.output));
+    expect(read(join(dir, 'transcripts.jsonl'))).toBe(`${texts[0].transcripts}${texts[1].transcripts}{"id":"from-file"}\n`);
   });
 
   it('writes each ref once even when several shards hold it', async () => {

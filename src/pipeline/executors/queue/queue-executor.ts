@@ -20,6 +20,11 @@ import { ShardWorkers } from './shard-workers.js';
 const QUEUE_IN_FLIGHT = 64;
 /** First retry delay of a crashed shard, doubled on each attempt. */
 const RETRY_BACKOFF_MS = 200;
+/**
+ * How long one read of the queue's event stream blocks. BullMQ guards each read with a timer of this plus 1 s that
+ * outlives a dropped connection, so after E_QUEUE the process could not exit before it fired (11 s at BullMQ's default).
+ */
+const EVENTS_BLOCK_MS = 1000;
 
 interface QueueExecutorOptions {
   queue: QueueUrl;
@@ -56,10 +61,12 @@ export async function startQueueExecutor(options: QueueExecutorOptions): Promise
   const connection = openConnection(url, 'tcompact-coordinator');
   const queue = new Queue<ShardJobData, ShardJobResult>(name, { connection });
   const eventsConnection = openConnection(url, 'tcompact-coordinator-events');
-  const events = new QueueEvents(name, { connection: eventsConnection });
+  const events = new QueueEvents(name, { connection: eventsConnection, blockingTimeout: EVENTS_BLOCK_MS });
   const stats = new DistributedStats(name, url.redacted);
   events.on('stalled', () => stats.stalledRecovered++);
   events.on('error', () => undefined);
+  // Without a listener BullMQ prints each failed reconnect to stderr; a lost Redis is reported once, as E_QUEUE.
+  queue.on('error', () => undefined);
   // Every shard in flight waits on these emitters (BullMQ's waitUntilFinished listens on both).
   queue.setMaxListeners(QUEUE_IN_FLIGHT * 2 + 10);
   events.setMaxListeners(QUEUE_IN_FLIGHT * 2 + 10);

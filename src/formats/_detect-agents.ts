@@ -1,0 +1,43 @@
+import { isObject } from './_items.js';
+import type { JsonSignature } from './_json-peek.js';
+import type { FormatName } from './types.js';
+
+/**
+ * Detection of the agent formats whose records look like others' at first sight (a Gemini CLI recording has
+ * `messages`, a Cline history is an array of Anthropic messages): checked before the generic rules.
+ */
+
+/**
+ * A JSON Lines record: the metadata line of a Gemini CLI recording (`sessionId` and `projectHash`, no `type`); the
+ * metadata line of a goose session (`working_dir`), or a goose message (`role`, a numeric `created`, a `content` list).
+ */
+export function agentFormatOfRecord(value: unknown): FormatName | undefined {
+  if (!isObject(value) || value.type !== undefined) return undefined;
+  if (typeof value.sessionId === 'string' && typeof value.projectHash === 'string') return 'gemini';
+  if (typeof value.working_dir === 'string' && value.messages === undefined) return 'goose';
+  if (typeof value.role === 'string' && typeof value.created === 'number' && Array.isArray(value.content)) return 'goose';
+  return undefined;
+}
+
+/**
+ * A whole-file JSON document: a Gemini CLI recording (`sessionId` and `projectHash`), a Gemini CLI checkpoint
+ * (`clientHistory`, or `history` in a `checkpoints` folder when the display history is too long for its next keys to
+ * be seen), or a Cline/Roo history (named `api_conversation_history.json`, or messages carrying `ts`, `modelInfo` or
+ * `metrics`), an OpenCode export (`info` and `messages` whose records carry `sessionID`), or a goose session
+ * (`working_dir` and `conversation`).
+ */
+export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName | undefined {
+  const keys = new Set(sig.keys);
+  if (sig.root === 'object') {
+    if (keys.has('sessionId') && keys.has('projectHash')) return 'gemini';
+    if (keys.has('clientHistory') || (keys.has('toolCall') && keys.has('commitHash'))) return 'gemini-checkpoint';
+    if (keys.has('info') && keys.has('messages') && sig.allKeys.has('sessionID')) return 'opencode';
+    if (keys.has('working_dir') && keys.has('conversation')) return 'goose';
+    if (keys.has('history') && /[\\/]checkpoints[\\/][^\\/]+\.json$/i.test(file)) return 'gemini-checkpoint';
+  }
+  if (/(^|[\\/])api_conversation_history\.json$/i.test(file)) return 'cline';
+  if (sig.root === 'array') {
+    if (sig.first === 'object' && keys.has('role') && (keys.has('ts') || keys.has('modelInfo') || keys.has('metrics'))) return 'cline';
+  }
+  return undefined;
+}
