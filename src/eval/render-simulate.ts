@@ -179,7 +179,11 @@ export function renderSimulation(r: SimulationReport): string {
     `${r.transcripts} transcripts replayed as agent loops (one model call per assistant message), window ${int(r.window)} tokens, ` +
       `tokenizer ${r.tokenizer}. Hard limit ${r.thresholds.hardLimit} of the window; cooldown ${r.cooldown} calls; ` +
       `stuck after ${r.maxAttempts} compactions in a row that stay above the trigger` +
-      (r.basePrompt > 0 ? `; ${int(r.basePrompt)} tokens of unrecorded system prompt and tools added to every call.` : '.'),
+      (r.basePrompt === 'recorded'
+        ? "; each transcript's unrecorded system prompt and tools added to every call, as its first recorded call's input minus the replayed first prompt."
+        : r.basePrompt > 0
+          ? `; ${int(r.basePrompt)} tokens of unrecorded system prompt and tools added to every call.`
+          : '.'),
     `Prices per million tokens: input $${p.input}, cache write $${p.cacheWrite}, cache read $${p.cached}, output $${p.output}.`,
     '',
     policiesTable(r),

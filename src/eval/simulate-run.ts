@@ -9,7 +9,7 @@ import { type Policy, type TailOptions, resolvePolicy } from './policies.js';
 import { CACHE_RULES, type CacheModelName, DEFAULT_CALL_GAP_SECONDS, defaultCacheModel } from './cache-models.js';
 import { type Cost, type PriceFlags, type Prices, costOf, pricesFor } from './pricing.js';
 import { type RecordedUsage, recordedCost, recordedUsage } from './recorded-usage.js';
-import { type ReplayStats, emptyReplayStats, replay } from './replay.js';
+import { type ReplayStats, contextTokens, emptyReplayStats, replay } from './replay.js';
 import { type ProbeScore, addScore, emptyScore } from './score.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
 import { viewOfMessages } from './model-view.js';
@@ -31,8 +31,12 @@ export interface SimulateOptions {
   cooldown?: number;
   /** @default 3 */
   maxAttempts?: number;
-  /** Tokens added to every prompt for the system prompt and tools the transcripts do not record. @default 0 */
-  basePrompt?: number;
+  /**
+   * Tokens added to every prompt for the system prompt and tools the transcripts do not record; `recorded`: each
+   * transcript's own, its first recorded call's input minus the replayed first prompt (0 without recorded usage).
+   * @default 0
+   */
+  basePrompt?: number | 'recorded';
   /** The protected tail of the policies' strategies. @default the strategies' defaults */
   tail?: TailOptions;
   /** The model of the policies' LLM steps (`summarize@0.9`, and `auto`'s summarizer). @default none */
@@ -76,6 +80,8 @@ interface TranscriptSimulation {
   file: string;
   line: number;
   messages: number;
+  /** With `basePrompt: 'recorded'`: the tokens added to its every prompt. */
+  basePrompt?: number;
   /** The cache model its replays were billed with; absent for the ideal cache. */
   cache?: CacheModelName;
   /** By policy name, in the order of `policies`. */
@@ -121,7 +127,7 @@ export interface SimulationReport {
   prices: Prices;
   cooldown: number;
   maxAttempts: number;
-  basePrompt: number;
+  basePrompt: number | 'recorded';
   transcripts: number;
   policies: PolicyTotals[];
   /** Transcripts with recorded usage: the recorded figures summed, beside the simulated `none` replay of the same transcripts. */
@@ -189,6 +195,17 @@ function addRun(into: PolicyRun, r: PolicyRun): void {
   }
 }
 
+/**
+ * The system prompt and tools a transcript's first recorded call carried beyond what the replay puts in its first
+ * prompt (the messages before the first reply and the tool definitions); 0 without recorded usage.
+ */
+function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | undefined, tokenizer: Tokenizer): number {
+  if (!recorded) return 0;
+  const first = transcript.messages.findIndex((m) => m.role === 'assistant');
+  const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
+  return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer));
+}
+
 const isSourceSummary = (m: Message) => (m as Record<string, unknown>).is_compact_summary === true;
 
 /** The hindsight probes of a compaction before the reply at `index`: what came before it against what came after. */
@@ -217,13 +234,15 @@ export class Simulation {
 
   async add(transcript: Transcript, source: { file: string; line: number }): Promise<TranscriptSimulation> {
     const o = this.options;
+    const recorded = recordedUsage(transcript, { byTtl: o.cache !== 'ideal' });
+    const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, o.tokenizer) : o.basePrompt;
     const env = {
       tokenizer: o.tokenizer,
       window: o.window,
       tools: transcript.tools,
       cooldown: o.cooldown,
       maxAttempts: o.maxAttempts,
-      basePrompt: o.basePrompt,
+      basePrompt,
       llm: o.llm,
       focus: o.focus,
       transcript,
@@ -241,6 +260,7 @@ export class Simulation {
       line: source.line,
       messages: transcript.messages.length,
       ...(model === 'ideal' ? {} : { cache: model }),
+      ...(o.basePrompt === 'recorded' ? { basePrompt } : {}),
       policies: {},
     };
     const prompts: Record<string, number[]> = {};
@@ -258,7 +278,7 @@ export class Simulation {
       const stats = await replay(transcript, instance, {
         tokenizer: o.tokenizer,
         window: o.window,
-        basePrompt: o.basePrompt,
+        basePrompt,
         onCall,
         onCompaction,
         cache: rules,
@@ -278,8 +298,6 @@ export class Simulation {
       }
       result.policies[policy.name] = run;
     }
-    // Under a provider's cache, recorded writes are priced by the TTL they were made with; the ideal cache keeps one price.
-    const recorded = recordedUsage(transcript, { byTtl: model !== 'ideal' });
     if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, prices) };
     this.perTranscript.push(result);
     const peak = result.policies.none.peakPrompt;

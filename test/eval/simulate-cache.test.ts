@@ -146,6 +146,21 @@ describe('tcompact simulate --cache on the bundled Claude Code session', { timeo
     expect(ideal.policies.every((p) => p.cacheWrites === undefined)).toBe(true);
   });
 
+  it("--base-prompt recorded: each transcript's first replayed prompt is its first recorded call's input", async () => {
+    const out = tempDir('sim-cache');
+    const run = await runMain(['simulate', session, '--policy', 'none', '--base-prompt', 'recorded', '--out', out]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const json = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as {
+      basePrompt: unknown;
+      perTranscript: { basePrompt: number; policies: { none: { firstPrompt: number } }; recorded: { firstCallInput: number } }[];
+    };
+    expect(json.basePrompt).toBe('recorded');
+    const [t] = json.perTranscript;
+    expect(t.basePrompt).toBeGreaterThan(0);
+    expect(t.policies.none.firstPrompt).toBe(t.recorded.firstCallInput);
+    expect(readFileSync(join(out, 'simulate.md'), 'utf8')).toContain("as its first recorded call's input minus the replayed first prompt");
+  });
+
   it('refuses an unknown cache model with an exact message', async () => {
     const out = tempDir('sim-cache');
     const run = await runMain(['simulate', session, '--out', out, '--cache', 'lru']);

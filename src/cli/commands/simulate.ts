@@ -47,7 +47,8 @@ Options:
   --keep-last N, --keep-messages N, --keep-results N
                          the protected tail of the policies' strategies (defaults 0, 10, 10)
   --base-prompt N        tokens added to every prompt for a system prompt and tools the transcripts do not record
-                         (Claude Code sessions: about the first call's recorded input; default 0)
+                         (Claude Code sessions: about the first call's recorded input; default 0); 'recorded': each
+                         transcript's own, its first recorded call's input minus the replayed first prompt
   --cooldown N           calls after a compaction with no new attempt (default 0)
   --max-attempts N       compactions in a row that stay above the trigger before the run is stuck (default 3)
   --cache MODEL          the provider's prompt cache: ${CACHE_MODEL_NAMES.join(', ')} (default by source:
@@ -142,7 +143,7 @@ Options:
       callGapSeconds: nonNegativeOption('call-gap', values['call-gap'], DEFAULT_CALL_GAP_SECONDS),
       cooldown: intOption('cooldown', values.cooldown, 0, 0),
       maxAttempts: intOption('max-attempts', values['max-attempts'], 3, 1),
-      basePrompt: intOption('base-prompt', values['base-prompt'], 0, 0),
+      basePrompt: values['base-prompt'] === 'recorded' ? 'recorded' : intOption('base-prompt', values['base-prompt'], 0, 0),
       llm,
       ...(batch ? { batch } : {}),
       focus: values.focus,
