@@ -11,6 +11,11 @@ import { PromptCache } from './prompt-cache.js';
 export interface PolicyInstance {
   /** Runs before every call (micro-compaction); its output replaces the agent's context. */
   micro?: CompactionHandler;
+  /**
+   * Each change `micro` makes is a compaction point for `onCompaction` (hindsight): a runtime's clearing (Anthropic's
+   * context editing, the AI SDK's pruning) is the only compaction such a policy makes. @default false
+   */
+  microIsCompaction?: boolean;
   /** Decides at every call whether to compact. */
   manager?: ContextManager;
   /**
@@ -134,6 +139,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
           stats.microCompactions++;
           context = [...out.messages];
           tokens = out.tokens;
+          if (policy.microIsCompaction) options.onCompaction?.(messageIndex, context);
         }
       }
       if (policy.at) {

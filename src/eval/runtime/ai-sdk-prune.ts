@@ -3,6 +3,7 @@ import type { CompactionHandler } from '../../context/context-manager.js';
 import { type AssistantMessage, type Message, isAssistant, isTool } from '../../model/message.js';
 import { countMessage, totalOf } from '../../tokens/breakdown.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
+import { EditMemo } from './edit-memo.js';
 
 const KEEP_LAST = /^before-last-(\d+)-messages$/;
 const ToolCallsType = z.union([
@@ -42,13 +43,15 @@ const isEmpty = (m: Message): boolean =>
  * of the listed tools (all tools without a list) unless the call or its result is among those last N; messages left
  * empty go when `emptyMessages` is `remove`. A canonical tool message holds one result, so it goes with its result.
  */
-export function pruneMessagesLike(messages: readonly Message[], options: AiSdkPrune): Message[] {
+export function pruneMessagesLike(messages: readonly Message[], options: AiSdkPrune, memo = new EditMemo()): Message[] {
   let out = [...messages];
   if (options.reasoning !== 'none') {
     out = out.map((m, i) => {
       if (!isAssistant(m) || m.reasoning_content === undefined || (options.reasoning === 'before-last-message' && i === out.length - 1)) return m;
-      const { reasoning_content: _dropped, ...rest } = m;
-      return rest as AssistantMessage;
+      return memo.get(m, 'no reasoning', () => {
+        const { reasoning_content: _dropped, ...rest } = m;
+        return rest as AssistantMessage;
+      });
     });
   }
   for (const rule of rules(options.toolCalls)) {
@@ -67,10 +70,13 @@ export function pruneMessagesLike(messages: readonly Message[], options: AiSdkPr
       if (isTool(m)) return removes(m.tool_call_id) ? undefined : next.push(m);
       if (isAssistant(m) && m.tool_calls && m.tool_calls.some((c) => removes(c.id))) {
         const calls = m.tool_calls.filter((c) => !removes(c.id));
-        const { tool_calls: _all, ...rest } = m;
-        const edited: AssistantMessage = calls.length > 0 ? { ...rest, tool_calls: calls } : rest;
-        // Reasoning goes with the parts after it when none of them is left (the SDK keeps no reasoning that led nowhere).
-        if (noText(m.content) && calls.length === 0) delete edited.reasoning_content;
+        const edited = memo.get(m, `calls ${calls.map((c) => c.id).join(',')}`, () => {
+          const { tool_calls: _all, ...rest } = m;
+          const e: AssistantMessage = calls.length > 0 ? { ...rest, tool_calls: calls } : rest;
+          // Reasoning goes with the parts after it when none of them is left (the SDK keeps no reasoning that led nowhere).
+          if (noText(m.content) && calls.length === 0) delete e.reasoning_content;
+          return e;
+        });
         return next.push(edited);
       }
       next.push(m);
@@ -86,13 +92,14 @@ export function pruneMessagesLike(messages: readonly Message[], options: AiSdkPr
  */
 export function aiSdkPrune(options: AiSdkPrune, tok: Tokenizer): CompactionHandler {
   const full: Message[] = [];
+  const memo = new EditMemo();
   let sent: readonly Message[] = [];
   let fullTokens = 0;
   let sentTokens = 0;
   return (request) => {
     full.push(...request.messages.slice(sent.length));
     fullTokens += request.tokens - sentTokens;
-    const view = pruneMessagesLike(full, options);
+    const view = pruneMessagesLike(full, options, memo);
     let viewTokens = fullTokens;
     const inView = new Set(view);
     const inFull = new Set(full);

@@ -3,6 +3,7 @@ import type { CompactionHandler } from '../../context/context-manager.js';
 import { type AssistantMessage, type Message, type ToolMessage, isAssistant, isTool } from '../../model/message.js';
 import { countMessage, totalOf } from '../../tokens/breakdown.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
+import { EditMemo } from './edit-memo.js';
 
 /** What a cleared tool result reads, in the replay (the API's own wording is not published; only its size matters). */
 export const CLEARED_RESULT = '[tool result cleared]';
@@ -62,7 +63,7 @@ function toolUses(messages: readonly Message[]): ToolUse[] {
  * of them would free fewer than `clear_at_least` tokens, nothing is cleared: the minimum exists so that a clear is worth
  * the prompt cache it breaks.
  */
-export function applyClearToolUses(messages: readonly Message[], promptTokens: number, edit: ClearToolUses, tok: Tokenizer): Message[] {
+export function applyClearToolUses(messages: readonly Message[], promptTokens: number, edit: ClearToolUses, tok: Tokenizer, memo = new EditMemo()): Message[] {
   const uses = toolUses(messages);
   const triggered = edit.trigger.type === 'input_tokens' ? promptTokens > edit.trigger.value : uses.length > edit.trigger.value;
   if (!triggered) return messages as Message[];
@@ -71,21 +72,25 @@ export function applyClearToolUses(messages: readonly Message[], promptTokens: n
     .filter((u) => !edit.exclude_tools.includes(u.call.tool_calls![u.slot].function.name));
   const clearsInput = (name: string) => (Array.isArray(edit.clear_tool_inputs) ? edit.clear_tool_inputs.includes(name) : edit.clear_tool_inputs);
   const out = [...messages];
-  const calls = new Map<AssistantMessage, AssistantMessage>();
+  const clearedSlots = new Map<AssistantMessage, number[]>();
   for (const use of eligible) {
-    if (use.result >= 0 && (out[use.result] as ToolMessage).content !== CLEARED_RESULT) {
-      out[use.result] = { ...(out[use.result] as ToolMessage), content: CLEARED_RESULT };
-    }
-    const name = use.call.tool_calls![use.slot].function.name;
-    if (clearsInput(name) && use.call.tool_calls![use.slot].function.arguments !== CLEARED_INPUT) {
-      const edited = calls.get(use.call) ?? { ...use.call, tool_calls: [...use.call.tool_calls!] };
-      edited.tool_calls![use.slot] = { ...edited.tool_calls![use.slot], function: { name, arguments: CLEARED_INPUT } };
-      calls.set(use.call, edited);
+    const result = use.result >= 0 ? (messages[use.result] as ToolMessage) : undefined;
+    if (result && result.content !== CLEARED_RESULT) out[use.result] = memo.get(result, 'cleared', () => ({ ...result, content: CLEARED_RESULT }));
+    const call = use.call.tool_calls![use.slot];
+    if (clearsInput(call.function.name) && call.function.arguments !== CLEARED_INPUT) {
+      const slots = clearedSlots.get(use.call) ?? [];
+      slots.push(use.slot);
+      clearedSlots.set(use.call, slots);
     }
   }
   for (let i = 0; i < out.length; i++) {
-    const edited = calls.get(out[i] as AssistantMessage);
-    if (edited) out[i] = edited;
+    const original = out[i] as AssistantMessage;
+    const slots = clearedSlots.get(original);
+    if (!slots) continue;
+    out[i] = memo.get(original, `inputs ${slots.join(',')}`, () => ({
+      ...original,
+      tool_calls: original.tool_calls!.map((c, slot) => (slots.includes(slot) ? { ...c, function: { name: c.function.name, arguments: CLEARED_INPUT } } : c)),
+    }));
   }
   if (edit.clear_at_least !== null) {
     let freed = 0;
@@ -102,6 +107,7 @@ export function applyClearToolUses(messages: readonly Message[], promptTokens: n
  */
 export function anthropicContextEditing(config: AnthropicContextManagement, tok: Tokenizer): CompactionHandler {
   let full: Message[] = [];
+  const memo = new EditMemo();
   let sent: readonly Message[] = [];
   let sentTokens = 0;
   let fullTokens = 0;
@@ -110,7 +116,7 @@ export function anthropicContextEditing(config: AnthropicContextManagement, tok:
     full = [...full, ...added];
     fullTokens += request.tokens - sentTokens;
     let view: Message[] = full;
-    for (const edit of config.edits) view = applyClearToolUses(view, fullTokens, edit, tok);
+    for (const edit of config.edits) view = applyClearToolUses(view, fullTokens, edit, tok, memo);
     let viewTokens = fullTokens;
     for (let i = 0; i < view.length; i++) if (view[i] !== full[i]) viewTokens += totalOf(countMessage(view[i], tok)) - totalOf(countMessage(full[i], tok));
     sent = view;

@@ -48,7 +48,7 @@ export function runtimePolicy(name: string): Policy {
         name,
         summary: `Anthropic context editing (clear_tool_uses) as ${path} sets it, applied to every prompt`,
         requires: [],
-        instantiate: (env) => ({ micro: anthropicContextEditing(config, env.tokenizer) }),
+        instantiate: (env) => ({ micro: anthropicContextEditing(config, env.tokenizer), microIsCompaction: true }),
       };
     }
     case 'ai-sdk': {
@@ -57,7 +57,7 @@ export function runtimePolicy(name: string): Policy {
         name,
         summary: `the AI SDK's pruneMessages with the options of ${path}, on every prompt`,
         requires: [],
-        instantiate: (env) => ({ micro: aiSdkPrune(options, env.tokenizer) }),
+        instantiate: (env) => ({ micro: aiSdkPrune(options, env.tokenizer), microIsCompaction: true }),
       };
     }
     case 'config': {
