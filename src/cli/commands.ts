@@ -6,6 +6,7 @@ import { restoreCommand } from './commands/restore.js';
 import { runCommand } from './commands/run.js';
 import { simulateCommand } from './commands/simulate.js';
 import { statsCommand } from './commands/stats.js';
+import { tuneCommand } from './commands/tune.js';
 import { workerCommand } from './commands/worker.js';
 
 /** Every CLI command, in the order `--help` lists them. */
@@ -17,5 +18,6 @@ export const COMMANDS: readonly Command[] = [
   runCommand,
   evalCommand,
   simulateCommand,
+  tuneCommand,
   workerCommand,
 ];

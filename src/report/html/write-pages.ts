@@ -7,10 +7,12 @@ import { type Page, renderPage } from './page.js';
 import { type RunPageInput, runPage } from './run-page.js';
 import { type SimulatePageInput, simulatePage } from './simulate-page.js';
 import { type StatsPageInput, statsPage } from './stats-page.js';
+import { type TunePageInput, tunePage } from './tune-page.js';
 
 export const RUN_HTML = 'report.html';
 const EVAL_HTML = 'eval.html';
 const SIMULATE_HTML = 'simulate.html';
+const TUNE_HTML = 'tune.html';
 
 /** Lines of errors.jsonl shown on the run and compact pages. */
 const ERROR_LINES = 10;
@@ -65,4 +67,9 @@ export async function writeSimulatePage(outDir: string, report: SimulatePageInpu
 /** `stats --html FILE`. */
 export async function writeStatsPage(path: string, stats: StatsPageInput): Promise<string> {
   return writePage(path, statsPage(stats));
+}
+
+/** DIR/tune.html beside tune.json. */
+export async function writeTunePage(outDir: string, report: TunePageInput): Promise<string> {
+  return writePage(join(outDir, TUNE_HTML), tunePage(report));
 }
