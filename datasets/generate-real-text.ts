@@ -13,7 +13,7 @@ import { open } from 'node:fs/promises';
 import { Rng, deriveSeed } from './generate.js';
 
 /** Bumped whenever the output for given templates and options changes. */
-export const REAL_TEXT_GENERATOR_VERSION = 1;
+export const REAL_TEXT_GENERATOR_VERSION = 2;
 
 export interface RealTextOptions {
   seed: number;
@@ -61,8 +61,9 @@ class Pool {
       const at = Math.floor(rng.next() * this.chars);
       const i = upperBound(this.ends, at);
       const text = this.texts[i];
+      // Cut where the position falls, up to the text's end: clamping the start back to fit `want` would make the tail
+      // window of every short text far likelier than any other piece, and two texts would repeat it verbatim.
       let start = at - (i === 0 ? 0 : this.ends[i - 1]);
-      start = Math.min(start, Math.max(0, text.length - want));
       let end = Math.min(text.length, start + want);
       // Never split a surrogate pair: a lone half would be a text no real transcript has.
       if (isLow(text.charCodeAt(start)) && start > 0) start--;

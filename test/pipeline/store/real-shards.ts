@@ -26,7 +26,7 @@ interface Planned {
  */
 export async function plannedShards(dir: string): Promise<Planned> {
   const archive = join(dir, 'archive.jsonl');
-  const lines = await writeRealArchive(archive, { count: 12, maxLineBytes: 200_000 });
+  const lines = await writeRealArchive(archive, { count: 24, maxLineBytes: 200_000 });
   writeFileSync(archive, `${lines.slice(0, 6).join('\n')}\n{"id": "broken", \n${lines.slice(6).join('\n')}\n`);
   const settings = resolveRunSettings({ inputs: [archive], shardBytes: 64 * 1024 }, createJob(parseCompactConfig({ strategies: TEST_STRATEGIES })));
   const sources = await resolveInputSources([archive], settings.maxLineBytes);
