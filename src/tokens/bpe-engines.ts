@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import { BpeCounter } from './bpe-count.js';
+import { buildRankTable } from './rank-table.js';
 
 /** The BPE encodings tcompact counts exactly. */
 export type BpeEncodingName = 'o200k_base' | 'cl100k_base';
@@ -11,9 +13,9 @@ export type BpeEncodingName = 'o200k_base' | 'cl100k_base';
  * load, against ~65 MB for gpt-tokenizer's rank array; so ai-tokenizer's engine is fed gpt-tokenizer's rank array and
  * split pattern instead (~80 MB a thread, loaded in half the time), and the same pieces go through the same ranks.
  */
-export const TOKENIZER_ENGINES = ['ai-tokenizer', 'gpt-tokenizer'] as const;
+export const TOKENIZER_ENGINES = ['tcompact', 'ai-tokenizer', 'gpt-tokenizer'] as const;
 export type TokenizerEngine = (typeof TOKENIZER_ENGINES)[number];
-export const DEFAULT_TOKENIZER_ENGINE: TokenizerEngine = 'ai-tokenizer';
+export const DEFAULT_TOKENIZER_ENGINE: TokenizerEngine = 'tcompact';
 
 /** Counts the tokens of a text as ordinary text: special-token strings such as `<|endoftext|>` are not honoured. */
 export type CountOrdinary = (text: string) => number;
@@ -52,10 +54,7 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
  * UTF-8, else the bytes). The array's module is dropped from the require cache once read, so only the map stays.
  */
 function aiEncodingFromGptRanks(name: BpeEncodingName): AiEncoding {
-  const id = require.resolve(`gpt-tokenizer/cjs/bpeRanks/${name}`);
-  const loadedModule = require(id) as { default?: unknown } | unknown[];
-  const ranks = (Array.isArray(loadedModule) ? loadedModule : loadedModule.default) as (string | number[] | undefined)[];
-  delete require.cache[id];
+  const ranks = gptRanks(name);
   // A null prototype: a piece such as `constructor` must not find Object.prototype's members.
   const stringEncoder = Object.create(null) as Record<string, number>;
   const binaryEncoder: [Uint8Array, number][] = [];
@@ -77,6 +76,26 @@ function aiTokenizer(name: BpeEncodingName): CountOrdinary {
   return (text) => tokenizer.encodeOrdinary(text).length;
 }
 
+/** gpt-tokenizer's rank array of an encoding (index = rank), its module dropped from the require cache once read. */
+function gptRanks(name: BpeEncodingName): (string | number[] | undefined)[] {
+  const id = require.resolve(`gpt-tokenizer/cjs/bpeRanks/${name}`);
+  const loadedModule = require(id) as { default?: unknown } | unknown[];
+  delete require.cache[id];
+  return (Array.isArray(loadedModule) ? loadedModule : loadedModule.default) as (string | number[] | undefined)[];
+}
+
+/** tcompact's own count-only BPE over gpt-tokenizer's ranks; o200k_base is split by a hand-written scanner. */
+function ownCounter(name: BpeEncodingName): CountOrdinary {
+  const table = buildRankTable(gptRanks(name));
+  let split: RegExp | null = null;
+  if (name !== 'o200k_base') {
+    const constants = require('gpt-tokenizer/cjs/encodingParams/constants') as Record<string, RegExp>;
+    split = new RegExp(constants[SPLIT_REGEX[name]].source, 'gu');
+  }
+  const counter = new BpeCounter(table, split);
+  return (text) => counter.count(text);
+}
+
 function gptTokenizer(name: BpeEncodingName): CountOrdinary {
   type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
   const { countTokens } = require(`gpt-tokenizer/cjs/encoding/${name}`) as { countTokens: CountTokens };
@@ -89,7 +108,7 @@ export function bpeCounter(name: BpeEncodingName, engine: TokenizerEngine = DEFA
   const key = `${engine}/${name}`;
   let count = loaded.get(key);
   if (!count) {
-    count = engine === 'ai-tokenizer' ? aiTokenizer(name) : gptTokenizer(name);
+    count = engine === 'tcompact' ? ownCounter(name) : engine === 'ai-tokenizer' ? aiTokenizer(name) : gptTokenizer(name);
     loaded.set(key, count);
   }
   return count;
