@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
+import { getEnvironmentData, setEnvironmentData } from 'node:worker_threads';
 import { BpeCounter } from './bpe-count.js';
-import { buildRankTable } from './rank-table.js';
+import { type RankTable, type SharedRankTable, buildRankTable, viewRankTable } from './rank-table.js';
 
 /** The BPE encodings tcompact counts exactly. */
 export type BpeEncodingName = 'o200k_base' | 'cl100k_base';
@@ -84,9 +85,42 @@ function gptRanks(name: BpeEncodingName): (string | number[] | undefined)[] {
   return (Array.isArray(loadedModule) ? loadedModule : loadedModule.default) as (string | number[] | undefined)[];
 }
 
+const ownTables = new Map<BpeEncodingName, RankTable>();
+const sharedTableKey = (name: BpeEncodingName): string => `tcompact/rank-table/${name}`;
+
+/**
+ * tcompact's rank table of an encoding in this thread: the one the thread that started it shared (see
+ * {@link shareRankTable}), else built from gpt-tokenizer's rank array (~100-300 ms of CPU).
+ */
+function ownRankTable(name: BpeEncodingName): RankTable {
+  let table = ownTables.get(name);
+  if (!table) {
+    const shared = getEnvironmentData(sharedTableKey(name)) as SharedRankTable | undefined;
+    table = shared ? viewRankTable(shared) : buildRankTable(gptRanks(name));
+    ownTables.set(name, table);
+  }
+  return table;
+}
+
+/** Whether this thread counts with the table a parent thread shared rather than one it built itself. */
+export function usesSharedRankTable(name: BpeEncodingName): boolean {
+  const shared = getEnvironmentData(sharedTableKey(name)) as SharedRankTable | undefined;
+  return shared !== undefined && ownTables.get(name)?.shared.buffer === shared.buffer;
+}
+
+/**
+ * Builds (once) the rank table tcompact's engine counts with and shares it with every worker thread this thread starts
+ * from now on, so a pool of workers loads the ranks once instead of once per worker. Does nothing for other engines
+ * and for the heuristic, which load no table.
+ */
+export function shareRankTable(tokenizer: string, engine: TokenizerEngine): void {
+  if (engine !== 'tcompact' || (tokenizer !== 'o200k_base' && tokenizer !== 'cl100k_base')) return;
+  setEnvironmentData(sharedTableKey(tokenizer), ownRankTable(tokenizer).shared);
+}
+
 /** tcompact's own count-only BPE over gpt-tokenizer's ranks; o200k_base is split by a hand-written scanner. */
 function ownCounter(name: BpeEncodingName): CountOrdinary {
-  const table = buildRankTable(gptRanks(name));
+  const table = ownRankTable(name);
   let split: RegExp | null = null;
   if (name !== 'o200k_base') {
     const constants = require('gpt-tokenizer/cjs/encodingParams/constants') as Record<string, RegExp>;

@@ -14,6 +14,8 @@ export interface RankTable {
   readonly byteRanks: Int32Array;
   /** The rank of each two-byte token at (first << 8) | second; -1 where none. */
   readonly pairRanks: Int32Array;
+  /** The buffer every array above views. */
+  readonly shared: SharedRankTable;
 }
 
 export const NO_RANK = -1;
@@ -81,16 +83,53 @@ export function buildRankTable(ranks: readonly (string | readonly number[] | und
   return indexRankTable(bytes.slice(0, used), starts);
 }
 
-/** The hash slots and direct indexes of token bytes laid out by rank. */
-export function indexRankTable(bytes: Uint8Array, starts: Uint32Array): RankTable {
-  const count = starts.length - 1;
-  let capacity = 1;
-  while (capacity < count * 2.5) capacity <<= 1;
-  const slots = new Int32Array(capacity);
-  const byteRanks = new Int32Array(256).fill(NO_RANK);
-  const pairRanks = new Int32Array(65536).fill(NO_RANK);
-  const mask = capacity - 1;
-  for (let rank = 0; rank < count; rank++) {
+/**
+ * A rank table's memory, one SharedArrayBuffer: a thread hands it to the worker threads it starts, which then view it
+ * instead of loading and indexing the ranks again (structured cloning shares a SharedArrayBuffer, never copies it).
+ */
+export interface SharedRankTable {
+  readonly buffer: SharedArrayBuffer;
+  readonly tokens: number;
+  readonly slotCount: number;
+  readonly byteCount: number;
+}
+
+/** Int32 units before the token bytes: byte ranks, pair ranks, token starts, hash slots. */
+function int32Units(tokens: number, slotCount: number): number {
+  return 256 + 65536 + (tokens + 1) + slotCount;
+}
+
+/** The typed-array views of a shared table. */
+export function viewRankTable(shared: SharedRankTable): RankTable {
+  const { buffer, tokens, slotCount, byteCount } = shared;
+  let at = 0;
+  const view = <T>(make: (offset: number) => T, units: number): T => {
+    const out = make(at);
+    at += units * 4;
+    return out;
+  };
+  const byteRanks = view((o) => new Int32Array(buffer, o, 256), 256);
+  const pairRanks = view((o) => new Int32Array(buffer, o, 65536), 65536);
+  const starts = view((o) => new Uint32Array(buffer, o, tokens + 1), tokens + 1);
+  const slots = view((o) => new Int32Array(buffer, o, slotCount), slotCount);
+  const bytes = new Uint8Array(buffer, at, byteCount);
+  return { bytes, starts, slots, byteRanks, pairRanks, shared };
+}
+
+/** The hash slots and direct indexes of token bytes laid out by rank, in one shared buffer. */
+export function indexRankTable(tokenBytes: Uint8Array, tokenStarts: Uint32Array): RankTable {
+  const tokens = tokenStarts.length - 1;
+  let slotCount = 1;
+  while (slotCount < tokens * 2.5) slotCount <<= 1;
+  const buffer = new SharedArrayBuffer(int32Units(tokens, slotCount) * 4 + tokenBytes.length);
+  const table = viewRankTable({ buffer, tokens, slotCount, byteCount: tokenBytes.length });
+  const { bytes, starts, slots, byteRanks, pairRanks } = table;
+  bytes.set(tokenBytes);
+  starts.set(tokenStarts);
+  byteRanks.fill(NO_RANK);
+  pairRanks.fill(NO_RANK);
+  const mask = slotCount - 1;
+  for (let rank = 0; rank < tokens; rank++) {
     const from = starts[rank];
     const to = starts[rank + 1];
     if (to === from) continue;
@@ -101,5 +140,5 @@ export function indexRankTable(bytes: Uint8Array, starts: Uint32Array): RankTabl
     slots[slot] = rank + 1;
   }
   for (let b = 0; b < 256; b++) if (byteRanks[b] === NO_RANK) throw new Error(`rank table: byte ${b} has no token`);
-  return { bytes, starts, slots, byteRanks, pairRanks };
+  return table;
 }
