@@ -18,6 +18,8 @@ export class BpeCounter {
   private readonly cache = new PieceCountCache();
   /** Whether the last {@link encodeUtf8} wrote U+FFFD for a lone surrogate. */
   private replacedSurrogate = false;
+  /** {@link hashBytes} of what the last {@link encodeUtf8} wrote. */
+  private hash = 0;
 
   /** `splitRegex` (with the `g` flag) for encodings other than o200k_base; null uses the o200k splitter. */
   constructor(
@@ -48,7 +50,7 @@ export class BpeCounter {
     const buf = this.utf8;
     const { table } = this;
     if (length === 1) return 1;
-    const hash = hashBytes(buf, 0, length);
+    const hash = this.hash;
     // gpt-tokenizer looks the piece's own string up first, which a piece with a lone surrogate never matches (a token
     // holds U+FFFD, never a lone surrogate): such a piece goes through the merges whatever its bytes.
     if (!this.replacedSurrogate) {
@@ -68,7 +70,18 @@ export class BpeCounter {
     const buf = this.utf8;
     let o = 0;
     this.replacedSurrogate = false;
-    for (let i = start; i < end; i++) {
+    let i = start;
+    // Pure ASCII, the usual piece, is hashed as it is copied; anything else is hashed once written.
+    let h = 0x811c9dc5;
+    for (let c = 0; i < end && (c = text.charCodeAt(i)) < 0x80; i++) {
+      buf[o++] = c;
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    if (i === end) {
+      this.hash = h >>> 0;
+      return o;
+    }
+    for (; i < end; i++) {
       let c = text.charCodeAt(i);
       if (c < 0x80) buf[o++] = c;
       else if (c < 0x800) {
@@ -94,6 +107,7 @@ export class BpeCounter {
         buf[o++] = 0x80 | (c & 0x3f);
       }
     }
+    this.hash = hashBytes(buf, 0, o);
     return o;
   }
 

@@ -21,9 +21,16 @@ import { LETTER, LINE_BREAK, LOWER_RUN, NUMBER, SPACE, UPPER_RUN, classOf } from
 /** Code units of the code point read by the last {@link classAt}. */
 let width = 1;
 
+/** The classes of ASCII, looked up without {@link classOf}'s lazy fill: most text is ASCII. */
+const ASCII_CLASSES = Uint8Array.from({ length: 0x80 }, (_, c) => classOf(c));
+
 /** The class bits of the code point at `i` (a lone surrogate is a code point of its own, as to a `u` regex). */
 function classAt(text: string, i: number): number {
   const c = text.charCodeAt(i);
+  if (c < 0x80) {
+    width = 1;
+    return ASCII_CLASSES[c];
+  }
   if (c < 0xd800 || c > 0xdbff || i + 1 >= text.length) {
     width = 1;
     return classOf(c);
