@@ -69,7 +69,14 @@ function contractionEnd(text: string, i: number): number {
 /** The end of a run of LOWER code points from `i` (`i` itself when there is none). */
 function lowerRunEnd(text: string, i: number): number {
   const n = text.length;
-  while (i < n && (classAt(text, i) & LOWER_RUN) !== 0) i += width;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) {
+      if ((ASCII_CLASSES[c] & LOWER_RUN) === 0) break;
+      i++;
+    } else if ((classAt(text, i) & LOWER_RUN) !== 0) i += width;
+    else break;
+  }
   return i;
 }
 
@@ -108,7 +115,14 @@ function otherRun(text: string, i: number): number {
   let j = i;
   if (text.charCodeAt(i) === 0x20 && i + 1 < n && isOther(classAt(text, i + 1))) j = i + 1;
   if (!isOther(classAt(text, j))) return -1;
-  while (j < n && isOther(classAt(text, j))) j += width;
+  while (j < n) {
+    const c = text.charCodeAt(j);
+    if (c < 0x80) {
+      if (!isOther(ASCII_CLASSES[c])) break;
+      j++;
+    } else if (isOther(classAt(text, j))) j += width;
+    else break;
+  }
   for (let c = text.charCodeAt(j); j < n && (c === 0x0d || c === 0x0a || c === 0x2f); c = text.charCodeAt(++j));
   return j;
 }
