@@ -7,12 +7,11 @@ import { type RankTable, type SharedRankTable, buildRankTable, viewRankTable } f
 export type BpeEncodingName = 'o200k_base' | 'cl100k_base';
 
 /**
- * Libraries that implement the encodings. Both are pure JavaScript and give the same count on every string of the
- * bundled and shared data (test/tokens/engine-parity.test.ts). ai-tokenizer's BPE counts 1.16x (synthetic text) to
- * 2.25x (real agent output) as fast as gpt-tokenizer's, so it is the default. Its own rank tables are JavaScript object
- * literals (7.7 MB of source for o200k_base, with a decoder tcompact never uses) that cost ~150 MB of RSS per thread to
- * load, against ~65 MB for gpt-tokenizer's rank array; so ai-tokenizer's engine is fed gpt-tokenizer's rank array and
- * split pattern instead (~80 MB a thread, loaded in half the time), and the same pieces go through the same ranks.
+ * Engines that implement the encodings, all pure JavaScript over gpt-tokenizer's rank arrays, all giving gpt-tokenizer's
+ * count on every string of the bundled and shared data (test/tokens/engine-parity.test.ts). `tcompact`, the default, is
+ * this project's count-only engine (bpe-count.ts): it builds no token ids and splits o200k_base text without a regex,
+ * which halves the CPU of counting against ai-tokenizer's BPE. ai-tokenizer is fed gpt-tokenizer's rank array and split
+ * pattern rather than its own tables (JavaScript object literals that cost ~150 MB of RSS per thread to load).
  */
 export const TOKENIZER_ENGINES = ['tcompact', 'ai-tokenizer', 'gpt-tokenizer'] as const;
 export type TokenizerEngine = (typeof TOKENIZER_ENGINES)[number];
