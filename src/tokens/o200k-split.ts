@@ -142,8 +142,36 @@ function spaceRun(text: string, i: number): number {
   return k - 1; // \s+(?!\S) leaves the last space to the word after it
 }
 
+function isAsciiLetter(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+/**
+ * Alternatives 1 and 2 from `j`, an ASCII letter, while the text stays ASCII: an upper-case run, then a lower-case run
+ * (alternative 1) or none (alternative 2, as no ASCII letter is both upper and lower case). -1 when a non-ASCII
+ * character right after the upper-case run leaves the choice to the general path.
+ */
+function asciiWordEnd(text: string, j: number): number {
+  const n = text.length;
+  let k = j;
+  let c = text.charCodeAt(k);
+  while (c >= 0x41 && c <= 0x5a) c = ++k < n ? text.charCodeAt(k) : -1;
+  if (c >= 0x61 && c <= 0x7a) return contractionEnd(text, lowerRunEnd(text, k));
+  if (c >= 0x80) return -1;
+  return contractionEnd(text, k);
+}
+
 /** The end of the o200k piece that starts at `i` (< text.length). */
 export function o200kPieceEnd(text: string, i: number): number {
+  // The usual pieces, words of ASCII letters with or without a space or a punctuation mark before them, take a
+  // shorter path; it gives the same ends as the general one below.
+  const c = text.charCodeAt(i);
+  if (c < 0x80) {
+    let end = -1;
+    if (isAsciiLetter(c)) end = asciiWordEnd(text, i);
+    else if (isWordPrefix(ASCII_CLASSES[c]) && i + 1 < text.length && isAsciiLetter(text.charCodeAt(i + 1))) end = asciiWordEnd(text, i + 1);
+    if (end >= 0) return end;
+  }
   const bits = classAt(text, i);
   const first = width;
   const prefix = isWordPrefix(bits);
