@@ -142,6 +142,13 @@ function spaceRun(text: string, i: number): number {
   return k - 1; // \s+(?!\S) leaves the last space to the word after it
 }
 
+/** Alternative 3 from `i`, a number of `first` code units: `\p{N}{1,3}`. */
+function numberEnd(text: string, i: number, first: number): number {
+  let k = i + first;
+  for (let taken = 1; taken < 3 && k < text.length && (classAt(text, k) & NUMBER) !== 0; taken++) k += width;
+  return k;
+}
+
 function isAsciiLetter(c: number): boolean {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
@@ -163,13 +170,22 @@ function asciiWordEnd(text: string, j: number): number {
 
 /** The end of the o200k piece that starts at `i` (< text.length). */
 export function o200kPieceEnd(text: string, i: number): number {
-  // The usual pieces, words of ASCII letters with or without a space or a punctuation mark before them, take a
-  // shorter path; it gives the same ends as the general one below.
+  // ASCII followed by ASCII, the usual case, takes a shorter path: words (with a space or a punctuation mark before
+  // them), numbers, punctuation, white space. It gives the same ends as the general path below, to which it leaves
+  // anything else.
   const c = text.charCodeAt(i);
   if (c < 0x80) {
+    const n = text.length;
+    const next = i + 1 < n ? text.charCodeAt(i + 1) : -1;
+    const ascii = ASCII_CLASSES[c];
     let end = -1;
     if (isAsciiLetter(c)) end = asciiWordEnd(text, i);
-    else if (isWordPrefix(ASCII_CLASSES[c]) && i + 1 < text.length && isAsciiLetter(text.charCodeAt(i + 1))) end = asciiWordEnd(text, i + 1);
+    else if (next < 0x80) {
+      // The next character is no letter or mark, so neither word alternative can match here.
+      if (isAsciiLetter(next)) end = isWordPrefix(ascii) ? asciiWordEnd(text, i + 1) : -1;
+      else if ((ascii & NUMBER) !== 0) end = numberEnd(text, i, 1);
+      else if ((end = otherRun(text, i)) < 0 && (ascii & SPACE) !== 0) end = spaceRun(text, i);
+    }
     if (end >= 0) return end;
   }
   const bits = classAt(text, i);
@@ -180,11 +196,7 @@ export function o200kPieceEnd(text: string, i: number): number {
   if ((bits & (UPPER_RUN | LOWER_RUN)) !== 0 && (end = lowerWord(text, i)) >= 0) return end;
   if (prefix && (end = upperWord(text, i + first)) >= 0) return end;
   if ((bits & UPPER_RUN) !== 0 && (end = upperWord(text, i)) >= 0) return end;
-  if ((bits & NUMBER) !== 0) {
-    let k = i + first;
-    for (let taken = 1; taken < 3 && k < text.length && (classAt(text, k) & NUMBER) !== 0; taken++) k += width;
-    return k;
-  }
+  if ((bits & NUMBER) !== 0) return numberEnd(text, i, first);
   if ((end = otherRun(text, i)) >= 0) return end;
   if ((bits & SPACE) !== 0) return spaceRun(text, i);
   // Unreachable: every code point is a letter, a number, white space or "other".
