@@ -13,7 +13,7 @@ import type { Tokenizer } from '../src/tokens/tokenizer.js';
 
 const run = promisify(execFile);
 const PASS_SCRIPT = join(ROOT, 'bench', 'lib', 'tokenizer-pass.ts');
-const COUNTERS: readonly CounterName[] = ['gpt-tokenizer', 'ai-tokenizer', 'js-tiktoken', 'tcompact', 'heuristic'];
+const COUNTERS: readonly CounterName[] = ['gpt-tokenizer', 'ai-tokenizer', 'js-tiktoken', 'tcompact-engine', 'tcompact', 'heuristic'];
 
 interface Row {
   corpus: string;
@@ -42,7 +42,7 @@ async function measure(counter: CounterName, spec: CorpusSpec, passes: number, t
 
 export const tokenizerBench: Benchmark = {
   name: 'tokenizer',
-  title: 'Tokenizer throughput: gpt-tokenizer vs ai-tokenizer vs js-tiktoken vs heuristic',
+  title: "Tokenizer throughput: gpt-tokenizer vs ai-tokenizer vs js-tiktoken vs tcompact's engine vs heuristic",
   description:
     'MB/s of UTF-8 text counted on one core, o200k_base. The texts are the conversation fields of each corpus (message ' +
     'text, reasoning, tool-call arguments, tool results). Each (counter, corpus) runs in a fresh process: "cold" is the ' +
@@ -88,7 +88,7 @@ export const tokenizerBench: Benchmark = {
     const mismatches = corpora.filter((c) => new Set(rows.filter((r) => r.corpus === c.name && r.counter !== 'heuristic').map((r) => r.tokens)).size > 1);
     table.notes = [
       mismatches.length === 0
-        ? 'gpt-tokenizer, ai-tokenizer, js-tiktoken and tcompact give the same token total on every corpus.'
+        ? "gpt-tokenizer, ai-tokenizer, js-tiktoken and tcompact's engine give the same token total on every corpus."
         : `Token totals differ on: ${mismatches.map((c) => c.name).join(', ')}.`,
       'heuristic = ceil(UTF-16 length / 4); its token column shows how far the estimate is from the exact count.',
       ...rows.filter((r) => r.failures > 0).map((r) => `${r.counter} threw on ${r.failures} texts of ${r.corpus} (counted as 0).`),
@@ -101,7 +101,7 @@ export const tokenizerBench: Benchmark = {
 };
 
 /**
- * The default engine against gpt-tokenizer on every string the readers give tcompact's counter, on the shared corpus
+ * tcompact's engine (the default) and ai-tokenizer against gpt-tokenizer on every string the readers give tcompact's counter, on the shared corpus
  * (TCOMPACT_CORPUS) or else the bundled data: a difference fails the benchmark, so a CI run of `bench --quick` checks
  * what npm test checks on a sample only.
  */
@@ -120,17 +120,22 @@ async function engineParity(ctx: BenchContext): Promise<{ differences: number; n
     },
   };
   for await (const item of readInputs(paths, { maxLineBytes: 64 * 1024 * 1024 })) if (item.kind === 'transcript') countTranscript(item.transcript, recorder);
-  ctx.log(`tokenizer: parity of the default engine with gpt-tokenizer on ${strings.size} strings (${corpus ? 'shared corpus' : 'bundled data'})`);
-  const ai = bpeCounter('o200k_base', 'ai-tokenizer');
+  ctx.log(
+    `tokenizer: parity of tcompact's engine and ai-tokenizer with gpt-tokenizer on ${strings.size} strings (${corpus ? 'shared corpus' : 'bundled data'})`,
+  );
   const gpt = bpeCounter('o200k_base', 'gpt-tokenizer');
-  let differences = 0;
-  for (const text of strings) if (ai(text) !== gpt(text)) differences++;
+  const engines = (['tcompact', 'ai-tokenizer'] as const).map((engine) => ({ engine, count: bpeCounter('o200k_base', engine), differences: 0 }));
+  for (const text of strings) {
+    const expected = gpt(text);
+    for (const e of engines) if (e.count(text) !== expected) e.differences++;
+  }
   const where = corpus ? 'the shared corpus' : 'the bundled data';
+  const differences = engines.reduce((sum, e) => sum + e.differences, 0);
   return {
     differences,
     note:
       differences === 0
-        ? `ai-tokenizer and gpt-tokenizer count every one of the ${strings.size} strings of ${where} the same (o200k_base).`
-        : `ai-tokenizer and gpt-tokenizer differ on ${differences} of the ${strings.size} strings of ${where}.`,
+        ? `tcompact's engine, ai-tokenizer and gpt-tokenizer count every one of the ${strings.size} strings of ${where} the same (o200k_base).`
+        : engines.map((e) => `${e.engine} and gpt-tokenizer differ on ${e.differences} of the ${strings.size} strings of ${where}.`).join(' '),
   };
 }

@@ -1,7 +1,7 @@
 // Baselines (b) and (c): an exact tokenizer alone, on one core, counting every text field of every transcript (the
 // fields tcompact counts: message text and refusals, reasoning, tool-call names and arguments, unknown-role messages
 // and tool definitions as JSON), with no cache: each occurrence is counted. Only the counting is timed (countMs);
-// reading and JSON.parse are not. `tokenize-only.mjs FILE [gpt-tokenizer|ai-tokenizer]`: (b) is gpt-tokenizer, (c) the
+// reading and JSON.parse are not. `tokenize-only.mjs FILE [gpt-tokenizer|tcompact|ai-tokenizer]`: (b) is gpt-tokenizer, (c) the
 // engine tcompact uses by default (needs `npm run build`). Prints {"lines", "texts", "tokens", "countMs"}.
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,10 +13,10 @@ let countTokens;
 if (engine === 'gpt-tokenizer') {
   const gpt = require('gpt-tokenizer/cjs/encoding/o200k_base');
   countTokens = (text, options) => gpt.countTokens(text, options);
-} else if (engine === 'ai-tokenizer') {
-  // Built exactly as tcompact builds it (ai-tokenizer's BPE over gpt-tokenizer's rank table), from the compiled dist/.
+} else if (engine === 'tcompact' || engine === 'ai-tokenizer') {
+  // Built exactly as tcompact builds it, from the compiled dist/.
   const { bpeCounter } = await import(new URL('../../dist/src/tokens/bpe-engines.js', import.meta.url).href);
-  countTokens = bpeCounter('o200k_base', 'ai-tokenizer');
+  countTokens = bpeCounter('o200k_base', engine);
 } else {
   throw new Error(`unknown engine ${engine}`);
 }

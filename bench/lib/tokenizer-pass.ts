@@ -9,7 +9,7 @@ import { bpeCounter } from '../../src/tokens/bpe-engines.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { corpusTexts, type CorpusSpec } from './corpora.js';
 
-export const COUNTERS = ['gpt-tokenizer', 'ai-tokenizer', 'js-tiktoken', 'tcompact', 'heuristic'] as const;
+export const COUNTERS = ['gpt-tokenizer', 'ai-tokenizer', 'js-tiktoken', 'tcompact-engine', 'tcompact', 'heuristic'] as const;
 export type CounterName = (typeof COUNTERS)[number];
 
 /** Special-token strings such as `<|endoftext|>` are counted as plain text by every library. */
@@ -25,6 +25,8 @@ function counter(name: CounterName): (text: string) => number {
       const enc = getEncoding('o200k_base');
       return (t) => enc.encode(t, [], []).length;
     }
+    case 'tcompact-engine':
+      return bpeCounter('o200k_base', 'tcompact');
     case 'tcompact':
       return (t) => getTokenizer('o200k_base').count(t);
     case 'heuristic':

@@ -22,7 +22,7 @@ export const CompactConfigSchema = z.strictObject({
   window: z.number().int().positive().default(DEFAULT_WINDOW),
   /** @default "o200k_base" */
   tokenizer: z.enum(TOKENIZER_NAMES).default('o200k_base'),
-  /** The library that counts a BPE encoding (both give identical counts). @default "ai-tokenizer" */
+  /** The library that counts a BPE encoding (all give identical counts). @default "tcompact" */
   tokenizerEngine: z.enum(TOKENIZER_ENGINES).default(DEFAULT_TOKENIZER_ENGINE),
   /** Keep replaced content in the side store so `restore` works. @default true */
   refs: z.boolean().default(true),

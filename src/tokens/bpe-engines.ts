@@ -1,19 +1,21 @@
 import { createRequire } from 'node:module';
+import { getEnvironmentData, setEnvironmentData } from 'node:worker_threads';
+import { BpeCounter } from './bpe-count.js';
+import { type RankTable, type SharedRankTable, buildRankTable, viewRankTable } from './rank-table.js';
 
 /** The BPE encodings tcompact counts exactly. */
 export type BpeEncodingName = 'o200k_base' | 'cl100k_base';
 
 /**
- * Libraries that implement the encodings. Both are pure JavaScript and give the same count on every string of the
- * bundled and shared data (test/tokens/engine-parity.test.ts). ai-tokenizer's BPE counts 1.16x (synthetic text) to
- * 2.25x (real agent output) as fast as gpt-tokenizer's, so it is the default. Its own rank tables are JavaScript object
- * literals (7.7 MB of source for o200k_base, with a decoder tcompact never uses) that cost ~150 MB of RSS per thread to
- * load, against ~65 MB for gpt-tokenizer's rank array; so ai-tokenizer's engine is fed gpt-tokenizer's rank array and
- * split pattern instead (~80 MB a thread, loaded in half the time), and the same pieces go through the same ranks.
+ * Engines that implement the encodings, all pure JavaScript over gpt-tokenizer's rank arrays, all giving gpt-tokenizer's
+ * count on every string of the bundled and shared data (test/tokens/engine-parity.test.ts). `tcompact`, the default, is
+ * this project's count-only engine (bpe-count.ts): it builds no token ids and splits o200k_base text without a regex,
+ * which takes about 40% less CPU than ai-tokenizer's BPE. ai-tokenizer is fed gpt-tokenizer's rank array and split
+ * pattern rather than its own tables (JavaScript object literals that cost ~150 MB of RSS per thread to load).
  */
-export const TOKENIZER_ENGINES = ['ai-tokenizer', 'gpt-tokenizer'] as const;
+export const TOKENIZER_ENGINES = ['tcompact', 'ai-tokenizer', 'gpt-tokenizer'] as const;
 export type TokenizerEngine = (typeof TOKENIZER_ENGINES)[number];
-export const DEFAULT_TOKENIZER_ENGINE: TokenizerEngine = 'ai-tokenizer';
+export const DEFAULT_TOKENIZER_ENGINE: TokenizerEngine = 'tcompact';
 
 /** Counts the tokens of a text as ordinary text: special-token strings such as `<|endoftext|>` are not honoured. */
 export type CountOrdinary = (text: string) => number;
@@ -52,10 +54,7 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
  * UTF-8, else the bytes). The array's module is dropped from the require cache once read, so only the map stays.
  */
 function aiEncodingFromGptRanks(name: BpeEncodingName): AiEncoding {
-  const id = require.resolve(`gpt-tokenizer/cjs/bpeRanks/${name}`);
-  const loadedModule = require(id) as { default?: unknown } | unknown[];
-  const ranks = (Array.isArray(loadedModule) ? loadedModule : loadedModule.default) as (string | number[] | undefined)[];
-  delete require.cache[id];
+  const ranks = gptRanks(name);
   // A null prototype: a piece such as `constructor` must not find Object.prototype's members.
   const stringEncoder = Object.create(null) as Record<string, number>;
   const binaryEncoder: [Uint8Array, number][] = [];
@@ -77,6 +76,59 @@ function aiTokenizer(name: BpeEncodingName): CountOrdinary {
   return (text) => tokenizer.encodeOrdinary(text).length;
 }
 
+/** gpt-tokenizer's rank array of an encoding (index = rank), its module dropped from the require cache once read. */
+function gptRanks(name: BpeEncodingName): (string | number[] | undefined)[] {
+  const id = require.resolve(`gpt-tokenizer/cjs/bpeRanks/${name}`);
+  const loadedModule = require(id) as { default?: unknown } | unknown[];
+  delete require.cache[id];
+  return (Array.isArray(loadedModule) ? loadedModule : loadedModule.default) as (string | number[] | undefined)[];
+}
+
+const ownTables = new Map<BpeEncodingName, RankTable>();
+const sharedTableKey = (name: BpeEncodingName): string => `tcompact/rank-table/${name}`;
+
+/**
+ * tcompact's rank table of an encoding in this thread: the one the thread that started it shared (see
+ * {@link shareRankTable}), else built from gpt-tokenizer's rank array (~100-300 ms of CPU).
+ */
+function ownRankTable(name: BpeEncodingName): RankTable {
+  let table = ownTables.get(name);
+  if (!table) {
+    const shared = getEnvironmentData(sharedTableKey(name)) as SharedRankTable | undefined;
+    table = shared ? viewRankTable(shared) : buildRankTable(gptRanks(name));
+    ownTables.set(name, table);
+  }
+  return table;
+}
+
+/** Whether this thread counts with the table a parent thread shared rather than one it built itself. */
+export function usesSharedRankTable(name: BpeEncodingName): boolean {
+  const shared = getEnvironmentData(sharedTableKey(name)) as SharedRankTable | undefined;
+  return shared !== undefined && ownTables.get(name)?.shared.buffer === shared.buffer;
+}
+
+/**
+ * Builds (once) the rank table tcompact's engine counts with and shares it with every worker thread this thread starts
+ * from now on, so a pool of workers loads the ranks once instead of once per worker. Does nothing for other engines
+ * and for the heuristic, which load no table.
+ */
+export function shareRankTable(tokenizer: string, engine: TokenizerEngine): void {
+  if (engine !== 'tcompact' || (tokenizer !== 'o200k_base' && tokenizer !== 'cl100k_base')) return;
+  setEnvironmentData(sharedTableKey(tokenizer), ownRankTable(tokenizer).shared);
+}
+
+/** tcompact's own count-only BPE over gpt-tokenizer's ranks; o200k_base is split by a hand-written scanner. */
+function ownCounter(name: BpeEncodingName): CountOrdinary {
+  const table = ownRankTable(name);
+  let split: RegExp | null = null;
+  if (name !== 'o200k_base') {
+    const constants = require('gpt-tokenizer/cjs/encodingParams/constants') as Record<string, RegExp>;
+    split = new RegExp(constants[SPLIT_REGEX[name]].source, 'gu');
+  }
+  const counter = new BpeCounter(table, split);
+  return (text) => counter.count(text);
+}
+
 function gptTokenizer(name: BpeEncodingName): CountOrdinary {
   type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
   const { countTokens } = require(`gpt-tokenizer/cjs/encoding/${name}`) as { countTokens: CountTokens };
@@ -89,7 +141,7 @@ export function bpeCounter(name: BpeEncodingName, engine: TokenizerEngine = DEFA
   const key = `${engine}/${name}`;
   let count = loaded.get(key);
   if (!count) {
-    count = engine === 'ai-tokenizer' ? aiTokenizer(name) : gptTokenizer(name);
+    count = engine === 'tcompact' ? ownCounter(name) : engine === 'ai-tokenizer' ? aiTokenizer(name) : gptTokenizer(name);
     loaded.set(key, count);
   }
   return count;

@@ -32,7 +32,7 @@ describe('tcompact run', () => {
     expect(report.transcripts).toBe((await realArchiveLines()).length);
     expect(accounting(out)).toMatchObject({ identity: true, transcriptsOut: report.transcripts, errorLines: 0 });
     expect(report.tokens.saved).toBeGreaterThan(0);
-    expect(report.tokens).toMatchObject({ tokenizer: 'o200k_base', engine: 'ai-tokenizer' });
+    expect(report.tokens).toMatchObject({ tokenizer: 'o200k_base', engine: 'tcompact' });
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| mask-observations \|\s+\d+ \|/);
   });
 

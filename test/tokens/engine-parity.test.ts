@@ -48,14 +48,17 @@ const EDGE_CASES = [
   '0123456789'.repeat(50),
 ];
 
-function differences(strings: readonly string[], encoding: BpeEncodingName): { text: string; ai: number; gpt: number }[] {
+/** Where tcompact's own engine or ai-tokenizer counts a string otherwise than gpt-tokenizer. */
+function differences(strings: readonly string[], encoding: BpeEncodingName): { text: string; own: number; ai: number; gpt: number }[] {
+  const own = bpeCounter(encoding, 'tcompact');
   const ai = bpeCounter(encoding, 'ai-tokenizer');
   const gpt = bpeCounter(encoding, 'gpt-tokenizer');
-  const out: { text: string; ai: number; gpt: number }[] = [];
+  const out: { text: string; own: number; ai: number; gpt: number }[] = [];
   for (const text of strings) {
+    const o = own(text);
     const a = ai(text);
     const g = gpt(text);
-    if (a !== g) out.push({ text: text.slice(0, 200), ai: a, gpt: g });
+    if (o !== g || a !== g) out.push({ text: text.slice(0, 200), own: o, ai: a, gpt: g });
   }
   return out;
 }
@@ -63,7 +66,7 @@ function differences(strings: readonly string[], encoding: BpeEncodingName): { t
 /** Both engines on ~20 MB of text: slow on a loaded 2-core machine, so above vitest's default budget. */
 const TIMEOUT_MS = 600_000;
 
-describe('ai-tokenizer (the default engine) counts exactly as gpt-tokenizer', () => {
+describe('tcompact (the default engine) and ai-tokenizer count exactly as gpt-tokenizer', () => {
   let bundled: string[];
   beforeAll(async () => {
     bundled = [...(await corpusStrings([BUNDLED])), ...EDGE_CASES];

@@ -4,6 +4,7 @@ import { type JobSettings, type ShardOutcome, describeShard } from '../shard/typ
 import type { ExecutionCounts, Executor, ShardRun } from './executor.js';
 import { crashMessage } from './settle-shard.js';
 import { ShardPool } from './shard-pool.js';
+import { shareRankTable } from '../../tokens/bpe-engines.js';
 
 interface PoolExecutorOptions {
   workers: number;
@@ -19,6 +20,8 @@ interface PoolExecutorOptions {
 /** Shards on this process's Piscina pool: a crashed task runs again on a fresh worker, MAX_ATTEMPTS in all. */
 export function createPoolExecutor(options: PoolExecutorOptions): Executor & { readonly pool: ShardPool } {
   const { job, abort, execution } = options;
+  // Before the pool starts its workers: they inherit the table instead of each loading it.
+  shareRankTable(job.config.tokenizer, job.config.tokenizerEngine);
   const pool = new ShardPool({ workers: options.workers, heapMb: options.heapMb, workerFile: options.workerFile, abort });
   return {
     pool,
