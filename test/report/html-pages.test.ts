@@ -32,6 +32,7 @@ const CASES: PageCase[] = [
   { name: 'eval', html: join(dir, 'eval', 'eval.html'), json: join(dir, 'eval', 'eval.json'), minCharts: 3 },
   { name: 'simulate', html: join(dir, 'sim', 'simulate.html'), json: join(dir, 'sim', 'simulate.json'), minCharts: 4 },
   { name: 'stats', html: join(dir, 'stats.html'), json: join(dir, 'stats.json'), minCharts: 2 },
+  { name: 'tune', html: join(dir, 'tune', 'tune.html'), json: join(dir, 'tune', 'tune.json'), minCharts: 1 },
 ];
 
 /** What a page did while loading, and what it drew. */
@@ -72,6 +73,18 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
     runs.push(
       await runCli(['eval', SESSION, 'datasets/bundled/tau-bench', '--out', join(dir, 'eval')]),
       await runCli(['simulate', 'datasets/bundled/claude-code', '--out', join(dir, 'sim')]),
+      // Two sessions that reach a 20,000-token window, so candidates clear and the frontier has points.
+      await runCli([
+        'tune',
+        'datasets/bundled/claude-code/subagent.jsonl',
+        'datasets/bundled/claude-code/tool_heavy.jsonl',
+        '--window',
+        '20000',
+        '--tokenizer',
+        'heuristic',
+        '--out',
+        join(dir, 'tune'),
+      ]),
     );
     const stats = await runCli(['stats', 'datasets/bundled', '--json', '--html', join(dir, 'stats.html')]);
     runs.push(stats);
