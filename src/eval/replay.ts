@@ -43,6 +43,11 @@ export interface ReplayOptions {
    * reply whose call it preceded, and the context after it.
    */
   onCompaction?: (messageIndex: number, context: readonly Message[]) => void;
+  /**
+   * Every micro-compaction that changes the prompt is a compaction point for `onCompaction` too, whatever the policy
+   * (masking loses what it masked, as a clear does): how `tune` compares micro-compaction with clearing. @default false
+   */
+  microIsCompaction?: boolean;
   /** The provider's prompt cache. @default the ideal cache */
   cache?: CacheRules;
   /** Seconds between calls in a transcript without timestamps. @default DEFAULT_CALL_GAP_SECONDS */
@@ -139,7 +144,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
           stats.microCompactions++;
           context = [...out.messages];
           tokens = out.tokens;
-          if (policy.microIsCompaction) options.onCompaction?.(messageIndex, context);
+          if (policy.microIsCompaction || options.microIsCompaction) options.onCompaction?.(messageIndex, context);
         }
       }
       if (policy.at) {
@@ -157,7 +162,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
           context = [...result.messages];
           tokens = result.tokens;
         }
-        if (result.status === 'compacted') options.onCompaction?.(messageIndex, context);
+        if (result.status === 'compacted' || (result.microCompacted && options.microIsCompaction)) options.onCompaction?.(messageIndex, context);
       }
       stats.calls++;
       options.onCall?.(tokens);

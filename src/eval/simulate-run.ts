@@ -17,6 +17,8 @@ import type { Message } from '../model/message.js';
 import { type PointResult, SOURCE_OWN, SOURCE_PREFIX, type SourcePolicyInstance } from './source-policy.js';
 
 export interface SimulateOptions {
+  /** Score hindsight at every micro-compaction as well as at compactions (see ReplayOptions.microIsCompaction). @default false */
+  hindsightAtMicro?: boolean;
   /** Policy names (see policies.ts); `none` is always replayed first, as the baseline. */
   policies: readonly string[];
   window: number;
@@ -283,6 +285,7 @@ export class Simulation {
         onCompaction,
         cache: rules,
         callGapSeconds: o.callGapSeconds,
+        ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
       });
       const run: PolicyRun = {
         ...stats,

@@ -78,6 +78,8 @@ async function replayAll(source: TranscriptSource, policies: string[], options: 
     prices: options.prices,
     ...(options.cache ? { cache: options.cache } : {}),
     basePrompt: options.basePrompt ?? 0,
+    // Masking on every call loses what it masks, as a clear does: both are scored where they edit.
+    hindsightAtMicro: true,
   });
   for await (const item of source()) await simulation.add(item.transcript, item);
   return new Map(simulation.report().policies.map((p) => [p.name, p]));
