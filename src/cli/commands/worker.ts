@@ -1,5 +1,5 @@
 import { defaultWorkers, DEFAULT_WORKER_HEAP_MB, IN_FLIGHT_PER_WORKER } from '../../pipeline/job/capacity.js';
-import { DEFAULT_LOCK_MS } from '../../pipeline/executors/queue/queue-timing.js';
+import { DEFAULT_LOCK_MS, DEFAULT_QUEUE_GRACE_MS } from '../../pipeline/executors/queue/queue-timing.js';
 import { parseQueueUrl } from '../../pipeline/executors/queue/queue-url.js';
 import { TcompactError } from '../../errors.js';
 import { type Command, intOption, parseCommandArgs } from '../command.js';
@@ -24,6 +24,8 @@ Options:
   --worker-heap-mb N     heap limit of each thread (default ${DEFAULT_WORKER_HEAP_MB})
   --lock-ms N            job lock, renewed while this process lives; a killed worker's shard is handed on about
                          0.5 to 1.5 times this long after (default ${DEFAULT_LOCK_MS})
+  --queue-grace-ms N     while stopping, how long Redis may be away before the worker stops without it (default
+                         ${DEFAULT_QUEUE_GRACE_MS})
 
 Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (E_QUEUE).`,
   async run(argv, io) {
@@ -33,6 +35,7 @@ Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (
       concurrency: { type: 'string' },
       'worker-heap-mb': { type: 'string' },
       'lock-ms': { type: 'string' },
+      'queue-grace-ms': { type: 'string' },
     });
     if (positionals.length > 0) throw new TcompactError('E_USAGE', `worker: takes no inputs (the coordinator plans them), got "${positionals[0]}"`);
     if (values.queue === undefined) throw new TcompactError('E_USAGE', "worker: --queue URL is required (see 'tcompact worker --help')");
@@ -41,6 +44,7 @@ Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (
     const concurrency = intOption('concurrency', values.concurrency, threads * IN_FLIGHT_PER_WORKER, 1, 1024);
     const heapMb = intOption('worker-heap-mb', values['worker-heap-mb'], DEFAULT_WORKER_HEAP_MB, 16);
     const lockMs = intOption('lock-ms', values['lock-ms'], DEFAULT_LOCK_MS, 1000);
+    const graceMs = intOption('queue-grace-ms', values['queue-grace-ms'], DEFAULT_QUEUE_GRACE_MS, 0);
     const stop = new AbortController();
     const onSignal = (): void => stop.abort();
     process.on('SIGINT', onSignal);
@@ -49,8 +53,11 @@ Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (
     try {
       // Loaded only here: BullMQ and ioredis add ~45 MB to a process, which a local run does not need.
       const { runWorkerProcess } = await import('../../worker-process/worker-process.js');
-      const counts = await runWorkerProcess({ queue, threads, concurrency, heapMb, lockMs, log, stop: stop.signal });
+      const counts = await runWorkerProcess({ queue, threads, concurrency, heapMb, lockMs, graceMs, log, stop: stop.signal });
       log(`stopped after ${counts.ok} shards ok, ${counts.failed} committed as errors, ${counts.crashed} crashed attempts`);
+      // BullMQ's own connections keep reconnecting to a Redis that is gone, which would keep the process alive: once
+      // everything of ours is closed, it ends (the timer is unref'd, so a process that can end by itself does).
+      if (counts.withoutRedis) setTimeout(() => process.exit(EXIT.OK), 100).unref();
       return EXIT.OK;
     } finally {
       process.off('SIGINT', onSignal);

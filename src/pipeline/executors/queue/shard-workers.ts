@@ -108,4 +108,15 @@ export class ShardWorkers {
     await Promise.all([...this.workers.values()].map((w) => w.close()));
     this.workers.clear();
   }
+
+  /** Stops at once without Redis: shards in flight are dropped (their locks expire and another worker takes them). */
+  abandon(): void {
+    this.closing = true;
+    clearTimeout(this.timer);
+    for (const w of this.workers.values()) {
+      void w.close(true).catch(() => undefined);
+      void w.disconnect().catch(() => undefined);
+    }
+    this.workers.clear();
+  }
 }

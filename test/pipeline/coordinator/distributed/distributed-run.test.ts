@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED, TEST_STRATEGIES, cliFaults, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../../helpers.js';
 import { WorkerProcess, killLeftoverWorkers, allLogs, workersConnected } from './processes.js';
+import { Redis } from 'ioredis';
 import { RedisServer, freePort, redisServerAvailable } from '../../../../bench/lib/redis-server.js';
 
 /**
@@ -173,6 +174,29 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     expect(run.stderr).toMatch(/E_QUEUE: cannot reach the queue at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+/);
     expect(await worker.exited).toBe(2);
     expect(worker.stderr).toContain('E_QUEUE');
+  });
+
+  it('a worker told to stop while Redis is away with a shard in flight stops without it after its grace, and exits 0', async () => {
+    const away = await RedisServer.start(PASSWORD);
+    const out = join(dir, 'worker-stop');
+    try {
+      // Shards of 2 s each: Redis goes while the worker holds one.
+      const worker = new WorkerProcess(away.url, cliFaults({ shardDelayMs: 2000 }), ['--queue-grace-ms', '300']);
+      await workersConnected(away.url, 1);
+      const run = coordinate(runArgs(archive, out, ['--workers', '0', '--queue', away.url, '--queue-grace-ms', '300']));
+      const client = new Redis(away.url, { maxRetriesPerRequest: 1 });
+      try {
+        while ((await client.keys('bull:*:active')).length === 0) await sleep(20);
+      } finally {
+        client.disconnect();
+      }
+      await away.stop();
+      expect(await worker.stop()).toBe(0);
+      expect(worker.stdout).toContain('Redis away for 0.3 s while stopping: stopping without it');
+      expect((await run).code).toBe(2);
+    } finally {
+      await away.stop();
+    }
   });
 
   it('Redis stopped mid-run stops the run with E_QUEUE; restarted, --resume completes it to the same bytes', async () => {

@@ -24,8 +24,8 @@ export class WorkerProcess {
   private readonly child: ChildProcess;
 
   /** `faults`: the reliability fixtures' fault injection (cliFaults), for this process only. */
-  constructor(url: string, faults: { env: Record<string, string>; nodeArgs: string[] } = { env: {}, nodeArgs: [] }) {
-    this.child = spawn(process.execPath, [...faults.nodeArgs, CLI, 'worker', '--queue', url, '--threads', '1', '--lock-ms', '1500'], {
+  constructor(url: string, faults: { env: Record<string, string>; nodeArgs: string[] } = { env: {}, nodeArgs: [] }, extraArgs: string[] = []) {
+    this.child = spawn(process.execPath, [...faults.nodeArgs, CLI, 'worker', '--queue', url, '--threads', '1', '--lock-ms', '1500', ...extraArgs], {
       cwd: ROOT,
       env: { ...process.env, ...faults.env },
       stdio: ['ignore', 'pipe', 'pipe'],
