@@ -128,6 +128,20 @@ describe.skipIf(!withCorpus)(REAL, () => {
     }
   });
 
+  it('converts each real folder to exactly as many tool calls as its sessions hold distinct tool_use ids', () => {
+    for (const files of [spotterFiles, sessionShareFiles]) {
+      let distinct = 0;
+      let calls = 0;
+      for (const f of files) {
+        const ids = new Set<unknown>();
+        for (const r of rawJsonl(f) as Raw[]) for (const b of blocks(r)) if (b.type === 'tool_use') ids.add(b.id);
+        distinct += ids.size;
+        for (const m of transcriptsOf(converted.get(f)!)[0].transcript.messages) if (isAssistant(m)) calls += m.tool_calls?.length ?? 0;
+      }
+      expect(calls).toBe(distinct);
+    }
+  });
+
   it('counts, in total, 1,136 tool calls, 1,136 tool results and 75 reasoning blocks for spotter', () => {
     let calls = 0;
     let results = 0;
