@@ -14,6 +14,7 @@ import { PROBE_KINDS, type Probe, type ProbeKind, extractProbes } from './probes
 import { type OpaqueCompaction, opaqueCompactions, referenceCompactions } from './reference-compaction.js';
 import { type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
 import { type ProbeScore, addScore, emptyScore, scoreProbes } from './score.js';
+import { FormatGroups } from '../report/by-format.js';
 
 /** The row of the uncompacted transcript: the rule's own ceiling (a probe it cannot find even there is a rule limit). */
 export const ORIGINAL_ROW = 'original';
@@ -114,6 +115,8 @@ export interface EvalReport {
     opaque?: (OpaqueCompaction & { transcript: string })[];
   };
   judge?: JudgeReport;
+  /** Inputs of several source formats: each row's tokens and probe recall per format, the agents side by side. */
+  byFormat?: Record<string, { transcripts: number; rows: { name: string; tokensBefore: number; tokensAfter: number; score: ProbeScore }[] }>;
 }
 
 function probeCounts(probes: readonly Probe[]): Record<ProbeKind, number> {
@@ -176,6 +179,7 @@ export class Evaluation {
   private readonly pipelines: Pipeline[];
   private readonly referencePipelines: Pipeline[];
   private readonly rows: EvalRow[];
+  private readonly byFormat = new FormatGroups<NonNullable<EvalReport['byFormat']>[string]>(() => ({ transcripts: 0, rows: [] }));
   private readonly referenceRows: EvalRow[];
   private readonly perTranscript: TranscriptEval[] = [];
   private readonly perSpan: ReferenceEval[] = [];
@@ -228,7 +232,7 @@ export class Evaluation {
    * Scores one transcript (and has the judge ask about it, when there is one); returns the probes each strategy lost.
    * `given` is its compacted form from elsewhere, for the `given` row (required when that row exists).
    */
-  async add(transcript: Transcript, source: { file: string; line: number }, given?: Transcript): Promise<LostProbe[]> {
+  async add(transcript: Transcript, source: { file: string; line: number; format?: string }, given?: Transcript): Promise<LostProbe[]> {
     const lost: LostProbe[] = [];
     const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
     const probes = extractProbes(transcript);
@@ -242,9 +246,12 @@ export class Evaluation {
     }
     const before = views[0].tokens;
     const record: TranscriptEval = { id: transcript.id, file: source.file, line: source.line, tokensBefore: before, probes: counts, rows: [] };
+    const group = this.byFormat.of(source.format);
+    group.transcripts++;
     views.forEach((v, i) => {
       const scored = scoreProbes(probes, v.view, { root });
       addToRow(this.rows[i], before, v.tokens, scored.score);
+      addToRow((group.rows[i] ??= { name: v.name, tokensBefore: 0, tokensAfter: 0, score: emptyScore() }), before, v.tokens, scored.score);
       record.rows.push({ name: v.name, tokensAfter: v.tokens, score: scored.score });
       for (const probe of scored.lost) lost.push({ transcript: transcript.id, strategy: v.name, probe });
     });
@@ -309,6 +316,8 @@ export class Evaluation {
     };
     if (this.opaque.length > 0) report.reference.opaque = this.opaque;
     if (this.options.judge) report.judge = this.options.judge.report();
+    const byFormat = this.byFormat.result();
+    if (byFormat) report.byFormat = byFormat;
     return report;
   }
 }

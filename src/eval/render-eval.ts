@@ -220,5 +220,29 @@ export function renderEvaluation(r: EvalReport): string {
     '"loss / saving" is the points of "kinds mean" lost against the original per point of tokens saved: lower keeps',
     "more per token saved. The `original` row is the rule's ceiling. lost.jsonl lists every probe each strategy lost.",
   );
+  if (r.byFormat) out.push('', ...byFormatSection(r.byFormat));
   return `${out.join('\n')}\n`;
+}
+
+/** The agents side by side: each row's tokens saved and probe recall, per source format. */
+function byFormatSection(byFormat: NonNullable<EvalReport['byFormat']>): string[] {
+  const formats = Object.keys(byFormat);
+  const names = byFormat[formats[0]].rows.map((row) => row.name);
+  const cellOf = (f: string, name: string) => {
+    const row = byFormat[f].rows.find((x) => x.name === name);
+    if (!row) return '–';
+    const saved = row.tokensBefore > 0 ? 1 - row.tokensAfter / row.tokensBefore : 0;
+    return `${pct(saved)} saved, recall ${cell(row.score.overall)}`;
+  };
+  return [
+    '## By source format',
+    '',
+    'Tokens saved and probe recall of each row, for the transcripts of each source format.',
+    '',
+    mdTable(
+      ['row', ...formats.map((f) => `${f} (${byFormat[f].transcripts})`)],
+      names.map((name) => [name, ...formats.map((f) => cellOf(f, name))]),
+      `l${'r'.repeat(formats.length)}`,
+    ),
+  ];
 }

@@ -261,5 +261,29 @@ export function renderSimulation(r: SimulationReport): string {
       "and is counted by the provider's tokenizer.",
     );
   }
+  if (r.byFormat) out.push('', ...byFormatSection(r.byFormat));
   return `${out.join('\n')}\n`;
+}
+
+/** The agents side by side: each policy's cost with caching and its change in input against `none`, per source format. */
+function byFormatSection(byFormat: NonNullable<SimulationReport['byFormat']>): string[] {
+  const formats = Object.keys(byFormat);
+  const policies = Object.keys(byFormat[formats[0]].policies);
+  return [
+    '## By source format',
+    '',
+    'Cost with caching and input billed against `none`, per policy, for the transcripts of each source format.',
+    '',
+    mdTable(
+      ['policy', ...formats.map((f) => `${f} (${byFormat[f].transcripts})`)],
+      policies.map((name) => [
+        name,
+        ...formats.map((f) => {
+          const p = byFormat[f].policies[name];
+          return `${usd(p.cost.withCache)}, ${change(-p.reductionVsNone)}`;
+        }),
+      ]),
+      `l${'r'.repeat(formats.length)}`,
+    ),
+  ];
 }

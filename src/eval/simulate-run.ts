@@ -13,6 +13,7 @@ import { type ReplayStats, contextTokens, emptyReplayStats, replay } from './rep
 import { type ProbeScore, addScore, emptyScore } from './score.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
 import { viewOfMessages } from './model-view.js';
+import { FormatGroups } from '../report/by-format.js';
 import type { Message } from '../model/message.js';
 import { type PointResult, SOURCE_OWN, SOURCE_PREFIX, type SourcePolicyInstance } from './source-policy.js';
 
@@ -123,6 +124,8 @@ interface PromptTrace {
 }
 
 export interface SimulationReport {
+  /** Inputs of several source formats: per format, each policy's billed input, cost and reduction against `none`. */
+  byFormat?: Record<string, { transcripts: number; policies: Record<string, { billedInput: number; cost: Cost; reductionVsNone: number }> }>;
   tokenizer: string;
   window: number;
   thresholds: { warning: number; compaction: number; hardLimit: number };
@@ -223,6 +226,8 @@ function hindsightAt(transcript: Transcript, index: number): HindsightProbe[] {
 export class Simulation {
   private readonly policies: Policy[];
   private readonly perTranscript: TranscriptSimulation[] = [];
+  /** The source format of each transcript of perTranscript, in the same order. */
+  private readonly formats: (string | undefined)[] = [];
   private trace: { peak: number; trace: PromptTrace } | undefined;
   private readonly cacheModels = new Map<CacheModelName, number>();
   private untimed = 0;
@@ -234,7 +239,8 @@ export class Simulation {
     this.policies = names.map((n) => resolvePolicy(n, options.tokenizer, { withModel: options.llm !== undefined }));
   }
 
-  async add(transcript: Transcript, source: { file: string; line: number }): Promise<TranscriptSimulation> {
+  async add(transcript: Transcript, source: { file: string; line: number; format?: string }): Promise<TranscriptSimulation> {
+    this.formats.push(source.format);
     const o = this.options;
     const recorded = recordedUsage(transcript, { byTtl: o.cache !== 'ideal' });
     const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, o.tokenizer) : o.basePrompt;
@@ -376,6 +382,31 @@ export class Simulation {
     };
   }
 
+  /** With inputs of several source formats: each policy's billed input and cost per format, the agents side by side. */
+  private byFormat(): SimulationReport['byFormat'] {
+    const groups = new FormatGroups<{ transcripts: number; policies: Record<string, { billedInput: number; cost: Cost; reductionVsNone: number }> }>(() => ({
+      transcripts: 0,
+      policies: {},
+    }));
+    this.perTranscript.forEach((t, i) => {
+      const g = groups.of(this.formats[i]);
+      g.transcripts++;
+      for (const p of this.policies) {
+        const run = t.policies[p.name];
+        const into = (g.policies[p.name] ??= { billedInput: 0, cost: { withoutCache: 0, withCache: 0 }, reductionVsNone: 0 });
+        into.billedInput += run.billedInput;
+        into.cost.withoutCache += run.cost.withoutCache;
+        into.cost.withCache += run.cost.withCache;
+      }
+    });
+    const out = groups.result();
+    for (const g of Object.values(out ?? {})) {
+      const none = g.policies[this.policies[0].name].billedInput;
+      for (const p of Object.values(g.policies)) p.reductionVsNone = none > 0 ? 1 - p.billedInput / none : 0;
+    }
+    return out;
+  }
+
   report(): SimulationReport {
     const o = this.options;
     const totals = this.policies.map((p) => {
@@ -415,6 +446,8 @@ export class Simulation {
     };
     const cache = this.cacheReport();
     if (cache) report.cache = cache;
+    const byFormat = this.byFormat();
+    if (byFormat) report.byFormat = byFormat;
     if (this.policies.some((p) => p.name === SOURCE_OWN)) {
       const points: NonNullable<SimulationReport['sourcePoints']> = { transcripts: 0, points: 0, withSummary: 0, byKind: {} };
       for (const t of this.perTranscript) {

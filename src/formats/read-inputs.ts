@@ -41,7 +41,7 @@ export async function* readInputs(paths: readonly string[], options: ReadInputsO
 export async function* readFile(file: string, options: ReadInputsOptions): AsyncGenerator<InputItem> {
   const { from, ...read } = options;
   if (from !== undefined) {
-    yield* ADAPTERS[from](file, read);
+    yield* withFormat(from, ADAPTERS[from](file, read));
     return;
   }
   let detection: Awaited<ReturnType<typeof detectFormat>>;
@@ -61,5 +61,9 @@ export async function* readFile(file: string, options: ReadInputsOptions): Async
     if (detection.layout === 'jsonl') yield* ADAPTERS.openai(file, read);
     return;
   }
-  yield* ADAPTERS[detection.format](file, { ...read, layout: detection.layout });
+  yield* withFormat(detection.format, ADAPTERS[detection.format](file, { ...read, layout: detection.layout }));
+}
+
+async function* withFormat(format: FormatName, items: AsyncIterable<InputItem>): AsyncGenerator<InputItem> {
+  for await (const item of items) yield item.kind === 'transcript' ? { ...item, format } : item;
 }

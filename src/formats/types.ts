@@ -41,6 +41,8 @@ export type InputItem =
   | (SourcePosition & {
       kind: 'transcript';
       transcript: Transcript;
+      /** The format its file was read as (set by readInputs), for reports that compare agents. */
+      format?: FormatName;
       /** How many input lines this transcript accounts for (1 for an archive line). */
       lines: number;
       warnings: string[];

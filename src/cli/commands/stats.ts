@@ -9,6 +9,9 @@ import { DEFAULT_WINDOW, windowStatus, type WindowStatus } from '../../tokens/wi
 import { InputTally } from './_eval-options.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { EXIT } from '../exit-codes.js';
+import { FormatTally } from '../../report/by-format.js';
+import { renderByFormat } from '../../report/render-by-format.js';
+import { isAssistant } from '../../model/message.js';
 
 interface TranscriptStats {
   id: string;
@@ -54,11 +57,15 @@ Options:
 
     const transcripts: TranscriptStats[] = [];
     const total = emptyBreakdown();
+    const formats = new FormatTally();
     const tally = new InputTally(io);
     for await (const item of readInputs(inputs, { maxLineBytes, from })) {
       if (!tally.accept(item)) continue;
       const counted = countTranscript(item.transcript, tokenizer);
       addBreakdown(total, counted.byCategory);
+      const replies = item.transcript.messages.filter(isAssistant);
+      const toolCalls = replies.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
+      formats.add(item.format, { tokens: counted.total, calls: replies.length, toolCalls, byCategory: counted.byCategory });
       transcripts.push({
         id: item.transcript.id,
         file: item.file,
@@ -71,9 +78,12 @@ Options:
       });
     }
     const totalTokens = transcripts.reduce((n, t) => n + t.tokens, 0);
+    const byFormat = formats.result();
     if (values.html !== undefined) {
       const archiveTotal = { transcripts: transcripts.length, tokens: totalTokens, byCategory: total };
-      io.stderr.write(`page: ${await writeStatsPage(values.html, { inputs, tokenizer: tokenizer.name, window, transcripts, total: archiveTotal })}\n`);
+      io.stderr.write(
+        `page: ${await writeStatsPage(values.html, { inputs, tokenizer: tokenizer.name, window, transcripts, total: archiveTotal, ...(byFormat ? { byFormat } : {}) })}\n`,
+      );
     }
     if (values.json) {
       const out = {
@@ -81,6 +91,7 @@ Options:
         window,
         transcripts,
         total: { transcripts: transcripts.length, tokens: totalTokens, byCategory: total },
+        ...(byFormat ? { byFormat } : {}),
         errors: tally.errors,
         skipped: tally.skipped,
       };
@@ -94,6 +105,7 @@ Options:
         `\nTotal: ${transcripts.length} transcripts, ${totalTokens} tokens (${tokenizer.name}), ${tally.errors} errors, ${tally.skipped} skipped\n`,
       );
       for (const line of renderBreakdown(total)) io.stdout.write(`${line}\n`);
+      if (byFormat) for (const line of renderByFormat(byFormat)) io.stdout.write(`${line}\n`);
     }
     return tally.nothingYielded('stats', inputs) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },

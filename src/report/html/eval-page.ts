@@ -30,6 +30,45 @@ export interface EvalPageInput {
   rows: readonly EvalPageRow[];
   perTranscript: readonly { id: string; tokensBefore: number; rows: readonly { name: string; tokensAfter: number; score: { overall: Tally } }[] }[];
   reference: { spans: number; rows: readonly EvalPageRow[] };
+  /** Inputs of several source formats: each row's tokens and recall per format. */
+  byFormat?: Readonly<
+    Record<string, { transcripts: number; rows: readonly { name: string; tokensBefore: number; tokensAfter: number; score: { overall: Tally } }[] }>
+  >;
+}
+
+/** The agents side by side: a row per source format and strategy, tokens saved and probe recall. */
+function byFormatSections(e: EvalPageInput): Section[] {
+  if (!e.byFormat) return [];
+  const rows: Cell[][] = [];
+  for (const [format, g] of Object.entries(e.byFormat)) {
+    for (const r of g.rows) {
+      const saved = r.tokensBefore > 0 ? 1 - r.tokensAfter / r.tokensBefore : 0;
+      const t = r.score.overall;
+      rows.push([
+        format,
+        r.name,
+        num(g.transcripts),
+        num(saved, formatShare(saved)),
+        t.probes === 0 ? null : num(t.retained / t.probes, formatShare(t.retained / t.probes)),
+      ]);
+    }
+  }
+  return [
+    {
+      title: 'By source format',
+      intro: 'Each strategy on the transcripts of each agent: tokens saved and probe recall.',
+      html: sortableTable(
+        [
+          { label: 'format' },
+          { label: 'row' },
+          { label: 'transcripts', numeric: true },
+          { label: 'tokens saved', numeric: true },
+          { label: 'recall', numeric: true },
+        ],
+        rows,
+      ),
+    },
+  ];
 }
 
 /** A lost probe as lost.jsonl has it. */
@@ -185,6 +224,6 @@ export function evalPage(e: EvalPageInput, lost: readonly LostProbeLine[]): Page
       ...kinds.map((k) => ({ key: `probes.${k}`, label: `${k} probes`, value: e.probes[k], text: formatInt(e.probes[k]) })),
       { key: 'reference.spans', label: 'spans the source compacted', value: e.reference.spans, text: formatInt(e.reference.spans) },
     ],
-    sections: [recallSection(e), referenceSection(e), lostSection(e, lost)],
+    sections: [recallSection(e), ...byFormatSections(e), referenceSection(e), lostSection(e, lost)],
   };
 }

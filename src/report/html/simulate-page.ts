@@ -39,6 +39,41 @@ export interface SimulatePageInput {
   policies: readonly SimulatePagePolicy[];
   recorded?: { transcripts: number; usage: { calls: number; input: number; cost: Cost }; simulatedNone: { billedInput: number; cost: Cost } };
   trace?: { id: string; file: string; line: number; prompts: Readonly<Record<string, readonly number[]>> };
+  /** Inputs of several source formats: each policy's cost and input change per format. */
+  byFormat?: Readonly<
+    Record<string, { transcripts: number; policies: Readonly<Record<string, { billedInput: number; cost: Cost; reductionVsNone: number }>> }>
+  >;
+}
+
+/** The agents side by side: a row per source format, each policy's cost with caching and its input against `none`. */
+function byFormatSections(s: SimulatePageInput): Section[] {
+  if (!s.byFormat) return [];
+  const formats = Object.entries(s.byFormat);
+  const names = s.policies.map((p) => p.name);
+  return [
+    {
+      title: 'By source format',
+      intro: 'Each policy on the transcripts of each agent: cost with caching, and input billed against no compaction.',
+      html: sortableTable(
+        [
+          { label: 'format' },
+          { label: 'transcripts', numeric: true },
+          ...names.flatMap((n) => [
+            { label: `${n}: cost`, numeric: true },
+            { label: `${n}: input vs none`, numeric: true },
+          ]),
+        ],
+        formats.map(([format, g]): Cell[] => [
+          format,
+          num(g.transcripts),
+          ...names.flatMap((n): Cell[] => {
+            const p = g.policies[n];
+            return p ? [num(p.cost.withCache, formatUsd(p.cost.withCache)), num(-p.reductionVsNone, formatShare(-p.reductionVsNone))] : [null, null];
+          }),
+        ]),
+      ),
+    },
+  ];
 }
 
 /** Points per policy on the prompt chart; longer runs keep every n-th call (and the last). */
@@ -208,6 +243,6 @@ export function simulatePage(s: SimulatePageInput): Page {
       { key: 'policies.0.billedInput', label: 'input billed without compaction', value: none.billedInput, text: formatInt(none.billedInput) },
       { key: 'policies.0.cost.withCache', label: 'cost without compaction, cached', value: none.cost.withCache, text: formatUsd(none.cost.withCache) },
     ],
-    sections: [costSection(s), traceSection(s), failureSection(s), ...recordedSection(s)],
+    sections: [costSection(s), ...byFormatSections(s), traceSection(s), failureSection(s), ...recordedSection(s)],
   };
 }

@@ -13,6 +13,10 @@ export interface StatsPageInput {
   window: number;
   transcripts: readonly { id: string; file: string; line: number; messages: number; tokens: number; windowShare: number; status: WindowStatus }[];
   total: { transcripts: number; tokens: number; byCategory: Readonly<Record<string, number>> };
+  /** Present when the inputs mix source formats: the agents side by side. */
+  byFormat?: Readonly<
+    Record<string, { transcripts: number; tokens: number; calls: number; tokensPerCall: number; toolCalls: number; toolOutputShare: number }>
+  >;
 }
 
 /** Transcripts listed, the largest first. */
@@ -56,6 +60,39 @@ export function statsPage(s: StatsPageInput): Page {
           ]),
         ),
       },
+      ...(s.byFormat
+        ? [
+            {
+              title: 'By source format',
+              intro: 'The agents side by side: what each reply of their sessions carried, and how much of it was tool output.',
+              charts: [
+                barChart('formats', 'Tokens per model call, by source format', Object.keys(s.byFormat), [
+                  { label: 'tokens per call', data: Object.values(s.byFormat).map((f) => Math.round(f.tokensPerCall)) },
+                ]),
+              ],
+              html: sortableTable(
+                [
+                  { label: 'format' },
+                  { label: 'transcripts', numeric: true },
+                  { label: 'tokens', numeric: true },
+                  { label: 'model calls', numeric: true },
+                  { label: 'tokens per call', numeric: true },
+                  { label: 'tool calls', numeric: true },
+                  { label: 'tool output share', numeric: true },
+                ],
+                Object.entries(s.byFormat).map(([name, f]): Cell[] => [
+                  name,
+                  num(f.transcripts),
+                  num(f.tokens),
+                  num(f.calls),
+                  num(Math.round(f.tokensPerCall)),
+                  num(f.toolCalls),
+                  num(f.toolOutputShare, formatShare(f.toolOutputShare)),
+                ]),
+              ),
+            },
+          ]
+        : []),
       {
         title: 'Largest transcripts',
         html: sortableTable(
