@@ -40,6 +40,8 @@ function distIsCurrent(): boolean {
 export default function setup(): void {
   // tsx (the worker pool loads its TypeScript worker through it from source) would leave its cache in the temp folder.
   process.env.TSX_DISABLE_CACHE = '1';
-  if (process.env.TCOMPACT_SKIP_BUILD === '1' || distIsCurrent()) return;
-  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  if (process.env.TCOMPACT_SKIP_BUILD === '1') return;
+  if (!distIsCurrent()) execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  // dist/ is current: worker pools started from source load the built worker, not the TypeScript one through tsx.
+  process.env.TCOMPACT_BUILT_WORKERS = '1';
 }

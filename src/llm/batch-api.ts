@@ -1,4 +1,5 @@
-import OpenAI, { toFile } from 'openai';
+import type OpenAI from 'openai';
+import { lazyClient, loadOpenAI } from './openai-sdk.js';
 
 /** The endpoint every line of a tcompact batch calls. */
 export const BATCH_ENDPOINT = '/v1/chat/completions';
@@ -57,27 +58,30 @@ function infoOf(b: OpenAI.Batch): BatchInfo {
 
 /** The Batch API through the official SDK (files.create with purpose `batch`, batches.create/retrieve/cancel/list). */
 export function createBatchApi(options: BatchApiOptions): BatchApi {
-  const sdk = new OpenAI({ apiKey: options.apiKey ?? NO_KEY, baseURL: options.baseURL, maxRetries: 2, timeout: options.timeoutMs });
+  const client = lazyClient({ apiKey: options.apiKey ?? NO_KEY, baseURL: options.baseURL, maxRetries: 2, timeout: options.timeoutMs });
   return {
     async upload(name, content) {
-      const file = await sdk.files.create({ file: await toFile(content, name), purpose: 'batch' });
+      const { toFile } = await loadOpenAI();
+      const file = await (await client()).files.create({ file: await toFile(content, name), purpose: 'batch' });
       return file.id;
     },
     async create(inputFileId, metadata) {
-      return infoOf(await sdk.batches.create({ input_file_id: inputFileId, endpoint: BATCH_ENDPOINT, completion_window: COMPLETION_WINDOW, metadata }));
+      return infoOf(
+        await (await client()).batches.create({ input_file_id: inputFileId, endpoint: BATCH_ENDPOINT, completion_window: COMPLETION_WINDOW, metadata }),
+      );
     },
     async retrieve(id) {
-      return infoOf(await sdk.batches.retrieve(id));
+      return infoOf(await (await client()).batches.retrieve(id));
     },
     async cancel(id) {
-      return infoOf(await sdk.batches.cancel(id));
+      return infoOf(await (await client()).batches.cancel(id));
     },
     async findByInputFile(inputFileId) {
-      for await (const b of sdk.batches.list({ limit: 100 })) if (b.input_file_id === inputFileId) return infoOf(b);
+      for await (const b of (await client()).batches.list({ limit: 100 })) if (b.input_file_id === inputFileId) return infoOf(b);
       return undefined;
     },
     async content(fileId) {
-      return (await sdk.files.content(fileId)).text();
+      return (await (await client()).files.content(fileId)).text();
     },
   };
 }

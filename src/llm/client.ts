@@ -1,5 +1,7 @@
 import type { Outcome } from '../errors.js';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
+import type { APIConnectionError, APIError } from 'openai';
+import { lazyClient, loadOpenAI } from './openai-sdk.js';
 import type { LlmFailure } from './failure.js';
 import { type HeaderGetter, type RateLimitSnapshot, parseRateLimitHeaders, parseRetryAfter } from './rate-limit-headers.js';
 
@@ -70,12 +72,26 @@ function headerGetter(headers: Headers | undefined): HeaderGetter {
   return (name) => headers?.get(name) ?? null;
 }
 
-function fromApiError(err: APIError, now: number): LlmFailure {
-  const status = err.status as number;
-  const get = headerGetter(err.headers as Headers | undefined);
+/** What a non-2xx answer says, as the SDK's APIError carries it or as a line of a batch's error file gives it. */
+interface HttpFailure {
+  status: number;
+  message: string;
+  code: string | undefined;
+  headers: HeaderGetter;
+}
+
+function fromApiError(err: APIError): HttpFailure {
+  return {
+    status: err.status as number,
+    message: err.message,
+    code: typeof err.code === 'string' ? err.code : undefined,
+    headers: headerGetter(err.headers as Headers | undefined),
+  };
+}
+
+function classifyHttpFailure(failure: HttpFailure, now: number): LlmFailure {
+  const { status, message, code, headers: get } = failure;
   const rateLimit = parseRateLimitHeaders(get);
-  const message = err.message;
-  const code = typeof err.code === 'string' ? err.code : undefined;
   if (status === 429) {
     if (code === 'insufficient_quota') return { code: 'quota_exceeded', status, message, rateLimit };
     const retryAfterMs = parseRetryAfter(get, now);
@@ -129,11 +145,22 @@ export function parseCompletion(data: unknown): Outcome<Omit<ChatAnswer, 'rateLi
   return { ok: true, value: { text, finishReason, usage } };
 }
 
-/** The failure of a non-2xx answer given as data (a line of a batch's error file), classified as online. */
+/**
+ * The failure of a non-2xx answer given as data (a line of a batch's error file), classified as online: the message
+ * reads as the SDK writes it ("429 Rate limit reached"), and the error's `code` counts as it does online.
+ */
 export function failureOfStatus(status: number, body: unknown, now: number): LlmFailure {
-  const error = (body as { error?: { message?: unknown } } | null)?.error;
+  const error = (body as { error?: { message?: unknown; code?: unknown } } | null)?.error;
   const message = typeof error?.message === 'string' ? error.message : `HTTP ${status}`;
-  return fromApiError(APIError.generate(status, (error ?? body ?? undefined) as object | undefined, message, new Headers()), now);
+  return classifyHttpFailure(
+    {
+      status,
+      message: message ? `${status} ${message}` : `${status} status code (no body)`,
+      code: typeof error?.code === 'string' ? error.code : undefined,
+      headers: () => null,
+    },
+    now,
+  );
 }
 
 /**
@@ -143,7 +170,7 @@ export function failureOfStatus(status: number, body: unknown, now: number): Llm
  */
 export function createOpenAIChatClient(options: ChatClientOptions): ChatClient {
   const now = options.now ?? Date.now;
-  const sdk = new OpenAI({
+  const client = lazyClient({
     apiKey: options.apiKey ?? NO_KEY,
     baseURL: options.baseURL,
     maxRetries: 0,
@@ -153,6 +180,8 @@ export function createOpenAIChatClient(options: ChatClientOptions): ChatClient {
   const maxTokensParam = options.maxTokensParam ?? defaultMaxTokensParam(options.model);
 
   async function complete(request: ChatRequest, outer?: AbortSignal): Promise<ChatOutcome> {
+    const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = await loadOpenAI();
+    const sdk = await client();
     if (outer?.aborted) return { ok: false, error: { code: 'aborted', message: 'aborted before the request was sent' } };
     const controller = new AbortController();
     let timedOut = false;
@@ -177,7 +206,7 @@ export function createOpenAIChatClient(options: ChatClientOptions): ChatClient {
       if (err instanceof APIConnectionTimeoutError) return { ok: false, error: { code: 'timeout', message: err.message } };
       if (err instanceof APIUserAbortError) return { ok: false, error: { code: 'aborted', message: err.message } };
       if (err instanceof APIConnectionError) return { ok: false, error: { code: 'connection', message: connectionMessage(err) } };
-      if (err instanceof APIError && typeof err.status === 'number') return { ok: false, error: fromApiError(err, now()) };
+      if (err instanceof APIError && typeof err.status === 'number') return { ok: false, error: classifyHttpFailure(fromApiError(err), now()) };
       return { ok: false, error: { code: 'bad_response', message: err instanceof Error ? err.message : String(err) } };
     } finally {
       clearTimeout(timer);
