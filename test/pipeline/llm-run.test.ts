@@ -336,7 +336,7 @@ describe('tcompact run with async steps chosen by name', () => {
   const dir = tempDir('llm-run-steps');
 
   it('refuses summarize without a model: E_CONFIG, exit 2, before writing anything', async () => {
-    const r = await runCli(['run', 'datasets/bundled/openhands', '--strategy', 'summarize', '--out', join(dir, 'no-model')]);
+    const r = await runMain(['run', 'datasets/bundled/openhands', '--strategy', 'summarize', '--out', join(dir, 'no-model')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('strategy "summarize" needs a model');
   });
@@ -345,7 +345,7 @@ describe('tcompact run with async steps chosen by name', () => {
     const server = await startFakeOpenAI({ tangents: (turns) => (turns >= 3 ? [{ turn: 2, reason: 'an aside' }] : []) });
     try {
       const out = join(dir, 'tangents');
-      const r = await runCli(
+      const r = await runMain(
         [
           'run',
           'datasets/bundled/openhands',
