@@ -99,6 +99,11 @@ function int32Units(tokens: number, slotCount: number): number {
   return 256 + 65536 + (tokens + 1) + slotCount;
 }
 
+/** The size of a shared table's buffer. */
+export function sharedRankTableBytes(tokens: number, slotCount: number, byteCount: number): number {
+  return int32Units(tokens, slotCount) * 4 + byteCount;
+}
+
 /** The typed-array views of a shared table. */
 export function viewRankTable(shared: SharedRankTable): RankTable {
   const { buffer, tokens, slotCount, byteCount } = shared;
@@ -121,7 +126,7 @@ export function indexRankTable(tokenBytes: Uint8Array, tokenStarts: Uint32Array)
   const tokens = tokenStarts.length - 1;
   let slotCount = 1;
   while (slotCount < tokens * 2.5) slotCount <<= 1;
-  const buffer = new SharedArrayBuffer(int32Units(tokens, slotCount) * 4 + tokenBytes.length);
+  const buffer = new SharedArrayBuffer(sharedRankTableBytes(tokens, slotCount, tokenBytes.length));
   const table = viewRankTable({ buffer, tokens, slotCount, byteCount: tokenBytes.length });
   const { bytes, starts, slots, byteRanks, pairRanks } = table;
   bytes.set(tokenBytes);
