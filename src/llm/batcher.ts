@@ -148,7 +148,9 @@ export class Batcher {
 
   /** Sends the deferred requests as new batches; returns how many requests went out. */
   async submit(): Promise<number> {
-    const lines = [...this.deferred].map(([key, job]) => {
+    // By key, not by arrival: workers finish shards in any order, and the batch files must not depend on it.
+    const deferred = [...this.deferred].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const lines = deferred.map(([key, job]) => {
       const body = chatBody(this.options.model, job.request as ChatRequest, this.options.maxTokensParam);
       return { key, label: job.label, bytes: Buffer.from(`${JSON.stringify({ custom_id: key, method: 'POST', url: BATCH_ENDPOINT, body })}\n`, 'utf8') };
     });

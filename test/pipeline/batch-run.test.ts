@@ -106,6 +106,9 @@ describe('tcompact run --batch (bundled dataset, loopback Batch API)', { timeout
     expect(batch.completionWindow).toBe('24h');
     expect(new Set(batch.lines.map((l) => l.custom_id)).size).toBe(onlineRequests);
     expect(batch.lines.every((l) => l.method === 'POST' && l.url === '/v1/chat/completions' && /^[0-9a-f]{64}$/.test(l.custom_id))).toBe(true);
+    // In key order, whatever order the workers' shards finished in: the batch files do not depend on the worker count.
+    const keys = batch.lines.map((l) => l.custom_id);
+    expect(keys).toEqual([...keys].sort());
     expect(server.files.get(batch.inputFileId)?.purpose).toBe('batch');
     // validating -> in_progress -> finalizing -> completed: one step per poll.
     expect(batch.polls).toBe(3);
