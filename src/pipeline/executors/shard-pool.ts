@@ -14,16 +14,13 @@ interface PoolOptions {
 }
 
 /**
- * The worker entry: dist/workers/compact-worker.js in the built package. When this module runs from source (tests,
+ * The worker entry: dist/workers/compact-worker.js in the built package; when this module runs from source (tests,
  * benchmarks), workers/compact-worker.source.mjs, which loads the TypeScript worker through tsx, so a stale dist/ is
- * never used by accident; unless TCOMPACT_BUILT_WORKERS=1 vouches that dist/ is current (the test suite builds it
- * first), since a thread that goes through tsx compiles every module again: about a second of CPU each.
+ * never used by accident.
  */
 function defaultWorkerFile(): string {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new URL('../../../workers/compact-worker.js', here).href;
-  if (process.env.TCOMPACT_BUILT_WORKERS === '1') return new URL('../../../dist/workers/compact-worker.js', here).href;
-  return new URL('../../../workers/compact-worker.source.mjs', here).href;
+  return new URL(here.endsWith('.ts') ? '../../../workers/compact-worker.source.mjs' : '../../../workers/compact-worker.js', here).href;
 }
 
 /**
