@@ -48,10 +48,26 @@ function messageTexts(message: Message): string[] {
   return out;
 }
 
+/**
+ * A message's texts joined and whitespace-collapsed, once per message object: a replay scores a view of the whole
+ * prompt at every edit of every policy, and the prompts share their messages.
+ */
+const collapsedTexts = new WeakMap<Message, string>();
+
+function collapsedText(message: Message): string {
+  let text = collapsedTexts.get(message);
+  if (text === undefined) collapsedTexts.set(message, (text = collapseWhitespace(messageTexts(message).join('\n'))));
+  return text;
+}
+
 export function viewOfMessages(messages: readonly Message[]): ModelView {
+  // Collapsing each message apart and joining the non-empty ones with one space is collapsing the whole.
   const parts: string[] = [];
-  for (const message of messages) parts.push(...messageTexts(message));
-  const text = collapseWhitespace(parts.join('\n'));
+  for (const message of messages) {
+    const text = collapsedText(message);
+    if (text !== '') parts.push(text);
+  }
+  const text = parts.join(' ');
   let phrases: Set<string> | undefined;
   return {
     text,

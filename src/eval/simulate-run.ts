@@ -213,13 +213,23 @@ function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | un
 
 const isSourceSummary = (m: Message) => (m as Record<string, unknown>).is_compact_summary === true;
 
+/** Hindsight probes by transcript and reply index: every policy that edits before the same reply asks for the same. */
+const hindsightMemo = new WeakMap<Transcript, Map<number, HindsightProbe[]>>();
+
 /** The hindsight probes of a compaction before the reply at `index`: what came before it against what came after. */
 function hindsightAt(transcript: Transcript, index: number): HindsightProbe[] {
-  const messages = transcript.messages;
-  return hindsightProbes(
-    messages.slice(0, index).filter((m) => !isSourceSummary(m)),
-    messages.slice(index).filter((m) => !isSourceSummary(m)),
-  );
+  let byIndex = hindsightMemo.get(transcript);
+  if (!byIndex) hindsightMemo.set(transcript, (byIndex = new Map()));
+  let probes = byIndex.get(index);
+  if (!probes) {
+    const messages = transcript.messages;
+    probes = hindsightProbes(
+      messages.slice(0, index).filter((m) => !isSourceSummary(m)),
+      messages.slice(index).filter((m) => !isSourceSummary(m)),
+    );
+    byIndex.set(index, probes);
+  }
+  return probes;
 }
 
 /** Replays an archive under several policies and sums the results; add transcripts in input order. */

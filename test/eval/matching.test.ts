@@ -4,6 +4,7 @@ import { isRetained } from '../../src/eval/matching.js';
 import { viewOfMessages } from '../../src/eval/model-view.js';
 import type { Probe } from '../../src/eval/probes.js';
 import type { Message } from '../../src/model/message.js';
+import { bundledTranscripts } from '../helpers/bundled-transcripts.js';
 
 const view = (text: string) => viewOfMessages([{ role: 'user', content: text }]);
 const artifact = (path: string, spellings = [path]): Probe => ({ kind: 'artifact', path, spellings, actions: ['read'] });
@@ -65,5 +66,20 @@ describe('retention rule', () => {
       { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:/repo/src/a.ts' } }], note: '/repo/src/a.ts' } as Message,
     ];
     expect(isRetained(artifact('/repo/src/a.ts'), viewOfMessages(messages))).toBe(false);
+  });
+});
+
+describe('the model view of a prompt', () => {
+  it('is the view of its messages joined: whitespace collapsed across message boundaries, blank messages dropped', async () => {
+    const blank: Message = { role: 'user', content: ' \n\t ' };
+    for (const t of await bundledTranscripts()) {
+      const messages = [blank, ...t.messages.slice(0, 60), blank];
+      const joined = messages
+        .map((m) => viewOfMessages([m]).text)
+        .filter((text) => text !== '')
+        .join(' ');
+      expect(viewOfMessages(messages).text).toBe(joined);
+      expect(joined).not.toMatch(/\s\s|^\s|\s$/);
+    }
   });
 });
