@@ -21,15 +21,27 @@ export function redisServerAvailable(): boolean {
   return false;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Ports below Linux's ephemeral range (32768 and up), which the kernel never hands to another socket on its own. */
+const FIXED_PORTS = { from: 20000, to: 32000 };
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free loopback port outside the ephemeral range: a server stopped and restarted on it (a test of a lost Redis)
+ * must find it still free, which a port the kernel picked would not be once some other socket of the suite got it.
+ */
+export async function freePort(): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const port = FIXED_PORTS.from + Math.floor(Math.random() * (FIXED_PORTS.to - FIXED_PORTS.from));
+    if (await portIsFree(port)) return port;
+  }
+  throw new Error(`no free port from ${FIXED_PORTS.from} to ${FIXED_PORTS.to}`);
 }
 
 export class RedisServer {
@@ -55,20 +67,34 @@ export class RedisServer {
   async restart(): Promise<void> {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', this.password];
     this.child = spawn('redis-server', args, { stdio: 'ignore' });
-    const client = new Redis({ port: this.port, host: '127.0.0.1', password: this.password, lazyConnect: true, retryStrategy: () => null });
+    // Timeouts: something else answering on the port must fail the probe, not hang it.
+    const client = new Redis({
+      port: this.port,
+      host: '127.0.0.1',
+      password: this.password,
+      lazyConnect: true,
+      retryStrategy: () => null,
+      connectTimeout: 1000,
+      commandTimeout: 1000,
+    });
     client.on('error', () => undefined);
-    for (let i = 0; i < 100; i++) {
-      try {
-        await client.connect();
-        await client.ping();
-        client.disconnect();
-        return;
-      } catch {
-        await sleep(50);
+    const child = this.child;
+    const deadline = Date.now() + 10_000;
+    try {
+      while (Date.now() < deadline && child.exitCode === null) {
+        try {
+          await client.connect();
+          await client.ping();
+          return;
+        } catch {
+          client.disconnect();
+          await sleep(50);
+        }
       }
+    } finally {
+      client.disconnect();
     }
-    client.disconnect();
-    throw new Error(`redis-server did not start on port ${this.port}`);
+    throw new Error(`redis-server did not start on port ${this.port}${child.exitCode === null ? '' : ` (it exited with ${child.exitCode})`}`);
   }
 
   async stop(): Promise<void> {

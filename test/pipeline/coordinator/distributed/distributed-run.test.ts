@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED, TEST_STRATEGIES, cliFaults, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../../helpers.js';
-import { WorkerProcess, killLeftoverWorkers, allLogs, workersConnected } from './processes.js';
+import { WorkerProcess, killLeftoverWorkers, allLogs, within, workersConnected } from './processes.js';
 import { Redis } from 'ioredis';
 import { RedisServer, freePort, redisServerAvailable } from '../../../../bench/lib/redis-server.js';
 
@@ -204,19 +204,25 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
     // A second of grace (the default is 5): the test waits on it for real.
     const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url, '--queue-grace-ms', '1000']);
-    const lost = await coordinate(args, undefined, () => {
-      void (async () => {
-        while (journaled(out) < 3) await sleep(10);
-        await redis.stop();
-      })();
-    });
+    const lost = await within(
+      30_000,
+      'the run that loses Redis',
+      coordinate(args, undefined, () => {
+        void (async () => {
+          while (journaled(out) < 3) await sleep(10);
+          await redis.stop();
+        })();
+      }),
+      workers,
+    );
     expect(lost.code).toBe(2);
     expect(lost.stderr).toContain('E_QUEUE: lost the queue');
     expect(lost.stderr).toContain('for 1 s;');
     await redis.restart();
-    const resumed = await coordinate([...args, '--resume']);
+    await within(20_000, 'the workers reconnecting to the restarted Redis', workersConnected(redis.url, 2), workers);
+    const resumed = await within(30_000, 'the resumed run', coordinate([...args, '--resume']), workers);
     expect(resumed.code).toBe(0);
     expect(files(out)).toEqual(expected);
-    expect(await Promise.all(workers.map((w) => w.stop()))).toEqual([0, 0]);
-  });
+    expect(await within(15_000, 'the workers stopping', Promise.all(workers.map((w) => w.stop())), workers)).toEqual([0, 0]);
+  }, 120_000);
 });

@@ -76,3 +76,22 @@ export async function workersConnected(url: string, count: number): Promise<void
     client.disconnect();
   }
 }
+
+/**
+ * `promise`, or a failure naming the phase that did not finish within `ms` and what the worker processes printed, so
+ * a hang says where it is instead of running into the test's timeout.
+ */
+export async function within<T>(ms: number, phase: string, promise: Promise<T>, workers: readonly WorkerProcess[] = []): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const logs = workers.map((w, i) => `worker ${i}: ${w.stdout.slice(-2000)}${w.stderr.slice(-2000)}`).join('\n');
+      reject(new Error(`${phase}: not done within ${ms} ms\n${logs}`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
