@@ -94,3 +94,38 @@ export function formatDuration(seconds: number): string {
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
+
+export interface StatusLine {
+  /** The text to show; cheap, never renders (a timer does). */
+  set(text: string): void;
+  /** Stops the timer and clears the line. */
+  stop(): void;
+}
+
+/**
+ * A status line for the long replays (`simulate`, `tune`): on a terminal, the latest text with the time elapsed,
+ * redrawn in place and cleared at the end. Off a terminal nothing: the report that follows says it all, and a log
+ * gains nothing from a line per interval.
+ */
+export function createStatusLine(stream: ProgressStream, options: { ttyIntervalMs?: number; now?: () => number } = {}): StatusLine {
+  if (stream.isTTY !== true) return { set: () => undefined, stop: () => undefined };
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  let text = '';
+  let stopped = false;
+  const timer = setInterval(() => {
+    if (text !== '') stream.write(`\r\x1b[2K${text}, ${formatDuration((now() - started) / 1000)}`);
+  }, options.ttyIntervalMs ?? 200);
+  timer.unref();
+  return {
+    set(latest) {
+      text = latest;
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      stream.write('\r\x1b[2K');
+    },
+  };
+}

@@ -19,6 +19,7 @@ import { createLlmSession } from '../../llm/session.js';
 import { LLM_FLAG_SPECS, llmOptionsFromFlags } from '../llm-flags.js';
 import { InputTally, nonNegativeOption } from './_eval-options.js';
 import { parseFormat, parseTokenizer } from '../compaction-flags.js';
+import { createStatusLine } from '../../report/progress.js';
 
 export const simulateCommand: Command = {
   name: 'simulate',
@@ -151,11 +152,15 @@ Options:
     });
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const tally = new InputTally(io);
+    const status = createStatusLine(io.stderr);
     try {
       for await (const item of readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) })) {
-        if (tally.accept(item)) await simulation.add(item.transcript, item);
+        if (!tally.accept(item)) continue;
+        await simulation.add(item.transcript, item);
+        status.set(`simulate: ${tally.transcripts} transcripts replayed`);
       }
     } finally {
+      status.stop();
       await llm?.close();
     }
     const report = simulation.report();

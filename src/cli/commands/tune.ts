@@ -15,6 +15,7 @@ import { type Command, intOption, parseCommandArgs, requireInputs } from '../com
 import { parseFormat, parseTokenizer } from '../compaction-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { InputTally, nonNegativeOption } from './_eval-options.js';
+import { createStatusLine } from '../../report/progress.js';
 
 const DEFAULT_RECALL_FLOOR = 0.95;
 
@@ -77,7 +78,9 @@ Options:
     };
     if ((await nothingIn(source)) && tally.transcripts === 0) return tally.nothingYielded('tune', inputs) ?? EXIT.INPUT_ERRORS;
     await mkdir(values.out, { recursive: true });
+    const status = createStatusLine(io.stderr);
     const report = await runTune(source, {
+      progress: (text) => status.set(`tune: ${text}`),
       window: intOption('window', values.window, DEFAULT_WINDOW, 1),
       tokenizer: getTokenizer(parseTokenizer(values.tokenizer)),
       prices,
@@ -85,7 +88,7 @@ Options:
       basePrompt: intOption('base-prompt', values['base-prompt'], 0, 0),
       recallFloor,
       outDir: values.out,
-    });
+    }).finally(() => status.stop());
     const markdown = renderTune(report);
     try {
       await writeFileAtomic(join(values.out, 'tune.json'), [

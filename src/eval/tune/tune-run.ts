@@ -20,6 +20,8 @@ export interface TuneOptions {
   recallFloor: number;
   /** DIR: the candidates' policy files go to DIR/candidates, the exports to DIR/exports. */
   outDir: string;
+  /** Told what is being done, after each transcript of each pass. */
+  progress?: (text: string) => void;
 }
 
 /** One replayed setting: what it costs and what it keeps of what the session needed later. */
@@ -70,7 +72,7 @@ async function writeJson(path: string, value: unknown): Promise<void> {
   await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-async function replayAll(source: TranscriptSource, policies: string[], options: TuneOptions): Promise<Map<string, PolicyTotals>> {
+async function replayAll(source: TranscriptSource, policies: string[], options: TuneOptions, what: string): Promise<Map<string, PolicyTotals>> {
   const simulation = new Simulation({
     policies,
     window: options.window,
@@ -81,7 +83,12 @@ async function replayAll(source: TranscriptSource, policies: string[], options: 
     // Masking on every call loses what it masks, as a clear does: both are scored where they edit.
     hindsightAtMicro: true,
   });
-  for await (const item of source()) await simulation.add(item.transcript, item);
+  let done = 0;
+  for await (const item of source()) {
+    await simulation.add(item.transcript, item);
+    done++;
+    options.progress?.(`${what}: ${done} transcripts replayed`);
+  }
   return new Map(simulation.report().policies.map((p) => [p.name, p]));
 }
 
@@ -117,6 +124,7 @@ export async function runTune(source: TranscriptSource, options: TuneOptions): P
   for await (const { transcript } of source()) {
     usageTally.add(transcript);
     transcripts++;
+    options.progress?.(`tool usage: ${transcripts} transcripts read`);
   }
   const tools = usageTally.usage();
   const candidates = tuneCandidates(options.window, tools, options.tokenizer.name);
@@ -128,7 +136,7 @@ export async function runTune(source: TranscriptSource, options: TuneOptions): P
     await writeJson(file, c.runtime === 'anthropic' ? { edits: [c.edit] } : c.options);
     policyOf.set(c.name, { candidate: c, policy: `${c.runtime === 'anthropic' ? 'anthropic' : 'config'}:${file}`, file });
   }
-  const totals = await replayAll(source, ['default', ...[...policyOf.values()].map((p) => p.policy)], options);
+  const totals = await replayAll(source, ['default', ...[...policyOf.values()].map((p) => p.policy)], options, `${candidates.length} settings`);
   const results = candidates.map((c) => {
     const p = policyOf.get(c.name)!;
     return resultOf(totals.get(p.policy)!, c.name, {
@@ -160,6 +168,7 @@ export async function runTune(source: TranscriptSource, options: TuneOptions): P
     source,
     written.flatMap((w) => (w.policy ? [w.policy] : [])),
     options,
+    'the exports',
   );
   const anthropicPolicy = written.find((w) => w.e.runtime === 'anthropic')!.policy!;
   const exports = written.map((w) => ({
