@@ -59,6 +59,11 @@ export function finishTranscript(draft: DraftTranscript, at: SourcePosition, lin
   return { kind: 'transcript', ...at, transcript, lines, warnings: [...(draft.warnings ?? []), ...parsed.value.warnings], repairs };
 }
 
+/** `indexedMetadata` for sources whose compactions are known by their summary's position alone. */
+export function summaryCompactions(summaries: readonly number[]): NonNullable<DraftTranscript['indexedMetadata']> {
+  return (to) => (summaries.length === 0 ? {} : { compactions: summaries.map((i) => ({ summaryIndex: to(i) })) });
+}
+
 /**
  * Maps message indices across the pairing repair. The repair keeps every message that is not a tool message, in
  * order, so the k-th such message before is the k-th after.

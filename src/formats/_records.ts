@@ -1,8 +1,9 @@
 import { TcompactError } from '../errors.js';
-import { errorItem } from './_items.js';
+import { errorItem, skippedItem } from './_items.js';
 import { readJsonDocument, streamJsonArray } from './_json-stream.js';
 import { peekJson } from './_json-peek.js';
 import { lineItem, readJsonl } from './_jsonl.js';
+import type { ErrorCode } from '../errors.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /** One record of a file whose format holds one transcript per record (JSONL line, array element, or whole file). */
@@ -67,4 +68,42 @@ export function fileError(at: SourcePosition, err: unknown, lines?: number): Inp
   const e = err as NodeJS.ErrnoException;
   if (typeof e?.syscall === 'string') return errorItem(at, 'E_IO', e.message, lines);
   return errorItem(at, 'E_JSON', e?.message ?? String(err), lines);
+}
+
+/** What a source's builder made of one record: kept in the transcript, skipped with a reason, or refused. */
+export type Accepted = { kind: 'kept' } | { kind: 'skipped'; reason: string } | { kind: 'error'; message: string; code?: ErrorCode };
+
+/** A builder's answer of an error message, or undefined when it kept the record, as an {@link Accepted}. */
+export function keptUnless(error: string | undefined): Accepted {
+  return error === undefined ? { kind: 'kept' } : { kind: 'error', message: error };
+}
+
+/** The records a transcript was built from: where the first kept one sits, and how many input units were kept. */
+export interface KeptRecords {
+  first: SourcePosition | undefined;
+  units: number;
+}
+
+/**
+ * Feeds every record to `accept`, passing the reader's own items (bad lines, skipped lines) on. A refused record
+ * becomes its error (`E_SCHEMA` unless the outcome names another code), its message prefixed with where the record
+ * sits; a skipped one is counted as skipped. Returns what was kept, for the transcript that follows.
+ */
+export async function* acceptRecords(entries: AsyncIterable<RecordEntry>, accept: (record: SourceRecord) => Accepted): AsyncGenerator<InputItem, KeptRecords> {
+  const kept: KeptRecords = { first: undefined, units: 0 };
+  for await (const entry of entries) {
+    if (entry.kind === 'item') {
+      yield entry.item;
+      continue;
+    }
+    const { at, where } = entry.record;
+    const outcome = accept(entry.record);
+    if (outcome.kind === 'error') yield errorItem(at, outcome.code ?? 'E_SCHEMA', `${where}${outcome.message}`);
+    else if (outcome.kind === 'skipped') yield skippedItem(at, outcome.reason);
+    else {
+      kept.first ??= at;
+      kept.units++;
+    }
+  }
+  return kept;
 }

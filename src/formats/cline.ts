@@ -1,9 +1,9 @@
 import type { ContentPart } from '../model/content.js';
 import type { Message, ToolCall, ToolMessage, UserMessage } from '../model/message.js';
 import { addAssistantBlock, assistantFromBlocks, emptyAssistantBlocks, userTurnMessages } from './_anthropic-blocks.js';
-import { baseName, errorItem, finishTranscript, isObject } from './_items.js';
-import { readRecords } from './_records.js';
-import type { InputItem, ReadOptions, SourcePosition } from './types.js';
+import { baseName, finishTranscript, isObject, summaryCompactions } from './_items.js';
+import { acceptRecords, keptUnless, readRecords } from './_records.js';
+import type { InputItem, ReadOptions } from './types.js';
 
 /**
  * Cline and Roo Code task histories (`tasks/<task id>/api_conversation_history.json`): a JSON array of Anthropic
@@ -28,34 +28,18 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  */
 export async function* readCline(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
   const builder = new HistoryBuilder();
-  let first: SourcePosition | undefined;
-  let units = 0;
-  for await (const entry of readRecords(file, { ...options, layout: 'json' })) {
-    if (entry.kind === 'item') {
-      yield entry.item;
-      continue;
-    }
-    const { value, at, where } = entry.record;
-    if (where === '' && isObject(value) && Array.isArray(value.messages)) {
-      yield errorItem(at, 'E_FORMAT', "Roo Code's versioned history ({version, messages}) is not supported: only the array of messages");
-      continue;
-    }
-    const error = builder.accept(value);
-    if (error !== undefined) yield errorItem(at, 'E_SCHEMA', `${where}${error}`);
-    else {
-      first ??= at;
-      units++;
-    }
-  }
+  const { first, units } = yield* acceptRecords(readRecords(file, { ...options, layout: 'json' }), ({ value, where }) =>
+    where === '' && isObject(value) && Array.isArray(value.messages)
+      ? { kind: 'error', code: 'E_FORMAT', message: "Roo Code's versioned history ({version, messages}) is not supported: only the array of messages" }
+      : keptUnless(builder.accept(value)),
+  );
   if (!first) return;
   const metadata: Record<string, unknown> = { source: { format: 'cline', file } };
   if (builder.models.length > 0) metadata.models = builder.models;
   if (builder.textResults > 0) metadata.textToolResults = builder.textResults;
   if (builder.encryptedReasoning > 0) metadata.encryptedReasoning = builder.encryptedReasoning;
-  const summaries = builder.summaries;
-  const indexedMetadata = (to: (index: number) => number) => (summaries.length === 0 ? {} : { compactions: summaries.map((i) => ({ summaryIndex: to(i) })) });
   yield finishTranscript(
-    { id: taskId(file), messages: builder.messages, metadata, indexedMetadata },
+    { id: taskId(file), messages: builder.messages, metadata, indexedMetadata: summaryCompactions(builder.summaries) },
     { file, line: 1, byteOffset: 0, record: first.record },
     units,
   );

@@ -2,6 +2,7 @@ import type { ContentPart } from '../model/content.js';
 import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../model/message.js';
 import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
 import { lineItem, readJsonl } from './_jsonl.js';
+import type { Accepted } from './_records.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
@@ -47,8 +48,6 @@ export async function* readCodex(file: string, options: ReadOptions): AsyncGener
   const id = typeof builder.metadata.sessionId === 'string' ? builder.metadata.sessionId : baseName(file);
   yield finishTranscript({ id, messages, metadata, indexedMetadata: (at) => builder.compactionMetadata(at) }, first, units);
 }
-
-type Accepted = { kind: 'kept' } | { kind: 'skipped'; reason: string } | { kind: 'error'; message: string };
 
 interface OpenTurn {
   message: AssistantMessage;

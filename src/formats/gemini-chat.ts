@@ -1,8 +1,8 @@
 import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../model/message.js';
 import { collapse, contentParts, functionResponseOf, geminiUsage, partList, thoughtText, type FunctionResponse } from './_gemini-parts.js';
-import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
-import { readRecords } from './_records.js';
-import type { InputItem, ReadOptions, SourcePosition } from './types.js';
+import { baseName, finishTranscript, isObject } from './_items.js';
+import { type Accepted, acceptRecords, readRecords } from './_records.js';
+import type { InputItem, ReadOptions } from './types.js';
 
 /**
  * Gemini CLI chat recordings (`~/.gemini/tmp/<project hash>/chats/session-*.json` or `.jsonl`): one transcript per
@@ -29,22 +29,9 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  */
 export async function* readGeminiChat(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
   const builder = new RecordingBuilder();
-  let first: SourcePosition | undefined;
-  let units = 0;
-  for await (const entry of readRecords(file, options)) {
-    if (entry.kind === 'item') {
-      yield entry.item;
-      continue;
-    }
-    const { value, at, where } = entry.record;
-    const outcome = where === '' && at.line === 1 && isObject(value) && Array.isArray(value.messages) ? builder.document(value) : builder.line(value);
-    if (outcome.kind === 'error') yield errorItem(at, 'E_SCHEMA', `${where}${outcome.message}`);
-    else if (outcome.kind === 'skipped') yield skippedItem(at, outcome.reason);
-    else {
-      first ??= at;
-      units++;
-    }
-  }
+  const { first, units } = yield* acceptRecords(readRecords(file, options), ({ value, at, where }) =>
+    where === '' && at.line === 1 && isObject(value) && Array.isArray(value.messages) ? builder.document(value) : builder.line(value),
+  );
   if (!first) return;
   const { messages, summaryAt } = builder.finish();
   const metadata = { source: { format: 'gemini', file }, ...builder.metadata };
@@ -53,8 +40,6 @@ export async function* readGeminiChat(file: string, options: ReadOptions): Async
     summaryAt.length === 0 ? {} : { compactions: summaryAt.map((c) => ({ summaryIndex: at(c.index), keptMessages: c.kept })) };
   yield finishTranscript({ id, messages, metadata, indexedMetadata }, first, units);
 }
-
-type Accepted = { kind: 'kept' } | { kind: 'skipped'; reason: string } | { kind: 'error'; message: string };
 
 const NOTICE_TYPES = new Set(['info', 'error', 'warning']);
 const META_KEYS = ['sessionId', 'projectHash', 'startTime', 'lastUpdated', 'kind', 'directories', 'summary'] as const;

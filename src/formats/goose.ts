@@ -1,8 +1,8 @@
 import type { ContentPart } from '../model/content.js';
 import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../model/message.js';
-import { baseName, errorItem, finishTranscript, isObject } from './_items.js';
-import { readRecords } from './_records.js';
-import type { InputItem, ReadOptions, SourcePosition } from './types.js';
+import { baseName, finishTranscript, isObject, summaryCompactions } from './_items.js';
+import { acceptRecords, keptUnless, readRecords } from './_records.js';
+import type { InputItem, ReadOptions } from './types.js';
 
 /**
  * goose sessions, built from goose's source (crates/goose/src/conversation/message.rs `Message`, `MessageContent`,
@@ -24,27 +24,12 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  */
 export async function* readGoose(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
   const builder = new SessionBuilder();
-  let first: SourcePosition | undefined;
-  let units = 0;
-  for await (const entry of readRecords(file, options)) {
-    if (entry.kind === 'item') {
-      yield entry.item;
-      continue;
-    }
-    const { value, at, where } = entry.record;
-    const error = builder.accept(value);
-    if (error !== undefined) yield errorItem(at, 'E_SCHEMA', `${where}${error}`);
-    else {
-      first ??= at;
-      units++;
-    }
-  }
+  const { first, units } = yield* acceptRecords(readRecords(file, options), ({ value }) => keptUnless(builder.accept(value)));
   if (!first) return;
   const { messages, summaries } = builder.finish();
   const metadata = { source: { format: 'goose', file }, ...builder.metadata };
   const id = typeof builder.metadata.sessionId === 'string' ? builder.metadata.sessionId : baseName(file);
-  const indexedMetadata = (to: (index: number) => number) => (summaries.length === 0 ? {} : { compactions: summaries.map((i) => ({ summaryIndex: to(i) })) });
-  yield finishTranscript({ id, messages, metadata, indexedMetadata }, first, units);
+  yield finishTranscript({ id, messages, metadata, indexedMetadata: summaryCompactions(summaries) }, first, units);
 }
 
 const META_KEYS = [

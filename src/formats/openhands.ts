@@ -1,9 +1,9 @@
 import type { ContentPart } from '../model/content.js';
 import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../model/message.js';
 import type { ToolDef } from '../model/transcript.js';
-import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
-import { readRecords } from './_records.js';
-import type { InputItem, ReadOptions, SourcePosition } from './types.js';
+import { baseName, finishTranscript, isObject } from './_items.js';
+import { type Accepted, acceptRecords, readRecords } from './_records.js';
+import type { InputItem, ReadOptions } from './types.js';
 
 /**
  * OpenHands event streams (a JSON array of events: `{id, source, action|observation, message, args|content, extras,
@@ -22,34 +22,15 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  */
 export async function* readOpenHands(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
   const builder = new EventBuilder();
-  let first: SourcePosition | undefined;
-  let units = 0;
-  for await (const entry of readRecords(file, options)) {
-    if (entry.kind === 'item') {
-      yield entry.item;
-      continue;
-    }
-    const { value, at, where } = entry.record;
-    if (!isObject(value)) {
-      yield errorItem(at, 'E_SCHEMA', `${where}expected an OpenHands event object`);
-      continue;
-    }
-    const outcome = builder.accept(value);
-    if (outcome.kind === 'error') yield errorItem(at, 'E_SCHEMA', `${where}${outcome.message}`);
-    else if (outcome.kind === 'skipped') yield skippedItem(at, outcome.reason);
-    else {
-      first ??= at;
-      units++;
-    }
-  }
+  const { first, units } = yield* acceptRecords(readRecords(file, options), ({ value }) =>
+    isObject(value) ? builder.accept(value) : { kind: 'error', message: 'expected an OpenHands event object' },
+  );
   if (!first) return;
   const metadata: Record<string, unknown> = { source: { format: 'openhands', file } };
   if (builder.models.length > 0) metadata.models = builder.models;
   const draft = { id: baseName(file), messages: builder.messages, metadata, tools: builder.tools };
   yield finishTranscript(draft, { file, line: 1, byteOffset: 0, record: first.record }, units);
 }
-
-type Accepted = { kind: 'kept' } | { kind: 'skipped'; reason: string } | { kind: 'error'; message: string };
 
 class EventBuilder {
   readonly messages: Message[] = [];
