@@ -114,16 +114,16 @@ function storeRecipe(before: Transcript, after: Transcript, sink: RefSink): stri
     if (key === 'messages') continue;
     // `metadata` always changes: withRestoreRef writes the recipe's ref into it.
     if (key !== 'metadata' && Object.hasOwn(after, key) && sameValue(before[key], after[key])) continue;
-    fields[key] = sink.put(JSON.stringify(before[key]));
+    fields[key] = sink.putJson(JSON.stringify(before[key]));
   }
   const recipe: Recipe = { v: 1, keys: Object.keys(before), messages, fields };
-  return sink.put(JSON.stringify(recipe));
+  return sink.putJson(JSON.stringify(recipe));
 }
 
 /** A message that did not survive, without what a strategy already stored of it (see {@link RecipeSchema}). */
 function storeMessage(m: Message, sink: RefSink): RecipeEntry {
   const content = sink.storedRef(m.content);
-  if (content !== undefined) return { ref: sink.put(JSON.stringify({ ...m, content: null })), content };
+  if (content !== undefined) return { ref: sink.putJson(JSON.stringify({ ...m, content: null })), content };
   const original: unknown = m.content;
   if (Array.isArray(original)) {
     let skeleton: unknown[] | undefined;
@@ -135,9 +135,9 @@ function storeMessage(m: Message, sink: RefSink): RecipeEntry {
       skeleton[i] = null;
       parts[i] = ref;
     });
-    if (skeleton) return { ref: sink.put(JSON.stringify({ ...m, content: skeleton })), parts };
+    if (skeleton) return { ref: sink.putJson(JSON.stringify({ ...m, content: skeleton })), parts };
   }
-  return { ref: sink.put(JSON.stringify(m)) };
+  return { ref: sink.putJson(JSON.stringify(m)) };
 }
 
 /** `after` with `metadata.tcompact` pointing at the recipe; one more layer than `before` had. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { REF_LENGTH } from '../model/ref.js';
+import { formatRefLine } from './ref-file.js';
 
 /** Length of a short reference in hex characters (64 bits of SHA-256: collisions need ~4e9 distinct pieces). */
 export { REF_LENGTH };
@@ -14,6 +15,8 @@ export function refOf(data: string): string {
  */
 export class RefSink {
   readonly entries = new Map<string, string>();
+  /** Refs whose data is JSON text (stored by {@link putJson} or {@link putValue}): refs.jsonl embeds it as it is. */
+  readonly jsonRefs = new Set<string>();
   /** Refs of values stored by {@link putValue}, keyed by the value (a content string, a parts array, a part). */
   private readonly values = new Map<unknown, string>();
 
@@ -26,12 +29,28 @@ export class RefSink {
     return ref;
   }
 
+  /** {@link put} for data that is JSON text (`JSON.stringify`'s output), which the side store file keeps unescaped. */
+  putJson(json: string, ref = refOf(json)): string {
+    if (!this.entries.has(ref)) {
+      this.entries.set(ref, json);
+      this.jsonRefs.add(ref);
+    }
+    return ref;
+  }
+
+  /** Every entry as refs.jsonl lines, in order of first appearance. */
+  lines(): string {
+    let text = '';
+    for (const [ref, data] of this.entries) text += formatRefLine(ref, data, this.jsonRefs.has(ref));
+    return text;
+  }
+
   /**
    * Stores a message's content or one of its parts as JSON (`json`, `ref`: when the caller already has them) and
    * remembers the ref, so the restore recipe can point at it instead of storing it a second time inside the message.
    */
   putValue(value: unknown, json = JSON.stringify(value), ref = refOf(json)): string {
-    this.put(json, ref);
+    this.putJson(json, ref);
     this.values.set(value, ref);
     return ref;
   }

@@ -196,7 +196,7 @@ export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
     const role = replacementRole(span, lastUserRequestIndex(messages));
     const message: UserMessage | AssistantMessage = role === 'assistant' ? { role: 'assistant', content: text } : { role: 'user', content: text };
     if (totalOf(countMessage(message, ctx.tokenizer)) >= spanTokens) return unchanged(transcript, { checkpoints: 0, messagesReplaced: 0 });
-    ctx.refs?.put(record);
+    ctx.refs?.putJson(record);
     return {
       transcript: withMessages(transcript, withReplacement(messages, span, message)),
       messagesChanged: 0,

@@ -46,11 +46,12 @@ export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
       const text = contentText(m.content);
       const bytes = Buffer.byteLength(text, 'utf8');
       if (bytes <= config.minBytes || isCompactedResult(text)) continue;
-      const original = JSON.stringify(m.content);
-      const ref = ctx.refs ? refOf(original) : undefined;
+      // Only the side store needs the original's JSON (its ref goes in the placeholder).
+      const original = ctx.refs ? JSON.stringify(m.content) : undefined;
+      const ref = original === undefined ? undefined : refOf(original);
       const next: ToolMessage = { ...m, content: maskText(tool, ref, isFailedResult(m) ? errorLine(m) : undefined) };
       if (!fewerTokens(m, next, ctx.tokenizer)) continue;
-      ctx.refs?.putValue(m.content, original, ref);
+      if (original !== undefined) ctx.refs?.putValue(m.content, original, ref);
       out ??= messages.slice();
       out[i] = next;
       masked++;

@@ -18,7 +18,7 @@ export const pruneTools: Strategy<typeof PruneToolsConfigSchema> = {
     const kept = tools.filter((t) => called.has(t.function.name));
     const removed = tools.length - kept.length;
     if (removed === 0) return { transcript, messagesChanged: 0, messagesRemoved: 0, details: { toolDefsRemoved: 0 } };
-    for (const t of tools) if (!called.has(t.function.name)) ctx.refs?.put(JSON.stringify(t));
+    for (const t of tools) if (!called.has(t.function.name)) ctx.refs?.putJson(JSON.stringify(t));
     // An empty `tools` array is rejected by chat APIs, so the field goes when nothing is left.
     const { tools: _all, ...rest } = transcript;
     const next = kept.length > 0 ? { ...rest, tools: kept } : rest;

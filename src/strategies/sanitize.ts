@@ -17,7 +17,7 @@ export const sanitize: Strategy<typeof SanitizeConfigSchema> = {
   config: SanitizeConfigSchema,
   apply(transcript, _config, ctx) {
     const { messages, repairs, dropped } = repairPairing(transcript.messages);
-    for (const m of dropped) ctx.refs?.put(JSON.stringify(m));
+    for (const m of dropped) ctx.refs?.putJson(JSON.stringify(m));
     return {
       transcript: withMessages(transcript, messages),
       messagesChanged: 0,

@@ -69,11 +69,12 @@ export const stripToolResults: Strategy<typeof StripToolResultsConfigSchema> = {
       }
       const text = contentText(m.content);
       if (isCompactedResult(text)) continue;
-      const original = JSON.stringify(m.content);
-      const ref = ctx.refs ? refOf(original) : undefined;
+      // Only the side store needs the original's JSON (its ref goes in the placeholder).
+      const original = ctx.refs ? JSON.stringify(m.content) : undefined;
+      const ref = original === undefined ? undefined : refOf(original);
       const next: ToolMessage = { ...m, content: strippedText(tool, m, config.lineChars, ref) };
       if (!fewerTokens(m, next, ctx.tokenizer)) continue;
-      ctx.refs?.putValue(m.content, original, ref);
+      if (original !== undefined) ctx.refs?.putValue(m.content, original, ref);
       out ??= messages.slice();
       out[i] = next;
       stripped++;
@@ -84,8 +85,8 @@ export const stripToolResults: Strategy<typeof StripToolResultsConfigSchema> = {
     });
     // Removed calls and results have no placeholder to point at, but still go to the side store: nothing is lost.
     for (const m of messages) {
-      if (isTool(m) && toRemove.has(m.tool_call_id)) ctx.refs?.put(JSON.stringify(m));
-      if (isAssistant(m)) for (const c of m.tool_calls ?? []) if (toRemove.has(c.id)) ctx.refs?.put(JSON.stringify(c));
+      if (isTool(m) && toRemove.has(m.tool_call_id)) ctx.refs?.putJson(JSON.stringify(m));
+      if (isAssistant(m)) for (const c of m.tool_calls ?? []) if (toRemove.has(c.id)) ctx.refs?.putJson(JSON.stringify(c));
     }
     const removal = removeToolCalls(out ?? messages, toRemove);
     const changed = stripped + removal.messagesChanged + removal.messagesRemoved > 0;

@@ -90,7 +90,7 @@ export const truncate: Strategy<typeof TruncateConfigSchema> = {
     }
     const result = build(cut);
     if (result.removed.every((m) => markerCount(m) !== undefined) || result.total >= before) return unchanged(transcript, none);
-    ctx.refs?.put(JSON.stringify(result.removed));
+    ctx.refs?.putJson(JSON.stringify(result.removed));
     return {
       transcript: withMessages(transcript, [...messages.slice(0, from), result.marker, ...messages.slice(cut)]),
       messagesChanged: 0,

@@ -60,7 +60,7 @@ describe('tcompact compact (built CLI)', () => {
     expect(readFileSync(join(dir, 'out.report.md'), 'utf8')).toContain('## Per strategy');
 
     // Every placeholder's ref is in the side store and holds the original content of that very result.
-    const refs = new Map(jsonLines(join(dir, 'out.refs.jsonl')).map((l: { ref: string; data: string }) => [l.ref, l.data]));
+    const refs = await readRefFile(join(dir, 'out.refs.jsonl'));
     let checked = 0;
     out.forEach((t, i) => {
       const original = runs[i].traj as { role: string; content: unknown }[];

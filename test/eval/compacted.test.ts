@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { formatRefLine, parseRefLine } from '../../src/refs/ref-file.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { BUNDLED, tempDir } from '../pipeline/helpers.js';
 
@@ -86,8 +87,8 @@ describe('eval --compacted', () => {
     const recipe = /"restore":"([0-9a-f]+)"/.exec(readFileSync(join(dir, 'run', 'transcripts.jsonl'), 'utf8'))?.[1];
     const at = refs.findIndex((l) => l.startsWith(`{"ref":"${recipe}"`));
     expect(at).toBeGreaterThanOrEqual(0);
-    const entry = JSON.parse(refs[at]) as { ref: string; data: string };
-    refs[at] = JSON.stringify({ ...entry, data: `${entry.data} ` });
+    const entry = parseRefLine(refs[at]);
+    refs[at] = formatRefLine(entry.ref, `${entry.data} `).trimEnd();
     writeFileSync(refsPath, refs.join('\n'));
     const audit = await runMain(['eval', '--compacted', join(dir, 'run'), '--out', join(dir, 'audit')]);
     expect(audit.code).toBe(1);

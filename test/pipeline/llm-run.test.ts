@@ -5,6 +5,7 @@ import type { LlmRunUsage } from '../../src/llm/session.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
+import { parseRefLine } from '../../src/refs/ref-file.js';
 import { type FakeServer, type RecordedRequest, deterministicSummary, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { readJsonl, realArchiveLines, runCli, sha256, tempDir } from './helpers.js';
@@ -59,7 +60,8 @@ async function writeLongArchive(path: string): Promise<string[]> {
 }
 
 function readRefs(out: string): Map<string, string> {
-  return new Map(readJsonl<{ ref: string; data: string }>(join(out, 'refs.jsonl')).map((e) => [e.ref, e.data]));
+  const lines = readFileSync(join(out, 'refs.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+  return new Map(lines.map(parseRefLine).map((e) => [e.ref, e.data]));
 }
 
 const SUMMARY_HEAD = /^\[tcompact summary of (\d+) messages?\] \(ref: ([0-9a-f]{16})\)\n\n/;

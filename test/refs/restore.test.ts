@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { restoreCommand } from '../../src/cli/commands/restore.js';
-import { formatRefLine } from '../../src/refs/ref-file.js';
+import { formatRefLine, parseRefLine } from '../../src/refs/ref-file.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { RecipeSchema, tcompactMetadata } from '../../src/refs/recipe.js';
@@ -208,7 +208,7 @@ describe('tcompact restore', () => {
     const t3 = { ...other, id: 't3', messages: other.messages.map((m, i) => (i === 3 ? result('a', 'another first read') : m)) };
     const inputs = [readTwice(), transcript([user('hi'), assistant('hello')], { id: 't2' }), t3];
     const lines = inputs.map((t) => JSON.stringify(compactTranscript(t, [step(dedupTools), step(pruneTools)], { ...makeContext(), refs: sink }).transcript));
-    const refs = [...sink.entries].map(([ref, data]) => formatRefLine(ref, data));
+    const refs = sink.lines().split(/(?<=\n)/);
     return { inputs, lines: `${lines.join('\n')}\n`, refs, expected: inputs.map((t) => `${JSON.stringify(t)}\n`).join('') };
   }
 
@@ -221,6 +221,26 @@ describe('tcompact restore', () => {
     const r = await restoreCli([join(dir, 'out'), '--out', join(dir, 'back.jsonl')]);
     expect(r).toEqual({ code: 0, stdout: `restore: 2 restored, 1 unchanged, 0 failed, 0 blank lines skipped -> ${join(dir, 'back.jsonl')}\n`, stderr: '' });
     expect(readFileSync(join(dir, 'back.jsonl'), 'utf8')).toBe(a.expected);
+  });
+
+  it('reads each side-store line form: JSON embedded as written, the same reformatted, and text as a string', async () => {
+    const dir = tempDir('restore');
+    const a = archive();
+    // tcompact writes every entry in the JSON form, its data unescaped.
+    expect(a.refs.every((line) => /^\{"ref":"[0-9a-f]{16}","json":[[{]/.test(line))).toBe(true);
+    const entries = a.refs.map((line) => parseRefLine(line.trimEnd()));
+    const forms = {
+      asString: entries.map(({ ref, data }) => formatRefLine(ref, data)),
+      reformatted: entries.map(({ ref, data }) => `${JSON.stringify({ ref, json: JSON.parse(data) as unknown }, null, 1).replaceAll('\n', '')}\n`),
+    };
+    for (const [name, lines] of Object.entries(forms)) {
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, 'transcripts.jsonl'), a.lines);
+      writeFileSync(join(dir, name, 'refs.jsonl'), lines.join(''));
+      const r = await restoreCli([join(dir, name), '--out', join(dir, `${name}.jsonl`)]);
+      expect(r.code, name).toBe(0);
+      expect(readFileSync(join(dir, `${name}.jsonl`), 'utf8'), name).toBe(a.expected);
+    }
   });
 
   it('names the transcript of a missing ref, leaves it out, restores the rest and exits 1', async () => {

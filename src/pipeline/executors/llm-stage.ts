@@ -1,7 +1,7 @@
 import { TcompactError } from '../../errors.js';
 import type { LlmSession } from '../../llm/session.js';
 import type { Transcript } from '../../model/transcript.js';
-import { formatRefLine } from '../../refs/ref-file.js';
+import { formatRefLine, parseRefLine } from '../../refs/ref-file.js';
 import { RefSink } from '../../refs/ref-store.js';
 import type { Job } from '../job/job.js';
 import { encodeShardOutput, sectionTexts } from '../shard/encoding.js';
@@ -36,7 +36,7 @@ export function createLlmStage(job: Job, llm: LlmSession): ShardHook {
     const sink = new RefSink();
     for (const line of texts.refs.split('\n')) {
       if (line === '') continue;
-      const { ref, data } = JSON.parse(line) as { ref: string; data: string };
+      const { ref, data } = parseRefLine(line);
       sink.entries.set(ref, data);
     }
     const known = new Set(sink.entries.keys());
@@ -62,7 +62,7 @@ export function createLlmStage(job: Job, llm: LlmSession): ShardHook {
       for (const [ref, data] of transcriptRefs?.entries ?? []) {
         if (known.has(ref)) continue;
         known.add(ref);
-        refs += formatRefLine(ref, data);
+        refs += formatRefLine(ref, data, transcriptRefs?.jsonRefs.has(ref));
       }
     }
     return encodeShardOutput({ transcripts: lines.map((l) => `${l}\n`).join(''), errors: texts.errors, refs }, output.report);

@@ -1,5 +1,4 @@
 import type { ErrorRecord } from '../../errors.js';
-import { formatRefLine } from '../../refs/ref-file.js';
 import { LineTally } from '../../formats/line-tally.js';
 import { RefSink } from '../../refs/ref-store.js';
 import type { HandedOnTranscript, ShardCounts, ShardOutput, TranscriptReport } from './types.js';
@@ -69,9 +68,7 @@ export class ShardBuilder {
   }
 
   finish(): ShardOutput {
-    let refs = '';
-    for (const [ref, data] of this.refs.entries) refs += formatRefLine(ref, data);
-    const texts = { transcripts: this.transcripts.join(''), errors: this.errors.join(''), refs };
+    const texts = { transcripts: this.transcripts.join(''), errors: this.errors.join(''), refs: this.refs.lines() };
     return encodeShardOutput(texts, { counts: this.counts, transcripts: this.reports }, this.handedOn);
   }
 }

@@ -139,7 +139,7 @@ async function classifyTangentTurns(transcript: Transcript, config: ClassifyTang
       for (const t of tangents) t.removed = false;
       return result('classified', [...notes, 'classify-tangents: removal skipped, it would break tool call pairing'], { tangents });
     }
-    for (const data of pieces) ctx.refs?.put(data);
+    for (const data of pieces) ctx.refs?.putJson(data);
     return result('classified', notes, { tangents }, out, 0, removed);
   } catch (err) {
     return result('fallback', [`classify-tangents: internal error (transcript unchanged): ${err instanceof Error ? err.message : String(err)}`], {

@@ -232,7 +232,7 @@ async function summarizeTranscript(transcript: Transcript, config: SummarizeConf
     const accept = (summary: string, extra: Partial<LlmStepReport>): LlmStepResult => {
       const out = withReplacement(messages, span, summaryMessage(summary));
       if (findViolations(out).length > findViolations(messages).length) return fallback('the summary would break tool call pairing', span);
-      if (ref) ctx.refs?.put(data);
+      if (ref) ctx.refs?.putJson(data);
       const llm = report('summarized', { span: { from: span.from, to: span.to }, ...extra });
       const notes =
         record.rejections.length > 0 ? [`summarize rejected ${record.rejections.length} answer(s) before accepting one: ${record.rejections.join('; ')}`] : [];
