@@ -60,7 +60,9 @@ async function writeLongArchive(path: string): Promise<string[]> {
 }
 
 function readRefs(out: string): Map<string, string> {
-  const lines = readFileSync(join(out, 'refs.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+  const lines = readFileSync(join(out, 'refs.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   return new Map(lines.map(parseRefLine).map((e) => [e.ref, e.data]));
 }
 
