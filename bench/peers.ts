@@ -33,6 +33,11 @@ const TCOMPACT_STRIP_APPLY: Method = {
   mapping:
     'the same steps without token accounting (pruneMessages counts nothing either); it still keeps every replaced piece in the refs store (a SHA-256 per piece), which pruneMessages does not',
 };
+const TCOMPACT_STRIP_APPLY_NO_REFS: Method = {
+  name: 'tcompact strip-reasoning + strip-tool-results, apply only, no refs',
+  mapping:
+    'the same, keeping nothing (as pruneMessages, and as `--no-refs` or a ContextManager without a side store): what the side store costs is the difference to the row above',
+};
 const TCOMPACT_AUTO: Method = { name: 'tcompact auto', mapping: 'the default pipeline (see the strategies issue)' };
 const AI_PRUNE: Method = {
   name: 'AI SDK pruneMessages',
@@ -176,6 +181,7 @@ export const peersBench: Benchmark = {
       const autoSteps = hasAuto ? stepsFor(['auto'], 'o200k_base') : null;
       if (stripSteps) {
         tasks.push({ name: TCOMPACT_STRIP_APPLY.name, fn: () => applyAll(ts, stripSteps, freshContext('heuristic')) });
+        tasks.push({ name: TCOMPACT_STRIP_APPLY_NO_REFS.name, fn: () => applyAll(ts, stripSteps, { ...freshContext('heuristic'), refs: null }) });
         tasks.push({ name: TCOMPACT_STRIP.name, fn: () => runAll(ts, stripSteps, freshContext('o200k_base')) });
       }
       if (autoSteps) tasks.push({ name: TCOMPACT_AUTO.name, fn: () => runAll(ts, autoSteps, freshContext('o200k_base')) });
@@ -195,6 +201,10 @@ export const peersBench: Benchmark = {
         outcomes.push(
           judge(corpus.name, TCOMPACT_STRIP_APPLY, ts, applyAll(ts, stripSteps, freshContext('heuristic')), mean(TCOMPACT_STRIP_APPLY.name), corpus),
         );
+      if (stripSteps) {
+        const noRefs = applyAll(ts, stripSteps, { ...freshContext('heuristic'), refs: null });
+        outcomes.push(judge(corpus.name, TCOMPACT_STRIP_APPLY_NO_REFS, ts, noRefs, mean(TCOMPACT_STRIP_APPLY_NO_REFS.name), corpus));
+      }
       if (stripSteps)
         outcomes.push(
           judge(
@@ -233,7 +243,7 @@ export const peersBench: Benchmark = {
         o.taskLost,
         o.conversionMs ?? '',
       ]),
-      notes: [AI_PRUNE, LC_TRIM, TCOMPACT_STRIP, TCOMPACT_STRIP_APPLY, TCOMPACT_AUTO].map((m) => `${m.name}: ${m.mapping}.`),
+      notes: [AI_PRUNE, LC_TRIM, TCOMPACT_STRIP, TCOMPACT_STRIP_APPLY, TCOMPACT_STRIP_APPLY_NO_REFS, TCOMPACT_AUTO].map((m) => `${m.name}: ${m.mapping}.`),
       headline: true,
     };
     // Headline ratios on the reference real corpus and the synthetic one; the table has every corpus.
@@ -246,7 +256,7 @@ export const peersBench: Benchmark = {
         const y = speed(b);
         return { name: `${corpus}: ${a.name} / ${b.name}, messages/s`, value: x !== null && y !== null ? x / y : null };
       };
-      ratios.push(r(TCOMPACT_STRIP_APPLY, AI_PRUNE), r(TCOMPACT_AUTO, LC_TRIM));
+      ratios.push(r(TCOMPACT_STRIP_APPLY, AI_PRUNE), r(TCOMPACT_STRIP_APPLY_NO_REFS, AI_PRUNE), r(TCOMPACT_AUTO, LC_TRIM));
     }
     return {
       params: { corpora: specs.map((s) => s.name), langchainBudget: LANGCHAIN_BUDGET, ai: peerVersion('ai'), langchain: peerVersion('@langchain/core') },

@@ -23,7 +23,7 @@ interface WorkerProcessOptions {
  * since finishing the shards in flight needs it, and a shard left unfinished goes back to the queue when its lock
  * expires.
  */
-export async function runWorkerProcess(options: WorkerProcessOptions): Promise<{ ok: number; failed: number; crashed: number; withoutRedis: boolean }> {
+export async function runWorkerProcess(options: WorkerProcessOptions): Promise<{ ok: number; failed: number; crashed: number }> {
   await probeQueue(options.queue);
   const connection = openConnection(options.queue, 'tcompact-worker');
   const pool = new ShardPool({ workers: options.threads, heapMb: options.heapMb });
@@ -53,5 +53,5 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<{
   }
   connection.disconnect();
   await pool.destroy();
-  return { ...workers.counts, withoutRedis: closed === 'lost' };
+  return { ...workers.counts };
 }

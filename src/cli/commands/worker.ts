@@ -55,9 +55,10 @@ Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (
       const { runWorkerProcess } = await import('../../worker-process/worker-process.js');
       const counts = await runWorkerProcess({ queue, threads, concurrency, heapMb, lockMs, graceMs, log, stop: stop.signal });
       log(`stopped after ${counts.ok} shards ok, ${counts.failed} committed as errors, ${counts.crashed} crashed attempts`);
-      // BullMQ's own connections keep reconnecting to a Redis that is gone, which would keep the process alive: once
-      // everything of ours is closed, it ends (the timer is unref'd, so a process that can end by itself does).
-      if (counts.withoutRedis) setTimeout(() => process.exit(EXIT.OK), 100).unref();
+      // Everything of ours is closed, but BullMQ's connections may still hold the process: they keep reconnecting to a
+      // Redis that is gone, and after a Redis restart a closed worker's blocking connection may never end. The process
+      // ends anyway (the timer is unref'd, so a process that can end by itself does).
+      setTimeout(() => process.exit(EXIT.OK), 100).unref();
       return EXIT.OK;
     } finally {
       process.off('SIGINT', onSignal);

@@ -9,6 +9,9 @@ import type { ShardJobData, ShardJobResult } from './shard-job.js';
 /** How often a worker process looks for new runs in RUNS_KEY. */
 const DISCOVER_INTERVAL_MS = 1000;
 
+/** How long `close` waits for the workers of runs that ended to finish closing. */
+const RETIRE_WAIT_MS = 5000;
+
 interface ShardWorkersOptions {
   queue: QueueUrl;
   connection: Redis;
@@ -28,6 +31,8 @@ interface ShardWorkersOptions {
  */
 export class ShardWorkers {
   private readonly workers = new Map<string, Worker<ShardJobData, ShardJobResult>>();
+  /** Closing workers of runs that ended. */
+  private readonly retiring = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private closing = false;
   /** Shards this process finished, by outcome. */
@@ -64,9 +69,20 @@ export class ShardWorkers {
     for (const [name, worker] of this.workers) {
       if (!runs.includes(name)) {
         this.workers.delete(name);
-        void worker.close();
+        this.retire(worker);
       }
     }
+  }
+
+  /**
+   * Closes the worker of a run that ended without waiting for its jobs (their results are no longer awaited). A graceful
+   * close first waits for the blocking connection to end, which after a Redis restart it may never do; the worker's
+   * lock renewal timer, stopped only after that, would then keep the process alive.
+   */
+  private retire(worker: Worker<ShardJobData, ShardJobResult>): void {
+    const closing = worker.close(true).catch(() => undefined);
+    this.retiring.add(closing);
+    void closing.finally(() => this.retiring.delete(closing));
   }
 
   private serve(name: string): void {
@@ -107,6 +123,9 @@ export class ShardWorkers {
     clearTimeout(this.timer);
     await Promise.all([...this.workers.values()].map((w) => w.close()));
     this.workers.clear();
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.retiring), new Promise((resolve) => (waited = setTimeout(resolve, RETIRE_WAIT_MS)))]);
+    clearTimeout(waited);
   }
 
   /** Stops at once without Redis: shards in flight are dropped (their locks expire and another worker takes them). */
