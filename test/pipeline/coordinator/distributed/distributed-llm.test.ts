@@ -2,8 +2,8 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeServer, startFakeOpenAI } from '../../../llm/fake-openai-server.js';
-import { realArchiveLines, runCli, sha256, tempDir } from '../../helpers.js';
-import { WorkerProcess, killLeftoverWorkers } from './processes.js';
+import { cliFaults, realArchiveLines, runCli, sha256, tempDir } from '../../helpers.js';
+import { WorkerProcess, killLeftoverWorkers, workersConnected } from './processes.js';
 import { RedisServer, redisServerAvailable } from '../../../../bench/lib/redis-server.js';
 
 /**
@@ -13,6 +13,7 @@ import { RedisServer, redisServerAvailable } from '../../../../bench/lib/redis-s
  * 20k window can send to the model under the default tail, in 64 KB shards, so both workers get some.
  */
 const dir = tempDir('distributed-llm');
+const SLOW = cliFaults({ shardDelayMs: 120 });
 const archive = join(dir, 'long.jsonl');
 const env = { OPENAI_API_KEY: 'sk-test-distributed' };
 const llmArgs = (input: string, out: string, baseURL: string, extra: string[]): string[] => [
@@ -59,7 +60,9 @@ describe.skipIf(!redisServerAvailable())('distributed run with LLM work', () => 
     const out = join(dir, 'queue');
     expect((await runCli(llmArgs(archive, localOut, server.baseURL, ['--workers', '2']), { env })).code).toBe(0);
     const before = server.requests.length;
-    const workers = [new WorkerProcess(redis.url), new WorkerProcess(redis.url)];
+    // Both connected before the run, and each shard held a little, so a slow start cannot leave one of them without work.
+    const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
+    await workersConnected(redis.url, 2);
     const localRequests = before;
     expect(localRequests).toBeGreaterThan(0);
     const run = await runCli(llmArgs(archive, out, server.baseURL, ['--workers', '0', '--queue', redis.url]), { env });
