@@ -12,6 +12,11 @@ export interface CachedPrompt {
   baseTokens: number;
   /** When the call was made, in milliseconds. */
   atMs: number;
+  /**
+   * Tokens of the base prefix (from the start) that the provider held in its cache at this call from outside this
+   * conversation: another session or subagent with the same system prompt and tools had just sent it. @default 0
+   */
+  warmBase?: number;
 }
 
 /** How one call's input was billed: `read` from the cache, `written` to it, the rest plain input. */
@@ -47,18 +52,19 @@ export class PromptCache {
     const nodes = this.nodesOf(prompt.messages, shared);
     const hadPrevious = this.previous !== undefined;
     this.previous = { messages: prompt.messages.slice(), nodes };
+    const warm = Math.min(prompt.warmBase ?? 0, cum[0]);
     switch (this.rules.kind) {
       case 'off':
         return { read: 0, written: 0, uncached: total };
       case 'previous': {
         // The shared prefix of the previous prompt, system prompt and tools included once there is one.
-        const read = hadPrevious ? cum[shared] : 0;
+        const read = hadPrevious ? cum[shared] : warm;
         return { read, written: total - read, uncached: 0 };
       }
       case 'breakpoint':
-        return this.breakpointCall(prompt, cum, nodes);
+        return this.breakpointCall(prompt, cum, nodes, warm);
       case 'prefix':
-        return this.prefixCall(prompt.atMs, cum, nodes);
+        return this.prefixCall(prompt.atMs, cum, nodes, warm);
     }
   }
 
@@ -71,9 +77,10 @@ export class PromptCache {
   /**
    * Anthropic: marks after the system prompt and tools and on the last message. The read is the longest live entry at
    * a block boundary within the lookback before the last mark, else the system mark's; the rest up to the last mark is
-   * written when the prompt reaches the minimum, and the entries read or written are refreshed.
+   * written when the prompt reaches the minimum, and the entries read or written are refreshed. With nothing live of its
+   * own, the call reads the part of the base prefix held warm from outside (`warm`).
    */
-  private breakpointCall(prompt: CachedPrompt, cum: number[], nodes: number[]): CacheOutcome {
+  private breakpointCall(prompt: CachedPrompt, cum: number[], nodes: number[], warm: number): CacheOutcome {
     const { atMs } = prompt;
     const n = nodes.length - 1;
     const min = this.rules.minTokens;
@@ -86,8 +93,8 @@ export class PromptCache {
       }
       blocks += prompt.blocksOf(i - 1);
     }
-    if (hit < 0 && this.live(nodes[0], atMs)) hit = 0;
-    const read = hit >= 0 ? cum[hit] : 0;
+    if (hit < 0 && (this.live(nodes[0], atMs) || (warm > 0 && warm === cum[0]))) hit = 0;
+    const read = hit >= 0 ? cum[hit] : warm;
     if (hit >= 0) this.entries.set(nodes[hit], atMs);
     if (cum[0] >= min) this.entries.set(nodes[0], atMs);
     if (cum[n] < min) return { read, written: 0, uncached: cum[n] - read };
@@ -99,13 +106,13 @@ export class PromptCache {
    * OpenAI: every prompt from the minimum up is cached whole (every prefix of it); a read is the longest live prefix,
    * counted in whole steps above the minimum. No write premium: what is not read is plain input.
    */
-  private prefixCall(atMs: number, cum: number[], nodes: number[]): CacheOutcome {
+  private prefixCall(atMs: number, cum: number[], nodes: number[], warm: number): CacheOutcome {
     const n = nodes.length - 1;
     const { minTokens: min, step } = this.rules;
-    let longest = 0;
+    let longest = warm;
     for (let i = n; i >= 0; i--) {
       if (this.live(nodes[i], atMs)) {
-        longest = cum[i];
+        longest = Math.max(longest, cum[i]);
         break;
       }
     }

@@ -29,6 +29,14 @@ export interface RecordedUsage {
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
+/** The input tokens a recorded call read from the provider's cache, or undefined for a message without usage. */
+export function recordedCacheRead(message: object): number | undefined {
+  const usage = (message as Record<string, unknown>).usage;
+  if (usage === null || typeof usage !== 'object') return undefined;
+  const u = usage as Record<string, unknown>;
+  return num('cached_input_tokens' in u && !('cache_read_input_tokens' in u) ? u.cached_input_tokens : u.cache_read_input_tokens);
+}
+
 export function recordedUsage(transcript: Transcript, { byTtl = false } = {}): RecordedUsage | undefined {
   const r: RecordedUsage = { calls: 0, input: 0, uncachedInput: 0, cacheCreation: 0, cacheRead: 0, output: 0, firstCallInput: 0 };
   if (byTtl) r.cacheCreation1h = 0;

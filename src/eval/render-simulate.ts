@@ -180,7 +180,7 @@ export function renderSimulation(r: SimulationReport): string {
       `tokenizer ${r.tokenizer}. Hard limit ${r.thresholds.hardLimit} of the window; cooldown ${r.cooldown} calls; ` +
       `stuck after ${r.maxAttempts} compactions in a row that stay above the trigger` +
       (r.basePrompt === 'recorded'
-        ? "; each transcript's unrecorded system prompt and tools added to every call, as its first recorded call's input minus the replayed first prompt."
+        ? "; each transcript's unrecorded system prompt and tools added to every call, as its first recorded call's input minus the replayed first prompt, and read from the cache at a call where the replay holds none of it while the recorded call read it (another session had just sent it)."
         : r.basePrompt > 0
           ? `; ${int(r.basePrompt)} tokens of unrecorded system prompt and tools added to every call.`
           : '.'),

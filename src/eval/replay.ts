@@ -52,6 +52,11 @@ export interface ReplayOptions {
   cache?: CacheRules;
   /** Seconds between calls in a transcript without timestamps. @default DEFAULT_CALL_GAP_SECONDS */
   callGapSeconds?: number;
+  /**
+   * Tokens of the base prefix held warm from outside the conversation at the call of the assistant message at this
+   * index (see CachedPrompt.warmBase). @default none
+   */
+  warmBase?: (messageIndex: number) => number;
 }
 
 /** What one transcript's replay under one policy cost, in tokens. */
@@ -174,6 +179,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         blocksOf: (i) => blocksOf(context[i]),
         baseTokens: toolsTokens,
         atMs,
+        warmBase: options.warmBase?.(messageIndex),
       });
       stats.cachedInput += billed.read;
       if (stats.cacheWrites !== undefined) stats.cacheWrites += billed.written;

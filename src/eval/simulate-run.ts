@@ -8,7 +8,7 @@ import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 import { type Policy, type TailOptions, resolvePolicy } from './policies.js';
 import { CACHE_RULES, type CacheModelName, DEFAULT_CALL_GAP_SECONDS, defaultCacheModel } from './cache-models.js';
 import { type Cost, type PriceFlags, type Prices, costOf, pricesFor } from './pricing.js';
-import { type RecordedUsage, recordedCost, recordedUsage } from './recorded-usage.js';
+import { type RecordedUsage, recordedCacheRead, recordedCost, recordedUsage } from './recorded-usage.js';
 import { type ReplayStats, contextTokens, emptyReplayStats, replay } from './replay.js';
 import { type ProbeScore, addScore, emptyScore } from './score.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
@@ -301,6 +301,7 @@ export class Simulation {
         onCompaction,
         cache: rules,
         callGapSeconds: o.callGapSeconds,
+        ...(o.basePrompt === 'recorded' ? { warmBase: (i: number) => recordedCacheRead(transcript.messages[i]) ?? 0 } : {}),
         ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
       });
       const run: PolicyRun = {

@@ -11,11 +11,14 @@ const msg = (tokens: number, blocks = 1): Msg => ({ tokens, blocks });
 
 const SECOND = 1000;
 
-/** Calls a fresh cache of `model` with each prompt at its time (seconds), `base` tokens of system prompt and tools. */
-function bill(model: CacheModelName, base: number, calls: [number, Msg[]][]): CacheOutcome[] {
+/**
+ * Calls a fresh cache of `model` with each prompt at its time (seconds), `base` tokens of system prompt and tools, and
+ * as many of them held warm from outside the conversation as the optional third item says.
+ */
+function bill(model: CacheModelName, base: number, calls: ([number, Msg[]] | [number, Msg[], number])[]): CacheOutcome[] {
   const cache = new PromptCache(CACHE_RULES[model]);
-  return calls.map(([at, messages]) =>
-    cache.call({ messages, tokensOf: (i) => messages[i].tokens, blocksOf: (i) => messages[i].blocks, baseTokens: base, atMs: at * SECOND }),
+  return calls.map(([at, messages, warmBase]) =>
+    cache.call({ messages, tokensOf: (i) => messages[i].tokens, blocksOf: (i) => messages[i].blocks, baseTokens: base, atMs: at * SECOND, warmBase }),
   );
 }
 
@@ -101,6 +104,46 @@ describe('anthropic-5m and anthropic-1h: breakpoints on the system prompt and th
       [20, [p, s]],
     ]);
     expect(out[2]).toEqual({ read: 2000, written: 140, uncached: 0 });
+  });
+});
+
+describe('a base prefix held warm from outside the conversation (another session sent the same system prompt and tools)', () => {
+  const [a, b] = [msg(100), msg(200)];
+
+  it('is read at a first call, whole or in part, the rest written; the entry it refreshes serves the next call', () => {
+    expect(
+      bill('anthropic-5m', 2000, [
+        [0, [a], 2000],
+        [10, [a, b]],
+      ]),
+    ).toEqual([
+      { read: 2000, written: 100, uncached: 0 },
+      { read: 2100, written: 200, uncached: 0 },
+    ]);
+    expect(bill('anthropic-5m', 2000, [[0, [a], 1500]])).toEqual([{ read: 1500, written: 600, uncached: 0 }]);
+  });
+
+  it('is read after a gap that expired the entries of the conversation itself, and never beyond the base prefix', () => {
+    expect(
+      bill('anthropic-5m', 2000, [
+        [0, [a]],
+        [400, [a, b], 50_000],
+      ]),
+    ).toEqual([
+      { read: 0, written: 2100, uncached: 0 },
+      { read: 2000, written: 300, uncached: 0 },
+    ]);
+  });
+
+  it('adds nothing where an entry of the conversation itself is longer, and counts for the openai prefix rules too', () => {
+    expect(
+      bill('anthropic-5m', 2000, [
+        [0, [a]],
+        [10, [a, b], 2000],
+      ])[1],
+    ).toEqual({ read: 2100, written: 200, uncached: 0 });
+    // 1500 - 1024 = 476 = 3 * 128 + 92: 1408 tokens read, no write.
+    expect(bill('openai', 1600, [[0, [a], 1500]])).toEqual([{ read: 1408, written: 0, uncached: 292 }]);
   });
 });
 

@@ -161,6 +161,25 @@ describe('tcompact simulate --cache on the bundled Claude Code session', { timeo
     expect(readFileSync(join(out, 'simulate.md'), 'utf8')).toContain("as its first recorded call's input minus the replayed first prompt");
   });
 
+  it('--base-prompt recorded: a first call reads as much of its base prompt as it recorded reading (another session had sent it)', async () => {
+    // One call that recorded 11,515 tokens read from the cache and 13,835 written: the system prompt and tools were warm.
+    const single = join(BUNDLED, 'claude-code', 'short.jsonl');
+    const run = async (base: string) => {
+      const out = tempDir('sim-cache');
+      const r = await runMain(['simulate', single, '--policy', 'none', '--cache', 'anthropic-5m', '--base-prompt', base, '--out', out]);
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      type Json = { perTranscript: { basePrompt?: number; policies: { none: PolicyJson & { firstPrompt: number; calls: number } } }[] };
+      return (JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as Json).perTranscript[0];
+    };
+    const recorded = await run('recorded');
+    const none = recorded.policies.none;
+    expect(none.calls).toBe(1);
+    expect(none.cachedInput).toBe(Math.min(11_515, recorded.basePrompt as number));
+    expect(none.cacheWrites).toBe(none.firstPrompt - none.cachedInput);
+    // A fixed base prompt says nothing of the provider's cache: the first call writes all of it.
+    expect((await run('20000')).policies.none.cachedInput).toBe(0);
+  });
+
   it('refuses an unknown cache model with an exact message', async () => {
     const out = tempDir('sim-cache');
     const run = await runMain(['simulate', session, '--out', out, '--cache', 'lru']);

@@ -49,7 +49,8 @@ Options:
                          the protected tail of the policies' strategies (defaults 0, 10, 10)
   --base-prompt N        tokens added to every prompt for a system prompt and tools the transcripts do not record
                          (Claude Code sessions: about the first call's recorded input; default 0); 'recorded': each
-                         transcript's own, its first recorded call's input minus the replayed first prompt
+                         transcript's own, its first recorded call's input minus the replayed first prompt, and at
+                         each call as much of it warm in the provider's cache as that call recorded reading
   --cooldown N           calls after a compaction with no new attempt (default 0)
   --max-attempts N       compactions in a row that stay above the trigger before the run is stuck (default 3)
   --cache MODEL          the provider's prompt cache: ${CACHE_MODEL_NAMES.join(', ')} (default by source:
