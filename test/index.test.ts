@@ -50,7 +50,7 @@ describe('the root API', () => {
 });
 
 describe('the package', () => {
-  it('ships the built library, the CLI and the worker, and no test-only module', () => {
+  it('ships the built library, the CLI and the workers, and no test-only module', () => {
     const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' })) as {
       files: { path: string }[];
     }[];
@@ -58,7 +58,7 @@ describe('the package', () => {
     for (const entry of ['dist/src/index.js', 'dist/src/llm/index.js', 'dist/src/eval/index.js', 'dist/src/formats/index.js', 'dist/src/cli/bin.js']) {
       expect(files).toContain(entry);
     }
-    expect(files).toContain('dist/workers/compact-worker.js');
+    for (const worker of ['compact-worker', 'replay-worker']) expect(files).toContain(`dist/workers/${worker}.js`);
     // The rank tables as the build saved them, so a start of the CLI reads them instead of building them.
     for (const encoding of ['o200k_base', 'cl100k_base']) expect(files).toContain(`dist/src/tokens/${encoding}.ranks`);
     expect(files.filter((f) => /(^|\/)test|fault|fixture|\.map$|\.source\.mjs$/.test(f))).toEqual([]);

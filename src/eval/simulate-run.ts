@@ -232,6 +232,16 @@ function hindsightAt(transcript: Transcript, index: number): HindsightProbe[] {
   return probes;
 }
 
+/** One transcript's replay under every policy, as data: what a worker thread hands back. */
+export interface TranscriptReplay {
+  result: TranscriptSimulation;
+  /** By policy name: prompt tokens of each call, in call order (for the trace of the largest transcript). */
+  prompts: Record<string, number[]>;
+  /** No message recorded a timestamp: its calls were spaced by the call gap. */
+  untimed: boolean;
+  format?: string;
+}
+
 /** Replays an archive under several policies and sums the results; add transcripts in input order. */
 export class Simulation {
   private readonly policies: Policy[];
@@ -250,7 +260,14 @@ export class Simulation {
   }
 
   async add(transcript: Transcript, source: { file: string; line: number; format?: string }): Promise<TranscriptSimulation> {
-    this.formats.push(source.format);
+    return this.accept(await this.replayTranscript(transcript, source));
+  }
+
+  /**
+   * One transcript replayed under every policy, without adding it to the sums: a worker thread replays, the thread
+   * that reports accepts the results in input order, so the sums are the same whatever thread replayed what.
+   */
+  async replayTranscript(transcript: Transcript, source: { file: string; line: number; format?: string }): Promise<TranscriptReplay> {
     const o = this.options;
     const recorded = recordedUsage(transcript, { byTtl: o.cache !== 'ideal' });
     const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, o.tokenizer) : o.basePrompt;
@@ -270,8 +287,6 @@ export class Simulation {
     const model = o.cache ?? defaultCacheModel(transcript);
     const rules = CACHE_RULES[model];
     const prices = pricesFor(rules, o.prices);
-    this.cacheModels.set(model, (this.cacheModels.get(model) ?? 0) + 1);
-    if (!transcript.messages.some((m) => (m as Record<string, unknown>).timestamp !== undefined)) this.untimed++;
     const result: TranscriptSimulation = {
       id: transcript.id,
       file: source.file,
@@ -319,10 +334,21 @@ export class Simulation {
       result.policies[policy.name] = run;
     }
     if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, prices) };
+    const untimed = !transcript.messages.some((m) => (m as Record<string, unknown>).timestamp !== undefined);
+    return { result, prompts, untimed, ...(source.format === undefined ? {} : { format: source.format }) };
+  }
+
+  /** Adds a replayed transcript to the sums; accept transcripts in input order. */
+  accept(replayed: TranscriptReplay): TranscriptSimulation {
+    const { result, prompts } = replayed;
+    this.formats.push(replayed.format);
+    const model = result.cache ?? 'ideal';
+    this.cacheModels.set(model, (this.cacheModels.get(model) ?? 0) + 1);
+    if (replayed.untimed) this.untimed++;
     this.perTranscript.push(result);
     const peak = result.policies.none.peakPrompt;
     if (result.policies.none.calls > 0 && (this.trace === undefined || peak > this.trace.peak)) {
-      this.trace = { peak, trace: { id: transcript.id, file: source.file, line: source.line, prompts } };
+      this.trace = { peak, trace: { id: result.id, file: result.file, line: result.line, prompts } };
     }
     return result;
   }

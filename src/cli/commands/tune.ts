@@ -11,6 +11,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { writeTunePage } from '../../report/html/write-pages.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { DEFAULT_WINDOW } from '../../tokens/window.js';
+import { defaultWorkers } from '../../pipeline/job/capacity.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { parseFormat, parseTokenizer } from '../compaction-flags.js';
 import { EXIT } from '../exit-codes.js';
@@ -40,6 +41,7 @@ Options:
   --cache MODEL          ${CACHE_MODEL_NAMES.join(', ')} (default: by source, as in simulate)
   --recall-floor X       least hindsight recall of the recommendation, 0 to 1 (default ${DEFAULT_RECALL_FLOOR})
   --price-in X, --price-out X   US dollars per million input and output tokens (defaults ${DEFAULT_PRICES.input}, ${DEFAULT_PRICES.output})
+  --workers N            worker threads that replay (default: the number of cores, here ${defaultWorkers()}); same figures for any N
   --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic
   --from FORMAT          force the input format instead of detecting it
   --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})`,
@@ -53,6 +55,7 @@ Options:
       'price-in': { type: 'string' },
       'price-out': { type: 'string' },
       tokenizer: { type: 'string' },
+      workers: { type: 'string' },
       from: { type: 'string' },
       'max-line-bytes': { type: 'string' },
     });
@@ -67,6 +70,7 @@ Options:
     const cache = parseCacheModel('tune', values.cache);
     const from = parseFormat(values.from);
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
+    const workers = intOption('workers', values.workers, defaultWorkers(), 1, 256);
     const tally = new InputTally(io);
     let firstPass = true;
     // Every pass reads the inputs again; the first one reports their errors and counts them.
@@ -88,6 +92,7 @@ Options:
       basePrompt: intOption('base-prompt', values['base-prompt'], 0, 0),
       recallFloor,
       outDir: values.out,
+      workers,
     }).finally(() => status.stop());
     const markdown = renderTune(report);
     try {

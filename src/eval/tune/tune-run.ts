@@ -4,7 +4,8 @@ import type { Transcript } from '../../model/transcript.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { CacheModelName } from '../cache-models.js';
 import type { Cost, PriceFlags } from '../pricing.js';
-import { type PolicyTotals, Simulation } from '../simulate-run.js';
+import { ReplayPool } from '../replay-pool.js';
+import { type PolicyTotals, Simulation, type TranscriptReplay } from '../simulate-run.js';
 import { type TuneCandidate, neededTools, tuneCandidates } from './candidates.js';
 import { type ExportRuntime, type RuntimeExport, runtimeExports } from './exports.js';
 import { type ToolUsage, ToolUsageTally } from './tool-usage.js';
@@ -22,6 +23,8 @@ export interface TuneOptions {
   outDir: string;
   /** Told what is being done, after each transcript of each pass. */
   progress?: (text: string) => void;
+  /** Replay on this many worker threads (the figures are the same); in this thread when absent. */
+  workers?: number;
 }
 
 /** One replayed setting: what it costs and what it keeps of what the session needed later. */
@@ -52,7 +55,7 @@ export interface TuneReport {
 }
 
 /** Transcripts to read, as many times as tune needs to pass over them (the archive is never held in memory). */
-export type TranscriptSource = () => AsyncIterable<{ transcript: Transcript; file: string; line: number }>;
+export type TranscriptSource = () => AsyncIterable<{ transcript: Transcript; file: string; line: number; format?: string }>;
 
 function resultOf(totals: PolicyTotals, name: string, policy: TuneResult['policy']): TuneResult {
   const h = totals.hindsight;
@@ -72,24 +75,44 @@ async function writeJson(path: string, value: unknown): Promise<void> {
   await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-async function replayAll(source: TranscriptSource, policies: string[], options: TuneOptions, what: string): Promise<Map<string, PolicyTotals>> {
-  const simulation = new Simulation({
+async function replayAll(
+  source: TranscriptSource,
+  policies: string[],
+  options: TuneOptions,
+  what: string,
+  pool: ReplayPool | undefined,
+): Promise<Map<string, PolicyTotals>> {
+  const settings = {
     policies,
     window: options.window,
-    tokenizer: options.tokenizer,
     prices: options.prices,
     ...(options.cache ? { cache: options.cache } : {}),
     basePrompt: options.basePrompt ?? 0,
     // Masking on every call loses what it masks, as a clear does: both are scored where they edit.
     hindsightAtMicro: true,
-  });
+  };
+  const simulation = new Simulation({ ...settings, tokenizer: options.tokenizer });
   let done = 0;
-  for await (const item of source()) {
-    await simulation.add(item.transcript, item);
+  const accept = (replayed: TranscriptReplay) => {
+    simulation.accept(replayed);
     done++;
     options.progress?.(`${what}: ${done} transcripts replayed`);
+  };
+  if (pool) {
+    const { name, engine } = options.tokenizer;
+    await pool.replayAll({ ...settings, tokenizer: { name, engine } }, replayItems(source), accept);
+  } else {
+    for await (const item of source()) accept(await simulation.replayTranscript(item.transcript, sourceOf(item)));
   }
   return new Map(simulation.report().policies.map((p) => [p.name, p]));
+}
+
+function sourceOf(item: { file: string; line: number; format?: string }): { file: string; line: number; format?: string } {
+  return { file: item.file, line: item.line, ...(item.format === undefined ? {} : { format: item.format }) };
+}
+
+async function* replayItems(source: TranscriptSource): AsyncIterable<{ transcript: Transcript; source: ReturnType<typeof sourceOf> }> {
+  for await (const item of source()) yield { transcript: item.transcript, source: sourceOf(item) };
 }
 
 /** Candidates not beaten on both axes: no other is at most as dear with caching and keeps at least as much, one strictly. */
@@ -119,6 +142,16 @@ function recommend(results: readonly TuneResult[], floor: number): TuneResult & 
  * needed later, and that setting exported for each runtime, each export replayed in turn so its figures are its own.
  */
 export async function runTune(source: TranscriptSource, options: TuneOptions): Promise<TuneReport> {
+  const { name, engine } = options.tokenizer;
+  const pool = options.workers === undefined ? undefined : new ReplayPool(options.workers, { name, engine });
+  try {
+    return await tune(source, options, pool);
+  } finally {
+    await pool?.destroy();
+  }
+}
+
+async function tune(source: TranscriptSource, options: TuneOptions, pool: ReplayPool | undefined): Promise<TuneReport> {
   const usageTally = new ToolUsageTally(options.tokenizer);
   let transcripts = 0;
   for await (const { transcript } of source()) {
@@ -136,7 +169,7 @@ export async function runTune(source: TranscriptSource, options: TuneOptions): P
     await writeJson(file, c.runtime === 'anthropic' ? { edits: [c.edit] } : c.options);
     policyOf.set(c.name, { candidate: c, policy: `${c.runtime === 'anthropic' ? 'anthropic' : 'config'}:${file}`, file });
   }
-  const totals = await replayAll(source, ['default', ...[...policyOf.values()].map((p) => p.policy)], options, `${candidates.length} settings`);
+  const totals = await replayAll(source, ['default', ...[...policyOf.values()].map((p) => p.policy)], options, `${candidates.length} settings`, pool);
   const results = candidates.map((c) => {
     const p = policyOf.get(c.name)!;
     return resultOf(totals.get(p.policy)!, c.name, {
@@ -169,6 +202,7 @@ export async function runTune(source: TranscriptSource, options: TuneOptions): P
     written.flatMap((w) => (w.policy ? [w.policy] : [])),
     options,
     'the exports',
+    pool,
   );
   const anthropicPolicy = written.find((w) => w.e.runtime === 'anthropic')!.policy!;
   const exports = written.map((w) => ({

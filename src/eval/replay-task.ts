@@ -1,0 +1,40 @@
+import { type ErrorInfo, type Outcome, TcompactError } from '../errors.js';
+import type { Transcript } from '../model/transcript.js';
+import type { TokenizerEngine } from '../tokens/bpe-engines.js';
+import { type TokenizerName, getTokenizer } from '../tokens/tokenizer.js';
+import { type SimulateOptions, Simulation, type TranscriptReplay } from './simulate-run.js';
+
+/** The options of a Simulation that cross to a worker thread: plain data, the tokenizer by name. */
+export type ReplaySettings = Omit<SimulateOptions, 'tokenizer' | 'llm' | 'batch'> & {
+  tokenizer: { name: TokenizerName; engine: TokenizerEngine | null };
+};
+
+export interface ReplayTask {
+  settings: ReplaySettings;
+  transcript: Transcript;
+  source: { file: string; line: number; format?: string };
+}
+
+export type ReplayOutcome = Outcome<TranscriptReplay, ErrorInfo>;
+
+export function simulateOptionsOf(settings: ReplaySettings): SimulateOptions {
+  const { name, engine } = settings.tokenizer;
+  return { ...settings, tokenizer: engine === null ? getTokenizer(name) : getTokenizer(name, engine) };
+}
+
+/** One Simulation per settings in this thread: its policies are resolved (their files read) once, not per transcript. */
+const simulations = new Map<string, Simulation>();
+
+/** The worker's task: one transcript replayed under every policy. Errors come back as data, like every outcome. */
+export async function replayTask(task: ReplayTask): Promise<ReplayOutcome> {
+  try {
+    const key = JSON.stringify(task.settings);
+    let simulation = simulations.get(key);
+    if (!simulation) simulations.set(key, (simulation = new Simulation(simulateOptionsOf(task.settings))));
+    return { ok: true, value: await simulation.replayTranscript(task.transcript, task.source) };
+  } catch (err) {
+    if (TcompactError.isInstance(err)) return { ok: false, error: err.toInfo() };
+    const e = err as Error | undefined;
+    return { ok: false, error: { code: 'E_INTERNAL', message: e?.stack ?? String(err) } };
+  }
+}

@@ -1,0 +1,2 @@
+// Piscina entry point: one transcript replayed under every policy, and nothing else (logic lives in src/eval).
+export { replayTask as default } from '../src/eval/replay-task.js';
