@@ -17,7 +17,7 @@ export interface ReplayTask {
 
 export type ReplayOutcome = Outcome<TranscriptReplay, ErrorInfo>;
 
-export function simulateOptionsOf(settings: ReplaySettings): SimulateOptions {
+function simulateOptionsOf(settings: ReplaySettings): SimulateOptions {
   const { name, engine } = settings.tokenizer;
   return { ...settings, tokenizer: engine === null ? getTokenizer(name) : getTokenizer(name, engine) };
 }
