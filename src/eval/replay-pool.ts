@@ -38,14 +38,21 @@ export class ReplayPool {
       if (!outcome.ok) throw new TcompactError(outcome.error.code, outcome.error.message);
       accept(outcome.value);
     };
-    for await (const item of items) {
-      const pending = this.pool.run({ settings, ...item }) as Promise<ReplayOutcome>;
-      // Awaited in order below; a later one that fails while an earlier one is awaited must not go unhandled.
-      pending.catch(() => undefined);
-      inFlight.push(pending);
-      if (inFlight.length >= this.workers * IN_FLIGHT_PER_WORKER) await settle();
+    try {
+      for await (const item of items) {
+        const pending = this.pool.run({ settings, ...item }) as Promise<ReplayOutcome>;
+        // Awaited in order below; a later one that fails while an earlier one is awaited must not go unhandled.
+        pending.catch(() => undefined);
+        inFlight.push(pending);
+        if (inFlight.length >= this.workers * IN_FLIGHT_PER_WORKER) await settle();
+      }
+      while (inFlight.length > 0) await settle();
+    } catch (err) {
+      // The tasks still running end before the caller may destroy the pool: Piscina throws, uncaught, on the answer
+      // of a task it no longer knows.
+      await Promise.allSettled(inFlight);
+      throw err;
     }
-    while (inFlight.length > 0) await settle();
   }
 
   async destroy(): Promise<void> {
