@@ -60,6 +60,17 @@ export class TcompactError extends Error {
   }
 }
 
+/**
+ * What went wrong, as data that crosses a worker boundary: a TcompactError keeps its code, a failed system call is
+ * E_IO, anything else E_INTERNAL with its stack.
+ */
+export function errorInfoOf(err: unknown): ErrorInfo {
+  if (TcompactError.isInstance(err)) return err.toInfo();
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (typeof e?.code === 'string' && typeof e.syscall === 'string') return { code: 'E_IO', message: e.message };
+  return { code: 'E_INTERNAL', message: e?.stack ?? String(err) };
+}
+
 /** Outcome of an operation that can fail in an expected way: the value, or what went wrong (ErrorInfo by default). */
 export type Outcome<T, E = ErrorInfo> = { ok: true; value: T } | { ok: false; error: E };
 

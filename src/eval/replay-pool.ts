@@ -1,18 +1,10 @@
 import { Piscina } from 'piscina';
 import { TcompactError } from '../errors.js';
+import { workerEntry } from '../io/worker-entry.js';
 import { IN_FLIGHT_PER_WORKER } from '../pipeline/job/capacity.js';
 import { shareRankTable } from '../tokens/bpe-engines.js';
 import type { ReplayOutcome, ReplaySettings, ReplayTask } from './replay-task.js';
 import type { TranscriptReplay } from './simulate-run.js';
-
-/**
- * The worker entry: dist/workers/replay-worker.js in the built package; from source (tests), the .source.mjs beside
- * it, which loads the TypeScript worker through tsx unless the suite has checked that dist/ is current.
- */
-function workerFile(): string {
-  const here = import.meta.url;
-  return new URL(here.endsWith('.ts') ? '../../workers/replay-worker.source.mjs' : '../../workers/replay-worker.js', here).href;
-}
 
 /**
  * Replays transcripts on worker threads and hands the results back in input order, so a Simulation that accepts
@@ -27,7 +19,7 @@ export class ReplayPool {
     tokenizer: ReplaySettings['tokenizer'],
   ) {
     if (tokenizer.engine !== null) shareRankTable(tokenizer.name, tokenizer.engine);
-    this.pool = new Piscina({ filename: workerFile(), minThreads: workers, maxThreads: workers, idleTimeout: 60_000 });
+    this.pool = new Piscina({ filename: workerEntry('replay-worker'), minThreads: workers, maxThreads: workers, idleTimeout: 60_000 });
   }
 
   /** Replays every item of `items` with `settings` and calls `accept` with each result, in the order of `items`. */

@@ -1,4 +1,4 @@
-import { type ErrorInfo, type Outcome, TcompactError } from '../errors.js';
+import { type ErrorInfo, type Outcome, errorInfoOf } from '../errors.js';
 import type { Transcript } from '../model/transcript.js';
 import type { TokenizerEngine } from '../tokens/bpe-engines.js';
 import { type TokenizerName, getTokenizer } from '../tokens/tokenizer.js';
@@ -19,7 +19,7 @@ export type ReplayOutcome = Outcome<TranscriptReplay, ErrorInfo>;
 
 function simulateOptionsOf(settings: ReplaySettings): SimulateOptions {
   const { name, engine } = settings.tokenizer;
-  return { ...settings, tokenizer: engine === null ? getTokenizer(name) : getTokenizer(name, engine) };
+  return { ...settings, tokenizer: getTokenizer(name, engine ?? undefined) };
 }
 
 /** One Simulation per settings in this thread: its policies are resolved (their files read) once, not per transcript. */
@@ -33,8 +33,6 @@ export async function replayTask(task: ReplayTask): Promise<ReplayOutcome> {
     if (!simulation) simulations.set(key, (simulation = new Simulation(simulateOptionsOf(task.settings))));
     return { ok: true, value: await simulation.replayTranscript(task.transcript, task.source) };
   } catch (err) {
-    if (TcompactError.isInstance(err)) return { ok: false, error: err.toInfo() };
-    const e = err as Error | undefined;
-    return { ok: false, error: { code: 'E_INTERNAL', message: e?.stack ?? String(err) } };
+    return { ok: false, error: errorInfoOf(err) };
   }
 }

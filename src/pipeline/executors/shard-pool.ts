@@ -1,4 +1,5 @@
 import { Piscina } from 'piscina';
+import { workerEntry } from '../../io/worker-entry.js';
 import type { ShardOutcome, ShardTask } from '../shard/types.js';
 
 const YOUNG_GENERATION_MB = 16;
@@ -14,16 +15,6 @@ interface PoolOptions {
 }
 
 /**
- * The worker entry: dist/workers/compact-worker.js in the built package; when this module runs from source (tests,
- * benchmarks), workers/compact-worker.source.mjs, which loads the TypeScript worker through tsx, so a stale dist/ is
- * never used by accident.
- */
-function defaultWorkerFile(): string {
-  const here = import.meta.url;
-  return new URL(here.endsWith('.ts') ? '../../../workers/compact-worker.source.mjs' : '../../../workers/compact-worker.js', here).href;
-}
-
-/**
  * The Piscina pool that runs shard tasks. A worker that exits, throws outside its task or runs out of heap rejects only
  * its own task (Piscina replaces the worker). One case Piscina does not settle: a worker that dies while no task is bound
  * to it, e.g. failing to load, leaves queued tasks waiting forever, so such a pool error aborts the tasks in flight and
@@ -35,7 +26,7 @@ export class ShardPool {
 
   constructor(options: PoolOptions) {
     this.pool = new Piscina({
-      filename: options.workerFile ?? defaultWorkerFile(),
+      filename: options.workerFile ?? workerEntry('compact-worker'),
       minThreads: options.workers,
       maxThreads: options.workers,
       idleTimeout: 60_000,

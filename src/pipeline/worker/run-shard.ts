@@ -1,4 +1,4 @@
-import { TcompactError } from '../../errors.js';
+import { errorInfoOf } from '../../errors.js';
 import type { InputItem } from '../../formats/types.js';
 import { archiveLineItem } from '../../formats/openai-jsonl.js';
 import { type Compacted, compactInWorker, jobFor } from './worker-job.js';
@@ -31,10 +31,7 @@ export async function runShard(task: ShardTask): Promise<ShardOutcome> {
     for (const item of task.items ?? []) addItem(builder, item, job, shard.format ?? 'unknown');
     return { ok: true, value: builder.finish() };
   } catch (err) {
-    if (TcompactError.isInstance(err)) return { ok: false, error: err.toInfo() };
-    const e = err as NodeJS.ErrnoException;
-    if (typeof e?.code === 'string' && typeof e.syscall === 'string') return { ok: false, error: { code: 'E_IO', message: e.message } };
-    return { ok: false, error: { code: 'E_INTERNAL', message: e?.stack ?? String(err) } };
+    return { ok: false, error: errorInfoOf(err) };
   }
 }
 
