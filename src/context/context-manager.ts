@@ -1,6 +1,7 @@
 import type { Message } from '../model/message.js';
 import { RefSink } from '../refs/ref-store.js';
-import { getTokenizer } from '../tokens/tokenizer.js';
+import { TcompactError } from '../errors.js';
+import { type Tokenizer, getTokenizer } from '../tokens/tokenizer.js';
 import { type ContextManagerOptions, type ContextManagerOptionsInput, parseContextManagerOptions } from './options.js';
 import { strategyCompaction, validateStrategyNames } from './strategy-compaction.js';
 
@@ -87,15 +88,21 @@ export class ContextManager {
   /**
    * @param handler compacts at the trigger. @default the `strategies` option run by `strategyCompaction`, with one side
    * store for the conversation (so a checkpoint can read an earlier one through its ref)
+   * @param tokenizer counts for the built-in handlers; it must count as `options.tokenizer` names (a replay passes one
+   * scaled to its provider's tokens). @default the thread's shared tokenizer of `options.tokenizer`
    */
-  constructor(options: ContextManagerOptionsInput, handler?: CompactionHandler) {
+  constructor(options: ContextManagerOptionsInput, handler?: CompactionHandler, tokenizer?: Tokenizer) {
     this.options = parseContextManagerOptions(options);
     const o = this.options;
-    const tokenizer = getTokenizer(o.tokenizer);
+    if (tokenizer && tokenizer.name !== o.tokenizer) {
+      throw new TcompactError('E_CONFIG', `ContextManager: the tokenizer given counts ${tokenizer.name}, the options name ${o.tokenizer}`);
+    }
+    tokenizer ??= getTokenizer(o.tokenizer);
+    const counter = tokenizer;
     const refs = new RefSink();
     const builtIn = (strategies: readonly string[]) => {
-      validateStrategyNames(strategies, tokenizer);
-      return strategyCompaction({ strategies, tokenizer, refs, tools: o.tools, extraTokens: o.extraTokens });
+      validateStrategyNames(strategies, counter);
+      return strategyCompaction({ strategies, tokenizer: counter, refs, tools: o.tools, extraTokens: o.extraTokens });
     };
     this.handler = handler ?? builtIn(o.strategies);
     this.micro = o.micro.length > 0 ? builtIn(o.micro) : undefined;

@@ -45,7 +45,7 @@ export function strategyCompaction(options: StrategyCompactionOptions): Compacti
       const names = given ? [] : [...(options.strategies as readonly string[])];
       const config = parseCompactConfig({ ...options.config, strategies: names, tokenizer: options.tokenizer.name, window });
       const steps = given ?? (options.llm ? undefined : buildSyncSteps(config, 'context manager'));
-      job = createJob(config, { model: options.llm !== undefined, ...(steps ? { steps } : {}) });
+      job = createJob(config, { model: options.llm !== undefined, tokenizer: options.tokenizer, ...(steps ? { steps } : {}) });
       built.set(window, job);
     }
     return job;

@@ -153,7 +153,7 @@ export const POLICIES: Readonly<Record<string, Policy>> = {
     requires: ['mask-observations', 'auto'],
     instantiate(env) {
       const options = { window: env.window, cooldown: env.cooldown ?? 0, maxAttempts: env.maxAttempts ?? 3, tokenizer: env.tokenizer.name };
-      return { manager: new ContextManager({ ...options, tools: env.tools, extraTokens: env.basePrompt ?? 0 }) };
+      return { manager: new ContextManager({ ...options, tools: env.tools, extraTokens: env.basePrompt ?? 0 }, undefined, env.tokenizer) };
     },
   },
   'mask-10': strategyPolicy(

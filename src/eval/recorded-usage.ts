@@ -32,9 +32,22 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0
 /** The input tokens a recorded call read from the provider's cache, or undefined for a message without usage. */
 export function recordedCacheRead(message: object): number | undefined {
   const usage = (message as Record<string, unknown>).usage;
+  return usage === null || typeof usage !== 'object' ? undefined : inputOf(usage as Record<string, unknown>).read;
+}
+
+/** A recorded call's whole input (cached, written and uncached), or undefined for a message without usage. */
+export function recordedPromptTokens(message: object): number | undefined {
+  const usage = (message as Record<string, unknown>).usage;
   if (usage === null || typeof usage !== 'object') return undefined;
-  const u = usage as Record<string, unknown>;
-  return num('cached_input_tokens' in u && !('cache_read_input_tokens' in u) ? u.cached_input_tokens : u.cache_read_input_tokens);
+  const { uncached, creation, read } = inputOf(usage as Record<string, unknown>);
+  return uncached + creation + read;
+}
+
+/** The three parts of a recorded call's input, from Anthropic's or OpenAI's usage fields. */
+function inputOf(u: Record<string, unknown>): { uncached: number; creation: number; read: number } {
+  const openAIStyle = 'cached_input_tokens' in u && !('cache_read_input_tokens' in u);
+  const read = num(openAIStyle ? u.cached_input_tokens : u.cache_read_input_tokens);
+  return { uncached: openAIStyle ? Math.max(0, num(u.input_tokens) - read) : num(u.input_tokens), creation: num(u.cache_creation_input_tokens), read };
 }
 
 export function recordedUsage(transcript: Transcript, { byTtl = false } = {}): RecordedUsage | undefined {
@@ -45,10 +58,7 @@ export function recordedUsage(transcript: Transcript, { byTtl = false } = {}): R
     const usage = (m as Record<string, unknown>).usage;
     if (usage === null || typeof usage !== 'object') continue;
     const u = usage as Record<string, unknown>;
-    const openAIStyle = 'cached_input_tokens' in u && !('cache_read_input_tokens' in u);
-    const read = num(openAIStyle ? u.cached_input_tokens : u.cache_read_input_tokens);
-    const creation = num(u.cache_creation_input_tokens);
-    const uncached = openAIStyle ? Math.max(0, num(u.input_tokens) - read) : num(u.input_tokens);
+    const { uncached, creation, read } = inputOf(u);
     if (r.calls === 0) r.firstCallInput = uncached + creation + read;
     r.calls++;
     r.uncachedInput += uncached;

@@ -184,6 +184,13 @@ export function renderSimulation(r: SimulationReport): string {
         : r.basePrompt > 0
           ? `; ${int(r.basePrompt)} tokens of unrecorded system prompt and tools added to every call.`
           : '.'),
+    ...(r.tokenRatio === undefined
+      ? []
+      : [
+          r.tokenRatio === 'recorded'
+            ? "Every count is scaled to the provider's tokens by each transcript's own ratio, measured from its recorded usage (the growth of the recorded input between calls over the same messages counted here; 1 without)."
+            : `Every count is scaled by ${r.tokenRatio} to the provider's tokens.`,
+        ]),
     `Prices per million tokens: input $${p.input}, cache write $${p.cacheWrite}, cache read $${p.cached}, output $${p.output}.`,
     '',
     policiesTable(r),
@@ -210,57 +217,7 @@ export function renderSimulation(r: SimulationReport): string {
         `${l.costUsd === null ? '' : `, ${usd(l.costUsd)}`}; ${int(l.fallbacks.count)} compactions fell back to the deterministic steps.`,
     );
   }
-  if (r.recorded) {
-    const u = r.recorded.usage;
-    const s = r.recorded.simulatedNone;
-    out.push(
-      '',
-      '## Recorded usage beside the replay without compaction',
-      '',
-      `${r.recorded.transcripts} transcripts carry the usage their source recorded (Claude Code or Codex \`usage\`), their own compactions and caching included.`,
-      '',
-      mdTable(
-        ['', 'calls', 'input', 'cache reads', 'cache writes', 'uncached input', 'output', 'first call input', 'cost', 'cost (cached)'],
-        [
-          [
-            'recorded',
-            int(u.calls),
-            int(u.input),
-            int(u.cacheRead),
-            int(u.cacheCreation),
-            int(u.uncachedInput),
-            int(u.output),
-            int(u.firstCallInput),
-            usd(u.cost.withoutCache),
-            usd(u.cost.withCache),
-          ],
-          [
-            'simulated `none`',
-            int(s.calls),
-            int(s.billedInput),
-            int(s.cachedInput),
-            int(s.cacheWrites ?? s.billedInput - s.cachedInput),
-            s.cacheWrites === undefined ? '–' : int(s.billedInput - s.cachedInput - s.cacheWrites),
-            int(s.outputTokens),
-            int(s.firstPrompt),
-            usd(s.cost.withoutCache),
-            usd(s.cost.withCache),
-          ],
-        ],
-        'lrrrrrrrrr',
-      ),
-      '',
-      ...(u.cacheCreation1h === undefined
-        ? []
-        : [
-            `Of the recorded cache writes, ${int(u.cacheCreation1h)} were made with the 1-hour TTL and are billed at 2x the input price, the others at 1.25x.`,
-            '',
-          ]),
-      'The recorded input includes the system prompt and tool definitions the session file does not hold (about the',
-      "first call's recorded input minus its simulated prompt, on every call; `--base-prompt N` adds them to the replay)",
-      "and is counted by the provider's tokenizer.",
-    );
-  }
+  if (r.recorded) out.push(...recordedSection(r.recorded, p));
   if (r.byFormat) out.push('', ...byFormatSection(r.byFormat));
   return `${out.join('\n')}\n`;
 }
@@ -285,5 +242,68 @@ function byFormatSection(byFormat: NonNullable<SimulationReport['byFormat']>): s
       ]),
       `l${'r'.repeat(formats.length)}`,
     ),
+  ];
+}
+
+/** The usage the sources recorded beside the replay of the same transcripts without compaction (and as they compacted). */
+function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, p: SimulationReport['prices']): string[] {
+  const u = recorded.usage;
+  // Input cost with caching: what the cache model decides. Outputs are set apart because Claude Code records the
+  // usage of a reply's first stream event, whose output_tokens are not the billed ones.
+  const inputCost = (withCache: number, output: number) => usd(withCache - (output * p.output) / 1e6);
+  const replayRow = (label: string, s: NonNullable<typeof recorded.simulatedSource>) => [
+    label,
+    int(s.calls),
+    int(s.billedInput),
+    int(s.cachedInput),
+    int(s.cacheWrites ?? s.billedInput - s.cachedInput),
+    s.cacheWrites === undefined ? '–' : int(s.billedInput - s.cachedInput - s.cacheWrites),
+    int(s.outputTokens),
+    int(s.firstPrompt),
+    usd(s.cost.withoutCache),
+    usd(s.cost.withCache),
+    inputCost(s.cost.withCache, s.outputTokens),
+  ];
+  return [
+    '',
+    '## Recorded usage beside the replay',
+    '',
+    `${recorded.transcripts} transcripts carry the usage their source recorded (Claude Code or Codex \`usage\`), their own compactions and caching included.`,
+    '',
+    mdTable(
+      ['', 'calls', 'input', 'cache reads', 'cache writes', 'uncached input', 'output', 'first call input', 'cost', 'cost (cached)', 'input cost (cached)'],
+      [
+        [
+          'recorded',
+          int(u.calls),
+          int(u.input),
+          int(u.cacheRead),
+          int(u.cacheCreation),
+          int(u.uncachedInput),
+          int(u.output),
+          int(u.firstCallInput),
+          usd(u.cost.withoutCache),
+          usd(u.cost.withCache),
+          inputCost(u.cost.withCache, u.output),
+        ],
+        replayRow('simulated `none`', recorded.simulatedNone),
+        ...(recorded.simulatedSource ? [replayRow('simulated `source`', recorded.simulatedSource)] : []),
+      ],
+      'lrrrrrrrrrr',
+    ),
+    '',
+    ...(u.cacheCreation1h === undefined
+      ? []
+      : [
+          `Of the recorded cache writes, ${int(u.cacheCreation1h)} were made with the 1-hour TTL and are billed at 2x the input price, the others at 1.25x.`,
+          '',
+        ]),
+    'The recorded input includes the system prompt and tool definitions the session file does not hold (about the',
+    "first call's recorded input minus its simulated prompt, on every call; `--base-prompt N` adds them to the replay)",
+    "and is counted by the provider's tokenizer (`--token-ratio recorded` scales the replay's counts to it).",
+    '`none` sends every session whole; `source` compacts where the sessions did, so it is the replay to hold against',
+    'the record. Its compaction calls are left out here: a source records them apart (Claude Code in its',
+    '`agent-acompact-*` subagent files, transcripts of their own). The input cost (cached) leaves out the output:',
+    "Claude Code records the usage of a reply's first stream event, whose `output_tokens` are not the billed ones.",
   ];
 }

@@ -135,7 +135,15 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   let context: Message[] = [];
   let tokens = toolsTokens;
   const rules = options.cache ?? CACHE_RULES.ideal;
-  const cache = new PromptCache(rules);
+  // A provider caches per model: a session that switches models (Claude Code's Haiku turns between Opus ones) keeps
+  // one cache for each, as its recorded reads show.
+  const caches = new Map<string, PromptCache>();
+  const cacheOf = (m: Message) => {
+    const model = typeof (m as Record<string, unknown>).model === 'string' ? ((m as Record<string, unknown>).model as string) : '';
+    let cache = caches.get(model);
+    if (!cache) caches.set(model, (cache = new PromptCache(rules)));
+    return cache;
+  };
   if (rules.kind !== 'previous') stats.cacheWrites = 0;
   const clock = new CallClock(transcript.messages, (options.callGapSeconds ?? DEFAULT_CALL_GAP_SECONDS) * 1000);
 
@@ -173,7 +181,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       options.onCall?.(tokens);
       if (stats.calls === 1) stats.firstPrompt = tokens;
       stats.billedInput += tokens;
-      const billed = cache.call({
+      const billed = cacheOf(message).call({
         messages: context,
         tokensOf: (i) => tokensOf(context[i], tok),
         blocksOf: (i) => blocksOf(context[i]),

@@ -13,6 +13,7 @@ import { type ReplayStats, contextTokens, emptyReplayStats, replay } from './rep
 import { type ProbeScore, addScore, emptyScore } from './score.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
 import { viewOfMessages } from './model-view.js';
+import { recordedTokenRatio, scaledTokenizer } from './token-ratio.js';
 import { FormatGroups } from '../report/by-format.js';
 import type { Message } from '../model/message.js';
 import { type PointResult, SOURCE_OWN, SOURCE_PREFIX, type SourcePolicyInstance } from './source-policy.js';
@@ -40,6 +41,12 @@ export interface SimulateOptions {
    * @default 0
    */
   basePrompt?: number | 'recorded';
+  /**
+   * Provider tokens per token of `tokenizer`, applied to every count of the replay (prompts, outputs, the policies'
+   * thresholds): a number for every transcript, or `recorded` for each transcript's own ratio measured from its
+   * recorded usage (see token-ratio.ts; 1 without). @default 1
+   */
+  tokenRatio?: number | 'recorded';
   /** The protected tail of the policies' strategies. @default the strategies' defaults */
   tail?: TailOptions;
   /** The model of the policies' LLM steps (`summarize@0.9`, and `auto`'s summarizer). @default none */
@@ -85,6 +92,8 @@ interface TranscriptSimulation {
   messages: number;
   /** With `basePrompt: 'recorded'`: the tokens added to its every prompt. */
   basePrompt?: number;
+  /** With a `tokenRatio` other than 1: the one its counts were scaled by. */
+  tokenRatio?: number;
   /** The cache model its replays were billed with; absent for the ideal cache. */
   cache?: CacheModelName;
   /** By policy name, in the order of `policies`. */
@@ -133,10 +142,22 @@ export interface SimulationReport {
   cooldown: number;
   maxAttempts: number;
   basePrompt: number | 'recorded';
+  /** Absent when 1: the replay counted with the tokenizer as it is. */
+  tokenRatio?: number | 'recorded';
   transcripts: number;
   policies: PolicyTotals[];
   /** Transcripts with recorded usage: the recorded figures summed, beside the simulated `none` replay of the same transcripts. */
-  recorded?: { transcripts: number; usage: RecordedUsage & { cost: Cost }; simulatedNone: PolicyRun };
+  recorded?: {
+    transcripts: number;
+    usage: RecordedUsage & { cost: Cost };
+    simulatedNone: PolicyRun;
+    /**
+     * With the `source` policy: the replay of what the sessions did, their own compactions included but not their
+     * compaction calls, which a source records apart (Claude Code: the `agent-acompact-*` subagent files, transcripts
+     * of their own among the inputs).
+     */
+    simulatedSource?: PolicyRun;
+  };
   perTranscript: TranscriptSimulation[];
   /** Absent when no transcript made a call. */
   trace?: PromptTrace;
@@ -169,6 +190,13 @@ interface CacheReport {
 
 function emptyRun(): PolicyRun {
   return { ...emptyReplayStats(), cost: { withoutCache: 0, withCache: 0 } };
+}
+
+/** A run without the cost of its compaction calls. */
+function withoutCompactionCalls(r: PolicyRun): PolicyRun {
+  if (!r.compactionCalls) return r;
+  const { compactionCalls, ...rest } = r;
+  return { ...rest, cost: { withoutCache: r.cost.withoutCache - compactionCalls.cost, withCache: r.cost.withCache - compactionCalls.cost } };
 }
 
 function addRun(into: PolicyRun, r: PolicyRun): void {
@@ -270,9 +298,11 @@ export class Simulation {
   async replayTranscript(transcript: Transcript, source: { file: string; line: number; format?: string }): Promise<TranscriptReplay> {
     const o = this.options;
     const recorded = recordedUsage(transcript, { byTtl: o.cache !== 'ideal' });
-    const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, o.tokenizer) : o.basePrompt;
+    const ratio = o.tokenRatio === 'recorded' ? (recordedTokenRatio(transcript, o.tokenizer)?.ratio ?? 1) : (o.tokenRatio ?? 1);
+    const tokenizer = ratio === 1 ? o.tokenizer : scaledTokenizer(o.tokenizer, ratio);
+    const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
     const env = {
-      tokenizer: o.tokenizer,
+      tokenizer,
       window: o.window,
       tools: transcript.tools,
       cooldown: o.cooldown,
@@ -294,6 +324,7 @@ export class Simulation {
       messages: transcript.messages.length,
       ...(model === 'ideal' ? {} : { cache: model }),
       ...(o.basePrompt === 'recorded' ? { basePrompt } : {}),
+      ...(o.tokenRatio !== undefined && o.tokenRatio !== 1 ? { tokenRatio: ratio } : {}),
       policies: {},
     };
     const prompts: Record<string, number[]> = {};
@@ -309,7 +340,7 @@ export class Simulation {
         addHindsightScore(hindsight, scoreHindsight(hindsightAt(transcript, index), viewOfMessages(context), { root }));
       };
       const stats = await replay(transcript, instance, {
-        tokenizer: o.tokenizer,
+        tokenizer,
         window: o.window,
         basePrompt,
         onCall,
@@ -464,6 +495,7 @@ export class Simulation {
       cooldown: o.cooldown ?? 0,
       maxAttempts: o.maxAttempts ?? 3,
       basePrompt: o.basePrompt ?? 0,
+      ...(o.tokenRatio !== undefined && o.tokenRatio !== 1 ? { tokenRatio: o.tokenRatio } : {}),
       transcripts: this.perTranscript.length,
       policies: totals.map((t) => {
         const { atPoints: _points, ...run } = t.run;
@@ -519,6 +551,7 @@ export class Simulation {
         cost: { withoutCache: 0, withCache: 0 },
       };
       const simulatedNone = emptyRun();
+      const simulatedSource = this.policies.some((p) => p.name === SOURCE_OWN) ? emptyRun() : undefined;
       for (const t of withUsage) {
         const r = t.recorded as RecordedUsage & { cost: Cost };
         usage.calls += r.calls;
@@ -532,8 +565,9 @@ export class Simulation {
         usage.cost.withoutCache += r.cost.withoutCache;
         usage.cost.withCache += r.cost.withCache;
         addRun(simulatedNone, t.policies.none);
+        if (simulatedSource) addRun(simulatedSource, withoutCompactionCalls(t.policies[SOURCE_OWN]));
       }
-      report.recorded = { transcripts: withUsage.length, usage, simulatedNone };
+      report.recorded = { transcripts: withUsage.length, usage, simulatedNone, ...(simulatedSource ? { simulatedSource } : {}) };
     }
     return report;
   }

@@ -172,6 +172,24 @@ describe('ContextManager with its default options (bundled Claude Code session)'
     expect(tight.state).toMatchObject({ compactions: 1, stuck: false });
   });
 
+  it('counts with the tokenizer it is given (a replay scaled to its provider), which must count as the options name', async () => {
+    let messages: Message[] = [];
+    for await (const item of readInputs([join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl')], { maxLineBytes: 1 << 26 })) {
+      if (item.kind === 'transcript') messages = item.transcript.messages;
+    }
+    const tok = getTokenizer('o200k_base');
+    const doubled = { ...tok, count: (text: string) => 2 * tok.count(text) };
+    const total = countTranscript({ id: 'c', messages }, tok).total;
+    const plain = await new ContextManager({ window: total * 4 }).check({ messages, tokens: total });
+    const scaled = await new ContextManager({ window: total * 4 }, undefined, doubled).check({ messages, tokens: 2 * total });
+    // The same messages masked either way; the scaled manager's sizes are about twice the plain one's.
+    expect(scaled.messages.length).toBe(plain.messages.length);
+    expect(scaled.tokens / plain.tokens).toBeGreaterThan(1.9);
+    expect(() => new ContextManager({ window: 1000 }, undefined, getTokenizer('heuristic'))).toThrow(
+      'ContextManager: the tokenizer given counts heuristic, the options name o200k_base',
+    );
+  });
+
   it('refuses an unknown strategy name at construction', () => {
     expect(() => new ContextManager({ window: 1000, micro: ['nope'] })).toThrow('unknown strategy "nope"');
   });

@@ -98,7 +98,7 @@ describe('tcompact simulate (built CLI)', () => {
     expect(json.recorded.transcripts).toBe(1);
     expect(json.recorded.usage.calls).toBe(217);
     expect(json.recorded.simulatedNone.calls).toBe(217);
-    expect(md).toContain('## Recorded usage beside the replay without compaction');
+    expect(md).toContain('## Recorded usage beside the replay');
   });
 
   it('gives byte-identical files on a second run', async () => {

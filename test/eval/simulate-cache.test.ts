@@ -51,6 +51,27 @@ describe('the replay times its calls by the recorded timestamps', () => {
   });
 });
 
+describe('a provider caches per model', () => {
+  const on = (m: Message, model: string) => ({ ...m, model }) as Message;
+  // Prompts 3003, 3051, 3099 as above, one minute apart; the second call is made by another model.
+  const switched: Transcript = {
+    id: 'switched',
+    messages: [user(4000, 0), on(assistant(8, 0), 'opus'), user(160, 1), on(assistant(8, 1), 'haiku'), user(160, 2), on(assistant(8, 2), 'opus')],
+  };
+
+  it("a call by another model reads none of the first model's cache, and the first model's entries stay live", async () => {
+    const s = await replay(switched, {}, { tokenizer: tok, window: 100_000, basePrompt: 2000, cache: CACHE_RULES['anthropic-5m'] });
+    // haiku writes its whole prompt; the third call (opus again) reads the first call's 3003 and writes the 96 after.
+    expect([s.cachedInput, s.cacheWrites]).toEqual([3003, 3003 + 3051 + 96]);
+    const one = await replay(
+      { ...switched, messages: switched.messages.map((m) => on(m, 'opus')) },
+      {},
+      { tokenizer: tok, window: 100_000, basePrompt: 2000, cache: CACHE_RULES['anthropic-5m'] },
+    );
+    expect([one.cachedInput, one.cacheWrites]).toEqual([3003 + 3051, 3003 + 48 + 48]);
+  });
+});
+
 describe('choosing the cache model', () => {
   it('refuses an unknown model with the list of models', () => {
     expect(() => parseCacheModel('simulate', 'anthropic')).toThrow(
@@ -63,6 +84,12 @@ describe('choosing the cache model', () => {
   it('takes the provider from the source, else from the recorded model', () => {
     const t = (metadata: Record<string, unknown>): Transcript => ({ id: 'x', messages: [], metadata });
     expect(defaultCacheModel(t({ source: { format: 'claude-code' } }))).toBe('anthropic-5m');
+    // Claude Code asks for the 1-hour TTL on some plans, and its records say which.
+    const writes = (m5: number, h1: number) =>
+      ({ role: 'assistant', content: 'a', usage: { cache_creation: { ephemeral_5m_input_tokens: m5, ephemeral_1h_input_tokens: h1 } } }) as Message;
+    const recorded = (...messages: Message[]): Transcript => ({ id: 'r', messages, metadata: { source: { format: 'claude-code' } } });
+    expect(defaultCacheModel(recorded(writes(0, 900), writes(100, 0)))).toBe('anthropic-1h');
+    expect(defaultCacheModel(recorded(writes(900, 0), writes(0, 100)))).toBe('anthropic-5m');
     expect(defaultCacheModel(t({ source: { format: 'codex' } }))).toBe('openai');
     expect(defaultCacheModel(t({ source: { format: 'swe-agent' }, models: ['gpt-4-0613'] }))).toBe('openai');
     expect(defaultCacheModel(t({ source: { format: 'openhands' }, models: ['claude-3-5-sonnet'] }))).toBe('anthropic-5m');

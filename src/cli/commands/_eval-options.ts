@@ -12,6 +12,13 @@ export function nonNegativeOption(name: string, value: string | undefined, fallb
   return n;
 }
 
+export function positiveOption(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new TcompactError('E_USAGE', `--${name} must be a number > 0, got "${value}"`);
+  return n;
+}
+
 /** Input accounting shared by `eval` and `simulate`: errors go to stderr as they come, and are counted (in lines). */
 export class InputTally {
   private readonly tally = new LineTally();

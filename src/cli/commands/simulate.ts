@@ -17,7 +17,7 @@ import { type Command, intOption, parseCommandArgs, requireInputs } from '../com
 import { EXIT } from '../exit-codes.js';
 import { createLlmSession } from '../../llm/session.js';
 import { LLM_FLAG_SPECS, llmOptionsFromFlags } from '../llm-flags.js';
-import { InputTally, nonNegativeOption } from './_eval-options.js';
+import { InputTally, nonNegativeOption, positiveOption } from './_eval-options.js';
 import { parseFormat, parseTokenizer } from '../compaction-flags.js';
 import { createStatusLine } from '../../report/progress.js';
 
@@ -51,6 +51,10 @@ Options:
                          (Claude Code sessions: about the first call's recorded input; default 0); 'recorded': each
                          transcript's own, its first recorded call's input minus the replayed first prompt, and at
                          each call as much of it warm in the provider's cache as that call recorded reading
+  --token-ratio X        the provider's tokens per token of --tokenizer, applied to every count of the replay
+                         (default 1); 'recorded': each transcript's own, measured from its recorded usage (the
+                         growth of the recorded input between calls over the same messages counted here; Claude
+                         counts 1.2-1.6x o200k on agent sessions), 1 for a transcript without
   --cooldown N           calls after a compaction with no new attempt (default 0)
   --max-attempts N       compactions in a row that stay above the trigger before the run is stuck (default 3)
   --cache MODEL          the provider's prompt cache: ${CACHE_MODEL_NAMES.join(', ')} (default by source:
@@ -80,6 +84,7 @@ Options:
       window: { type: 'string' },
       cooldown: { type: 'string' },
       'base-prompt': { type: 'string' },
+      'token-ratio': { type: 'string' },
       'keep-last': { type: 'string' },
       'keep-messages': { type: 'string' },
       'keep-results': { type: 'string' },
@@ -146,6 +151,7 @@ Options:
       cooldown: intOption('cooldown', values.cooldown, 0, 0),
       maxAttempts: intOption('max-attempts', values['max-attempts'], 3, 1),
       basePrompt: values['base-prompt'] === 'recorded' ? 'recorded' : intOption('base-prompt', values['base-prompt'], 0, 0),
+      tokenRatio: values['token-ratio'] === 'recorded' ? 'recorded' : positiveOption('token-ratio', values['token-ratio'], 1),
       llm,
       ...(batch ? { batch } : {}),
       focus: values.focus,

@@ -15,7 +15,7 @@ import { defaultWorkers } from '../../pipeline/job/capacity.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { parseFormat, parseTokenizer } from '../compaction-flags.js';
 import { EXIT } from '../exit-codes.js';
-import { InputTally, nonNegativeOption } from './_eval-options.js';
+import { InputTally, nonNegativeOption, positiveOption } from './_eval-options.js';
 import { createStatusLine } from '../../report/progress.js';
 
 const DEFAULT_RECALL_FLOOR = 0.95;
@@ -37,7 +37,10 @@ and each candidate's settings in DIR/candidates/ (replay one with simulate --pol
 Options:
   --out DIR              output folder (required)
   --window N             context window in tokens (default ${DEFAULT_WINDOW})
-  --base-prompt N        tokens every prompt carries besides the messages (system prompt and tools; default 0)
+  --base-prompt N        tokens every prompt carries besides the messages (system prompt and tools; default 0);
+                         'recorded': each transcript's own, as in simulate
+  --token-ratio X        the provider's tokens per token of --tokenizer (default 1); 'recorded': each transcript's
+                         own, measured from its recorded usage, as in simulate
   --cache MODEL          ${CACHE_MODEL_NAMES.join(', ')} (default: by source, as in simulate)
   --recall-floor X       least hindsight recall of the recommendation, 0 to 1 (default ${DEFAULT_RECALL_FLOOR})
   --price-in X, --price-out X   US dollars per million input and output tokens (defaults ${DEFAULT_PRICES.input}, ${DEFAULT_PRICES.output})
@@ -50,6 +53,7 @@ Options:
       out: { type: 'string' },
       window: { type: 'string' },
       'base-prompt': { type: 'string' },
+      'token-ratio': { type: 'string' },
       cache: { type: 'string' },
       'recall-floor': { type: 'string' },
       'price-in': { type: 'string' },
@@ -89,7 +93,8 @@ Options:
       tokenizer: getTokenizer(parseTokenizer(values.tokenizer)),
       prices,
       ...(cache ? { cache } : {}),
-      basePrompt: intOption('base-prompt', values['base-prompt'], 0, 0),
+      basePrompt: values['base-prompt'] === 'recorded' ? 'recorded' : intOption('base-prompt', values['base-prompt'], 0, 0),
+      tokenRatio: values['token-ratio'] === 'recorded' ? 'recorded' : positiveOption('token-ratio', values['token-ratio'], 1),
       recallFloor,
       outDir: values.out,
       workers,

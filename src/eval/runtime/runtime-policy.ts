@@ -74,7 +74,12 @@ export function runtimePolicy(name: string): Policy {
         summary: `ContextManager with the options of ${path}`,
         requires: [],
         instantiate: (env) => ({
-          manager: new ContextManager({ ...options, tools: options.tools ?? env.tools, extraTokens: options.extraTokens || (env.basePrompt ?? 0) }),
+          manager: new ContextManager(
+            { ...options, tools: options.tools ?? env.tools, extraTokens: options.extraTokens || (env.basePrompt ?? 0) },
+            undefined,
+            // The replay's own counter (scaled to the provider's tokens, with --token-ratio) when the file counts alike.
+            env.tokenizer.name === options.tokenizer ? env.tokenizer : undefined,
+          ),
         }),
       };
     }

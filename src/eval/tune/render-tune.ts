@@ -16,7 +16,12 @@ export function renderTune(r: TuneReport): string {
   const lines = [
     '# tcompact tune',
     '',
-    `${r.transcripts} transcripts, window ${int(r.window)} tokens, hindsight recall floor ${pct(r.recallFloor)}.`,
+    `${r.transcripts} transcripts, window ${int(r.window)} tokens, hindsight recall floor ${pct(r.recallFloor)}` +
+      (r.tokenRatio === undefined
+        ? '.'
+        : r.tokenRatio === 'recorded'
+          ? "; counts scaled to each transcript's provider tokens, as its recorded usage measures them."
+          : `; counts scaled by ${r.tokenRatio} to the provider's tokens.`),
     '',
     rec.meetsFloor
       ? `**Recommended: ${rec.name}**: ${usd(rec.cost.withCache)} with caching against ${usd(none.cost.withCache)} without compaction, keeping ${pct(rec.hindsightRecall)} of what the sessions needed again.`

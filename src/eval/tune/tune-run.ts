@@ -16,7 +16,10 @@ export interface TuneOptions {
   prices: PriceFlags;
   /** @default by source, as in simulate */
   cache?: CacheModelName;
-  basePrompt?: number;
+  /** As simulate's: a number of tokens, or `recorded` for each transcript's own. @default 0 */
+  basePrompt?: number | 'recorded';
+  /** As simulate's: provider tokens per token of `tokenizer`, or `recorded` for each transcript's own. @default 1 */
+  tokenRatio?: number | 'recorded';
   /** The least hindsight recall a recommendation may have. */
   recallFloor: number;
   /** DIR: the candidates' policy files go to DIR/candidates, the exports to DIR/exports. */
@@ -43,6 +46,8 @@ export interface TuneResult {
 export interface TuneReport {
   transcripts: number;
   window: number;
+  /** Absent when 1 (see TuneOptions.tokenRatio). */
+  tokenRatio?: number | 'recorded';
   recallFloor: number;
   tools: ToolUsage[];
   /** Tools the exclusion candidates spare: their output was needed again at least half the time. */
@@ -88,6 +93,7 @@ async function replayAll(
     prices: options.prices,
     ...(options.cache ? { cache: options.cache } : {}),
     basePrompt: options.basePrompt ?? 0,
+    ...(options.tokenRatio !== undefined && options.tokenRatio !== 1 ? { tokenRatio: options.tokenRatio } : {}),
     // Masking on every call loses what it masks, as a clear does: both are scored where they edit.
     hindsightAtMicro: true,
   };
@@ -216,6 +222,7 @@ async function tune(source: TranscriptSource, options: TuneOptions, pool: Replay
   return {
     transcripts,
     window: options.window,
+    ...(options.tokenRatio !== undefined && options.tokenRatio !== 1 ? { tokenRatio: options.tokenRatio } : {}),
     recallFloor: options.recallFloor,
     tools,
     neededTools: neededTools(tools),

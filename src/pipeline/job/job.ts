@@ -52,6 +52,11 @@ interface JobOptions {
   model?: boolean;
   /** Steps built already (validated by the caller); otherwise they are built from the config. */
   steps?: readonly PipelineStep[];
+  /**
+   * Counts instead of the thread's shared tokenizer of the config's encoding (a replay's, scaled to its provider's
+   * tokens); it must count that encoding. @default the shared one
+   */
+  tokenizer?: Tokenizer;
 }
 
 export function createJob(config: CompactConfig, options: JobOptions = {}): Job {
@@ -59,7 +64,7 @@ export function createJob(config: CompactConfig, options: JobOptions = {}): Job 
   const steps = options.steps ?? buildSteps(effective);
   // Built on first use: a run's main thread folds nothing without an LLM step, and an exact tokenizer costs its rank
   // table (a large module to compile, then a table to build) in every thread that loads it.
-  let loaded: Tokenizer | undefined;
+  let loaded: Tokenizer | undefined = options.tokenizer;
   const tokenizer = (): Tokenizer => (loaded ??= getTokenizer(effective.tokenizer, effective.tokenizerEngine));
   const { window } = effective;
   const llmSteps = steps.flatMap((s, i) => (s.strategy.async ? [i] : []));

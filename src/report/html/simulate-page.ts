@@ -37,7 +37,12 @@ export interface SimulatePageInput {
   thresholds: { compaction: number; hardLimit: number };
   transcripts: number;
   policies: readonly SimulatePagePolicy[];
-  recorded?: { transcripts: number; usage: { calls: number; input: number; cost: Cost }; simulatedNone: { billedInput: number; cost: Cost } };
+  recorded?: {
+    transcripts: number;
+    usage: { calls: number; input: number; cost: Cost };
+    simulatedNone: { billedInput: number; cost: Cost };
+    simulatedSource?: { billedInput: number; cost: Cost };
+  };
   trace?: { id: string; file: string; line: number; prompts: Readonly<Record<string, readonly number[]>> };
   /** Inputs of several source formats: each policy's cost and input change per format. */
   byFormat?: Readonly<
@@ -226,7 +231,11 @@ function recordedSection(s: SimulatePageInput): Section[] {
   return [
     {
       title: 'Recorded usage',
-      intro: `${formatInt(r.transcripts)} transcripts carry the usage their source recorded: ${formatInt(r.usage.calls)} calls, ${formatInt(r.usage.input)} input tokens, ${formatUsd(r.usage.cost.withCache)} with caching; the 'none' replay of the same transcripts bills ${formatInt(r.simulatedNone.billedInput)} input tokens, ${formatUsd(r.simulatedNone.cost.withCache)}.`,
+      intro: `${formatInt(r.transcripts)} transcripts carry the usage their source recorded: ${formatInt(r.usage.calls)} calls, ${formatInt(r.usage.input)} input tokens, ${formatUsd(r.usage.cost.withCache)} with caching; the 'none' replay of the same transcripts bills ${formatInt(r.simulatedNone.billedInput)} input tokens, ${formatUsd(r.simulatedNone.cost.withCache)}${
+        r.simulatedSource
+          ? `; the 'source' replay, compacting where the sessions did (its compaction calls left out, as sources record them apart), ${formatInt(r.simulatedSource.billedInput)}, ${formatUsd(r.simulatedSource.cost.withCache)}`
+          : ''
+      }.`,
     },
   ];
 }
