@@ -37,6 +37,7 @@ function repairCount(r: PairingRepairs): number {
  * the same objects, and a valid transcript comes back as the same array.
  */
 export function repairPairing(messages: readonly Message[]): RepairResult {
+  if (pairedInPlace(messages)) return { messages: messages as Message[], repairs: noRepairs(), dropped: [] };
   const repairs = noRepairs();
   const results = new Map<string, { message: ToolMessage; index: number }[]>();
   for (let i = 0; i < messages.length; i++) {
@@ -120,6 +121,33 @@ export function renameDuplicateCallIds(messages: readonly Message[]): { messages
     out.push(changed ? { ...m, tool_calls: calls } : m);
   }
   return { messages: renamed > 0 ? out : (messages as Message[]), renamed };
+}
+
+/**
+ * Whether every call id is unique and every call has exactly one result in the tool block right after its assistant
+ * message (in any order), with no other tool message anywhere: the usual case, which repairPairing returns as it is.
+ * It is checked first, in one pass and with one set per tool block, because a pipeline repairs before and after its
+ * steps and a context manager on every model call.
+ */
+function pairedInPlace(messages: readonly Message[]): boolean {
+  const ids = new Set<string>();
+  let block: Set<string> | undefined;
+  for (const m of messages) {
+    if (isTool(m)) {
+      if (block === undefined || !block.delete(m.tool_call_id)) return false;
+      continue;
+    }
+    if (block !== undefined && block.size > 0) return false;
+    block = undefined;
+    if (!isAssistant(m) || !m.tool_calls) continue;
+    block = new Set();
+    for (const call of m.tool_calls) {
+      if (ids.has(call.id)) return false;
+      ids.add(call.id);
+      block.add(call.id);
+    }
+  }
+  return block === undefined || block.size === 0;
 }
 
 /** Results that sit in the tool block right after the assistant message that made their call (first result only). */

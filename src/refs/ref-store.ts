@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { REF_LENGTH } from '../model/ref.js';
 import { formatRefLine } from './ref-file.js';
 
@@ -6,7 +6,8 @@ import { formatRefLine } from './ref-file.js';
 export { REF_LENGTH };
 
 export function refOf(data: string): string {
-  return createHash('sha256').update(data).digest('hex').slice(0, REF_LENGTH);
+  // The one-shot hash: half the time of createHash().update().digest() on the short pieces a strategy stores.
+  return hash('sha256', data, 'hex').slice(0, REF_LENGTH);
 }
 
 /**

@@ -23,14 +23,26 @@ export function firstLine(text: string, max: number): string {
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
     const line = text.slice(start, end).trim();
-    if (line !== '') {
-      // max + 1 code points fit in 2 * max + 2 UTF-16 units: enough to tell whether the line is longer than max.
-      const points = Array.from(line.slice(0, 2 * max + 2));
-      return points.length > max ? `${points.slice(0, max).join('')}…` : line;
-    }
+    if (line !== '') return cutToCodePoints(line, max);
     start = end + 1;
   }
   return '';
+}
+
+/** `line` when it has at most `max` code points, else its first `max` and `…`; a lone surrogate is one code point. */
+function cutToCodePoints(line: string, max: number): string {
+  // Counted in place: a stub is made for every stripped result, and an array of code points per line was most of it.
+  let points = 0;
+  for (let i = 0; i < line.length; i++) {
+    if (points === max) return `${line.slice(0, i)}…`;
+    const c = line.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < line.length) {
+      const d = line.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    points++;
+  }
+  return line;
 }
 
 /** `[compacted] {tool}: {success|error}: {first line}` */

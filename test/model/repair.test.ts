@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NO_RESULT_TEXT, repairPairing } from '../../src/model/repair.js';
+import { NO_RESULT_TEXT, renameDuplicateCallIds, repairPairing } from '../../src/model/repair.js';
 import { findViolations } from '../../src/model/validity.js';
 import type { Message } from '../../src/model/message.js';
 
@@ -50,5 +51,36 @@ describe('repairPairing', () => {
     const r = repairPairing([{ role: 'user', content: 'go' }, early, { role: 'assistant', content: null, tool_calls: [call('a')] }]);
     expect(r.repairs.resultMoved).toBe(1);
     expect(r.messages.at(-1)).toBe(early);
+  });
+});
+
+describe('repairPairing on random sequences', () => {
+  // Few ids, so calls repeat ids, results go missing, come twice, early or late, and orphans appear.
+  const id = fc.constantFrom('a', 'b', 'c', 'd');
+  const message: fc.Arbitrary<Message> = fc.oneof(
+    fc.constant<Message>({ role: 'user', content: 'u' }),
+    fc.array(id, { maxLength: 3 }).map((ids): Message => ({ role: 'assistant', content: null, ...(ids.length > 0 ? { tool_calls: ids.map(call) } : {}) })),
+    id.map((i): Message => ({ role: 'tool', tool_call_id: i, content: `r${i}` })),
+  );
+
+  it('leaves no violation, returns a valid transcript as the same array, and is idempotent', () => {
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 14 }), (raw) => {
+        // As the readers do: a repeated call id is renamed first, then pairing is repaired.
+        const messages = renameDuplicateCallIds(raw).messages;
+        const r = repairPairing(messages);
+        expect(findViolations(r.messages)).toEqual([]);
+        const again = repairPairing(r.messages);
+        expect(again.messages).toBe(r.messages);
+        if (findViolations(messages).length === 0) {
+          expect(r.messages).toBe(messages);
+          expect(r.dropped).toEqual([]);
+        }
+        // Every message is kept, filled in or dropped: none vanishes.
+        const kept = r.messages.filter((m) => messages.includes(m)).length;
+        expect(kept + r.dropped.length).toBe(messages.length);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findViolations } from '../../src/model/validity.js';
 import { refOf } from '../../src/refs/ref-store.js';
@@ -97,5 +98,28 @@ describe('strip-tool-results', () => {
     expect(firstLine('\n  \n  hello  \nworld', 200)).toBe('hello');
     expect(firstLine('', 200)).toBe('');
     expect(firstLine('😀😀😀', 2)).toBe('😀😀…');
+  });
+});
+
+describe('firstLine cuts by code points', () => {
+  /** The definition: the first non-blank line, trimmed, as an array of code points cut to max. */
+  const reference = (text: string, max: number) => {
+    const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+    const points = Array.from(line);
+    return points.length > max ? `${points.slice(0, max).join('')}…` : line;
+  };
+
+  it('equals the definition on random text: astral characters, lone surrogates, blank lines, any length', () => {
+    const unit = fc.oneof(
+      fc.constantFrom('\n', ' ', '\t', '\u00a0', 'a', 'é', '中', '😀', '\ud83d', '\ude00', '\u2028'),
+      fc.string({ unit: 'grapheme', maxLength: 3 }),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 60 }), fc.integer({ min: 1, max: 12 }), (parts, max) => {
+        const text = parts.join('');
+        expect(firstLine(text, max)).toBe(reference(text, max));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
