@@ -97,8 +97,7 @@ export class ContextManager {
     if (tokenizer && tokenizer.name !== o.tokenizer) {
       throw new TcompactError('E_CONFIG', `ContextManager: the tokenizer given counts ${tokenizer.name}, the options name ${o.tokenizer}`);
     }
-    tokenizer ??= getTokenizer(o.tokenizer);
-    const counter = tokenizer;
+    const counter = tokenizer ?? getTokenizer(o.tokenizer);
     const refs = new RefSink();
     const builtIn = (strategies: readonly string[]) => {
       validateStrategyNames(strategies, counter);

@@ -136,10 +136,11 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   let tokens = toolsTokens;
   const rules = options.cache ?? CACHE_RULES.ideal;
   // A provider caches per model: a session that switches models (Claude Code's Haiku turns between Opus ones) keeps
-  // one cache for each, as its recorded reads show.
+  // one cache for each, as its recorded reads show. The ideal cache stays one, as it always was.
   const caches = new Map<string, PromptCache>();
   const cacheOf = (m: Message) => {
-    const model = typeof (m as Record<string, unknown>).model === 'string' ? ((m as Record<string, unknown>).model as string) : '';
+    const named = (m as Record<string, unknown>).model;
+    const model = rules.kind !== 'previous' && typeof named === 'string' ? named : '';
     let cache = caches.get(model);
     if (!cache) caches.set(model, (cache = new PromptCache(rules)));
     return cache;

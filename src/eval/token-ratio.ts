@@ -18,7 +18,7 @@ export interface RecordedTokenRatio {
  * The provider's tokens per token of ours, measured on the transcript's own record: between two recorded calls the
  * prompt grows by exactly the messages that came between them, so the growth of the recorded input (the provider's
  * count) over the same messages counted by `tokenizer` is the ratio of the two tokenizers on this transcript's text.
- * Claude's tokenizer, which no local library reproduces, counts 1.2–1.6 times o200k on agent sessions.
+ * Claude's tokenizer, which no local library reproduces, counts 1.2–1.7 times o200k on the shared corpus's Claude Code sessions.
  *
  * Only growth is measured: a call whose recorded input shrank follows a compaction (the source's own), and the next
  * growth is taken from there. Records of one response split over several messages carry the same input; the growth

@@ -69,6 +69,9 @@ describe('a provider caches per model', () => {
       { tokenizer: tok, window: 100_000, basePrompt: 2000, cache: CACHE_RULES['anthropic-5m'] },
     );
     expect([one.cachedInput, one.cacheWrites]).toEqual([3003 + 3051, 3003 + 48 + 48]);
+    // The ideal cache of earlier versions stays one per transcript.
+    const ideal = await replay(switched, {}, { tokenizer: tok, window: 100_000, basePrompt: 2000, cache: CACHE_RULES.ideal });
+    expect(ideal.cachedInput).toBe(3003 + 3051);
   });
 });
 

@@ -54,7 +54,7 @@ Options:
   --token-ratio X        the provider's tokens per token of --tokenizer, applied to every count of the replay
                          (default 1); 'recorded': each transcript's own, measured from its recorded usage (the
                          growth of the recorded input between calls over the same messages counted here; Claude
-                         counts 1.2-1.6x o200k on agent sessions), 1 for a transcript without
+                         counts 1.2-1.7x o200k on agent sessions), 1 for a transcript without
   --cooldown N           calls after a compaction with no new attempt (default 0)
   --max-attempts N       compactions in a row that stay above the trigger before the run is stuck (default 3)
   --cache MODEL          the provider's prompt cache: ${CACHE_MODEL_NAMES.join(', ')} (default by source:
