@@ -104,7 +104,11 @@ describe('strip-tool-results', () => {
 describe('firstLine cuts by code points', () => {
   /** The definition: the first non-blank line, trimmed, as an array of code points cut to max. */
   const reference = (text: string, max: number) => {
-    const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+    const line =
+      text
+        .split('\n')
+        .map((l) => l.trim())
+        .find((l) => l !== '') ?? '';
     const points = Array.from(line);
     return points.length > max ? `${points.slice(0, max).join('')}…` : line;
   };
