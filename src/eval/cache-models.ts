@@ -1,5 +1,6 @@
 import { TcompactError } from '../errors.js';
 import type { Transcript } from '../model/transcript.js';
+import type { RecordedUsage } from './recorded-usage.js';
 
 /** The prompt-cache models `simulate --cache` accepts. */
 export const CACHE_MODEL_NAMES = ['anthropic-5m', 'anthropic-1h', 'openai', 'ideal', 'none'] as const;
@@ -60,14 +61,15 @@ export function parseCacheModel(command: string, value: string | undefined): Cac
 
 /**
  * The cache of the provider a source's agent runs on: Claude Code -> anthropic-5m, or anthropic-1h when most of its
- * recorded writes were 1-hour ones (Claude Code asks for the longer TTL on some plans), Codex ->
+ * recorded writes were 1-hour ones (`recorded`: its usage read with `byTtl`; Claude Code asks for the longer TTL on
+ * some plans), Codex ->
  * openai. Other formats: by the model the transcript names (`metadata.models`: `claude...` -> anthropic-5m,
  * `gpt...`, `o1`/`o3`/`o4...`, `codex...` -> openai), else anthropic-5m, the provider of the default prices.
  */
-export function defaultCacheModel(transcript: Transcript): CacheModelName {
+export function defaultCacheModel(transcript: Transcript, recorded?: Pick<RecordedUsage, 'cacheCreation' | 'cacheCreation1h'>): CacheModelName {
   const source = transcript.metadata?.source as { format?: unknown } | undefined;
   const format = typeof source?.format === 'string' ? source.format : undefined;
-  if (format === 'claude-code') return recordedTtl(transcript) === '1h' ? 'anthropic-1h' : 'anthropic-5m';
+  if (format === 'claude-code') return mostlyOneHour(recorded) ? 'anthropic-1h' : 'anthropic-5m';
   if (format === 'codex') return 'openai';
   const models = transcript.metadata?.models;
   const last = Array.isArray(models) ? models[models.length - 1] : undefined;
@@ -75,16 +77,8 @@ export function defaultCacheModel(transcript: Transcript): CacheModelName {
   return 'anthropic-5m';
 }
 
-/** The TTL most of a transcript's recorded cache writes used (Anthropic's `usage.cache_creation`); undefined without. */
-function recordedTtl(transcript: Transcript): '5m' | '1h' | undefined {
-  let m5 = 0;
-  let h1 = 0;
-  for (const m of transcript.messages) {
-    const usage = (m as Record<string, unknown>).usage as { cache_creation?: Record<string, unknown> } | undefined;
-    const c = usage?.cache_creation;
-    if (c === null || typeof c !== 'object') continue;
-    if (typeof c.ephemeral_5m_input_tokens === 'number') m5 += c.ephemeral_5m_input_tokens;
-    if (typeof c.ephemeral_1h_input_tokens === 'number') h1 += c.ephemeral_1h_input_tokens;
-  }
-  return h1 + m5 === 0 ? undefined : h1 > m5 ? '1h' : '5m';
+/** Whether most of the recorded cache writes were made with the 1-hour TTL. */
+function mostlyOneHour(recorded: Pick<RecordedUsage, 'cacheCreation' | 'cacheCreation1h'> | undefined): boolean {
+  const oneHour = recorded?.cacheCreation1h ?? 0;
+  return recorded !== undefined && oneHour > recorded.cacheCreation - oneHour;
 }

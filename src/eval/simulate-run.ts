@@ -13,7 +13,7 @@ import { type ReplayStats, contextTokens, emptyReplayStats, replay } from './rep
 import { type ProbeScore, addScore, emptyScore } from './score.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
 import { viewOfMessages } from './model-view.js';
-import { recordedTokenRatio, scaledTokenizer } from './token-ratio.js';
+import { recordedTokenRatio, scaledTokenizer, scalesCounts } from './token-ratio.js';
 import { FormatGroups } from '../report/by-format.js';
 import type { Message } from '../model/message.js';
 import { type PointResult, SOURCE_OWN, SOURCE_PREFIX, type SourcePolicyInstance } from './source-policy.js';
@@ -314,7 +314,7 @@ export class Simulation {
       tail: o.tail,
     };
     const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
-    const model = o.cache ?? defaultCacheModel(transcript);
+    const model = o.cache ?? defaultCacheModel(transcript, recorded);
     const rules = CACHE_RULES[model];
     const prices = pricesFor(rules, o.prices);
     const result: TranscriptSimulation = {
@@ -324,7 +324,7 @@ export class Simulation {
       messages: transcript.messages.length,
       ...(model === 'ideal' ? {} : { cache: model }),
       ...(o.basePrompt === 'recorded' ? { basePrompt } : {}),
-      ...(o.tokenRatio !== undefined && o.tokenRatio !== 1 ? { tokenRatio: ratio } : {}),
+      ...(scalesCounts(o.tokenRatio) ? { tokenRatio: ratio } : {}),
       policies: {},
     };
     const prompts: Record<string, number[]> = {};
@@ -495,7 +495,7 @@ export class Simulation {
       cooldown: o.cooldown ?? 0,
       maxAttempts: o.maxAttempts ?? 3,
       basePrompt: o.basePrompt ?? 0,
-      ...(o.tokenRatio !== undefined && o.tokenRatio !== 1 ? { tokenRatio: o.tokenRatio } : {}),
+      ...(scalesCounts(o.tokenRatio) ? { tokenRatio: o.tokenRatio } : {}),
       transcripts: this.perTranscript.length,
       policies: totals.map((t) => {
         const { atPoints: _points, ...run } = t.run;

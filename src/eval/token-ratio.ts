@@ -54,6 +54,11 @@ export function recordedTokenRatio(transcript: Transcript, tokenizer: Tokenizer)
 
 const isSourceSummary = (m: Message) => (m as Record<string, unknown>).is_compact_summary === true;
 
+/** Whether a `tokenRatio` setting scales the counts at all: 1, the default, does not, and reports leave it out. */
+export function scalesCounts(ratio: number | 'recorded' | undefined): ratio is number | 'recorded' {
+  return ratio !== undefined && ratio !== 1;
+}
+
 /**
  * `tokenizer` with every count multiplied by `ratio` and rounded: the replay then counts in the provider's tokens,
  * and so do the policies' thresholds, as they would in the provider's context window.

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CACHE_RULES, defaultCacheModel, parseCacheModel } from '../../src/eval/cache-models.js';
+import { recordedUsage } from '../../src/eval/recorded-usage.js';
 import { replay } from '../../src/eval/replay.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
@@ -89,10 +90,17 @@ describe('choosing the cache model', () => {
     expect(defaultCacheModel(t({ source: { format: 'claude-code' } }))).toBe('anthropic-5m');
     // Claude Code asks for the 1-hour TTL on some plans, and its records say which.
     const writes = (m5: number, h1: number) =>
-      ({ role: 'assistant', content: 'a', usage: { cache_creation: { ephemeral_5m_input_tokens: m5, ephemeral_1h_input_tokens: h1 } } }) as Message;
-    const recorded = (...messages: Message[]): Transcript => ({ id: 'r', messages, metadata: { source: { format: 'claude-code' } } });
-    expect(defaultCacheModel(recorded(writes(0, 900), writes(100, 0)))).toBe('anthropic-1h');
-    expect(defaultCacheModel(recorded(writes(900, 0), writes(0, 100)))).toBe('anthropic-5m');
+      ({
+        role: 'assistant',
+        content: 'a',
+        usage: { cache_creation_input_tokens: m5 + h1, cache_creation: { ephemeral_5m_input_tokens: m5, ephemeral_1h_input_tokens: h1 } },
+      }) as Message;
+    const byRecord = (...messages: Message[]) => {
+      const transcript: Transcript = { id: 'r', messages, metadata: { source: { format: 'claude-code' } } };
+      return defaultCacheModel(transcript, recordedUsage(transcript, { byTtl: true }));
+    };
+    expect(byRecord(writes(0, 900), writes(100, 0))).toBe('anthropic-1h');
+    expect(byRecord(writes(900, 0), writes(0, 100))).toBe('anthropic-5m');
     expect(defaultCacheModel(t({ source: { format: 'codex' } }))).toBe('openai');
     expect(defaultCacheModel(t({ source: { format: 'swe-agent' }, models: ['gpt-4-0613'] }))).toBe('openai');
     expect(defaultCacheModel(t({ source: { format: 'openhands' }, models: ['claude-3-5-sonnet'] }))).toBe('anthropic-5m');

@@ -17,7 +17,7 @@ import { type Command, intOption, parseCommandArgs, requireInputs } from '../com
 import { EXIT } from '../exit-codes.js';
 import { createLlmSession } from '../../llm/session.js';
 import { LLM_FLAG_SPECS, llmOptionsFromFlags } from '../llm-flags.js';
-import { InputTally, nonNegativeOption, positiveOption } from './_eval-options.js';
+import { InputTally, nonNegativeOption, positiveOption, recordedOr } from './_eval-options.js';
 import { parseFormat, parseTokenizer } from '../compaction-flags.js';
 import { createStatusLine } from '../../report/progress.js';
 
@@ -150,8 +150,8 @@ Options:
       callGapSeconds: nonNegativeOption('call-gap', values['call-gap'], DEFAULT_CALL_GAP_SECONDS),
       cooldown: intOption('cooldown', values.cooldown, 0, 0),
       maxAttempts: intOption('max-attempts', values['max-attempts'], 3, 1),
-      basePrompt: values['base-prompt'] === 'recorded' ? 'recorded' : intOption('base-prompt', values['base-prompt'], 0, 0),
-      tokenRatio: values['token-ratio'] === 'recorded' ? 'recorded' : positiveOption('token-ratio', values['token-ratio'], 1),
+      basePrompt: recordedOr(values['base-prompt'], (v) => intOption('base-prompt', v, 0, 0)),
+      tokenRatio: recordedOr(values['token-ratio'], (v) => positiveOption('token-ratio', v, 1)),
       llm,
       ...(batch ? { batch } : {}),
       focus: values.focus,

@@ -15,7 +15,7 @@ import { defaultWorkers } from '../../pipeline/job/capacity.js';
 import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
 import { parseFormat, parseTokenizer } from '../compaction-flags.js';
 import { EXIT } from '../exit-codes.js';
-import { InputTally, nonNegativeOption, positiveOption } from './_eval-options.js';
+import { InputTally, nonNegativeOption, positiveOption, recordedOr } from './_eval-options.js';
 import { createStatusLine } from '../../report/progress.js';
 
 const DEFAULT_RECALL_FLOOR = 0.95;
@@ -93,8 +93,8 @@ Options:
       tokenizer: getTokenizer(parseTokenizer(values.tokenizer)),
       prices,
       ...(cache ? { cache } : {}),
-      basePrompt: values['base-prompt'] === 'recorded' ? 'recorded' : intOption('base-prompt', values['base-prompt'], 0, 0),
-      tokenRatio: values['token-ratio'] === 'recorded' ? 'recorded' : positiveOption('token-ratio', values['token-ratio'], 1),
+      basePrompt: recordedOr(values['base-prompt'], (v) => intOption('base-prompt', v, 0, 0)),
+      tokenRatio: recordedOr(values['token-ratio'], (v) => positiveOption('token-ratio', v, 1)),
       recallFloor,
       outDir: values.out,
       workers,

@@ -5,6 +5,7 @@ import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { CacheModelName } from '../cache-models.js';
 import type { Cost, PriceFlags } from '../pricing.js';
 import { ReplayPool } from '../replay-pool.js';
+import { scalesCounts } from '../token-ratio.js';
 import { type PolicyTotals, Simulation, type TranscriptReplay } from '../simulate-run.js';
 import { type TuneCandidate, neededTools, tuneCandidates } from './candidates.js';
 import { type ExportRuntime, type RuntimeExport, runtimeExports } from './exports.js';
@@ -93,7 +94,7 @@ async function replayAll(
     prices: options.prices,
     ...(options.cache ? { cache: options.cache } : {}),
     basePrompt: options.basePrompt ?? 0,
-    ...(options.tokenRatio !== undefined && options.tokenRatio !== 1 ? { tokenRatio: options.tokenRatio } : {}),
+    ...(scalesCounts(options.tokenRatio) ? { tokenRatio: options.tokenRatio } : {}),
     // Masking on every call loses what it masks, as a clear does: both are scored where they edit.
     hindsightAtMicro: true,
   };
@@ -222,7 +223,7 @@ async function tune(source: TranscriptSource, options: TuneOptions, pool: Replay
   return {
     transcripts,
     window: options.window,
-    ...(options.tokenRatio !== undefined && options.tokenRatio !== 1 ? { tokenRatio: options.tokenRatio } : {}),
+    ...(scalesCounts(options.tokenRatio) ? { tokenRatio: options.tokenRatio } : {}),
     recallFloor: options.recallFloor,
     tools,
     neededTools: neededTools(tools),
