@@ -30,6 +30,11 @@ const runArgs = (input: string, out: string, extra: string[] = []): string[] => 
 ];
 /** Slows every shard so a kill lands mid-run; it changes no output byte. */
 const SLOW = cliFaults({ shardDelayMs: 120 });
+/**
+ * A worker process looks for new runs once a second, so a connected worker may find a run up to a second after another
+ * one: a run that both must share lasts longer than that (7 shards of 400 ms on one thread each, not 7 of 120).
+ */
+const SHARED = cliFaults({ shardDelayMs: 400 });
 
 function files(out: string): Record<string, string> {
   const digest = outputDigest(out) as Record<string, string>;
@@ -98,8 +103,8 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     // Adapter input (SWE-agent trajectories, OpenHands events): items shards, read on the coordinator.
     const inputs = [join(BUNDLED, 'swe-agent'), join(BUNDLED, 'openhands')];
     expect((await coordinate([...runArgs(inputs[0], localOut, ['--workers', '2']), inputs[1]])).code).toBe(0);
-    // Both take work: they are connected before the run starts, and each shard takes a moment (SLOW).
-    const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
+    // Both take work: they are connected before the run starts, and the run outlasts their discovery (SHARED).
+    const workers = [new WorkerProcess(redis.url, SHARED), new WorkerProcess(redis.url, SHARED)];
     await workersConnected(redis.url, 2);
     const run = await coordinate([...runArgs(inputs[0], out, ['--workers', '0', '--queue', redis.url]), inputs[1]]);
     expect(run.stderr).toBe('');
