@@ -130,25 +130,32 @@ export function renameDuplicateCallIds(messages: readonly Message[]): { messages
  * steps and a context manager on every model call.
  */
 function pairedInPlace(messages: readonly Message[]): boolean {
-  const ids = new Set<string>();
-  let block: Set<string> | undefined;
+  // One map for the whole pass, no set per block: a call id maps to the number of the block that made it, and to
+  // ANSWERED once its result is seen, so a second result or a result outside its block fails the lookup.
+  const blockOf = new Map<string, number>();
+  let block = 0;
+  let open = 0;
   for (const m of messages) {
     if (isTool(m)) {
-      if (block === undefined || !block.delete(m.tool_call_id)) return false;
+      if (block === 0 || blockOf.get(m.tool_call_id) !== block) return false;
+      blockOf.set(m.tool_call_id, ANSWERED);
+      open--;
       continue;
     }
-    if (block !== undefined && block.size > 0) return false;
-    block = undefined;
+    if (open > 0) return false;
+    block = 0;
     if (!isAssistant(m) || !m.tool_calls) continue;
-    block = new Set();
+    block = blockOf.size + 1;
     for (const call of m.tool_calls) {
-      if (ids.has(call.id)) return false;
-      ids.add(call.id);
-      block.add(call.id);
+      if (blockOf.has(call.id)) return false;
+      blockOf.set(call.id, block);
     }
+    open = m.tool_calls.length;
   }
-  return block === undefined || block.size === 0;
+  return open === 0;
 }
+
+const ANSWERED = -1;
 
 /** Results that sit in the tool block right after the assistant message that made their call (first result only). */
 function resultsInPlace(messages: readonly Message[]): Set<Message> {

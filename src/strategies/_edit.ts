@@ -1,6 +1,6 @@
 import { type AssistantMessage, type Message, type ToolCall, type ToolMessage, isAssistant, isTool } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
-import { countMessage, totalOf } from '../tokens/breakdown.js';
+import { countMessage, messageTokens, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { StrategyResult } from './types.js';
 
@@ -10,9 +10,12 @@ export function isEmptyAssistant(m: AssistantMessage): boolean {
   return noContent && !m.reasoning_content && !m.refusal && !(m.tool_calls && m.tool_calls.length > 0);
 }
 
-/** Whether `next` costs fewer tokens than `previous`, counted exactly as the runner counts them. */
+/**
+ * Whether `next` costs fewer tokens than `previous`, counted exactly as the runner counts them. `next` goes into the
+ * memo, as the runner counts it again when it is kept; `previous` is usually there already and is not added.
+ */
 export function fewerTokens(previous: Message, next: Message, tokenizer: Tokenizer): boolean {
-  return totalOf(countMessage(next, tokenizer)) < totalOf(countMessage(previous, tokenizer));
+  return totalOf(countMessage(next, tokenizer)) < messageTokens(previous, tokenizer);
 }
 
 export interface Removal {

@@ -18,20 +18,35 @@ const StripToolResultsConfigSchema = z.strictObject({
 
 /** The first line of `text` that is not blank, trimmed and cut to `max` code points (with `…` when cut). */
 export function firstLine(text: string, max: number): string {
-  let start = 0;
-  while (start <= text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    const line = text.slice(start, end).trim();
-    if (line !== '') return cutToCodePoints(line, max);
-    start = end + 1;
-  }
-  return '';
+  // A stub is made for every stripped result, whose first line can be megabytes long: only a window of it is read.
+  // `\S` is the complement of what `trim` removes, so the first non-blank line starts at the first match.
+  const start = text.search(NON_BLANK);
+  if (start === -1) return '';
+  // 2 * max + 2 UTF-16 units hold more than `max` code points, so a window without a line end is cut within it.
+  const window = text.slice(start, start + 2 * max + 2);
+  const end = window.indexOf('\n');
+  if (end !== -1) return cutToCodePoints(window.slice(0, end).trimEnd(), max);
+  if (start + window.length === text.length) return cutToCodePoints(window.trimEnd(), max);
+  const cut = cutToCodePoints(window, max);
+  // The line goes on past the window: it is cut unless all that follows the cut, to the line's end, is blank.
+  if (NON_BLANK.test(window.slice(cut.length - 1))) return cut;
+  return slowFirstLine(text, start, max);
+}
+
+const NON_BLANK = /\S/;
+
+/** The definition, for the rare line that is blank from the cut on for longer than the window. */
+function slowFirstLine(text: string, start: number, max: number): string {
+  let end = text.indexOf('\n', start);
+  if (end === -1) end = text.length;
+  return cutToCodePoints(text.slice(start, end).trim(), max);
 }
 
 /** `line` when it has at most `max` code points, else its first `max` and `…`; a lone surrogate is one code point. */
 function cutToCodePoints(line: string, max: number): string {
-  // Counted in place: a stub is made for every stripped result, and an array of code points per line was most of it.
+  if (line.length <= max) return line;
+  // Without a surrogate among the first `max` units, each of them is one code point and at least one more follows.
+  if (!SURROGATE.test(line.slice(0, max))) return `${line.slice(0, max)}…`;
   let points = 0;
   for (let i = 0; i < line.length; i++) {
     if (points === max) return `${line.slice(0, i)}…`;
@@ -44,6 +59,8 @@ function cutToCodePoints(line: string, max: number): string {
   }
   return line;
 }
+
+const SURROGATE = /[\ud800-\udfff]/;
 
 /** `[compacted] {tool}: {success|error}: {first line}` */
 function strippedText(tool: string, result: ToolMessage, lineChars: number, ref: string | undefined): string {

@@ -23,15 +23,24 @@ export function emptyBreakdown(): Breakdown {
   return { system: 0, tools: 0, user: 0, assistant: 0, reasoning: 0, toolCalls: 0, toolResults: 0, attachments: 0, other: 0, overhead: 0 };
 }
 
+// Written out field by field: a loop over CATEGORIES is a keyed load per field, and these run for every message of
+// every step. The breakdown tests check them against CATEGORIES.
 export function addBreakdown(into: Breakdown, from: Readonly<Breakdown>): Breakdown {
-  for (const c of CATEGORIES) into[c] += from[c];
+  into.system += from.system;
+  into.tools += from.tools;
+  into.user += from.user;
+  into.assistant += from.assistant;
+  into.reasoning += from.reasoning;
+  into.toolCalls += from.toolCalls;
+  into.toolResults += from.toolResults;
+  into.attachments += from.attachments;
+  into.other += from.other;
+  into.overhead += from.overhead;
   return into;
 }
 
 export function totalOf(b: Readonly<Breakdown>): number {
-  let n = 0;
-  for (const c of CATEGORIES) n += b[c];
-  return n;
+  return b.system + b.tools + b.user + b.assistant + b.reasoning + b.toolCalls + b.toolResults + b.attachments + b.other + b.overhead;
 }
 
 function attachmentPayload(part: ContentPart): string {
@@ -66,6 +75,20 @@ export function countMessage(m: Message, tok: Tokenizer): Readonly<Breakdown> {
   if (!perTok) memo.set(tok, (perTok = new WeakMap()));
   const hit = perTok.get(m);
   if (hit) return hit;
+  const b = breakdownOf(m, tok);
+  perTok.set(m, b);
+  return b;
+}
+
+/**
+ * The tokens of one message, from the memo when {@link countMessage} counted it, without adding it to the memo
+ * otherwise: for a strategy weighing a candidate it may drop (a memo entry costs more than a short count).
+ */
+export function messageTokens(m: Message, tok: Tokenizer): number {
+  return totalOf(memo.get(tok)?.get(m) ?? breakdownOf(m, tok));
+}
+
+function breakdownOf(m: Message, tok: Tokenizer): Breakdown {
   const b = emptyBreakdown();
   b.overhead = MESSAGE_OVERHEAD_TOKENS;
   if (!isKnownRole(m.role)) {
@@ -86,7 +109,6 @@ export function countMessage(m: Message, tok: Tokenizer): Readonly<Breakdown> {
       }
     }
   }
-  perTok.set(m, b);
   return b;
 }
 

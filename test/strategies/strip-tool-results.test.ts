@@ -113,9 +113,11 @@ describe('firstLine cuts by code points', () => {
     return points.length > max ? `${points.slice(0, max).join('')}…` : line;
   };
 
-  it('equals the definition on random text: astral characters, lone surrogates, blank lines, any length', () => {
+  it('equals the definition on random text: astral characters, lone surrogates, blank lines and runs, any length', () => {
     const unit = fc.oneof(
       fc.constantFrom('\n', ' ', '\t', '\u00a0', 'a', 'é', '中', '😀', '\ud83d', '\ude00', '\u2028'),
+      // Longer than the window firstLine reads: a blank run past the cut, and a long line to cut.
+      fc.constantFrom(' '.repeat(40), '\t \u3000'.repeat(10), 'x'.repeat(30), '😀'.repeat(15)),
       fc.string({ unit: 'grapheme', maxLength: 3 }),
     );
     fc.assert(

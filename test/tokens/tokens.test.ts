@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { createTokenizer, getTokenizer } from '../../src/tokens/tokenizer.js';
-import { countTranscript, MESSAGE_OVERHEAD_TOKENS, totalOf } from '../../src/tokens/breakdown.js';
+import { addBreakdown, type Breakdown, CATEGORIES, countTranscript, emptyBreakdown, MESSAGE_OVERHEAD_TOKENS, totalOf } from '../../src/tokens/breakdown.js';
 import type { Transcript } from '../../src/model/transcript.js';
 
 describe('tokenizer', () => {
@@ -86,5 +86,23 @@ describe('countTranscript', () => {
   it('gives zero, not NaN, for a transcript with no messages', () => {
     const { total } = countTranscript({ id: 'empty', messages: [] }, tok);
     expect(total).toBe(0);
+  });
+});
+
+describe('breakdown arithmetic', () => {
+  // A distinct power of two per category: a category left out of a sum shows as a missing bit.
+  const distinct = (): Breakdown => {
+    const b = emptyBreakdown();
+    CATEGORIES.forEach((c, i) => (b[c] = 2 ** i));
+    return b;
+  };
+
+  it('totals every category', () => {
+    expect(totalOf(distinct())).toBe(2 ** CATEGORIES.length - 1);
+  });
+
+  it('adds every category into the first breakdown', () => {
+    const sum = addBreakdown(distinct(), distinct());
+    for (const [i, c] of CATEGORIES.entries()) expect(sum[c]).toBe(2 ** (i + 1));
   });
 });
