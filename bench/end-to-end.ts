@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { runMeasured, type ChildRun } from './lib/child.js';
 import { cliHasCommand, ensureBuiltCli, runArgs, type RunOptions } from './lib/cli.js';
 import { realTextArchive, syntheticArchive } from './lib/corpora.js';
-import { RESULTS_DIR, ROOT } from './lib/paths.js';
+import { BUNDLED, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { summarizeProfile } from './lib/profile-summary.js';
 import { pipelineStrategies } from './lib/tcompact-steps.js';
 import type { Benchmark, BenchContext, BenchOutput, Cell, Ratio, Table } from './lib/results.js';
@@ -45,6 +45,15 @@ function fullVariants(label: string): Variant[] {
 /** The real-text archive: what exact counting costs on agent text (heuristic runs would repeat the synthetic ones). */
 function realTextVariants(label: string): Variant[] {
   return [TOKENIZE_B, TOKENIZE_C, pipeline(label, 2, 'o200k_base')];
+}
+
+/**
+ * The same runs on a 10 KB session: what a run costs whatever its input (module loading in the main thread and in each
+ * worker, thread start, the final files and pages), which the per-MB figures of a smaller archive carry more of.
+ */
+const START_FILE = join(BUNDLED, 'claude-code', 'short.jsonl');
+function startVariants(label: string): Variant[] {
+  return [pipeline(label, 1, 'o200k_base'), pipeline(label, 2, 'o200k_base'), pipeline(label, 2, 'heuristic')];
 }
 
 /** A new user's first run: `tcompact run --workers 2` against the one-core baselines. */
@@ -200,6 +209,30 @@ function rowTable(title: string, rows: readonly E2eRow[], notes: string[], headl
   };
 }
 
+/** The start of a run in CPU ms, and its share of the same run's CPU per MB on the synthetic archive. */
+function startTable(rows: readonly E2eRow[], startMb: number, synRows: readonly E2eRow[], synMb: number, medianOf: string): Table {
+  return {
+    title: `The start of a run: the same commands on a ${(startMb * 1000).toFixed(0)} KB session (${medianOf})`,
+    columns: ['variant', 'wall s', 'CPU ms', `CPU ms/MB it adds to the ${synMb} MB synthetic run`, "share of that run's CPU"],
+    rows: rows.map((r): Cell[] => {
+      const cpuMs = r.cpuMsPerMB == null ? null : r.cpuMsPerMB * startMb;
+      const whole = synRows.find((x) => x.variant === r.variant)?.cpuMsPerMB ?? null;
+      const perMb = cpuMs === null ? null : cpuMs / synMb;
+      return [
+        r.variant + (r.note ? ` (${r.note})` : ''),
+        r.wallMs === null ? null : r.wallMs / 1000,
+        cpuMs,
+        perMb,
+        perMb === null || whole === null ? '' : `${((perMb / whole) * 100).toFixed(1)}%`,
+      ];
+    }),
+    notes: [
+      'Loading the modules of the main thread and of each worker, starting the threads and writing the final files and pages cost the same whatever the input; the rest of a run grows with it.',
+    ],
+    headline: true,
+  };
+}
+
 /** Ratio helpers over one archive's rows. */
 function ratios(rows: readonly E2eRow[]) {
   const by = (name: string) => rows.find((r) => r.variant.includes(name));
@@ -265,7 +298,8 @@ export const endToEndBench: Benchmark = {
     'a real-text one of the same size (datasets/generate-real-text.ts: the shapes of the shared real transcripts, texts ' +
     'spliced from segments of different real texts, so nothing of 64+ characters repeats and the token cache does not ' +
     'help); and a 100 MB synthetic one run as a new user would (`--workers 2` only; the main synthetic archive itself when ' +
-    '`--e2e-mb 100` sets that size). Every command runs as its own ' +
+    '`--e2e-mb 100` sets that size). The pipeline runs are also timed on a 10 KB session: their start, which costs the same ' +
+    'whatever the input. Every command runs as its own ' +
     'process; variants run round-robin, each row is the median; wall time is spawn to exit (start-up included), the file ' +
     "is in the page cache, peak RSS is GNU time's maximum resident set size of the process (Piscina workers are threads, " +
     "so they are included), CPU ms/MB is GNU time's user + system time of the process (every thread) per input MB, the " +
@@ -296,7 +330,10 @@ export const endToEndBench: Benchmark = {
     const first = sameSize
       ? { ...syn, pending: [], rows: firstTryVariants(chosen.label).map((v) => syn.rows.find((r) => r.variant === v.name)!) }
       : await measureArchive(small, firstTryBytes / 1e6, firstTryVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
-    pending.push(...syn.pending, ...rt.pending, ...first.pending);
+    ctx.log('end-to-end: the start of a run, on a 10 KB session');
+    const startMb = statSync(START_FILE).size / 1e6;
+    const start = await measureArchive(START_FILE, startMb, startVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
+    pending.push(...syn.pending, ...rt.pending, ...first.pending, ...start.pending);
 
     const s = ratios(syn.rows);
     const r = ratios(rt.rows);
@@ -358,6 +395,7 @@ export const endToEndBench: Benchmark = {
         true,
       ),
     ];
+    tables.push(startTable(start.rows, startMb, syn.rows, bytes / 1e6, medianOf));
     if (ctx.profile) tables.push(...(await profileRun(synthetic, chosen.strategies, chosen.label, ctx)));
     return {
       params: {
@@ -373,7 +411,7 @@ export const endToEndBench: Benchmark = {
         files: [synthetic, real.file, small].map((p) => p.replace(`${ROOT}/`, '')),
         profile: ctx.profile === true,
       },
-      results: { synthetic: syn.rows, realText: rt.rows, firstTry: first.rows },
+      results: { synthetic: syn.rows, realText: rt.rows, firstTry: first.rows, start: start.rows },
       tables,
       ratios: out,
       pending,
