@@ -47,13 +47,15 @@ function realTextVariants(label: string): Variant[] {
   return [TOKENIZE_B, TOKENIZE_C, pipeline(label, 2, 'o200k_base')];
 }
 
-/**
- * The same runs on a 10 KB session: what a run costs whatever its input (module loading in the main thread and in each
- * worker, thread start, the final files and pages), which the per-MB figures of a smaller archive carry more of.
- */
+/** A 10 KB session: runs on it cost what a run costs whatever its input. */
 const START_FILE = join(BUNDLED, 'claude-code', 'short.jsonl');
+
+/**
+ * The synthetic archive's pipeline runs, on {@link START_FILE}: module loading in the main thread and in each worker,
+ * thread start, the final files and pages, which the per-MB figures of a smaller archive carry more of.
+ */
 function startVariants(label: string): Variant[] {
-  return [pipeline(label, 1, 'o200k_base'), pipeline(label, 2, 'o200k_base'), pipeline(label, 2, 'heuristic')];
+  return fullVariants(label).filter((v) => v.kind === 'pipeline');
 }
 
 /** A new user's first run: `tcompact run --workers 2` against the one-core baselines. */
