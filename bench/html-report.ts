@@ -1,10 +1,10 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { evalPage, type EvalPageInput } from '../src/report/html/eval-page.js';
+import { evalPage, type EvalPageInput } from '../src/retention/eval-page.js';
 import { type Page, renderPage } from '../src/report/html/page.js';
 import { runPage } from '../src/report/html/run-page.js';
-import { simulatePage, type SimulatePagePolicy } from '../src/report/html/simulate-page.js';
+import { simulatePage, type SimulatePagePolicy } from '../src/replay/simulate-page.js';
 import { addToSpread, emptySpread } from '../src/report/transcript-spread.js';
 import { CATEGORIES } from '../src/tokens/breakdown.js';
 import { findChromium } from './lib/browser.js';

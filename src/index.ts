@@ -1,5 +1,6 @@
 // The public API (re-exports only). Subpaths: `tcompact/formats` (readers), `tcompact/llm` (the network layer and the
-// LLM steps), `tcompact/eval` (evaluation, replay, the judge).
+// LLM steps), `tcompact/retention` (probes, scores, the eval job, the judge), `tcompact/replay` (the agent-loop
+// replay and its policies), `tcompact/tune` (settings derived from an archive).
 export { TcompactError, ERROR_CODES, type ErrorCode, type ErrorInfo, type ErrorRecord, type Outcome } from './errors.js';
 export type { Message } from './model/message.js';
 export type { Transcript } from './model/transcript.js';

@@ -55,7 +55,15 @@ describe('the package', () => {
       files: { path: string }[];
     }[];
     const files = pack.files.map((f) => f.path);
-    for (const entry of ['dist/src/index.js', 'dist/src/llm/index.js', 'dist/src/eval/index.js', 'dist/src/formats/index.js', 'dist/src/cli/bin.js']) {
+    for (const entry of [
+      'dist/src/index.js',
+      'dist/src/llm/index.js',
+      'dist/src/retention/index.js',
+      'dist/src/replay/index.js',
+      'dist/src/tune/index.js',
+      'dist/src/formats/index.js',
+      'dist/src/cli/bin.js',
+    ]) {
       expect(files).toContain(entry);
     }
     for (const worker of ['compact-worker', 'replay-worker']) expect(files).toContain(`dist/workers/${worker}.js`);
@@ -67,7 +75,7 @@ describe('the package', () => {
   it('resolves the subpaths through the package exports', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; sideEffects: boolean };
     expect(pkg.sideEffects).toBe(false);
-    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './eval', './formats', './llm', './package.json']);
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './formats', './llm', './package.json', './replay', './retention', './tune']);
     const llm = await import(join(ROOT, 'dist/src/llm/index.js'));
     expect(typeof llm.createLlmSession).toBe('function');
     const formats = await import(join(ROOT, 'dist/src/formats/index.js'));

@@ -1,2 +1,2 @@
 // Piscina entry point: one transcript replayed under every policy, and nothing else (logic lives in src/eval).
-export { replayTask as default } from '../src/eval/replay-task.js';
+export { replayTask as default } from '../src/replay/replay-task.js';

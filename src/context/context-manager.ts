@@ -3,13 +3,8 @@ import { RefSink } from '../refs/ref-store.js';
 import { TcompactError } from '../errors.js';
 import { type Tokenizer, getTokenizer } from '../tokens/tokenizer.js';
 import { type ContextManagerOptions, type ContextManagerOptionsInput, parseContextManagerOptions } from './options.js';
+import type { CompactionHandler, CompactionRequest, ContextInput } from './compaction-handler.js';
 import { strategyCompaction, validateStrategyNames } from './strategy-compaction.js';
-
-/** The prompt an agent is about to send, with its size in tokens as the caller counts it. */
-interface ContextInput {
-  messages: readonly Message[];
-  tokens: number;
-}
 
 type CheckResult =
   | {
@@ -32,22 +27,6 @@ type CheckResult =
       share: number;
       microCompacted: boolean;
     };
-
-/** What a compaction handler receives. */
-export interface CompactionRequest extends ContextInput {
-  window: number;
-  /** `threshold`: `check()` in auto mode; `requested`: the caller called `compact()`. */
-  reason: 'threshold' | 'requested';
-}
-
-export interface CompactionOutput {
-  messages: Message[];
-  /** Tokens of `messages`, counted the way the caller counts `tokens`. */
-  tokens: number;
-}
-
-/** Compacts a prompt: any strategy or pipeline (see `strategyCompaction`), an LLM summary, or the caller's own code. */
-export type CompactionHandler = (request: CompactionRequest) => CompactionOutput | Promise<CompactionOutput>;
 
 interface ContextManagerState {
   /** Compactions that reduced the prompt. */

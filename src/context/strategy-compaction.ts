@@ -6,7 +6,7 @@ import { type CompactConfig, parseCompactConfig } from '../strategies/compact-co
 import type { PipelineStep, RunResult } from '../strategies/runner.js';
 import type { RefSink } from '../refs/ref-store.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
-import type { CompactionHandler } from './context-manager.js';
+import type { CompactionHandler } from './compaction-handler.js';
 
 export interface StrategyCompactionOptions {
   /** Strategies and presets, applied left to right, or steps already built. */

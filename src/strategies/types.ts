@@ -3,7 +3,7 @@ import type { LlmSession } from '../llm/session.js';
 import type { Transcript } from '../model/transcript.js';
 import type { RefSink } from '../refs/ref-store.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
-import type { LlmStepReport } from './llm/llm-step.js';
+import type { LlmStepReport } from './llm/llm-step-report.js';
 
 /** What a strategy may use besides the transcript and its config. Nothing here makes a strategy impure. */
 export interface StrategyContext {

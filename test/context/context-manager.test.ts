@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type CompactionRequest, ContextManager } from '../../src/context/context-manager.js';
+import type { CompactionRequest } from '../../src/context/compaction-handler.js';
+import { ContextManager } from '../../src/context/context-manager.js';
 import { parseContextManagerOptions } from '../../src/context/options.js';
 import { join } from 'node:path';
 import { readInputs } from '../../src/formats/read-inputs.js';

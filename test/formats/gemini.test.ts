@@ -6,7 +6,7 @@ import { readGeminiCheckpoint } from '../../src/formats/gemini-checkpoint.js';
 import type { AssistantMessage, Message, ToolMessage } from '../../src/model/message.js';
 import { NO_RESULT_TEXT } from '../../src/model/repair.js';
 import { findViolations } from '../../src/model/validity.js';
-import { sourceCompactionPoints } from '../../src/eval/source-points.js';
+import { sourceCompactionPoints } from '../../src/replay/policies/source-points.js';
 import { compactAndRestore } from './_round-trip.js';
 import { READ, accountedUnits, collect, errorsOf, lineCount, rawJsonl, scratchFile, skippedOf, transcriptsOf } from './helpers.js';
 

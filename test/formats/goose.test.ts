@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sourceCompactionPoints } from '../../src/eval/source-points.js';
+import { sourceCompactionPoints } from '../../src/replay/policies/source-points.js';
 import { readGoose } from '../../src/formats/goose.js';
 import type { AssistantMessage, ToolMessage } from '../../src/model/message.js';
 import { findViolations } from '../../src/model/validity.js';

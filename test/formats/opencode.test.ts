@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sourceCompactionPoints } from '../../src/eval/source-points.js';
-import { recordedUsage } from '../../src/eval/recorded-usage.js';
+import { sourceCompactionPoints } from '../../src/replay/policies/source-points.js';
+import { recordedUsage } from '../../src/replay/billing/recorded-usage.js';
 import { readOpenCode } from '../../src/formats/opencode.js';
 import type { AssistantMessage, ToolMessage } from '../../src/model/message.js';
 import { NO_RESULT_TEXT } from '../../src/model/repair.js';

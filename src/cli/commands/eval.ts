@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
-import { compactedBy, readCompactedArchive } from '../../eval/compacted-archive.js';
-import { Evaluation } from '../../eval/eval-run.js';
-import { runEvalJob } from '../../eval/eval-job.js';
-import { Judge, type JudgeOptionsInput } from '../../eval/judge.js';
+import { compactedBy, readCompactedArchive } from '../../retention/compacted-archive.js';
+import { Evaluation } from '../../retention/eval-run.js';
+import { runEvalJob } from '../../retention/eval-job.js';
+import { Judge, type JudgeOptionsInput } from '../../retention/judge.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { PRESETS } from '../../strategies/presets.js';

@@ -1,25 +1,17 @@
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { TcompactError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
-import { type EvalPageInput, type LostProbeLine, evalPage } from './eval-page.js';
 import { headLines } from './head-lines.js';
 import { type Page, renderPage } from './page.js';
 import { type RunPageInput, runPage } from './run-page.js';
-import { type SimulatePageInput, simulatePage } from './simulate-page.js';
 import { type StatsPageInput, statsPage } from './stats-page.js';
-import { type TunePageInput, tunePage } from './tune-page.js';
 
 export const RUN_HTML = 'report.html';
-const EVAL_HTML = 'eval.html';
-const SIMULATE_HTML = 'simulate.html';
-const TUNE_HTML = 'tune.html';
 
 /** Lines of errors.jsonl shown on the run and compact pages. */
 const ERROR_LINES = 10;
-/** Lost probes listed on the eval page. */
-const LOST_LISTED = 50;
-
-async function writePage(path: string, page: Page): Promise<string> {
+/** Writes a page atomically; a failed write is E_IO with the path. */
+export async function writePage(path: string, page: Page): Promise<string> {
   try {
     await writeFileAtomic(path, [renderPage(page)]);
   } catch (err) {
@@ -53,23 +45,7 @@ export async function writeRunPage(paths: RunPagePaths, tool: 'run' | 'compact',
   return writePage(paths.html, runPage(input));
 }
 
-/** DIR/eval.html beside eval.json, with the first lost probes of DIR/lost.jsonl. */
-export async function writeEvalPage(outDir: string, report: EvalPageInput): Promise<string> {
-  const lost = (await headLines(join(outDir, 'lost.jsonl'), LOST_LISTED, Number.POSITIVE_INFINITY)).map((l) => JSON.parse(l) as LostProbeLine);
-  return writePage(join(outDir, EVAL_HTML), evalPage(report, lost));
-}
-
-/** DIR/simulate.html beside simulate.json. */
-export async function writeSimulatePage(outDir: string, report: SimulatePageInput): Promise<string> {
-  return writePage(join(outDir, SIMULATE_HTML), simulatePage(report));
-}
-
 /** `stats --html FILE`. */
 export async function writeStatsPage(path: string, stats: StatsPageInput): Promise<string> {
   return writePage(path, statsPage(stats));
-}
-
-/** DIR/tune.html beside tune.json. */
-export async function writeTunePage(outDir: string, report: TunePageInput): Promise<string> {
-  return writePage(join(outDir, TUNE_HTML), tunePage(report));
 }

@@ -8,7 +8,8 @@ import { countMessage, countTranscript, totalOf } from '../../tokens/breakdown.j
 import { type AskResult, type Check, addRecord, emptyRecord } from '../../llm/answerer.js';
 import { chatJob } from '../../llm/chat-job.js';
 import { type RefLookup, summaryHeader, withOriginals } from '../../model/compaction-marker.js';
-import { type FallbackStrategy, type LlmStepDeps, type LlmStepReport, type LlmStepResult, llmDetails, noteFallback } from './llm-step.js';
+import { type LlmStepDeps, type LlmStepResult, llmDetails, noteFallback } from './llm-step.js';
+import type { FallbackStrategy, LlmStepReport } from './llm-step-report.js';
 import { PROMPT_VERSION, type SpanPosition, checkSummary, mergeSummaries, summarySystemPrompt, summaryUserPrompt } from './prompts.js';
 import { type Chunk, chunksOf } from './chunks.js';
 import { DROP_LEVELS, renderSpan } from './render.js';

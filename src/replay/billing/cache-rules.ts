@@ -1,0 +1,84 @@
+import { TcompactError } from '../../errors.js';
+import type { Transcript } from '../../model/transcript.js';
+import type { RecordedUsage } from './recorded-usage.js';
+
+/** The prompt-cache models `simulate --cache` accepts. */
+export const CACHE_MODEL_NAMES = ['anthropic-5m', 'anthropic-1h', 'openai', 'ideal', 'none'] as const;
+export type CacheModelName = (typeof CACHE_MODEL_NAMES)[number];
+
+/**
+ * How a provider's prompt cache reads, writes and forgets, as its documentation states it (sources in
+ * docs/eval-and-simulate.md).
+ */
+export interface CacheRules {
+  name: CacheModelName;
+  /**
+   * `breakpoint`: Anthropic's explicit `cache_control` marks, one after the system prompt and tools and one on the
+   * prompt's last message (where Claude Code puts them); a read is the longest live entry found at most
+   * `lookbackBlocks` content blocks before the last mark. `prefix`: OpenAI's automatic caching, the longest prefix
+   * any live earlier prompt shares. `previous`: the ideal cache (the prefix shared with the previous prompt, no
+   * expiry, no minimum). `off`: nothing is cached.
+   */
+  kind: 'breakpoint' | 'prefix' | 'previous' | 'off';
+  /** Seconds an entry lives after its last use (a read refreshes it); null: never expires. */
+  ttlSeconds: number | null;
+  /** A prompt (up to the mark) shorter than this is neither written nor read. */
+  minTokens: number;
+  /** Cache reads come in whole steps above `minTokens` (OpenAI: 128). */
+  step: number;
+  /** Content blocks before the last mark searched for an earlier entry (Anthropic: 20). */
+  lookbackBlocks: number;
+  /** Cache write price as a multiple of the input price; 1 for no write premium. */
+  writeMultiplier: number;
+  /** Cache read price as a multiple of the input price. */
+  readMultiplier: number;
+}
+
+const ANTHROPIC = { kind: 'breakpoint', minTokens: 1024, step: 1, lookbackBlocks: 20, readMultiplier: 0.1 } as const;
+
+export const CACHE_RULES: Readonly<Record<CacheModelName, CacheRules>> = {
+  'anthropic-5m': { ...ANTHROPIC, name: 'anthropic-5m', ttlSeconds: 5 * 60, writeMultiplier: 1.25 },
+  'anthropic-1h': { ...ANTHROPIC, name: 'anthropic-1h', ttlSeconds: 60 * 60, writeMultiplier: 2 },
+  // OpenAI keeps an in-memory prefix for 5 to 10 minutes of inactivity: the lower bound, so hits are not overstated.
+  openai: { name: 'openai', kind: 'prefix', ttlSeconds: 5 * 60, minTokens: 1024, step: 128, lookbackBlocks: 0, writeMultiplier: 1, readMultiplier: 0.1 },
+  ideal: { name: 'ideal', kind: 'previous', ttlSeconds: null, minTokens: 0, step: 1, lookbackBlocks: 0, writeMultiplier: 1.25, readMultiplier: 0.1 },
+  none: { name: 'none', kind: 'off', ttlSeconds: null, minTokens: 0, step: 1, lookbackBlocks: 0, writeMultiplier: 1, readMultiplier: 1 },
+};
+
+/**
+ * Seconds between two calls when a transcript records no timestamps: about the median gap between Claude Code calls
+ * on the shared corpus's sessions (7 s; 90% under 32 s), so an untimed transcript never outlives a 5-minute cache.
+ * @default 10
+ */
+export const DEFAULT_CALL_GAP_SECONDS = 10;
+
+/** `--cache`: one of CACHE_MODEL_NAMES, or undefined to choose by source. */
+export function parseCacheModel(command: string, value: string | undefined): CacheModelName | undefined {
+  if (value === undefined) return undefined;
+  if ((CACHE_MODEL_NAMES as readonly string[]).includes(value)) return value as CacheModelName;
+  throw new TcompactError('E_USAGE', `${command}: --cache must be one of ${CACHE_MODEL_NAMES.join(', ')} (got "${value}")`);
+}
+
+/**
+ * The cache of the provider a source's agent runs on: Claude Code -> anthropic-5m, or anthropic-1h when most of its
+ * recorded writes were 1-hour ones (`recorded`: its usage read with `byTtl`; Claude Code asks for the longer TTL on
+ * some plans), Codex ->
+ * openai. Other formats: by the model the transcript names (`metadata.models`: `claude...` -> anthropic-5m,
+ * `gpt...`, `o1`/`o3`/`o4...`, `codex...` -> openai), else anthropic-5m, the provider of the default prices.
+ */
+export function defaultCacheModel(transcript: Transcript, recorded?: Pick<RecordedUsage, 'cacheCreation' | 'cacheCreation1h'>): CacheModelName {
+  const source = transcript.metadata?.source as { format?: unknown } | undefined;
+  const format = typeof source?.format === 'string' ? source.format : undefined;
+  if (format === 'claude-code') return mostlyOneHour(recorded) ? 'anthropic-1h' : 'anthropic-5m';
+  if (format === 'codex') return 'openai';
+  const models = transcript.metadata?.models;
+  const last = Array.isArray(models) ? models[models.length - 1] : undefined;
+  if (typeof last === 'string' && /^(gpt|o\d|codex|openai\/)/i.test(last)) return 'openai';
+  return 'anthropic-5m';
+}
+
+/** Whether most of the recorded cache writes were made with the 1-hour TTL. */
+function mostlyOneHour(recorded: Pick<RecordedUsage, 'cacheCreation' | 'cacheCreation1h'> | undefined): boolean {
+  const oneHour = recorded?.cacheCreation1h ?? 0;
+  return recorded !== undefined && oneHour > recorded.cacheCreation - oneHour;
+}

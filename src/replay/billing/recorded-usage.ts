@@ -1,0 +1,92 @@
+import type { Transcript } from '../../model/transcript.js';
+import { CACHE_RULES } from './cache-rules.js';
+import type { Prices } from './prices.js';
+
+/**
+ * The usage a source recorded for its model calls, from the `usage` the adapters put on assistant messages: Claude Code
+ * (Anthropic: `input_tokens` uncached, plus `cache_creation_input_tokens` and `cache_read_input_tokens`) and Codex
+ * (OpenAI: `input_tokens` in total, of which `cached_input_tokens` were cache reads). What the session really billed,
+ * its own compaction and caching included.
+ */
+export interface RecordedUsage {
+  /** Assistant messages that carry a usage record. */
+  calls: number;
+  /** input_tokens + cache_creation_input_tokens + cache_read_input_tokens, summed. */
+  input: number;
+  /** input_tokens: input neither written to nor read from the cache. */
+  uncachedInput: number;
+  cacheCreation: number;
+  /**
+   * Of `cacheCreation`, tokens written with the 1-hour TTL (Claude Code's `cache_creation.ephemeral_1h_input_tokens`),
+   * billed at twice the input price where the 5-minute ones are at 1.25 times. Only with `byTtl`.
+   */
+  cacheCreation1h?: number;
+  cacheRead: number;
+  output: number;
+  /** The first recorded call's whole input: the system prompt and tool definitions that the transcript does not hold, plus its first messages. */
+  firstCallInput: number;
+}
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** The input tokens a recorded call read from the provider's cache, or undefined for a message without usage. */
+export function recordedCacheRead(message: object): number | undefined {
+  const usage = (message as Record<string, unknown>).usage;
+  return usage === null || typeof usage !== 'object' ? undefined : inputOf(usage as Record<string, unknown>).read;
+}
+
+/** A recorded call's whole input (cached, written and uncached), or undefined for a message without usage. */
+export function recordedPromptTokens(message: object): number | undefined {
+  const usage = (message as Record<string, unknown>).usage;
+  if (usage === null || typeof usage !== 'object') return undefined;
+  const { uncached, creation, read } = inputOf(usage as Record<string, unknown>);
+  return uncached + creation + read;
+}
+
+/** The three parts of a recorded call's input, from Anthropic's or OpenAI's usage fields. */
+function inputOf(u: Record<string, unknown>): { uncached: number; creation: number; read: number } {
+  const openAIStyle = 'cached_input_tokens' in u && !('cache_read_input_tokens' in u);
+  const read = num(openAIStyle ? u.cached_input_tokens : u.cache_read_input_tokens);
+  return { uncached: openAIStyle ? Math.max(0, num(u.input_tokens) - read) : num(u.input_tokens), creation: num(u.cache_creation_input_tokens), read };
+}
+
+export function recordedUsage(transcript: Transcript, { byTtl = false } = {}): RecordedUsage | undefined {
+  const r: RecordedUsage = { calls: 0, input: 0, uncachedInput: 0, cacheCreation: 0, cacheRead: 0, output: 0, firstCallInput: 0 };
+  if (byTtl) r.cacheCreation1h = 0;
+  for (const m of transcript.messages) {
+    if (m.role !== 'assistant') continue;
+    const usage = (m as Record<string, unknown>).usage;
+    if (usage === null || typeof usage !== 'object') continue;
+    const u = usage as Record<string, unknown>;
+    const { uncached, creation, read } = inputOf(u);
+    if (r.calls === 0) r.firstCallInput = uncached + creation + read;
+    r.calls++;
+    r.uncachedInput += uncached;
+    r.cacheCreation += creation;
+    if (r.cacheCreation1h !== undefined && u.cache_creation !== null && typeof u.cache_creation === 'object') {
+      r.cacheCreation1h += Math.min(creation, num((u.cache_creation as Record<string, unknown>).ephemeral_1h_input_tokens));
+    }
+    r.cacheRead += read;
+    r.input += uncached + creation + read;
+    r.output += num(u.output_tokens);
+  }
+  return r.calls > 0 ? r : undefined;
+}
+
+/**
+ * What the recorded usage cost at `prices`: with caching as billed, and as if every input token were plain input.
+ * With `cacheCreation1h`, writes are billed by their own TTL (Anthropic: 1.25 or 2 times the input price), whatever
+ * cache the replay beside them assumes.
+ */
+export function recordedCost(r: RecordedUsage, prices: Prices): { withoutCache: number; withCache: number } {
+  const out = r.output * prices.output;
+  const writes =
+    r.cacheCreation1h === undefined
+      ? r.cacheCreation * prices.cacheWrite
+      : (r.cacheCreation - r.cacheCreation1h) * prices.input * CACHE_RULES['anthropic-5m'].writeMultiplier +
+        r.cacheCreation1h * prices.input * CACHE_RULES['anthropic-1h'].writeMultiplier;
+  return {
+    withoutCache: (r.input * prices.input + out) / 1e6,
+    withCache: (r.uncachedInput * prices.input + writes + r.cacheRead * prices.cached + out) / 1e6,
+  };
+}

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { ContextManager } from '../../../context/context-manager.js';
+import { parseContextManagerOptions } from '../../../context/options.js';
+import { TcompactError } from '../../../errors.js';
+import { parseConfig } from '../../../model/parse.js';
+import type { Policy } from '../built-in.js';
+import { AiSdkPruneSchema, aiSdkPrune } from './ai-sdk-prune.js';
+import { AnthropicContextManagementSchema, anthropicContextEditing } from './anthropic-context-editing.js';
+
+/** The runtimes whose exported settings `simulate --policy RUNTIME:FILE` replays with that runtime's semantics. */
+export const RUNTIME_PREFIXES = ['anthropic', 'ai-sdk', 'config'] as const;
+type Runtime = (typeof RUNTIME_PREFIXES)[number];
+
+const RUNTIME_POLICY = /^(anthropic|ai-sdk|config):(.+)$/;
+
+export function isRuntimePolicy(name: string): boolean {
+  return RUNTIME_POLICY.test(name);
+}
+
+function readJson(path: string, name: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new TcompactError('E_USAGE', `policy "${name}": cannot read ${path}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new TcompactError('E_CONFIG', `policy "${name}": ${path} is not JSON: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * `anthropic:FILE` (a Messages API `context_management` object), `ai-sdk:FILE` (`pruneMessages` options) or
+ * `config:FILE` (`ContextManager` options), validated when the policy is named so a bad file stops the run before any
+ * replay. The first two run before every call on the full history, as those runtimes edit each prompt; the last is a
+ * ContextManager made from the file, as an agent would construct it.
+ */
+export function runtimePolicy(name: string): Policy {
+  const [, runtime, path] = RUNTIME_POLICY.exec(name) as unknown as [string, Runtime, string];
+  const json = readJson(path, name);
+  const source = `policy "${name}"`;
+  switch (runtime) {
+    case 'anthropic': {
+      const config = parseConfig(AnthropicContextManagementSchema, json, { source });
+      return {
+        name,
+        summary: `Anthropic context editing (clear_tool_uses) as ${path} sets it, applied to every prompt`,
+        requires: [],
+        instantiate: (env) => ({ micro: anthropicContextEditing(config, env.tokenizer), microIsCompaction: true }),
+      };
+    }
+    case 'ai-sdk': {
+      const options = parseConfig(AiSdkPruneSchema, json, { source });
+      return {
+        name,
+        summary: `the AI SDK's pruneMessages with the options of ${path}, on every prompt`,
+        requires: [],
+        instantiate: (env) => ({ micro: aiSdkPrune(options, env.tokenizer), microIsCompaction: true }),
+      };
+    }
+    case 'config': {
+      let options: ReturnType<typeof parseContextManagerOptions>;
+      try {
+        options = parseContextManagerOptions(json);
+      } catch (err) {
+        throw new TcompactError('E_CONFIG', `${source}: ${(err as Error).message}`);
+      }
+      // Built once here so a bad strategy name in the file is refused before the replay (the constructor checks them).
+      void new ContextManager(options);
+      return {
+        name,
+        summary: `ContextManager with the options of ${path}`,
+        requires: [],
+        instantiate: (env) => ({
+          manager: new ContextManager(
+            { ...options, tools: options.tools ?? env.tools, extraTokens: options.extraTokens || (env.basePrompt ?? 0) },
+            undefined,
+            // The replay's own counter (scaled to the provider's tokens, with --token-ratio) when the file counts alike.
+            env.tokenizer.name === options.tokenizer ? env.tokenizer : undefined,
+          ),
+        }),
+      };
+    }
+  }
+}

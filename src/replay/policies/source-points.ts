@@ -1,0 +1,121 @@
+import { parseArguments } from '../../io/canonical-json.js';
+import { contentText } from '../../model/content.js';
+import { type Message, isRole } from '../../model/message.js';
+import type { Transcript } from '../../model/transcript.js';
+import { collapseWhitespace } from '../../retention/normalize.js';
+
+/** What marked a compaction point in the source. */
+export type SourcePointKind =
+  /** Claude Code's `compact_boundary` (auto or manual), from `metadata.compactions`. */
+  | 'boundary'
+  /** Codex's `compacted` record (its summary is in the transcript), from `metadata.compactions`. */
+  | 'compacted'
+  /** Codex's encrypted `compaction` item: the point is known, what it kept is not. */
+  | 'encrypted'
+  /** A `/compact` command the user typed (Claude Code's `<command-name>/compact</command-name>`, or plain text). */
+  | 'command'
+  /** The agent's own Compact tool (J-CLI): a tool call named `Compact`, whose `focus` argument is the focus. */
+  | 'tool';
+
+/** A place where the source compacted, or was asked to: the compaction happens before model call `call`. */
+export interface SourcePoint {
+  /** 0-based ordinal of the model call (assistant message) before which the compaction happens. */
+  call: number;
+  /** Index of that assistant message in the transcript. */
+  callIndex: number;
+  /** The first message index of what the source kept after compacting (the boundary, the summary, or `callIndex`). */
+  index: number;
+  kinds: SourcePointKind[];
+  /** The focus the user or the agent gave (`/compact TEXT`, the Compact tool's `focus`). */
+  focus?: string;
+  /** The summary the source put in place of the context (Claude Code, Codex `compacted`), when recorded. */
+  summary?: Message;
+  /** The messages the source kept as the whole context from here on (Codex's `replacement_history`), when recorded. */
+  kept?: Message[];
+  /** The source's summary exists but cannot be read (Codex's encrypted `compaction` item): it is named, never scored. */
+  opaque?: true;
+}
+
+const isSourceSummary = (m: Message) => (m as Record<string, unknown>).is_compact_summary === true;
+
+const COMMAND = /<command-name>\s*\/compact\s*<\/command-name>/;
+const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
+const TYPED = /^\/compact(?:\s+([\s\S]*))?$/;
+
+const isIndex = (v: unknown, n: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= n;
+
+/** The focus of a `/compact` command, or undefined for a message that is not one (null: a command without focus). */
+function compactCommand(m: Message): string | null | undefined {
+  if (!isRole(m, 'user')) return undefined;
+  const raw = contentText(m.content);
+  if (COMMAND.test(raw)) return collapseWhitespace(COMMAND_ARGS.exec(raw)?.[1] ?? '') || null;
+  const typed = TYPED.exec(raw.trim());
+  if (!typed) return undefined;
+  return collapseWhitespace(typed[1] ?? '') || null;
+}
+
+/**
+ * The transcript's compaction points, in call order: Claude Code's compact boundaries and Codex's `compacted` and
+ * encrypted `compaction` records (listed by the adapters in `metadata.compactions`), `/compact` commands, and calls of
+ * an agent's Compact tool (J-CLI). Each happens before the first model call at or after it; marks that fall before the
+ * same call are one point (Claude Code logs the `/compact` command after the boundary it caused). A mark after the
+ * last call is dropped: no call is left to compact for.
+ */
+export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
+  const messages = transcript.messages;
+  const n = messages.length;
+  const marks: { at: number; kind: SourcePointKind; focus?: string; summary?: Message; kept?: Message[]; opaque?: true }[] = [];
+  const entries = transcript.metadata?.compactions;
+  for (const raw of Array.isArray(entries) ? (entries as Record<string, unknown>[]) : []) {
+    if (raw === null || typeof raw !== 'object') continue;
+    const summary = isIndex(raw.summaryIndex, n - 1) ? messages[raw.summaryIndex] : undefined;
+    const at = [raw.boundaryIndex, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
+    if (at === undefined) continue;
+    const kind: SourcePointKind =
+      raw.encrypted === true ? 'encrypted' : raw.boundaryIndex !== undefined || raw.trigger !== undefined ? 'boundary' : 'compacted';
+    const from = raw.replacementFrom;
+    const to = raw.replacementTo;
+    const kept = isIndex(from, n) && isIndex(to, n) && to > from ? messages.slice(from, to) : undefined;
+    const opaque = raw.encrypted === true || raw.encryptedSummary === true;
+    marks.push({ at: at as number, kind, ...(summary ? { summary } : {}), ...(kept ? { kept } : {}), ...(opaque ? { opaque: true as const } : {}) });
+  }
+  messages.forEach((m, i) => {
+    const focus = compactCommand(m);
+    if (focus !== undefined) marks.push({ at: i, kind: 'command', ...(focus === null ? {} : { focus }) });
+    if (!isRole(m, 'assistant')) return;
+    for (const call of m.tool_calls ?? []) {
+      if (call.function.name.toLowerCase() !== 'compact') continue;
+      const args = parseArguments(call.function.arguments);
+      const focus = typeof args?.focus === 'string' && args.focus.trim() !== '' ? collapseWhitespace(args.focus) : undefined;
+      // The compaction runs once the tool has answered: before the next call.
+      marks.push({ at: i + 1, kind: 'tool', ...(focus ? { focus } : {}) });
+    }
+  });
+
+  // Ordinal of each assistant message among the calls. A source's summary messages (a replacement history repeats
+  // assistant replies) are no model calls: the replay leaves them out too.
+  const isCall = (m: Message) => m.role === 'assistant' && !isSourceSummary(m);
+  const callOf = new Map<number, number>();
+  let calls = 0;
+  messages.forEach((m, i) => {
+    if (isCall(m)) callOf.set(i, calls++);
+  });
+  const nextCall = (at: number): number | undefined => {
+    for (let i = at; i < n; i++) if (isCall(messages[i])) return i;
+    return undefined;
+  };
+  const byCall = new Map<number, SourcePoint>();
+  for (const mark of marks.sort((a, b) => a.at - b.at)) {
+    const callIndex = nextCall(mark.at);
+    if (callIndex === undefined) continue;
+    let point = byCall.get(callIndex);
+    if (!point) byCall.set(callIndex, (point = { call: callOf.get(callIndex) as number, callIndex, index: mark.at, kinds: [] }));
+    point.index = Math.min(point.index, mark.at);
+    if (!point.kinds.includes(mark.kind)) point.kinds.push(mark.kind);
+    if (mark.focus !== undefined) point.focus ??= mark.focus;
+    if (mark.summary) point.summary ??= mark.summary;
+    if (mark.kept) point.kept ??= mark.kept;
+    if (mark.opaque) point.opaque = true;
+  }
+  return [...byCall.values()].sort((a, b) => a.call - b.call);
+}

@@ -1,0 +1,309 @@
+import { change, int, mdTable, pct, usd } from '../report/format.js';
+import { PROBE_KINDS } from '../retention/probes.js';
+import { type Tally, recall } from '../retention/score.js';
+import type { PolicyTotals, SimulationReport } from './simulate-run.js';
+import type { CacheModelName } from './billing/cache-rules.js';
+
+const KIND_LABELS: Record<(typeof PROBE_KINDS)[number], string> = {
+  artifact: 'artifacts',
+  command: 'commands',
+  error: 'errors',
+  intent: 'intent',
+  task: 'open tasks',
+};
+const cell = (t: Tally) => (t.probes === 0 ? '–' : `${pct(recall(t))} (${t.retained}/${t.probes})`);
+
+/** The source's own compaction beside ours at the same points: tokens, cost and what each kept. */
+function sourcePointsSection(r: SimulationReport): string[] {
+  const sp = r.sourcePoints;
+  if (!sp) return [];
+  const rows = r.policies.filter((p): p is PolicyTotals & Required<Pick<PolicyTotals, 'atSourcePoints'>> => p.atSourcePoints !== undefined);
+  const kinds = Object.entries(sp.byKind)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  return [
+    '',
+    "## At the source's own compaction points",
+    '',
+    `${sp.points} points in ${sp.transcripts} transcripts where the source compacted or was asked to (${kinds || 'none'}); ` +
+      `${sp.withSummary} with a recorded summary, which \`source\` puts in place of the context` +
+      (sp.opaque ? ` (${sp.opaque} of them opaque: Codex's summary is encrypted, so \`source\` keeps the messages Codex kept, without it)` : '') +
+      '. Recall: the probes of every ' +
+      "message before the point (eval's probes), found in the context each policy kept; `source` counts only the points " +
+      'with a summary. Billed input and costs are over whole replays. "hindsight": the facts of before the point the session ' +
+      'used again after it (paths read, edited or named again, commands re-run, error lines or their identifiers referred ' +
+      'back to, requests a user correction restates), found in the context each policy kept.',
+    '',
+    mdTable(
+      [
+        'policy',
+        'points',
+        'input billed',
+        'vs none',
+        'cost (cached)',
+        'prompt before',
+        'prompt after',
+        ...PROBE_KINDS.map((k) => KIND_LABELS[k]),
+        'overall',
+        'kinds mean',
+        'hindsight',
+      ],
+      rows.map((p) => {
+        const a = p.atSourcePoints;
+        const recalls = PROBE_KINDS.map((k) => recall(a.score.byKind[k])).filter((x): x is number => x !== null);
+        return [
+          p.name,
+          int(a.points),
+          int(p.billedInput),
+          change(-p.reductionVsNone),
+          usd(p.cost.withCache),
+          int(a.tokensBefore),
+          int(a.tokensAfter),
+          ...PROBE_KINDS.map((k) => cell(a.score.byKind[k])),
+          cell(a.score.overall),
+          recalls.length === 0 ? '–' : pct(recalls.reduce((x, y) => x + y, 0) / recalls.length),
+          cell(a.hindsight.overall),
+        ];
+      }),
+      'lrrrrrrrrrrrrrr',
+    ),
+  ];
+}
+
+const CACHE_LABELS: Record<CacheModelName, string> = {
+  'anthropic-5m': "Anthropic's prompt cache with the 5-minute TTL",
+  'anthropic-1h': "Anthropic's prompt cache with the 1-hour TTL",
+  openai: "OpenAI's automatic prompt cache",
+  ideal: 'an ideal prefix cache',
+  none: 'no prompt cache',
+};
+
+const duration = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`);
+
+/** How "cost (cached)" was billed: the ideal cache's rule, or each cache model's rules and prices. */
+function cacheNote(r: SimulationReport): string[] {
+  if (!r.cache) {
+    return [
+      '"cost (cached)" assumes an ideal prefix cache: at each call, the leading messages identical to the previous',
+      "call's prompt are cache reads and the rest cache writes; a compaction or micro-compaction that rewrites an early",
+      'message turns everything after it into writes.',
+    ];
+  }
+  const c = r.cache;
+  const lines = [
+    `"cost (cached)" bills each call as the provider's prompt cache would (${c.chosenBy === 'flag' ? '`--cache`' : "each transcript's cache chosen by its source"}):`,
+  ];
+  for (const [name, m] of Object.entries(c.models) as [CacheModelName, NonNullable<(typeof c.models)[CacheModelName]>][]) {
+    const rules =
+      name === 'none'
+        ? 'every input token at the input price'
+        : `${m.ttlSeconds === null ? 'no expiry' : `entries expire ${duration(m.ttlSeconds)} after their last use`}` +
+          `${m.minTokens > 0 ? `, nothing cached below ${int(m.minTokens)} tokens` : ''}${m.step > 1 ? `, reads in steps of ${m.step} tokens` : ''}; ` +
+          `${m.prices.cacheWrite === m.prices.input ? 'no write premium' : `writes $${m.prices.cacheWrite}`}, reads $${m.prices.cached} per million`;
+    lines.push(`- \`${name}\` (${int(m.transcripts)} transcripts): ${CACHE_LABELS[name]}; ${rules}.`);
+  }
+  lines.push(
+    '',
+    `Calls are timed by the transcripts' timestamps; ${int(c.untimedTranscripts)} transcripts without any are spaced ${c.callGapSeconds} s apart.`,
+  );
+  return lines;
+}
+
+/** The policies' table; a "compaction calls" column when a policy's compactions asked a model. */
+function policiesTable(r: SimulationReport): string {
+  const withCalls = r.policies.some((x) => x.compactionCalls !== undefined);
+  const withHindsight = r.policies.some((x) => x.hindsight !== undefined);
+  const head = [
+    'policy',
+    'calls',
+    'input billed',
+    'vs none',
+    'compactions',
+    'micro',
+    'peak prompt',
+    'calls >= hard limit',
+    'calls > window',
+    'stuck',
+    ...(withHindsight ? ['hindsight'] : []),
+    ...(withCalls ? ['compaction calls'] : []),
+    'cost',
+    'cost (cached)',
+  ];
+  return mdTable(
+    head,
+    r.policies.map((x) => [
+      x.name,
+      int(x.calls),
+      int(x.billedInput),
+      x.name === 'none' ? '–' : change(-x.reductionVsNone),
+      int(x.compactions),
+      int(x.microCompactions),
+      int(x.peakPrompt),
+      int(x.callsOverHardLimit),
+      int(x.callsOverWindow),
+      int(x.stuckTranscripts),
+      ...(withHindsight ? [x.hindsight ? cell(x.hindsight.overall) : '–'] : []),
+      ...(withCalls ? [x.compactionCalls ? `${usd(x.compactionCalls.cost)} (${int(x.compactionCalls.calls)})` : '–'] : []),
+      usd(x.cost.withoutCache),
+      usd(x.cost.withCache),
+    ]),
+    `l${'r'.repeat(head.length - 1)}`,
+  );
+}
+
+/** What the "compaction calls" column holds, when there is one. */
+function compactionCallsNote(r: SimulationReport): string[] {
+  const rows = r.policies.filter((x) => x.compactionCalls !== undefined);
+  if (rows.length === 0) return [];
+  return [
+    '',
+    '"compaction calls": what the compactions themselves cost, in US dollars (number of model calls), included in both costs: ' +
+      "each summary's prompt and answer" +
+      (r.compactionPricing
+        ? `, our LLM steps' (${r.compactionPricing.model}) at $${r.compactionPricing.inPerMillion} / $${r.compactionPricing.outPerMillion} per million prompt / answer tokens${r.compactionPricing.batch ? ' (Batch API price)' : ''}`
+        : '') +
+      "; the source's own summaries (`source`) at the agent's prices, their prompt being the context before the point.",
+    ...rows.map((x) => {
+      const c = x.compactionCalls as NonNullable<PolicyTotals['compactionCalls']>;
+      return `- \`${x.name}\`: ${int(c.calls)} calls, ${int(c.input)} prompt and ${int(c.output)} answer tokens, ${usd(c.cost)}.`;
+    }),
+  ];
+}
+
+/** simulate.md: the policies table, the recorded-usage comparison when there is one, and how to read them. */
+export function renderSimulation(r: SimulationReport): string {
+  const p = r.prices;
+  const out: string[] = [
+    '# tcompact simulate',
+    '',
+    `${r.transcripts} transcripts replayed as agent loops (one model call per assistant message), window ${int(r.window)} tokens, ` +
+      `tokenizer ${r.tokenizer}. Hard limit ${r.thresholds.hardLimit} of the window; cooldown ${r.cooldown} calls; ` +
+      `stuck after ${r.maxAttempts} compactions in a row that stay above the trigger` +
+      (r.basePrompt === 'recorded'
+        ? "; each transcript's unrecorded system prompt and tools added to every call, as its first recorded call's input minus the replayed first prompt, and read from the cache at a call where the replay holds none of it while the recorded call read it (another session had just sent it)."
+        : r.basePrompt > 0
+          ? `; ${int(r.basePrompt)} tokens of unrecorded system prompt and tools added to every call.`
+          : '.'),
+    ...(r.tokenRatio === undefined
+      ? []
+      : [
+          r.tokenRatio === 'recorded'
+            ? "Every count is scaled to the provider's tokens by each transcript's own ratio, measured from its recorded usage (the growth of the recorded input between calls over the same messages counted here; 1 without)."
+            : `Every count is scaled by ${r.tokenRatio} to the provider's tokens.`,
+        ]),
+    `Prices per million tokens: input $${p.input}, cache write $${p.cacheWrite}, cache read $${p.cached}, output $${p.output}.`,
+    '',
+    policiesTable(r),
+    '',
+    ...r.policies.map((x) => `- \`${x.name}\`: ${x.summary}`),
+    '',
+    ...cacheNote(r),
+    ...(r.policies.some((x) => x.hindsight !== undefined)
+      ? [
+          '',
+          '"hindsight": at each compaction a policy made (micro-compaction aside), the facts of before it that the session ' +
+            'used again after it (paths read, edited or named again, commands re-run, error lines or their identifiers named ' +
+            'again, requests a user correction restates), found in the context the policy left.',
+        ]
+      : []),
+    ...compactionCallsNote(r),
+  ];
+  out.push(...sourcePointsSection(r));
+  if (r.llm) {
+    const l = r.llm;
+    out.push(
+      '',
+      `LLM steps: model ${l.model}, ${int(l.requests)} requests, ${int(l.promptTokens)} prompt and ${int(l.completionTokens)} completion tokens` +
+        `${l.costUsd === null ? '' : `, ${usd(l.costUsd)}`}; ${int(l.fallbacks.count)} compactions fell back to the deterministic steps.`,
+    );
+  }
+  if (r.recorded) out.push(...recordedSection(r.recorded, p));
+  if (r.byFormat) out.push('', ...byFormatSection(r.byFormat));
+  return `${out.join('\n')}\n`;
+}
+
+/** The agents side by side: each policy's cost with caching and its change in input against `none`, per source format. */
+function byFormatSection(byFormat: NonNullable<SimulationReport['byFormat']>): string[] {
+  const formats = Object.keys(byFormat);
+  const policies = Object.keys(byFormat[formats[0]].policies);
+  return [
+    '## By source format',
+    '',
+    'Cost with caching and input billed against `none`, per policy, for the transcripts of each source format.',
+    '',
+    mdTable(
+      ['policy', ...formats.map((f) => `${f} (${byFormat[f].transcripts})`)],
+      policies.map((name) => [
+        name,
+        ...formats.map((f) => {
+          const p = byFormat[f].policies[name];
+          return `${usd(p.cost.withCache)}, ${change(-p.reductionVsNone)}`;
+        }),
+      ]),
+      `l${'r'.repeat(formats.length)}`,
+    ),
+  ];
+}
+
+/** The usage the sources recorded beside the replay of the same transcripts without compaction (and as they compacted). */
+function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, p: SimulationReport['prices']): string[] {
+  const u = recorded.usage;
+  // Input cost with caching: what the cache model decides. Outputs are set apart because Claude Code records the
+  // usage of a reply's first stream event, whose output_tokens are not the billed ones.
+  const inputCost = (withCache: number, output: number) => usd(withCache - (output * p.output) / 1e6);
+  const replayRow = (label: string, s: NonNullable<typeof recorded.simulatedSource>) => [
+    label,
+    int(s.calls),
+    int(s.billedInput),
+    int(s.cachedInput),
+    int(s.cacheWrites ?? s.billedInput - s.cachedInput),
+    s.cacheWrites === undefined ? '–' : int(s.billedInput - s.cachedInput - s.cacheWrites),
+    int(s.outputTokens),
+    int(s.firstPrompt),
+    usd(s.cost.withoutCache),
+    usd(s.cost.withCache),
+    inputCost(s.cost.withCache, s.outputTokens),
+  ];
+  return [
+    '',
+    '## Recorded usage beside the replay',
+    '',
+    `${recorded.transcripts} transcripts carry the usage their source recorded (Claude Code or Codex \`usage\`), their own compactions and caching included.`,
+    '',
+    mdTable(
+      ['', 'calls', 'input', 'cache reads', 'cache writes', 'uncached input', 'output', 'first call input', 'cost', 'cost (cached)', 'input cost (cached)'],
+      [
+        [
+          'recorded',
+          int(u.calls),
+          int(u.input),
+          int(u.cacheRead),
+          int(u.cacheCreation),
+          int(u.uncachedInput),
+          int(u.output),
+          int(u.firstCallInput),
+          usd(u.cost.withoutCache),
+          usd(u.cost.withCache),
+          inputCost(u.cost.withCache, u.output),
+        ],
+        replayRow('simulated `none`', recorded.simulatedNone),
+        ...(recorded.simulatedSource ? [replayRow('simulated `source`', recorded.simulatedSource)] : []),
+      ],
+      'lrrrrrrrrrr',
+    ),
+    '',
+    ...(u.cacheCreation1h === undefined
+      ? []
+      : [
+          `Of the recorded cache writes, ${int(u.cacheCreation1h)} were made with the 1-hour TTL and are billed at 2x the input price, the others at 1.25x.`,
+          '',
+        ]),
+    'The recorded input includes the system prompt and tool definitions the session file does not hold (about the',
+    "first call's recorded input minus its simulated prompt, on every call; `--base-prompt N` adds them to the replay)",
+    "and is counted by the provider's tokenizer (`--token-ratio recorded` scales the replay's counts to it).",
+    '`none` sends every session whole; `source` compacts where the sessions did, so it is the replay to hold against',
+    'the record. Its compaction calls are left out here: a source records them apart (Claude Code in its',
+    '`agent-acompact-*` subagent files, transcripts of their own). The input cost (cached) leaves out the output:',
+    "Claude Code records the usage of a reply's first stream event, whose `output_tokens` are not the billed ones.",
+  ];
+}

@@ -1,0 +1,265 @@
+import type { CompactionHandler, CompactionOutput, CompactionRequest } from '../context/compaction-handler.js';
+import type { ContextManager } from '../context/context-manager.js';
+import type { Message } from '../model/message.js';
+import type { ToolDef, Transcript } from '../model/transcript.js';
+import { countMessage, totalOf } from '../tokens/breakdown.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
+import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
+import { CACHE_RULES, type CacheRules, DEFAULT_CALL_GAP_SECONDS } from './billing/cache-rules.js';
+import { PromptCache } from './billing/prompt-cache.js';
+
+/** A policy made ready for one transcript: fresh state, since a manager counts compactions and cooldowns. */
+export interface PolicyInstance {
+  /** Runs before every call (micro-compaction); its output replaces the agent's context. */
+  micro?: CompactionHandler;
+  /**
+   * Each change `micro` makes is a compaction point for `onCompaction` (hindsight): a runtime's clearing (Anthropic's
+   * context editing, the AI SDK's pruning) is the only compaction such a policy makes. @default false
+   */
+  microIsCompaction?: boolean;
+  /** Decides at every call whether to compact. */
+  manager?: ContextManager;
+  /**
+   * Compaction at chosen calls (the source's own compaction points): asked before call `call` (0-based, in call order,
+   * after micro-compaction); returns the new context, or undefined to leave it. Each context it returns counts as a
+   * compaction.
+   */
+  at?: (call: number, request: CompactionRequest) => CompactionOutput | undefined | Promise<CompactionOutput | undefined>;
+}
+
+export interface ReplayOptions {
+  tokenizer: Tokenizer;
+  window: number;
+  /** Fraction of the window counted as the hard limit (calls at or above it). @default 0.98 */
+  hardLimit?: number;
+  /**
+   * Tokens every call sends besides the transcript's messages and tools: the system prompt and tool definitions an
+   * agent adds but its session file does not record (Claude Code's). Counted in every prompt, always cached. @default 0
+   */
+  basePrompt?: number;
+  /** Told each call's prompt size, in call order (for a chart of one transcript's prompts). */
+  onCall?: (promptTokens: number) => void;
+  /**
+   * Told each compaction the manager made (micro-compaction not included): the index in `transcript.messages` of the
+   * reply whose call it preceded, and the context after it.
+   */
+  onCompaction?: (messageIndex: number, context: readonly Message[]) => void;
+  /**
+   * Every micro-compaction that changes the prompt is a compaction point for `onCompaction` too, whatever the policy
+   * (masking loses what it masked, as a clear does): how `tune` compares micro-compaction with clearing. @default false
+   */
+  microIsCompaction?: boolean;
+  /** The provider's prompt cache. @default the ideal cache */
+  cache?: CacheRules;
+  /** Seconds between calls in a transcript without timestamps. @default DEFAULT_CALL_GAP_SECONDS */
+  callGapSeconds?: number;
+  /**
+   * Tokens of the base prefix held warm from outside the conversation at the call of the assistant message at this
+   * index (see CachedPrompt.warmBase). @default none
+   */
+  warmBase?: (messageIndex: number) => number;
+}
+
+/** What one transcript's replay under one policy cost, in tokens. */
+export interface ReplayStats {
+  /** Model calls: one per assistant message. */
+  calls: number;
+  /** Sum of every call's prompt (all earlier messages as the policy left them, plus tool definitions). */
+  billedInput: number;
+  /**
+   * The part of `billedInput` read from the prompt cache. Under the ideal cache: at each call, the tokens of the
+   * longest run of leading messages identical to the previous call's prompt (tool definitions included once anything
+   * matches), and the rest of the input is written.
+   */
+  cachedInput: number;
+  /**
+   * The part of `billedInput` written to the cache; absent under the ideal cache, where it is everything not read.
+   * The rest (`billedInput - cachedInput - cacheWrites`) is plain input.
+   */
+  cacheWrites?: number;
+  /** Sum of the assistant messages' tokens: the same under every policy. */
+  outputTokens: number;
+  /** Compactions the manager made (micro-compaction not included). */
+  compactions: number;
+  /** Calls at which micro-compaction changed the context. */
+  microCompactions: number;
+  peakPrompt: number;
+  /** The first call's prompt (0 without calls). */
+  firstPrompt: number;
+  /** Calls whose prompt was at or above the hard limit. */
+  callsOverHardLimit: number;
+  /** Calls whose prompt did not fit the window at all. */
+  callsOverWindow: number;
+  /** The manager gave up (max attempts in a row without getting under the trigger). */
+  stuck: boolean;
+}
+
+/** The figures of a replay with no calls yet (also the zero that totals start from). */
+export function emptyReplayStats(): ReplayStats {
+  return {
+    calls: 0,
+    billedInput: 0,
+    cachedInput: 0,
+    outputTokens: 0,
+    compactions: 0,
+    microCompactions: 0,
+    peakPrompt: 0,
+    firstPrompt: 0,
+    callsOverHardLimit: 0,
+    callsOverWindow: 0,
+    stuck: false,
+  };
+}
+
+const tokensOf = (m: Message, tok: Tokenizer) => totalOf(countMessage(m, tok));
+
+/**
+ * Messages the replay leaves out: the summary Claude Code inserted at its own compaction (marked
+ * `is_compact_summary` by the adapter) only exists because that session compacted; the counterfactual agent loop
+ * never receives it.
+ */
+function replayed(message: Message): boolean {
+  return (message as Record<string, unknown>).is_compact_summary !== true;
+}
+
+/**
+ * Replays a transcript as the agent loop that produced it: each assistant message is one model call whose prompt is
+ * every earlier message as the policy left it. The context grows by one message at a time; token totals are kept
+ * incrementally (each message is encoded once, `countMessage` being memoized per object), and after a compaction the
+ * new context is summed from memoized counts, so the cost is linear in messages per call and never re-encodes text.
+ */
+export async function replay(transcript: Transcript, policy: PolicyInstance, options: ReplayOptions): Promise<ReplayStats> {
+  const tok = options.tokenizer;
+  const hardTokens = (options.hardLimit ?? DEFAULT_THRESHOLDS.hardLimit) * options.window;
+  const toolsTokens = (transcript.tools && transcript.tools.length > 0 ? tok.count(JSON.stringify(transcript.tools)) : 0) + (options.basePrompt ?? 0);
+  const stats = emptyReplayStats();
+  let context: Message[] = [];
+  let tokens = toolsTokens;
+  const rules = options.cache ?? CACHE_RULES.ideal;
+  // A provider caches per model: a session that switches models (Claude Code's Haiku turns between Opus ones) keeps
+  // one cache for each, as its recorded reads show. The ideal cache stays one, as it always was.
+  const caches = new Map<string, PromptCache>();
+  const cacheOf = (m: Message) => {
+    const named = (m as Record<string, unknown>).model;
+    const model = rules.kind !== 'previous' && typeof named === 'string' ? named : '';
+    let cache = caches.get(model);
+    if (!cache) caches.set(model, (cache = new PromptCache(rules)));
+    return cache;
+  };
+  if (rules.kind !== 'previous') stats.cacheWrites = 0;
+  const clock = new CallClock(transcript.messages, (options.callGapSeconds ?? DEFAULT_CALL_GAP_SECONDS) * 1000);
+
+  for (const [messageIndex, message] of transcript.messages.entries()) {
+    const atMs = clock.next(message);
+    if (!replayed(message)) continue;
+    if (message.role === 'assistant') {
+      if (policy.micro) {
+        const out = await policy.micro({ messages: context, tokens, window: options.window, reason: 'threshold' });
+        if (out.messages !== context && !sameMessages(out.messages, context)) {
+          stats.microCompactions++;
+          context = [...out.messages];
+          tokens = out.tokens;
+          if (policy.microIsCompaction || options.microIsCompaction) options.onCompaction?.(messageIndex, context);
+        }
+      }
+      if (policy.at) {
+        const out = await policy.at(stats.calls, { messages: context, tokens, window: options.window, reason: 'requested' });
+        if (out) {
+          stats.compactions++;
+          context = [...out.messages];
+          tokens = out.tokens;
+        }
+      }
+      if (policy.manager) {
+        const result = await policy.manager.check({ messages: context, tokens });
+        if (result.microCompacted) stats.microCompactions++;
+        if (result.messages !== context) {
+          context = [...result.messages];
+          tokens = result.tokens;
+        }
+        if (result.status === 'compacted' || (result.microCompacted && options.microIsCompaction)) options.onCompaction?.(messageIndex, context);
+      }
+      stats.calls++;
+      options.onCall?.(tokens);
+      if (stats.calls === 1) stats.firstPrompt = tokens;
+      stats.billedInput += tokens;
+      const billed = cacheOf(message).call({
+        messages: context,
+        tokensOf: (i) => tokensOf(context[i], tok),
+        blocksOf: (i) => blocksOf(context[i]),
+        baseTokens: toolsTokens,
+        atMs,
+        warmBase: options.warmBase?.(messageIndex),
+      });
+      stats.cachedInput += billed.read;
+      if (stats.cacheWrites !== undefined) stats.cacheWrites += billed.written;
+      stats.peakPrompt = Math.max(stats.peakPrompt, tokens);
+      if (tokens >= hardTokens) stats.callsOverHardLimit++;
+      if (tokens > options.window) stats.callsOverWindow++;
+      stats.outputTokens += tokensOf(message, tok);
+    }
+    context.push(message);
+    tokens += tokensOf(message, tok);
+  }
+  if (policy.manager) {
+    stats.compactions += policy.manager.state.compactions;
+    stats.stuck = policy.manager.state.stuck;
+  }
+  return stats;
+}
+
+function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Content blocks of a message as a provider counts them: each content part and each tool call (at least one). */
+function blocksOf(m: Message): number {
+  const content = (m as { content?: unknown }).content;
+  const calls = (m as { tool_calls?: unknown }).tool_calls;
+  return Math.max(1, (Array.isArray(content) ? content.length : 1) + (Array.isArray(calls) ? calls.length : 0));
+}
+
+const stampOf = (m: Message): number | undefined => {
+  const t = (m as Record<string, unknown>).timestamp;
+  const ms = typeof t === 'string' ? Date.parse(t) : typeof t === 'number' ? t : Number.NaN;
+  return Number.isFinite(ms) ? ms : undefined;
+};
+
+/**
+ * When each call was made. A call goes out right after the last message of its prompt, so it takes the latest
+ * timestamp recorded up to that message (the reply's own for a first call with none before it), never earlier than
+ * the previous call. A transcript without any timestamp gets a fixed gap between calls.
+ */
+class CallClock {
+  private readonly timed: boolean;
+  private latest: number | undefined;
+  private lastCall: number | undefined;
+
+  constructor(
+    messages: readonly Message[],
+    private readonly gapMs: number,
+  ) {
+    this.timed = messages.some((m) => stampOf(m) !== undefined);
+  }
+
+  /** Takes the messages in order; returns the time of a call made before `message` (meaningful for replies). */
+  next(message: Message): number {
+    const own = stampOf(message);
+    let at: number;
+    if (message.role !== 'assistant') at = this.lastCall ?? 0;
+    else if (!this.timed) at = this.lastCall === undefined ? 0 : this.lastCall + this.gapMs;
+    else at = Math.max(this.latest ?? own ?? 0, this.lastCall ?? Number.NEGATIVE_INFINITY);
+    if (message.role === 'assistant') this.lastCall = at;
+    if (own !== undefined) this.latest = this.latest === undefined ? own : Math.max(this.latest, own);
+    return at;
+  }
+}
+
+/** Tokens of a list of messages plus tool definitions, counted like `countTranscript`. */
+export function contextTokens(messages: readonly Message[], tools: readonly ToolDef[] | undefined, tok: Tokenizer): number {
+  let n = tools && tools.length > 0 ? tok.count(JSON.stringify(tools)) : 0;
+  for (const m of messages) n += tokensOf(m, tok);
+  return n;
+}

@@ -1,0 +1,264 @@
+import { type PointSeries, barChart, xyChart } from '../report/html/chart.js';
+import { formatInt, formatShare, formatUsd } from '../report/html/escape.js';
+import type { Page, Section } from '../report/html/page.js';
+import { type Cell, num, sortableTable } from '../report/html/table.js';
+import { join } from 'node:path';
+import { writePage } from '../report/html/write-pages.js';
+
+interface Cost {
+  withoutCache: number;
+  withCache: number;
+}
+
+/** A policy's totals in simulate.json. */
+export interface SimulatePagePolicy {
+  name: string;
+  summary: string;
+  calls: number;
+  billedInput: number;
+  cachedInput: number;
+  compactions: number;
+  microCompactions: number;
+  peakPrompt: number;
+  callsOverHardLimit: number;
+  callsOverWindow: number;
+  stuckTranscripts: number;
+  reductionVsNone: number;
+  cost: Cost;
+  /** What the compactions' own model calls cost (included in `cost`); absent when they asked no model. */
+  compactionCalls?: { calls: number; cost: number };
+  /** At the policy's own compactions: the facts the session used again after them, retained. */
+  hindsight?: { overall: { probes: number; retained: number } };
+}
+
+/** simulate.json: the fields the page shows. */
+export interface SimulatePageInput {
+  inputs: readonly string[];
+  tokenizer: string;
+  window: number;
+  thresholds: { compaction: number; hardLimit: number };
+  transcripts: number;
+  policies: readonly SimulatePagePolicy[];
+  recorded?: {
+    transcripts: number;
+    usage: { calls: number; input: number; cost: Cost };
+    simulatedNone: { billedInput: number; cost: Cost };
+    simulatedSource?: { billedInput: number; cost: Cost };
+  };
+  trace?: { id: string; file: string; line: number; prompts: Readonly<Record<string, readonly number[]>> };
+  /** Inputs of several source formats: each policy's cost and input change per format. */
+  byFormat?: Readonly<
+    Record<string, { transcripts: number; policies: Readonly<Record<string, { billedInput: number; cost: Cost; reductionVsNone: number }>> }>
+  >;
+}
+
+/** The agents side by side: a row per source format, each policy's cost with caching and its input against `none`. */
+function byFormatSections(s: SimulatePageInput): Section[] {
+  if (!s.byFormat) return [];
+  const formats = Object.entries(s.byFormat);
+  const names = s.policies.map((p) => p.name);
+  return [
+    {
+      title: 'By source format',
+      intro: 'Each policy on the transcripts of each agent: cost with caching, and input billed against no compaction.',
+      html: sortableTable(
+        [
+          { label: 'format' },
+          { label: 'transcripts', numeric: true },
+          ...names.flatMap((n) => [
+            { label: `${n}: cost`, numeric: true },
+            { label: `${n}: input vs none`, numeric: true },
+          ]),
+        ],
+        formats.map(([format, g]): Cell[] => [
+          format,
+          num(g.transcripts),
+          ...names.flatMap((n): Cell[] => {
+            const p = g.policies[n];
+            return p ? [num(p.cost.withCache, formatUsd(p.cost.withCache)), num(-p.reductionVsNone, formatShare(-p.reductionVsNone))] : [null, null];
+          }),
+        ]),
+      ),
+    },
+  ];
+}
+
+/** Points per policy on the prompt chart; longer runs keep every n-th call (and the last). */
+const MAX_POINTS = 4000;
+
+function tracePoints(prompts: readonly number[]): { x: number; y: number }[] {
+  const step = Math.max(1, Math.ceil(prompts.length / MAX_POINTS));
+  const points: { x: number; y: number }[] = [];
+  for (let i = 0; i < prompts.length; i += step) points.push({ x: i + 1, y: prompts[i] });
+  if ((prompts.length - 1) % step !== 0) points.push({ x: prompts.length, y: prompts[prompts.length - 1] });
+  return points;
+}
+
+function hindsightCell(p: SimulatePagePolicy): Cell {
+  const t = p.hindsight?.overall;
+  if (!t || t.probes === 0) return null;
+  return num(t.retained / t.probes, `${formatShare(t.retained / t.probes)} (${formatInt(t.retained)}/${formatInt(t.probes)})`);
+}
+
+function costSection(s: SimulatePageInput): Section {
+  const names = s.policies.map((p) => p.name);
+  const withCalls = s.policies.some((p) => p.compactionCalls !== undefined);
+  const withHindsight = s.policies.some((p) => p.hindsight !== undefined);
+  const rows: Cell[][] = s.policies.map((p) => [
+    p.name,
+    num(p.calls),
+    num(p.billedInput),
+    num(p.cachedInput),
+    num(p.reductionVsNone, formatShare(p.reductionVsNone)),
+    ...(withCalls
+      ? [p.compactionCalls ? num(p.compactionCalls.cost, `${formatUsd(p.compactionCalls.cost)} (${formatInt(p.compactionCalls.calls)})`) : num(0, '–')]
+      : []),
+    num(p.cost.withoutCache, formatUsd(p.cost.withoutCache)),
+    num(p.cost.withCache, formatUsd(p.cost.withCache)),
+    num(p.compactions),
+    num(p.microCompactions),
+    num(p.peakPrompt),
+    num(p.stuckTranscripts),
+    num(p.callsOverHardLimit),
+    num(p.callsOverWindow),
+    ...(withHindsight ? [hindsightCell(p)] : []),
+  ]);
+  return {
+    title: 'Billed input and cost per policy',
+    intro: `${formatInt(s.transcripts)} transcripts replayed as agent loops against a ${formatInt(s.window)}-token window (${s.tokenizer}).`,
+    charts: [
+      barChart(
+        'billed-input',
+        'Input tokens billed, and the part read from the cache',
+        names,
+        [
+          { label: 'billed input', data: s.policies.map((p) => p.billedInput) },
+          { label: 'of it cached', data: s.policies.map((p) => p.cachedInput) },
+        ],
+        { horizontal: true },
+      ),
+      barChart(
+        'cost',
+        'Cost without and with prompt caching',
+        names,
+        [
+          { label: 'without caching', data: s.policies.map((p) => p.cost.withoutCache) },
+          { label: 'with caching', data: s.policies.map((p) => p.cost.withCache) },
+        ],
+        { horizontal: true, value: 'usd' },
+      ),
+    ],
+    html:
+      sortableTable(
+        [
+          { label: 'policy' },
+          { label: 'calls', numeric: true },
+          { label: 'billed input', numeric: true },
+          { label: 'cached', numeric: true },
+          { label: 'vs none', numeric: true },
+          ...(withCalls ? [{ label: 'compaction calls', numeric: true }] : []),
+          { label: 'cost', numeric: true },
+          { label: 'cost cached', numeric: true },
+          { label: 'compactions', numeric: true },
+          { label: 'micro', numeric: true },
+          { label: 'peak prompt', numeric: true },
+          { label: 'stuck', numeric: true },
+          { label: 'calls ≥ hard limit', numeric: true },
+          { label: 'calls > window', numeric: true },
+          ...(withHindsight ? [{ label: 'hindsight recall', numeric: true }] : []),
+        ],
+        rows,
+      ) +
+      sortableTable(
+        [{ label: 'policy' }, { label: 'what it does' }],
+        s.policies.map((p) => [p.name, p.summary]),
+        'The policies',
+      ),
+  };
+}
+
+function traceSection(s: SimulatePageInput): Section {
+  const trace = s.trace;
+  if (trace === undefined) return { title: 'Prompt size over one transcript', intro: 'No transcript made a model call.' };
+  const calls = Math.max(...Object.values(trace.prompts).map((p) => p.length));
+  const series: PointSeries[] = s.policies.map((p) => ({ label: p.name, points: tracePoints(trace.prompts[p.name] ?? []), line: true }));
+  const flat = (label: string, y: number, colour: string): PointSeries => ({
+    label,
+    points: [
+      { x: 1, y },
+      { x: Math.max(calls, 2), y },
+    ],
+    line: true,
+    colour,
+  });
+  series.push(flat('window', s.window, '#555555'), flat('compaction threshold', s.thresholds.compaction * s.window, '#aaaaaa'));
+  return {
+    title: 'Prompt size over one transcript',
+    intro: `${trace.id} (${trace.file}:${trace.line}), the largest transcript: ${formatInt(calls)} calls. Each compaction shows as a drop.`,
+    charts: [
+      xyChart('prompt-trace', 'Prompt tokens of each call, per policy', series, {
+        x: 'model call',
+        y: 'prompt tokens',
+        yFormat: 'compact',
+        yFromZero: true,
+        wide: true,
+      }),
+    ],
+  };
+}
+
+function failureSection(s: SimulatePageInput): Section {
+  return {
+    title: 'Stuck runs and overflows',
+    intro: 'A run is stuck when compactions in a row leave the prompt above the trigger; an overflow is a call at or above the hard limit, or past the window.',
+    charts: [
+      barChart(
+        'failures',
+        'Stuck transcripts and calls over the limits',
+        s.policies.map((p) => p.name),
+        [
+          { label: 'stuck transcripts', data: s.policies.map((p) => p.stuckTranscripts) },
+          { label: 'calls ≥ hard limit', data: s.policies.map((p) => p.callsOverHardLimit) },
+          { label: 'calls > window', data: s.policies.map((p) => p.callsOverWindow) },
+        ],
+        { value: 'number' },
+      ),
+    ],
+  };
+}
+
+function recordedSection(s: SimulatePageInput): Section[] {
+  const r = s.recorded;
+  if (r === undefined) return [];
+  return [
+    {
+      title: 'Recorded usage',
+      intro: `${formatInt(r.transcripts)} transcripts carry the usage their source recorded: ${formatInt(r.usage.calls)} calls, ${formatInt(r.usage.input)} input tokens, ${formatUsd(r.usage.cost.withCache)} with caching; the 'none' replay of the same transcripts bills ${formatInt(r.simulatedNone.billedInput)} input tokens, ${formatUsd(r.simulatedNone.cost.withCache)}${
+        r.simulatedSource
+          ? `; the 'source' replay, compacting where the sessions did (its compaction calls left out, as sources record them apart), ${formatInt(r.simulatedSource.billedInput)}, ${formatUsd(r.simulatedSource.cost.withCache)}`
+          : ''
+      }.`,
+    },
+  ];
+}
+
+/** The page of a `simulate` report. */
+export function simulatePage(s: SimulatePageInput): Page {
+  const none = s.policies[0];
+  return {
+    title: 'tcompact simulate report',
+    subtitle: `Inputs: ${s.inputs.join(', ')}`,
+    headline: [
+      { key: 'transcripts', label: 'transcripts', value: s.transcripts, text: formatInt(s.transcripts) },
+      { key: 'policies.0.calls', label: 'model calls', value: none.calls, text: formatInt(none.calls) },
+      { key: 'policies.0.billedInput', label: 'input billed without compaction', value: none.billedInput, text: formatInt(none.billedInput) },
+      { key: 'policies.0.cost.withCache', label: 'cost without compaction, cached', value: none.cost.withCache, text: formatUsd(none.cost.withCache) },
+    ],
+    sections: [costSection(s), ...byFormatSections(s), traceSection(s), failureSection(s), ...recordedSection(s)],
+  };
+}
+
+/** DIR/simulate.html beside simulate.json. */
+export async function writeSimulatePage(outDir: string, report: SimulatePageInput): Promise<string> {
+  return writePage(join(outDir, 'simulate.html'), simulatePage(report));
+}

@@ -1,0 +1,241 @@
+import { type ChartSpec, type PointSeries, barChart, colour, xyChart } from '../report/html/chart.js';
+import { formatInt, formatShare } from '../report/html/escape.js';
+import type { Page, Section } from '../report/html/page.js';
+import { type Cell, num, sortableTable } from '../report/html/table.js';
+import { join } from 'node:path';
+import { headLines } from '../report/html/head-lines.js';
+import { writePage } from '../report/html/write-pages.js';
+
+interface Tally {
+  probes: number;
+  retained: number;
+}
+
+/** A row of eval.json (a strategy, the original, or the source's summary), with the figures eval adds. */
+interface EvalPageRow {
+  name: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  score: { byKind: Readonly<Record<string, Tally>>; overall: Tally };
+  saved: number;
+  recall: Readonly<Record<string, number | null>>;
+  kindsMean: number | null;
+  /** Reference rows: the facts of the span the session used again after the compaction, retained. */
+  hindsight?: { overall: Tally };
+}
+
+/** eval.json: the fields the page shows. */
+export interface EvalPageInput {
+  inputs: readonly string[];
+  settings: Readonly<Record<string, unknown>>;
+  transcripts: number;
+  probes: Readonly<Record<string, number>>;
+  rows: readonly EvalPageRow[];
+  perTranscript: readonly { id: string; tokensBefore: number; rows: readonly { name: string; tokensAfter: number; score: { overall: Tally } }[] }[];
+  reference: { spans: number; rows: readonly EvalPageRow[] };
+  /** Inputs of several source formats: each row's tokens and recall per format. */
+  byFormat?: Readonly<
+    Record<string, { transcripts: number; rows: readonly { name: string; tokensBefore: number; tokensAfter: number; score: { overall: Tally } }[] }>
+  >;
+}
+
+/** The agents side by side: a row per source format and strategy, tokens saved and probe recall. */
+function byFormatSections(e: EvalPageInput): Section[] {
+  if (!e.byFormat) return [];
+  const rows: Cell[][] = [];
+  for (const [format, g] of Object.entries(e.byFormat)) {
+    for (const r of g.rows) {
+      const saved = r.tokensBefore > 0 ? 1 - r.tokensAfter / r.tokensBefore : 0;
+      const t = r.score.overall;
+      rows.push([
+        format,
+        r.name,
+        num(g.transcripts),
+        num(saved, formatShare(saved)),
+        t.probes === 0 ? null : num(t.retained / t.probes, formatShare(t.retained / t.probes)),
+      ]);
+    }
+  }
+  return [
+    {
+      title: 'By source format',
+      intro: 'Each strategy on the transcripts of each agent: tokens saved and probe recall.',
+      html: sortableTable(
+        [
+          { label: 'format' },
+          { label: 'row' },
+          { label: 'transcripts', numeric: true },
+          { label: 'tokens saved', numeric: true },
+          { label: 'recall', numeric: true },
+        ],
+        rows,
+      ),
+    },
+  ];
+}
+
+/** A lost probe as lost.jsonl has it. */
+export interface LostProbeLine {
+  transcript: string;
+  strategy: string;
+  compaction?: number;
+  probe: { kind: string } & Record<string, unknown>;
+}
+
+/** Transcripts drawn per strategy in the scatter, besides the strategy's total. */
+const SCATTER_SAMPLE = 200;
+const ORIGINAL = 'original';
+
+const shareCell = (x: number | null): Cell => (x === null ? null : num(x, formatShare(x)));
+
+/** Every n-th item, so that at most `max` remain, first and spread over the whole list. */
+function sample<T>(items: readonly T[], max: number): T[] {
+  if (items.length <= max) return [...items];
+  const step = items.length / max;
+  return Array.from({ length: max }, (_, i) => items[Math.floor(i * step)]);
+}
+
+function recallSection(e: EvalPageInput): Section {
+  const kinds = Object.keys(e.probes).filter((k) => e.probes[k] > 0);
+  const strategies = e.rows.filter((r) => r.name !== ORIGINAL);
+  const bars = barChart(
+    'recall-by-kind',
+    'Recall by probe kind, per strategy',
+    [...kinds, 'overall'],
+    strategies.map((r) => ({ label: r.name, data: [...kinds, 'overall'].map((k) => r.recall[k] ?? 0) })),
+    {
+      value: 'percent',
+      y: 'probes still in the compacted transcript',
+      note: 'Share of the probes found in the original that the compacted transcript still holds.',
+    },
+  );
+  const transcripts = sample(e.perTranscript, SCATTER_SAMPLE);
+  const series: PointSeries[] = [];
+  strategies.forEach((r, i) => {
+    const points = transcripts.flatMap((t) => {
+      const row = t.rows.find((x) => x.name === r.name);
+      if (!row || row.score.overall.probes === 0 || t.tokensBefore === 0) return [];
+      return [{ x: 1 - row.tokensAfter / t.tokensBefore, y: row.score.overall.retained / row.score.overall.probes }];
+    });
+    series.push({ label: `${r.name} (transcripts)`, points, colour: `${colour(i)}55`, radius: 2.5, legendHidden: true });
+  });
+  strategies.forEach((r, i) => {
+    series.push({ label: r.name, points: r.recall.overall === null ? [] : [{ x: r.saved, y: r.recall.overall }], colour: colour(i), radius: 8 });
+  });
+  const scatter = xyChart('recall-vs-saved', 'Recall against tokens saved', series, {
+    x: 'tokens saved',
+    y: 'overall recall',
+    xFormat: 'percent',
+    yFormat: 'percent',
+    note: `Large dots: each strategy over all transcripts; small dots: ${transcripts.length < e.perTranscript.length ? `${transcripts.length} of the ${e.perTranscript.length}` : 'the'} transcripts. Up and right is better.`,
+  });
+  const rows: Cell[][] = e.rows.map((r) => [
+    r.name,
+    num(r.tokensAfter),
+    shareCell(r.saved),
+    ...kinds.map((k) => shareCell(r.recall[k] ?? null)),
+    shareCell(r.recall.overall ?? null),
+    shareCell(r.kindsMean),
+  ]);
+  return {
+    title: 'Recall per strategy',
+    intro: `${formatInt(e.transcripts)} transcripts; probes: ${kinds.map((k) => `${k} ${formatInt(e.probes[k])}`).join(', ')}.`,
+    charts: [bars, scatter],
+    html: sortableTable(
+      [
+        { label: 'strategy' },
+        { label: 'tokens after', numeric: true },
+        { label: 'saved', numeric: true },
+        ...kinds.map((k) => ({ label: k, numeric: true })),
+        { label: 'overall', numeric: true },
+        { label: 'kinds mean', numeric: true },
+      ],
+      rows,
+    ),
+  };
+}
+
+function referenceSection(e: EvalPageInput): Section {
+  if (e.reference.spans === 0)
+    return { title: "The source's own summaries", intro: 'No transcript holds a compaction made by its source (Claude Code isCompactSummary).' };
+  const rows = e.reference.rows.filter((r) => r.name !== ORIGINAL);
+  const chart: ChartSpec = barChart(
+    'reference',
+    "The source's summary beside the strategies, on the spans it replaced",
+    rows.map((r) => r.name),
+    [
+      { label: 'overall recall', data: rows.map((r) => r.recall.overall ?? 0) },
+      { label: 'tokens saved', data: rows.map((r) => r.saved) },
+    ],
+    { value: 'percent' },
+  );
+  return {
+    title: "The source's own summaries",
+    intro: `${e.reference.spans} spans that the source compacted itself, scored like the strategies on the same messages.`,
+    charts: [chart],
+    html: sortableTable(
+      [
+        { label: 'row' },
+        { label: 'tokens before', numeric: true },
+        { label: 'tokens after', numeric: true },
+        { label: 'saved', numeric: true },
+        { label: 'overall recall', numeric: true },
+        { label: 'hindsight recall', numeric: true },
+      ],
+      e.reference.rows.map((r) => [
+        r.name,
+        num(r.tokensBefore),
+        num(r.tokensAfter),
+        shareCell(r.saved),
+        shareCell(r.recall.overall ?? null),
+        shareCell(r.hindsight && r.hindsight.overall.probes > 0 ? r.hindsight.overall.retained / r.hindsight.overall.probes : null),
+      ]),
+    ),
+  };
+}
+
+function lostSection(e: EvalPageInput, lost: readonly LostProbeLine[]): Section {
+  const kinds = Object.keys(e.probes).filter((k) => e.probes[k] > 0);
+  const counts: Cell[][] = e.rows
+    .filter((r) => r.name !== ORIGINAL)
+    .map((r) => [r.name, ...kinds.map((k) => num((r.score.byKind[k]?.probes ?? 0) - (r.score.byKind[k]?.retained ?? 0)))]);
+  const detail = (p: LostProbeLine['probe']): string => {
+    const { kind: _kind, ...rest } = p;
+    const text = JSON.stringify(rest);
+    return text.length > 240 ? `${text.slice(0, 239)}…` : text;
+  };
+  return {
+    title: 'Lost probes',
+    html:
+      sortableTable([{ label: 'strategy' }, ...kinds.map((k) => ({ label: `${k} lost`, numeric: true }))], counts, 'Probes lost, by kind') +
+      sortableTable(
+        [{ label: 'kind' }, { label: 'strategy' }, { label: 'transcript' }, { label: 'probe' }],
+        lost.map((l) => [l.probe.kind, l.compaction === undefined ? l.strategy : `${l.strategy} (span ${l.compaction})`, l.transcript, detail(l.probe)]),
+        `The first ${lost.length} lost probes (lost.jsonl has them all)`,
+      ),
+  };
+}
+
+/** The page of an `eval` report. */
+export function evalPage(e: EvalPageInput, lost: readonly LostProbeLine[]): Page {
+  const kinds = Object.keys(e.probes).filter((k) => e.probes[k] > 0);
+  return {
+    title: 'tcompact eval report',
+    subtitle: `Inputs: ${e.inputs.join(', ')} · settings ${JSON.stringify(e.settings)}`,
+    headline: [
+      { key: 'transcripts', label: 'transcripts', value: e.transcripts, text: formatInt(e.transcripts) },
+      ...kinds.map((k) => ({ key: `probes.${k}`, label: `${k} probes`, value: e.probes[k], text: formatInt(e.probes[k]) })),
+      { key: 'reference.spans', label: 'spans the source compacted', value: e.reference.spans, text: formatInt(e.reference.spans) },
+    ],
+    sections: [recallSection(e), ...byFormatSections(e), referenceSection(e), lostSection(e, lost)],
+  };
+}
+
+/** Lost probes listed on the eval page. */
+const LOST_LISTED = 50;
+
+/** DIR/eval.html beside eval.json, with the first lost probes of DIR/lost.jsonl. */
+export async function writeEvalPage(outDir: string, report: EvalPageInput): Promise<string> {
+  const lost = (await headLines(join(outDir, 'lost.jsonl'), LOST_LISTED, Number.POSITIVE_INFINITY)).map((l) => JSON.parse(l) as LostProbeLine);
+  return writePage(join(outDir, 'eval.html'), evalPage(report, lost));
+}

@@ -1,0 +1,248 @@
+import { type EvalReport, type EvalRow, ORIGINAL_ROW } from './eval-run.js';
+import { int, mdTable, pct, ratio } from '../report/format.js';
+import { HINDSIGHT_REASONS } from './hindsight.js';
+import { JUDGE_DIMENSIONS } from './judge.js';
+import { REQUEST_OVERLAP_THRESHOLD } from './key-phrases.js';
+import { PROBE_KINDS } from './probes.js';
+import { type Tally, recall } from './score.js';
+
+/** Derived figures of a row, as eval.json and eval.md show them. */
+interface RowFigures {
+  /** tokensBefore / tokensAfter; null when nothing is left. */
+  compression: number | null;
+  /** 1 - tokensAfter / tokensBefore; 0 for an empty input. */
+  saved: number;
+  recall: { artifact: number | null; command: number | null; error: number | null; intent: number | null; task: number | null; overall: number | null };
+  failedCommands: number | null;
+  unresolvedErrors: number | null;
+  lastRequest: number | null;
+  /** Mean of the per-kind recalls, over the kinds that have probes: each kind of fact weighs the same. */
+  kindsMean: number | null;
+  /**
+   * Points of `kindsMean` lost (against the original's own) per point of tokens saved: lower keeps more per token
+   * saved. Null when nothing was saved.
+   */
+  lossPerSaving: number | null;
+}
+
+function kindsMean(row: EvalRow): number | null {
+  const recalls = PROBE_KINDS.map((k) => recall(row.score.byKind[k])).filter((r): r is number => r !== null);
+  return recalls.length === 0 ? null : recalls.reduce((a, b) => a + b, 0) / recalls.length;
+}
+
+export function rowFigures(row: EvalRow, original: EvalRow | undefined): RowFigures {
+  const saved = row.tokensBefore > 0 ? 1 - row.tokensAfter / row.tokensBefore : 0;
+  const overall = recall(row.score.overall);
+  const mean = kindsMean(row);
+  const base = original ? kindsMean(original) : null;
+  return {
+    compression: row.tokensAfter > 0 ? row.tokensBefore / row.tokensAfter : null,
+    saved,
+    recall: {
+      artifact: recall(row.score.byKind.artifact),
+      command: recall(row.score.byKind.command),
+      error: recall(row.score.byKind.error),
+      intent: recall(row.score.byKind.intent),
+      task: recall(row.score.byKind.task),
+      overall,
+    },
+    failedCommands: recall(row.score.failedCommands),
+    unresolvedErrors: recall(row.score.unresolvedErrors),
+    lastRequest: recall(row.score.lastRequest),
+    kindsMean: mean,
+    lossPerSaving: saved > 0 && mean !== null && base !== null ? Math.max(0, base - mean) / saved : null,
+  };
+}
+
+const cell = (t: Tally) => (t.probes === 0 ? '–' : `${pct(recall(t))} (${t.retained}/${t.probes})`);
+
+function table(rows: readonly EvalRow[]): string {
+  const original = rows.find((r) => r.name === ORIGINAL_ROW);
+  return mdTable(
+    [
+      'strategy',
+      'tokens before',
+      'tokens after',
+      'compression',
+      'saved',
+      'artifacts',
+      'commands',
+      'failed cmds',
+      'errors',
+      'unresolved',
+      'intent',
+      'last request',
+      'open tasks',
+      'overall',
+      'kinds mean',
+      'loss / saving',
+    ],
+    rows.map((r) => {
+      const f = rowFigures(r, original);
+      return [
+        r.name,
+        int(r.tokensBefore),
+        int(r.tokensAfter),
+        ratio(f.compression),
+        pct(f.saved),
+        cell(r.score.byKind.artifact),
+        cell(r.score.byKind.command),
+        cell(r.score.failedCommands),
+        cell(r.score.byKind.error),
+        cell(r.score.unresolvedErrors),
+        cell(r.score.byKind.intent),
+        cell(r.score.lastRequest),
+        cell(r.score.byKind.task),
+        cell(r.score.overall),
+        pct(f.kindsMean),
+        f.lossPerSaving === null ? '–' : f.lossPerSaving.toFixed(3),
+      ];
+    }),
+    'lrrrrrrrrrrrrrrr',
+  );
+}
+
+/** The reference rows' hindsight recall: what each context kept of the facts the session used again after the point. */
+function hindsightTable(rows: readonly EvalRow[]): string[] {
+  const withHindsight = rows.filter((r): r is EvalRow & Required<Pick<EvalRow, 'hindsight'>> => r.hindsight !== undefined);
+  if (withHindsight.length === 0) return [];
+  return [
+    '',
+    '**Hindsight**: the facts of each span the session used again after the compaction: paths read, edited or named',
+    'again, commands re-run, error lines or their identifiers named again, requests a user correction restates (each',
+    'retained under the rule of its kind).',
+    '',
+    mdTable(
+      ['strategy', ...HINDSIGHT_REASONS.map((k) => HINDSIGHT_LABELS[k]), 'hindsight'],
+      withHindsight.map((r) => [r.name, ...HINDSIGHT_REASONS.map((k) => cell(r.hindsight.byReason[k])), cell(r.hindsight.overall)]),
+      'lrrrrr',
+    ),
+  ];
+}
+
+const HINDSIGHT_LABELS: Record<(typeof HINDSIGHT_REASONS)[number], string> = {
+  path: 'paths again',
+  command: 'commands re-run',
+  error: 'errors referred to',
+  correction: 'corrections',
+};
+
+/** eval.md: the strategies x metrics table, the reference comparison when there is one, and the rule. */
+export function renderEvaluation(r: EvalReport): string {
+  const p = r.probes;
+  const out = [
+    '# tcompact eval',
+    '',
+    `${r.transcripts} transcripts, tokenizer ${r.tokenizer}. Probes from the original transcripts: ${p.artifact} artifacts, ${p.command} commands, ` +
+      `${p.error} errors, ${p.intent} intent (each request, plus the last one verbatim), ${p.task} open tasks.`,
+    '',
+    table(r.rows),
+  ];
+  const llmRows = r.rows.filter((row) => row.llm);
+  if (llmRows.length > 0) {
+    out.push(
+      '',
+      '## LLM steps',
+      '',
+      'What each row with a model cost over the transcripts above (time: the LLM steps summed, varies from run to run).',
+      '',
+      mdTable(
+        ['row', 'model', 'requests', 'prompt tokens', 'completion tokens', 'cost', 'time'],
+        llmRows.map((row) => {
+          const l = row.llm!;
+          return [
+            row.name,
+            l.model,
+            int(l.requests),
+            int(l.promptTokens),
+            int(l.completionTokens),
+            l.costUsd === null ? '–' : `$${l.costUsd.toFixed(4)}`,
+            `${(l.ms / 1000).toFixed(1)} s`,
+          ];
+        }),
+        'llrrrrr',
+      ),
+    );
+  }
+  if (r.reference.spans > 0) {
+    out.push(
+      '',
+      "## Against the source's own compaction",
+      '',
+      `${r.reference.spans} spans that the source replaced with its own summary (Claude Code \`isCompactSummary\`), probes`,
+      'taken from each span; the summary and every strategy judged on the same span.',
+      '',
+      table(r.reference.rows),
+      ...hindsightTable(r.reference.rows),
+    );
+  }
+  const opaque = r.reference.opaque ?? [];
+  if (opaque.length > 0) {
+    const transcripts = new Set(opaque.map((o) => o.transcript)).size;
+    if (r.reference.spans === 0) out.push('', "## Against the source's own compaction");
+    out.push(
+      '',
+      `${opaque.length} compactions of the source in ${transcripts} transcripts have an opaque summary (Codex's encrypted`,
+      '`compaction` item): the source summarized there, but its summary cannot be read, so it is not scored.',
+    );
+  }
+  if (r.judge) {
+    const j = r.judge;
+    out.push(
+      '',
+      `## Judge (${j.model})`,
+      '',
+      `${j.transcripts} transcripts; one question per dimension and context, answers graded against the original's probes`,
+      `(paths as above, other probes by key-phrase overlap). ${int(j.requests)} requests, ${int(j.promptTokens)} prompt and ${int(j.completionTokens)} completion tokens.`,
+      '',
+      mdTable(
+        ['context', ...JUDGE_DIMENSIONS, 'failed questions'],
+        j.rows.map((row) => [
+          row.name,
+          ...JUDGE_DIMENSIONS.map((d) => {
+            const t = row.byDimension[d];
+            return t.probes === 0 ? '–' : `${pct(t.retained / t.probes)} (${t.retained}/${t.probes})`;
+          }),
+          `${JUDGE_DIMENSIONS.reduce((n, d) => n + row.byDimension[d].failed, 0)} of ${JUDGE_DIMENSIONS.reduce((n, d) => n + row.byDimension[d].questions, 0)}`,
+        ]),
+        'lrrrrr',
+      ),
+    );
+  }
+  out.push(
+    '',
+    'Recall is retained/probes summed over transcripts; "kinds mean" averages the kinds that have probes, so many',
+    'requests (tau-bench) do not drown a few files or errors. A probe is retained when the compacted transcript, as a model',
+    'receives it (message text, tool-call names and argument values, reasoning, summaries and checkpoints; never',
+    'metadata), still holds it: paths (normalized, any spelling used, or relative to the working directory) and',
+    'commands as whole words, error lines and open tasks verbatim after whitespace collapsing, the last request',
+    `verbatim, and each request when at least ${REQUEST_OVERLAP_THRESHOLD * 100}% of its key phrases (pairs of consecutive content words) remain.`,
+    '"loss / saving" is the points of "kinds mean" lost against the original per point of tokens saved: lower keeps',
+    "more per token saved. The `original` row is the rule's ceiling. lost.jsonl lists every probe each strategy lost.",
+  );
+  if (r.byFormat) out.push('', ...byFormatSection(r.byFormat));
+  return `${out.join('\n')}\n`;
+}
+
+/** The agents side by side: each row's tokens saved and probe recall, per source format. */
+function byFormatSection(byFormat: NonNullable<EvalReport['byFormat']>): string[] {
+  const formats = Object.keys(byFormat);
+  const names = byFormat[formats[0]].rows.map((row) => row.name);
+  const cellOf = (f: string, name: string) => {
+    const row = byFormat[f].rows.find((x) => x.name === name);
+    if (!row) return '–';
+    const saved = row.tokensBefore > 0 ? 1 - row.tokensAfter / row.tokensBefore : 0;
+    return `${pct(saved)} saved, recall ${cell(row.score.overall)}`;
+  };
+  return [
+    '## By source format',
+    '',
+    'Tokens saved and probe recall of each row, for the transcripts of each source format.',
+    '',
+    mdTable(
+      ['row', ...formats.map((f) => `${f} (${byFormat[f].transcripts})`)],
+      names.map((name) => [name, ...formats.map((f) => cellOf(f, name))]),
+      `l${'r'.repeat(formats.length)}`,
+    ),
+  ];
+}

@@ -1,0 +1,148 @@
+import { colour, xyChart } from '../report/html/chart.js';
+import { escapeHtml, formatInt, formatShare, formatUsd } from '../report/html/escape.js';
+import type { Page } from '../report/html/page.js';
+import { num, sortableTable } from '../report/html/table.js';
+import { join } from 'node:path';
+import { writePage } from '../report/html/write-pages.js';
+
+/** What the page reads of one replayed setting in tune.json. */
+interface TuneResult {
+  name: string;
+  policy: { settings?: unknown };
+  cost: { withoutCache: number; withCache: number };
+  billedInput: number;
+  hindsightRecall: number;
+  hindsight: { points: number };
+  frontier?: boolean;
+}
+
+/** What the page reads of tune.json. */
+export interface TunePageInput {
+  inputs: readonly string[];
+  transcripts: number;
+  recallFloor: number;
+  tools: readonly { tool: string; calls: number; resultTokens: number; share: number; neededRate: number | null }[];
+  baselines: { none: TuneResult; default: TuneResult };
+  candidates: readonly TuneResult[];
+  recommended: TuneResult & { meetsFloor: boolean };
+  exports: readonly (TuneResult & { runtime: string; file: string; exact: boolean; note?: string })[];
+}
+
+const point = (r: TuneResult) => ({ x: r.cost.withCache, y: r.hindsightRecall });
+
+function resultRows(rows: readonly TuneResult[]) {
+  return rows.map((r) => [
+    r.name + (r.frontier ? ' *' : ''),
+    num(r.cost.withCache, formatUsd(r.cost.withCache)),
+    num(r.cost.withoutCache, formatUsd(r.cost.withoutCache)),
+    num(r.billedInput),
+    num(r.hindsightRecall, formatShare(r.hindsightRecall)),
+    num(r.hindsight.points),
+  ]);
+}
+
+/** tune.html: cost against recall, one point per candidate, the frontier drawn; then the tools and the exports. */
+export function tunePage(t: TunePageInput): Page {
+  const frontier = t.candidates.filter((c) => c.frontier).sort((a, b) => a.cost.withCache - b.cost.withCache);
+  const chart = xyChart(
+    'tune-frontier',
+    'Cost with caching against hindsight recall',
+    [
+      { label: 'candidates', points: t.candidates.map(point), colour: colour(0) },
+      { label: 'frontier', points: frontier.map(point), colour: colour(1), line: true },
+      { label: 'recommended', points: [point(t.recommended)], colour: colour(3), radius: 8 },
+      { label: 'none', points: [point(t.baselines.none)], colour: colour(9), radius: 6 },
+      { label: 'default', points: [point(t.baselines.default)], colour: colour(2), radius: 6 },
+    ],
+    {
+      x: 'cost with caching (USD)',
+      y: 'hindsight recall',
+      xFormat: 'usd',
+      yFormat: 'percent',
+      wide: true,
+      note: 'Up and to the left is better; the line joins the candidates no other beats on both.',
+    },
+  );
+  const columns = [
+    { label: 'setting' },
+    { label: 'cost with caching', numeric: true },
+    { label: 'without caching', numeric: true },
+    { label: 'input billed', numeric: true },
+    { label: 'hindsight recall', numeric: true },
+    { label: 'edits', numeric: true },
+  ];
+  const rec = t.recommended;
+  return {
+    title: 'tcompact tune report',
+    subtitle: `Inputs: ${t.inputs.join(', ')}`,
+    headline: [
+      { key: 'transcripts', label: 'transcripts', value: t.transcripts, text: formatInt(t.transcripts) },
+      {
+        key: 'baselines.none.cost.withCache',
+        label: 'cost without compaction, cached',
+        value: t.baselines.none.cost.withCache,
+        text: formatUsd(t.baselines.none.cost.withCache),
+      },
+      { key: 'recommended.cost.withCache', label: `recommended (${rec.name}), cached`, value: rec.cost.withCache, text: formatUsd(rec.cost.withCache) },
+      { key: 'recommended.hindsightRecall', label: 'its hindsight recall', value: rec.hindsightRecall, text: formatShare(rec.hindsightRecall) },
+    ],
+    sections: [
+      {
+        title: 'Candidates',
+        intro: rec.meetsFloor
+          ? `The cheapest with caching that keeps at least ${formatShare(t.recallFloor)} of what the sessions needed again: ${rec.name}.`
+          : `No candidate keeps ${formatShare(t.recallFloor)} of what the sessions needed again; ${rec.name} keeps most.`,
+        charts: [chart],
+        html: sortableTable(columns, resultRows([t.baselines.none, t.baselines.default, ...t.candidates]), '* on the frontier'),
+      },
+      {
+        title: 'Tools',
+        intro: "Each tool's results in all the tokens of the archive, and how often the session used the file or command of a call again after its result.",
+        html: sortableTable(
+          [
+            { label: 'tool' },
+            { label: 'calls', numeric: true },
+            { label: 'result tokens', numeric: true },
+            { label: 'share', numeric: true },
+            { label: 'needed again', numeric: true },
+          ],
+          t.tools.map((u) => [
+            u.tool,
+            num(u.calls),
+            num(u.resultTokens),
+            num(u.share, formatShare(u.share)),
+            u.neededRate === null ? null : num(u.neededRate, formatShare(u.neededRate)),
+          ]),
+        ),
+      },
+      {
+        title: 'Exports',
+        intro: "Each file loads as it is in its runtime, and was replayed with that runtime's semantics.",
+        html:
+          sortableTable(
+            [
+              { label: 'runtime' },
+              { label: 'file' },
+              { label: 'exact' },
+              { label: 'cost with caching', numeric: true },
+              { label: 'hindsight recall', numeric: true },
+              { label: 'note' },
+            ],
+            t.exports.map((e) => [
+              e.runtime,
+              e.file,
+              e.exact ? 'yes' : 'closest',
+              num(e.cost.withCache, formatUsd(e.cost.withCache)),
+              num(e.hindsightRecall, formatShare(e.hindsightRecall)),
+              e.note ?? '',
+            ]),
+          ) + `<pre>${escapeHtml(JSON.stringify(rec.policy.settings ?? {}, null, 2))}</pre>`,
+      },
+    ],
+  };
+}
+
+/** DIR/tune.html beside tune.json. */
+export async function writeTunePage(outDir: string, report: TunePageInput): Promise<string> {
+  return writePage(join(outDir, 'tune.html'), tunePage(report));
+}

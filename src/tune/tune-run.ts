@@ -1,0 +1,238 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Transcript } from '../model/transcript.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
+import type { CacheModelName } from '../replay/billing/cache-rules.js';
+import type { Cost, PriceFlags } from '../replay/billing/prices.js';
+import { ReplayPool } from '../replay/replay-pool.js';
+import { scalesCounts } from '../replay/billing/token-ratio.js';
+import { type PolicyTotals, Simulation, type TranscriptReplay } from '../replay/simulate-run.js';
+import { type TuneCandidate, neededTools, tuneCandidates } from './candidates.js';
+import { type ExportRuntime, type RuntimeExport, runtimeExports } from './exports.js';
+import { type ToolUsage, ToolUsageTally } from './tool-usage.js';
+
+export interface TuneOptions {
+  window: number;
+  tokenizer: Tokenizer;
+  prices: PriceFlags;
+  /** @default by source, as in simulate */
+  cache?: CacheModelName;
+  /** As simulate's: a number of tokens, or `recorded` for each transcript's own. @default 0 */
+  basePrompt?: number | 'recorded';
+  /** As simulate's: provider tokens per token of `tokenizer`, or `recorded` for each transcript's own. @default 1 */
+  tokenRatio?: number | 'recorded';
+  /** The least hindsight recall a recommendation may have. */
+  recallFloor: number;
+  /** DIR: the candidates' policy files go to DIR/candidates, the exports to DIR/exports. */
+  outDir: string;
+  /** Told what is being done, after each transcript of each pass. */
+  progress?: (text: string) => void;
+  /** Replay on this many worker threads (the figures are the same); in this thread when absent. */
+  workers?: number;
+}
+
+/** One replayed setting: what it costs and what it keeps of what the session needed later. */
+export interface TuneResult {
+  name: string;
+  policy: { runtime: 'builtin' | TuneCandidate['runtime'] | ExportRuntime; file?: string; settings?: unknown };
+  cost: Cost;
+  billedInput: number;
+  /** Hindsight probes retained / probes at the setting's edits; 1 when it never edited (nothing was lost). */
+  hindsightRecall: number;
+  hindsight: { points: number; probes: number; retained: number };
+  /** Not beaten on both cost with caching and recall by another candidate. */
+  frontier?: boolean;
+}
+
+export interface TuneReport {
+  transcripts: number;
+  window: number;
+  /** Absent when 1 (see TuneOptions.tokenRatio). */
+  tokenRatio?: number | 'recorded';
+  recallFloor: number;
+  tools: ToolUsage[];
+  /** Tools the exclusion candidates spare: their output was needed again at least half the time. */
+  neededTools: string[];
+  baselines: { none: TuneResult; default: TuneResult };
+  candidates: TuneResult[];
+  /** The cheapest candidate with caching whose recall meets the floor; else the one that keeps most (`meetsFloor` false). */
+  recommended: TuneResult & { meetsFloor: boolean };
+  exports: (TuneResult & { runtime: ExportRuntime; exact: boolean; note?: string; file: string })[];
+}
+
+/** Transcripts to read, as many times as tune needs to pass over them (the archive is never held in memory). */
+export type TranscriptSource = () => AsyncIterable<{ transcript: Transcript; file: string; line: number; format?: string }>;
+
+function resultOf(totals: PolicyTotals, name: string, policy: TuneResult['policy']): TuneResult {
+  const h = totals.hindsight;
+  const probes = h?.overall.probes ?? 0;
+  const retained = h?.overall.retained ?? 0;
+  return {
+    name,
+    policy,
+    cost: totals.cost,
+    billedInput: totals.billedInput,
+    hindsightRecall: probes === 0 ? 1 : retained / probes,
+    hindsight: { points: h?.points ?? 0, probes, retained },
+  };
+}
+
+async function writeJson(path: string, value: unknown): Promise<void> {
+  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function replayAll(
+  source: TranscriptSource,
+  policies: string[],
+  options: TuneOptions,
+  what: string,
+  pool: ReplayPool | undefined,
+): Promise<Map<string, PolicyTotals>> {
+  const settings = {
+    policies,
+    window: options.window,
+    prices: options.prices,
+    ...(options.cache ? { cache: options.cache } : {}),
+    basePrompt: options.basePrompt ?? 0,
+    ...(scalesCounts(options.tokenRatio) ? { tokenRatio: options.tokenRatio } : {}),
+    // Masking on every call loses what it masks, as a clear does: both are scored where they edit.
+    hindsightAtMicro: true,
+  };
+  const simulation = new Simulation({ ...settings, tokenizer: options.tokenizer });
+  let done = 0;
+  const accept = (replayed: TranscriptReplay) => {
+    simulation.accept(replayed);
+    done++;
+    options.progress?.(`${what}: ${done} transcripts replayed`);
+  };
+  if (pool) {
+    const { name, engine } = options.tokenizer;
+    await pool.replayAll({ ...settings, tokenizer: { name, engine } }, replayItems(source), accept);
+  } else {
+    for await (const item of source()) accept(await simulation.replayTranscript(item.transcript, sourceOf(item)));
+  }
+  return new Map(simulation.report().policies.map((p) => [p.name, p]));
+}
+
+function sourceOf(item: { file: string; line: number; format?: string }): { file: string; line: number; format?: string } {
+  return { file: item.file, line: item.line, ...(item.format === undefined ? {} : { format: item.format }) };
+}
+
+async function* replayItems(source: TranscriptSource): AsyncIterable<{ transcript: Transcript; source: ReturnType<typeof sourceOf> }> {
+  for await (const item of source()) yield { transcript: item.transcript, source: sourceOf(item) };
+}
+
+/** Candidates not beaten on both axes: no other is at most as dear with caching and keeps at least as much, one strictly. */
+function markFrontier(results: TuneResult[]): void {
+  for (const r of results) {
+    r.frontier = !results.some(
+      (o) =>
+        o !== r &&
+        o.cost.withCache <= r.cost.withCache &&
+        o.hindsightRecall >= r.hindsightRecall &&
+        (o.cost.withCache < r.cost.withCache || o.hindsightRecall > r.hindsightRecall),
+    );
+  }
+}
+
+function recommend(results: readonly TuneResult[], floor: number): TuneResult & { meetsFloor: boolean } {
+  const byCost = (a: TuneResult, b: TuneResult) => a.cost.withCache - b.cost.withCache || a.billedInput - b.billedInput || (a.name < b.name ? -1 : 1);
+  const meeting = results.filter((r) => r.hindsightRecall >= floor).sort(byCost);
+  if (meeting.length > 0) return { ...meeting[0], meetsFloor: true };
+  const best = [...results].sort((a, b) => b.hindsightRecall - a.hindsightRecall || byCost(a, b))[0];
+  return { ...best, meetsFloor: false };
+}
+
+/**
+ * `tune`: tool usage over the archive, then every candidate setting replayed as its runtime applies it (the policy
+ * files it writes are what the replay reads), the cheapest with caching that keeps `recallFloor` of what the sessions
+ * needed later, and that setting exported for each runtime, each export replayed in turn so its figures are its own.
+ */
+export async function runTune(source: TranscriptSource, options: TuneOptions): Promise<TuneReport> {
+  const { name, engine } = options.tokenizer;
+  const pool = options.workers === undefined ? undefined : new ReplayPool(options.workers, { name, engine });
+  try {
+    return await tune(source, options, pool);
+  } finally {
+    await pool?.destroy();
+  }
+}
+
+async function tune(source: TranscriptSource, options: TuneOptions, pool: ReplayPool | undefined): Promise<TuneReport> {
+  const usageTally = new ToolUsageTally(options.tokenizer);
+  let transcripts = 0;
+  for await (const { transcript } of source()) {
+    usageTally.add(transcript);
+    transcripts++;
+    options.progress?.(`tool usage: ${transcripts} transcripts read`);
+  }
+  const tools = usageTally.usage();
+  const candidates = tuneCandidates(options.window, tools, options.tokenizer.name);
+  const candidatesDir = join(options.outDir, 'candidates');
+  await mkdir(candidatesDir, { recursive: true });
+  const policyOf = new Map<string, { candidate: TuneCandidate; policy: string; file: string }>();
+  for (const c of candidates) {
+    const file = join(candidatesDir, `${c.name}.json`);
+    await writeJson(file, c.runtime === 'anthropic' ? { edits: [c.edit] } : c.options);
+    policyOf.set(c.name, { candidate: c, policy: `${c.runtime === 'anthropic' ? 'anthropic' : 'config'}:${file}`, file });
+  }
+  const totals = await replayAll(source, ['default', ...[...policyOf.values()].map((p) => p.policy)], options, `${candidates.length} settings`, pool);
+  const results = candidates.map((c) => {
+    const p = policyOf.get(c.name)!;
+    return resultOf(totals.get(p.policy)!, c.name, {
+      runtime: c.runtime,
+      file: join('candidates', `${c.name}.json`),
+      settings: c.runtime === 'anthropic' ? c.edit : c.options,
+    });
+  });
+  markFrontier(results);
+  const recommended = recommend(results, options.recallFloor);
+  const chosen = policyOf.get(recommended.name)!.candidate;
+
+  const exportsDir = join(options.outDir, 'exports');
+  await mkdir(exportsDir, { recursive: true });
+  const written: { e: RuntimeExport; file: string; policy?: string }[] = [];
+  for (const e of runtimeExports(
+    chosen,
+    options.window,
+    tools.map((t) => t.tool),
+  )) {
+    const file = join(exportsDir, `${e.runtime}.json`);
+    await writeJson(file, e.settings);
+    // LangChain's edit is Anthropic's semantics (no runtime of its own to replay): its figures are the Anthropic file's.
+    const policy =
+      e.runtime === 'anthropic' ? `anthropic:${file}` : e.runtime === 'ai-sdk' ? `ai-sdk:${file}` : e.runtime === 'tcompact' ? `config:${file}` : undefined;
+    written.push({ e, file, policy });
+  }
+  const exportTotals = await replayAll(
+    source,
+    written.flatMap((w) => (w.policy ? [w.policy] : [])),
+    options,
+    'the exports',
+    pool,
+  );
+  const anthropicPolicy = written.find((w) => w.e.runtime === 'anthropic')!.policy!;
+  const exports = written.map((w) => ({
+    ...resultOf(exportTotals.get(w.policy ?? anthropicPolicy)!, w.e.runtime, { runtime: w.e.runtime, file: join('exports', `${w.e.runtime}.json`) }),
+    runtime: w.e.runtime,
+    exact: w.e.exact,
+    ...(w.e.note ? { note: w.e.note } : {}),
+    file: join('exports', `${w.e.runtime}.json`),
+  }));
+
+  return {
+    transcripts,
+    window: options.window,
+    ...(scalesCounts(options.tokenRatio) ? { tokenRatio: options.tokenRatio } : {}),
+    recallFloor: options.recallFloor,
+    tools,
+    neededTools: neededTools(tools),
+    baselines: {
+      none: resultOf(totals.get('none')!, 'none', { runtime: 'builtin' }),
+      default: resultOf(totals.get('default')!, 'default', { runtime: 'builtin' }),
+    },
+    candidates: results,
+    recommended,
+    exports,
+  };
+}

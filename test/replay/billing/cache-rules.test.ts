@@ -1,0 +1,229 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CACHE_RULES, defaultCacheModel, parseCacheModel } from '../../../src/replay/billing/cache-rules.js';
+import { recordedUsage } from '../../../src/replay/billing/recorded-usage.js';
+import { replay } from '../../../src/replay/replay.js';
+import type { Message } from '../../../src/model/message.js';
+import type { Transcript } from '../../../src/model/transcript.js';
+import { getTokenizer } from '../../../src/tokens/tokenizer.js';
+import { BUNDLED } from '../../helpers/paths.js';
+import { runMain } from '../../helpers/cli-in-process.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+// The heuristic tokenizer counts ceil(chars / 4); every message adds 3 tokens of framing.
+const tok = getTokenizer('heuristic');
+const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 0, minutes)).toISOString();
+const user = (chars: number, minutes?: number): Message =>
+  ({ role: 'user', content: 'u'.repeat(chars), ...(minutes === undefined ? {} : { timestamp: at(minutes) }) }) as Message;
+const assistant = (chars: number, minutes?: number): Message =>
+  ({ role: 'assistant', content: 'a'.repeat(chars), ...(minutes === undefined ? {} : { timestamp: at(minutes) }) }) as Message;
+
+describe('the replay times its calls by the recorded timestamps', () => {
+  // u0 = 4000/4 + 3 = 1003, a1 = 5, u2 = 43, a3 = 5, u4 = 43, a5 = 5; base prompt 2000.
+  // Calls at minutes 0, 1 and 11 (each goes out at its prompt's last message): 10 minutes pass before the third.
+  const timed: Transcript = {
+    id: 'timed',
+    messages: [user(4000, 0), assistant(8, 0), user(160, 1), assistant(8, 1), user(160, 11), assistant(8, 11)],
+  };
+  const untimed: Transcript = { id: 'untimed', messages: timed.messages.map(({ timestamp: _t, ...m }: Message & { timestamp?: string }) => m as Message) };
+  const run = (t: Transcript, model: keyof typeof CACHE_RULES) =>
+    replay(t, {}, { tokenizer: tok, window: 100_000, basePrompt: 2000, cache: CACHE_RULES[model] });
+
+  it('loses the 5-minute cache over the 10-minute gap, and keeps the 1-hour one', async () => {
+    const five = await run(timed, 'anthropic-5m');
+    const hour = await run(timed, 'anthropic-1h');
+    // Prompts: 3003, 3051, 3099. Call 2 reads call 1's prompt; call 3 reads call 2's only with the 1-hour TTL.
+    expect([five.billedInput, five.cachedInput, five.cacheWrites]).toEqual([3003 + 3051 + 3099, 3003, 3003 + 48 + 3099]);
+    expect([hour.cachedInput, hour.cacheWrites]).toEqual([3003 + 3051, 3003 + 48 + 48]);
+  });
+
+  it('spaces the calls of a transcript without timestamps by the default gap (10 s), inside both TTLs', async () => {
+    const five = await run(untimed, 'anthropic-5m');
+    expect([five.cachedInput, five.cacheWrites]).toEqual([3003 + 3051, 3003 + 48 + 48]);
+    const slow = await replay(untimed, {}, { tokenizer: tok, window: 100_000, basePrompt: 2000, cache: CACHE_RULES['anthropic-5m'], callGapSeconds: 301 });
+    expect([slow.cachedInput, slow.cacheWrites]).toEqual([0, 3003 + 3051 + 3099]);
+  });
+
+  it('keeps the ideal cache of earlier reports: no cacheWrites field, the shared prefix read at every call', async () => {
+    const ideal = await run(timed, 'ideal');
+    expect(ideal.cachedInput).toBe(3003 + 3051);
+    expect('cacheWrites' in ideal).toBe(false);
+  });
+});
+
+describe('a provider caches per model', () => {
+  const on = (m: Message, model: string) => ({ ...m, model }) as Message;
+  // Prompts 3003, 3051, 3099 as above, one minute apart; the second call is made by another model.
+  const switched: Transcript = {
+    id: 'switched',
+    messages: [user(4000, 0), on(assistant(8, 0), 'opus'), user(160, 1), on(assistant(8, 1), 'haiku'), user(160, 2), on(assistant(8, 2), 'opus')],
+  };
+
+  it("a call by another model reads none of the first model's cache, and the first model's entries stay live", async () => {
+    const s = await replay(switched, {}, { tokenizer: tok, window: 100_000, basePrompt: 2000, cache: CACHE_RULES['anthropic-5m'] });
+    // haiku writes its whole prompt; the third call (opus again) reads the first call's 3003 and writes the 96 after.
+    expect([s.cachedInput, s.cacheWrites]).toEqual([3003, 3003 + 3051 + 96]);
+    const one = await replay(
+      { ...switched, messages: switched.messages.map((m) => on(m, 'opus')) },
+      {},
+      { tokenizer: tok, window: 100_000, basePrompt: 2000, cache: CACHE_RULES['anthropic-5m'] },
+    );
+    expect([one.cachedInput, one.cacheWrites]).toEqual([3003 + 3051, 3003 + 48 + 48]);
+    // The ideal cache of earlier versions stays one per transcript.
+    const ideal = await replay(switched, {}, { tokenizer: tok, window: 100_000, basePrompt: 2000, cache: CACHE_RULES.ideal });
+    expect(ideal.cachedInput).toBe(3003 + 3051);
+  });
+});
+
+describe('choosing the cache model', () => {
+  it('refuses an unknown model with the list of models', () => {
+    expect(() => parseCacheModel('simulate', 'anthropic')).toThrow(
+      'simulate: --cache must be one of anthropic-5m, anthropic-1h, openai, ideal, none (got "anthropic")',
+    );
+    expect(parseCacheModel('simulate', undefined)).toBeUndefined();
+    expect(parseCacheModel('simulate', 'openai')).toBe('openai');
+  });
+
+  it('takes the provider from the source, else from the recorded model', () => {
+    const t = (metadata: Record<string, unknown>): Transcript => ({ id: 'x', messages: [], metadata });
+    expect(defaultCacheModel(t({ source: { format: 'claude-code' } }))).toBe('anthropic-5m');
+    // Claude Code asks for the 1-hour TTL on some plans, and its records say which.
+    const writes = (m5: number, h1: number) =>
+      ({
+        role: 'assistant',
+        content: 'a',
+        usage: { cache_creation_input_tokens: m5 + h1, cache_creation: { ephemeral_5m_input_tokens: m5, ephemeral_1h_input_tokens: h1 } },
+      }) as Message;
+    const byRecord = (...messages: Message[]) => {
+      const transcript: Transcript = { id: 'r', messages, metadata: { source: { format: 'claude-code' } } };
+      return defaultCacheModel(transcript, recordedUsage(transcript, { byTtl: true }));
+    };
+    expect(byRecord(writes(0, 900), writes(100, 0))).toBe('anthropic-1h');
+    expect(byRecord(writes(900, 0), writes(0, 100))).toBe('anthropic-5m');
+    expect(defaultCacheModel(t({ source: { format: 'codex' } }))).toBe('openai');
+    expect(defaultCacheModel(t({ source: { format: 'swe-agent' }, models: ['gpt-4-0613'] }))).toBe('openai');
+    expect(defaultCacheModel(t({ source: { format: 'openhands' }, models: ['claude-3-5-sonnet'] }))).toBe('anthropic-5m');
+    expect(defaultCacheModel(t({ source: { format: 'messages' } }))).toBe('anthropic-5m');
+  });
+});
+
+interface RecordedJson {
+  uncachedInput: number;
+  cacheCreation: number;
+  cacheCreation1h: number;
+  cacheRead: number;
+  output: number;
+  cost: { withCache: number };
+}
+
+interface PolicyJson {
+  name: string;
+  billedInput: number;
+  cachedInput: number;
+  cacheWrites?: number;
+  outputTokens: number;
+  cost: { withoutCache: number; withCache: number };
+}
+
+describe('tcompact simulate --cache on the bundled Claude Code session', { timeout: 120_000 }, () => {
+  const session = join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
+  const simulate = async (extra: string[]) => {
+    const out = tempDir('sim-cache');
+    const run = await runMain(['simulate', session, '--window', '100000', '--base-prompt', '20000', '--policy', 'mask-10', '--out', out, ...extra]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    return {
+      json: JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as {
+        policies: PolicyJson[];
+        cache?: Record<string, unknown>;
+        recorded: { usage: { cacheCreation1h?: number } };
+      },
+      md: readFileSync(join(out, 'simulate.md'), 'utf8'),
+    };
+  };
+
+  it('bills Claude Code by default with the 5-minute cache: reads, writes and plain input add up to the prices', async () => {
+    const { json, md } = await simulate([]);
+    expect(json.cache).toMatchObject({ chosenBy: 'source', models: { 'anthropic-5m': { transcripts: 1, ttlSeconds: 300, minTokens: 1024 } } });
+    for (const p of json.policies) {
+      const writes = p.cacheWrites as number;
+      const plain = p.billedInput - p.cachedInput - writes;
+      expect(plain).toBeGreaterThanOrEqual(0);
+      expect(p.cost.withCache).toBeCloseTo((p.cachedInput * 0.3 + writes * 3.75 + plain * 3 + p.outputTokens * 15) / 1e6, 9);
+    }
+    expect(md).toContain("- `anthropic-5m` (1 transcripts): Anthropic's prompt cache with the 5-minute TTL; entries expire 5 min after their last use");
+    // This session wrote every cache entry with the 5-minute TTL.
+    expect(json.recorded.usage.cacheCreation1h).toBe(0);
+  });
+
+  it('prices the recorded writes by the TTL they were made with', async () => {
+    const out = tempDir('sim-cache');
+    const run = await runMain(['simulate', join(BUNDLED, 'claude-code', 'subagent.jsonl'), '--policy', 'none', '--out', out]);
+    expect(run.code).toBe(0);
+    const u = (JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as { recorded: { usage: RecordedJson } }).recorded.usage;
+    expect(u.cacheCreation1h).toBeGreaterThan(0);
+    expect(u.cacheCreation1h).toBeLessThanOrEqual(u.cacheCreation);
+    const expected = (u.uncachedInput * 3 + (u.cacheCreation - u.cacheCreation1h) * 3.75 + u.cacheCreation1h * 6 + u.cacheRead * 0.3 + u.output * 15) / 1e6;
+    expect(u.cost.withCache).toBeCloseTo(expected, 9);
+  });
+
+  it('orders the models as their rules say: no cache costs most, the 1-hour TTL reads at least what the 5-minute one does', async () => {
+    const none = (await simulate(['--cache', 'none'])).json.policies;
+    const five = (await simulate(['--cache', 'anthropic-5m'])).json.policies;
+    const hour = (await simulate(['--cache', 'anthropic-1h'])).json.policies;
+    const ideal = (await simulate(['--cache', 'ideal'])).json;
+    for (let i = 0; i < none.length; i++) {
+      expect(none[i].cachedInput).toBe(0);
+      expect(none[i].cost.withCache).toBeCloseTo(none[i].cost.withoutCache, 9);
+      expect(hour[i].cachedInput).toBeGreaterThanOrEqual(five[i].cachedInput);
+      expect(five[i].cost.withCache).toBeLessThan(none[i].cost.withCache);
+    }
+    // The session has a gap of more than 5 minutes between two calls: the TTL matters on real data.
+    expect(hour[0].cachedInput).toBeGreaterThan(five[0].cachedInput);
+    expect(ideal.cache).toBeUndefined();
+    expect(ideal.policies.every((p) => p.cacheWrites === undefined)).toBe(true);
+  });
+
+  it("--base-prompt recorded: each transcript's first replayed prompt is its first recorded call's input", async () => {
+    const out = tempDir('sim-cache');
+    const run = await runMain(['simulate', session, '--policy', 'none', '--base-prompt', 'recorded', '--out', out]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const json = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as {
+      basePrompt: unknown;
+      perTranscript: { basePrompt: number; policies: { none: { firstPrompt: number } }; recorded: { firstCallInput: number } }[];
+    };
+    expect(json.basePrompt).toBe('recorded');
+    const [t] = json.perTranscript;
+    expect(t.basePrompt).toBeGreaterThan(0);
+    expect(t.policies.none.firstPrompt).toBe(t.recorded.firstCallInput);
+    expect(readFileSync(join(out, 'simulate.md'), 'utf8')).toContain("as its first recorded call's input minus the replayed first prompt");
+  });
+
+  it('--base-prompt recorded: a first call reads as much of its base prompt as it recorded reading (another session had sent it)', async () => {
+    // One call that recorded 11,515 tokens read from the cache and 13,835 written: the system prompt and tools were warm.
+    const single = join(BUNDLED, 'claude-code', 'short.jsonl');
+    const run = async (base: string) => {
+      const out = tempDir('sim-cache');
+      const r = await runMain(['simulate', single, '--policy', 'none', '--cache', 'anthropic-5m', '--base-prompt', base, '--out', out]);
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      type Json = { perTranscript: { basePrompt?: number; policies: { none: PolicyJson & { firstPrompt: number; calls: number } } }[] };
+      return (JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as Json).perTranscript[0];
+    };
+    const recorded = await run('recorded');
+    const none = recorded.policies.none;
+    expect(none.calls).toBe(1);
+    expect(none.cachedInput).toBe(Math.min(11_515, recorded.basePrompt as number));
+    expect(none.cacheWrites).toBe(none.firstPrompt - none.cachedInput);
+    // A fixed base prompt says nothing of the provider's cache: the first call writes all of it.
+    expect((await run('20000')).policies.none.cachedInput).toBe(0);
+  });
+
+  it('refuses an unknown cache model with an exact message', async () => {
+    const out = tempDir('sim-cache');
+    const run = await runMain(['simulate', session, '--out', out, '--cache', 'lru']);
+    expect([run.code, run.stderr.trim()]).toEqual([
+      2,
+      'tcompact simulate: E_USAGE: simulate: --cache must be one of anthropic-5m, anthropic-1h, openai, ideal, none (got "lru")',
+    ]);
+  });
+});

@@ -1,0 +1,159 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type ModelMessage, pruneMessages } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { fromModelMessages, indexCalls, toModelMessages } from '../../../bench/lib/peer-formats.js';
+import { ContextManager } from '../../../src/context/context-manager.js';
+import { resolvePolicy } from '../../../src/replay/policies/built-in.js';
+import { replay } from '../../../src/replay/replay.js';
+import { AiSdkPruneSchema, pruneMessagesLike } from '../../../src/replay/policies/runtime/ai-sdk-prune.js';
+import { AnthropicContextManagementSchema, CLEARED_RESULT, applyClearToolUses } from '../../../src/replay/policies/runtime/anthropic-context-editing.js';
+import type { AssistantMessage, Message, ToolMessage } from '../../../src/model/message.js';
+import type { Transcript } from '../../../src/model/transcript.js';
+import { countTranscript } from '../../../src/tokens/breakdown.js';
+import { getTokenizer } from '../../../src/tokens/tokenizer.js';
+import { bundledTranscripts } from '../../helpers/bundled-transcripts.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+const tok = getTokenizer('heuristic');
+
+/** user, then five tool uses (Read, Read, Bash, Grep, Read) each with a 400-character result, then a closing reply. */
+function session(): Message[] {
+  const names = ['Read', 'Read', 'Bash', 'Grep', 'Read'];
+  const messages: Message[] = [{ role: 'user', content: 'fix the build' }];
+  names.forEach((name, i) => {
+    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name, arguments: `{"n":${i}}` } }] });
+    messages.push({ role: 'tool', tool_call_id: `c${i}`, content: `${i}`.repeat(400) });
+  });
+  messages.push({ role: 'assistant', content: 'done' });
+  return messages;
+}
+
+const resultOf = (messages: readonly Message[], i: number) => (messages.find((m) => m.role === 'tool' && m.tool_call_id === `c${i}`) as ToolMessage).content;
+const inputOf = (messages: readonly Message[], i: number) =>
+  (messages.find((m) => m.role === 'assistant' && (m as AssistantMessage).tool_calls?.[0]?.id === `c${i}`) as AssistantMessage).tool_calls![0].function
+    .arguments;
+
+describe('anthropic:FILE, clear_tool_uses_20250919 as the API applies it', () => {
+  const edit = (value: unknown) => AnthropicContextManagementSchema.parse({ edits: [value] }).edits[0];
+
+  it('clears every result but the last `keep` tool uses, oldest first, sparing excluded tools, and the inputs it names', () => {
+    const messages = session();
+    const out = applyClearToolUses(
+      messages,
+      600,
+      edit({
+        type: 'clear_tool_uses_20250919',
+        trigger: { type: 'input_tokens', value: 500 },
+        keep: { type: 'tool_uses', value: 1 },
+        exclude_tools: ['Grep'],
+        clear_tool_inputs: ['Bash'],
+      }),
+      tok,
+    );
+    // Uses 0-3 are older than the last one; Grep (3) is excluded: 0, 1, 2 are cleared, 3 and 4 keep their results.
+    expect([0, 1, 2, 3, 4].map((i) => resultOf(out, i))).toEqual([CLEARED_RESULT, CLEARED_RESULT, CLEARED_RESULT, '3'.repeat(400), '4'.repeat(400)]);
+    // Only Bash's input goes.
+    expect([0, 1, 2, 3, 4].map((i) => inputOf(out, i))).toEqual(['{"n":0}', '{"n":1}', '{}', '{"n":3}', '{"n":4}']);
+    // The history itself is untouched.
+    expect(resultOf(messages, 0)).toBe('0'.repeat(400));
+  });
+
+  it('does nothing below the trigger, and nothing when the clear would free less than clear_at_least', () => {
+    const messages = session();
+    const below = applyClearToolUses(messages, 500, edit({ type: 'clear_tool_uses_20250919', trigger: { type: 'input_tokens', value: 500 } }), tok);
+    expect(below).toBe(messages);
+    // Defaults: keep 3 -> uses 0 and 1 are cleared, 2 x (100 - 6) = 188 tokens freed (400 chars against the placeholder).
+    const freed = applyClearToolUses(messages, 600, edit({ type: 'clear_tool_uses_20250919', trigger: { type: 'input_tokens', value: 500 } }), tok);
+    expect([0, 1, 2].map((i) => resultOf(freed, i))).toEqual([CLEARED_RESULT, CLEARED_RESULT, '2'.repeat(400)]);
+    const tooLittle = edit({
+      type: 'clear_tool_uses_20250919',
+      trigger: { type: 'input_tokens', value: 500 },
+      clear_at_least: { type: 'input_tokens', value: 189 },
+    });
+    expect(applyClearToolUses(messages, 600, tooLittle, tok)).toBe(messages);
+    const enough = { ...tooLittle, clear_at_least: { type: 'input_tokens' as const, value: 188 } };
+    expect(applyClearToolUses(messages, 600, enough, tok)).not.toBe(messages);
+  });
+
+  it('triggers on a number of tool uses', () => {
+    const messages = session();
+    const e = edit({ type: 'clear_tool_uses_20250919', trigger: { type: 'tool_uses', value: 4 }, keep: { type: 'tool_uses', value: 4 } });
+    expect([0, 1].map((i) => resultOf(applyClearToolUses(messages, 0, e, tok), i))).toEqual([CLEARED_RESULT, '1'.repeat(400)]);
+  });
+
+  it('replays on the full history: every prompt is edited afresh, the agent keeps what the API cleared', async () => {
+    const dir = tempDir('runtime-policy');
+    const file = join(dir, 'anthropic.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ edits: [{ type: 'clear_tool_uses_20250919', trigger: { type: 'input_tokens', value: 300 }, keep: { type: 'tool_uses', value: 2 } }] }),
+    );
+    const t: Transcript = { id: 'hand', messages: session() };
+    const policy = resolvePolicy(`anthropic:${file}`, tok);
+    const none = await replay(t, {}, { tokenizer: tok, window: 100_000 });
+    const edited = await replay(t, policy.instantiate({ tokenizer: tok, window: 100_000 }), { tokenizer: tok, window: 100_000 });
+    expect(edited.calls).toBe(none.calls);
+    expect(edited.billedInput).toBeLessThan(none.billedInput);
+    // The last call's prompt: 5 uses, the last 2 kept, so 3 results cleared (each 103 -> 9 tokens with framing).
+    expect(none.peakPrompt - edited.peakPrompt).toBe(3 * (103 - 9));
+  });
+
+  it('refuses a file that is not a context_management object, naming the field', () => {
+    const dir = tempDir('runtime-policy');
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ edits: [{ type: 'clear_tool_uses_20250919', keep: { type: 'tool_uses', value: -1 } }] }));
+    expect(() => resolvePolicy(`anthropic:${file}`, tok)).toThrow(/E_CONFIG|edits\[0\]\.keep\.value/);
+  });
+});
+
+describe('ai-sdk:FILE, pruneMessages as the AI SDK applies it', () => {
+  const OPTIONS = [
+    { reasoning: 'all', toolCalls: 'all' },
+    { reasoning: 'before-last-message', toolCalls: 'before-last-message' },
+    { toolCalls: 'before-last-4-messages' },
+    { toolCalls: [{ type: 'before-last-2-messages', tools: ['Read', 'Bash'] }], emptyMessages: 'keep' },
+    { reasoning: 'all', toolCalls: 'none' },
+  ];
+
+  it('gives the messages the SDK itself gives, on every bundled transcript, for each set of options', async () => {
+    const transcripts = (await bundledTranscripts()).filter((t) => t.messages.every((m) => ['system', 'user', 'assistant', 'tool'].includes(m.role)));
+    expect(transcripts.length).toBeGreaterThan(40);
+    for (const raw of OPTIONS) {
+      const options = AiSdkPruneSchema.parse(raw);
+      let changed = 0;
+      for (const t of transcripts) {
+        const index = indexCalls(t);
+        const theirs = fromModelMessages(t.id, pruneMessages({ messages: toModelMessages(t), ...(raw as object) } as { messages: ModelMessage[] }), index);
+        const ours = { id: t.id, messages: pruneMessagesLike(t.messages, options) };
+        // Compared through the SDK's own message shape, which is what both sides mean.
+        expect(toModelMessages(ours)).toEqual(toModelMessages(theirs));
+        if (ours.messages.length !== t.messages.length) changed++;
+      }
+      if (raw.toolCalls !== 'none') expect(changed).toBeGreaterThan(0);
+    }
+  });
+
+  it('removes calls with their results before the last N messages, by hand', () => {
+    const messages = session();
+    const out = pruneMessagesLike(messages, AiSdkPruneSchema.parse({ toolCalls: 'before-last-3-messages' }));
+    // The last 3 messages are tool use 4 (call, result) and the reply: every earlier call and result goes, and the
+    // assistant messages left with nothing go too.
+    expect(out.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(resultOf(out, 4)).toBe('4'.repeat(400));
+  });
+});
+
+describe('config:FILE', () => {
+  it('replays a ContextManager made from the file, as an agent would construct it', async () => {
+    const dir = tempDir('runtime-policy');
+    const file = join(dir, 'tcompact.json');
+    const options = { window: 2000, micro: [], tokenizer: 'heuristic' };
+    writeFileSync(file, JSON.stringify(options));
+    const t = (await bundledTranscripts()).find((x) => countTranscript(x, tok).total > 4000)!;
+    const fromFile = await replay(t, resolvePolicy(`config:${file}`, tok).instantiate({ tokenizer: tok, window: 2000 }), { tokenizer: tok, window: 2000 });
+    const direct = await replay(t, { manager: new ContextManager(options as never) }, { tokenizer: tok, window: 2000 });
+    expect(fromFile).toEqual(direct);
+    expect(fromFile.compactions).toBeGreaterThan(0);
+  });
+});
