@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContentPartSchema, RefusalPartSchema, TextPartSchema } from './content.js';
+import { type ContentPart, ContentPartSchema, RefusalPartSchema, TextPartSchema } from './content.js';
 
 const ToolCallSchema = z.looseObject({
   id: z.string().min(1),
@@ -9,20 +9,33 @@ const ToolCallSchema = z.looseObject({
 
 const TextContent = z.union([z.string(), z.array(TextPartSchema)]);
 
+/**
+ * Extensions the format readers record beside the OpenAI fields (read them through model/recorded.ts). Every role: when
+ * the source logged the message (ISO 8601 text or epoch milliseconds).
+ */
+const Recorded = { timestamp: z.union([z.string(), z.number()]).optional() };
+
 const SystemMessageSchema = z.looseObject({
   role: z.literal('system'),
   content: TextContent,
   name: z.string().optional(),
+  ...Recorded,
 });
 const DeveloperMessageSchema = z.looseObject({
   role: z.literal('developer'),
   content: TextContent,
   name: z.string().optional(),
+  ...Recorded,
 });
 const UserMessageSchema = z.looseObject({
   role: z.literal('user'),
   content: z.union([z.string(), z.array(ContentPartSchema)]),
   name: z.string().optional(),
+  ...Recorded,
+  /** Extension: the summary a source put in place of the history at its own compaction (Claude Code, Codex, Cline, Gemini). */
+  is_compact_summary: z.boolean().optional(),
+  /** Extension: text the client added, not typed by the user (Claude Code `isMeta`: skill expansions, reminders). */
+  is_meta: z.boolean().optional(),
 });
 const AssistantMessageSchema = z.looseObject({
   role: z.literal('assistant'),
@@ -35,6 +48,11 @@ const AssistantMessageSchema = z.looseObject({
   reasoning_content: z.string().optional(),
   refusal: z.string().nullable().optional(),
   name: z.string().optional(),
+  ...Recorded,
+  /** Extension: the model that answered, as the source recorded it. */
+  model: z.string().optional(),
+  /** Extension: the provider's usage record of the call that produced this reply, in the provider's own field names. */
+  usage: z.record(z.string(), z.unknown()).optional(),
 });
 const ToolMessageSchema = z.looseObject({
   role: z.literal('tool'),
@@ -44,6 +62,7 @@ const ToolMessageSchema = z.looseObject({
   is_error: z.boolean().optional(),
   /** Extension some producers add (tau-bench): the tool's name. */
   name: z.string().optional(),
+  ...Recorded,
 });
 
 const KNOWN_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
@@ -83,6 +102,9 @@ export function isKnownRole(role: string): role is KnownRole {
 export function isRole<R extends KnownRole>(message: Message, role: R): message is ByRole[R] {
   return message.role === role;
 }
+
+/** A message's content: a known role's as its schema types it; an unknown role's as it came (read as text or parts). */
+export const messageContent = (m: Message): string | readonly ContentPart[] | null | undefined => m.content as string | readonly ContentPart[] | null | undefined;
 
 export const isAssistant = (m: Message): m is AssistantMessage => m.role === 'assistant';
 export const isTool = (m: Message): m is ToolMessage => m.role === 'tool';

@@ -46,15 +46,17 @@ function isToolCall(c: unknown): boolean {
   );
 }
 
+const optBoolean = (v: unknown): boolean => v === undefined || typeof v === 'boolean';
+
 /** The schema of a message whose role is known (message.ts), checked by hand. */
 export function quickCheckMessage(m: Obj): boolean {
-  if (!optString(m.name)) return false;
+  if (!optString(m.name) || !(m.timestamp === undefined || typeof m.timestamp === 'string' || typeof m.timestamp === 'number')) return false;
   switch (m.role) {
     case 'system':
     case 'developer':
       return typeof m.content === 'string' || every(m.content, isTextPart);
     case 'user':
-      return typeof m.content === 'string' || every(m.content, isContentPart);
+      return (typeof m.content === 'string' || every(m.content, isContentPart)) && optBoolean(m.is_compact_summary) && optBoolean(m.is_meta);
     case 'assistant':
       return (
         (m.content === undefined ||
@@ -63,13 +65,15 @@ export function quickCheckMessage(m: Obj): boolean {
           every(m.content, (p) => isTextPart(p) || (isObject(p) && p.type === 'refusal' && typeof p.refusal === 'string'))) &&
         (m.tool_calls === undefined || every(m.tool_calls, isToolCall)) &&
         optString(m.reasoning_content) &&
-        (m.refusal === undefined || m.refusal === null || typeof m.refusal === 'string')
+        (m.refusal === undefined || m.refusal === null || typeof m.refusal === 'string') &&
+        optString(m.model) &&
+        (m.usage === undefined || isObject(m.usage))
       );
     case 'tool':
       return (
         nonEmptyString(m.tool_call_id) &&
         (typeof m.content === 'string' || every(m.content, isContentPart)) &&
-        (m.is_error === undefined || typeof m.is_error === 'boolean')
+        optBoolean(m.is_error)
       );
     default:
       return false;

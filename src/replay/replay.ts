@@ -1,12 +1,13 @@
 import type { CompactionHandler, CompactionOutput, CompactionRequest } from '../context/compaction-handler.js';
 import type { ContextManager } from '../context/context-manager.js';
-import type { Message } from '../model/message.js';
+import { type Message, isAssistant, messageContent } from '../model/message.js';
 import type { ToolDef, Transcript } from '../model/transcript.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 import { CACHE_RULES, type CacheRules, DEFAULT_CALL_GAP_SECONDS } from './billing/cache-rules.js';
 import { PromptCache } from './billing/prompt-cache.js';
+import { answeringModel, isSourceSummary, timestampMs } from '../model/recorded.js';
 
 /** A policy made ready for one transcript: fresh state, since a manager counts compactions and cooldowns. */
 export interface PolicyInstance {
@@ -119,7 +120,7 @@ const tokensOf = (m: Message, tok: Tokenizer) => totalOf(countMessage(m, tok));
  * never receives it.
  */
 function replayed(message: Message): boolean {
-  return (message as Record<string, unknown>).is_compact_summary !== true;
+  return !isSourceSummary(message);
 }
 
 /**
@@ -140,8 +141,8 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   // one cache for each, as its recorded reads show. The ideal cache stays one, as it always was.
   const caches = new Map<string, PromptCache>();
   const cacheOf = (m: Message) => {
-    const named = (m as Record<string, unknown>).model;
-    const model = rules.kind !== 'previous' && typeof named === 'string' ? named : '';
+    const named = answeringModel(m);
+    const model = rules.kind !== 'previous' && named !== undefined ? named : '';
     let cache = caches.get(model);
     if (!cache) caches.set(model, (cache = new PromptCache(rules)));
     return cache;
@@ -216,16 +217,10 @@ function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
 
 /** Content blocks of a message as a provider counts them: each content part and each tool call (at least one). */
 function blocksOf(m: Message): number {
-  const content = (m as { content?: unknown }).content;
-  const calls = (m as { tool_calls?: unknown }).tool_calls;
-  return Math.max(1, (Array.isArray(content) ? content.length : 1) + (Array.isArray(calls) ? calls.length : 0));
+  const content = messageContent(m);
+  const calls = isAssistant(m) ? (m.tool_calls?.length ?? 0) : 0;
+  return Math.max(1, (Array.isArray(content) ? content.length : 1) + calls);
 }
-
-const stampOf = (m: Message): number | undefined => {
-  const t = (m as Record<string, unknown>).timestamp;
-  const ms = typeof t === 'string' ? Date.parse(t) : typeof t === 'number' ? t : Number.NaN;
-  return Number.isFinite(ms) ? ms : undefined;
-};
 
 /**
  * When each call was made. A call goes out right after the last message of its prompt, so it takes the latest
@@ -241,12 +236,12 @@ class CallClock {
     messages: readonly Message[],
     private readonly gapMs: number,
   ) {
-    this.timed = messages.some((m) => stampOf(m) !== undefined);
+    this.timed = messages.some((m) => timestampMs(m) !== undefined);
   }
 
   /** Takes the messages in order; returns the time of a call made before `message` (meaningful for replies). */
   next(message: Message): number {
-    const own = stampOf(message);
+    const own = timestampMs(message);
     let at: number;
     if (message.role !== 'assistant') at = this.lastCall ?? 0;
     else if (!this.timed) at = this.lastCall === undefined ? 0 : this.lastCall + this.gapMs;

@@ -17,6 +17,7 @@ import { recordedTokenRatio, scaledTokenizer, scalesCounts } from './billing/tok
 import { FormatGroups } from '../report/by-format.js';
 import type { Message } from '../model/message.js';
 import { type PointResult, SOURCE_OWN, SOURCE_PREFIX, type SourcePolicyInstance } from './policies/source-policy.js';
+import { isSourceSummary } from '../model/recorded.js';
 
 export interface SimulateOptions {
   /** Score hindsight at every micro-compaction as well as at compactions (see ReplayOptions.microIsCompaction). @default false */
@@ -239,7 +240,6 @@ function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | un
   return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer));
 }
 
-const isSourceSummary = (m: Message) => (m as Record<string, unknown>).is_compact_summary === true;
 
 /** Hindsight probes by transcript and reply index: every policy that edits before the same reply asks for the same. */
 const hindsightMemo = new WeakMap<Transcript, Map<number, HindsightProbe[]>>();
@@ -365,7 +365,7 @@ export class Simulation {
       result.policies[policy.name] = run;
     }
     if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, prices) };
-    const untimed = !transcript.messages.some((m) => (m as Record<string, unknown>).timestamp !== undefined);
+    const untimed = !transcript.messages.some((m) => m.timestamp !== undefined);
     return { result, prompts, untimed, ...(source.format === undefined ? {} : { format: source.format }) };
   }
 

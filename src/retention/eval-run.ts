@@ -15,6 +15,7 @@ import { type OpaqueCompaction, opaqueCompactions, referenceCompactions } from '
 import { type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
 import { type ProbeScore, addScore, emptyScore, scoreProbes } from './score.js';
 import { FormatGroups } from '../report/by-format.js';
+import { isSourceSummary } from '../model/recorded.js';
 
 /** The row of the uncompacted transcript: the rule's own ceiling (a probe it cannot find even there is a rule limit). */
 export const ORIGINAL_ROW = 'original';
@@ -281,7 +282,7 @@ export class Evaluation {
       const span: Transcript = { id: `${transcript.id}#compaction-${ref.index}`, messages: transcript.messages.slice(ref.from, ref.to) };
       const probes = extractProbes(span);
       // What came after the compaction, without the source's summaries: what the agent did next.
-      const next = transcript.messages.slice(ref.to).filter((m) => (m as Record<string, unknown>).is_compact_summary !== true);
+      const next = transcript.messages.slice(ref.to).filter((m) => !isSourceSummary(m));
       const hindsight = hindsightProbes(span.messages, next);
       const views = await this.views(span, this.referenceRows, true);
       const before = views[0].tokens;

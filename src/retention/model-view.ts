@@ -1,6 +1,6 @@
 import { contentText } from '../model/content.js';
 import { parseArguments } from '../io/canonical-json.js';
-import { type Message, isKnownRole } from '../model/message.js';
+import { type Message, isAssistant, messageContent } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { phraseIndex } from './key-phrases.js';
 import { collapseWhitespace } from './normalize.js';
@@ -27,18 +27,13 @@ function argumentStrings(value: unknown, out: string[]): void {
 /** The texts a model reads in one message, in order. */
 function messageTexts(message: Message): string[] {
   const out: string[] = [];
-  const m = message as Record<string, unknown>;
-  if (!isKnownRole(message.role)) {
-    const text = contentText(m.content as never);
-    if (text) out.push(text);
-    return out;
-  }
-  if (typeof m.reasoning_content === 'string') out.push(m.reasoning_content);
-  const text = contentText(m.content as never);
+  const assistant = isAssistant(message) ? message : undefined;
+  if (assistant?.reasoning_content !== undefined) out.push(assistant.reasoning_content);
+  const text = contentText(messageContent(message));
   if (text) out.push(text);
-  if (typeof m.refusal === 'string') out.push(m.refusal);
-  if (Array.isArray(m.tool_calls)) {
-    for (const call of m.tool_calls as { function: { name: string; arguments: string } }[]) {
+  if (typeof assistant?.refusal === 'string') out.push(assistant.refusal);
+  if (assistant?.tool_calls) {
+    for (const call of assistant.tool_calls) {
       out.push(call.function.name);
       const args = parseArguments(call.function.arguments);
       if (args) argumentStrings(args, out);

@@ -1,6 +1,7 @@
 import { contentText } from '../model/content.js';
 import type { UserMessage } from '../model/message.js';
 import { collapseWhitespace } from './normalize.js';
+import { isClientText, isSourceSummary } from '../model/recorded.js';
 
 /** Text a harness adds to user messages that the person did not type (Claude Code reminders). */
 const INJECTED = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
@@ -25,8 +26,7 @@ const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
  * `isMeta` records (skill expansions, reminders) `is_meta` and the compaction summary `is_compact_summary`.
  */
 function isHarnessRecord(message: UserMessage): boolean {
-  const m = message as Record<string, unknown>;
-  return m.is_meta === true || m.is_compact_summary === true || m.isMeta === true || m.isCompactSummary === true;
+  return isClientText(message) || isSourceSummary(message) || message.isCompactSummary === true;
 }
 
 /**

@@ -35,6 +35,11 @@ const message = fc.record(
     refusal: scalar,
     tool_call_id: scalar,
     is_error: scalar,
+    timestamp: scalar,
+    model: scalar,
+    usage: fc.oneof(scalar, fc.object()),
+    is_compact_summary: scalar,
+    is_meta: scalar,
   },
   { requiredKeys: ['role'] },
 );

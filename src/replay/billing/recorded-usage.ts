@@ -1,3 +1,5 @@
+import type { Message } from '../../model/message.js';
+import { recordedCall } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { CACHE_RULES } from './cache-rules.js';
 import type { Prices } from './prices.js';
@@ -27,27 +29,15 @@ export interface RecordedUsage {
   firstCallInput: number;
 }
 
-const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-
 /** The input tokens a recorded call read from the provider's cache, or undefined for a message without usage. */
-export function recordedCacheRead(message: object): number | undefined {
-  const usage = (message as Record<string, unknown>).usage;
-  return usage === null || typeof usage !== 'object' ? undefined : inputOf(usage as Record<string, unknown>).read;
+export function recordedCacheRead(message: Message): number | undefined {
+  return recordedCall(message)?.read;
 }
 
 /** A recorded call's whole input (cached, written and uncached), or undefined for a message without usage. */
-export function recordedPromptTokens(message: object): number | undefined {
-  const usage = (message as Record<string, unknown>).usage;
-  if (usage === null || typeof usage !== 'object') return undefined;
-  const { uncached, creation, read } = inputOf(usage as Record<string, unknown>);
-  return uncached + creation + read;
-}
-
-/** The three parts of a recorded call's input, from Anthropic's or OpenAI's usage fields. */
-function inputOf(u: Record<string, unknown>): { uncached: number; creation: number; read: number } {
-  const openAIStyle = 'cached_input_tokens' in u && !('cache_read_input_tokens' in u);
-  const read = num(openAIStyle ? u.cached_input_tokens : u.cache_read_input_tokens);
-  return { uncached: openAIStyle ? Math.max(0, num(u.input_tokens) - read) : num(u.input_tokens), creation: num(u.cache_creation_input_tokens), read };
+export function recordedPromptTokens(message: Message): number | undefined {
+  const call = recordedCall(message);
+  return call === undefined ? undefined : call.uncached + call.written + call.read;
 }
 
 export function recordedUsage(transcript: Transcript, { byTtl = false } = {}): RecordedUsage | undefined {
@@ -55,20 +45,17 @@ export function recordedUsage(transcript: Transcript, { byTtl = false } = {}): R
   if (byTtl) r.cacheCreation1h = 0;
   for (const m of transcript.messages) {
     if (m.role !== 'assistant') continue;
-    const usage = (m as Record<string, unknown>).usage;
-    if (usage === null || typeof usage !== 'object') continue;
-    const u = usage as Record<string, unknown>;
-    const { uncached, creation, read } = inputOf(u);
-    if (r.calls === 0) r.firstCallInput = uncached + creation + read;
+    const call = recordedCall(m);
+    if (!call) continue;
+    const input = call.uncached + call.written + call.read;
+    if (r.calls === 0) r.firstCallInput = input;
     r.calls++;
-    r.uncachedInput += uncached;
-    r.cacheCreation += creation;
-    if (r.cacheCreation1h !== undefined && u.cache_creation !== null && typeof u.cache_creation === 'object') {
-      r.cacheCreation1h += Math.min(creation, num((u.cache_creation as Record<string, unknown>).ephemeral_1h_input_tokens));
-    }
-    r.cacheRead += read;
-    r.input += uncached + creation + read;
-    r.output += num(u.output_tokens);
+    r.uncachedInput += call.uncached;
+    r.cacheCreation += call.written;
+    if (r.cacheCreation1h !== undefined) r.cacheCreation1h += call.written1h;
+    r.cacheRead += call.read;
+    r.input += input;
+    r.output += call.output;
   }
   return r.calls > 0 ? r : undefined;
 }

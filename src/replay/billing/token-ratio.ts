@@ -1,8 +1,8 @@
-import type { Message } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { countMessage, totalOf } from '../../tokens/breakdown.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import { recordedPromptTokens } from './recorded-usage.js';
+import { isSourceSummary } from '../../model/recorded.js';
 
 /** What a transcript's recording says of how its provider's tokenizer counts against ours. */
 export interface RecordedTokenRatio {
@@ -52,7 +52,6 @@ export function recordedTokenRatio(transcript: Transcript, tokenizer: Tokenizer)
   return ourTokens > 0 ? { ratio: providerTokens / ourTokens, providerTokens, ourTokens } : undefined;
 }
 
-const isSourceSummary = (m: Message) => (m as Record<string, unknown>).is_compact_summary === true;
 
 /** Whether a `tokenRatio` setting scales the counts at all: 1, the default, does not, and reports leave it out. */
 export function scalesCounts(ratio: number | 'recorded' | undefined): ratio is number | 'recorded' {

@@ -3,6 +3,7 @@ import { contentText } from '../../model/content.js';
 import { type Message, isRole } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { collapseWhitespace } from '../../retention/normalize.js';
+import { isSourceSummary } from '../../model/recorded.js';
 
 /** What marked a compaction point in the source. */
 export type SourcePointKind =
@@ -36,7 +37,6 @@ export interface SourcePoint {
   opaque?: true;
 }
 
-const isSourceSummary = (m: Message) => (m as Record<string, unknown>).is_compact_summary === true;
 
 const COMMAND = /<command-name>\s*\/compact\s*<\/command-name>/;
 const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;

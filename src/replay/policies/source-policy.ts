@@ -10,6 +10,7 @@ import type { PolicyInstance } from '../replay.js';
 import { contextTokens } from '../replay.js';
 import { type ProbeScore, scoreProbes } from '../../retention/score.js';
 import { type SourcePoint, type SourcePointKind, sourceCompactionPoints } from './source-points.js';
+import { isSourceSummary } from '../../model/recorded.js';
 
 /** The policy that replays the source's own compactions: at each point, the context becomes the source's summary. */
 export const SOURCE_OWN = 'source';
@@ -56,7 +57,6 @@ const leadingSystem = (messages: readonly Message[]): Message[] => {
   return out;
 };
 
-const isSourceSummary = (m: Message) => (m as Record<string, unknown>).is_compact_summary === true;
 
 /**
  * The source's own compaction, or ours (`strategies`), at exactly the calls where the transcript's source compacted

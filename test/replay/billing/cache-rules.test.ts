@@ -26,7 +26,7 @@ describe('the replay times its calls by the recorded timestamps', () => {
     id: 'timed',
     messages: [user(4000, 0), assistant(8, 0), user(160, 1), assistant(8, 1), user(160, 11), assistant(8, 11)],
   };
-  const untimed: Transcript = { id: 'untimed', messages: timed.messages.map(({ timestamp: _t, ...m }: Message & { timestamp?: string }) => m as Message) };
+  const untimed: Transcript = { id: 'untimed', messages: timed.messages.map(({ timestamp: _t, ...m }) => m as Message) };
   const run = (t: Transcript, model: keyof typeof CACHE_RULES) =>
     replay(t, {}, { tokenizer: tok, window: 100_000, basePrompt: 2000, cache: CACHE_RULES[model] });
 

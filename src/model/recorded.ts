@@ -1,0 +1,59 @@
+import type { Message } from './message.js';
+
+/**
+ * Accessors for what the format readers record on messages beside the OpenAI fields (declared in message.ts):
+ * when a message was logged, which model answered, the provider's usage of the call, and the marks of a source's own
+ * compaction summary and of client-added text.
+ */
+
+/** The summary a source put in place of the history at its own compaction (`is_compact_summary`). */
+export const isSourceSummary = (m: Message): boolean => m.is_compact_summary === true;
+
+/** Text the client added rather than the user typed (`is_meta`; `isMeta` as Claude Code logs it). */
+export const isClientText = (m: Message): boolean => m.is_meta === true || m.isMeta === true;
+
+/** When the source logged the message, in epoch milliseconds; undefined when it recorded no valid time. */
+export function timestampMs(m: Message): number | undefined {
+  const t = m.timestamp;
+  const ms = typeof t === 'string' ? Date.parse(t) : typeof t === 'number' ? t : Number.NaN;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** The model that answered, as recorded on the reply. */
+export const answeringModel = (m: Message): string | undefined => (typeof m.model === 'string' ? m.model : undefined);
+
+/** One recorded model call's tokens, whichever provider's field names its usage record uses. */
+export interface RecordedCall {
+  /** Input neither written to nor read from the cache. */
+  uncached: number;
+  /** Input written to the cache. */
+  written: number;
+  /** Of `written`, tokens written with the 1-hour TTL (Anthropic's `cache_creation.ephemeral_1h_input_tokens`). */
+  written1h: number;
+  /** Input read from the cache. */
+  read: number;
+  output: number;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/**
+ * The usage a reply recorded, or undefined without one: Anthropic's (`input_tokens` uncached, plus
+ * `cache_creation_input_tokens` and `cache_read_input_tokens`) or OpenAI's (`input_tokens` in total, of which
+ * `cached_input_tokens` were read).
+ */
+export function recordedCall(m: Message): RecordedCall | undefined {
+  const u = m.usage;
+  if (!isRecord(u)) return undefined;
+  const openAIStyle = 'cached_input_tokens' in u && !('cache_read_input_tokens' in u);
+  const read = num(openAIStyle ? u.cached_input_tokens : u.cache_read_input_tokens);
+  const written = num(u.cache_creation_input_tokens);
+  return {
+    uncached: openAIStyle ? Math.max(0, num(u.input_tokens) - read) : num(u.input_tokens),
+    written,
+    written1h: isRecord(u.cache_creation) ? Math.min(written, num(u.cache_creation.ephemeral_1h_input_tokens)) : 0,
+    read,
+    output: num(u.output_tokens),
+  };
+}
