@@ -8,6 +8,9 @@ const CONTEXT_MODES = ['auto', 'approval', 'manual'] as const;
 
 const fraction = z.number().positive().max(1);
 
+/** Compaction attempts in a row that stay above the trigger before a manager gives up. */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
 /** Fractions of the window at which the prompt changes status; each must be below the next. */
 const ContextThresholdsSchema = z
   .strictObject({
@@ -49,7 +52,7 @@ const ContextManagerOptionsSchema = z.strictObject({
    * Compaction attempts in a row that leave the prompt above the trigger before the manager gives up: it is then
    * `stuck` and attempts no more compaction. @default 3
    */
-  maxAttempts: z.number().int().min(1).default(3),
+  maxAttempts: z.number().int().min(1).default(DEFAULT_MAX_ATTEMPTS),
   /**
    * Micro-compaction: strategies run on every `check()`, below the trigger too, as J-CLI and Claude Code mask old tool
    * results on every call; `[]` turns it off. Their protected tail is the strategies' default budget (the last 10

@@ -2,7 +2,7 @@ import type { ChatUsage } from './client.js';
 import { modelInfo } from './model-info.js';
 
 /** Prices in US dollars per million tokens, and where they came from. */
-interface Price {
+export interface Price {
   inPerMillion: number;
   outPerMillion: number;
   source: 'config' | 'gpt-tokenizer';

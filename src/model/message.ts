@@ -104,7 +104,8 @@ export function isRole<R extends KnownRole>(message: Message, role: R): message 
 }
 
 /** A message's content: a known role's as its schema types it; an unknown role's as it came (read as text or parts). */
-export const messageContent = (m: Message): string | readonly ContentPart[] | null | undefined => m.content as string | readonly ContentPart[] | null | undefined;
+export const messageContent = (m: Message): string | readonly ContentPart[] | null | undefined =>
+  m.content as string | readonly ContentPart[] | null | undefined;
 
 export const isAssistant = (m: Message): m is AssistantMessage => m.role === 'assistant';
 export const isTool = (m: Message): m is ToolMessage => m.role === 'tool';

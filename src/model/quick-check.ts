@@ -70,11 +70,7 @@ export function quickCheckMessage(m: Obj): boolean {
         (m.usage === undefined || isObject(m.usage))
       );
     case 'tool':
-      return (
-        nonEmptyString(m.tool_call_id) &&
-        (typeof m.content === 'string' || every(m.content, isContentPart)) &&
-        optBoolean(m.is_error)
-      );
+      return nonEmptyString(m.tool_call_id) && (typeof m.content === 'string' || every(m.content, isContentPart)) && optBoolean(m.is_error);
     default:
       return false;
   }

@@ -1,8 +1,9 @@
 import { change, int, mdTable, pct, usd } from '../report/format.js';
 import { PROBE_KINDS } from '../retention/probes.js';
 import { type Tally, recall } from '../retention/score.js';
-import type { PolicyTotals, SimulationReport } from './simulate-run.js';
-import type { CacheModelName } from './billing/cache-rules.js';
+import type { PolicyTotals, SimulationReport } from './simulation-report.js';
+import type { CacheReport } from './billing/cache-choice.js';
+import { CACHE_RULES, type CacheModelName, type CacheRules } from './billing/cache-rules.js';
 
 const KIND_LABELS: Record<(typeof PROBE_KINDS)[number], string> = {
   artifact: 'artifacts',
@@ -70,37 +71,31 @@ function sourcePointsSection(r: SimulationReport): string[] {
   ];
 }
 
-const CACHE_LABELS: Record<CacheModelName, string> = {
-  'anthropic-5m': "Anthropic's prompt cache with the 5-minute TTL",
-  'anthropic-1h': "Anthropic's prompt cache with the 1-hour TTL",
-  openai: "OpenAI's automatic prompt cache",
-  ideal: 'an ideal prefix cache',
-  none: 'no prompt cache',
-};
-
 const duration = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`);
 
-/** How "cost (cached)" was billed: the ideal cache's rule, or each cache model's rules and prices. */
+/** One cache model's rules, as "cost (cached)" applied them. */
+function cacheRulesText(rules: CacheRules, m: NonNullable<CacheReport['models'][CacheModelName]>): string {
+  if (rules.kind === 'off') return 'every input token at the input price';
+  const reads =
+    rules.kind === 'previous'
+      ? "at each call, the leading messages identical to the previous call's prompt are cache reads and the rest cache writes (a compaction or micro-compaction that rewrites an early message turns everything after it into writes), "
+      : '';
+  return (
+    `${reads}${m.ttlSeconds === null ? 'no expiry' : `entries expire ${duration(m.ttlSeconds)} after their last use`}` +
+    `${m.minTokens > 0 ? `, nothing cached below ${int(m.minTokens)} tokens` : ''}${m.step > 1 ? `, reads in steps of ${m.step} tokens` : ''}; ` +
+    `${m.prices.cacheWrite === m.prices.input ? 'no write premium' : `writes $${m.prices.cacheWrite}`}, reads $${m.prices.cached} per million`
+  );
+}
+
+/** How "cost (cached)" was billed: each cache model's rules and prices. */
 function cacheNote(r: SimulationReport): string[] {
-  if (!r.cache) {
-    return [
-      '"cost (cached)" assumes an ideal prefix cache: at each call, the leading messages identical to the previous',
-      "call's prompt are cache reads and the rest cache writes; a compaction or micro-compaction that rewrites an early",
-      'message turns everything after it into writes.',
-    ];
-  }
   const c = r.cache;
+  if (!c) return [];
   const lines = [
     `"cost (cached)" bills each call as the provider's prompt cache would (${c.chosenBy === 'flag' ? '`--cache`' : "each transcript's cache chosen by its source"}):`,
   ];
   for (const [name, m] of Object.entries(c.models) as [CacheModelName, NonNullable<(typeof c.models)[CacheModelName]>][]) {
-    const rules =
-      name === 'none'
-        ? 'every input token at the input price'
-        : `${m.ttlSeconds === null ? 'no expiry' : `entries expire ${duration(m.ttlSeconds)} after their last use`}` +
-          `${m.minTokens > 0 ? `, nothing cached below ${int(m.minTokens)} tokens` : ''}${m.step > 1 ? `, reads in steps of ${m.step} tokens` : ''}; ` +
-          `${m.prices.cacheWrite === m.prices.input ? 'no write premium' : `writes $${m.prices.cacheWrite}`}, reads $${m.prices.cached} per million`;
-    lines.push(`- \`${name}\` (${int(m.transcripts)} transcripts): ${CACHE_LABELS[name]}; ${rules}.`);
+    lines.push(`- \`${name}\` (${int(m.transcripts)} transcripts): ${CACHE_RULES[name].label}; ${cacheRulesText(CACHE_RULES[name], m)}.`);
   }
   lines.push(
     '',
@@ -256,8 +251,8 @@ function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, p:
     int(s.calls),
     int(s.billedInput),
     int(s.cachedInput),
-    int(s.cacheWrites ?? s.billedInput - s.cachedInput),
-    s.cacheWrites === undefined ? '–' : int(s.billedInput - s.cachedInput - s.cacheWrites),
+    int(s.cacheWrites),
+    int(s.billedInput - s.cachedInput - s.cacheWrites),
     int(s.outputTokens),
     int(s.firstPrompt),
     usd(s.cost.withoutCache),
@@ -292,12 +287,8 @@ function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, p:
       'lrrrrrrrrrr',
     ),
     '',
-    ...(u.cacheCreation1h === undefined
-      ? []
-      : [
-          `Of the recorded cache writes, ${int(u.cacheCreation1h)} were made with the 1-hour TTL and are billed at 2x the input price, the others at 1.25x.`,
-          '',
-        ]),
+    `Of the recorded cache writes, ${int(u.cacheCreation1h)} were made with the 1-hour TTL and are billed at ${CACHE_RULES['anthropic-1h'].writeMultiplier}x the input price, the others at ${CACHE_RULES['anthropic-5m'].writeMultiplier}x.`,
+    '',
     'The recorded input includes the system prompt and tool definitions the session file does not hold (about the',
     "first call's recorded input minus its simulated prompt, on every call; `--base-prompt N` adds them to the replay)",
     "and is counted by the provider's tokenizer (`--token-ratio recorded` scales the replay's counts to it).",

@@ -4,7 +4,7 @@ import { workerEntry } from '../io/worker-entry.js';
 import { IN_FLIGHT_PER_WORKER } from '../pipeline/job/capacity.js';
 import { shareRankTable } from '../tokens/bpe-engines.js';
 import type { ReplayOutcome, ReplaySettings, ReplayTask } from './replay-task.js';
-import type { TranscriptReplay } from './simulate-run.js';
+import type { TranscriptReplay } from './transcript-replay.js';
 
 /**
  * Replays transcripts on worker threads and hands the results back in input order, so a Simulation that accepts

@@ -2,17 +2,19 @@ import { type ErrorInfo, type Outcome, errorInfoOf } from '../errors.js';
 import type { Transcript } from '../model/transcript.js';
 import type { TokenizerEngine } from '../tokens/bpe-engines.js';
 import { type TokenizerName, getTokenizer } from '../tokens/tokenizer.js';
-import { type SimulateOptions, Simulation, type TranscriptReplay } from './simulate-run.js';
+import type { ReplayOptionsInput } from './replay-options.js';
+import { type SimulateOptions, Simulation } from './simulation.js';
+import type { TranscriptReplay, TranscriptSource } from './transcript-replay.js';
 
-/** The options of a Simulation that cross to a worker thread: plain data, the tokenizer by name. */
-export type ReplaySettings = Omit<SimulateOptions, 'tokenizer' | 'llm' | 'batch'> & {
+/** The options of a Simulation that cross to a worker thread: plain data, the tokenizer by name (never a model). */
+export type ReplaySettings = Omit<ReplayOptionsInput, 'batch'> & {
   tokenizer: { name: TokenizerName; engine: TokenizerEngine | null };
 };
 
 export interface ReplayTask {
   settings: ReplaySettings;
   transcript: Transcript;
-  source: { file: string; line: number; format?: string };
+  source: TranscriptSource;
 }
 
 export type ReplayOutcome = Outcome<TranscriptReplay, ErrorInfo>;

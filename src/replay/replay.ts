@@ -1,34 +1,15 @@
-import type { CompactionHandler, CompactionOutput, CompactionRequest } from '../context/compaction-handler.js';
-import type { ContextManager } from '../context/context-manager.js';
+import type { PolicyInstance } from './policies/policy.js';
 import { type Message, isAssistant, messageContent } from '../model/message.js';
-import type { ToolDef, Transcript } from '../model/transcript.js';
+import type { Transcript } from '../model/transcript.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
-import { CACHE_RULES, type CacheRules, DEFAULT_CALL_GAP_SECONDS } from './billing/cache-rules.js';
+import { type CacheRules, DEFAULT_CALL_GAP_SECONDS } from './billing/cache-rules.js';
 import { PromptCache } from './billing/prompt-cache.js';
 import { answeringModel, isSourceSummary, timestampMs } from '../model/recorded.js';
 
-/** A policy made ready for one transcript: fresh state, since a manager counts compactions and cooldowns. */
-export interface PolicyInstance {
-  /** Runs before every call (micro-compaction); its output replaces the agent's context. */
-  micro?: CompactionHandler;
-  /**
-   * Each change `micro` makes is a compaction point for `onCompaction` (hindsight): a runtime's clearing (Anthropic's
-   * context editing, the AI SDK's pruning) is the only compaction such a policy makes. @default false
-   */
-  microIsCompaction?: boolean;
-  /** Decides at every call whether to compact. */
-  manager?: ContextManager;
-  /**
-   * Compaction at chosen calls (the source's own compaction points): asked before call `call` (0-based, in call order,
-   * after micro-compaction); returns the new context, or undefined to leave it. Each context it returns counts as a
-   * compaction.
-   */
-  at?: (call: number, request: CompactionRequest) => CompactionOutput | undefined | Promise<CompactionOutput | undefined>;
-}
-
-export interface ReplayOptions {
+/** How one transcript's agent loop is replayed under one policy. */
+export interface ReplayLoopOptions {
   tokenizer: Tokenizer;
   window: number;
   /** Fraction of the window counted as the hard limit (calls at or above it). @default 0.98 */
@@ -50,8 +31,8 @@ export interface ReplayOptions {
    * (masking loses what it masked, as a clear does): how `tune` compares micro-compaction with clearing. @default false
    */
   microIsCompaction?: boolean;
-  /** The provider's prompt cache. @default the ideal cache */
-  cache?: CacheRules;
+  /** The provider's prompt cache. */
+  cache: CacheRules;
   /** Seconds between calls in a transcript without timestamps. @default DEFAULT_CALL_GAP_SECONDS */
   callGapSeconds?: number;
   /**
@@ -73,11 +54,8 @@ export interface ReplayStats {
    * matches), and the rest of the input is written.
    */
   cachedInput: number;
-  /**
-   * The part of `billedInput` written to the cache; absent under the ideal cache, where it is everything not read.
-   * The rest (`billedInput - cachedInput - cacheWrites`) is plain input.
-   */
-  cacheWrites?: number;
+  /** The part of `billedInput` written to the cache. The rest (`billedInput - cachedInput - cacheWrites`) is plain input. */
+  cacheWrites: number;
   /** Sum of the assistant messages' tokens: the same under every policy. */
   outputTokens: number;
   /** Compactions the manager made (micro-compaction not included). */
@@ -109,6 +87,7 @@ export function emptyReplayStats(): ReplayStats {
     callsOverHardLimit: 0,
     callsOverWindow: 0,
     stuck: false,
+    cacheWrites: 0,
   };
 }
 
@@ -129,25 +108,21 @@ function replayed(message: Message): boolean {
  * incrementally (each message is encoded once, `countMessage` being memoized per object), and after a compaction the
  * new context is summed from memoized counts, so the cost is linear in messages per call and never re-encodes text.
  */
-export async function replay(transcript: Transcript, policy: PolicyInstance, options: ReplayOptions): Promise<ReplayStats> {
+export async function replay(transcript: Transcript, policy: PolicyInstance, options: ReplayLoopOptions): Promise<ReplayStats> {
   const tok = options.tokenizer;
   const hardTokens = (options.hardLimit ?? DEFAULT_THRESHOLDS.hardLimit) * options.window;
   const toolsTokens = (transcript.tools && transcript.tools.length > 0 ? tok.count(JSON.stringify(transcript.tools)) : 0) + (options.basePrompt ?? 0);
   const stats = emptyReplayStats();
   let context: Message[] = [];
   let tokens = toolsTokens;
-  const rules = options.cache ?? CACHE_RULES.ideal;
-  // A provider caches per model: a session that switches models (Claude Code's Haiku turns between Opus ones) keeps
-  // one cache for each, as its recorded reads show. The ideal cache stays one, as it always was.
+  const rules = options.cache;
   const caches = new Map<string, PromptCache>();
   const cacheOf = (m: Message) => {
-    const named = answeringModel(m);
-    const model = rules.kind !== 'previous' && named !== undefined ? named : '';
+    const model = (rules.perModel && answeringModel(m)) || '';
     let cache = caches.get(model);
     if (!cache) caches.set(model, (cache = new PromptCache(rules)));
     return cache;
   };
-  if (rules.kind !== 'previous') stats.cacheWrites = 0;
   const clock = new CallClock(transcript.messages, (options.callGapSeconds ?? DEFAULT_CALL_GAP_SECONDS) * 1000);
 
   for (const [messageIndex, message] of transcript.messages.entries()) {
@@ -193,7 +168,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         warmBase: options.warmBase?.(messageIndex),
       });
       stats.cachedInput += billed.read;
-      if (stats.cacheWrites !== undefined) stats.cacheWrites += billed.written;
+      stats.cacheWrites += billed.written;
       stats.peakPrompt = Math.max(stats.peakPrompt, tokens);
       if (tokens >= hardTokens) stats.callsOverHardLimit++;
       if (tokens > options.window) stats.callsOverWindow++;
@@ -250,11 +225,4 @@ class CallClock {
     if (own !== undefined) this.latest = this.latest === undefined ? own : Math.max(this.latest, own);
     return at;
   }
-}
-
-/** Tokens of a list of messages plus tool definitions, counted like `countTranscript`. */
-export function contextTokens(messages: readonly Message[], tools: readonly ToolDef[] | undefined, tok: Tokenizer): number {
-  let n = tools && tools.length > 0 ? tok.count(JSON.stringify(tools)) : 0;
-  for (const m of messages) n += tokensOf(m, tok);
-  return n;
 }

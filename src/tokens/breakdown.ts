@@ -1,6 +1,6 @@
 import { type ContentPart, isAttachmentPart } from '../model/content.js';
 import { type Message, isKnownRole } from '../model/message.js';
-import type { Transcript } from '../model/transcript.js';
+import type { ToolDef, Transcript } from '../model/transcript.js';
 import type { Tokenizer } from './tokenizer.js';
 
 /**
@@ -123,4 +123,11 @@ export function countTranscript(t: Transcript, tok: Tokenizer): TranscriptTokens
   for (const m of t.messages) addBreakdown(b, countMessage(m, tok));
   if (t.tools && t.tools.length > 0) b.tools = tok.count(JSON.stringify(t.tools));
   return { total: totalOf(b), byCategory: b };
+}
+
+/** Tokens of a prompt: its messages (each counted once through the memo) plus the tool definitions, counted like `countTranscript`. */
+export function contextTokens(messages: readonly Message[], tools: readonly ToolDef[] | undefined, tok: Tokenizer): number {
+  let n = tools && tools.length > 0 ? tok.count(JSON.stringify(tools)) : 0;
+  for (const m of messages) n += totalOf(countMessage(m, tok));
+  return n;
 }

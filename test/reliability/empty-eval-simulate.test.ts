@@ -3,7 +3,7 @@ import { Evaluation } from '../../src/retention/eval-run.js';
 import { DEFAULT_PRICES } from '../../src/replay/billing/prices.js';
 import { renderEvaluation, rowFigures } from '../../src/retention/render-eval.js';
 import { renderSimulation } from '../../src/replay/render-simulate.js';
-import { Simulation } from '../../src/replay/simulate-run.js';
+import { Simulation } from '../../src/replay/simulation.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 
 const tok = getTokenizer('o200k_base');

@@ -4,6 +4,7 @@ import { checkpointMiddle } from '../../src/replay/policies/built-in.js';
 import { DEFAULT_PRICES } from '../../src/replay/billing/prices.js';
 import { recordedCost, recordedUsage } from '../../src/replay/billing/recorded-usage.js';
 import { replay } from '../../src/replay/replay.js';
+import { CACHE_RULES } from '../../src/replay/billing/cache-rules.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { RefSink } from '../../src/refs/ref-store.js';
@@ -20,7 +21,7 @@ const transcript: Transcript = { id: 'hand', messages: [user(40), assistant(8), 
 
 describe('replay', () => {
   it('bills every earlier message at every call, computed by hand', async () => {
-    const stats = await replay(transcript, {}, { tokenizer: tok, window: 1000 });
+    const stats = await replay(transcript, {}, { tokenizer: tok, window: 1000, cache: CACHE_RULES.ideal });
     expect(stats).toEqual({
       calls: 3,
       billedInput: 13 + (13 + 5 + 23) + (13 + 5 + 23 + 4 + 43), // 13 + 41 + 88 = 142
@@ -34,6 +35,8 @@ describe('replay', () => {
       callsOverHardLimit: 0,
       callsOverWindow: 0,
       stuck: false,
+      // The ideal cache writes all it does not read.
+      cacheWrites: 142 - (13 + 41),
     });
   });
 
@@ -41,19 +44,19 @@ describe('replay', () => {
     // At 50 tokens the handler replaces everything with one 20-character summary: 20/4 + 3 = 8 tokens.
     const summary: Message = { role: 'user', content: 's'.repeat(20) };
     const manager = new ContextManager({ window: 80, compactAtTokens: 50 }, () => ({ messages: [summary], tokens: 8 }));
-    const stats = await replay(transcript, { manager }, { tokenizer: tok, window: 80 });
+    const stats = await replay(transcript, { manager }, { tokenizer: tok, window: 80, cache: CACHE_RULES.ideal });
     expect(stats.billedInput).toBe(13 + 41 + 8);
     expect(stats.compactions).toBe(1);
     expect(stats.peakPrompt).toBe(41);
     // Call 3's prompt [summary] shares nothing with call 2's: only call 2 read from the cache.
     expect(stats.cachedInput).toBe(13);
-    const none = await replay(transcript, {}, { tokenizer: tok, window: 80 });
+    const none = await replay(transcript, {}, { tokenizer: tok, window: 80, cache: CACHE_RULES.ideal });
     // 88 >= 0.98 x 80 = 78.4, and 88 > 80.
     expect([none.callsOverHardLimit, none.callsOverWindow]).toEqual([1, 1]);
   });
 
   it('adds the unrecorded base prompt to every call, always cached', async () => {
-    const stats = await replay(transcript, {}, { tokenizer: tok, window: 1000, basePrompt: 100 });
+    const stats = await replay(transcript, {}, { tokenizer: tok, window: 1000, cache: CACHE_RULES.ideal, basePrompt: 100 });
     expect(stats.billedInput).toBe(142 + 3 * 100);
     expect(stats.cachedInput).toBe(54 + 2 * 100);
   });
@@ -63,7 +66,7 @@ describe('replay', () => {
       id: 's',
       messages: [user(40), { role: 'user', content: 'x'.repeat(400), is_compact_summary: true } as Message, assistant(4)],
     };
-    expect((await replay(withSummary, {}, { tokenizer: tok, window: 1000 })).billedInput).toBe(13);
+    expect((await replay(withSummary, {}, { tokenizer: tok, window: 1000, cache: CACHE_RULES.ideal })).billedInput).toBe(13);
   });
 
   it('sums the same prompts as counting each prefix from scratch, on o200k_base', async () => {
@@ -78,7 +81,7 @@ describe('replay', () => {
         { role: 'assistant', content: 'Done.' },
       ],
     };
-    const stats = await replay(t, {}, { tokenizer: exact, window: 100_000 });
+    const stats = await replay(t, {}, { tokenizer: exact, window: 100_000, cache: CACHE_RULES.ideal });
     const prefix = (n: number) => countTranscript({ id: 'p', messages: t.messages.slice(0, n) }, exact).total;
     expect(stats.billedInput).toBe(prefix(2) + prefix(4));
   });
@@ -97,7 +100,7 @@ describe("checkpointMiddle (the seeds' compaction)", () => {
   ];
   for (let i = 0; i < 12; i++) messages.push(call(`c${i}`), result(`c${i}`));
   messages.push({ role: 'user', content: 'Now finish it.' }, call('d0'), result('d0'), call('d1'), result('d1'));
-  const env = { tokenizer: getTokenizer('o200k_base'), window: 100_000 };
+  const env = { tokenizer: getTokenizer('o200k_base'), window: 100_000, basePrompt: 0, cooldown: 0, maxAttempts: 3 };
 
   it('keeps the first 3 and the last 10 messages around one checkpoint, never splitting a call from its result', async () => {
     const out = await checkpointMiddle(3, 10, env, new RefSink())({ messages, tokens: 0, window: 100_000, reason: 'threshold' });
@@ -138,7 +141,16 @@ describe('recordedUsage', () => {
       ],
     };
     const r = recordedUsage(t)!;
-    expect(r).toEqual({ calls: 2, input: 51_003, uncachedInput: 5_003, cacheCreation: 1000, cacheRead: 45_000, output: 150, firstCallInput: 21_003 });
+    expect(r).toEqual({
+      calls: 2,
+      input: 51_003,
+      uncachedInput: 5_003,
+      cacheCreation: 1000,
+      cacheRead: 45_000,
+      output: 150,
+      firstCallInput: 21_003,
+      cacheCreation1h: 0,
+    });
     // Default prices per million: input 3, cache write 3.75, cache read 0.30, output 15.
     const cost = recordedCost(r, DEFAULT_PRICES);
     expect(cost.withoutCache).toBeCloseTo((51_003 * 3 + 150 * 15) / 1e6, 12);

@@ -6,7 +6,7 @@ import { tailFlagOverrides } from '../config-file.js';
 import { DEFAULT_PRICES, type PriceFlags } from '../../replay/billing/prices.js';
 import { CACHE_MODEL_NAMES, DEFAULT_CALL_GAP_SECONDS, parseCacheModel } from '../../replay/billing/cache-rules.js';
 import { renderSimulation } from '../../replay/render-simulate.js';
-import { Simulation } from '../../replay/simulate-run.js';
+import { Simulation } from '../../replay/simulation.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';

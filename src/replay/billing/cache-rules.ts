@@ -1,6 +1,4 @@
 import { TcompactError } from '../../errors.js';
-import type { Transcript } from '../../model/transcript.js';
-import type { RecordedUsage } from './recorded-usage.js';
 
 /** The prompt-cache models `simulate --cache` accepts. */
 export const CACHE_MODEL_NAMES = ['anthropic-5m', 'anthropic-1h', 'openai', 'ideal', 'none'] as const;
@@ -8,10 +6,12 @@ export type CacheModelName = (typeof CACHE_MODEL_NAMES)[number];
 
 /**
  * How a provider's prompt cache reads, writes and forgets, as its documentation states it (sources in
- * docs/eval-and-simulate.md).
+ * docs/eval-and-simulate.md), or the ideal cache: everything a replay needs to bill a call, in one place.
  */
 export interface CacheRules {
   name: CacheModelName;
+  /** What the reports call it. */
+  label: string;
   /**
    * `breakpoint`: Anthropic's explicit `cache_control` marks, one after the system prompt and tools and one on the
    * prompt's last message (where Claude Code puts them); a read is the longest live entry found at most
@@ -20,6 +20,11 @@ export interface CacheRules {
    * expiry, no minimum). `off`: nothing is cached.
    */
   kind: 'breakpoint' | 'prefix' | 'previous' | 'off';
+  /**
+   * A provider's cache belongs to one model: a session that switches models (Claude Code's Haiku turns between Opus
+   * ones) keeps one cache for each, as its recorded reads show. The ideal cache is one per conversation.
+   */
+  perModel: boolean;
   /** Seconds an entry lives after its last use (a read refreshes it); null: never expires. */
   ttlSeconds: number | null;
   /** A prompt (up to the mark) shorter than this is neither written nor read. */
@@ -34,15 +39,48 @@ export interface CacheRules {
   readMultiplier: number;
 }
 
-const ANTHROPIC = { kind: 'breakpoint', minTokens: 1024, step: 1, lookbackBlocks: 20, readMultiplier: 0.1 } as const;
+const ANTHROPIC = { kind: 'breakpoint', perModel: true, minTokens: 1024, step: 1, lookbackBlocks: 20, readMultiplier: 0.1 } as const;
 
 export const CACHE_RULES: Readonly<Record<CacheModelName, CacheRules>> = {
-  'anthropic-5m': { ...ANTHROPIC, name: 'anthropic-5m', ttlSeconds: 5 * 60, writeMultiplier: 1.25 },
-  'anthropic-1h': { ...ANTHROPIC, name: 'anthropic-1h', ttlSeconds: 60 * 60, writeMultiplier: 2 },
+  'anthropic-5m': { ...ANTHROPIC, name: 'anthropic-5m', label: "Anthropic's prompt cache with the 5-minute TTL", ttlSeconds: 5 * 60, writeMultiplier: 1.25 },
+  'anthropic-1h': { ...ANTHROPIC, name: 'anthropic-1h', label: "Anthropic's prompt cache with the 1-hour TTL", ttlSeconds: 60 * 60, writeMultiplier: 2 },
   // OpenAI keeps an in-memory prefix for 5 to 10 minutes of inactivity: the lower bound, so hits are not overstated.
-  openai: { name: 'openai', kind: 'prefix', ttlSeconds: 5 * 60, minTokens: 1024, step: 128, lookbackBlocks: 0, writeMultiplier: 1, readMultiplier: 0.1 },
-  ideal: { name: 'ideal', kind: 'previous', ttlSeconds: null, minTokens: 0, step: 1, lookbackBlocks: 0, writeMultiplier: 1.25, readMultiplier: 0.1 },
-  none: { name: 'none', kind: 'off', ttlSeconds: null, minTokens: 0, step: 1, lookbackBlocks: 0, writeMultiplier: 1, readMultiplier: 1 },
+  openai: {
+    name: 'openai',
+    label: "OpenAI's automatic prompt cache",
+    kind: 'prefix',
+    perModel: true,
+    ttlSeconds: 5 * 60,
+    minTokens: 1024,
+    step: 128,
+    lookbackBlocks: 0,
+    writeMultiplier: 1,
+    readMultiplier: 0.1,
+  },
+  ideal: {
+    name: 'ideal',
+    label: 'an ideal prefix cache',
+    kind: 'previous',
+    perModel: false,
+    ttlSeconds: null,
+    minTokens: 0,
+    step: 1,
+    lookbackBlocks: 0,
+    writeMultiplier: 1.25,
+    readMultiplier: 0.1,
+  },
+  none: {
+    name: 'none',
+    label: 'no prompt cache',
+    kind: 'off',
+    perModel: false,
+    ttlSeconds: null,
+    minTokens: 0,
+    step: 1,
+    lookbackBlocks: 0,
+    writeMultiplier: 1,
+    readMultiplier: 1,
+  },
 };
 
 /**
@@ -57,28 +95,4 @@ export function parseCacheModel(command: string, value: string | undefined): Cac
   if (value === undefined) return undefined;
   if ((CACHE_MODEL_NAMES as readonly string[]).includes(value)) return value as CacheModelName;
   throw new TcompactError('E_USAGE', `${command}: --cache must be one of ${CACHE_MODEL_NAMES.join(', ')} (got "${value}")`);
-}
-
-/**
- * The cache of the provider a source's agent runs on: Claude Code -> anthropic-5m, or anthropic-1h when most of its
- * recorded writes were 1-hour ones (`recorded`: its usage read with `byTtl`; Claude Code asks for the longer TTL on
- * some plans), Codex ->
- * openai. Other formats: by the model the transcript names (`metadata.models`: `claude...` -> anthropic-5m,
- * `gpt...`, `o1`/`o3`/`o4...`, `codex...` -> openai), else anthropic-5m, the provider of the default prices.
- */
-export function defaultCacheModel(transcript: Transcript, recorded?: Pick<RecordedUsage, 'cacheCreation' | 'cacheCreation1h'>): CacheModelName {
-  const source = transcript.metadata?.source as { format?: unknown } | undefined;
-  const format = typeof source?.format === 'string' ? source.format : undefined;
-  if (format === 'claude-code') return mostlyOneHour(recorded) ? 'anthropic-1h' : 'anthropic-5m';
-  if (format === 'codex') return 'openai';
-  const models = transcript.metadata?.models;
-  const last = Array.isArray(models) ? models[models.length - 1] : undefined;
-  if (typeof last === 'string' && /^(gpt|o\d|codex|openai\/)/i.test(last)) return 'openai';
-  return 'anthropic-5m';
-}
-
-/** Whether most of the recorded cache writes were made with the 1-hour TTL. */
-function mostlyOneHour(recorded: Pick<RecordedUsage, 'cacheCreation' | 'cacheCreation1h'> | undefined): boolean {
-  const oneHour = recorded?.cacheCreation1h ?? 0;
-  return recorded !== undefined && oneHour > recorded.cacheCreation - oneHour;
 }

@@ -20,13 +20,27 @@ export type Prices = z.output<typeof PricesSchema>;
 
 export const DEFAULT_PRICES: Readonly<Prices> = PricesSchema.parse({});
 
-interface TokenBill {
+/** The prices a run is given: input and output, and the cache's two only where they override the cache model's multiples. */
+export const PriceFlagsSchema = z.strictObject({
+  /** @default 3 */
+  input: z.number().nonnegative().default(DEFAULT_PRICES.input),
+  /** @default 15 */
+  output: z.number().nonnegative().default(DEFAULT_PRICES.output),
+  /** @default the cache model's write multiple of `input` */
+  cacheWrite: z.number().nonnegative().optional(),
+  /** @default the cache model's read multiple of `input` */
+  cached: z.number().nonnegative().optional(),
+});
+export type PriceFlags = z.output<typeof PriceFlagsSchema>;
+
+/** One replay's or record's input, split as the cache billed it, and its output. */
+export interface TokenBill {
   /** All input tokens, cached or not. */
   input: number;
   /** Of `input`, tokens read from the cache. */
   cachedRead: number;
-  /** Of `input`, tokens written to the cache; absent: all of `input` not read (the ideal cache). */
-  cacheWrites?: number;
+  /** Of `input`, tokens written to the cache. The rest of `input` is plain input. */
+  cacheWrites: number;
   output: number;
 }
 
@@ -37,37 +51,18 @@ export interface Cost {
   withCache: number;
 }
 
-export function costOf(bill: TokenBill, prices: Prices): Cost {
+/** What a bill costs in US dollars, with the cache's prices and as if every input token were plain input. */
+export function costOfBill(bill: TokenBill, prices: Prices): Cost {
   const out = bill.output * prices.output;
-  const withoutCache = (bill.input * prices.input + out) / 1e6;
-  if (bill.cacheWrites === undefined) {
-    return { withoutCache, withCache: (bill.cachedRead * prices.cached + (bill.input - bill.cachedRead) * prices.cacheWrite + out) / 1e6 };
-  }
   const plain = bill.input - bill.cachedRead - bill.cacheWrites;
-  return { withoutCache, withCache: (bill.cachedRead * prices.cached + bill.cacheWrites * prices.cacheWrite + plain * prices.input + out) / 1e6 };
+  return {
+    withoutCache: (bill.input * prices.input + out) / 1e6,
+    withCache: (bill.cachedRead * prices.cached + bill.cacheWrites * prices.cacheWrite + plain * prices.input + out) / 1e6,
+  };
 }
 
-/** Cache prices given on the command line; the others follow from the cache model. */
-export interface PriceFlags {
-  input: number;
-  output: number;
-  cacheWrite?: number;
-  cached?: number;
-}
-
-/**
- * The prices of one cache model: the cache's write and read prices are the provider's multiples of the input price
- * unless given. The ideal cache keeps its fixed defaults (Sonnet 4.5's list prices), as reports before cache models had.
- */
+/** The prices of one cache model: its write and read prices are its multiples of the input price unless given. */
 export function pricesFor(rules: CacheRules, flags: PriceFlags): Prices {
-  if (rules.kind === 'previous') {
-    return {
-      input: flags.input,
-      cacheWrite: flags.cacheWrite ?? DEFAULT_PRICES.cacheWrite,
-      cached: flags.cached ?? DEFAULT_PRICES.cached,
-      output: flags.output,
-    };
-  }
   return {
     input: flags.input,
     cacheWrite: flags.cacheWrite ?? round6(flags.input * rules.writeMultiplier),

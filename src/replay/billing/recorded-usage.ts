@@ -2,7 +2,7 @@ import type { Message } from '../../model/message.js';
 import { recordedCall } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { CACHE_RULES } from './cache-rules.js';
-import type { Prices } from './prices.js';
+import type { Cost, Prices } from './prices.js';
 
 /**
  * The usage a source recorded for its model calls, from the `usage` the adapters put on assistant messages: Claude Code
@@ -18,15 +18,15 @@ export interface RecordedUsage {
   /** input_tokens: input neither written to nor read from the cache. */
   uncachedInput: number;
   cacheCreation: number;
-  /**
-   * Of `cacheCreation`, tokens written with the 1-hour TTL (Claude Code's `cache_creation.ephemeral_1h_input_tokens`),
-   * billed at twice the input price where the 5-minute ones are at 1.25 times. Only with `byTtl`.
-   */
-  cacheCreation1h?: number;
   cacheRead: number;
   output: number;
   /** The first recorded call's whole input: the system prompt and tool definitions that the transcript does not hold, plus its first messages. */
   firstCallInput: number;
+  /**
+   * Of `cacheCreation`, tokens written with the 1-hour TTL (Claude Code's `cache_creation.ephemeral_1h_input_tokens`),
+   * billed at twice the input price where the 5-minute ones are at 1.25 times.
+   */
+  cacheCreation1h: number;
 }
 
 /** The input tokens a recorded call read from the provider's cache, or undefined for a message without usage. */
@@ -40,9 +40,8 @@ export function recordedPromptTokens(message: Message): number | undefined {
   return call === undefined ? undefined : call.uncached + call.written + call.read;
 }
 
-export function recordedUsage(transcript: Transcript, { byTtl = false } = {}): RecordedUsage | undefined {
-  const r: RecordedUsage = { calls: 0, input: 0, uncachedInput: 0, cacheCreation: 0, cacheRead: 0, output: 0, firstCallInput: 0 };
-  if (byTtl) r.cacheCreation1h = 0;
+export function recordedUsage(transcript: Transcript): RecordedUsage | undefined {
+  const r: RecordedUsage = { calls: 0, input: 0, uncachedInput: 0, cacheCreation: 0, cacheRead: 0, output: 0, firstCallInput: 0, cacheCreation1h: 0 };
   for (const m of transcript.messages) {
     if (m.role !== 'assistant') continue;
     const call = recordedCall(m);
@@ -52,7 +51,7 @@ export function recordedUsage(transcript: Transcript, { byTtl = false } = {}): R
     r.calls++;
     r.uncachedInput += call.uncached;
     r.cacheCreation += call.written;
-    if (r.cacheCreation1h !== undefined) r.cacheCreation1h += call.written1h;
+    r.cacheCreation1h += call.written1h;
     r.cacheRead += call.read;
     r.input += input;
     r.output += call.output;
@@ -62,16 +61,14 @@ export function recordedUsage(transcript: Transcript, { byTtl = false } = {}): R
 
 /**
  * What the recorded usage cost at `prices`: with caching as billed, and as if every input token were plain input.
- * With `cacheCreation1h`, writes are billed by their own TTL (Anthropic: 1.25 or 2 times the input price), whatever
- * cache the replay beside them assumes.
+ * Writes are billed by the TTL they were made with (Anthropic: 1.25 or 2 times the input price), whatever cache the
+ * replay beside them assumes.
  */
-export function recordedCost(r: RecordedUsage, prices: Prices): { withoutCache: number; withCache: number } {
+export function recordedCost(r: RecordedUsage, prices: Prices): Cost {
   const out = r.output * prices.output;
   const writes =
-    r.cacheCreation1h === undefined
-      ? r.cacheCreation * prices.cacheWrite
-      : (r.cacheCreation - r.cacheCreation1h) * prices.input * CACHE_RULES['anthropic-5m'].writeMultiplier +
-        r.cacheCreation1h * prices.input * CACHE_RULES['anthropic-1h'].writeMultiplier;
+    (r.cacheCreation - r.cacheCreation1h) * prices.input * CACHE_RULES['anthropic-5m'].writeMultiplier +
+    r.cacheCreation1h * prices.input * CACHE_RULES['anthropic-1h'].writeMultiplier;
   return {
     withoutCache: (r.input * prices.input + out) / 1e6,
     withCache: (r.uncachedInput * prices.input + writes + r.cacheRead * prices.cached + out) / 1e6,

@@ -52,7 +52,6 @@ export function recordedTokenRatio(transcript: Transcript, tokenizer: Tokenizer)
   return ourTokens > 0 ? { ratio: providerTokens / ourTokens, providerTokens, ourTokens } : undefined;
 }
 
-
 /** Whether a `tokenRatio` setting scales the counts at all: 1, the default, does not, and reports leave it out. */
 export function scalesCounts(ratio: number | 'recorded' | undefined): ratio is number | 'recorded' {
   return ratio !== undefined && ratio !== 1;

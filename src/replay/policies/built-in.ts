@@ -1,63 +1,19 @@
 import type { CompactionHandler } from '../../context/compaction-handler.js';
 import { ContextManager } from '../../context/context-manager.js';
 import type { ContextManagerOptionsInput } from '../../context/options.js';
-import { type StrategyCompactionOptions, strategyCompaction, validateStrategyNames, withFocus } from '../../context/strategy-compaction.js';
-import { TcompactError } from '../../errors.js';
-import type { LlmSession } from '../../llm/session.js';
+import { type StrategyCompactionOptions, strategyCompaction, withFocus } from '../../context/strategy-compaction.js';
 import { type Message, type UserMessage, isTool } from '../../model/message.js';
 import { lastUserRequestIndex } from '../../model/validity.js';
-import type { ToolDef, Transcript } from '../../model/transcript.js';
 import { RefSink } from '../../refs/ref-store.js';
 import { stepFor } from '../../strategies/build-steps.js';
 import { parseCompactConfig } from '../../strategies/compact-config.js';
 import { runSteps } from '../../strategies/runner.js';
-import type { Tokenizer } from '../../tokens/tokenizer.js';
-import type { PolicyInstance } from '../replay.js';
-import { SOURCE_OWN, SOURCE_PREFIX, sourcePolicy } from './source-policy.js';
-import { contextTokens } from '../replay.js';
-import { isRuntimePolicy, runtimePolicy } from './runtime/runtime-policy.js';
-
-/** What a policy needs to make its handlers for one transcript. */
-export interface PolicyEnv {
-  tokenizer: Tokenizer;
-  window: number;
-  tools?: ToolDef[];
-  /** Tokens every prompt carries besides messages and tools (see ReplayOptions.basePrompt). @default 0 */
-  basePrompt?: number;
-  /** Checks after each compaction during which none is attempted. @default 0 */
-  cooldown?: number;
-  /** Failed compactions in a row before the run is stuck. @default 3 */
-  maxAttempts?: number;
-  /** The model of the policies' LLM steps (`summarize@0.9`); without it such a policy is refused. @default none */
-  llm?: LlmSession;
-  /** summarize's focus in the policies' pipelines (`--focus`). @default none */
-  focus?: string;
-  /** The transcript being replayed (the `source` policies read its compaction points). */
-  transcript?: Transcript;
-  /** The protected tail of the strategies' pipelines (`--keep-last`, `--keep-messages`, `--keep-results`). @default the strategies' defaults */
-  tail?: TailOptions;
-}
-
-/** The protected tail's three parts, as in the compact config. */
-export interface TailOptions {
-  keepLast?: number;
-  keepMessages?: number;
-  keepResults?: number;
-}
-
-/** A strategy plus its trigger. */
-export interface Policy {
-  name: string;
-  summary: string;
-  /** Strategies and presets the policy runs, checked before a replay starts. */
-  requires: string[];
-  /** A fresh instance per transcript (managers and ref sinks hold per-conversation state). */
-  instantiate(env: PolicyEnv): PolicyInstance;
-}
+import { contextTokens } from '../../tokens/breakdown.js';
+import type { Policy, PolicyEnv } from './policy.js';
 
 /** A manager that compacts with `handler` at the trigger and does nothing on other calls (no micro-compaction). */
 function manager(env: PolicyEnv, handler: CompactionHandler, trigger: Pick<ContextManagerOptionsInput, 'compactAtTokens'> = {}): ContextManager {
-  return new ContextManager({ window: env.window, cooldown: env.cooldown ?? 0, maxAttempts: env.maxAttempts ?? 3, micro: [], ...trigger }, handler);
+  return new ContextManager({ window: env.window, cooldown: env.cooldown, maxAttempts: env.maxAttempts, micro: [], ...trigger }, handler);
 }
 
 const leadingSystem = (messages: readonly Message[]) => {
@@ -112,11 +68,11 @@ export function checkpointMiddle(head: number | 'system', tail: number | 'last-r
     const out = result.transcript.messages;
     if (out.length === input.length || out[out.length - 1] !== stand) return unchanged;
     const next = [...out.slice(0, -1), ...kept];
-    return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + (env.basePrompt ?? 0) };
+    return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt };
   };
 }
 
-function strategyPolicy(
+export function strategyPolicy(
   name: string,
   summary: string,
   strategies: string[],
@@ -153,8 +109,8 @@ export const POLICIES: Readonly<Record<string, Policy>> = {
     summary: "ContextManager's defaults: mask-observations on every call, the auto pipeline at 90% of the window",
     requires: ['mask-observations', 'auto'],
     instantiate(env) {
-      const options = { window: env.window, cooldown: env.cooldown ?? 0, maxAttempts: env.maxAttempts ?? 3, tokenizer: env.tokenizer.name };
-      return { manager: new ContextManager({ ...options, tools: env.tools, extraTokens: env.basePrompt ?? 0 }, undefined, env.tokenizer) };
+      const options = { window: env.window, cooldown: env.cooldown, maxAttempts: env.maxAttempts, tokenizer: env.tokenizer.name };
+      return { manager: new ContextManager({ ...options, tools: env.tools, extraTokens: env.basePrompt }, undefined, env.tokenizer) };
     },
   },
   'mask-10': strategyPolicy(
@@ -189,39 +145,3 @@ export const POLICIES: Readonly<Record<string, Policy>> = {
 };
 
 export const DEFAULT_POLICIES = ['none', 'default', 'mask-10', 'checkpoint-at-0.9', 'auto', 'seed-80-first3-last10', 'seed-200k-system-last-user'];
-
-const CUSTOM = /^([^@]+)@(every|\d+(?:\.\d+)?)$/;
-
-/**
- * A policy by name: a built-in one, or `STRATEGIES@TRIGGER` where STRATEGIES is a strategy or preset (several joined
- * with `+`) and TRIGGER is `every` (micro-compaction on every call), a fraction of the window below 1 (`0.85`), or a
- * token count (`150000`).
- */
-export function resolvePolicy(name: string, tokenizer: Tokenizer, { withModel = false } = {}): Policy {
-  const builtIn = POLICIES[name];
-  if (builtIn) {
-    if (builtIn.requires.length > 0) validateStrategyNames(builtIn.requires, tokenizer, withModel);
-    return builtIn;
-  }
-  if (name === SOURCE_OWN) return sourcePolicy('own');
-  if (name.startsWith(SOURCE_PREFIX)) {
-    const strategies = name.slice(SOURCE_PREFIX.length).split('+');
-    validateStrategyNames(strategies, tokenizer, withModel);
-    return sourcePolicy(strategies);
-  }
-  if (isRuntimePolicy(name)) return runtimePolicy(name);
-  const m = CUSTOM.exec(name);
-  if (!m) {
-    throw new TcompactError(
-      'E_USAGE',
-      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}, ${SOURCE_OWN}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS, or ${SOURCE_PREFIX}STRATEGY[+STRATEGY], or anthropic:FILE, ai-sdk:FILE, config:FILE)`,
-    );
-  }
-  const strategies = m[1].split('+');
-  validateStrategyNames(strategies, tokenizer, withModel);
-  if (m[2] === 'every') return strategyPolicy(name, `${strategies.join(' then ')} on every call`, strategies, 'every');
-  const n = Number(m[2]);
-  if (n > 0 && n < 1) return strategyPolicy(name, `${strategies.join(' then ')} at ${n * 100}% of the window`, strategies, { fraction: n });
-  if (Number.isInteger(n) && n >= 1) return strategyPolicy(name, `${strategies.join(' then ')} at ${n} tokens`, strategies, { tokens: n });
-  throw new TcompactError('E_USAGE', `policy "${name}": the trigger must be "every", a fraction between 0 and 1, or a whole number of tokens`);
-}

@@ -37,7 +37,6 @@ export interface SourcePoint {
   opaque?: true;
 }
 
-
 const COMMAND = /<command-name>\s*\/compact\s*<\/command-name>/;
 const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
 const TYPED = /^\/compact(?:\s+([\s\S]*))?$/;

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CACHE_RULES, defaultCacheModel, parseCacheModel } from '../../../src/replay/billing/cache-rules.js';
+import { CACHE_RULES, parseCacheModel } from '../../../src/replay/billing/cache-rules.js';
+import { defaultCacheModel } from '../../../src/replay/billing/cache-choice.js';
 import { recordedUsage } from '../../../src/replay/billing/recorded-usage.js';
 import { replay } from '../../../src/replay/replay.js';
 import type { Message } from '../../../src/model/message.js';
@@ -45,10 +46,10 @@ describe('the replay times its calls by the recorded timestamps', () => {
     expect([slow.cachedInput, slow.cacheWrites]).toEqual([0, 3003 + 3051 + 3099]);
   });
 
-  it('keeps the ideal cache of earlier reports: no cacheWrites field, the shared prefix read at every call', async () => {
+  it('bills the ideal cache like the others: the prefix shared with the previous call read, the rest written', async () => {
     const ideal = await run(timed, 'ideal');
     expect(ideal.cachedInput).toBe(3003 + 3051);
-    expect('cacheWrites' in ideal).toBe(false);
+    expect(ideal.cacheWrites).toBe(ideal.billedInput - ideal.cachedInput);
   });
 });
 
@@ -97,7 +98,7 @@ describe('choosing the cache model', () => {
       }) as Message;
     const byRecord = (...messages: Message[]) => {
       const transcript: Transcript = { id: 'r', messages, metadata: { source: { format: 'claude-code' } } };
-      return defaultCacheModel(transcript, recordedUsage(transcript, { byTtl: true }));
+      return defaultCacheModel(transcript, recordedUsage(transcript));
     };
     expect(byRecord(writes(0, 900), writes(100, 0))).toBe('anthropic-1h');
     expect(byRecord(writes(900, 0), writes(0, 100))).toBe('anthropic-5m');
@@ -135,7 +136,7 @@ describe('tcompact simulate --cache on the bundled Claude Code session', { timeo
     return {
       json: JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as {
         policies: PolicyJson[];
-        cache?: Record<string, unknown>;
+        cache: { models: Record<string, unknown> };
         recorded: { usage: { cacheCreation1h?: number } };
       },
       md: readFileSync(join(out, 'simulate.md'), 'utf8'),
@@ -180,8 +181,9 @@ describe('tcompact simulate --cache on the bundled Claude Code session', { timeo
     }
     // The session has a gap of more than 5 minutes between two calls: the TTL matters on real data.
     expect(hour[0].cachedInput).toBeGreaterThan(five[0].cachedInput);
-    expect(ideal.cache).toBeUndefined();
-    expect(ideal.policies.every((p) => p.cacheWrites === undefined)).toBe(true);
+    // The ideal cache is one model among the others: reported, and everything it does not read is a write.
+    expect(Object.keys(ideal.cache.models)).toEqual(['ideal']);
+    expect(ideal.policies.every((p) => p.cacheWrites === p.billedInput - p.cachedInput)).toBe(true);
   });
 
   it("--base-prompt recorded: each transcript's first replayed prompt is its first recorded call's input", async () => {

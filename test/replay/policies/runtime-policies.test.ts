@@ -4,7 +4,8 @@ import { type ModelMessage, pruneMessages } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { fromModelMessages, indexCalls, toModelMessages } from '../../../bench/lib/peer-formats.js';
 import { ContextManager } from '../../../src/context/context-manager.js';
-import { resolvePolicy } from '../../../src/replay/policies/built-in.js';
+import { resolvePolicy } from '../../../src/replay/policies/resolve.js';
+import { CACHE_RULES } from '../../../src/replay/billing/cache-rules.js';
 import { replay } from '../../../src/replay/replay.js';
 import { AiSdkPruneSchema, pruneMessagesLike } from '../../../src/replay/policies/runtime/ai-sdk-prune.js';
 import { AnthropicContextManagementSchema, CLEARED_RESULT, applyClearToolUses } from '../../../src/replay/policies/runtime/anthropic-context-editing.js';
@@ -91,8 +92,12 @@ describe('anthropic:FILE, clear_tool_uses_20250919 as the API applies it', () =>
     );
     const t: Transcript = { id: 'hand', messages: session() };
     const policy = resolvePolicy(`anthropic:${file}`, tok);
-    const none = await replay(t, {}, { tokenizer: tok, window: 100_000 });
-    const edited = await replay(t, policy.instantiate({ tokenizer: tok, window: 100_000 }), { tokenizer: tok, window: 100_000 });
+    const none = await replay(t, {}, { tokenizer: tok, window: 100_000, cache: CACHE_RULES.ideal });
+    const edited = await replay(t, policy.instantiate({ tokenizer: tok, window: 100_000, basePrompt: 0, cooldown: 0, maxAttempts: 3 }), {
+      tokenizer: tok,
+      window: 100_000,
+      cache: CACHE_RULES.ideal,
+    });
     expect(edited.calls).toBe(none.calls);
     expect(edited.billedInput).toBeLessThan(none.billedInput);
     // The last call's prompt: 5 uses, the last 2 kept, so 3 results cleared (each 103 -> 9 tokens with framing).
@@ -151,8 +156,12 @@ describe('config:FILE', () => {
     const options = { window: 2000, micro: [], tokenizer: 'heuristic' };
     writeFileSync(file, JSON.stringify(options));
     const t = (await bundledTranscripts()).find((x) => countTranscript(x, tok).total > 4000)!;
-    const fromFile = await replay(t, resolvePolicy(`config:${file}`, tok).instantiate({ tokenizer: tok, window: 2000 }), { tokenizer: tok, window: 2000 });
-    const direct = await replay(t, { manager: new ContextManager(options as never) }, { tokenizer: tok, window: 2000 });
+    const fromFile = await replay(
+      t,
+      resolvePolicy(`config:${file}`, tok).instantiate({ tokenizer: tok, window: 2000, basePrompt: 0, cooldown: 0, maxAttempts: 3 }),
+      { tokenizer: tok, window: 2000, cache: CACHE_RULES.ideal },
+    );
+    const direct = await replay(t, { manager: new ContextManager(options as never) }, { tokenizer: tok, window: 2000, cache: CACHE_RULES.ideal });
     expect(fromFile).toEqual(direct);
     expect(fromFile.compactions).toBeGreaterThan(0);
   });

@@ -3,7 +3,7 @@ import { ContextManager } from '../../../context/context-manager.js';
 import { parseContextManagerOptions } from '../../../context/options.js';
 import { TcompactError } from '../../../errors.js';
 import { parseConfig } from '../../../model/parse.js';
-import type { Policy } from '../built-in.js';
+import type { Policy } from '../policy.js';
 import { AiSdkPruneSchema, aiSdkPrune } from './ai-sdk-prune.js';
 import { AnthropicContextManagementSchema, anthropicContextEditing } from './anthropic-context-editing.js';
 
@@ -75,7 +75,7 @@ export function runtimePolicy(name: string): Policy {
         requires: [],
         instantiate: (env) => ({
           manager: new ContextManager(
-            { ...options, tools: options.tools ?? env.tools, extraTokens: options.extraTokens || (env.basePrompt ?? 0) },
+            { ...options, tools: options.tools ?? env.tools, extraTokens: options.extraTokens || env.basePrompt },
             undefined,
             // The replay's own counter (scaled to the provider's tokens, with --token-ratio) when the file counts alike.
             env.tokenizer.name === options.tokenizer ? env.tokenizer : undefined,

@@ -1,0 +1,63 @@
+import type { LlmRunUsage, LlmSession } from '../llm/session.js';
+import { type Price, withBatchPrice } from '../llm/usage.js';
+import type { Prices } from './billing/prices.js';
+import type { PolicyFigures } from './policies/policy.js';
+import type { CompactionCalls } from './policy-run.js';
+
+/** Per million tokens: what the policies' LLM steps are billed at. */
+type CallPrice = Pick<Price, 'inPerMillion' | 'outPerMillion'>;
+
+/**
+ * The price of the LLM steps' calls: the model's list price (else the agent's input and output prices), or with
+ * `batch` the Batch API's (its prices, else the list price's discount).
+ */
+export function compactionCallPrice(
+  usage: Pick<LlmRunUsage, 'price'>,
+  agent: Pick<Prices, 'input' | 'output'>,
+  batch: { in?: number; out?: number } | undefined,
+): CallPrice {
+  const list: Price = usage.price ?? { inPerMillion: agent.input, outPerMillion: agent.output, source: 'config' };
+  if (!batch) return { inPerMillion: list.inPerMillion, outPerMillion: list.outPerMillion };
+  return withBatchPrice(list, batch.in, batch.out)?.batch ?? list;
+}
+
+/** Counts what one replay's compactions ask of the LLM session, from before its replay to `priced()`. */
+export class CompactionCallMeter {
+  private readonly before: LlmRunUsage | undefined;
+
+  constructor(
+    private readonly llm: LlmSession | undefined,
+    private readonly batch: { in?: number; out?: number } | undefined,
+  ) {
+    this.before = llm?.usage();
+  }
+
+  /**
+   * The calls since the meter was made, priced, with the source's own summarizer calls (at the agent's prices);
+   * undefined when the compactions asked nothing.
+   */
+  priced(figures: PolicyFigures | undefined, prices: Prices): CompactionCalls | undefined {
+    const out: CompactionCalls = { calls: 0, input: 0, output: 0, cost: 0 };
+    const own = figures?.summarizer;
+    if (own && own.calls > 0) {
+      out.calls += own.calls;
+      out.input += own.input;
+      out.output += own.output;
+      out.cost += (own.input * prices.input + own.output * prices.output) / 1e6;
+    }
+    if (this.llm && this.before) {
+      const after = this.llm.usage();
+      const calls = after.answers - this.before.answers;
+      const input = after.promptTokens - this.before.promptTokens;
+      const output = after.completionTokens - this.before.completionTokens;
+      if (calls > 0 || input > 0) {
+        const price = compactionCallPrice(after, prices, this.batch);
+        out.calls += calls;
+        out.input += input;
+        out.output += output;
+        out.cost += (input * price.inPerMillion + output * price.outPerMillion) / 1e6;
+      }
+    }
+    return out.calls > 0 ? out : undefined;
+  }
+}

@@ -1,0 +1,104 @@
+import type { CompactionOutput, CompactionRequest, CompactionHandler } from '../../context/compaction-handler.js';
+import type { ContextManager } from '../../context/context-manager.js';
+import type { LlmSession } from '../../llm/session.js';
+import type { ToolDef, Transcript } from '../../model/transcript.js';
+import type { HindsightScore } from '../../retention/hindsight.js';
+import type { ProbeScore } from '../../retention/score.js';
+import type { Tokenizer } from '../../tokens/tokenizer.js';
+import type { SourcePointKind } from './source-points.js';
+
+/** The protected tail's three parts, as in the compact config. */
+export interface TailOptions {
+  keepLast?: number;
+  keepMessages?: number;
+  keepResults?: number;
+}
+
+/** What a policy needs to make its handlers for one transcript. */
+export interface PolicyEnv {
+  tokenizer: Tokenizer;
+  window: number;
+  tools?: ToolDef[];
+  /** Tokens every prompt carries besides messages and tools (see ReplayLoopOptions.basePrompt). */
+  basePrompt: number;
+  /** Checks after each compaction during which none is attempted. */
+  cooldown: number;
+  /** Failed compactions in a row before the run is stuck. */
+  maxAttempts: number;
+  /** The model of the policies' LLM steps (`summarize@0.9`); without it such a policy is refused. @default none */
+  llm?: LlmSession;
+  /** summarize's focus in the policies' pipelines (`--focus`). @default none */
+  focus?: string;
+  /** The transcript being replayed (the `source` policies read its compaction points). */
+  transcript?: Transcript;
+  /** The protected tail of the strategies' pipelines (`--keep-last`, `--keep-messages`, `--keep-results`). @default the strategies' defaults */
+  tail?: TailOptions;
+}
+
+/** What a policy kept at one of the source's compaction points, scored against the history up to that point. */
+export interface PointResult {
+  call: number;
+  kinds: SourcePointKind[];
+  focus?: string;
+  /** The prompt before and after the compaction (equal when nothing was compacted). */
+  tokensBefore: number;
+  tokensAfter: number;
+  /**
+   * False for the source's own row where the source recorded no summary (a Compact tool or a typed `/compact`
+   * without a boundary, Codex's encrypted compaction): what it kept is unknown, and the point is left out of its recall.
+   */
+  known: boolean;
+  /** The source's summary at this point is encrypted (Codex): named as opaque, its content never scored. */
+  opaque?: true;
+  /** Probes of every message before the call (the source's summaries left out), retained by the context after. */
+  score: ProbeScore;
+  /** Hindsight probes: the facts of before the call that the session used again after it, retained by the context after. */
+  hindsight: HindsightScore;
+}
+
+/** The figures a policy keeps of its own beside the replay's, read once its replay ended. */
+export interface PolicyFigures {
+  /** What it kept at each of the source's compaction points (the `source` policies). */
+  atPoints?: PointResult[];
+  /**
+   * Model calls its compactions made outside the LLM session, in tokens: the source's own summarizer (`source`), one
+   * call per summary put in place, its prompt the context before the point and its answer the summary.
+   */
+  summarizer?: { calls: number; input: number; output: number };
+}
+
+/** A policy made ready for one transcript: fresh state, since a manager counts compactions and cooldowns. */
+export interface PolicyInstance {
+  /** Runs before every call (micro-compaction); its output replaces the agent's context. */
+  micro?: CompactionHandler;
+  /**
+   * Each change `micro` makes is a compaction point for `onCompaction` (hindsight): a runtime's clearing (Anthropic's
+   * context editing, the AI SDK's pruning) is the only compaction such a policy makes. @default false
+   */
+  microIsCompaction?: boolean;
+  /** Decides at every call whether to compact. */
+  manager?: ContextManager;
+  /**
+   * Compaction at chosen calls (the source's own compaction points): asked before call `call` (0-based, in call order,
+   * after micro-compaction); returns the new context, or undefined to leave it. Each context it returns counts as a
+   * compaction.
+   */
+  at?: (call: number, request: CompactionRequest) => CompactionOutput | undefined | Promise<CompactionOutput | undefined>;
+  /** Its own figures, read after its replay. @default none */
+  figures?: () => PolicyFigures;
+}
+
+/** A strategy plus its trigger. */
+export interface Policy {
+  name: string;
+  summary: string;
+  /** Strategies and presets the policy runs, checked before a replay starts. */
+  requires: string[];
+  /**
+   * The policy replays what the session itself did (`source`): the replay to hold against the record, and the one
+   * whose points are the source's own. @default false
+   */
+  replaysSource?: boolean;
+  /** A fresh instance per transcript (managers and ref sinks hold per-conversation state). */
+  instantiate(env: PolicyEnv): PolicyInstance;
+}

@@ -1,0 +1,65 @@
+import type { HindsightScore } from '../retention/hindsight.js';
+import type { MergeRules } from './accumulate.js';
+import type { Cost } from './billing/prices.js';
+import type { PointResult } from './policies/policy.js';
+import { type ReplayStats, emptyReplayStats } from './replay.js';
+
+/**
+ * The model calls a policy's compactions made: the summarizer's prompts and answers, billed beside the agent's own
+ * calls (and included in its costs). Our LLM steps at the `--model`'s price (its list price when known, else
+ * `--price-in`/`--price-out`; with `batch`, the Batch API's); the source's own summaries at the agent's prices.
+ */
+export interface CompactionCalls {
+  calls: number;
+  input: number;
+  output: number;
+  cost: number;
+}
+
+/** One transcript's replay under one policy, priced; summed over transcripts in the reports. */
+export type PolicyRun = ReplayStats & {
+  cost: Cost;
+  /** Absent when the policy's compactions asked no model. */
+  compactionCalls?: CompactionCalls;
+  /**
+   * At each compaction the policy made, the facts of before it that the session used again after it (see
+   * retention/hindsight.ts), retained by the context it left. Absent when the policy never compacted.
+   */
+  hindsight?: HindsightScore & { points: number };
+  /** `source` policies: what the policy kept at each of the source's compaction points. */
+  atPoints?: PointResult[];
+};
+
+/** How each figure of a run adds into a total over transcripts. */
+export const RUN_MERGE: MergeRules<PolicyRun> = {
+  calls: 'sum',
+  billedInput: 'sum',
+  cachedInput: 'sum',
+  cacheWrites: 'sum',
+  outputTokens: 'sum',
+  compactions: 'sum',
+  microCompactions: 'sum',
+  peakPrompt: 'max',
+  firstPrompt: 'sum',
+  callsOverHardLimit: 'sum',
+  callsOverWindow: 'sum',
+  stuck: 'any',
+  cost: 'sum',
+  compactionCalls: 'sum',
+  hindsight: 'sum',
+  // Summed per point in the source sections, not per run.
+  atPoints: 'apart',
+};
+
+/** The zero a total over transcripts starts from, its fields in the order the reports list them. */
+export function emptyRunTotal(): PolicyRun {
+  const { cacheWrites, ...stats } = emptyReplayStats();
+  return { ...stats, cost: { withoutCache: 0, withCache: 0 }, cacheWrites };
+}
+
+/** A run without the cost of its compaction calls. */
+export function withoutCompactionCalls(r: PolicyRun): PolicyRun {
+  if (!r.compactionCalls) return r;
+  const { compactionCalls, ...rest } = r;
+  return { ...rest, cost: { withoutCache: r.cost.withoutCache - compactionCalls.cost, withCache: r.cost.withCache - compactionCalls.cost } };
+}

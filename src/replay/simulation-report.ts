@@ -1,0 +1,216 @@
+import type { LlmRunUsage } from '../llm/session.js';
+import { FormatGroups } from '../report/by-format.js';
+import { type HindsightScore, addHindsightScore, emptyHindsightScore } from '../retention/hindsight.js';
+import { type ProbeScore, addScore, emptyScore } from '../retention/score.js';
+import { addInto } from './accumulate.js';
+import type { CacheReport } from './billing/cache-choice.js';
+import type { Cost, Prices } from './billing/prices.js';
+import type { RecordedUsage } from './billing/recorded-usage.js';
+import type { PointResult } from './policies/policy.js';
+import { type PolicyRun, RUN_MERGE, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
+import type { TranscriptSimulation } from './transcript-replay.js';
+
+export interface PolicyTotals extends PolicyRun {
+  name: string;
+  summary: string;
+  /** 1 - billedInput / billedInput of `none`; 0 when nothing was billed. */
+  reductionVsNone: number;
+  /** Transcripts whose replay got stuck. */
+  stuckTranscripts: number;
+  /** `source` policies: what they kept at the source's compaction points, summed over the points. */
+  atSourcePoints?: PointTotals;
+}
+
+/** A `source` policy's figures at the source's compaction points, summed. */
+export interface PointTotals {
+  /** Points where the policy's compaction is known (for `source`, those with a recorded summary). */
+  points: number;
+  /** Prompt tokens just before and just after the compaction, summed over those points. */
+  tokensBefore: number;
+  tokensAfter: number;
+  score: ProbeScore;
+  hindsight: HindsightScore;
+}
+
+/** Every call's prompt size under each policy, for one transcript: the largest (by its whole prompt without compaction). */
+export interface PromptTrace {
+  id: string;
+  file: string;
+  line: number;
+  /** By policy name: prompt tokens of each call, in call order. */
+  prompts: Record<string, number[]>;
+}
+
+/** The source's compaction points replayed (all, known or not), by kind of mark. */
+export interface SourcePointsReport {
+  transcripts: number;
+  points: number;
+  withSummary: number;
+  byKind: Record<string, number>;
+  /** Points whose summary is encrypted (Codex): `source` keeps the recorded replacement history there. Absent when none. */
+  opaque?: number;
+}
+
+/** Per source format: each policy's billed input, cost and reduction against `none`. */
+export type ByFormat = Record<string, { transcripts: number; policies: Record<string, { billedInput: number; cost: Cost; reductionVsNone: number }> }>;
+
+/** Transcripts with recorded usage: the recorded figures summed, beside the simulated `none` replay of the same transcripts. */
+export interface RecordedReport {
+  transcripts: number;
+  usage: RecordedUsage & { cost: Cost };
+  simulatedNone: PolicyRun;
+  /**
+   * With the `source` policy: the replay of what the sessions did, their own compactions included but not their
+   * compaction calls, which a source records apart (Claude Code: the `agent-acompact-*` subagent files, transcripts
+   * of their own among the inputs).
+   */
+  simulatedSource?: PolicyRun;
+}
+
+export interface SimulationReport {
+  /** Inputs of several source formats: per format, each policy's billed input, cost and reduction against `none`. */
+  byFormat?: ByFormat;
+  tokenizer: string;
+  window: number;
+  thresholds: { warning: number; compaction: number; hardLimit: number };
+  prices: Prices;
+  cooldown: number;
+  maxAttempts: number;
+  basePrompt: number | 'recorded';
+  /** Absent when 1: the replay counted with the tokenizer as it is. */
+  tokenRatio?: number | 'recorded';
+  transcripts: number;
+  policies: PolicyTotals[];
+  recorded?: RecordedReport;
+  perTranscript: TranscriptSimulation[];
+  /** Absent when no transcript made a call. */
+  trace?: PromptTrace;
+  /** With `source` policies: the source's compaction points replayed. */
+  sourcePoints?: SourcePointsReport;
+  /** The LLM steps' usage when a model was given, without its timing (which varies from run to run). */
+  llm?: Omit<LlmRunUsage, 'timing'>;
+  /** The prompt-cache models used, with their rules and prices. */
+  cache?: CacheReport;
+  /** With a model: the price its compaction calls were billed at, per million tokens. */
+  compactionPricing?: { model: string; inPerMillion: number; outPerMillion: number; batch: boolean };
+}
+
+/** Each policy's runs summed over the transcripts, with its reduction against the first (`none`). */
+export function policyTotals(policies: readonly { name: string; summary: string }[], perTranscript: readonly TranscriptSimulation[]): PolicyTotals[] {
+  const totals = policies.map((p) => {
+    const run = emptyRunTotal();
+    let stuck = 0;
+    for (const t of perTranscript) {
+      addInto(run, t.policies[p.name], RUN_MERGE);
+      if (t.policies[p.name].stuck) stuck++;
+    }
+    return { name: p.name, summary: p.summary, run, stuck };
+  });
+  const none = totals[0].run.billedInput;
+  return totals.map((t) => {
+    const { atPoints: _points, ...run } = t.run;
+    const out: PolicyTotals = {
+      name: t.name,
+      summary: t.summary,
+      ...run,
+      reductionVsNone: none > 0 ? 1 - t.run.billedInput / none : 0,
+      stuckTranscripts: t.stuck,
+    };
+    const atPoints = pointTotals(t.name, perTranscript);
+    if (atPoints) out.atSourcePoints = atPoints;
+    return out;
+  });
+}
+
+/** What a policy kept at the source's points (known ones), summed; undefined for a policy that reports no points. */
+function pointTotals(name: string, perTranscript: readonly TranscriptSimulation[]): PointTotals | undefined {
+  if (!perTranscript.some((t) => t.policies[name].atPoints !== undefined)) return undefined;
+  const out: PointTotals = { points: 0, tokensBefore: 0, tokensAfter: 0, score: emptyScore(), hindsight: emptyHindsightScore() };
+  for (const t of perTranscript) {
+    for (const p of t.policies[name].atPoints ?? []) {
+      if (!p.known) continue;
+      out.points++;
+      out.tokensBefore += p.tokensBefore;
+      out.tokensAfter += p.tokensAfter;
+      addScore(out.score, p.score);
+      addHindsightScore(out.hindsight, p.hindsight);
+    }
+  }
+  return out;
+}
+
+/** The points one policy replayed (all, known or not), by kind: the `source` policy's are the source's own. */
+export function sourcePointsReport(points: readonly (readonly PointResult[])[]): SourcePointsReport {
+  const out: SourcePointsReport = { transcripts: 0, points: 0, withSummary: 0, byKind: {} };
+  for (const at of points) {
+    if (at.length > 0) out.transcripts++;
+    for (const p of at) {
+      out.points++;
+      if (p.known) out.withSummary++;
+      if (p.opaque) out.opaque = (out.opaque ?? 0) + 1;
+      for (const k of p.kinds) out.byKind[k] = (out.byKind[k] ?? 0) + 1;
+    }
+  }
+  return out;
+}
+
+/** With inputs of several source formats: each policy's billed input and cost per format, the agents side by side. */
+export function byFormat(
+  policies: readonly string[],
+  perTranscript: readonly TranscriptSimulation[],
+  formats: readonly (string | undefined)[],
+): ByFormat | undefined {
+  const groups = new FormatGroups<ByFormat[string]>(() => ({ transcripts: 0, policies: {} }));
+  perTranscript.forEach((t, i) => {
+    const g = groups.of(formats[i]);
+    g.transcripts++;
+    for (const name of policies) {
+      const run = t.policies[name];
+      const into = (g.policies[name] ??= { billedInput: 0, cost: { withoutCache: 0, withCache: 0 }, reductionVsNone: 0 });
+      into.billedInput += run.billedInput;
+      into.cost.withoutCache += run.cost.withoutCache;
+      into.cost.withCache += run.cost.withCache;
+    }
+  });
+  const out = groups.result();
+  for (const g of Object.values(out ?? {})) {
+    const none = g.policies[policies[0]].billedInput;
+    for (const p of Object.values(g.policies)) p.reductionVsNone = none > 0 ? 1 - p.billedInput / none : 0;
+  }
+  return out;
+}
+
+/** The record summed over the transcripts that carry one, beside their `none` (and `source`) replays. */
+export function recordedReport(perTranscript: readonly TranscriptSimulation[], source: string | undefined): RecordedReport | undefined {
+  const withUsage = perTranscript.filter((t) => t.recorded);
+  if (withUsage.length === 0) return undefined;
+  const usage: RecordedUsage & { cost: Cost } = {
+    calls: 0,
+    input: 0,
+    uncachedInput: 0,
+    cacheCreation: 0,
+    cacheCreation1h: 0,
+    cacheRead: 0,
+    output: 0,
+    firstCallInput: 0,
+    cost: { withoutCache: 0, withCache: 0 },
+  };
+  const simulatedNone = emptyRunTotal();
+  const simulatedSource = source === undefined ? undefined : emptyRunTotal();
+  for (const t of withUsage) {
+    addInto(usage, t.recorded!, {
+      calls: 'sum',
+      input: 'sum',
+      uncachedInput: 'sum',
+      cacheCreation: 'sum',
+      cacheCreation1h: 'sum',
+      cacheRead: 'sum',
+      output: 'sum',
+      firstCallInput: 'sum',
+      cost: 'sum',
+    });
+    addInto(simulatedNone, t.policies.none, RUN_MERGE);
+    if (simulatedSource) addInto(simulatedSource, withoutCompactionCalls(t.policies[source!]), RUN_MERGE);
+  }
+  return { transcripts: withUsage.length, usage, simulatedNone, ...(simulatedSource ? { simulatedSource } : {}) };
+}

@@ -1,0 +1,98 @@
+import { parseConfig } from '../model/parse.js';
+import type { Transcript } from '../model/transcript.js';
+import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
+import { cacheReport, headlinePrices } from './billing/cache-choice.js';
+import type { CacheModelName } from './billing/cache-rules.js';
+import { scalesCounts } from './billing/token-ratio.js';
+import { compactionCallPrice } from './compaction-calls.js';
+import type { Policy } from './policies/policy.js';
+import { resolvePolicies } from './policies/resolve.js';
+import { type ReplayDeps, type ReplayOptions, type ReplayOptionsInput, ReplayOptionsSchema } from './replay-options.js';
+import { type PromptTrace, type SimulationReport, byFormat, policyTotals, recordedReport, sourcePointsReport } from './simulation-report.js';
+import { type TranscriptReplay, type TranscriptSimulation, type TranscriptSource, replayTranscript } from './transcript-replay.js';
+
+/** A Simulation's options: the replay's (validated here) with what it runs with. */
+export type SimulateOptions = ReplayOptionsInput & ReplayDeps;
+
+/** Replays an archive under several policies and sums the results; add transcripts in input order. */
+export class Simulation {
+  readonly options: ReplayOptions;
+  private readonly deps: ReplayDeps;
+  private readonly policies: Policy[];
+  private readonly perTranscript: TranscriptSimulation[] = [];
+  /** The source format of each transcript of perTranscript, in the same order. */
+  private readonly formats: (string | undefined)[] = [];
+  private trace: { peak: number; trace: PromptTrace } | undefined;
+  /** Transcripts by the cache model they were billed with, in the order the models were first used. */
+  private readonly cacheModels = new Map<CacheModelName, number>();
+  private untimed = 0;
+
+  constructor({ tokenizer, llm, ...options }: SimulateOptions) {
+    this.options = parseConfig(ReplayOptionsSchema, options, { source: 'replay options' });
+    this.deps = { tokenizer, llm };
+    this.policies = resolvePolicies(this.options.policies, tokenizer, { withModel: llm !== undefined });
+  }
+
+  async add(transcript: Transcript, source: TranscriptSource): Promise<TranscriptSimulation> {
+    return this.accept(await this.replayTranscript(transcript, source));
+  }
+
+  /**
+   * One transcript replayed under every policy, without adding it to the sums: a worker thread replays, the thread
+   * that reports accepts the results in input order, so the sums are the same whatever thread replayed what.
+   */
+  replayTranscript(transcript: Transcript, source: TranscriptSource): Promise<TranscriptReplay> {
+    return replayTranscript(transcript, source, this.policies, this.options, this.deps);
+  }
+
+  /** Adds a replayed transcript to the sums; accept transcripts in input order. */
+  accept(replayed: TranscriptReplay): TranscriptSimulation {
+    const { result, prompts } = replayed;
+    this.formats.push(replayed.format);
+    this.cacheModels.set(result.cache, (this.cacheModels.get(result.cache) ?? 0) + 1);
+    if (replayed.untimed) this.untimed++;
+    this.perTranscript.push(result);
+    const peak = result.policies.none.peakPrompt;
+    if (result.policies.none.calls > 0 && (this.trace === undefined || peak > this.trace.peak)) {
+      this.trace = { peak, trace: { id: result.id, file: result.file, line: result.line, prompts } };
+    }
+    return result;
+  }
+
+  report(): SimulationReport {
+    const o = this.options;
+    const source = this.policies.find((p) => p.replaysSource)?.name;
+    const report: SimulationReport = {
+      tokenizer: this.deps.tokenizer.name,
+      window: o.window,
+      thresholds: { ...DEFAULT_THRESHOLDS },
+      prices: headlinePrices(this.cacheModels, o),
+      cooldown: o.cooldown,
+      maxAttempts: o.maxAttempts,
+      basePrompt: o.basePrompt,
+      ...(scalesCounts(o.tokenRatio) ? { tokenRatio: o.tokenRatio } : {}),
+      transcripts: this.perTranscript.length,
+      policies: policyTotals(this.policies, this.perTranscript),
+      perTranscript: this.perTranscript,
+      ...(this.trace ? { trace: this.trace.trace } : {}),
+    };
+    report.cache = cacheReport(this.cacheModels, this.untimed, o);
+    const formats = byFormat(
+      this.policies.map((p) => p.name),
+      this.perTranscript,
+      this.formats,
+    );
+    if (formats) report.byFormat = formats;
+    if (source !== undefined) report.sourcePoints = sourcePointsReport(this.perTranscript.map((t) => t.policies[source].atPoints ?? []));
+    const llm = this.deps.llm;
+    if (llm) {
+      const { timing: _timing, ...usage } = llm.usage();
+      report.llm = usage;
+      const price = compactionCallPrice(usage, o.prices, o.batch);
+      report.compactionPricing = { model: usage.model, inPerMillion: price.inPerMillion, outPerMillion: price.outPerMillion, batch: o.batch !== undefined };
+    }
+    const recorded = recordedReport(this.perTranscript, source);
+    if (recorded) report.recorded = recorded;
+    return report;
+  }
+}

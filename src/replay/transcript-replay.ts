@@ -1,0 +1,161 @@
+import type { Message } from '../model/message.js';
+import { isSourceSummary } from '../model/recorded.js';
+import type { Transcript } from '../model/transcript.js';
+import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from '../retention/hindsight.js';
+import { viewOfMessages } from '../retention/model-view.js';
+import { contextTokens } from '../tokens/breakdown.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
+import { chooseCache } from './billing/cache-choice.js';
+import type { CacheModelName } from './billing/cache-rules.js';
+import { type Cost, costOfBill } from './billing/prices.js';
+import { type RecordedUsage, recordedCacheRead, recordedCost, recordedUsage } from './billing/recorded-usage.js';
+import { recordedTokenRatio, scaledTokenizer, scalesCounts } from './billing/token-ratio.js';
+import { CompactionCallMeter } from './compaction-calls.js';
+import type { Policy } from './policies/policy.js';
+import type { PolicyRun } from './policy-run.js';
+import { replay } from './replay.js';
+import type { ReplayDeps, ReplayOptions } from './replay-options.js';
+
+/** Where a transcript came from. */
+export interface TranscriptSource {
+  file: string;
+  line: number;
+  format?: string;
+}
+
+/** One transcript's replay under every policy, with its record beside it. */
+export interface TranscriptSimulation {
+  id: string;
+  file: string;
+  line: number;
+  messages: number;
+  /** With `basePrompt: 'recorded'`: the tokens added to its every prompt. */
+  basePrompt?: number;
+  /** With a `tokenRatio` other than 1: the one its counts were scaled by. */
+  tokenRatio?: number;
+  /** The cache model its replays were billed with. */
+  cache: CacheModelName;
+  /** By policy name, in the order of the policies. */
+  policies: Record<string, PolicyRun>;
+  recorded?: RecordedUsage & { cost: Cost };
+}
+
+/** One transcript's replay under every policy, as data: what a worker thread hands back. */
+export interface TranscriptReplay {
+  result: TranscriptSimulation;
+  /** By policy name: prompt tokens of each call, in call order (for the trace of the largest transcript). */
+  prompts: Record<string, number[]>;
+  /** No message recorded a timestamp: its calls were spaced by the call gap. */
+  untimed: boolean;
+  format?: string;
+}
+
+/**
+ * The system prompt and tools a transcript's first recorded call carried beyond what the replay puts in its first
+ * prompt (the messages before the first reply and the tool definitions); 0 without recorded usage.
+ */
+function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | undefined, tokenizer: Tokenizer): number {
+  if (!recorded) return 0;
+  const first = transcript.messages.findIndex((m) => m.role === 'assistant');
+  const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
+  return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer));
+}
+
+/** Hindsight probes by reply index: every policy that edits before the same reply asks for the same. */
+function hindsightAt(transcript: Transcript): (index: number) => HindsightProbe[] {
+  const byIndex = new Map<number, HindsightProbe[]>();
+  const messages = transcript.messages;
+  return (index) => {
+    let probes = byIndex.get(index);
+    if (!probes) {
+      probes = hindsightProbes(
+        messages.slice(0, index).filter((m) => !isSourceSummary(m)),
+        messages.slice(index).filter((m) => !isSourceSummary(m)),
+      );
+      byIndex.set(index, probes);
+    }
+    return probes;
+  };
+}
+
+/**
+ * One transcript replayed under every policy: its provider's tokens (`tokenRatio`), its unrecorded base prompt, its
+ * cache and prices, each policy's run priced with its compaction calls and hindsight, and the record beside them.
+ */
+export async function replayTranscript(
+  transcript: Transcript,
+  source: TranscriptSource,
+  policies: readonly Policy[],
+  o: ReplayOptions,
+  deps: ReplayDeps,
+): Promise<TranscriptReplay> {
+  const recorded = recordedUsage(transcript);
+  const ratio = o.tokenRatio === 'recorded' ? (recordedTokenRatio(transcript, deps.tokenizer)?.ratio ?? 1) : o.tokenRatio;
+  const tokenizer = ratio === 1 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio);
+  const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
+  const env = {
+    tokenizer,
+    window: o.window,
+    tools: transcript.tools,
+    cooldown: o.cooldown,
+    maxAttempts: o.maxAttempts,
+    basePrompt,
+    llm: deps.llm,
+    focus: o.focus,
+    transcript,
+    tail: o.tail,
+  };
+  const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
+  const { rules, prices } = chooseCache(transcript, recorded, o);
+  const probesAt = hindsightAt(transcript);
+  const result: TranscriptSimulation = {
+    id: transcript.id,
+    file: source.file,
+    line: source.line,
+    messages: transcript.messages.length,
+    cache: rules.name,
+    ...(o.basePrompt === 'recorded' ? { basePrompt } : {}),
+    ...(scalesCounts(o.tokenRatio) ? { tokenRatio: ratio } : {}),
+    policies: {},
+  };
+  const prompts: Record<string, number[]> = {};
+  for (const policy of policies) {
+    const calls: number[] = (prompts[policy.name] = []);
+    const instance = policy.instantiate(env);
+    const meter = new CompactionCallMeter(deps.llm, o.batch);
+    let hindsight: (HindsightScore & { points: number }) | undefined;
+    const onCompaction = (index: number, context: readonly Message[]) => {
+      hindsight ??= { ...emptyHindsightScore(), points: 0 };
+      hindsight.points++;
+      addHindsightScore(hindsight, scoreHindsight(probesAt(index), viewOfMessages(context), { root }));
+    };
+    const stats = await replay(transcript, instance, {
+      tokenizer,
+      window: o.window,
+      basePrompt,
+      onCall: (n) => calls.push(n),
+      onCompaction,
+      cache: rules,
+      callGapSeconds: o.callGapSeconds,
+      ...(o.basePrompt === 'recorded' ? { warmBase: (i: number) => recordedCacheRead(transcript.messages[i]) ?? 0 } : {}),
+      ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
+    });
+    const figures = instance.figures?.();
+    const run: PolicyRun = {
+      ...stats,
+      cost: costOfBill({ input: stats.billedInput, cachedRead: stats.cachedInput, cacheWrites: stats.cacheWrites, output: stats.outputTokens }, prices),
+      ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}),
+    };
+    if (hindsight) run.hindsight = hindsight;
+    const compactionCalls = meter.priced(figures, prices);
+    if (compactionCalls) {
+      run.compactionCalls = compactionCalls;
+      run.cost.withoutCache += compactionCalls.cost;
+      run.cost.withCache += compactionCalls.cost;
+    }
+    result.policies[policy.name] = run;
+  }
+  if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, prices) };
+  const untimed = !transcript.messages.some((m) => m.timestamp !== undefined);
+  return { result, prompts, untimed, ...(source.format === undefined ? {} : { format: source.format }) };
+}
