@@ -1,10 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { parseConfig } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
-import type { CacheModelName } from '../replay/billing/cache-rules.js';
-import type { Cost, PriceFlags } from '../replay/billing/prices.js';
+import type { Cost } from '../replay/billing/prices.js';
 import { ReplayPool } from '../replay/replay-pool.js';
+import { type ReplayOptionsInput, ReplayOptionsSchema } from '../replay/replay-options.js';
 import { scalesCounts } from '../replay/billing/token-ratio.js';
 import { Simulation } from '../replay/simulation.js';
 import type { PolicyTotals } from '../replay/simulation-report.js';
@@ -13,25 +15,30 @@ import { type TuneCandidate, neededTools, tuneCandidates } from './candidates.js
 import { type ExportRuntime, type RuntimeExport, runtimeExports } from './exports.js';
 import { type ToolUsage, ToolUsageTally } from './tool-usage.js';
 
-export interface TuneOptions {
-  window: number;
-  tokenizer: Tokenizer;
-  prices: PriceFlags;
-  /** @default by source, as in simulate */
-  cache?: CacheModelName;
-  /** As simulate's: a number of tokens, or `recorded` for each transcript's own. @default 0 */
-  basePrompt?: number | 'recorded';
-  /** As simulate's: provider tokens per token of `tokenizer`, or `recorded` for each transcript's own. @default 1 */
-  tokenRatio?: number | 'recorded';
-  /** The least hindsight recall a recommendation may have. */
-  recallFloor: number;
+/** What `tune` replays with: the replay's options it shares with `simulate`, and its own. Every default is here. */
+export const TuneOptionsSchema = ReplayOptionsSchema.pick({
+  window: true,
+  prices: true,
+  cache: true,
+  callGapSeconds: true,
+  basePrompt: true,
+  tokenRatio: true,
+}).extend({
+  /** The least hindsight recall a recommendation may have. @default 0.95 */
+  recallFloor: z.number().min(0).max(1).default(0.95),
   /** DIR: the candidates' policy files go to DIR/candidates, the exports to DIR/exports. */
-  outDir: string;
+  outDir: z.string().min(1),
+  /** Replay on this many worker threads (the figures are the same); in this thread when absent. @default none */
+  workers: z.number().int().min(1).optional(),
+});
+export type TuneOptions = z.output<typeof TuneOptionsSchema>;
+
+/** `runTune`'s options: tune's (validated there) with the counter, and what to tell of the passes. */
+export type TuneInput = z.input<typeof TuneOptionsSchema> & {
+  tokenizer: Tokenizer;
   /** Told what is being done, after each transcript of each pass. */
   progress?: (text: string) => void;
-  /** Replay on this many worker threads (the figures are the same); in this thread when absent. */
-  workers?: number;
-}
+};
 
 /** One replayed setting: what it costs and what it keeps of what the session needed later. */
 export interface TuneResult {
@@ -83,32 +90,36 @@ async function writeJson(path: string, value: unknown): Promise<void> {
   await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-async function replayAll(
-  source: TranscriptSource,
-  policies: string[],
-  options: TuneOptions,
-  what: string,
-  pool: ReplayPool | undefined,
-): Promise<Map<string, PolicyTotals>> {
-  const settings = {
+/** Tune's passes: the archive replayed under some policies, each policy's totals by name. */
+interface Pass {
+  options: TuneOptions;
+  tokenizer: Tokenizer;
+  progress?: (text: string) => void;
+  pool: ReplayPool | undefined;
+}
+
+async function replayAll(source: TranscriptSource, policies: string[], pass: Pass, what: string): Promise<Map<string, PolicyTotals>> {
+  const { options, tokenizer, pool } = pass;
+  const settings: ReplayOptionsInput = {
     policies,
     window: options.window,
     prices: options.prices,
     ...(options.cache ? { cache: options.cache } : {}),
-    basePrompt: options.basePrompt ?? 0,
-    ...(scalesCounts(options.tokenRatio) ? { tokenRatio: options.tokenRatio } : {}),
+    callGapSeconds: options.callGapSeconds,
+    basePrompt: options.basePrompt,
+    tokenRatio: options.tokenRatio,
     // Masking on every call loses what it masks, as a clear does: both are scored where they edit.
     hindsightAtMicro: true,
   };
-  const simulation = new Simulation({ ...settings, tokenizer: options.tokenizer });
+  const simulation = new Simulation({ ...settings, tokenizer });
   let done = 0;
   const accept = (replayed: TranscriptReplay) => {
     simulation.accept(replayed);
     done++;
-    options.progress?.(`${what}: ${done} transcripts replayed`);
+    pass.progress?.(`${what}: ${done} transcripts replayed`);
   };
   if (pool) {
-    const { name, engine } = options.tokenizer;
+    const { name, engine } = tokenizer;
     await pool.replayAll({ ...settings, tokenizer: { name, engine } }, replayItems(source), accept);
   } else {
     for await (const item of source()) accept(await simulation.replayTranscript(item.transcript, sourceOf(item)));
@@ -150,26 +161,28 @@ function recommend(results: readonly TuneResult[], floor: number): TuneResult & 
  * files it writes are what the replay reads), the cheapest with caching that keeps `recallFloor` of what the sessions
  * needed later, and that setting exported for each runtime, each export replayed in turn so its figures are its own.
  */
-export async function runTune(source: TranscriptSource, options: TuneOptions): Promise<TuneReport> {
-  const { name, engine } = options.tokenizer;
+export async function runTune(source: TranscriptSource, { tokenizer, progress, ...input }: TuneInput): Promise<TuneReport> {
+  const options = parseConfig(TuneOptionsSchema, input, { source: 'tune options' });
+  const { name, engine } = tokenizer;
   const pool = options.workers === undefined ? undefined : new ReplayPool(options.workers, { name, engine });
   try {
-    return await tune(source, options, pool);
+    return await tune(source, { options, tokenizer, progress, pool });
   } finally {
     await pool?.destroy();
   }
 }
 
-async function tune(source: TranscriptSource, options: TuneOptions, pool: ReplayPool | undefined): Promise<TuneReport> {
-  const usageTally = new ToolUsageTally(options.tokenizer);
+async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
+  const { options, tokenizer } = pass;
+  const usageTally = new ToolUsageTally(tokenizer);
   let transcripts = 0;
   for await (const { transcript } of source()) {
     usageTally.add(transcript);
     transcripts++;
-    options.progress?.(`tool usage: ${transcripts} transcripts read`);
+    pass.progress?.(`tool usage: ${transcripts} transcripts read`);
   }
   const tools = usageTally.usage();
-  const candidates = tuneCandidates(options.window, tools, options.tokenizer.name);
+  const candidates = tuneCandidates(options.window, tools, tokenizer.name);
   const candidatesDir = join(options.outDir, 'candidates');
   await mkdir(candidatesDir, { recursive: true });
   const policyOf = new Map<string, { candidate: TuneCandidate; policy: string; file: string }>();
@@ -178,7 +191,7 @@ async function tune(source: TranscriptSource, options: TuneOptions, pool: Replay
     await writeJson(file, c.runtime === 'anthropic' ? { edits: [c.edit] } : c.options);
     policyOf.set(c.name, { candidate: c, policy: `${c.runtime === 'anthropic' ? 'anthropic' : 'config'}:${file}`, file });
   }
-  const totals = await replayAll(source, ['default', ...[...policyOf.values()].map((p) => p.policy)], options, `${candidates.length} settings`, pool);
+  const totals = await replayAll(source, ['default', ...[...policyOf.values()].map((p) => p.policy)], pass, `${candidates.length} settings`);
   const results = candidates.map((c) => {
     const p = policyOf.get(c.name)!;
     return resultOf(totals.get(p.policy)!, c.name, {
@@ -209,9 +222,8 @@ async function tune(source: TranscriptSource, options: TuneOptions, pool: Replay
   const exportTotals = await replayAll(
     source,
     written.flatMap((w) => (w.policy ? [w.policy] : [])),
-    options,
+    pass,
     'the exports',
-    pool,
   );
   const anthropicPolicy = written.find((w) => w.e.runtime === 'anthropic')!.policy!;
   const exports = written.map((w) => ({
