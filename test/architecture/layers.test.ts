@@ -7,6 +7,7 @@ import { ROOT } from '../helpers/paths.js';
  * The layers of src/, lowest first (README, "Architecture"): a module may import from its own layer and the ones
  * below, never from one above, and no import circle exists between files. Inside pipeline/, the shard format, the job,
  * the plan, the store and the worker side never import the sink or the executors, which run on the main thread.
+ * Inside replay/, the billing vocabulary never imports the policies, and neither imports the engine around them.
  */
 const LAYERS = [
   'errors.ts',
@@ -28,6 +29,8 @@ const LAYERS = [
   'index.ts',
 ];
 const PIPELINE_LAYERS = ['shard', 'job', 'plan', 'store', 'worker', 'sink', 'executors', 'run-options.ts', 'run-pipeline.ts'];
+/** Inside replay/: billing, then policies, then every other file of the folder (the engine). */
+const REPLAY_LAYERS = ['billing', 'policies'];
 const SRC = join(ROOT, 'src');
 
 type Graph = Map<string, string[]>;
@@ -39,18 +42,23 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Relative imports and re-exports of a file, `import type` included (a type-level circle is a circle), resolved to .ts paths. */
-function importsOf(file: string): string[] {
+function importsOf(file: string, text = readFileSync(file, 'utf8')): string[] {
   const out: string[] = [];
-  for (const m of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s+[^'";]*?from\s+'(\.[^']+)'/gm)) {
+  for (const m of text.matchAll(/^(?:import|export)\s+[^'";]*?from\s+'(\.[^']+)'/gm)) {
     out.push(resolve(dirname(file), m[1]).replace(/\.js$/, '.ts'));
   }
   return out;
 }
 
-/** Position of a src/ path in LAYERS (and, inside pipeline/, in PIPELINE_LAYERS); -1 when unknown. */
+/** Position of a src/ path in LAYERS (and inside pipeline/ and replay/, in their own layers); -1 when unknown. */
 function rank(path: string): [number, number] {
   const parts = relative(SRC, path).split('/');
-  return [LAYERS.indexOf(parts[0]), parts[0] === 'pipeline' ? PIPELINE_LAYERS.indexOf(parts[1]) : 0];
+  if (parts[0] === 'pipeline') return [LAYERS.indexOf(parts[0]), PIPELINE_LAYERS.indexOf(parts[1])];
+  if (parts[0] === 'replay') {
+    const sub = REPLAY_LAYERS.indexOf(parts[1]);
+    return [LAYERS.indexOf(parts[0]), sub < 0 ? REPLAY_LAYERS.length : sub];
+  }
+  return [LAYERS.indexOf(parts[0]), 0];
 }
 
 function upwardImports(graph: Graph): string[] {
@@ -59,7 +67,7 @@ function upwardImports(graph: Graph): string[] {
     const [layer, sub] = rank(file);
     for (const target of targets) {
       const [targetLayer, targetSub] = rank(target);
-      if (targetLayer > layer || (targetLayer === layer && layer === LAYERS.indexOf('pipeline') && targetSub > sub)) {
+      if (targetLayer > layer || (targetLayer === layer && targetSub > sub)) {
         out.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
       }
     }
@@ -99,6 +107,12 @@ describe('module layers', () => {
     expect(importCycles(new Map(files.map((f) => [f, importsOf(f)])))).toEqual([]);
   });
 
+  it('counts a type-only import or re-export as an import', () => {
+    const file = join(SRC, 'context/a.ts');
+    const text = "import type { B } from './b.js';\nexport type { C } from '../model/c.js';\nimport { type D, e } from './d.js';\n";
+    expect(importsOf(file, text).map((f) => relative(SRC, f))).toEqual(['context/b.ts', 'model/c.ts', 'context/d.ts']);
+  });
+
   it('catches an upward import, a worker-to-coordinator import and a circle', () => {
     const at = (p: string) => join(SRC, p);
     const graph: Graph = new Map([
@@ -106,8 +120,14 @@ describe('module layers', () => {
       [at('strategies/b.ts'), [at('model/a.ts')]],
       [at('pipeline/worker/c.ts'), [at('pipeline/executors/d.ts')]],
       [at('pipeline/executors/d.ts'), [at('pipeline/worker/c.ts')]],
+      [at('replay/billing/e.ts'), [at('replay/policies/f.ts')]],
+      [at('replay/policies/f.ts'), []],
     ]);
-    expect(upwardImports(graph)).toEqual(['model/a.ts -> strategies/b.ts', 'pipeline/worker/c.ts -> pipeline/executors/d.ts']);
+    expect(upwardImports(graph)).toEqual([
+      'model/a.ts -> strategies/b.ts',
+      'pipeline/worker/c.ts -> pipeline/executors/d.ts',
+      'replay/billing/e.ts -> replay/policies/f.ts',
+    ]);
     expect(importCycles(graph)).toEqual([
       'model/a.ts -> strategies/b.ts -> model/a.ts',
       'pipeline/worker/c.ts -> pipeline/executors/d.ts -> pipeline/worker/c.ts',
