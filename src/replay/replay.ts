@@ -1,12 +1,13 @@
 import type { PolicyInstance } from './policies/policy.js';
-import { type Message, isAssistant, messageContent } from '../model/message.js';
+import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 import { type CacheRules, DEFAULT_CALL_GAP_SECONDS } from './billing/cache-rules.js';
-import { PromptCache } from './billing/prompt-cache.js';
-import { answeringModel, isSourceSummary, timestampMs } from '../model/recorded.js';
+import { CallClock } from './billing/call-clock.js';
+import { PromptCache, contentBlocks } from './billing/prompt-cache.js';
+import { answeringModel, isSourceSummary } from '../model/recorded.js';
 
 /** How one transcript's agent loop is replayed under one policy. */
 export interface ReplayLoopOptions {
@@ -98,7 +99,7 @@ const tokensOf = (m: Message, tok: Tokenizer) => totalOf(countMessage(m, tok));
  * `is_compact_summary` by the adapter) only exists because that session compacted; the counterfactual agent loop
  * never receives it.
  */
-function replayed(message: Message): boolean {
+export function replayed(message: Message): boolean {
   return !isSourceSummary(message);
 }
 
@@ -162,7 +163,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       const billed = cacheOf(message).call({
         messages: context,
         tokensOf: (i) => tokensOf(context[i], tok),
-        blocksOf: (i) => blocksOf(context[i]),
+        blocksOf: (i) => contentBlocks(context[i]),
         baseTokens: toolsTokens,
         atMs,
         warmBase: options.warmBase?.(messageIndex),
@@ -188,41 +189,4 @@ function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** Content blocks of a message as a provider counts them: each content part and each tool call (at least one). */
-function blocksOf(m: Message): number {
-  const content = messageContent(m);
-  const calls = isAssistant(m) ? (m.tool_calls?.length ?? 0) : 0;
-  return Math.max(1, (Array.isArray(content) ? content.length : 1) + calls);
-}
-
-/**
- * When each call was made. A call goes out right after the last message of its prompt, so it takes the latest
- * timestamp recorded up to that message (the reply's own for a first call with none before it), never earlier than
- * the previous call. A transcript without any timestamp gets a fixed gap between calls.
- */
-class CallClock {
-  private readonly timed: boolean;
-  private latest: number | undefined;
-  private lastCall: number | undefined;
-
-  constructor(
-    messages: readonly Message[],
-    private readonly gapMs: number,
-  ) {
-    this.timed = messages.some((m) => timestampMs(m) !== undefined);
-  }
-
-  /** Takes the messages in order; returns the time of a call made before `message` (meaningful for replies). */
-  next(message: Message): number {
-    const own = timestampMs(message);
-    let at: number;
-    if (message.role !== 'assistant') at = this.lastCall ?? 0;
-    else if (!this.timed) at = this.lastCall === undefined ? 0 : this.lastCall + this.gapMs;
-    else at = Math.max(this.latest ?? own ?? 0, this.lastCall ?? Number.NEGATIVE_INFINITY);
-    if (message.role === 'assistant') this.lastCall = at;
-    if (own !== undefined) this.latest = this.latest === undefined ? own : Math.max(this.latest, own);
-    return at;
-  }
 }

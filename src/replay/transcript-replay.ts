@@ -93,6 +93,9 @@ export async function replayTranscript(
   const ratio = o.tokenRatio === 'recorded' ? (recordedTokenRatio(transcript, deps.tokenizer)?.ratio ?? 1) : o.tokenRatio;
   const tokenizer = ratio === 1 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio);
   const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
+  const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
+  const { rules, prices } = chooseCache(transcript, recorded, o);
+  const warmBase = o.basePrompt === 'recorded' ? (i: number) => recordedCacheRead(transcript.messages[i]) ?? 0 : undefined;
   const env = {
     tokenizer,
     window: o.window,
@@ -104,9 +107,12 @@ export async function replayTranscript(
     focus: o.focus,
     transcript,
     tail: o.tail,
+    cache: rules,
+    prices,
+    callGapSeconds: o.callGapSeconds,
+    ...(warmBase ? { warmBase } : {}),
   };
-  const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
-  const { rules, prices } = chooseCache(transcript, recorded, o);
+
   const probesAt = hindsightAt(transcript);
   const result: TranscriptSimulation = {
     id: transcript.id,
@@ -137,7 +143,7 @@ export async function replayTranscript(
       onCompaction,
       cache: rules,
       callGapSeconds: o.callGapSeconds,
-      ...(o.basePrompt === 'recorded' ? { warmBase: (i: number) => recordedCacheRead(transcript.messages[i]) ?? 0 } : {}),
+      ...(warmBase ? { warmBase } : {}),
       ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
     });
     const figures = instance.figures?.();

@@ -10,6 +10,7 @@ import type { Transcript } from '../../src/model/transcript.js';
 import { RefSink } from '../../src/refs/ref-store.js';
 import { countTranscript } from '../../src/tokens/breakdown.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
+import { policyEnv } from '../helpers/policy-env.js';
 
 // The heuristic tokenizer counts ceil(chars / 4); every message adds 3 tokens of framing.
 const tok = getTokenizer('heuristic');
@@ -100,7 +101,7 @@ describe("checkpointMiddle (the seeds' compaction)", () => {
   ];
   for (let i = 0; i < 12; i++) messages.push(call(`c${i}`), result(`c${i}`));
   messages.push({ role: 'user', content: 'Now finish it.' }, call('d0'), result('d0'), call('d1'), result('d1'));
-  const env = { tokenizer: getTokenizer('o200k_base'), window: 100_000, basePrompt: 0, cooldown: 0, maxAttempts: 3 };
+  const env = policyEnv({ tokenizer: getTokenizer('o200k_base'), window: 100_000 });
 
   it('keeps the first 3 and the last 10 messages around one checkpoint, never splitting a call from its result', async () => {
     const out = await checkpointMiddle(3, 10, env, new RefSink())({ messages, tokens: 0, window: 100_000, reason: 'threshold' });

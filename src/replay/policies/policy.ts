@@ -5,6 +5,8 @@ import type { ToolDef, Transcript } from '../../model/transcript.js';
 import type { HindsightScore } from '../../retention/hindsight.js';
 import type { ProbeScore } from '../../retention/score.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
+import type { CacheRules } from '../billing/cache-rules.js';
+import type { Prices } from '../billing/prices.js';
 import type { SourcePointKind } from './source-points.js';
 
 /** The protected tail's three parts, as in the compact config. */
@@ -33,6 +35,13 @@ export interface PolicyEnv {
   transcript?: Transcript;
   /** The protected tail of the strategies' pipelines (`--keep-last`, `--keep-messages`, `--keep-results`). @default the strategies' defaults */
   tail?: TailOptions;
+  /** The prompt cache that bills the replay, and its prices: what a policy that plans for the bill weighs. */
+  cache: CacheRules;
+  prices: Prices;
+  /** Seconds between calls of a transcript without timestamps. */
+  callGapSeconds: number;
+  /** Tokens of the base prefix warm from outside the conversation at the reply at this message index (see ReplayLoopOptions). @default none */
+  warmBase?: (messageIndex: number) => number;
 }
 
 /** What a policy kept at one of the source's compaction points, scored against the history up to that point. */

@@ -2,6 +2,7 @@ import { validateStrategyNames } from '../../context/strategy-compaction.js';
 import { TcompactError } from '../../errors.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import { POLICIES, strategyPolicy } from './built-in.js';
+import { OPTIMAL, optimalPolicy } from './optimal/optimal-policy.js';
 import type { Policy } from './policy.js';
 import { isRuntimePolicy, runtimePolicy } from './runtime/runtime-policy.js';
 import { SOURCE_OWN, SOURCE_PREFIX, sourcePolicy } from './source-policy.js';
@@ -20,6 +21,7 @@ export function resolvePolicy(name: string, tokenizer: Tokenizer, { withModel = 
     return builtIn;
   }
   if (name === SOURCE_OWN) return sourcePolicy('own');
+  if (name === OPTIMAL) return optimalPolicy;
   if (name.startsWith(SOURCE_PREFIX)) {
     const strategies = name.slice(SOURCE_PREFIX.length).split('+');
     validateStrategyNames(strategies, tokenizer, withModel);
@@ -30,7 +32,7 @@ export function resolvePolicy(name: string, tokenizer: Tokenizer, { withModel = 
   if (!m) {
     throw new TcompactError(
       'E_USAGE',
-      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}, ${SOURCE_OWN}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS, or ${SOURCE_PREFIX}STRATEGY[+STRATEGY], or anthropic:FILE, ai-sdk:FILE, config:FILE)`,
+      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}, ${SOURCE_OWN}, ${OPTIMAL}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS, or ${SOURCE_PREFIX}STRATEGY[+STRATEGY], or anthropic:FILE, ai-sdk:FILE, config:FILE)`,
     );
   }
   const strategies = m[1].split('+');

@@ -15,6 +15,7 @@ import { countTranscript } from '../../../src/tokens/breakdown.js';
 import { getTokenizer } from '../../../src/tokens/tokenizer.js';
 import { bundledTranscripts } from '../../helpers/bundled-transcripts.js';
 import { tempDir } from '../../helpers/temp-dir.js';
+import { policyEnv } from '../../helpers/policy-env.js';
 
 const tok = getTokenizer('heuristic');
 
@@ -93,7 +94,7 @@ describe('anthropic:FILE, clear_tool_uses_20250919 as the API applies it', () =>
     const t: Transcript = { id: 'hand', messages: session() };
     const policy = resolvePolicy(`anthropic:${file}`, tok);
     const none = await replay(t, {}, { tokenizer: tok, window: 100_000, cache: CACHE_RULES.ideal });
-    const edited = await replay(t, policy.instantiate({ tokenizer: tok, window: 100_000, basePrompt: 0, cooldown: 0, maxAttempts: 3 }), {
+    const edited = await replay(t, policy.instantiate(policyEnv({ tokenizer: tok, window: 100_000 })), {
       tokenizer: tok,
       window: 100_000,
       cache: CACHE_RULES.ideal,
@@ -156,11 +157,11 @@ describe('config:FILE', () => {
     const options = { window: 2000, micro: [], tokenizer: 'heuristic' };
     writeFileSync(file, JSON.stringify(options));
     const t = (await bundledTranscripts()).find((x) => countTranscript(x, tok).total > 4000)!;
-    const fromFile = await replay(
-      t,
-      resolvePolicy(`config:${file}`, tok).instantiate({ tokenizer: tok, window: 2000, basePrompt: 0, cooldown: 0, maxAttempts: 3 }),
-      { tokenizer: tok, window: 2000, cache: CACHE_RULES.ideal },
-    );
+    const fromFile = await replay(t, resolvePolicy(`config:${file}`, tok).instantiate(policyEnv({ tokenizer: tok, window: 2000 })), {
+      tokenizer: tok,
+      window: 2000,
+      cache: CACHE_RULES.ideal,
+    });
     const direct = await replay(t, { manager: new ContextManager(options as never) }, { tokenizer: tok, window: 2000, cache: CACHE_RULES.ideal });
     expect(fromFile).toEqual(direct);
     expect(fromFile.compactions).toBeGreaterThan(0);

@@ -8,7 +8,7 @@ import { EditMemo } from './edit-memo.js';
 /** What a cleared tool result reads, in the replay (the API's own wording is not published; only its size matters). */
 export const CLEARED_RESULT = '[tool result cleared]';
 /** What cleared tool inputs read, with `clear_tool_inputs`. */
-const CLEARED_INPUT = '{}';
+export const CLEARED_INPUT = '{}';
 
 const tokens = (type: 'input_tokens' | 'tool_uses') => z.strictObject({ type: z.literal(type), value: z.number().int().nonnegative() });
 

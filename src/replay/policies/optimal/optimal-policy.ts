@@ -1,0 +1,102 @@
+import { strategyCompaction, withFocus } from '../../../context/strategy-compaction.js';
+import type { Message } from '../../../model/message.js';
+import { contextTokens } from '../../../tokens/breakdown.js';
+import type { Policy, PolicyEnv, PolicyInstance } from '../policy.js';
+import { type PlannedCompaction, TranscriptPlan } from './plan.js';
+import { type EditKind, type Schedule, planSchedule } from './schedule.js';
+
+/** The policy name of the hindsight-optimal schedule. */
+export const OPTIMAL = 'optimal';
+
+/** The edit kinds the schedule chooses among: the tool uses kept whole after a clearing, inputs cleared or not. */
+export const OPTIMAL_EDIT_KINDS: readonly EditKind[] = [1, 3, 10].flatMap((keep) => [false, true].map((inputs) => ({ keep, inputs })));
+
+/**
+ * The compactions the schedule may make: at a call whose prompt passes half the window with every tool result but the
+ * last cleared (below that, clearing keeps the prompt in the window), `checkpoint` over everything before the call (the
+ * deterministic stand-in for a summary the threshold policies use too), keeping the leading system messages and the
+ * protected tail. Undefined at the other calls, and where the output does not have that shape (nothing to compact).
+ */
+export function compactionsOf(plan: TranscriptPlan, env: PolicyEnv, base: number): (PlannedCompaction | undefined)[] {
+  const handler = strategyCompaction({ strategies: ['checkpoint'], tokenizer: env.tokenizer, config: withFocus({ ...env.tail }, env.focus) });
+  const lead = plan.leadingSystem;
+  return plan.calls.map((call) => {
+    if (base + plan.cumTokens[call.reply] - plan.clearable(call.uses - 1) <= env.window / 2) return undefined;
+    const history = plan.messages.slice(0, call.reply);
+    const out = handler({ messages: history, tokens: 0, window: env.window, reason: 'requested' });
+    if (out instanceof Promise) return undefined;
+    const kept = out.messages;
+    if (kept.length <= lead + 1 || kept.length >= history.length) return undefined;
+    for (let i = 0; i < lead; i++) if (kept[i] !== history[i]) return undefined;
+    const tail = history.length - (kept.length - lead - 1);
+    for (let i = lead + 1; i < kept.length; i++) if (kept[i] !== history[tail + i - lead - 1]) return undefined;
+    const firstUse = plan.uses.findIndex((u) => u.call >= tail);
+    return { summary: kept[lead], summaryTokens: plan.tokens(kept[lead]), tail, firstUse: firstUse < 0 ? plan.uses.length : firstUse };
+  });
+}
+
+/** The schedule with the fewest calls over the window, then the least input cost with caching. */
+export function optimalSchedule(plan: TranscriptPlan, env: PolicyEnv): { schedule: Schedule; compactions: (PlannedCompaction | undefined)[] } {
+  const base = (env.tools && env.tools.length > 0 ? env.tokenizer.count(JSON.stringify(env.tools)) : 0) + env.basePrompt;
+  const compactions = compactionsOf(plan, env, base);
+  const costs = {
+    window: env.window,
+    base,
+    cache: env.cache,
+    prices: env.prices,
+    warmBase: (t: number) => env.warmBase?.(plan.calls[t].messageIndex) ?? 0,
+  };
+  let best: Schedule | undefined;
+  for (const kind of OPTIMAL_EDIT_KINDS) {
+    const s = planSchedule(plan, kind, compactions, costs);
+    if (!best || s.overWindow < best.overWindow || (s.overWindow === best.overWindow && s.inputCost < best.inputCost)) best = s;
+  }
+  return { schedule: best!, compactions };
+}
+
+/** A policy instance that makes the prompts `schedule` plans, however it was planned. */
+export function followSchedule(
+  plan: TranscriptPlan,
+  schedule: Schedule,
+  compactions: readonly (PlannedCompaction | undefined)[],
+  env: PolicyEnv,
+): PolicyInstance {
+  const lead = plan.messages.slice(0, plan.leadingSystem);
+  const promptAt = (t: number): Message[] => {
+    const { segment, cleared } = schedule.prompts[t];
+    const reply = plan.calls[t].reply;
+    const clearing = { inputs: schedule.kind.inputs, to: cleared };
+    if (segment < 0) return plan.messagesWith(0, reply, { ...clearing, from: 0 });
+    const c = compactions[segment]!;
+    return [...lead, c.summary, ...plan.messagesWith(c.tail, reply, { ...clearing, from: c.firstUse })];
+  };
+  let call = 0;
+  return {
+    microIsCompaction: true,
+    micro: ({ messages, tokens }) => {
+      const t = call++;
+      if (t >= schedule.prompts.length) return { messages: [...messages], tokens };
+      const next = promptAt(t);
+      if (next.length === messages.length && next.every((m, i) => m === messages[i])) return { messages: [...messages], tokens };
+      return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt };
+    },
+  };
+}
+
+/**
+ * `optimal`: the hindsight-optimal schedule, the floor every policy is measured against. Knowing the whole transcript,
+ * it plans (schedule.ts) when to clear the tool uses older than the last few (results, inputs too or not) and when to
+ * compact, so that every prompt fits the window at the least cost with caching under the replay's cache model; the
+ * replay then bills that schedule like any policy's. Its clears read `[tool result cleared]`, as Anthropic's do.
+ */
+export const optimalPolicy: Policy = {
+  name: OPTIMAL,
+  summary: 'the hindsight-optimal schedule: clears and compactions planned with the whole transcript known, the least cost with caching within the window',
+  requires: ['checkpoint'],
+  instantiate(env: PolicyEnv): PolicyInstance {
+    if (!env.transcript) return {};
+    const plan = new TranscriptPlan(env.transcript, env.tokenizer, env.callGapSeconds, env.cache.perModel);
+    const { schedule, compactions } = optimalSchedule(plan, env);
+    return followSchedule(plan, schedule, compactions, env);
+  },
+};
