@@ -19,6 +19,8 @@ export interface CompactionCalls {
 /** One transcript's replay under one policy, priced; summed over transcripts in the reports. */
 export type PolicyRun = ReplayStats & {
   cost: Cost;
+  /** What its rewrites cost above reading the same tokens, in US dollars, by cause (see ReplayStats.rewritten). */
+  rewriteCost: { cold: number; edits: number; other: number };
   /** Absent when the policy's compactions asked no model. */
   compactionCalls?: CompactionCalls;
   /**
@@ -44,7 +46,9 @@ export const RUN_MERGE: MergeRules<PolicyRun> = {
   callsOverHardLimit: 'sum',
   callsOverWindow: 'sum',
   stuck: 'any',
+  rewritten: 'sum',
   cost: 'sum',
+  rewriteCost: 'sum',
   compactionCalls: 'sum',
   hindsight: 'sum',
   // Summed per point in the source sections, not per run.
@@ -53,8 +57,8 @@ export const RUN_MERGE: MergeRules<PolicyRun> = {
 
 /** The zero a total over transcripts starts from, its fields in the order the reports list them. */
 export function emptyRunTotal(): PolicyRun {
-  const { cacheWrites, ...stats } = emptyReplayStats();
-  return { ...stats, cost: { withoutCache: 0, withCache: 0 }, cacheWrites };
+  const { cacheWrites, rewritten, ...stats } = emptyReplayStats();
+  return { ...stats, cost: { withoutCache: 0, withCache: 0 }, cacheWrites, rewritten, rewriteCost: { cold: 0, edits: 0, other: 0 } };
 }
 
 /** A run without the cost of its compaction calls. */

@@ -108,6 +108,8 @@ function cacheNote(r: SimulationReport): string[] {
 function policiesTable(r: SimulationReport): string {
   const withCalls = r.policies.some((x) => x.compactionCalls !== undefined);
   const withHindsight = r.policies.some((x) => x.hindsight !== undefined);
+  const withRegret = r.policies.some((x) => x.regret !== undefined);
+  const noneCost = r.policies[0].cost.withCache;
   const head = [
     'policy',
     'calls',
@@ -123,6 +125,8 @@ function policiesTable(r: SimulationReport): string {
     ...(withCalls ? ['compaction calls'] : []),
     'cost',
     'cost (cached)',
+    'vs none (cached)',
+    ...(withRegret ? ['regret'] : []),
   ];
   return mdTable(
     head,
@@ -141,9 +145,41 @@ function policiesTable(r: SimulationReport): string {
       ...(withCalls ? [x.compactionCalls ? `${usd(x.compactionCalls.cost)} (${int(x.compactionCalls.calls)})` : '–'] : []),
       usd(x.cost.withoutCache),
       usd(x.cost.withCache),
+      x.name === 'none' || noneCost === 0 ? '–' : change(x.cost.withCache / noneCost - 1),
+      ...(withRegret ? [x.regret ? usd(x.regret.total) : '–'] : []),
     ]),
     `l${'r'.repeat(head.length - 1)}`,
   );
+}
+
+/** Each policy's cost above the hindsight-optimal schedule's, split by cause. */
+function regretSection(r: SimulationReport): string[] {
+  const rows = r.policies.filter((x): x is PolicyTotals & Required<Pick<PolicyTotals, 'regret'>> => x.regret !== undefined);
+  const floor = r.policies.find((x) => x.regret === undefined && x.name !== 'none' && rows.length > 0);
+  if (rows.length === 0 || !floor) return [];
+  return [
+    '',
+    `## Regret against \`${floor.name}\``,
+    '',
+    `\`${floor.name}\` is the hindsight-optimal schedule: with the whole transcript known, the clears and compactions that fit ` +
+      `every prompt in the window at the least cost with caching (${usd(floor.cost.withCache)} here). Each policy's regret is its ` +
+      'cost with caching above it, in US dollars: the rewrites a gap over the TTL forced and the rewrites its own edits caused ' +
+      "(each above the floor's), its compaction or summary calls, and the rest: stale tokens read at every call and the rewrites " +
+      'the cache rules forced otherwise.',
+    '',
+    mdTable(
+      ['policy', 'regret', 'cold rewrites', 'edit rewrites', 'compaction calls', 'carried'],
+      rows.map((x) => [
+        x.name,
+        usd(x.regret.total),
+        usd(x.regret.coldRewrites),
+        usd(x.regret.editRewrites),
+        usd(x.regret.compactionCalls),
+        usd(x.regret.carried),
+      ]),
+      'lrrrrr',
+    ),
+  ];
 }
 
 /** What the "compaction calls" column holds, when there is one. */
@@ -203,6 +239,7 @@ export function renderSimulation(r: SimulationReport): string {
       : []),
     ...compactionCallsNote(r),
   ];
+  out.push(...regretSection(r));
   out.push(...sourcePointsSection(r));
   if (r.llm) {
     const l = r.llm;

@@ -72,6 +72,13 @@ export interface ReplayStats {
   callsOverWindow: number;
   /** The manager gave up (max attempts in a row without getting under the trigger). */
   stuck: boolean;
+  /**
+   * Input tokens a call did not read from the cache beyond what was new since that cache's previous call: the prefix it
+   * had to send again (none without a cache). `cold`: the cache had expired (a gap over the TTL); `edits`: the policy
+   * changed the prompt since that call; `other`: the rules missed it otherwise (Anthropic's lookback, a prompt under
+   * the minimum).
+   */
+  rewritten: { cold: number; edits: number; other: number };
 }
 
 /** The figures of a replay with no calls yet (also the zero that totals start from). */
@@ -89,6 +96,7 @@ export function emptyReplayStats(): ReplayStats {
     callsOverWindow: 0,
     stuck: false,
     cacheWrites: 0,
+    rewritten: { cold: 0, edits: 0, other: 0 },
   };
 }
 
@@ -117,13 +125,17 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   let context: Message[] = [];
   let tokens = toolsTokens;
   const rules = options.cache;
-  const caches = new Map<string, PromptCache>();
+  const caches = new Map<string, { cache: PromptCache; lastAtMs?: number; appendedAt: number; editsAt: number }>();
   const cacheOf = (m: Message) => {
     const model = (rules.perModel && answeringModel(m)) || '';
-    let cache = caches.get(model);
-    if (!cache) caches.set(model, (cache = new PromptCache(rules)));
-    return cache;
+    let entry = caches.get(model);
+    if (!entry) caches.set(model, (entry = { cache: new PromptCache(rules), appendedAt: 0, editsAt: 0 }));
+    return entry;
   };
+  const ttlMs = rules.ttlSeconds === null ? Number.POSITIVE_INFINITY : rules.ttlSeconds * 1000;
+  // Tokens appended to the context and edits made to it, from the start: what each cache has seen since its last call.
+  let appended = toolsTokens;
+  let edits = 0;
   const clock = new CallClock(transcript.messages, (options.callGapSeconds ?? DEFAULT_CALL_GAP_SECONDS) * 1000);
 
   for (const [messageIndex, message] of transcript.messages.entries()) {
@@ -134,6 +146,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         const out = await policy.micro({ messages: context, tokens, window: options.window, reason: 'threshold' });
         if (out.messages !== context && !sameMessages(out.messages, context)) {
           stats.microCompactions++;
+          edits++;
           context = [...out.messages];
           tokens = out.tokens;
           if (policy.microIsCompaction || options.microIsCompaction) options.onCompaction?.(messageIndex, context);
@@ -143,6 +156,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         const out = await policy.at(stats.calls, { messages: context, tokens, window: options.window, reason: 'requested' });
         if (out) {
           stats.compactions++;
+          edits++;
           context = [...out.messages];
           tokens = out.tokens;
         }
@@ -151,6 +165,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         const result = await policy.manager.check({ messages: context, tokens });
         if (result.microCompacted) stats.microCompactions++;
         if (result.messages !== context) {
+          edits++;
           context = [...result.messages];
           tokens = result.tokens;
         }
@@ -160,7 +175,8 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       options.onCall?.(tokens);
       if (stats.calls === 1) stats.firstPrompt = tokens;
       stats.billedInput += tokens;
-      const billed = cacheOf(message).call({
+      const own = cacheOf(message);
+      const billed = own.cache.call({
         messages: context,
         tokensOf: (i) => tokensOf(context[i], tok),
         blocksOf: (i) => contentBlocks(context[i]),
@@ -170,6 +186,10 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       });
       stats.cachedInput += billed.read;
       stats.cacheWrites += billed.written;
+      const rewritten = rules.kind === 'off' ? 0 : Math.max(0, tokens - billed.read - (appended - own.appendedAt));
+      const cold = own.lastAtMs !== undefined && atMs - own.lastAtMs > ttlMs;
+      stats.rewritten[cold ? 'cold' : edits > own.editsAt ? 'edits' : 'other'] += rewritten;
+      Object.assign(own, { lastAtMs: atMs, appendedAt: appended, editsAt: edits });
       stats.peakPrompt = Math.max(stats.peakPrompt, tokens);
       if (tokens >= hardTokens) stats.callsOverHardLimit++;
       if (tokens > options.window) stats.callsOverWindow++;
@@ -177,6 +197,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
     }
     context.push(message);
     tokens += tokensOf(message, tok);
+    appended += tokensOf(message, tok);
   }
   if (policy.manager) {
     stats.compactions += policy.manager.state.compactions;

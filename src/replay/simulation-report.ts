@@ -6,7 +6,7 @@ import { addInto } from './accumulate.js';
 import type { CacheReport } from './billing/cache-choice.js';
 import type { Cost, Prices } from './billing/prices.js';
 import type { RecordedUsage } from './billing/recorded-usage.js';
-import type { PointResult } from './policies/policy.js';
+import type { PointResult, Policy } from './policies/policy.js';
 import { type PolicyRun, RUN_MERGE, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
 import type { TranscriptSimulation } from './transcript-replay.js';
 
@@ -19,6 +19,21 @@ export interface PolicyTotals extends PolicyRun {
   stuckTranscripts: number;
   /** `source` policies: what they kept at the source's compaction points, summed over the points. */
   atSourcePoints?: PointTotals;
+  /** What it costs with caching above the floor (`optimal`), in US dollars, and why. Absent for the floor. */
+  regret?: Regret;
+}
+
+/**
+ * A policy's cost with caching above the floor's, split by cause: the part of its rewrites a gap over the TTL forced,
+ * the part its edits caused, its compaction or summary calls (each above the floor's own), and the rest: the stale
+ * tokens it kept reading at every call, and the rewrites the rules forced otherwise.
+ */
+export interface Regret {
+  total: number;
+  coldRewrites: number;
+  editRewrites: number;
+  compactionCalls: number;
+  carried: number;
 }
 
 /** A `source` policy's figures at the source's compaction points, summed. */
@@ -96,7 +111,7 @@ export interface SimulationReport {
 }
 
 /** Each policy's runs summed over the transcripts, with its reduction against the first (`none`). */
-export function policyTotals(policies: readonly { name: string; summary: string }[], perTranscript: readonly TranscriptSimulation[]): PolicyTotals[] {
+export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' | 'floor'>[], perTranscript: readonly TranscriptSimulation[]): PolicyTotals[] {
   const totals = policies.map((p) => {
     const run = emptyRunTotal();
     let stuck = 0;
@@ -107,7 +122,8 @@ export function policyTotals(policies: readonly { name: string; summary: string 
     return { name: p.name, summary: p.summary, run, stuck };
   });
   const none = totals[0].run.billedInput;
-  return totals.map((t) => {
+  const floor = totals.find((_, i) => policies[i].floor)?.run;
+  return totals.map((t, i) => {
     const { atPoints: _points, ...run } = t.run;
     const out: PolicyTotals = {
       name: t.name,
@@ -118,8 +134,17 @@ export function policyTotals(policies: readonly { name: string; summary: string 
     };
     const atPoints = pointTotals(t.name, perTranscript);
     if (atPoints) out.atSourcePoints = atPoints;
+    if (floor && !policies[i].floor) out.regret = regretOf(t.run, floor);
     return out;
   });
+}
+
+function regretOf(run: PolicyRun, floor: PolicyRun): Regret {
+  const total = run.cost.withCache - floor.cost.withCache;
+  const coldRewrites = run.rewriteCost.cold - floor.rewriteCost.cold;
+  const editRewrites = run.rewriteCost.edits - floor.rewriteCost.edits;
+  const compactionCalls = (run.compactionCalls?.cost ?? 0) - (floor.compactionCalls?.cost ?? 0);
+  return { total, coldRewrites, editRewrites, compactionCalls, carried: total - coldRewrites - editRewrites - compactionCalls };
 }
 
 /** What a policy kept at the source's points (known ones), summed; undefined for a policy that reports no points. */

@@ -7,7 +7,7 @@ import { contextTokens } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { chooseCache } from './billing/cache-choice.js';
 import type { CacheModelName } from './billing/cache-rules.js';
-import { type Cost, costOfBill } from './billing/prices.js';
+import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
 import { type RecordedUsage, recordedCacheRead, recordedCost, recordedUsage } from './billing/recorded-usage.js';
 import { recordedTokenRatio, scaledTokenizer, scalesCounts } from './billing/token-ratio.js';
 import { CompactionCallMeter } from './compaction-calls.js';
@@ -150,6 +150,7 @@ export async function replayTranscript(
     const run: PolicyRun = {
       ...stats,
       cost: costOfBill({ input: stats.billedInput, cachedRead: stats.cachedInput, cacheWrites: stats.cacheWrites, output: stats.outputTokens }, prices),
+      rewriteCost: rewriteCostOf(stats.rewritten, rules, prices),
       ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}),
     };
     if (hindsight) run.hindsight = hindsight;

@@ -73,3 +73,12 @@ export function pricesFor(rules: CacheRules, flags: PriceFlags): Prices {
 
 /** Multiples of a price in dollars per million tokens, without float noise (3 * 0.1 is 0.30000000000000004). */
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/**
+ * What rewritten tokens cost above reading them, in US dollars: Anthropic's and the ideal cache write them again,
+ * OpenAI's sends them as plain input.
+ */
+export function rewriteCostOf<K extends string>(tokens: Readonly<Record<K, number>>, rules: CacheRules, prices: Prices): Record<K, number> {
+  const extra = ((rules.kind === 'prefix' ? prices.input : prices.cacheWrite) - prices.cached) / 1e6;
+  return Object.fromEntries(Object.entries<number>(tokens).map(([k, n]) => [k, n * extra])) as Record<K, number>;
+}

@@ -108,6 +108,8 @@ export interface Policy {
    * whose points are the source's own. @default false
    */
   replaysSource?: boolean;
+  /** The policy is the floor every other is measured against (`optimal`): reports give the others' regret against it. @default false */
+  floor?: boolean;
   /** A fresh instance per transcript (managers and ref sinks hold per-conversation state). */
   instantiate(env: PolicyEnv): PolicyInstance;
 }

@@ -45,11 +45,12 @@ export function resolvePolicy(name: string, tokenizer: Tokenizer, { withModel = 
 }
 
 /**
- * The policies a replay runs, in report order: `none` first (the baseline), then the others as named; `source` is
- * added beside any `source:STRATEGY`, so simulate.md can compare the source's own compaction with ours at its points.
+ * The policies a replay runs, in report order: `none` first (the baseline) and `optimal` (the floor), then the others
+ * as named; `source` is added beside any `source:STRATEGY`, so simulate.md can compare the source's own compaction with
+ * ours at its points.
  */
 export function resolvePolicies(names: readonly string[], tokenizer: Tokenizer, { withModel = false } = {}): Policy[] {
-  const all = ['none', ...names.filter((n) => n !== 'none')];
-  if (all.some((n) => n.startsWith(SOURCE_PREFIX)) && !all.includes(SOURCE_OWN)) all.splice(1, 0, SOURCE_OWN);
+  const all = ['none', OPTIMAL, ...names.filter((n) => n !== 'none' && n !== OPTIMAL)];
+  if (all.some((n) => n.startsWith(SOURCE_PREFIX)) && !all.includes(SOURCE_OWN)) all.splice(2, 0, SOURCE_OWN);
   return all.map((n) => resolvePolicy(n, tokenizer, { withModel }));
 }

@@ -93,6 +93,7 @@ export const optimalPolicy: Policy = {
   name: OPTIMAL,
   summary: 'the hindsight-optimal schedule: clears and compactions planned with the whole transcript known, the least cost with caching within the window',
   requires: ['checkpoint'],
+  floor: true,
   instantiate(env: PolicyEnv): PolicyInstance {
     if (!env.transcript) return {};
     const plan = new TranscriptPlan(env.transcript, env.tokenizer, env.callGapSeconds, env.cache.perModel);
