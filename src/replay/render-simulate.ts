@@ -3,7 +3,7 @@ import { PROBE_KINDS } from '../retention/probes.js';
 import { type Tally, recall } from '../retention/score.js';
 import type { PolicyTotals, SimulationReport } from './simulation-report.js';
 import type { CacheReport } from './billing/cache-choice.js';
-import { CACHE_RULES, type CacheModelName, type CacheRules } from './billing/cache-rules.js';
+import { CACHE_RULES, type CacheModelName, type CacheRules } from '../provider/cache-rules.js';
 
 const KIND_LABELS: Record<(typeof PROBE_KINDS)[number], string> = {
   artifact: 'artifacts',

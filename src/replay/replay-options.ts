@@ -3,7 +3,7 @@ import { DEFAULT_MAX_ATTEMPTS } from '../context/options.js';
 import type { LlmSession } from '../llm/session.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_WINDOW } from '../tokens/window.js';
-import { CACHE_MODEL_NAMES, DEFAULT_CALL_GAP_SECONDS } from './billing/cache-rules.js';
+import { CACHE_MODEL_NAMES, DEFAULT_CALL_GAP_SECONDS } from '../provider/cache-rules.js';
 import { PriceFlagsSchema } from './billing/prices.js';
 import { DEFAULT_POLICIES } from './policies/built-in.js';
 

@@ -4,7 +4,7 @@ import type { Transcript } from '../model/transcript.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
-import { type CacheRules, DEFAULT_CALL_GAP_SECONDS } from './billing/cache-rules.js';
+import { type CacheRules, DEFAULT_CALL_GAP_SECONDS } from '../provider/cache-rules.js';
 import { CallClock } from './billing/call-clock.js';
 import { PromptCache, contentBlocks } from './billing/prompt-cache.js';
 import { answeringModel, isSourceSummary } from '../model/recorded.js';

@@ -2,7 +2,7 @@ import { parseConfig } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 import { cacheReport, headlinePrices } from './billing/cache-choice.js';
-import type { CacheModelName } from './billing/cache-rules.js';
+import type { CacheModelName } from '../provider/cache-rules.js';
 import { scalesCounts } from './billing/token-ratio.js';
 import { compactionCallPrice } from './compaction-calls.js';
 import type { Policy } from './policies/policy.js';

@@ -6,7 +6,7 @@ import { viewOfMessages } from '../retention/model-view.js';
 import { contextTokens } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { chooseCache } from './billing/cache-choice.js';
-import type { CacheModelName } from './billing/cache-rules.js';
+import type { CacheModelName } from '../provider/cache-rules.js';
 import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
 import { type RecordedUsage, recordedCacheRead, recordedCost, recordedUsage } from './billing/recorded-usage.js';
 import { recordedTokenRatio, scaledTokenizer, scalesCounts } from './billing/token-ratio.js';

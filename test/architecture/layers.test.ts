@@ -14,6 +14,7 @@ const LAYERS = [
   'io',
   'model',
   'tokens',
+  'provider',
   'refs',
   'formats',
   'llm',

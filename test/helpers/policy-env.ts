@@ -1,4 +1,4 @@
-import { CACHE_RULES } from '../../src/replay/billing/cache-rules.js';
+import { CACHE_RULES } from '../../src/provider/cache-rules.js';
 import { DEFAULT_PRICES } from '../../src/replay/billing/prices.js';
 import type { PolicyEnv } from '../../src/replay/policies/policy.js';
 

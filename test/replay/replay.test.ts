@@ -4,7 +4,7 @@ import { checkpointMiddle } from '../../src/replay/policies/built-in.js';
 import { DEFAULT_PRICES } from '../../src/replay/billing/prices.js';
 import { recordedCost, recordedUsage } from '../../src/replay/billing/recorded-usage.js';
 import { replay } from '../../src/replay/replay.js';
-import { CACHE_RULES } from '../../src/replay/billing/cache-rules.js';
+import { CACHE_RULES } from '../../src/provider/cache-rules.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { RefSink } from '../../src/refs/ref-store.js';

@@ -4,7 +4,7 @@ import { TcompactError } from '../../errors.js';
 import { DEFAULT_POLICIES, POLICIES } from '../../replay/policies/built-in.js';
 import { tailFlagOverrides } from '../config-file.js';
 import { DEFAULT_PRICES, type PriceFlags } from '../../replay/billing/prices.js';
-import { CACHE_MODEL_NAMES, DEFAULT_CALL_GAP_SECONDS, parseCacheModel } from '../../replay/billing/cache-rules.js';
+import { CACHE_MODEL_NAMES, DEFAULT_CALL_GAP_SECONDS, parseCacheModel } from '../../provider/cache-rules.js';
 import { renderSimulation } from '../../replay/render-simulate.js';
 import { Simulation } from '../../replay/simulation.js';
 import { readInputs } from '../../formats/read-inputs.js';

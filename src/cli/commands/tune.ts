@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
-import { CACHE_MODEL_NAMES, parseCacheModel } from '../../replay/billing/cache-rules.js';
+import { CACHE_MODEL_NAMES, parseCacheModel } from '../../provider/cache-rules.js';
 import { DEFAULT_PRICES, type PriceFlags } from '../../replay/billing/prices.js';
 import { renderTune } from '../../tune/render-tune.js';
 import { type TranscriptSource, runTune } from '../../tune/tune-run.js';

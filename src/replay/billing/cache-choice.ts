@@ -1,5 +1,5 @@
 import type { Transcript } from '../../model/transcript.js';
-import { CACHE_RULES, type CacheModelName, type CacheRules } from './cache-rules.js';
+import { CACHE_RULES, type CacheModelName, type CacheRules } from '../../provider/cache-rules.js';
 import { type PriceFlags, type Prices, pricesFor } from './prices.js';
 import type { RecordedUsage } from './recorded-usage.js';
 

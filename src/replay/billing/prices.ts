@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CacheRules } from './cache-rules.js';
+import type { CacheRules } from '../../provider/cache-rules.js';
 
 /**
  * US dollars per million tokens. Defaults: Anthropic's list prices for Claude Sonnet 4.5 (input 3, cache write 3.75,

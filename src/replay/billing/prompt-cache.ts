@@ -1,5 +1,5 @@
 import { type Message, isAssistant, messageContent } from '../../model/message.js';
-import type { CacheRules } from './cache-rules.js';
+import type { CacheRules } from '../../provider/cache-rules.js';
 
 /** One call's prompt as the cache sees it: its messages (compared by identity), their sizes, and when it was sent. */
 export interface CachedPrompt {

@@ -1,7 +1,7 @@
 import type { Message } from '../../model/message.js';
 import { recordedCall } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
-import { CACHE_RULES } from './cache-rules.js';
+import { CACHE_RULES } from '../../provider/cache-rules.js';
 import type { Cost, Prices } from './prices.js';
 
 /**

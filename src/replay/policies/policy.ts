@@ -5,7 +5,7 @@ import type { ToolDef, Transcript } from '../../model/transcript.js';
 import type { HindsightScore } from '../../retention/hindsight.js';
 import type { ProbeScore } from '../../retention/score.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
-import type { CacheRules } from '../billing/cache-rules.js';
+import type { CacheRules } from '../../provider/cache-rules.js';
 import type { Prices } from '../billing/prices.js';
 import type { SourcePointKind } from './source-points.js';
 

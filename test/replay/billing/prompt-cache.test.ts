@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CACHE_RULES, type CacheModelName } from '../../../src/replay/billing/cache-rules.js';
+import { CACHE_RULES, type CacheModelName } from '../../../src/provider/cache-rules.js';
 import { type CacheOutcome, PromptCache } from '../../../src/replay/billing/prompt-cache.js';
 
 /** A message of `tokens` tokens and `blocks` content blocks; identity is what the cache compares. */

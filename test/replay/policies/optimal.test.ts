@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/model/message.js';
 import type { Transcript } from '../../../src/model/transcript.js';
-import { CACHE_RULES, type CacheModelName } from '../../../src/replay/billing/cache-rules.js';
+import { CACHE_RULES, type CacheModelName } from '../../../src/provider/cache-rules.js';
 import { pricesFor } from '../../../src/replay/billing/prices.js';
 import { OPTIMAL_EDIT_KINDS, followSchedule, optimalPolicy, optimalSchedule } from '../../../src/replay/policies/optimal/optimal-policy.js';
 import { type PlannedCompaction, TranscriptPlan } from '../../../src/replay/policies/optimal/plan.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { fromModelMessages, indexCalls, toModelMessages } from '../../../bench/lib/peer-formats.js';
 import { ContextManager } from '../../../src/context/context-manager.js';
 import { resolvePolicy } from '../../../src/replay/policies/resolve.js';
-import { CACHE_RULES } from '../../../src/replay/billing/cache-rules.js';
+import { CACHE_RULES } from '../../../src/provider/cache-rules.js';
 import { replay } from '../../../src/replay/replay.js';
 import { AiSdkPruneSchema, pruneMessagesLike } from '../../../src/replay/policies/runtime/ai-sdk-prune.js';
 import { AnthropicContextManagementSchema, CLEARED_RESULT, applyClearToolUses } from '../../../src/replay/policies/runtime/anthropic-context-editing.js';

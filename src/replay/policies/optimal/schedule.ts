@@ -1,4 +1,4 @@
-import type { CacheRules } from '../../billing/cache-rules.js';
+import type { CacheRules } from '../../../provider/cache-rules.js';
 import type { Prices } from '../../billing/prices.js';
 import type { PlannedCompaction, TranscriptPlan } from './plan.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CACHE_RULES, parseCacheModel } from '../../../src/replay/billing/cache-rules.js';
+import { CACHE_RULES, parseCacheModel } from '../../../src/provider/cache-rules.js';
 import { defaultCacheModel } from '../../../src/replay/billing/cache-choice.js';
 import { recordedUsage } from '../../../src/replay/billing/recorded-usage.js';
 import { replay } from '../../../src/replay/replay.js';

@@ -1,4 +1,4 @@
-import { TcompactError } from '../../errors.js';
+import { TcompactError } from '../errors.js';
 
 /** The prompt-cache models `simulate --cache` accepts. */
 export const CACHE_MODEL_NAMES = ['anthropic-5m', 'anthropic-1h', 'openai', 'ideal', 'none'] as const;
