@@ -4,18 +4,28 @@ import { TcompactError } from '../errors.js';
 import { type Tokenizer, getTokenizer } from '../tokens/tokenizer.js';
 import { type ContextManagerOptions, type ContextManagerOptionsInput, parseContextManagerOptions } from './options.js';
 import type { CompactionHandler, CompactionRequest, ContextInput } from './compaction-handler.js';
-import { strategyCompaction, validateStrategyNames } from './strategy-compaction.js';
+import { type StrategyCompactionOptions, strategyCompaction, validateStrategyNames } from './strategy-compaction.js';
+import { EditLedger } from './edit-ledger.js';
+import { CACHE_RULES } from '../provider/cache-rules.js';
+
+/**
+ * Why a check edited the prompt, or did not: `cold`, the cache had expired, so the edit rewrote nothing that was not
+ * written anyway; `pays-off`, the tokens it freed pay for the rewrite over the calls expected while the cache is warm;
+ * `window`, the prompt reached the trigger; `none`, no edit.
+ */
+export type EditReason = 'cold' | 'pays-off' | 'window' | 'none';
 
 type CheckResult =
   | {
       status: 'ok' | 'warning' | 'needs_approval' | 'hard_limit';
-      /** The messages to send: the input's, or what micro-compaction made of them. */
+      /** The messages to send: the input's, or what an edit made of them. */
       messages: readonly Message[];
       tokens: number;
       /** tokens / window */
       share: number;
-      /** Micro-compaction changed the messages (and saved tokens). */
+      /** An edit (micro-compaction on every call, or a cache-aware edit) changed the messages and saved tokens. */
       microCompacted: boolean;
+      reason: EditReason;
     }
   | {
       status: 'compacted';
@@ -26,7 +36,13 @@ type CheckResult =
       tokensBefore: number;
       share: number;
       microCompacted: boolean;
+      reason: EditReason;
     };
+
+/** The prompt of a check, and when the call is made (epoch milliseconds; @default the clock's now). */
+interface CheckInput extends ContextInput {
+  at?: number;
+}
 
 interface ContextManagerState {
   /** Compactions that reduced the prompt. */
@@ -42,10 +58,12 @@ interface ContextManagerState {
 }
 
 /**
- * Decides, before each model call, whether the prompt must be compacted: the trigger an agent loop embeds, and the one
- * `tcompact simulate` drives (its `default` policy is this class with its default options). With its defaults it
- * pairs micro-compaction on every call (`micro`: `mask-observations`) with compaction at the trigger (`strategies`:
- * `auto`, or the handler given). Thresholds are fractions of the window: below `warning` the status is `ok`; from
+ * Decides, before each model call, whether the prompt must be edited or compacted: the trigger an agent loop embeds,
+ * and the one `tcompact simulate` drives (its `default` policy is this class with its default options). With its
+ * defaults it weighs every edit against the provider's prompt cache (`cache`): it masks old tool results (`edits`)
+ * when the cache is cold, when what masking frees pays for rewriting the prompt after the first masked result over the
+ * calls expected before the cache goes cold again, or at the trigger; and it compacts at the trigger (`strategies`:
+ * `auto`, or the handler given). Micro-compaction on every call (`micro`) is off unless asked for. Thresholds are fractions of the window: below `warning` the status is `ok`; from
  * `warning`, `warning`; from the trigger (`compaction`, or `compactAtTokens`), a compaction is due; from `hardLimit`,
  * `hard_limit` when no compaction happens.
  *
@@ -59,6 +77,9 @@ export class ContextManager {
   readonly options: Readonly<ContextManagerOptions>;
   private readonly handler: CompactionHandler;
   private readonly micro: CompactionHandler | undefined;
+  private readonly edit: CompactionHandler | undefined;
+  private readonly ledger: EditLedger;
+  private lastAt: number | undefined;
   private compactionsDone = 0;
   private microDone = 0;
   private failedInARow = 0;
@@ -78,12 +99,15 @@ export class ContextManager {
     }
     const counter = tokenizer ?? getTokenizer(o.tokenizer);
     const refs = new RefSink();
-    const builtIn = (strategies: readonly string[]) => {
+    const builtIn = (strategies: readonly string[], config?: StrategyCompactionOptions['config']) => {
       validateStrategyNames(strategies, counter);
-      return strategyCompaction({ strategies, tokenizer: counter, refs, tools: o.tools, extraTokens: o.extraTokens });
+      return strategyCompaction({ strategies, tokenizer: counter, refs, tools: o.tools, extraTokens: o.extraTokens, config });
     };
     this.handler = handler ?? builtIn(o.strategies);
     this.micro = o.micro.length > 0 ? builtIn(o.micro) : undefined;
+    const editTail = { keepLast: 0, keepResults: o.editTail.results, keepMessages: o.editTail.messages };
+    this.edit = o.edits.length > 0 ? builtIn(o.edits, editTail) : undefined;
+    this.ledger = new EditLedger(counter, editTail);
   }
 
   /** Prompt size from which a compaction is due. */
@@ -114,18 +138,60 @@ export class ContextManager {
   }
 
   /**
-   * Micro-compacts the prompt (when `micro` is not empty), then compacts it if it is at or over the trigger (auto
-   * mode), or reports its status.
+   * Micro-compacts the prompt (when `micro` is not empty), makes a cache-aware edit when it is due (see the class),
+   * then compacts it if it is at or over the trigger (auto mode), or reports its status. Counts only the messages that
+   * are new since the last check when the caller appends to the prompt it was given.
    */
-  async check(input: ContextInput): Promise<CheckResult> {
-    const current = await this.microCompact(input);
-    const microCompacted = current !== input;
+  async check(input: CheckInput): Promise<CheckResult> {
+    const at = input.at ?? Date.now();
+    const gapMs = this.lastAt === undefined ? undefined : at - this.lastAt;
+    this.lastAt = at;
+    let current = await this.microCompact(input);
+    let microCompacted = current !== input;
     const inCooldown = this.cooldownLeft > 0;
     if (inCooldown) this.cooldownLeft--;
+    const over = current.tokens >= this.triggerTokens;
+    let reason = this.editReason(current, gapMs, over);
+    if (reason !== 'none') {
+      const edited = await this.editNow(current);
+      if (edited !== current) microCompacted = true;
+      else if (reason !== 'window') reason = 'none';
+      current = edited;
+    }
     const due = current.tokens >= this.triggerTokens && !inCooldown && !this.stuck;
-    if (due && this.options.mode === 'approval') return this.plain('needs_approval', current, microCompacted);
-    if (due && this.options.mode === 'auto') return this.attempt(current, 'threshold', input.tokens, microCompacted);
-    return this.plain(this.statusOf(current.tokens), current, microCompacted);
+    if (due && this.options.mode === 'approval') return this.plain('needs_approval', current, microCompacted, reason);
+    if (due && this.options.mode === 'auto') return this.attempt(current, 'threshold', input.tokens, microCompacted, 'window');
+    return this.plain(this.statusOf(current.tokens), current, microCompacted, reason);
+  }
+
+  /** Whether a cache-aware edit is due, and why. */
+  private editReason(input: ContextInput, gapMs: number | undefined, over: boolean): EditReason {
+    if (!this.edit) return 'none';
+    this.ledger.observe(input.messages);
+    const estimate = this.ledger.estimate();
+    if (!estimate) return 'none';
+    if (over) return 'window';
+    const rules = CACHE_RULES[this.options.cache];
+    if (gapMs !== undefined && rules.ttlSeconds !== null && gapMs > rules.ttlSeconds * 1000) return 'cold';
+    // Rewriting costs the write price where a read would have cost the read price (OpenAI: plain input, no premium);
+    // the tokens freed are read at every call while the cache stays warm. Anthropic finds an earlier entry only within
+    // its lookback before the last mark: an edit further back has the whole prompt written again.
+    const read = rules.readMultiplier;
+    const write = rules.kind === 'prefix' ? 1 : rules.writeMultiplier;
+    const rewritten = rules.kind === 'breakpoint' && estimate.blocksAfter > rules.lookbackBlocks ? estimate.total : estimate.after;
+    return read * estimate.freed * this.options.expectedCalls > (write - read) * rewritten ? 'pays-off' : 'none';
+  }
+
+  /** The edit, when it saves tokens; either way what it left alone before the protected tail is not tried again. */
+  private async editNow(input: ContextInput): Promise<ContextInput> {
+    const out = await this.edit!({ messages: input.messages, tokens: input.tokens, window: this.options.window, reason: 'threshold' });
+    if (out.tokens >= input.tokens || sameMessages(out.messages, input.messages)) {
+      this.ledger.edited(input.messages);
+      return input;
+    }
+    this.microDone++;
+    this.ledger.edited(out.messages);
+    return { messages: out.messages, tokens: out.tokens };
   }
 
   /**
@@ -133,7 +199,7 @@ export class ContextManager {
    * attempt and starts the cooldown like an automatic one.
    */
   async compact(input: ContextInput): Promise<CheckResult> {
-    return this.attempt(input, 'requested', input.tokens, false);
+    return this.attempt(input, 'requested', input.tokens, false, 'none');
   }
 
   private async microCompact(input: ContextInput): Promise<ContextInput> {
@@ -149,19 +215,35 @@ export class ContextManager {
     this.cooldownLeft = this.options.cooldown;
   }
 
-  private async attempt(input: ContextInput, reason: CompactionRequest['reason'], tokensBefore: number, microCompacted: boolean): Promise<CheckResult> {
+  private async attempt(
+    input: ContextInput,
+    reason: CompactionRequest['reason'],
+    tokensBefore: number,
+    microCompacted: boolean,
+    why: EditReason,
+  ): Promise<CheckResult> {
     const out = await this.handler({ messages: input.messages, tokens: input.tokens, window: this.options.window, reason });
     this.cooldownLeft = this.options.cooldown;
     const saved = out.tokens < input.tokens;
     if (saved && out.tokens < this.triggerTokens) this.failedInARow = 0;
     else this.failedInARow++;
-    if (!saved) return this.plain(this.statusOf(input.tokens), input, microCompacted);
+    if (!saved) return this.plain(this.statusOf(input.tokens), input, microCompacted, why);
     this.compactionsDone++;
-    return { status: 'compacted', messages: out.messages, tokens: out.tokens, tokensBefore, share: out.tokens / this.options.window, microCompacted };
+    // After a compaction every result of the new prompt may be masked again; what came before is gone.
+    this.ledger.edited(out.messages, 0);
+    return {
+      status: 'compacted',
+      messages: out.messages,
+      tokens: out.tokens,
+      tokensBefore,
+      share: out.tokens / this.options.window,
+      microCompacted,
+      reason: why,
+    };
   }
 
-  private plain(status: 'ok' | 'warning' | 'needs_approval' | 'hard_limit', input: ContextInput, microCompacted: boolean): CheckResult {
-    return { status, messages: input.messages, tokens: input.tokens, share: input.tokens / this.options.window, microCompacted };
+  private plain(status: 'ok' | 'warning' | 'needs_approval' | 'hard_limit', input: ContextInput, microCompacted: boolean, reason: EditReason): CheckResult {
+    return { status, messages: input.messages, tokens: input.tokens, share: input.tokens / this.options.window, microCompacted, reason };
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseConfig } from '../model/parse.js';
 import { ToolDefSchema } from '../model/transcript.js';
+import { CACHE_MODEL_NAMES } from '../provider/cache-rules.js';
 import { TOKENIZER_NAMES } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 
@@ -54,11 +55,36 @@ const ContextManagerOptionsSchema = z.strictObject({
    */
   maxAttempts: z.number().int().min(1).default(DEFAULT_MAX_ATTEMPTS),
   /**
-   * Micro-compaction: strategies run on every `check()`, below the trigger too, as J-CLI and Claude Code mask old tool
-   * results on every call; `[]` turns it off. Their protected tail is the strategies' default budget (the last 10
-   * tool results and the last 10 messages, and the last request). @default ["mask-observations"]
+   * The provider's prompt cache the manager weighs its edits against (see `edits`): an edit makes the provider write
+   * again everything after the first message it changes. @default "anthropic-5m"
    */
-  micro: z.array(z.string().min(1)).default(['mask-observations']),
+  cache: z.enum(CACHE_MODEL_NAMES).default('anthropic-5m'),
+  /**
+   * Cache-aware edits: strategies run when the cache is cold (the gap since the last call passed its TTL, so the
+   * rewrite costs nothing extra), when the tokens they free pay for the rewrite over the calls expected before the cache
+   * goes cold again (`expectedCalls`), or when the prompt reaches the trigger. Nothing before the last edit's boundary
+   * changes again (a full compaction aside), and the placeholders are stable, so the cached prefix stays whole between
+   * edits. Their protected tail is the strategies' default budget (the last 10 tool results and messages, and the last
+   * request). `[]` turns them off. @default ["mask-observations"]
+   */
+  edits: z.array(z.string().min(1)).default(['mask-observations']),
+  /**
+   * The tool results and messages a cache-aware edit keeps whole at the end of the prompt. A smaller tail keeps each
+   * edit near the end, where Anthropic's lookback (20 content blocks) still finds the prompt cached before it.
+   * @default { results: 10, messages: 10 }
+   */
+  editTail: z.strictObject({ results: z.number().int().min(0).default(10), messages: z.number().int().min(0).default(10) }).prefault({}),
+  /**
+   * Calls expected after an edit before the cache goes cold again (`tcompact tune` measures it on an archive). The
+   * shared corpus's Claude Code sessions have about 50 after a call at the 5-minute TTL. @default 50
+   */
+  expectedCalls: z.number().positive().default(50),
+  /**
+   * Micro-compaction on every call: strategies run at every `check()`, below the trigger too, as J-CLI and Claude Code
+   * mask old tool results on every call. Each change rewrites the cached prompt from that point, so it costs more than it
+   * saves once caching is billed; the cache-aware `edits` replace it. @default []
+   */
+  micro: z.array(z.string().min(1)).default([]),
   /**
    * Strategies and presets of the compaction at the trigger, when the constructor is given no handler.
    * @default ["auto"]

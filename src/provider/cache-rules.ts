@@ -1,4 +1,5 @@
 import { TcompactError } from '../errors.js';
+import { type Message, isAssistant, messageContent } from '../model/message.js';
 
 /** The prompt-cache models `simulate --cache` accepts. */
 export const CACHE_MODEL_NAMES = ['anthropic-5m', 'anthropic-1h', 'openai', 'ideal', 'none'] as const;
@@ -95,4 +96,11 @@ export function parseCacheModel(command: string, value: string | undefined): Cac
   if (value === undefined) return undefined;
   if ((CACHE_MODEL_NAMES as readonly string[]).includes(value)) return value as CacheModelName;
   throw new TcompactError('E_USAGE', `${command}: --cache must be one of ${CACHE_MODEL_NAMES.join(', ')} (got "${value}")`);
+}
+
+/** Content blocks of a message as a provider counts them: each content part and each tool call (at least one). */
+export function contentBlocks(m: Message): number {
+  const content = messageContent(m);
+  const calls = isAssistant(m) ? (m.tool_calls?.length ?? 0) : 0;
+  return Math.max(1, (Array.isArray(content) ? content.length : 1) + calls);
 }

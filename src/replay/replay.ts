@@ -6,7 +6,8 @@ import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 import { type CacheRules, DEFAULT_CALL_GAP_SECONDS } from '../provider/cache-rules.js';
 import { CallClock } from './billing/call-clock.js';
-import { PromptCache, contentBlocks } from './billing/prompt-cache.js';
+import { PromptCache } from './billing/prompt-cache.js';
+import { contentBlocks } from '../provider/cache-rules.js';
 import { answeringModel, isSourceSummary } from '../model/recorded.js';
 
 /** How one transcript's agent loop is replayed under one policy. */
@@ -162,7 +163,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         }
       }
       if (policy.manager) {
-        const result = await policy.manager.check({ messages: context, tokens });
+        const result = await policy.manager.check({ messages: context, tokens, at: atMs });
         if (result.microCompacted) stats.microCompactions++;
         if (result.messages !== context) {
           edits++;

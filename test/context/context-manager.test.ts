@@ -42,7 +42,11 @@ describe('ContextManager options', () => {
       mode: 'auto',
       cooldown: 0,
       maxAttempts: 3,
-      micro: ['mask-observations'],
+      cache: 'anthropic-5m',
+      edits: ['mask-observations'],
+      editTail: { results: 10, messages: 10 },
+      expectedCalls: 50,
+      micro: [],
       strategies: ['auto'],
       tokenizer: 'o200k_base',
       extraTokens: 0,
@@ -54,7 +58,14 @@ describe('ContextManager.check', () => {
   it('reports ok, warning and hard_limit by share of the window in manual mode, never compacting', async () => {
     const { calls, handler } = recorder(10);
     const cm = new ContextManager({ window: 1000, mode: 'manual' }, handler);
-    expect(await cm.check({ messages: msgs(2), tokens: 799 })).toEqual({ status: 'ok', messages: msgs(2), tokens: 799, share: 0.799, microCompacted: false });
+    expect(await cm.check({ messages: msgs(2), tokens: 799 })).toEqual({
+      status: 'ok',
+      messages: msgs(2),
+      tokens: 799,
+      share: 0.799,
+      microCompacted: false,
+      reason: 'none',
+    });
     expect((await cm.check({ messages: msgs(2), tokens: 800 })).status).toBe('warning');
     expect((await cm.check({ messages: msgs(2), tokens: 950 })).status).toBe('warning');
     expect((await cm.check({ messages: msgs(2), tokens: 980 })).status).toBe('hard_limit');
@@ -68,6 +79,7 @@ describe('ContextManager.check', () => {
       tokensBefore: 500,
       share: 0.01,
       microCompacted: false,
+      reason: 'none',
     });
     expect(calls.map((c) => c.reason)).toEqual(['requested']);
   });
@@ -84,6 +96,7 @@ describe('ContextManager.check', () => {
       tokensBefore: 900,
       share: 0.1,
       microCompacted: false,
+      reason: 'window',
     });
     expect(calls).toEqual([{ messages: msgs(3), tokens: 900, window: 1000, reason: 'threshold' }]);
     expect(cm.state).toEqual({ compactions: 1, microCompactions: 0, failedAttempts: 0, stuck: false, cooldownLeft: 0 });
@@ -117,6 +130,7 @@ describe('ContextManager.check', () => {
       tokens: 985,
       share: 0.985,
       microCompacted: false,
+      reason: 'window',
     });
     expect(cm.state.stuck).toBe(true);
     expect(cm.state.compactions).toBe(0);

@@ -1,4 +1,3 @@
-import { type Message, isAssistant, messageContent } from '../../model/message.js';
 import type { CacheRules } from '../../provider/cache-rules.js';
 
 /** One call's prompt as the cache sees it: its messages (compared by identity), their sizes, and when it was sent. */
@@ -153,11 +152,4 @@ export class PromptCache {
     }
     return node;
   }
-}
-
-/** Content blocks of a message as a provider counts them: each content part and each tool call (at least one). */
-export function contentBlocks(m: Message): number {
-  const content = messageContent(m);
-  const calls = isAssistant(m) ? (m.tool_calls?.length ?? 0) : 0;
-  return Math.max(1, (Array.isArray(content) ? content.length : 1) + calls);
 }

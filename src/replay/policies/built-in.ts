@@ -13,7 +13,7 @@ import type { Policy, PolicyEnv } from './policy.js';
 
 /** A manager that compacts with `handler` at the trigger and does nothing on other calls (no micro-compaction). */
 function manager(env: PolicyEnv, handler: CompactionHandler, trigger: Pick<ContextManagerOptionsInput, 'compactAtTokens'> = {}): ContextManager {
-  return new ContextManager({ window: env.window, cooldown: env.cooldown, maxAttempts: env.maxAttempts, micro: [], ...trigger }, handler);
+  return new ContextManager({ window: env.window, cooldown: env.cooldown, maxAttempts: env.maxAttempts, micro: [], edits: [], ...trigger }, handler);
 }
 
 const leadingSystem = (messages: readonly Message[]) => {
@@ -106,10 +106,12 @@ export const POLICIES: Readonly<Record<string, Policy>> = {
   none: { name: 'none', summary: 'no compaction: every call sends the whole history', requires: [], instantiate: () => ({}) },
   default: {
     name: 'default',
-    summary: "ContextManager's defaults: mask-observations on every call, the auto pipeline at 90% of the window",
+    summary:
+      "ContextManager's defaults: old tool results masked when the cache is cold or the masking pays for its rewrite, the auto pipeline at 90% of the window",
     requires: ['mask-observations', 'auto'],
     instantiate(env) {
-      const options = { window: env.window, cooldown: env.cooldown, maxAttempts: env.maxAttempts, tokenizer: env.tokenizer.name };
+      // The agent's own provider cache, as a user configures it for the provider the session runs on.
+      const options = { window: env.window, cooldown: env.cooldown, maxAttempts: env.maxAttempts, tokenizer: env.tokenizer.name, cache: env.cache.name };
       return { manager: new ContextManager({ ...options, tools: env.tools, extraTokens: env.basePrompt }, undefined, env.tokenizer) };
     },
   },

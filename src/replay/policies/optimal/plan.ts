@@ -4,7 +4,7 @@ import type { Transcript } from '../../../model/transcript.js';
 import { countMessage, totalOf } from '../../../tokens/breakdown.js';
 import type { Tokenizer } from '../../../tokens/tokenizer.js';
 import { CallClock } from '../../billing/call-clock.js';
-import { contentBlocks } from '../../billing/prompt-cache.js';
+import { contentBlocks } from '../../../provider/cache-rules.js';
 import { CLEARED_INPUT, CLEARED_RESULT } from '../runtime/anthropic-context-editing.js';
 
 /** One tool use: its call (a slot of an assistant message) and its result, as indices into the replayed messages. */
