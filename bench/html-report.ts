@@ -1,12 +1,12 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { evalPage, type EvalPageInput } from '../src/retention/eval-page.js';
+import { runPage } from '../src/pipeline/sink/run-page.js';
+import { simulatePage, type SimulatePageInput } from '../src/replay/simulate-page.js';
 import { type Page, renderPage } from '../src/report/html/page.js';
-import { runPage } from '../src/report/html/run-page.js';
-import { simulatePage, type SimulatePagePolicy } from '../src/replay/simulate-page.js';
 import { addToSpread, emptySpread } from '../src/report/transcript-spread.js';
-import { CATEGORIES } from '../src/tokens/breakdown.js';
+import { evalPage, type EvalPageInput } from '../src/retention/eval-page.js';
+import { type Breakdown, CATEGORIES, emptyBreakdown } from '../src/tokens/breakdown.js';
 import { findChromium } from './lib/browser.js';
 import type { Benchmark, BenchOutput, Cell, Ratio } from './lib/results.js';
 
@@ -31,7 +31,11 @@ function runReportPage(n: number): Page {
     after += a;
     addToSpread(spread, { id: `t${i}`, file: 'archive.jsonl', line: i + 1, tokensBefore: b, tokensAfter: a });
   }
-  const byCategory = (total: number) => Object.fromEntries(CATEGORIES.map((c, i) => [c, Math.floor(total / (i + 2))]));
+  const byCategory = (total: number): Breakdown => {
+    const b = emptyBreakdown();
+    CATEGORIES.forEach((c, i) => (b[c] = Math.floor(total / (i + 2))));
+    return b;
+  };
   const strategies = ['sanitize', 'strip-reasoning', 'dedup-tools', 'mask-observations', 'checkpoint', 'truncate'].map((name, i) => ({
     name,
     runs: n,
@@ -43,10 +47,8 @@ function runReportPage(n: number): Page {
   return runPage({
     tool: 'run',
     inputs: ['archive.jsonl'],
-    tokenizer: 'o200k_base',
     transcripts: n,
-    tokens: { before, after, saved: before - after },
-    keys: { before: 'tokens.before', after: 'tokens.after', saved: 'tokens.saved' },
+    tokens: { before, after, saved: before - after, tokenizer: 'o200k_base' },
     lines: { read: n + 100, ok: n, failed: 100, skipped: 0 },
     messages: { before: n * 200, after: n * 150 },
     strategies,
@@ -68,14 +70,21 @@ function evalReportPage(n: number): Page {
   const tally = (probes: number) => ({ probes, retained: Math.floor(probes * (0.5 + rand() / 2)) });
   const row = (name: string) => {
     const byKind = { artifact: tally(1000), command: tally(2000), error: tally(300), intent: tally(400), task: tally(0) };
-    const recall = Object.fromEntries(Object.entries(byKind).map(([k, t]) => [k, t.probes === 0 ? null : t.retained / t.probes]));
+    const share = (t: { probes: number; retained: number }) => (t.probes === 0 ? null : t.retained / t.probes);
     return {
       name,
       tokensBefore: 1e9,
       tokensAfter: 5e8,
       score: { byKind, overall: tally(3700) },
       saved: rand(),
-      recall: { ...recall, overall: rand() },
+      recall: {
+        artifact: share(byKind.artifact),
+        command: share(byKind.command),
+        error: share(byKind.error),
+        intent: share(byKind.intent),
+        task: share(byKind.task),
+        overall: rand(),
+      },
       kindsMean: rand(),
     };
   };
@@ -92,14 +101,18 @@ function evalReportPage(n: number): Page {
     })),
     reference: { spans: 10, rows: ['original', 'claude-code summary', ...names.slice(1)].map(row) },
   };
-  const lost = Array.from({ length: 50 }, (_, i) => ({ transcript: `t${i}`, strategy: 'auto', probe: { kind: 'command', command: 'x'.repeat(300) } }));
+  const lost = Array.from({ length: 50 }, (_, i) => ({
+    transcript: `t${i}`,
+    strategy: 'auto',
+    probe: { kind: 'command' as const, command: 'x'.repeat(300), runs: 1, failed: true },
+  }));
   return evalPage(input, lost);
 }
 
 /** The simulate page of `n` transcripts whose largest made `calls` model calls. */
 function simulateReportPage(n: number, calls: number): Page {
   const names = ['none', 'mask-10', 'checkpoint-at-0.9', 'auto', 'seed-80-first3-last10', 'seed-200k-system-last-user'];
-  const policies: SimulatePagePolicy[] = names.map((name, i) => ({
+  const policies: SimulatePageInput['policies'][number][] = names.map((name, i) => ({
     name,
     summary: `policy ${name}`,
     calls: n * 40,
@@ -119,7 +132,7 @@ function simulateReportPage(n: number, calls: number): Page {
     inputs: ['archive.jsonl'],
     tokenizer: 'o200k_base',
     window: 200_000,
-    thresholds: { compaction: 0.9, hardLimit: 0.98 },
+    thresholds: { compaction: 0.9 },
     transcripts: n,
     policies,
     trace: { id: 't0', file: 'archive.jsonl', line: 1, prompts },

@@ -1,6 +1,7 @@
-import { change, int, mdTable, pct, usd } from '../report/format.js';
+import { NO_VALUE, change, int, pct, retained, usd } from '../report/format.js';
+import { markdownTable } from '../report/markdown-table.js';
 import { PROBE_KINDS } from '../retention/probes.js';
-import { type Tally, recall } from '../retention/score.js';
+import { recall } from '../retention/score.js';
 import type { PolicyTotals, SimulationReport } from './simulation-report.js';
 import type { CacheReport } from './billing/cache-choice.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../provider/cache-rules.js';
@@ -12,7 +13,6 @@ const KIND_LABELS: Record<(typeof PROBE_KINDS)[number], string> = {
   intent: 'intent',
   task: 'open tasks',
 };
-const cell = (t: Tally) => (t.probes === 0 ? '–' : `${pct(recall(t))} (${t.retained}/${t.probes})`);
 
 /** The source's own compaction beside ours at the same points: tokens, cost and what each kept. */
 function sourcePointsSection(r: SimulationReport): string[] {
@@ -35,7 +35,7 @@ function sourcePointsSection(r: SimulationReport): string[] {
       'used again after it (paths read, edited or named again, commands re-run, error lines or their identifiers referred ' +
       'back to, requests a user correction restates), found in the context each policy kept.',
     '',
-    mdTable(
+    ...markdownTable(
       [
         'policy',
         'points',
@@ -60,10 +60,10 @@ function sourcePointsSection(r: SimulationReport): string[] {
           usd(p.cost.withCache),
           int(a.tokensBefore),
           int(a.tokensAfter),
-          ...PROBE_KINDS.map((k) => cell(a.score.byKind[k])),
-          cell(a.score.overall),
-          recalls.length === 0 ? '–' : pct(recalls.reduce((x, y) => x + y, 0) / recalls.length),
-          cell(a.hindsight.overall),
+          ...PROBE_KINDS.map((k) => retained(a.score.byKind[k])),
+          retained(a.score.overall),
+          recalls.length === 0 ? NO_VALUE : pct(recalls.reduce((x, y) => x + y, 0) / recalls.length),
+          retained(a.hindsight.overall),
         ];
       }),
       'lrrrrrrrrrrrrrr',
@@ -105,7 +105,7 @@ function cacheNote(r: SimulationReport): string[] {
 }
 
 /** The policies' table; a "compaction calls" column when a policy's compactions asked a model. */
-function policiesTable(r: SimulationReport): string {
+function policiesTable(r: SimulationReport): string[] {
   const withCalls = r.policies.some((x) => x.compactionCalls !== undefined);
   const withHindsight = r.policies.some((x) => x.hindsight !== undefined);
   const withRegret = r.policies.some((x) => x.regret !== undefined);
@@ -128,21 +128,21 @@ function policiesTable(r: SimulationReport): string {
     'vs none (cached)',
     ...(withRegret ? ['regret'] : []),
   ];
-  return mdTable(
+  return markdownTable(
     head,
     r.policies.map((x) => [
       x.name,
       int(x.calls),
       int(x.billedInput),
-      x.name === 'none' ? '–' : change(-x.reductionVsNone),
+      x.name === 'none' ? NO_VALUE : change(-x.reductionVsNone),
       int(x.compactions),
       int(x.microCompactions),
       int(x.peakPrompt),
       int(x.callsOverHardLimit),
       int(x.callsOverWindow),
       int(x.stuckTranscripts),
-      ...(withHindsight ? [x.hindsight ? cell(x.hindsight.overall) : '–'] : []),
-      ...(withCalls ? [x.compactionCalls ? `${usd(x.compactionCalls.cost)} (${int(x.compactionCalls.calls)})` : '–'] : []),
+      ...(withHindsight ? [x.hindsight ? retained(x.hindsight.overall) : NO_VALUE] : []),
+      ...(withCalls ? [x.compactionCalls ? `${usd(x.compactionCalls.cost)} (${int(x.compactionCalls.calls)})` : NO_VALUE] : []),
       usd(x.cost.withoutCache),
       usd(x.cost.withCache),
       x.name === 'none' || noneCost === 0 ? '–' : change(x.cost.withCache / noneCost - 1),
@@ -224,7 +224,7 @@ export function renderSimulation(r: SimulationReport): string {
         ]),
     `Prices per million tokens: input $${p.input}, cache write $${p.cacheWrite}, cache read $${p.cached}, output $${p.output}.`,
     '',
-    policiesTable(r),
+    ...policiesTable(r),
     '',
     ...r.policies.map((x) => `- \`${x.name}\`: ${x.summary}`),
     '',
@@ -263,7 +263,7 @@ function byFormatSection(byFormat: NonNullable<SimulationReport['byFormat']>): s
     '',
     'Cost with caching and input billed against `none`, per policy, for the transcripts of each source format.',
     '',
-    mdTable(
+    ...markdownTable(
       ['policy', ...formats.map((f) => `${f} (${byFormat[f].transcripts})`)],
       policies.map((name) => [
         name,
@@ -302,7 +302,7 @@ function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, p:
     '',
     `${recorded.transcripts} transcripts carry the usage their source recorded (Claude Code or Codex \`usage\`), their own compactions and caching included.`,
     '',
-    mdTable(
+    ...markdownTable(
       ['', 'calls', 'input', 'cache reads', 'cache writes', 'uncached input', 'output', 'first call input', 'cost', 'cost (cached)', 'input cost (cached)'],
       [
         [

@@ -1,55 +1,36 @@
+import { join } from 'node:path';
+import { NO_VALUE, int, pct, usdShort } from '../report/format.js';
 import { type PointSeries, barChart, xyChart } from '../report/html/chart.js';
-import { formatInt, formatShare, formatUsd } from '../report/html/escape.js';
 import type { Page, Section } from '../report/html/page.js';
 import { type Cell, num, sortableTable } from '../report/html/table.js';
-import { join } from 'node:path';
 import { writePage } from '../report/html/write-pages.js';
+import type { PolicyTotals, SimulationReport } from './simulation-report.js';
 
-interface Cost {
-  withoutCache: number;
-  withCache: number;
-}
+/** What the page shows of a policy's totals. */
+type PolicyFigures = Pick<
+  PolicyTotals,
+  | 'name'
+  | 'summary'
+  | 'calls'
+  | 'billedInput'
+  | 'cachedInput'
+  | 'compactions'
+  | 'microCompactions'
+  | 'peakPrompt'
+  | 'callsOverHardLimit'
+  | 'callsOverWindow'
+  | 'stuckTranscripts'
+  | 'reductionVsNone'
+  | 'cost'
+  | 'compactionCalls'
+  | 'hindsight'
+>;
 
-/** A policy's totals in simulate.json. */
-export interface SimulatePagePolicy {
-  name: string;
-  summary: string;
-  calls: number;
-  billedInput: number;
-  cachedInput: number;
-  compactions: number;
-  microCompactions: number;
-  peakPrompt: number;
-  callsOverHardLimit: number;
-  callsOverWindow: number;
-  stuckTranscripts: number;
-  reductionVsNone: number;
-  cost: Cost;
-  /** What the compactions' own model calls cost (included in `cost`); absent when they asked no model. */
-  compactionCalls?: { calls: number; cost: number };
-  /** At the policy's own compactions: the facts the session used again after them, retained. */
-  hindsight?: { overall: { probes: number; retained: number } };
-}
-
-/** simulate.json: the fields the page shows. */
-export interface SimulatePageInput {
+/** What the page shows of simulate.json: the report, with the inputs the command was given. */
+export interface SimulatePageInput extends Pick<SimulationReport, 'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat'> {
   inputs: readonly string[];
-  tokenizer: string;
-  window: number;
-  thresholds: { compaction: number; hardLimit: number };
-  transcripts: number;
-  policies: readonly SimulatePagePolicy[];
-  recorded?: {
-    transcripts: number;
-    usage: { calls: number; input: number; cost: Cost };
-    simulatedNone: { billedInput: number; cost: Cost };
-    simulatedSource?: { billedInput: number; cost: Cost };
-  };
-  trace?: { id: string; file: string; line: number; prompts: Readonly<Record<string, readonly number[]>> };
-  /** Inputs of several source formats: each policy's cost and input change per format. */
-  byFormat?: Readonly<
-    Record<string, { transcripts: number; policies: Readonly<Record<string, { billedInput: number; cost: Cost; reductionVsNone: number }>> }>
-  >;
+  thresholds: Pick<SimulationReport['thresholds'], 'compaction'>;
+  policies: readonly PolicyFigures[];
 }
 
 /** The agents side by side: a row per source format, each policy's cost with caching and its input against `none`. */
@@ -75,7 +56,7 @@ function byFormatSections(s: SimulatePageInput): Section[] {
           num(g.transcripts),
           ...names.flatMap((n): Cell[] => {
             const p = g.policies[n];
-            return p ? [num(p.cost.withCache, formatUsd(p.cost.withCache)), num(-p.reductionVsNone, formatShare(-p.reductionVsNone))] : [null, null];
+            return p ? [num(p.cost.withCache, usdShort(p.cost.withCache)), num(-p.reductionVsNone, pct(-p.reductionVsNone))] : [null, null];
           }),
         ]),
       ),
@@ -94,10 +75,10 @@ function tracePoints(prompts: readonly number[]): { x: number; y: number }[] {
   return points;
 }
 
-function hindsightCell(p: SimulatePagePolicy): Cell {
+function hindsightCell(p: PolicyFigures): Cell {
   const t = p.hindsight?.overall;
   if (!t || t.probes === 0) return null;
-  return num(t.retained / t.probes, `${formatShare(t.retained / t.probes)} (${formatInt(t.retained)}/${formatInt(t.probes)})`);
+  return num(t.retained / t.probes, `${pct(t.retained / t.probes)} (${int(t.retained)}/${int(t.probes)})`);
 }
 
 function costSection(s: SimulatePageInput): Section {
@@ -109,12 +90,12 @@ function costSection(s: SimulatePageInput): Section {
     num(p.calls),
     num(p.billedInput),
     num(p.cachedInput),
-    num(p.reductionVsNone, formatShare(p.reductionVsNone)),
+    num(p.reductionVsNone, pct(p.reductionVsNone)),
     ...(withCalls
-      ? [p.compactionCalls ? num(p.compactionCalls.cost, `${formatUsd(p.compactionCalls.cost)} (${formatInt(p.compactionCalls.calls)})`) : num(0, '–')]
+      ? [p.compactionCalls ? num(p.compactionCalls.cost, `${usdShort(p.compactionCalls.cost)} (${int(p.compactionCalls.calls)})`) : num(0, NO_VALUE)]
       : []),
-    num(p.cost.withoutCache, formatUsd(p.cost.withoutCache)),
-    num(p.cost.withCache, formatUsd(p.cost.withCache)),
+    num(p.cost.withoutCache, usdShort(p.cost.withoutCache)),
+    num(p.cost.withCache, usdShort(p.cost.withCache)),
     num(p.compactions),
     num(p.microCompactions),
     num(p.peakPrompt),
@@ -125,7 +106,7 @@ function costSection(s: SimulatePageInput): Section {
   ]);
   return {
     title: 'Billed input and cost per policy',
-    intro: `${formatInt(s.transcripts)} transcripts replayed as agent loops against a ${formatInt(s.window)}-token window (${s.tokenizer}).`,
+    intro: `${int(s.transcripts)} transcripts replayed as agent loops against a ${int(s.window)}-token window (${s.tokenizer}).`,
     charts: [
       barChart(
         'billed-input',
@@ -194,7 +175,7 @@ function traceSection(s: SimulatePageInput): Section {
   series.push(flat('window', s.window, '#555555'), flat('compaction threshold', s.thresholds.compaction * s.window, '#aaaaaa'));
   return {
     title: 'Prompt size over one transcript',
-    intro: `${trace.id} (${trace.file}:${trace.line}), the largest transcript: ${formatInt(calls)} calls. Each compaction shows as a drop.`,
+    intro: `${trace.id} (${trace.file}:${trace.line}), the largest transcript: ${int(calls)} calls. Each compaction shows as a drop.`,
     charts: [
       xyChart('prompt-trace', 'Prompt tokens of each call, per policy', series, {
         x: 'model call',
@@ -233,9 +214,9 @@ function recordedSection(s: SimulatePageInput): Section[] {
   return [
     {
       title: 'Recorded usage',
-      intro: `${formatInt(r.transcripts)} transcripts carry the usage their source recorded: ${formatInt(r.usage.calls)} calls, ${formatInt(r.usage.input)} input tokens, ${formatUsd(r.usage.cost.withCache)} with caching; the 'none' replay of the same transcripts bills ${formatInt(r.simulatedNone.billedInput)} input tokens, ${formatUsd(r.simulatedNone.cost.withCache)}${
+      intro: `${int(r.transcripts)} transcripts carry the usage their source recorded: ${int(r.usage.calls)} calls, ${int(r.usage.input)} input tokens, ${usdShort(r.usage.cost.withCache)} with caching; the 'none' replay of the same transcripts bills ${int(r.simulatedNone.billedInput)} input tokens, ${usdShort(r.simulatedNone.cost.withCache)}${
         r.simulatedSource
-          ? `; the 'source' replay, compacting where the sessions did (its compaction calls left out, as sources record them apart), ${formatInt(r.simulatedSource.billedInput)}, ${formatUsd(r.simulatedSource.cost.withCache)}`
+          ? `; the 'source' replay, compacting where the sessions did (its compaction calls left out, as sources record them apart), ${int(r.simulatedSource.billedInput)}, ${usdShort(r.simulatedSource.cost.withCache)}`
           : ''
       }.`,
     },
@@ -249,10 +230,10 @@ export function simulatePage(s: SimulatePageInput): Page {
     title: 'tcompact simulate report',
     subtitle: `Inputs: ${s.inputs.join(', ')}`,
     headline: [
-      { key: 'transcripts', label: 'transcripts', value: s.transcripts, text: formatInt(s.transcripts) },
-      { key: 'policies.0.calls', label: 'model calls', value: none.calls, text: formatInt(none.calls) },
-      { key: 'policies.0.billedInput', label: 'input billed without compaction', value: none.billedInput, text: formatInt(none.billedInput) },
-      { key: 'policies.0.cost.withCache', label: 'cost without compaction, cached', value: none.cost.withCache, text: formatUsd(none.cost.withCache) },
+      { key: 'transcripts', label: 'transcripts', value: s.transcripts, text: int(s.transcripts) },
+      { key: 'policies.0.calls', label: 'model calls', value: none.calls, text: int(none.calls) },
+      { key: 'policies.0.billedInput', label: 'input billed without compaction', value: none.billedInput, text: int(none.billedInput) },
+      { key: 'policies.0.cost.withCache', label: 'cost without compaction, cached', value: none.cost.withCache, text: usdShort(none.cost.withCache) },
     ],
     sections: [costSection(s), ...byFormatSections(s), traceSection(s), failureSection(s), ...recordedSection(s)],
   };

@@ -1,15 +1,14 @@
 import { type Breakdown, CATEGORIES, totalOf } from '../tokens/breakdown.js';
+import { percent } from './format.js';
+
+// The commands that print a breakdown take its share formatter from here too; it is written in format.ts.
+export { percent };
 
 const BAR_WIDTH = 30;
 
 export function bar(share: number, width = BAR_WIDTH): string {
   const filled = Math.max(0, Math.min(width, Math.round(share * width)));
   return '█'.repeat(filled) + '░'.repeat(width - filled);
-}
-
-/** Share as a percentage with one decimal; 0 of 0 is 0.0%, never NaN. */
-export function percent(part: number, whole: number): string {
-  return `${(whole > 0 ? (100 * part) / whole : 0).toFixed(1)}%`;
 }
 
 /** A context-window style breakdown: one line per non-empty category with its tokens, share and a bar. */

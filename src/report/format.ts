@@ -1,16 +1,43 @@
-/** Number formatting for the eval and simulate tables: fixed locale, so files are byte-identical across machines. */
+/**
+ * How every report writes its figures, in Markdown and on its HTML page alike. The locale is fixed, so files are
+ * byte-identical across machines.
+ */
+
+/** What a cell shows when its figure has no value (no probes to score, nothing left to divide by, no price). */
+export const NO_VALUE = '–';
+
+/** A count, rounded and grouped: `1,234,567`. */
 export const int = (n: number): string => Math.round(n).toLocaleString('en-US');
-export const pct = (share: number | null): string => (share === null ? '–' : `${(100 * share).toFixed(1)}%`);
-/** A relative change: `-44.3%`, `+2.0%`, `0.0%`. */
+
+/** A share as a percentage with one decimal: `42.3%`. */
+export const pct = (share: number | null): string => (share === null ? NO_VALUE : `${(100 * share).toFixed(1)}%`);
+
+/** `part` as a share of `whole`; 0 of 0 is `0.0%`, never NaN. */
+export function percent(part: number, whole: number): string {
+  return `${(whole > 0 ? (100 * part) / whole : 0).toFixed(1)}%`;
+}
+
+/** A relative change: `-44.3%`, `+2.0%`; `0.0%` when it rounds to nothing. */
 export const change = (share: number): string => {
   const text = pct(Math.abs(share));
   return text === '0.0%' ? text : `${share < 0 ? '-' : '+'}${text}`;
 };
-export const usd = (n: number): string => `$${n.toFixed(2)}`;
-export const ratio = (n: number | null): string => (n === null ? '–' : `${n.toFixed(2)}x`);
 
-/** A GitHub-flavoured Markdown table; `align` is 'l' or 'r' per column. */
-export function mdTable(header: readonly string[], rows: readonly (readonly string[])[], align: string): string {
-  const sep = header.map((_, i) => (align[i] === 'r' ? '---:' : '---'));
-  return [header, sep, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
-}
+/** A relative change whose sign is always written, even on what rounds to nothing: `+0.0%`, `-0.0%` (tune's costs against `none`). */
+export const signedChange = (share: number): string => `${share >= 0 ? '+' : ''}${pct(share)}`;
+
+/** Dollars to the cent: `$1234.56`. */
+export const usd = (n: number): string => `$${n.toFixed(2)}`;
+
+/** Dollars to the cent below $100, whole dollars from $100 (`$99.50`, `$1235`): for narrow cells, headlines and tune's tables. */
+export const usdShort = (n: number): string => `$${n.toFixed(n >= 100 ? 0 : 2)}`;
+
+/** Dollars to a hundredth of a cent: `$0.0123`, for the LLM steps' costs, often below a cent. */
+export const usdFine = (n: number): string => `$${n.toFixed(4)}`;
+
+/** A ratio with two decimals: `3.25x`. */
+export const ratio = (n: number | null): string => (n === null ? NO_VALUE : `${n.toFixed(2)}x`);
+
+/** Probes retained out of probes: `87.5% (7/8)`; NO_VALUE when there was none. */
+export const retained = (t: { probes: number; retained: number }): string =>
+  t.probes === 0 ? NO_VALUE : `${pct(t.retained / t.probes)} (${t.retained}/${t.probes})`;

@@ -1,6 +1,6 @@
 import type { FormatFigures } from './by-format.js';
-
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+import { pct } from './format.js';
+import { markdownTable } from './markdown-table.js';
 
 /** The agents side by side, one line per source format (Markdown table). */
 export function renderByFormat(byFormat: Readonly<Record<string, FormatFigures>>): string[] {
@@ -8,10 +8,19 @@ export function renderByFormat(byFormat: Readonly<Record<string, FormatFigures>>
     '',
     'By source format:',
     '',
-    '| format | transcripts | tokens | model calls | tokens per call | tool calls | tool output share |',
-    '|---|---:|---:|---:|---:|---:|---:|',
-    ...Object.entries(byFormat).map(
-      ([name, f]) => `| ${name} | ${f.transcripts} | ${f.tokens} | ${f.calls} | ${Math.round(f.tokensPerCall)} | ${f.toolCalls} | ${pct(f.toolOutputShare)} |`,
+    ...markdownTable(
+      ['format', 'transcripts', 'tokens', 'model calls', 'tokens per call', 'tool calls', 'tool output share'],
+      Object.entries(byFormat).map(([name, f]) => [
+        name,
+        String(f.transcripts),
+        String(f.tokens),
+        String(f.calls),
+        String(Math.round(f.tokensPerCall)),
+        String(f.toolCalls),
+        pct(f.toolOutputShare),
+      ]),
+      'lrrrrrr',
+      { layout: 'tight' },
     ),
   ];
 }

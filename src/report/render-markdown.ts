@@ -1,21 +1,11 @@
 import { CATEGORIES } from '../tokens/breakdown.js';
 import type { ArchiveReport, StrategyTotals } from './archive-report.js';
-import { percent } from './bars.js';
+import { percent } from './format.js';
+import { markdownTable } from './markdown-table.js';
 
 export interface RenderOptions {
   /** Include the time column (leave it out where output is compared or published). @default true */
   timings?: boolean;
-}
-
-type Align = 'left' | 'right';
-
-/** A Markdown table whose columns are padded, so it also reads well in a terminal. */
-export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[], align: readonly Align[]): string[] {
-  const widths = header.map((h, c) => Math.max(h.length, 3, ...rows.map((r) => r[c].length)));
-  const cell = (text: string, c: number) => (align[c] === 'right' ? text.padStart(widths[c]) : text.padEnd(widths[c]));
-  const line = (cells: readonly string[]) => `| ${cells.map(cell).join(' | ')} |`;
-  const rule = `|${widths.map((w, c) => (align[c] === 'right' ? `${'-'.repeat(w + 1)}:` : `${'-'.repeat(w + 2)}`)).join('|')}|`;
-  return [line(header), rule, ...rows.map(line)];
 }
 
 function details(s: StrategyTotals): string {
@@ -29,7 +19,7 @@ function details(s: StrategyTotals): string {
 export function renderStrategyTable(report: ArchiveReport, options: RenderOptions = {}): string[] {
   const timings = options.timings ?? true;
   const header = ['strategy', 'tokens saved', 'of before', 'changed', 'removed', ...(timings ? ['ms'] : []), 'details'];
-  const align: Align[] = ['left', 'right', 'right', 'right', 'right', ...(timings ? (['right'] as const) : []), 'left'];
+  const align = `lrrrr${timings ? 'r' : ''}l`;
   const row = (name: string, saved: number, changed: number, removed: number, ms: number, text: string) => [
     name,
     String(saved),
@@ -51,14 +41,17 @@ export function renderStrategyTable(report: ArchiveReport, options: RenderOption
       '',
     ),
   );
-  return markdownTable(header, rows, align);
+  return markdownTable(header, rows, align, { layout: 'padded' });
+}
+
+/** Tokens per category before and after, and saved: one row per category that has any. */
+export function renderCategoryTable({ before, after }: ArchiveReport['byCategory']): string[] {
+  const rows = CATEGORIES.filter((c) => before[c] !== 0 || after[c] !== 0).map((c) => [c, String(before[c]), String(after[c]), String(before[c] - after[c])]);
+  return markdownTable(['category', 'before', 'after', 'saved'], rows, 'lrrr', { layout: 'padded' });
 }
 
 /** report.md: totals, the per-strategy table and tokens per category before and after. */
 export function renderMarkdownReport(report: ArchiveReport, options: RenderOptions = {}): string {
-  const { before, after } = report.byCategory;
-  const categories = CATEGORIES.filter((c) => before[c] !== 0 || after[c] !== 0);
-  const categoryRows = categories.map((c) => [c, String(before[c]), String(after[c]), String(before[c] - after[c])]);
   return [
     '# Compaction report',
     '',
@@ -71,7 +64,7 @@ export function renderMarkdownReport(report: ArchiveReport, options: RenderOptio
     '',
     '## Per category',
     '',
-    ...markdownTable(['category', 'before', 'after', 'saved'], categoryRows, ['left', 'right', 'right', 'right']),
+    ...renderCategoryTable(report.byCategory),
     '',
   ].join('\n');
 }

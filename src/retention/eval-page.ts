@@ -1,42 +1,33 @@
+import { join } from 'node:path';
+import { int, pct } from '../report/format.js';
 import { type ChartSpec, type PointSeries, barChart, colour, xyChart } from '../report/html/chart.js';
-import { formatInt, formatShare } from '../report/html/escape.js';
+import { headLines } from '../report/html/head-lines.js';
 import type { Page, Section } from '../report/html/page.js';
 import { type Cell, num, sortableTable } from '../report/html/table.js';
-import { join } from 'node:path';
-import { headLines } from '../report/html/head-lines.js';
 import { writePage } from '../report/html/write-pages.js';
+import { type EvalReport, type EvalRow, type LostProbe, ORIGINAL_ROW } from './eval-run.js';
+import { PROBE_KINDS } from './probes.js';
+import type { RowFigures } from './render-eval.js';
 
-interface Tally {
-  probes: number;
-  retained: number;
+/** What the page shows of a row's score. */
+type ScoreFigures = Pick<EvalRow['score'], 'byKind' | 'overall'>;
+
+/** A row of eval.json (a strategy, the original, or the source's summary): the report's row with the figures eval adds. */
+interface RowOnPage extends Pick<EvalRow, 'name' | 'tokensBefore' | 'tokensAfter' | 'hindsight'>, Pick<RowFigures, 'saved' | 'recall' | 'kindsMean'> {
+  score: ScoreFigures;
 }
 
-/** A row of eval.json (a strategy, the original, or the source's summary), with the figures eval adds. */
-interface EvalPageRow {
-  name: string;
-  tokensBefore: number;
-  tokensAfter: number;
-  score: { byKind: Readonly<Record<string, Tally>>; overall: Tally };
-  saved: number;
-  recall: Readonly<Record<string, number | null>>;
-  kindsMean: number | null;
-  /** Reference rows: the facts of the span the session used again after the compaction, retained. */
-  hindsight?: { overall: Tally };
-}
+type TranscriptEval = EvalReport['perTranscript'][number];
 
-/** eval.json: the fields the page shows. */
-export interface EvalPageInput {
+/** What the page shows of eval.json: the report, with the inputs and settings the command was given. */
+export interface EvalPageInput extends Pick<EvalReport, 'transcripts' | 'probes' | 'byFormat'> {
   inputs: readonly string[];
   settings: Readonly<Record<string, unknown>>;
-  transcripts: number;
-  probes: Readonly<Record<string, number>>;
-  rows: readonly EvalPageRow[];
-  perTranscript: readonly { id: string; tokensBefore: number; rows: readonly { name: string; tokensAfter: number; score: { overall: Tally } }[] }[];
-  reference: { spans: number; rows: readonly EvalPageRow[] };
-  /** Inputs of several source formats: each row's tokens and recall per format. */
-  byFormat?: Readonly<
-    Record<string, { transcripts: number; rows: readonly { name: string; tokensBefore: number; tokensAfter: number; score: { overall: Tally } }[] }>
-  >;
+  rows: readonly RowOnPage[];
+  perTranscript: readonly (Pick<TranscriptEval, 'id' | 'tokensBefore'> & {
+    rows: readonly (Pick<TranscriptEval['rows'][number], 'name' | 'tokensAfter'> & { score: Pick<ScoreFigures, 'overall'> })[];
+  })[];
+  reference: Pick<EvalReport['reference'], 'spans'> & { rows: readonly RowOnPage[] };
 }
 
 /** The agents side by side: a row per source format and strategy, tokens saved and probe recall. */
@@ -47,13 +38,7 @@ function byFormatSections(e: EvalPageInput): Section[] {
     for (const r of g.rows) {
       const saved = r.tokensBefore > 0 ? 1 - r.tokensAfter / r.tokensBefore : 0;
       const t = r.score.overall;
-      rows.push([
-        format,
-        r.name,
-        num(g.transcripts),
-        num(saved, formatShare(saved)),
-        t.probes === 0 ? null : num(t.retained / t.probes, formatShare(t.retained / t.probes)),
-      ]);
+      rows.push([format, r.name, num(g.transcripts), num(saved, pct(saved)), t.probes === 0 ? null : num(t.retained / t.probes, pct(t.retained / t.probes))]);
     }
   }
   return [
@@ -74,19 +59,13 @@ function byFormatSections(e: EvalPageInput): Section[] {
   ];
 }
 
-/** A lost probe as lost.jsonl has it. */
-export interface LostProbeLine {
-  transcript: string;
-  strategy: string;
-  compaction?: number;
-  probe: { kind: string } & Record<string, unknown>;
-}
-
 /** Transcripts drawn per strategy in the scatter, besides the strategy's total. */
 const SCATTER_SAMPLE = 200;
-const ORIGINAL = 'original';
 
-const shareCell = (x: number | null): Cell => (x === null ? null : num(x, formatShare(x)));
+const shareCell = (x: number | null): Cell => (x === null ? null : num(x, pct(x)));
+
+/** The kinds of probe the inputs have, in eval.json's order. */
+const probedKinds = (e: EvalPageInput) => PROBE_KINDS.filter((k) => e.probes[k] > 0);
 
 /** Every n-th item, so that at most `max` remain, first and spread over the whole list. */
 function sample<T>(items: readonly T[], max: number): T[] {
@@ -96,13 +75,14 @@ function sample<T>(items: readonly T[], max: number): T[] {
 }
 
 function recallSection(e: EvalPageInput): Section {
-  const kinds = Object.keys(e.probes).filter((k) => e.probes[k] > 0);
-  const strategies = e.rows.filter((r) => r.name !== ORIGINAL);
+  const kinds = probedKinds(e);
+  const strategies = e.rows.filter((r) => r.name !== ORIGINAL_ROW);
+  const columns = [...kinds, 'overall' as const];
   const bars = barChart(
     'recall-by-kind',
     'Recall by probe kind, per strategy',
-    [...kinds, 'overall'],
-    strategies.map((r) => ({ label: r.name, data: [...kinds, 'overall'].map((k) => r.recall[k] ?? 0) })),
+    columns,
+    strategies.map((r) => ({ label: r.name, data: columns.map((k) => r.recall[k] ?? 0) })),
     {
       value: 'percent',
       y: 'probes still in the compacted transcript',
@@ -133,13 +113,13 @@ function recallSection(e: EvalPageInput): Section {
     r.name,
     num(r.tokensAfter),
     shareCell(r.saved),
-    ...kinds.map((k) => shareCell(r.recall[k] ?? null)),
-    shareCell(r.recall.overall ?? null),
+    ...kinds.map((k) => shareCell(r.recall[k])),
+    shareCell(r.recall.overall),
     shareCell(r.kindsMean),
   ]);
   return {
     title: 'Recall per strategy',
-    intro: `${formatInt(e.transcripts)} transcripts; probes: ${kinds.map((k) => `${k} ${formatInt(e.probes[k])}`).join(', ')}.`,
+    intro: `${int(e.transcripts)} transcripts; probes: ${kinds.map((k) => `${k} ${int(e.probes[k])}`).join(', ')}.`,
     charts: [bars, scatter],
     html: sortableTable(
       [
@@ -158,7 +138,7 @@ function recallSection(e: EvalPageInput): Section {
 function referenceSection(e: EvalPageInput): Section {
   if (e.reference.spans === 0)
     return { title: "The source's own summaries", intro: 'No transcript holds a compaction made by its source (Claude Code isCompactSummary).' };
-  const rows = e.reference.rows.filter((r) => r.name !== ORIGINAL);
+  const rows = e.reference.rows.filter((r) => r.name !== ORIGINAL_ROW);
   const chart: ChartSpec = barChart(
     'reference',
     "The source's summary beside the strategies, on the spans it replaced",
@@ -187,19 +167,19 @@ function referenceSection(e: EvalPageInput): Section {
         num(r.tokensBefore),
         num(r.tokensAfter),
         shareCell(r.saved),
-        shareCell(r.recall.overall ?? null),
+        shareCell(r.recall.overall),
         shareCell(r.hindsight && r.hindsight.overall.probes > 0 ? r.hindsight.overall.retained / r.hindsight.overall.probes : null),
       ]),
     ),
   };
 }
 
-function lostSection(e: EvalPageInput, lost: readonly LostProbeLine[]): Section {
-  const kinds = Object.keys(e.probes).filter((k) => e.probes[k] > 0);
+function lostSection(e: EvalPageInput, lost: readonly LostProbe[]): Section {
+  const kinds = probedKinds(e);
   const counts: Cell[][] = e.rows
-    .filter((r) => r.name !== ORIGINAL)
-    .map((r) => [r.name, ...kinds.map((k) => num((r.score.byKind[k]?.probes ?? 0) - (r.score.byKind[k]?.retained ?? 0)))]);
-  const detail = (p: LostProbeLine['probe']): string => {
+    .filter((r) => r.name !== ORIGINAL_ROW)
+    .map((r) => [r.name, ...kinds.map((k) => num(r.score.byKind[k].probes - r.score.byKind[k].retained))]);
+  const detail = (p: LostProbe['probe']): string => {
     const { kind: _kind, ...rest } = p;
     const text = JSON.stringify(rest);
     return text.length > 240 ? `${text.slice(0, 239)}…` : text;
@@ -217,15 +197,15 @@ function lostSection(e: EvalPageInput, lost: readonly LostProbeLine[]): Section 
 }
 
 /** The page of an `eval` report. */
-export function evalPage(e: EvalPageInput, lost: readonly LostProbeLine[]): Page {
-  const kinds = Object.keys(e.probes).filter((k) => e.probes[k] > 0);
+export function evalPage(e: EvalPageInput, lost: readonly LostProbe[]): Page {
+  const kinds = probedKinds(e);
   return {
     title: 'tcompact eval report',
     subtitle: `Inputs: ${e.inputs.join(', ')} · settings ${JSON.stringify(e.settings)}`,
     headline: [
-      { key: 'transcripts', label: 'transcripts', value: e.transcripts, text: formatInt(e.transcripts) },
-      ...kinds.map((k) => ({ key: `probes.${k}`, label: `${k} probes`, value: e.probes[k], text: formatInt(e.probes[k]) })),
-      { key: 'reference.spans', label: 'spans the source compacted', value: e.reference.spans, text: formatInt(e.reference.spans) },
+      { key: 'transcripts', label: 'transcripts', value: e.transcripts, text: int(e.transcripts) },
+      ...kinds.map((k) => ({ key: `probes.${k}`, label: `${k} probes`, value: e.probes[k], text: int(e.probes[k]) })),
+      { key: 'reference.spans', label: 'spans the source compacted', value: e.reference.spans, text: int(e.reference.spans) },
     ],
     sections: [recallSection(e), ...byFormatSections(e), referenceSection(e), lostSection(e, lost)],
   };
@@ -236,6 +216,6 @@ const LOST_LISTED = 50;
 
 /** DIR/eval.html beside eval.json, with the first lost probes of DIR/lost.jsonl. */
 export async function writeEvalPage(outDir: string, report: EvalPageInput): Promise<string> {
-  const lost = (await headLines(join(outDir, 'lost.jsonl'), LOST_LISTED, Number.POSITIVE_INFINITY)).map((l) => JSON.parse(l) as LostProbeLine);
+  const lost = (await headLines(join(outDir, 'lost.jsonl'), LOST_LISTED, Number.POSITIVE_INFINITY)).map((l) => JSON.parse(l) as LostProbe);
   return writePage(join(outDir, 'eval.html'), evalPage(report, lost));
 }

@@ -93,7 +93,7 @@ interface ReferenceEval {
 }
 
 /** A probe a strategy lost, for lost.jsonl. */
-interface LostProbe {
+export interface LostProbe {
   transcript: string;
   strategy: string;
   /** Set for probes lost on a reference span. */

@@ -1,13 +1,14 @@
 import { type EvalReport, type EvalRow, ORIGINAL_ROW } from './eval-run.js';
-import { int, mdTable, pct, ratio } from '../report/format.js';
+import { NO_VALUE, int, pct, ratio, retained, usdFine } from '../report/format.js';
+import { markdownTable } from '../report/markdown-table.js';
 import { HINDSIGHT_REASONS } from './hindsight.js';
 import { JUDGE_DIMENSIONS } from './judge.js';
 import { REQUEST_OVERLAP_THRESHOLD } from './key-phrases.js';
 import { PROBE_KINDS } from './probes.js';
-import { type Tally, recall } from './score.js';
+import { recall } from './score.js';
 
 /** Derived figures of a row, as eval.json and eval.md show them. */
-interface RowFigures {
+export interface RowFigures {
   /** tokensBefore / tokensAfter; null when nothing is left. */
   compression: number | null;
   /** 1 - tokensAfter / tokensBefore; 0 for an empty input. */
@@ -54,11 +55,9 @@ export function rowFigures(row: EvalRow, original: EvalRow | undefined): RowFigu
   };
 }
 
-const cell = (t: Tally) => (t.probes === 0 ? '–' : `${pct(recall(t))} (${t.retained}/${t.probes})`);
-
-function table(rows: readonly EvalRow[]): string {
+function table(rows: readonly EvalRow[]): string[] {
   const original = rows.find((r) => r.name === ORIGINAL_ROW);
-  return mdTable(
+  return markdownTable(
     [
       'strategy',
       'tokens before',
@@ -85,17 +84,17 @@ function table(rows: readonly EvalRow[]): string {
         int(r.tokensAfter),
         ratio(f.compression),
         pct(f.saved),
-        cell(r.score.byKind.artifact),
-        cell(r.score.byKind.command),
-        cell(r.score.failedCommands),
-        cell(r.score.byKind.error),
-        cell(r.score.unresolvedErrors),
-        cell(r.score.byKind.intent),
-        cell(r.score.lastRequest),
-        cell(r.score.byKind.task),
-        cell(r.score.overall),
+        retained(r.score.byKind.artifact),
+        retained(r.score.byKind.command),
+        retained(r.score.failedCommands),
+        retained(r.score.byKind.error),
+        retained(r.score.unresolvedErrors),
+        retained(r.score.byKind.intent),
+        retained(r.score.lastRequest),
+        retained(r.score.byKind.task),
+        retained(r.score.overall),
         pct(f.kindsMean),
-        f.lossPerSaving === null ? '–' : f.lossPerSaving.toFixed(3),
+        f.lossPerSaving === null ? NO_VALUE : f.lossPerSaving.toFixed(3),
       ];
     }),
     'lrrrrrrrrrrrrrrr',
@@ -112,9 +111,9 @@ function hindsightTable(rows: readonly EvalRow[]): string[] {
     'again, commands re-run, error lines or their identifiers named again, requests a user correction restates (each',
     'retained under the rule of its kind).',
     '',
-    mdTable(
+    ...markdownTable(
       ['strategy', ...HINDSIGHT_REASONS.map((k) => HINDSIGHT_LABELS[k]), 'hindsight'],
-      withHindsight.map((r) => [r.name, ...HINDSIGHT_REASONS.map((k) => cell(r.hindsight.byReason[k])), cell(r.hindsight.overall)]),
+      withHindsight.map((r) => [r.name, ...HINDSIGHT_REASONS.map((k) => retained(r.hindsight.byReason[k])), retained(r.hindsight.overall)]),
       'lrrrrr',
     ),
   ];
@@ -136,7 +135,7 @@ export function renderEvaluation(r: EvalReport): string {
     `${r.transcripts} transcripts, tokenizer ${r.tokenizer}. Probes from the original transcripts: ${p.artifact} artifacts, ${p.command} commands, ` +
       `${p.error} errors, ${p.intent} intent (each request, plus the last one verbatim), ${p.task} open tasks.`,
     '',
-    table(r.rows),
+    ...table(r.rows),
   ];
   const llmRows = r.rows.filter((row) => row.llm);
   if (llmRows.length > 0) {
@@ -146,7 +145,7 @@ export function renderEvaluation(r: EvalReport): string {
       '',
       'What each row with a model cost over the transcripts above (time: the LLM steps summed, varies from run to run).',
       '',
-      mdTable(
+      ...markdownTable(
         ['row', 'model', 'requests', 'prompt tokens', 'completion tokens', 'cost', 'time'],
         llmRows.map((row) => {
           const l = row.llm!;
@@ -156,7 +155,7 @@ export function renderEvaluation(r: EvalReport): string {
             int(l.requests),
             int(l.promptTokens),
             int(l.completionTokens),
-            l.costUsd === null ? '–' : `$${l.costUsd.toFixed(4)}`,
+            l.costUsd === null ? NO_VALUE : usdFine(l.costUsd),
             `${(l.ms / 1000).toFixed(1)} s`,
           ];
         }),
@@ -172,7 +171,7 @@ export function renderEvaluation(r: EvalReport): string {
       `${r.reference.spans} spans that the source replaced with its own summary (Claude Code \`isCompactSummary\`), probes`,
       'taken from each span; the summary and every strategy judged on the same span.',
       '',
-      table(r.reference.rows),
+      ...table(r.reference.rows),
       ...hindsightTable(r.reference.rows),
     );
   }
@@ -195,14 +194,11 @@ export function renderEvaluation(r: EvalReport): string {
       `${j.transcripts} transcripts; one question per dimension and context, answers graded against the original's probes`,
       `(paths as above, other probes by key-phrase overlap). ${int(j.requests)} requests, ${int(j.promptTokens)} prompt and ${int(j.completionTokens)} completion tokens.`,
       '',
-      mdTable(
+      ...markdownTable(
         ['context', ...JUDGE_DIMENSIONS, 'failed questions'],
         j.rows.map((row) => [
           row.name,
-          ...JUDGE_DIMENSIONS.map((d) => {
-            const t = row.byDimension[d];
-            return t.probes === 0 ? '–' : `${pct(t.retained / t.probes)} (${t.retained}/${t.probes})`;
-          }),
+          ...JUDGE_DIMENSIONS.map((d) => retained(row.byDimension[d])),
           `${JUDGE_DIMENSIONS.reduce((n, d) => n + row.byDimension[d].failed, 0)} of ${JUDGE_DIMENSIONS.reduce((n, d) => n + row.byDimension[d].questions, 0)}`,
         ]),
         'lrrrrr',
@@ -230,16 +226,16 @@ function byFormatSection(byFormat: NonNullable<EvalReport['byFormat']>): string[
   const names = byFormat[formats[0]].rows.map((row) => row.name);
   const cellOf = (f: string, name: string) => {
     const row = byFormat[f].rows.find((x) => x.name === name);
-    if (!row) return '–';
+    if (!row) return NO_VALUE;
     const saved = row.tokensBefore > 0 ? 1 - row.tokensAfter / row.tokensBefore : 0;
-    return `${pct(saved)} saved, recall ${cell(row.score.overall)}`;
+    return `${pct(saved)} saved, recall ${retained(row.score.overall)}`;
   };
   return [
     '## By source format',
     '',
     'Tokens saved and probe recall of each row, for the transcripts of each source format.',
     '',
-    mdTable(
+    ...markdownTable(
       ['row', ...formats.map((f) => `${f} (${byFormat[f].transcripts})`)],
       names.map((name) => [name, ...formats.map((f) => cellOf(f, name))]),
       `l${'r'.repeat(formats.length)}`,

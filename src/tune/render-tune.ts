@@ -1,12 +1,19 @@
+import { NO_VALUE, int, pct, signedChange, usdShort } from '../report/format.js';
+import { markdownTable } from '../report/markdown-table.js';
 import type { TuneReport, TuneResult } from './tune-run.js';
 
-const usd = (x: number) => `$${x.toFixed(x >= 100 ? 0 : 2)}`;
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const TIGHT = { layout: 'tight' } as const;
 
-function row(r: TuneResult, none: TuneResult): string {
+function row(r: TuneResult, none: TuneResult): string[] {
   const change = none.cost.withCache > 0 ? r.cost.withCache / none.cost.withCache - 1 : 0;
-  return `| ${r.name}${r.frontier ? ' *' : ''} | ${usd(r.cost.withCache)} | ${change >= 0 ? '+' : ''}${pct(change)} | ${usd(r.cost.withoutCache)} | ${int(r.billedInput)} | ${pct(r.hindsightRecall)} (${r.hindsight.retained}/${r.hindsight.probes} at ${r.hindsight.points} edits) |`;
+  return [
+    `${r.name}${r.frontier ? ' *' : ''}`,
+    usdShort(r.cost.withCache),
+    signedChange(change),
+    usdShort(r.cost.withoutCache),
+    int(r.billedInput),
+    `${pct(r.hindsightRecall)} (${r.hindsight.retained}/${r.hindsight.probes} at ${r.hindsight.points} edits)`,
+  ];
 }
 
 /** tune.md: the recommendation first, then the tools, the candidates (frontier marked) and the exports. */
@@ -24,18 +31,24 @@ export function renderTune(r: TuneReport): string {
           : `; counts scaled by ${r.tokenRatio} to the provider's tokens.`),
     '',
     rec.meetsFloor
-      ? `**Recommended: ${rec.name}**: ${usd(rec.cost.withCache)} with caching against ${usd(none.cost.withCache)} without compaction, keeping ${pct(rec.hindsightRecall)} of what the sessions needed again.`
-      : `**No candidate keeps ${pct(r.recallFloor)}** of what the sessions needed again; the one that keeps most is ${rec.name} (${pct(rec.hindsightRecall)}, ${usd(rec.cost.withCache)} with caching).`,
+      ? `**Recommended: ${rec.name}**: ${usdShort(rec.cost.withCache)} with caching against ${usdShort(none.cost.withCache)} without compaction, keeping ${pct(rec.hindsightRecall)} of what the sessions needed again.`
+      : `**No candidate keeps ${pct(r.recallFloor)}** of what the sessions needed again; the one that keeps most is ${rec.name} (${pct(rec.hindsightRecall)}, ${usdShort(rec.cost.withCache)} with caching).`,
     '',
     '## Tools',
     '',
     "Share: the tool's results in all the tokens of the archive. Needed again: its calls whose file or command the session used after the result (tools with neither are not counted).",
     '',
-    '| tool | calls | result tokens | share | needed again |',
-    '|---|---:|---:|---:|---:|',
-    ...r.tools.map(
-      (t) =>
-        `| ${t.tool} | ${int(t.calls)} | ${int(t.resultTokens)} | ${pct(t.share)} | ${t.neededRate === null ? '–' : `${pct(t.neededRate)} (${t.neededLater}/${t.calls - t.untargeted})`} |`,
+    ...markdownTable(
+      ['tool', 'calls', 'result tokens', 'share', 'needed again'],
+      r.tools.map((t) => [
+        t.tool,
+        int(t.calls),
+        int(t.resultTokens),
+        pct(t.share),
+        t.neededRate === null ? NO_VALUE : `${pct(t.neededRate)} (${t.neededLater}/${t.calls - t.untargeted})`,
+      ]),
+      'lrrrr',
+      TIGHT,
     ),
     '',
     `Excluded by the candidates that exclude: ${r.neededTools.length > 0 ? r.neededTools.join(', ') : 'none (no tool was needed again at least half the time)'}.`,
@@ -44,20 +57,22 @@ export function renderTune(r: TuneReport): string {
     '',
     'Each replayed as its runtime applies it; hindsight recall is scored at every edit the setting made. * marks the frontier: no other candidate is cheaper with caching and keeps as much.',
     '',
-    '| setting | cost with caching | vs none | without caching | input billed | hindsight recall |',
-    '|---|---:|---:|---:|---:|---:|',
-    row(none, none),
-    row(r.baselines.default, none),
-    ...r.candidates.map((c) => row(c, none)),
+    ...markdownTable(
+      ['setting', 'cost with caching', 'vs none', 'without caching', 'input billed', 'hindsight recall'],
+      [none, r.baselines.default, ...r.candidates].map((c) => row(c, none)),
+      'lrrrrr',
+      TIGHT,
+    ),
     '',
     '## Exports',
     '',
     "Each file loads as it is in its runtime; each was replayed on the archive with that runtime's semantics.",
     '',
-    '| runtime | file | exact | cost with caching | hindsight recall | note |',
-    '|---|---|---|---:|---:|---|',
-    ...r.exports.map(
-      (e) => `| ${e.runtime} | ${e.file} | ${e.exact ? 'yes' : 'closest'} | ${usd(e.cost.withCache)} | ${pct(e.hindsightRecall)} | ${e.note ?? ''} |`,
+    ...markdownTable(
+      ['runtime', 'file', 'exact', 'cost with caching', 'hindsight recall', 'note'],
+      r.exports.map((e) => [e.runtime, e.file, e.exact ? 'yes' : 'closest', usdShort(e.cost.withCache), pct(e.hindsightRecall), e.note ?? '']),
+      'lllrrl',
+      TIGHT,
     ),
     '',
   ];

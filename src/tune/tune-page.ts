@@ -1,31 +1,15 @@
+import { join } from 'node:path';
+import { int, pct, usdShort } from '../report/format.js';
 import { colour, xyChart } from '../report/html/chart.js';
-import { escapeHtml, formatInt, formatShare, formatUsd } from '../report/html/escape.js';
+import { escapeHtml } from '../report/html/escape.js';
 import type { Page } from '../report/html/page.js';
 import { num, sortableTable } from '../report/html/table.js';
-import { join } from 'node:path';
 import { writePage } from '../report/html/write-pages.js';
+import type { TuneReport, TuneResult } from './tune-run.js';
 
-/** What the page reads of one replayed setting in tune.json. */
-interface TuneResult {
-  name: string;
-  policy: { settings?: unknown };
-  cost: { withoutCache: number; withCache: number };
-  billedInput: number;
-  hindsightRecall: number;
-  hindsight: { points: number };
-  frontier?: boolean;
-}
-
-/** What the page reads of tune.json. */
-export interface TunePageInput {
+/** What the page shows of tune.json: the report, with the inputs the command was given. */
+export interface TunePageInput extends Pick<TuneReport, 'transcripts' | 'recallFloor' | 'tools' | 'baselines' | 'candidates' | 'recommended' | 'exports'> {
   inputs: readonly string[];
-  transcripts: number;
-  recallFloor: number;
-  tools: readonly { tool: string; calls: number; resultTokens: number; share: number; neededRate: number | null }[];
-  baselines: { none: TuneResult; default: TuneResult };
-  candidates: readonly TuneResult[];
-  recommended: TuneResult & { meetsFloor: boolean };
-  exports: readonly (TuneResult & { runtime: string; file: string; exact: boolean; note?: string })[];
 }
 
 const point = (r: TuneResult) => ({ x: r.cost.withCache, y: r.hindsightRecall });
@@ -33,10 +17,10 @@ const point = (r: TuneResult) => ({ x: r.cost.withCache, y: r.hindsightRecall })
 function resultRows(rows: readonly TuneResult[]) {
   return rows.map((r) => [
     r.name + (r.frontier ? ' *' : ''),
-    num(r.cost.withCache, formatUsd(r.cost.withCache)),
-    num(r.cost.withoutCache, formatUsd(r.cost.withoutCache)),
+    num(r.cost.withCache, usdShort(r.cost.withCache)),
+    num(r.cost.withoutCache, usdShort(r.cost.withoutCache)),
     num(r.billedInput),
-    num(r.hindsightRecall, formatShare(r.hindsightRecall)),
+    num(r.hindsightRecall, pct(r.hindsightRecall)),
     num(r.hindsight.points),
   ]);
 }
@@ -76,22 +60,22 @@ export function tunePage(t: TunePageInput): Page {
     title: 'tcompact tune report',
     subtitle: `Inputs: ${t.inputs.join(', ')}`,
     headline: [
-      { key: 'transcripts', label: 'transcripts', value: t.transcripts, text: formatInt(t.transcripts) },
+      { key: 'transcripts', label: 'transcripts', value: t.transcripts, text: int(t.transcripts) },
       {
         key: 'baselines.none.cost.withCache',
         label: 'cost without compaction, cached',
         value: t.baselines.none.cost.withCache,
-        text: formatUsd(t.baselines.none.cost.withCache),
+        text: usdShort(t.baselines.none.cost.withCache),
       },
-      { key: 'recommended.cost.withCache', label: `recommended (${rec.name}), cached`, value: rec.cost.withCache, text: formatUsd(rec.cost.withCache) },
-      { key: 'recommended.hindsightRecall', label: 'its hindsight recall', value: rec.hindsightRecall, text: formatShare(rec.hindsightRecall) },
+      { key: 'recommended.cost.withCache', label: `recommended (${rec.name}), cached`, value: rec.cost.withCache, text: usdShort(rec.cost.withCache) },
+      { key: 'recommended.hindsightRecall', label: 'its hindsight recall', value: rec.hindsightRecall, text: pct(rec.hindsightRecall) },
     ],
     sections: [
       {
         title: 'Candidates',
         intro: rec.meetsFloor
-          ? `The cheapest with caching that keeps at least ${formatShare(t.recallFloor)} of what the sessions needed again: ${rec.name}.`
-          : `No candidate keeps ${formatShare(t.recallFloor)} of what the sessions needed again; ${rec.name} keeps most.`,
+          ? `The cheapest with caching that keeps at least ${pct(t.recallFloor)} of what the sessions needed again: ${rec.name}.`
+          : `No candidate keeps ${pct(t.recallFloor)} of what the sessions needed again; ${rec.name} keeps most.`,
         charts: [chart],
         html: sortableTable(columns, resultRows([t.baselines.none, t.baselines.default, ...t.candidates]), '* on the frontier'),
       },
@@ -110,8 +94,8 @@ export function tunePage(t: TunePageInput): Page {
             u.tool,
             num(u.calls),
             num(u.resultTokens),
-            num(u.share, formatShare(u.share)),
-            u.neededRate === null ? null : num(u.neededRate, formatShare(u.neededRate)),
+            num(u.share, pct(u.share)),
+            u.neededRate === null ? null : num(u.neededRate, pct(u.neededRate)),
           ]),
         ),
       },
@@ -132,8 +116,8 @@ export function tunePage(t: TunePageInput): Page {
               e.runtime,
               e.file,
               e.exact ? 'yes' : 'closest',
-              num(e.cost.withCache, formatUsd(e.cost.withCache)),
-              num(e.hindsightRecall, formatShare(e.hindsightRecall)),
+              num(e.cost.withCache, usdShort(e.cost.withCache)),
+              num(e.hindsightRecall, pct(e.hindsightRecall)),
               e.note ?? '',
             ]),
           ) + `<pre>${escapeHtml(JSON.stringify(rec.policy.settings ?? {}, null, 2))}</pre>`,

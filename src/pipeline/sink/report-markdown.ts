@@ -1,10 +1,12 @@
 import type { LlmRunUsage } from '../../llm/session.js';
 import type { BatchRunReport } from '../../llm/batcher.js';
 import type { ArchiveReport } from '../../report/archive-report.js';
-import { percent } from '../../report/bars.js';
-import { markdownTable, renderStrategyTable } from '../../report/render-markdown.js';
-import { CATEGORIES } from '../../tokens/breakdown.js';
+import { percent, usdFine } from '../../report/format.js';
+import { markdownTable } from '../../report/markdown-table.js';
+import { renderCategoryTable, renderStrategyTable } from '../../report/render-markdown.js';
 import type { RunReport } from './run-report.js';
+
+const PADDED = { layout: 'padded' } as const;
 
 /** report.md: report.json for a person to read, with the per-strategy table. */
 export function renderRunReport(r: RunReport, archive: ArchiveReport): string {
@@ -22,9 +24,7 @@ export function renderRunReport(r: RunReport, archive: ArchiveReport): string {
     '## Per category',
     '',
   );
-  const { before, after } = r.byCategory;
-  const rows = CATEGORIES.filter((c) => before[c] !== 0 || after[c] !== 0).map((c) => [c, String(before[c]), String(after[c]), String(before[c] - after[c])]);
-  out.push(...markdownTable(['category', 'before', 'after', 'saved'], rows, ['left', 'right', 'right', 'right']));
+  out.push(...renderCategoryTable(r.byCategory));
   const table = (title: string, record: Record<string, number>): void => {
     const entries = Object.entries(record);
     if (entries.length === 0) return;
@@ -35,7 +35,8 @@ export function renderRunReport(r: RunReport, archive: ArchiveReport): string {
       ...markdownTable(
         ['', 'count'],
         entries.map(([k, n]) => [k, String(n)]),
-        ['left', 'right'],
+        'lr',
+        PADDED,
       ),
     );
   };
@@ -52,7 +53,7 @@ export function renderRunReport(r: RunReport, archive: ArchiveReport): string {
 }
 
 function renderLlmUsage(u: LlmRunUsage): string[] {
-  const cost = u.costUsd === null ? 'unknown (set --price-in/--price-out)' : `$${u.costUsd.toFixed(4)}${u.estimated ? ' (some usage estimated)' : ''}`;
+  const cost = u.costUsd === null ? 'unknown (set --price-in/--price-out)' : `${usdFine(u.costUsd)}${u.estimated ? ' (some usage estimated)' : ''}`;
   const limit = (n: number | null) => (n === null ? 'none' : String(n));
   const failures = Object.entries(u.failuresByCode).map(([code, n]) => `${code} ${n}`);
   const out = [
@@ -66,7 +67,7 @@ function renderLlmUsage(u: LlmRunUsage): string[] {
   ];
   if (u.fallbacks.examples.length > 0) {
     const rows = u.fallbacks.examples.map((f) => [f.id, f.strategy, f.applied.join(' + ') || 'unchanged', tableCell(f.reason)]);
-    out.push('', ...markdownTable(['transcript', 'step', 'instead', 'reason'], rows, ['left', 'left', 'left', 'left']));
+    out.push('', ...markdownTable(['transcript', 'step', 'instead', 'reason'], rows, 'llll', PADDED));
   }
   if (u.batch) out.push(...renderBatches(u.batch));
   return out;
@@ -82,7 +83,7 @@ function renderBatches(b: BatchRunReport): string[] {
   ];
   if (b.unanswered.examples.length > 0) {
     const rows = b.unanswered.examples.map((u) => [u.label, u.customId.slice(0, 16), u.then === 'online' ? 'asked online' : 'fell back', tableCell(u.reason)]);
-    out.push('', ...markdownTable(['transcript', 'custom_id', 'then', 'reason'], rows, ['left', 'left', 'left', 'left']));
+    out.push('', ...markdownTable(['transcript', 'custom_id', 'then', 'reason'], rows, 'llll', PADDED));
   }
   return out;
 }

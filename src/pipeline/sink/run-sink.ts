@@ -1,8 +1,8 @@
-import { writeRunPage } from '../../report/html/write-pages.js';
 import type { LlmRunUsage } from '../../llm/session.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
 import { type FinalPaths, type MergeableShard, type MergedListener, OrderedWriter } from '../store/ordered-writer.js';
 import { renderRunReport } from './report-markdown.js';
+import { writeRunPage } from './run-page.js';
 import { type DistributedReport, type RunReport, RunReportBuilder } from './run-report.js';
 
 /** The final files of a run or a compact, report.html included. */

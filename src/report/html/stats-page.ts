@@ -1,8 +1,9 @@
-import type { WindowStatus } from '../../tokens/window.js';
 import { CATEGORIES } from '../../tokens/breakdown.js';
+import type { WindowStatus } from '../../tokens/window.js';
+import type { FormatFigures } from '../by-format.js';
+import { int, pct } from '../format.js';
 import { WINDOW_STATUSES } from '../transcript-spread.js';
 import { barChart } from './chart.js';
-import { formatInt, formatShare } from './escape.js';
 import type { Page } from './page.js';
 import { type Cell, num, sortableTable } from './table.js';
 
@@ -14,9 +15,7 @@ export interface StatsPageInput {
   transcripts: readonly { id: string; file: string; line: number; messages: number; tokens: number; windowShare: number; status: WindowStatus }[];
   total: { transcripts: number; tokens: number; byCategory: Readonly<Record<string, number>> };
   /** Present when the inputs mix source formats: the agents side by side. */
-  byFormat?: Readonly<
-    Record<string, { transcripts: number; tokens: number; calls: number; tokensPerCall: number; toolCalls: number; toolOutputShare: number }>
-  >;
+  byFormat?: Readonly<Record<string, Pick<FormatFigures, 'transcripts' | 'tokens' | 'calls' | 'tokensPerCall' | 'toolCalls' | 'toolOutputShare'>>>;
 }
 
 /** Transcripts listed, the largest first. */
@@ -31,10 +30,10 @@ export function statsPage(s: StatsPageInput): Page {
   const total = s.total.tokens;
   return {
     title: 'tcompact stats',
-    subtitle: `Inputs: ${s.inputs.join(', ')} · tokenizer ${s.tokenizer} · window ${formatInt(s.window)} tokens`,
+    subtitle: `Inputs: ${s.inputs.join(', ')} · tokenizer ${s.tokenizer} · window ${int(s.window)} tokens`,
     headline: [
-      { key: 'total.transcripts', label: 'transcripts', value: s.total.transcripts, text: formatInt(s.total.transcripts) },
-      { key: 'total.tokens', label: `tokens (${s.tokenizer})`, value: total, text: formatInt(total) },
+      { key: 'total.transcripts', label: 'transcripts', value: s.total.transcripts, text: int(s.total.transcripts) },
+      { key: 'total.tokens', label: `tokens (${s.tokenizer})`, value: total, text: int(total) },
     ],
     sections: [
       {
@@ -56,7 +55,7 @@ export function statsPage(s: StatsPageInput): Page {
           categories.map((c): Cell[] => [
             c,
             num(s.total.byCategory[c]),
-            num(total > 0 ? s.total.byCategory[c] / total : 0, formatShare(total > 0 ? s.total.byCategory[c] / total : 0)),
+            num(total > 0 ? s.total.byCategory[c] / total : 0, pct(total > 0 ? s.total.byCategory[c] / total : 0)),
           ]),
         ),
       },
@@ -87,7 +86,7 @@ export function statsPage(s: StatsPageInput): Page {
                   num(f.calls),
                   num(Math.round(f.tokensPerCall)),
                   num(f.toolCalls),
-                  num(f.toolOutputShare, formatShare(f.toolOutputShare)),
+                  num(f.toolOutputShare, pct(f.toolOutputShare)),
                 ]),
               ),
             },
@@ -104,8 +103,8 @@ export function statsPage(s: StatsPageInput): Page {
             { label: 'of window', numeric: true },
             { label: 'tier' },
           ],
-          largest.map((t): Cell[] => [t.id, `${t.file}:${t.line}`, num(t.messages), num(t.tokens), num(t.windowShare, formatShare(t.windowShare)), t.status]),
-          `The ${largest.length} largest of ${formatInt(s.transcripts.length)} transcripts`,
+          largest.map((t): Cell[] => [t.id, `${t.file}:${t.line}`, num(t.messages), num(t.tokens), num(t.windowShare, pct(t.windowShare)), t.status]),
+          `The ${largest.length} largest of ${int(s.transcripts.length)} transcripts`,
         ),
       },
     ],

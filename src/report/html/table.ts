@@ -1,3 +1,4 @@
+import { NO_VALUE, int } from '../format.js';
 import { escapeHtml } from './escape.js';
 
 interface Column {
@@ -6,14 +7,14 @@ interface Column {
   numeric?: boolean;
 }
 
-/** A cell: plain text, a number shown as given, or a text shown with the value it sorts by. */
+/** A cell: plain text, a number shown with the text it sorts by, or null for a figure with no value (NO_VALUE, sorted first). */
 export type Cell = string | { text: string; sort: number } | null;
 
-/** A number shown as `text` and sorted by its value. */
-export const num = (value: number, text: string = value.toLocaleString('en-US')): Cell => ({ text, sort: value });
+/** A number shown as `text` (by default, the count it rounds to) and sorted by its value. */
+export const num = (value: number, text: string = int(value)): Cell => ({ text, sort: value });
 
 function cell(c: Cell, numeric: boolean): string {
-  if (c === null) return `<td${numeric ? ' class="n" data-sort="-1"' : ''}>—</td>`;
+  if (c === null) return `<td${numeric ? ' class="n" data-sort="-1"' : ''}>${NO_VALUE}</td>`;
   if (typeof c === 'string') return `<td${numeric ? ' class="n"' : ''}>${escapeHtml(c)}</td>`;
   return `<td class="n" data-sort="${c.sort}">${escapeHtml(c.text)}</td>`;
 }

@@ -1,39 +1,28 @@
+import { basename } from 'node:path';
+import type { LlmRunUsage } from '../../llm/session.js';
+import type { StrategyTotals } from '../../report/archive-report.js';
+import { int, pct, usdShort } from '../../report/format.js';
+import { type ChartSpec, barChart } from '../../report/html/chart.js';
+import { escapeHtml } from '../../report/html/escape.js';
+import { headLines } from '../../report/html/head-lines.js';
+import type { Headline, Page, Section } from '../../report/html/page.js';
+import { type Cell, num, sortableTable } from '../../report/html/table.js';
+import { writePage } from '../../report/html/write-pages.js';
+import { COMPRESSION_BINS, WINDOW_STATUSES } from '../../report/transcript-spread.js';
 import { CATEGORIES } from '../../tokens/breakdown.js';
-import { COMPRESSION_BINS, type TranscriptSpread, WINDOW_STATUSES } from '../transcript-spread.js';
-import { type ChartSpec, barChart } from './chart.js';
-import { escapeHtml, formatInt, formatShare, formatUsd } from './escape.js';
-import type { Headline, Page, Section } from './page.js';
-import { type Cell, num, sortableTable } from './table.js';
+import type { RunReport } from './run-report.js';
 
-/** LLM usage as report.json has it (the fields the page shows). */
-interface LlmPageUsage {
-  model: string;
-  requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  costUsd: number | null;
-  failuresByCode: Record<string, number | undefined>;
-  fallbacks: { count: number; examples: readonly { id: string; strategy: string; applied: readonly string[]; reason: string }[] };
-}
+/** What the page shows of the LLM steps' usage. */
+type LlmFigures = Pick<LlmRunUsage, 'model' | 'requests' | 'promptTokens' | 'completionTokens' | 'costUsd' | 'failuresByCode' | 'fallbacks'>;
 
-/** What the run and compact pages show, from either command's report. */
-export interface RunPageInput {
+/** What the run and compact pages show of report.json, with the settings that produced it and the errors file's first lines. */
+export interface RunPageInput extends Pick<RunReport, 'inputs' | 'transcripts' | 'lines' | 'messages' | 'byCategory' | 'spread' | 'errorsByCode'> {
   tool: 'run' | 'compact';
-  inputs: readonly string[];
-  tokenizer: string;
-  transcripts: number;
-  tokens: { before: number; after: number; saved: number };
-  /** Where each headline figure sits in the command's JSON report (the two reports name them differently). */
-  keys: { before: string; after: string; saved: string };
-  lines: { read: number; ok: number; failed: number; skipped: number };
-  messages: { before: number; after: number };
-  strategies: readonly { name: string; runs: number; skipped: number; tokensSaved: number; messagesChanged: number; messagesRemoved: number }[];
-  byCategory: { before: Readonly<Record<string, number>>; after: Readonly<Record<string, number>> };
-  spread: TranscriptSpread;
-  errorsByCode: Readonly<Record<string, number>>;
+  tokens: Pick<RunReport['tokens'], 'before' | 'after' | 'saved' | 'tokenizer'>;
+  strategies: readonly Pick<StrategyTotals, 'name' | 'runs' | 'skipped' | 'tokensSaved' | 'messagesChanged' | 'messagesRemoved'>[];
+  llm?: LlmFigures;
   /** The errors file's name and its first lines. */
   errors: { file: string; head: readonly string[] };
-  llm?: LlmPageUsage;
   settings: Readonly<Record<string, unknown>>;
 }
 
@@ -49,8 +38,8 @@ function tokenSections(r: RunPageInput): Section[] {
   const categories = CATEGORIES.filter((c) => (r.byCategory.before[c] ?? 0) !== 0 || (r.byCategory.after[c] ?? 0) !== 0);
   const charts: ChartSpec[] = [
     barChart('tokens', 'Tokens before and after', ['before', 'after'], [{ label: 'tokens', data: [r.tokens.before, r.tokens.after] }], {
-      y: `tokens (${r.tokenizer})`,
-      note: `${formatInt(r.tokens.saved)} tokens saved, ${formatShare(r.tokens.before > 0 ? r.tokens.saved / r.tokens.before : 0)} of the archive.`,
+      y: `tokens (${r.tokens.tokenizer})`,
+      note: `${int(r.tokens.saved)} tokens saved, ${pct(r.tokens.before > 0 ? r.tokens.saved / r.tokens.before : 0)} of the archive.`,
     }),
     barChart(
       'per-strategy',
@@ -63,7 +52,7 @@ function tokenSections(r: RunPageInput): Section[] {
   const strategyRows: Cell[][] = r.strategies.map((s) => [
     s.name,
     num(s.tokensSaved),
-    num(r.tokens.before > 0 ? s.tokensSaved / r.tokens.before : 0, formatShare(r.tokens.before > 0 ? s.tokensSaved / r.tokens.before : 0)),
+    num(r.tokens.before > 0 ? s.tokensSaved / r.tokens.before : 0, pct(r.tokens.before > 0 ? s.tokensSaved / r.tokens.before : 0)),
     num(s.runs),
     num(s.skipped),
     num(s.messagesChanged),
@@ -79,13 +68,7 @@ function tokenSections(r: RunPageInput): Section[] {
   const categoryRows: Cell[][] = categories.map((c) => {
     const before = r.byCategory.before[c] ?? 0;
     const after = r.byCategory.after[c] ?? 0;
-    return [
-      c,
-      num(before),
-      num(after),
-      num(before - after),
-      num(before > 0 ? (before - after) / before : 0, formatShare(before > 0 ? (before - after) / before : 0)),
-    ];
+    return [c, num(before), num(after), num(before - after), num(before > 0 ? (before - after) / before : 0, pct(before > 0 ? (before - after) / before : 0))];
   });
   return [
     {
@@ -133,12 +116,12 @@ function transcriptSection(r: RunPageInput): Section {
     num(t.tokensAfter),
     num(
       t.tokensBefore > 0 ? (t.tokensBefore - t.tokensAfter) / t.tokensBefore : 0,
-      formatShare(t.tokensBefore > 0 ? (t.tokensBefore - t.tokensAfter) / t.tokensBefore : 0),
+      pct(t.tokensBefore > 0 ? (t.tokensBefore - t.tokensAfter) / t.tokensBefore : 0),
     ),
   ]);
   return {
     title: 'Per transcript',
-    intro: `${formatInt(r.transcripts)} transcripts, against a context window of ${formatInt(s.window)} tokens.`,
+    intro: `${int(r.transcripts)} transcripts, against a context window of ${int(s.window)} tokens.`,
     charts: [
       barChart('compression', 'Transcripts by share of tokens saved', bins, [{ label: 'transcripts', data: s.compression }], {
         value: 'number',
@@ -173,10 +156,10 @@ function transcriptSection(r: RunPageInput): Section {
 function errorSection(r: RunPageInput): Section {
   const codes = Object.entries(r.errorsByCode);
   if (codes.length === 0)
-    return { title: 'Errors', intro: `No input line failed (${formatInt(r.lines.read)} read, ${formatInt(r.lines.skipped)} skipped as not conversation).` };
+    return { title: 'Errors', intro: `No input line failed (${int(r.lines.read)} read, ${int(r.lines.skipped)} skipped as not conversation).` };
   return {
     title: 'Errors',
-    intro: `${formatInt(r.lines.failed)} of ${formatInt(r.lines.read)} input lines failed; each one is in ${r.errors.file}.`,
+    intro: `${int(r.lines.failed)} of ${int(r.lines.read)} input lines failed; each one is in ${r.errors.file}.`,
     charts: [
       barChart(
         'errors',
@@ -193,14 +176,14 @@ function errorSection(r: RunPageInput): Section {
   };
 }
 
-function llmSection(u: LlmPageUsage): Section {
+function llmSection(u: LlmFigures): Section {
   const failures = Object.entries(u.failuresByCode).filter((e): e is [string, number] => (e[1] ?? 0) > 0);
   const examples: Cell[][] = u.fallbacks.examples.map((f) => [f.id, f.strategy, f.applied.join(' + ') || 'unchanged', f.reason]);
   return {
     title: `LLM (${u.model})`,
     intro:
-      `${formatInt(u.requests)} requests, ${formatInt(u.promptTokens)} prompt + ${formatInt(u.completionTokens)} completion tokens, ` +
-      `cost ${u.costUsd === null ? 'unknown (no prices given)' : formatUsd(u.costUsd)}; ${formatInt(u.fallbacks.count)} transcripts fell back` +
+      `${int(u.requests)} requests, ${int(u.promptTokens)} prompt + ${int(u.completionTokens)} completion tokens, ` +
+      `cost ${u.costUsd === null ? 'unknown (no prices given)' : usdShort(u.costUsd)}; ${int(u.fallbacks.count)} transcripts fell back` +
       `${failures.length > 0 ? `; failed requests: ${failures.map(([c, n]) => `${c} ${n}`).join(', ')}` : ''}.`,
     charts: [
       barChart('llm-tokens', 'LLM tokens', ['prompt', 'completion'], [{ label: 'tokens', data: [u.promptTokens, u.completionTokens] }], { horizontal: true }),
@@ -219,7 +202,7 @@ function llmSection(u: LlmPageUsage): Section {
 function settingsSection(r: RunPageInput): Section {
   const rows: Cell[][] = [
     ['inputs', r.inputs.join(', ')],
-    ['tokenizer', r.tokenizer],
+    ['tokenizer', r.tokens.tokenizer],
   ];
   for (const [k, v] of Object.entries(r.settings)) if (v !== undefined) rows.push([k, typeof v === 'string' ? v : JSON.stringify(v)]);
   return { title: 'Settings', html: sortableTable([{ label: 'setting' }, { label: 'value' }], rows) };
@@ -228,21 +211,41 @@ function settingsSection(r: RunPageInput): Section {
 /** The page of a `run` or `compact` report. */
 export function runPage(r: RunPageInput): Page {
   const headline: Headline[] = [
-    { key: 'transcripts', label: 'transcripts', value: r.transcripts, text: formatInt(r.transcripts) },
-    { key: r.keys.before, label: `tokens before (${r.tokenizer})`, value: r.tokens.before, text: formatInt(r.tokens.before) },
-    { key: r.keys.after, label: 'tokens after', value: r.tokens.after, text: formatInt(r.tokens.after) },
+    { key: 'transcripts', label: 'transcripts', value: r.transcripts, text: int(r.transcripts) },
+    { key: 'tokens.before', label: `tokens before (${r.tokens.tokenizer})`, value: r.tokens.before, text: int(r.tokens.before) },
+    { key: 'tokens.after', label: 'tokens after', value: r.tokens.after, text: int(r.tokens.after) },
     {
-      key: r.keys.saved,
-      label: `tokens saved (${formatShare(r.tokens.before > 0 ? r.tokens.saved / r.tokens.before : 0)})`,
+      key: 'tokens.saved',
+      label: `tokens saved (${pct(r.tokens.before > 0 ? r.tokens.saved / r.tokens.before : 0)})`,
       value: r.tokens.saved,
-      text: formatInt(r.tokens.saved),
+      text: int(r.tokens.saved),
     },
-    { key: 'lines.failed', label: 'input lines failed', value: r.lines.failed, text: formatInt(r.lines.failed) },
+    { key: 'lines.failed', label: 'input lines failed', value: r.lines.failed, text: int(r.lines.failed) },
   ];
   return {
     title: `tcompact ${r.tool} report`,
-    subtitle: `Inputs: ${r.inputs.join(', ')} · messages ${formatInt(r.messages.before)} → ${formatInt(r.messages.after)}`,
+    subtitle: `Inputs: ${r.inputs.join(', ')} · messages ${int(r.messages.before)} → ${int(r.messages.after)}`,
     headline,
     sections: [...tokenSections(r), transcriptSection(r), errorSection(r), ...(r.llm ? [llmSection(r.llm)] : []), settingsSection(r)],
   };
+}
+
+/** Lines of the errors file shown on the page. */
+const ERROR_LINES = 10;
+
+/** Where a run's page goes and the errors file it quotes: DIR/report.html for `run`, FILE.report.html for `compact`. */
+interface RunPagePaths {
+  html: string;
+  errors: string;
+}
+
+/** The page of a run or compact report, beside its report.json; `settings` are those that produced it. */
+export async function writeRunPage(
+  paths: RunPagePaths,
+  tool: 'run' | 'compact',
+  report: Omit<RunPageInput, 'tool' | 'errors' | 'settings'>,
+  settings: Record<string, unknown>,
+): Promise<string> {
+  const errors = { file: basename(paths.errors), head: await headLines(paths.errors, ERROR_LINES) };
+  return writePage(paths.html, runPage({ ...report, tool, errors, settings }));
 }
