@@ -167,7 +167,7 @@ function regretSection(r: SimulationReport): string[] {
       "(each above the floor's), its compaction or summary calls, and the rest: stale tokens read at every call and the rewrites " +
       'the cache rules forced otherwise.',
     '',
-    mdTable(
+    ...markdownTable(
       ['policy', 'regret', 'cold rewrites', 'edit rewrites', 'compaction calls', 'carried'],
       rows.map((x) => [
         x.name,

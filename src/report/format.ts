@@ -27,7 +27,7 @@ export const change = (share: number): string => {
 export const signedChange = (share: number): string => `${share >= 0 ? '+' : ''}${pct(share)}`;
 
 /** Dollars to the cent: `$1234.56`. */
-export const usd = (n: number): string => `$${n.toFixed(2)}`;
+export const usd = (n: number): string => `${n < 0 && n.toFixed(2) !== '-0.00' ? '-' : ''}$${Math.abs(n).toFixed(2)}`;
 
 /** Dollars to the cent below $100, whole dollars from $100 (`$99.50`, `$1235`): for narrow cells, headlines and tune's tables. */
 export const usdShort = (n: number): string => `$${n.toFixed(n >= 100 ? 0 : 2)}`;
