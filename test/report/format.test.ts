@@ -37,6 +37,8 @@ describe('report formatters', () => {
 
   it('writes dollars to the cent, short dollars whole from $100, fine dollars to a hundredth of a cent', () => {
     expect(usd(1234.567)).toBe('$1234.57');
+    expect(usd(-0.724)).toBe('-$0.72');
+    expect(usd(-0.001)).toBe('$0.00');
     expect(usdShort(99.5)).toBe('$99.50');
     expect(usdShort(100)).toBe('$100');
     expect(usdShort(1234.56)).toBe('$1235');
