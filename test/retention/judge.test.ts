@@ -44,7 +44,7 @@ afterEach(async () => {
 describe('Judge (against the loopback OpenAI-compatible server)', () => {
   it('asks one question per dimension and context, and grades the answers against the original probes', async () => {
     server = await startFakeOpenAI({ script: (r) => echo(r.body) });
-    const judge = new Judge({ model: 'judge-model', baseURL: server.baseURL, apiKey: 'k', contextWindow: 32_000 });
+    const judge = await Judge.create({ model: 'judge-model', baseURL: server.baseURL, apiKey: 'k', contextWindow: 32_000 });
     const probes = extractProbes(original);
     await judge.judge('s', probes, [
       { name: 'original', transcript: original },
@@ -83,7 +83,7 @@ describe('Judge (against the loopback OpenAI-compatible server)', () => {
     server = await startFakeOpenAI({
       script: (r) => (r.body.messages[1].content.includes(JUDGE_QUESTIONS.decision) ? { kind: 'status', status: 400 } : echo(r.body)),
     });
-    const judge = new Judge({ model: 'm', baseURL: server.baseURL, apiKey: 'k', contextWindow: 32_000, maxAttempts: 2 });
+    const judge = await Judge.create({ model: 'm', baseURL: server.baseURL, apiKey: 'k', contextWindow: 32_000, maxAttempts: 2 });
     await judge.judge('s', extractProbes(original), [{ name: 'original', transcript: original }]);
     const row = judge.report().rows[0].byDimension;
     expect(row.decision).toEqual({ questions: 1, failed: 1, probes: 0, retained: 0 });
@@ -91,7 +91,7 @@ describe('Judge (against the loopback OpenAI-compatible server)', () => {
     expect(judge.report().failuresByCode).toEqual({ bad_request: 1 });
 
     // A window too small for even the shortest rendering: no request is sent.
-    const tiny = new Judge({ model: 'm', baseURL: server.baseURL, apiKey: 'k', contextWindow: 1400, maxTokens: 1000 });
+    const tiny = await Judge.create({ model: 'm', baseURL: server.baseURL, apiKey: 'k', contextWindow: 1400, maxTokens: 1000 });
     const before = server.requests.length;
     await tiny.judge('s', extractProbes(original), [{ name: 'original', transcript: original }]);
     expect(server.requests.length).toBe(before);
@@ -104,7 +104,7 @@ describe('Judge (against the loopback OpenAI-compatible server)', () => {
     for await (const item of readInputs([join(BUNDLED, 'claude-code', 'tool_heavy.jsonl')], { maxLineBytes: 1 << 26 }))
       if (item.kind === 'transcript') transcripts.push(item.transcript);
     const tok = getTokenizer('o200k_base');
-    const judge = new Judge({ model: 'm', baseURL: server.baseURL, apiKey: 'k', contextWindow: 128_000 });
+    const judge = await Judge.create({ model: 'm', baseURL: server.baseURL, apiKey: 'k', contextWindow: 128_000 });
     const withJudge = new Evaluation({ strategies: ['mask-observations', 'checkpoint'], tokenizer: tok, judge });
     const without = new Evaluation({ strategies: ['mask-observations', 'checkpoint'], tokenizer: tok });
     for (const t of transcripts) {
