@@ -79,7 +79,10 @@ export interface LlmSession {
 export interface LlmSessionUse {
   /** Names the options in errors (`judge.rpm: ...`). @default 'llm' */
   source?: string;
-  /** E_CONFIG when max_tokens leaves fewer tokens than this for a prompt. @default 1024 (the judge takes 0: a question whose context does not fit is counted) */
+  /**
+   * E_CONFIG when max_tokens leaves fewer tokens than this for a prompt (the judge takes 0: a question whose context
+   * does not fit is counted, not an error). @default 1024
+   */
   minPromptTokens?: number;
 }
 
