@@ -75,10 +75,21 @@ export interface LlmSession {
   close(): Promise<void>;
 }
 
+/** Who a session asks for, when not an LLM step. */
+export interface LlmSessionUse {
+  /** Names the options in errors (`judge.rpm: ...`). @default 'llm' */
+  source?: string;
+  /**
+   * E_CONFIG when max_tokens leaves fewer tokens than this for a prompt (the judge takes 0: a question whose context
+   * does not fit is counted, not an error). @default 1024
+   */
+  minPromptTokens?: number;
+}
+
 /** Opens a session from raw options (validated here: E_CONFIG on bad input); `baseURL`/`apiKey` default to the env. */
-export async function createLlmSession(input: LlmOptionsInput, deps: LlmSessionDeps = {}): Promise<LlmSession> {
-  const options = parseLlmOptions(input);
-  const { queue, limiter, inputBudget, temperature } = connectLlm(options, deps);
+export async function createLlmSession(input: LlmOptionsInput, deps: LlmSessionDeps = {}, use: LlmSessionUse = {}): Promise<LlmSession> {
+  const options = parseLlmOptions(input, use.source);
+  const { queue, limiter, inputBudget, temperature } = connectLlm(options, deps, use);
   const cache = options.cacheDir ? new AnswerCache(options.cacheDir) : null;
   await cache?.removeStaleTemps();
   const listPrice = resolvePrice(options.model, options.priceIn, options.priceOut);
@@ -127,7 +138,7 @@ export async function createLlmSession(input: LlmOptionsInput, deps: LlmSessionD
 }
 
 /** The Batch API side of validated options with `batch` set: its journal read, its collected results loaded. */
-export async function createBatcher(options: LlmOptions, deps: Pick<LlmSessionDeps, 'batchApi' | 'onBatchProgress' | 'env' | 'clock'> = {}): Promise<Batcher> {
+async function createBatcher(options: LlmOptions, deps: Pick<LlmSessionDeps, 'batchApi' | 'onBatchProgress' | 'env' | 'clock'> = {}): Promise<Batcher> {
   const batch = options.batch as NonNullable<LlmOptions['batch']>;
   if (!batch.dir) throw new TcompactError('E_CONFIG', 'llm.batch.dir: the folder of the batch journal is required');
   const env = deps.env ?? process.env;

@@ -23,7 +23,7 @@ interface EvalJob {
   /** An evaluation with this judge (the gathering passes have their own). */
   evaluationOf: (judge: Judge | undefined) => Evaluation;
   judge?: Judge;
-  /** The judge that gathers the batch of its questions, in batch mode. */
+  /** The judge that gathers the batch of its questions, in batch mode (it shares `judge`'s session). */
   gatherJudge?: Judge;
   llm: readonly LlmSession[];
   batch: boolean;
@@ -61,6 +61,7 @@ export async function runEvalJob(job: EvalJob): Promise<string> {
     throw err;
   } finally {
     for (const session of job.llm) await session.close();
+    await job.judge?.session.close();
   }
   const report = evaluation.report();
   const original = report.rows[0];
@@ -103,9 +104,10 @@ async function gatherEvalBatches(job: EvalJob): Promise<void> {
   process.once('SIGINT', onSignal);
   const models = job.llm.flatMap((s) => (s.batcher ? [s.batcher] : []));
   const pass = async (batchers: readonly Batcher[], withJudge: Judge | undefined): Promise<void> => {
+    const judgeBatcher = withJudge?.session.batcher;
     const settled = await gatherAndSettle({
       batchers,
-      gathering: withJudge?.batchSide ? [...models, withJudge.batchSide] : models,
+      gathering: judgeBatcher ? [...models, judgeBatcher] : models,
       pass: async () => {
         const evaluation = job.evaluationOf(withJudge);
         for await (const item of job.readItems()) if (item.kind === 'transcript') await evaluation.add(item.transcript, item, compactedOf(item));
@@ -119,7 +121,8 @@ async function gatherEvalBatches(job: EvalJob): Promise<void> {
   };
   try {
     if (models.length > 0) await pass(models, undefined);
-    if (job.gatherJudge?.batchSide) await pass([job.gatherJudge.batchSide], job.gatherJudge);
+    const judgeBatcher = job.gatherJudge?.session.batcher;
+    if (judgeBatcher) await pass([judgeBatcher], job.gatherJudge);
   } finally {
     process.off('SIGINT', onSignal);
   }

@@ -1,13 +1,8 @@
-import type { BatchRunReport, Batcher } from '../llm/batcher.js';
-import { cacheKey } from '../llm/cache.js';
+import { type AskRecord, type Check, addRecord, emptyRecord } from '../llm/answerer.js';
 import { chatJob } from '../llm/chat-job.js';
-import { isRetryable } from '../llm/failure.js';
-import type { LlmJob } from '../llm/queue.js';
-import { createBatcher } from '../llm/session.js';
-import { type LlmOptions, type LlmOptionsInput, parseLlmOptions } from '../llm/config.js';
+import type { LlmOptionsInput } from '../llm/config.js';
 import type { LlmFailureCode } from '../llm/failure.js';
-import { type LlmDeps, connectLlm } from '../llm/connection.js';
-import type { LlmQueue } from '../llm/queue.js';
+import { type LlmRunUsage, type LlmSession, type LlmSessionDeps, createLlmSession } from '../llm/session.js';
 import { DROP_LEVELS, renderSpan } from '../strategies/llm/render.js';
 import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
@@ -86,7 +81,10 @@ function gradeAnswer(probe: Probe, answer: ModelView, root?: string): boolean {
 interface JudgeTally {
   /** Questions asked (one per dimension that has probes). */
   questions: number;
-  /** Questions with no usable answer: the request failed for good, or the context did not fit the judge's window. */
+  /**
+   * Questions with no usable answer: the request failed for good, every answer was rejected, or the context did not
+   * fit the judge's window.
+   */
   failed: number;
   /** Probes of answered questions, and how many the answers held. */
   probes: number;
@@ -100,72 +98,87 @@ interface JudgeRow {
   byDimension: Record<JudgeDimension, JudgeTally>;
 }
 
+/** Why a question got no usable answer: a request's failure code, or one of the judge's own. */
+type JudgeFailureCode =
+  | LlmFailureCode
+  /** The context does not fit the judge's window even with older tool results dropped: never asked. */
+  | 'context_too_long'
+  /** Every answer was rejected: blank, or a 2xx that is not a chat completion (see the answerer's retry rule). */
+  | 'rejected';
+
 export interface JudgeReport {
   model: string;
   promptVersion: string;
   transcripts: number;
   rows: JudgeRow[];
+  /** Requests sent, retries included; identical questions (contexts a strategy left unchanged) are paid once. */
   requests: number;
+  /** Tokens paid for: answers reused from the cache cost none. */
   promptTokens: number;
   completionTokens: number;
-  failuresByCode: Partial<Record<LlmFailureCode | 'context_too_long', number>>;
+  /** Questions answered from the answer cache or by an identical question of the same run. */
+  cacheHits: number;
+  failuresByCode: Partial<Record<JudgeFailureCode, number>>;
   /** With `batch`: the judge's batches (see the run report's `llm.batch`). */
-  batch?: BatchRunReport;
+  batch?: NonNullable<LlmRunUsage['batch']>;
 }
 
-type JudgeDeps = Pick<LlmDeps, 'client' | 'clock' | 'random' | 'env'>;
+type JudgeDeps = Pick<LlmSessionDeps, 'client' | 'clock' | 'random' | 'env' | 'onEvent' | 'signal' | 'batchApi' | 'onBatchProgress'>;
 
-/** Options of the judge: the LLM options (`model`, `baseURL`, `apiKey`, `llmConcurrency`, `rpm`, `tpm`, `timeoutMs`, `maxAttempts`, `maxTokens`, `contextWindow`). */
+/**
+ * Options of the judge: the LLM options (`model`, `baseURL`, `apiKey`, `llmConcurrency`, `rpm`, `tpm`, `timeoutMs`,
+ * `maxAttempts`, `maxTokens`, `contextWindow`, `temperature`, `cacheDir`, `batch`).
+ */
 export type JudgeOptionsInput = Pick<
   LlmOptionsInput,
-  'model' | 'baseURL' | 'apiKey' | 'llmConcurrency' | 'rpm' | 'tpm' | 'timeoutMs' | 'maxAttempts' | 'maxTokens' | 'contextWindow' | 'temperature' | 'batch'
+  | 'model'
+  | 'baseURL'
+  | 'apiKey'
+  | 'llmConcurrency'
+  | 'rpm'
+  | 'tpm'
+  | 'timeoutMs'
+  | 'maxAttempts'
+  | 'maxTokens'
+  | 'contextWindow'
+  | 'temperature'
+  | 'cacheDir'
+  | 'batch'
 >;
-
-type JudgeAnswer = { ok: true; text: string; usage: { promptTokens: number; completionTokens: number } } | { ok: false; code: LlmFailureCode };
 
 /** Answers at most this long are enough for a list of files or requests. */
 const DEFAULT_JUDGE_MAX_TOKENS = 1024;
 
+/** The system prompt asks for "unknown" when the transcript does not say: a blank answer is never one. */
+const answered: Check<string> = (answer) => (answer.trim() === '' ? { ok: false, reason: 'blank answer' } : { ok: true, value: answer });
+
 /**
  * Asks an OpenAI-compatible model each dimension's question against a compacted context and grades the answers against
- * the probes of the original transcript. Optional: the deterministic scores never depend on it. Requests go through
- * the LLM queue (concurrency, RPM/TPM limits, retries with backoff on 429/5xx); a failed question is counted, never
+ * the probes of the original transcript. Optional: the deterministic scores never depend on it. The questions are
+ * asked through an LLM session's answerer, as the LLM steps ask theirs: the same queue (concurrency, RPM/TPM limits,
+ * retries with backoff on 429/5xx), answer cache, Batch API path and usage meter. A failed question is counted, never
  * thrown.
  */
 export class Judge {
-  readonly options: LlmOptions;
-  private readonly queue: LlmQueue;
-  private readonly inputBudget: number;
   private readonly rows = new Map<string, JudgeRow>();
   private readonly tokenizer = getTokenizer('o200k_base');
   private readonly failures: JudgeReport['failuresByCode'] = {};
-  private promptTokens = 0;
-  private completionTokens = 0;
+  private readonly usage: AskRecord = emptyRecord();
   private transcripts = 0;
-  /** 0 unless the model refuses any temperature (o-series, gpt-5), as for the summarizer. */
-  private readonly temperature: number | undefined;
-  /** Batch mode: questions are gathered into batches first, then answered from their results. */
-  private batcher: Batcher | undefined;
 
-  /** A judge; with `batch` in the options, its questions go through the Batch API (see {@link Batcher}). */
-  static async create(input: JudgeOptionsInput, deps: JudgeDeps = {}, batcher?: Batcher): Promise<Judge> {
-    const judge = new Judge(input, deps);
-    judge.batcher = batcher ?? (judge.options.batch ? await createBatcher(judge.options, deps) : undefined);
-    return judge;
+  /**
+   * A judge with a session of its own (`maxTokens` defaults to 1024; a window too small for any context is not an
+   * error: its questions are counted as failed). With `batch` in the options, its questions go through the Batch API.
+   */
+  static async create(input: JudgeOptionsInput, deps: JudgeDeps = {}): Promise<Judge> {
+    return new Judge(await createLlmSession({ maxTokens: DEFAULT_JUDGE_MAX_TOKENS, ...input }, deps, { source: 'judge', minPromptTokens: 0 }));
   }
 
-  /** The Batch API side, in batch mode (shared by the judge of a gathering pass and the one that counts). */
-  get batchSide(): Batcher | undefined {
-    return this.batcher;
-  }
-
-  constructor(input: JudgeOptionsInput, deps: JudgeDeps = {}) {
-    this.options = parseLlmOptions({ maxTokens: DEFAULT_JUDGE_MAX_TOKENS, ...input }, 'judge');
-    const connection = connectLlm(this.options, deps, { source: 'judge', minPromptTokens: 0 });
-    this.queue = connection.queue;
-    this.inputBudget = connection.inputBudget;
-    this.temperature = connection.temperature;
-  }
+  /**
+   * A judge that asks through `session`. Several judges may share one: in batch mode, the judge of a gathering pass
+   * and the one that counts share the session whose batches the first gathers.
+   */
+  constructor(readonly session: LlmSession) {}
 
   private row(name: string): JudgeRow {
     let row = this.rows.get(name);
@@ -176,12 +189,17 @@ export class Judge {
     return row;
   }
 
+  private fail(tally: JudgeTally, code: JudgeFailureCode): void {
+    tally.failed++;
+    this.failures[code] = (this.failures[code] ?? 0) + 1;
+  }
+
   /** The context as the judge reads it, dropping older tool results (then clipping long messages) until it fits. */
   private render(messages: readonly Message[]): string | undefined {
     for (const maxMessageChars of [undefined, 4000]) {
       for (const drop of DROP_LEVELS) {
         const text = renderSpan(messages, { offset: 0, dropToolResults: drop, tokenizer: this.tokenizer, ...(maxMessageChars ? { maxMessageChars } : {}) });
-        if (this.tokenizer.count(text) + this.tokenizer.count(SYSTEM) + 64 <= this.inputBudget) return text;
+        if (this.tokenizer.count(text) + this.tokenizer.count(SYSTEM) + 64 <= this.session.inputBudget) return text;
       }
     }
     return undefined;
@@ -207,38 +225,19 @@ export class Judge {
         const tally = this.row(context.name).byDimension[dimension];
         tally.questions++;
         if (rendered === undefined) {
-          tally.failed++;
-          this.failures.context_too_long = (this.failures.context_too_long ?? 0) + 1;
+          this.fail(tally, 'context_too_long');
           continue;
         }
         const user = `<transcript>\n${rendered}\n</transcript>\n\nQuestion: ${JUDGE_QUESTIONS[dimension]}`;
-        const job = chatJob(
-          `${id}/${context.name}/${dimension}`,
-          SYSTEM,
-          user,
-          { maxTokens: this.options.maxTokens, temperature: this.temperature },
-          this.tokenizer,
-        );
-        const key = cacheKey({
-          model: this.options.model,
-          promptVersion: JUDGE_PROMPT_VERSION,
-          params: { maxTokens: this.options.maxTokens, temperature: this.temperature ?? null },
-          messages: job.request.messages,
-        });
-        if (this.batcher?.gathering) {
-          this.batcher.defer(key, job);
-          continue;
-        }
+        const job = chatJob(`${id}/${context.name}/${dimension}`, SYSTEM, user, this.session.params, this.tokenizer);
         asks.push(
-          this.answer(job, key).then((outcome) => {
-            if (!outcome.ok) {
-              tally.failed++;
-              this.failures[outcome.code] = (this.failures[outcome.code] ?? 0) + 1;
+          this.session.answerer.ask(job, JUDGE_PROMPT_VERSION, answered).then((result) => {
+            addRecord(this.usage, result.record);
+            if (!result.ok) {
+              this.fail(tally, result.failure?.code ?? 'rejected');
               return;
             }
-            this.promptTokens += outcome.usage.promptTokens;
-            this.completionTokens += outcome.usage.completionTokens;
-            const answer = viewOfMessages([{ role: 'assistant', content: outcome.text }]);
+            const answer = viewOfMessages([{ role: 'assistant', content: result.value }]);
             for (const probe of graded) {
               tally.probes++;
               if (gradeAnswer(probe, answer, root)) tally.retained++;
@@ -250,32 +249,19 @@ export class Judge {
     await Promise.all(asks);
   }
 
-  /** The batch's answer when there is one; else (or when the batch did not answer and it may be asked again) the queue's. */
-  private async answer(job: LlmJob, key: string): Promise<JudgeAnswer> {
-    const batched = this.batcher?.resultOf(key);
-    if (batched?.ok) {
-      return { ok: true, text: batched.text, usage: batched.usage ?? { promptTokens: job.promptTokens, completionTokens: this.tokenizer.count(batched.text) } };
-    }
-    if (batched && this.batcher) {
-      const askAgain = batched.reason !== 'error' || isRetryable(batched.failure.code);
-      this.batcher.noteUnanswered(key, `${batched.reason}: ${batched.failure.code}: ${batched.failure.message}`, askAgain ? 'online' : 'fallback');
-      if (!askAgain) return { ok: false, code: batched.failure.code };
-    }
-    const outcome = await this.queue.run(job);
-    return outcome.ok ? { ok: true, text: outcome.value.text, usage: outcome.value.usage } : { ok: false, code: outcome.error.code };
-  }
-
   report(): JudgeReport {
+    const batch = this.session.batcher?.report();
     return {
-      model: this.options.model,
+      model: this.session.options.model,
       promptVersion: JUDGE_PROMPT_VERSION,
       transcripts: this.transcripts,
       rows: [...this.rows.values()],
-      requests: this.queue.stats().requests,
-      promptTokens: this.promptTokens,
-      completionTokens: this.completionTokens,
+      requests: this.usage.requests,
+      promptTokens: this.usage.promptTokens,
+      completionTokens: this.usage.completionTokens,
+      cacheHits: this.usage.cacheHits,
       failuresByCode: { ...this.failures },
-      ...(this.batcher ? { batch: this.batcher.report() } : {}),
+      ...(batch ? { batch } : {}),
     };
   }
 }

@@ -192,7 +192,7 @@ export function renderEvaluation(r: EvalReport): string {
       `## Judge (${j.model})`,
       '',
       `${j.transcripts} transcripts; one question per dimension and context, answers graded against the original's probes`,
-      `(paths as above, other probes by key-phrase overlap). ${int(j.requests)} requests, ${int(j.promptTokens)} prompt and ${int(j.completionTokens)} completion tokens.`,
+      `(paths as above, other probes by key-phrase overlap). ${int(j.requests)} requests, ${int(j.promptTokens)} prompt and ${int(j.completionTokens)} completion tokens${j.cacheHits > 0 ? `; ${int(j.cacheHits)} answers reused for identical questions` : ''}.`,
       '',
       ...markdownTable(
         ['context', ...JUDGE_DIMENSIONS, 'failed questions'],

@@ -157,7 +157,8 @@ ${BATCH_FLAGS_HELP}
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const readItems = (): AsyncIterable<InputItem> =>
       compacted ? readCompactedArchive(compacted, { maxLineBytes }) : readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) });
-    const gatherJudge = values.batch && judge?.batchSide ? await Judge.create(judgeInput() as JudgeOptionsInput, {}, judge.batchSide) : undefined;
+    // The gathering pass's judge asks through the same session (its batches), and its tallies are dropped.
+    const gatherJudge = values.batch && judge?.session.batcher ? new Judge(judge.session) : undefined;
     const tally = new InputTally(io);
     const markdown = await runEvalJob({
       inputs,
