@@ -15,6 +15,7 @@ const LAYERS = [
   'tokens',
   'refs',
   'formats',
+  'sources',
   'llm',
   'strategies',
   'report',
