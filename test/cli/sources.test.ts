@@ -169,7 +169,7 @@ describe('tcompact stats with no input', () => {
 });
 
 describe("the agents' folders", () => {
-  it('are never written to: sources and stats leave every file and folder of the home as it was', async () => {
+  it('are never written to (RELIABILITY 23): sources and stats leave every file and folder of the home as it was', async () => {
     const home = buildAgentHome(tempDir('home'));
     const before = snapshot(home);
     for (const args of [['sources'], ['sources', '--json'], ['stats'], ['stats', '--json', '--project', 'todo']]) {
