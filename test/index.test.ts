@@ -61,6 +61,7 @@ describe('the package', () => {
       'dist/src/retention/index.js',
       'dist/src/replay/index.js',
       'dist/src/tune/index.js',
+      'dist/src/sources/index.js',
       'dist/src/formats/index.js',
       'dist/src/cli/bin.js',
     ]) {
@@ -75,10 +76,12 @@ describe('the package', () => {
   it('resolves the subpaths through the package exports', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; sideEffects: boolean };
     expect(pkg.sideEffects).toBe(false);
-    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './formats', './llm', './package.json', './replay', './retention', './tune']);
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './formats', './llm', './package.json', './replay', './retention', './sources', './tune']);
     const llm = await import(join(ROOT, 'dist/src/llm/index.js'));
     expect(typeof llm.createLlmSession).toBe('function');
     const formats = await import(join(ROOT, 'dist/src/formats/index.js'));
     expect(formats.FORMAT_NAMES).toContain('claude-code');
+    const sources = await import(join(ROOT, 'dist/src/sources/index.js'));
+    expect(typeof sources.discoverInputs).toBe('function');
   });
 });

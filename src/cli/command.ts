@@ -1,9 +1,12 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { TcompactError } from '../errors.js';
+import type { SourceEnvironment } from '../sources/types.js';
 
 export interface CliIO {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Where to look for the user's agent sessions when a command is given no input. @default the process's own (currentEnvironment) */
+  environment?: SourceEnvironment;
 }
 
 export interface Command {

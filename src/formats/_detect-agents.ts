@@ -1,5 +1,6 @@
 import { isObject } from './_items.js';
 import type { JsonSignature } from './_json-peek.js';
+import { isStorageSessionPath } from './_opencode-storage.js';
 import type { FormatName } from './types.js';
 
 /**
@@ -23,7 +24,8 @@ export function agentFormatOfRecord(value: unknown): FormatName | undefined {
  * A whole-file JSON document: a Gemini CLI recording (`sessionId` and `projectHash`), a Gemini CLI checkpoint
  * (`clientHistory`, or `history` in a `checkpoints` folder when the display history is too long for its next keys to
  * be seen), or a Cline/Roo history (named `api_conversation_history.json`, or messages carrying `ts`, `modelInfo` or
- * `metrics`), an OpenCode export (`info` and `messages` whose records carry `sessionID`), or a goose session
+ * `metrics`), an OpenCode export (`info` and `messages` whose records carry `sessionID`) or a session of OpenCode's
+ * JSON storage (`id` and `projectID` in a `session/<project>/` folder), or a goose session
  * (`working_dir` and `conversation`).
  */
 export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName | undefined {
@@ -32,6 +34,7 @@ export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName 
     if (keys.has('sessionId') && keys.has('projectHash')) return 'gemini';
     if (keys.has('clientHistory') || (keys.has('toolCall') && keys.has('commitHash'))) return 'gemini-checkpoint';
     if (keys.has('info') && keys.has('messages') && sig.allKeys.has('sessionID')) return 'opencode';
+    if (keys.has('id') && keys.has('projectID') && !keys.has('messages') && isStorageSessionPath(file)) return 'opencode';
     if (keys.has('working_dir') && keys.has('conversation')) return 'goose';
     if (keys.has('history') && /[\\/]checkpoints[\\/][^\\/]+\.json$/i.test(file)) return 'gemini-checkpoint';
   }

@@ -14,7 +14,7 @@ export type Detection =
   | { ok: false; code: 'E_FORMAT' | 'E_JSON' | 'E_UTF8' | 'E_IO'; message: string; layout: 'jsonl' | 'json' };
 
 /** Record types of Claude Code session files. */
-const CLAUDE_CODE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'file-history-snapshot', 'queue-operation']);
+const CLAUDE_CODE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'custom-title', 'progress', 'file-history-snapshot', 'queue-operation']);
 const CODEX_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
 /** Content block types only the Anthropic Messages API uses. */
 const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document']);

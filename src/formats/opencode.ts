@@ -1,12 +1,15 @@
 import type { ContentPart } from '../model/content.js';
 import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../model/message.js';
 import { baseName, errorItem, finishTranscript, isObject } from './_items.js';
+import { isStorageSession, readStorageMessages } from './_opencode-storage.js';
 import { readRecords } from './_records.js';
 import type { InputItem, ReadOptions } from './types.js';
 
 /**
  * OpenCode session exports (`opencode export <session>`: `{info, messages: [{info, parts}]}`), one transcript per
- * file (one unit), id the session's `info.id`. Built from OpenCode's source (packages/opencode/src/cli/cmd/export.ts
+ * file (one unit), id the session's `info.id`; or a session of OpenCode's JSON storage (`storage/session/<project>/
+ * <session>.json`, its messages and parts read from the storage folder beside it, see _opencode-storage.ts), the same
+ * list once assembled. Built from OpenCode's source (packages/opencode/src/cli/cmd/export.ts
  * and session/message-v2.ts: `User`, `Assistant`, `Part`); the mapping follows what OpenCode sends the model
  * (message-v2.ts `toModelMessages`).
  * - A user message: `text` parts (not `ignored`) -> text, `file` parts -> image or file parts (text/plain and
@@ -31,17 +34,27 @@ export async function* readOpenCode(file: string, options: ReadOptions): AsyncGe
       continue;
     }
     const { value, at } = entry.record;
-    if (!isObject(value) || !isObject(value.info) || !Array.isArray(value.messages)) {
+    let info: Record<string, unknown>;
+    let list: unknown[];
+    if (isObject(value) && isStorageSession(file, value)) {
+      const stored = await readStorageMessages(file, value.id as string, options.maxLineBytes);
+      if (!stored.ok) {
+        yield errorItem(at, stored.error.code, stored.error.message);
+        continue;
+      }
+      [info, list] = [value, stored.value];
+    } else if (isObject(value) && isObject(value.info) && Array.isArray(value.messages)) {
+      [info, list] = [value.info, value.messages];
+    } else {
       yield errorItem(at, 'E_SCHEMA', 'an OpenCode export needs an info object and a messages array');
       continue;
     }
     const builder = new ExportBuilder();
-    const error = builder.read(value.messages);
+    const error = builder.read(list);
     if (error !== undefined) {
       yield errorItem(at, 'E_SCHEMA', error);
       continue;
     }
-    const info = value.info;
     const metadata: Record<string, unknown> = { source: { format: 'opencode', file } };
     for (const key of ['projectID', 'directory', 'parentID', 'title', 'version', 'time'] as const) if (info[key] !== undefined) metadata[key] = info[key];
     Object.assign(metadata, builder.metadata());

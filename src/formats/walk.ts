@@ -18,14 +18,18 @@ const SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules']);
 /** Agent settings files, not sessions. */
 const SETTINGS_FILE = /^settings(\.[\w-]+)?\.json$/i;
 
-/** Files Cline and Roo Code keep beside a task's history: the UI's copy of the chat and the task's file tracking. */
-const COMPANION_FILE = /^(ui_messages|task_metadata)\.json$/i;
+/**
+ * Files Cline and Roo Code keep beside a task's history: the UI's copy of the chat, the task's file tracking, Cline's
+ * context edits (`context_history.json`), Roo's task summary (`history_item.json`) and its index of tasks
+ * (`tasks/_index.json`).
+ */
+const COMPANION_FILE = /^(ui_messages|task_metadata|context_history|history_item|_index)\.json$/i;
 
 /**
  * The data files under a directory, recursively, in a fixed order: in each directory its files by name, then its
  * subdirectories by name (so a Claude Code `<session>.jsonl` comes before `<session>/subagents/`). Only `.jsonl`,
  * `.json` and `.traj` files and aider chat histories (`.aider.chat.history.md`) are inputs; other files (READMEs,
- * licences), agent settings files, Cline's companion files (`ui_messages.json`, `task_metadata.json`), entries whose
+ * licences), agent settings files, Cline's and Roo's companion files (COMPANION_FILE), entries whose
  * name starts with a dot (except the agents' own folders, AGENT_DIRS, and aider's history) and `node_modules` are not.
  * Symbolic links to directories are not followed (no cycles).
  */

@@ -17,6 +17,7 @@ const LAYERS = [
   'provider',
   'refs',
   'formats',
+  'sources',
   'llm',
   'strategies',
   'report',

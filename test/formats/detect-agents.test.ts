@@ -71,4 +71,21 @@ describe('detection of Gemini CLI, Cline, OpenCode and goose files', () => {
     for await (const f of walkDataFiles(task)) walked.push(f);
     expect(walked).toEqual([join(task, 'api_conversation_history.json')]);
   });
+
+  it("walks Roo Code's and Cline's tasks folder to the histories alone, leaving Roo's task summaries and index and Cline's context edits out", async () => {
+    const tasks = join(tempDir('roo-tasks'), 'tasks');
+    const task = join(tasks, '0b7e5a34-2f1c-4d8e-9a6b-3c5d7e9f1a2b');
+    mkdirSync(task, { recursive: true });
+    copyFileSync(
+      join(FIXTURES, 'roo', 'tasks', '0b7e5a34-2f1c-4d8e-9a6b-3c5d7e9f1a2b', 'api_conversation_history.json'),
+      join(task, 'api_conversation_history.json'),
+    );
+    const item = { id: '0b7e5a34-2f1c-4d8e-9a6b-3c5d7e9f1a2b', number: 1, ts: 1, task: 'fix', tokensIn: 0, tokensOut: 0, totalCost: 0, workspace: '/w' };
+    writeFileSync(join(task, 'history_item.json'), JSON.stringify(item));
+    writeFileSync(join(task, 'context_history.json'), JSON.stringify([]));
+    writeFileSync(join(tasks, '_index.json'), JSON.stringify({ version: 1, entries: [item] }));
+    const items = await collect(readInputs([tasks], READ));
+    expect(errorsOf(items)).toEqual([]);
+    expect(transcriptsOf(items).map((t) => t.file)).toEqual([join(task, 'api_conversation_history.json')]);
+  });
 });

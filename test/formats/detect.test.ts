@@ -64,6 +64,7 @@ describe('detectFormat', () => {
       ['runs.jsonl', JSON.stringify({ traj: [{ role: 'user', content: 'hi' }] }), 'messages'],
       ['chat.json', JSON.stringify([{ role: 'user', content: 'hi' }], null, 2), 'messages'],
       ['no-extension', JSON.stringify({ type: 'session_meta', payload: { id: 'x' } }), 'codex'],
+      ['renamed.jsonl', JSON.stringify({ type: 'custom-title', customTitle: 'Fix the login', sessionId: 's' }), 'claude-code'],
     ];
     for (const [name, content, format] of cases) expect(await formatOf(scratchFile(name, `${content}\n`)), name).toBe(format);
   });

@@ -1,12 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sourceCompactionPoints } from '../../src/replay/policies/source-points.js';
 import { recordedUsage } from '../../src/replay/billing/recorded-usage.js';
 import { readOpenCode } from '../../src/formats/opencode.js';
+import { readInputs } from '../../src/formats/read-inputs.js';
 import type { AssistantMessage, ToolMessage } from '../../src/model/message.js';
 import { NO_RESULT_TEXT } from '../../src/model/repair.js';
 import { findViolations } from '../../src/model/validity.js';
+import { writeOpenCodeStorage } from '../helpers/agent-home.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { compactAndRestore } from './_round-trip.js';
 import { READ, accountedUnits, collect, errorsOf, scratchFile, transcriptsOf } from './helpers.js';
 
@@ -53,6 +56,29 @@ describe('OpenCode session exports', () => {
     expect(m[8]).toEqual({ role: 'user', content: 'What did we do so far?' });
     expect(m[9]).toMatchObject({ role: 'assistant', is_compact_summary: true });
     expect(sourceCompactionPoints(t.transcript).map((p) => [p.index, p.kinds])).toEqual([[8, ['boundary']]]);
+  });
+
+  it("reads a session of OpenCode's JSON storage, its messages and parts gathered from their folders, as the export of it", async () => {
+    const storage = join(tempDir('opencode-storage'), 'storage');
+    const session = writeOpenCodeStorage(EXPORT, storage);
+    const items = await collect(readInputs([session], READ));
+    expect(errorsOf(items)).toEqual([]);
+    const [stored] = transcriptsOf(items);
+    const [exported] = transcriptsOf(await collect(readOpenCode(EXPORT, READ)));
+    expect(stored.format).toBe('opencode');
+    expect(stored.lines).toBe(1);
+    expect(stored.transcript.messages).toEqual(exported.transcript.messages);
+    expect({ ...stored.transcript.metadata, source: undefined }).toEqual({ ...exported.transcript.metadata, source: undefined });
+  });
+
+  it('reports a stored session whose part does not parse as E_JSON naming the part file', async () => {
+    const storage = join(tempDir('opencode-storage'), 'storage');
+    const session = writeOpenCodeStorage(EXPORT, storage);
+    const part = join(storage, 'part', 'msg_9a1b2c3d4001ZyXwVuTsRqPo', 'prt_9a1b2c3d4002aAbBcCdDeEfF.json');
+    writeFileSync(part, '{"id": "prt_9a1b2c3d4002aAbBcCdDeEfF", ');
+    const items = await collect(readInputs([session], READ));
+    expect(transcriptsOf(items)).toEqual([]);
+    expect(errorsOf(items).map((e) => [e.record.file, e.record.code, e.record.message.startsWith(`${part}: `)])).toEqual([[session, 'E_JSON', true]]);
   });
 
   it('reports an export whose messages are not {info, parts} as E_SCHEMA', async () => {

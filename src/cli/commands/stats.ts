@@ -7,7 +7,8 @@ import { getTokenizer } from '../../tokens/tokenizer.js';
 import { parseFormat, parseTokenizer } from '../compaction-flags.js';
 import { DEFAULT_WINDOW, windowStatus, type WindowStatus } from '../../tokens/window.js';
 import { InputTally } from './_eval-options.js';
-import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
+import { type Command, intOption, parseCommandArgs } from '../command.js';
+import { SOURCE_FLAGS, SOURCE_FLAGS_HELP, inputsOrDiscovered } from '../source-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { FormatTally } from '../../report/by-format.js';
 import { renderByFormat } from '../../report/render-by-format.js';
@@ -27,11 +28,13 @@ interface TranscriptStats {
 export const statsCommand: Command = {
   name: 'stats',
   summary: 'token breakdown per transcript and in total, against a context window',
-  help: `Usage: tcompact stats <input...> [options]
+  help: `Usage: tcompact stats [input...] [options]
 
 Counts tokens per transcript and per category (system, tools, user, assistant, reasoning, toolCalls,
 toolResults, attachments, other, overhead) and shows how much of a context window each transcript fills:
 ok (<80%), warning (80-90%), over the compaction threshold (90-98%), over the hard limit (>=98%).
+With no input, reads the current user's agent sessions ('tcompact sources' lists them), which the
+--agent, --since, --until and --project flags select, and says on stderr which folders it read.
 
 Options:
   --json                 print JSON instead of the table
@@ -39,7 +42,8 @@ Options:
   --window N             context window in tokens (default ${DEFAULT_WINDOW})
   --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic (chars/4, only when asked)
   --from FORMAT          force the input format instead of detecting it
-  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})`,
+  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
+${SOURCE_FLAGS_HELP}`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('stats', argv, {
       json: { type: 'boolean' },
@@ -48,12 +52,13 @@ Options:
       tokenizer: { type: 'string' },
       from: { type: 'string' },
       'max-line-bytes': { type: 'string' },
+      ...SOURCE_FLAGS,
     });
-    const inputs = requireInputs('stats', positionals);
     const window = intOption('window', values.window, DEFAULT_WINDOW, 1);
     const tokenizer = getTokenizer(parseTokenizer(values.tokenizer));
     const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const from = parseFormat(values.from);
+    const { inputs, label } = await inputsOrDiscovered('stats', positionals, values, io);
 
     const transcripts: TranscriptStats[] = [];
     const total = emptyBreakdown();
@@ -82,7 +87,7 @@ Options:
     if (values.html !== undefined) {
       const archiveTotal = { transcripts: transcripts.length, tokens: totalTokens, byCategory: total };
       io.stderr.write(
-        `page: ${await writeStatsPage(values.html, { inputs, tokenizer: tokenizer.name, window, transcripts, total: archiveTotal, ...(byFormat ? { byFormat } : {}) })}\n`,
+        `page: ${await writeStatsPage(values.html, { inputs: label, tokenizer: tokenizer.name, window, transcripts, total: archiveTotal, ...(byFormat ? { byFormat } : {}) })}\n`,
       );
     }
     if (values.json) {
@@ -107,6 +112,6 @@ Options:
       for (const line of renderBreakdown(total)) io.stdout.write(`${line}\n`);
       if (byFormat) for (const line of renderByFormat(byFormat)) io.stdout.write(`${line}\n`);
     }
-    return tally.nothingYielded('stats', inputs) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
+    return tally.nothingYielded('stats', label) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 };

@@ -1,0 +1,67 @@
+import { TcompactError } from '../errors.js';
+import { tildePath } from '../report/render-sources.js';
+import { discoverInputs, type Discovery } from '../sources/discover.js';
+import { parseSourceFilters } from '../sources/filters.js';
+import { AGENT_NAMES, type SourceFilters } from '../sources/types.js';
+import { currentEnvironment } from './agent-environment.js';
+import type { CliIO } from './command.js';
+
+/** The flags that select the agent sessions a command reads when it is given no input (parseArgs options). */
+export const SOURCE_FLAGS = {
+  agent: { type: 'string', multiple: true },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  project: { type: 'string' },
+} as const;
+
+/** Their lines in a command's --help. */
+export const SOURCE_FLAGS_HELP = `  --agent NAME           only this agent's sessions (repeatable): ${AGENT_NAMES.join(', ')}
+  --since DATE           only sessions written on or after DATE (YYYY-MM-DD, a UTC day, or a time with its zone)
+  --until DATE           only sessions started on or before DATE
+  --project TEXT         only sessions whose project (folder, working directory) contains TEXT, ignoring case`;
+
+type SourceFlagValues = { agent?: string[]; since?: string; until?: string; project?: string };
+
+/** The filter flags, validated (E_USAGE with an exact message otherwise). */
+export function sourceFilters(values: SourceFlagValues): SourceFilters {
+  return parseSourceFilters(values);
+}
+
+/** The agent sessions the filter flags select, looked for where the io's environment (or the process's) says. */
+export async function discover(values: SourceFlagValues, io: CliIO): Promise<Discovery> {
+  return discoverInputs({ ...(io.environment ?? currentEnvironment()), filters: sourceFilters(values) });
+}
+
+/**
+ * A command's inputs: the paths it was given, or, with none, the current user's agent sessions (the filter flags
+ * select among them), listed on stderr. `label` names them for messages and pages: the paths, or the folders read.
+ * The filter flags only select discovered sessions: given with inputs, they are a usage error.
+ */
+export async function inputsOrDiscovered(
+  command: string,
+  positionals: string[],
+  values: SourceFlagValues,
+  io: CliIO,
+): Promise<{ inputs: string[]; label: string[] }> {
+  const filtering = values.agent !== undefined || values.since !== undefined || values.until !== undefined || values.project !== undefined;
+  if (positionals.length > 0) {
+    if (filtering)
+      throw new TcompactError(
+        'E_USAGE',
+        `${command}: --agent, --since, --until and --project select the sessions found when no input is given; they cannot be used with inputs`,
+      );
+    return { inputs: positionals, label: positionals };
+  }
+  const environment = io.environment ?? currentEnvironment();
+  const { inputs, found } = await discoverInputs({ ...environment, filters: sourceFilters(values) });
+  if (inputs.length === 0) {
+    const why = found.length === 0 ? 'no agent sessions were found' : 'no session found passes the filters';
+    throw new TcompactError('E_USAGE', `${command}: no input given, and ${why} (see 'tcompact sources')`);
+  }
+  const read = found.filter((s) => s.sessions > 0);
+  const sessions = read.reduce((n, s) => n + s.sessions, 0);
+  io.stderr.write(`tcompact ${command}: no input given: reading ${sessions} agent sessions from ${read.length} ${read.length === 1 ? 'folder' : 'folders'}:\n`);
+  for (const s of read)
+    io.stderr.write(`  ${s.agent.padEnd(12)} ${`${s.sessions}`.padStart(6)} sessions  ${tildePath(s.folder, environment.home)} (${s.kind})\n`);
+  return { inputs, label: read.map((s) => s.folder) };
+}

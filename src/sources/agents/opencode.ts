@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { notReadOf, sessionOf } from '../_agent.js';
+import { listDir, readSmallJson, timeOf } from '../_files.js';
+import { pathsOf, xdgHome } from '../_paths.js';
+import type { AgentSource, Session } from '../types.js';
+
+/**
+ * OpenCode keeps its data in `$XDG_DATA_HOME/opencode` (`~/.local/share/opencode` on every platform, through
+ * xdg-basedir: packages/opencode/src/global/index.ts). Sessions now live in a SQLite database there, `opencode.db` (or
+ * `opencode-<channel>.db`, src/storage/db.ts), which tcompact cannot read: `opencode export <session>` writes one as
+ * JSON. Versions before the database kept one JSON file per record under `storage/` (src/storage/json-migration.ts
+ * reads them into the database and leaves them in place): a session is its info file `storage/session/<project id>/
+ * <session id>.json`, which the OpenCode reader assembles with its messages and parts.
+ */
+export const opencode: AgentSource = {
+  agent: 'opencode',
+  locations(environment) {
+    const [data, origin] = xdgHome(environment, 'XDG_DATA_HOME', '.local/share');
+    return [{ agent: 'opencode', kind: 'storage', dir: pathsOf(environment).join(data, 'opencode'), origin, format: 'opencode' }];
+  },
+  async scan(location) {
+    const sessions: Session[] = [];
+    const root = join(location.dir, 'storage', 'session');
+    for (const project of await listDir(root)) {
+      if (!project.isDirectory()) continue;
+      for (const entry of await listDir(join(root, project.name))) {
+        if (!entry.isFile() || !entry.name.endsWith('.json')) continue;
+        const file = join(root, project.name, entry.name);
+        const info = (await readSmallJson(file)) as { directory?: unknown; time?: { created?: unknown } } | undefined;
+        const session = await sessionOf('opencode', [file], {
+          start: timeOf(info?.time?.created),
+          alsoCounts: await storedRecords(location.dir, entry.name.slice(0, -'.json'.length)),
+          projects: [typeof info?.directory === 'string' ? info.directory : undefined, project.name],
+        });
+        if (session) sessions.push(session);
+      }
+    }
+    const databases = (await listDir(location.dir))
+      .filter((e) => e.isFile() && /^opencode(-[\w.-]+)?\.db$/.test(e.name))
+      .map((e) => join(location.dir, e.name));
+    return { sessions, notRead: await notReadOf(databases, 'SQLite database: export its sessions with `opencode export <session>` to read them') };
+  },
+};
+
+/** The message and part files of a stored session, which the OpenCode reader reads with it. */
+async function storedRecords(dir: string, sessionId: string): Promise<string[]> {
+  const messages = join(dir, 'storage', 'message', sessionId);
+  const out: string[] = [];
+  for (const m of await listDir(messages)) {
+    if (!m.isFile() || !m.name.endsWith('.json')) continue;
+    out.push(join(messages, m.name));
+    const parts = join(dir, 'storage', 'part', m.name.slice(0, -'.json'.length));
+    for (const p of await listDir(parts)) if (p.isFile()) out.push(join(parts, p.name));
+  }
+  return out;
+}

@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { BUNDLED, ROOT } from './paths.js';
+
+const FIXTURES = join(ROOT, 'test', 'fixtures');
+const CLAUDE = join(BUNDLED, 'claude-code');
+
+/** The working directory every agent fixture under test/fixtures/ was recorded in (the Claude Code sessions: spotter's). */
+export const TODO_CLI = '/home/dev/todo-cli';
+
+/** Sessions the fake home holds, per agent, in the layout each agent writes (see buildAgentHome). */
+export const HOME_SESSIONS = { 'claude-code': 4, codex: 4, gemini: 3, cline: 1, 'roo-code': 1, opencode: 1, goose: 1 } as const;
+
+/**
+ * Writes the session of `exportFile` (an `opencode export` document) as OpenCode's JSON storage under `storage`:
+ * `session/<projectID>/<id>.json`, `message/<id>/<messageID>.json`, `part/<messageID>/<partID>.json`, each file
+ * modified at `mtime` when given. Returns the session's info file.
+ */
+export function writeOpenCodeStorage(exportFile: string, storage: string, mtime?: Date): string {
+  type Part = { id: string };
+  const doc = JSON.parse(readFileSync(exportFile, 'utf8')) as { info: { id: string; projectID: string }; messages: { info: { id: string }; parts: Part[] }[] };
+  const put = (path: string, value: unknown) => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, JSON.stringify(value, null, 2));
+    if (mtime) utimesSync(path, mtime, mtime);
+  };
+  const sessionFile = join(storage, 'session', doc.info.projectID, `${doc.info.id}.json`);
+  put(sessionFile, doc.info);
+  for (const m of doc.messages) {
+    put(join(storage, 'message', doc.info.id, `${m.info.id}.json`), m.info);
+    for (const p of m.parts) put(join(storage, 'part', m.info.id, `${p.id}.json`), p);
+  }
+  return sessionFile;
+}
+
+/**
+ * A home folder laid out as each agent lays out its own (Linux, default environment), from the project's real and
+ * fixture sessions: Claude Code's real sessions (datasets/bundled/claude-code, spotter, MIT) in `~/.claude/projects`
+ * and `~/.config/claude/projects`, named by their session id as Claude Code names them; the Codex rollouts in
+ * `~/.codex/sessions/YYYY/MM/DD/` and `archived_sessions/`; the Gemini CLI recordings in a hashed and a named
+ * project folder of `~/.gemini/tmp`, with a checkpoint; the Cline and Roo Code tasks in VS Code's and VSCodium's
+ * global storage; the OpenCode export written as its JSON storage; the goose session file. The files an agent keeps
+ * beside its sessions (Cline's task history, Roo's task summary and index, Gemini's `.project_root`) follow the
+ * agents' own types (docs/formats.md); `.db` and `.jsonl.zst` files stand for what tcompact does not read. Each
+ * session file's modification time is the session's last recorded time (or its start plus ten minutes).
+ */
+export function buildAgentHome(home: string): string {
+  const put = (path: string, from: string, mtime: string) => {
+    const to = join(home, path);
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(from, to);
+    utimesSync(to, new Date(mtime), new Date(mtime));
+  };
+  const write = (path: string, content: string | Buffer) => {
+    mkdirSync(dirname(join(home, path)), { recursive: true });
+    writeFileSync(join(home, path), content);
+  };
+
+  const spotter = '.claude/projects/-home-marco-projects-spotter';
+  put(`${spotter}/55604662-cf2a-4331-851a-ec234028f8ca.jsonl`, join(CLAUDE, 'short.jsonl'), '2026-02-10T21:16:12.381Z');
+  put(`${spotter}/491e126e-1e71-469c-ade2-fcc8af567c74.jsonl`, join(CLAUDE, 'subagent.jsonl'), '2026-02-10T22:03:51.807Z');
+  put(`${spotter}/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl`, join(CLAUDE, 'tool_heavy.jsonl'), '2026-02-10T22:59:46.748Z');
+  const worktree = '.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te';
+  const session = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
+  put(`${worktree}/${session}.jsonl`, join(CLAUDE, `${session}.jsonl`), '2026-02-12T15:05:00.730Z');
+  for (const agent of ['agent-aac57f5.jsonl', 'agent-acompact-946d2b.jsonl']) {
+    put(`${worktree}/${session}/subagents/${agent}`, join(CLAUDE, session, 'subagents', agent), '2026-02-12T14:48:36.518Z');
+  }
+
+  const codex = join(FIXTURES, 'codex');
+  put(
+    '.codex/archived_sessions/rollout-2025-08-20T13-20-47-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl',
+    join(codex, 'rollout-2025-08-20T13-20-47-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl'),
+    '2025-08-20T13:30:47Z',
+  );
+  put(
+    '.codex/sessions/2025/10/29/rollout-2025-10-29T00-59-38-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl',
+    join(codex, 'rollout-2025-10-29T00-59-38-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl'),
+    '2025-10-29T01:09:38Z',
+  );
+  put(
+    '.codex/sessions/2025/11/03/rollout-2025-11-03T09-12-01-0199b7d4-1f2e-7a31-9c55-0d6e2f4a8b90.jsonl',
+    join(codex, 'rollout-2025-11-03T09-12-01-0199b7d4-1f2e-7a31-9c55-0d6e2f4a8b90.jsonl'),
+    '2025-11-03T09:22:01Z',
+  );
+  put(
+    '.codex/sessions/2026/03/02/rollout-2026-03-02T10-00-00-019cad3e-7b41-7c20-9e6d-3f5a8b2c1d90.jsonl',
+    join(codex, 'rollout-2026-03-02T10-00-00-019cad3e-7b41-7c20-9e6d-3f5a8b2c1d90.jsonl'),
+    '2026-03-02T10:10:00Z',
+  );
+  write(
+    '.codex/sessions/2026/03/01/rollout-2026-03-01T08-00-00-019cad3e-0000-7000-8000-000000000000.jsonl.zst',
+    Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0]),
+  );
+
+  const gemini = join(FIXTURES, 'gemini');
+  const hashed = `.gemini/tmp/${createHash('sha256').update(TODO_CLI).digest('hex')}`;
+  put(`${hashed}/chats/session-2025-11-12T09-44-2f32182a.json`, join(gemini, 'chats', 'session-2025-11-12T09-44-2f32182a.json'), '2025-11-12T09:54:02Z');
+  put(
+    `${hashed}/checkpoints/2025-11-12T09_44_40_017Z-list.ts-replace.json`,
+    join(gemini, 'checkpoints', '2025-11-12T09_44_40_017Z-list.ts-replace.json'),
+    '2025-11-12T09:44:40Z',
+  );
+  put(
+    '.gemini/tmp/todo-cli/chats/session-2026-05-02T10-15-8d582aea.jsonl',
+    join(gemini, 'chats', 'session-2026-05-02T10-15-8d582aea.jsonl'),
+    '2026-05-02T10:16:36.204Z',
+  );
+  write('.gemini/tmp/todo-cli/.project_root', `${TODO_CLI}\n`);
+  write('.gemini/tmp/todo-cli/logs.json', '[]');
+  mkdirSync(join(home, '.gemini/tmp/bin'), { recursive: true });
+
+  const cline = '.config/Code/User/globalStorage/saoudrizwan.claude-dev';
+  put(
+    `${cline}/tasks/1762940642118/api_conversation_history.json`,
+    join(FIXTURES, 'cline', 'tasks', '1762940642118', 'api_conversation_history.json'),
+    '2025-11-12T09:54:02Z',
+  );
+  write(`${cline}/tasks/1762940642118/ui_messages.json`, '[]');
+  const clineHistory = [
+    { id: '1762940642118', ts: 1762940642118, task: 'Fix the crash', tokensIn: 0, tokensOut: 0, totalCost: 0, cwdOnTaskInitialization: TODO_CLI },
+  ];
+  write(`${cline}/state/taskHistory.json`, JSON.stringify(clineHistory));
+
+  const roo = '.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks';
+  const rooTask = '0b7e5a34-2f1c-4d8e-9a6b-3c5d7e9f1a2b';
+  put(`${roo}/${rooTask}/api_conversation_history.json`, join(FIXTURES, 'roo', 'tasks', rooTask, 'api_conversation_history.json'), '2025-11-20T10:10:00Z');
+  const rooItem = {
+    id: rooTask,
+    number: 1,
+    ts: Date.parse('2025-11-20T10:00:00Z'),
+    task: 'Fix the crash',
+    tokensIn: 0,
+    tokensOut: 0,
+    totalCost: 0,
+    workspace: TODO_CLI,
+  };
+  write(`${roo}/${rooTask}/history_item.json`, JSON.stringify(rooItem));
+  write(`${roo}/_index.json`, JSON.stringify({ version: 1, entries: [rooItem] }));
+
+  const storage = join(home, '.local/share/opencode/storage');
+  writeOpenCodeStorage(join(FIXTURES, 'opencode', 'ses_5b2e1c7d9ffeAbCdEf012345.json'), storage, new Date('2025-11-12T09:51:13.118Z'));
+  write('.local/share/opencode/opencode.db', Buffer.from('SQLite format 3\0'));
+
+  put('.local/share/goose/sessions/20251112_094402.jsonl', join(FIXTURES, 'goose', '20251112_094402.jsonl'), '2025-11-12T09:54:02Z');
+  write('.local/share/goose/sessions/sessions.db', Buffer.from('SQLite format 3\0'));
+  return home;
+}
+
+/** A Linux environment with nothing set: only the home folder decides. */
+export function linuxEnvironment(home: string, env: Record<string, string> = {}) {
+  return { home, env, platform: 'linux' as const };
+}

@@ -1,0 +1,145 @@
+import { cpSync, mkdirSync, renameSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { discoverInputs } from '../../src/sources/discover.js';
+import { parseSourceFilters } from '../../src/sources/filters.js';
+import type { SourceSummary } from '../../src/sources/types.js';
+import { HOME_SESSIONS, buildAgentHome, linuxEnvironment } from '../helpers/agent-home.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const perAgent = (found: readonly SourceSummary[]): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const s of found) out[s.agent] = (out[s.agent] ?? 0) + s.sessions;
+  return out;
+};
+
+const row = (s: SourceSummary, home: string) =>
+  `${s.agent} ${s.kind} ${s.folder.replace(home, '~')} ${s.sessions} ${s.first?.slice(0, 10)} ${s.last?.slice(0, 10)}`;
+
+describe('discoverInputs', () => {
+  it("finds every agent's sessions in a home laid out as each agent lays it out", async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const { found, inputs } = await discoverInputs(linuxEnvironment(home));
+    expect(perAgent(found)).toEqual(HOME_SESSIONS);
+    expect(found.map((s) => row(s, home))).toEqual([
+      'claude-code projects ~/.config/claude/projects 1 2026-02-12 2026-02-12',
+      'claude-code projects ~/.claude/projects 3 2026-02-10 2026-02-10',
+      'codex sessions ~/.codex/sessions 3 2025-10-29 2026-03-02',
+      'codex archived sessions ~/.codex/archived_sessions 1 2025-08-20 2025-08-20',
+      'gemini chats ~/.gemini/tmp 2 2025-11-12 2026-05-02',
+      'gemini checkpoints ~/.gemini/tmp 1 2025-11-12 2025-11-12',
+      'cline tasks ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks 1 2025-11-12 2025-11-12',
+      'roo-code tasks ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks 1 2025-11-20 2025-11-20',
+      'opencode storage ~/.local/share/opencode 1 2025-11-12 2025-11-12',
+      'goose sessions ~/.local/share/goose/sessions 1 2025-11-12 2025-11-12',
+    ]);
+    // A Claude Code session is its file, then its subagents'.
+    expect(inputs.filter((f) => f.includes('ae4a77f8')).map((f) => f.slice(home.length))).toEqual([
+      '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl',
+      '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl',
+      '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-acompact-946d2b.jsonl',
+    ]);
+    expect(inputs).toHaveLength(17);
+  });
+
+  it("dates each folder's first session by the sessions' own recorded start and its last by the files' modification times", async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const { found } = await discoverInputs(linuxEnvironment(home));
+    expect(new Set(found.map((s) => `${s.firstFrom}/${s.lastFrom}`))).toEqual(new Set(['session/file']));
+    const claude = found.find((s) => s.folder.endsWith('/.claude/projects'))!;
+    // The last to the second: file systems keep modification times at their own precision.
+    expect([claude.first, claude.last!.slice(0, 19)]).toEqual(['2026-02-10T21:11:52.438Z', '2026-02-10T22:59:46']);
+  });
+
+  it('counts what it cannot read (SQLite databases, compressed rollouts) apart, with the reason', async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const { found } = await discoverInputs(linuxEnvironment(home));
+    expect(found.flatMap((s) => (s.notRead ?? []).map((n) => `${s.agent} ${n.files} ${n.reason.split(':')[0]}`))).toEqual([
+      'codex 1 compressed rollouts (.jsonl.zst)',
+      'opencode 1 SQLite database',
+      'goose 1 SQLite database',
+    ]);
+  });
+
+  it('narrows to the agents asked for, skipping the others unread', async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const { found, searched } = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ agent: ['codex', 'goose'] }) });
+    expect(perAgent(found)).toEqual({ codex: 4, goose: 1 });
+    expect(new Set(searched.map((l) => l.agent))).toEqual(new Set(['codex', 'goose']));
+  });
+
+  it('narrows to the sessions written on or after --since and started on or before --until', async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const since = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2026-01-01' }) });
+    expect(perAgent(since.found)).toEqual({ 'claude-code': 4, codex: 1, gemini: 1, cline: 0, 'roo-code': 0, opencode: 0, goose: 0 });
+    const until = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ until: '2025-10-31' }) });
+    expect(perAgent(until.found)).toEqual({ 'claude-code': 0, codex: 2, gemini: 0, cline: 0, 'roo-code': 0, opencode: 0, goose: 0 });
+    const day = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2025-11-12', until: '2025-11-12' }) });
+    expect(perAgent(day.found)).toEqual({ 'claude-code': 0, codex: 0, gemini: 2, cline: 1, 'roo-code': 0, opencode: 1, goose: 1 });
+  });
+
+  it("narrows to a project: Claude Code's project folder or working directory, the others' recorded folder", async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const spotter = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'Spotter' }) });
+    expect(perAgent(spotter.found)).toEqual({ 'claude-code': 4, codex: 0, gemini: 0, cline: 0, 'roo-code': 0, opencode: 0, goose: 0 });
+    const worktree = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'spotter-4te' }) });
+    expect(perAgent(worktree.found)['claude-code']).toBe(1);
+    const todo = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: '/home/dev/todo-cli' }) });
+    // Two Codex rollouts ran in /home/dev/api, the 2025 one records no working directory; Gemini's hashed project
+    // folder has no .project_root, so only its named one matches.
+    expect(perAgent(todo.found)).toEqual({ 'claude-code': 0, codex: 1, gemini: 1, cline: 1, 'roo-code': 1, opencode: 1, goose: 1 });
+    const api = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: '/home/dev/api' }) });
+    expect(perAgent(api.found)).toEqual({ 'claude-code': 0, codex: 2, gemini: 0, cline: 0, 'roo-code': 0, opencode: 0, goose: 0 });
+  });
+
+  it('reads CLAUDE_CONFIG_DIR instead of the default folders, as a comma-separated list, a projects folder itself included', async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const elsewhere = join(tempDir('claude-elsewhere'), 'work');
+    mkdirSync(elsewhere);
+    renameSync(join(home, '.claude'), join(elsewhere, 'claude'));
+    const env = { CLAUDE_CONFIG_DIR: join(elsewhere, 'claude') };
+    const one = await discoverInputs({ ...linuxEnvironment(home, env), filters: parseSourceFilters({ agent: ['claude-code'] }) });
+    expect(one.found.map((s) => [s.folder, s.origin, s.sessions])).toEqual([[join(elsewhere, 'claude', 'projects'), 'CLAUDE_CONFIG_DIR', 3]]);
+    const both = { CLAUDE_CONFIG_DIR: `${join(elsewhere, 'claude')},${join(home, '.config', 'claude', 'projects')}` };
+    const two = await discoverInputs({ ...linuxEnvironment(home, both), filters: parseSourceFilters({ agent: ['claude-code'] }) });
+    expect(two.found.map((s) => s.sessions)).toEqual([3, 1]);
+  });
+
+  it('reads CODEX_HOME, XDG_CONFIG_HOME and XDG_DATA_HOME instead of the home folder', async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const moved = tempDir('xdg');
+    renameSync(join(home, '.codex'), join(moved, 'codex'));
+    renameSync(join(home, '.config'), join(moved, 'config'));
+    renameSync(join(home, '.local', 'share'), join(moved, 'data'));
+    const env = { CODEX_HOME: join(moved, 'codex'), XDG_CONFIG_HOME: join(moved, 'config'), XDG_DATA_HOME: join(moved, 'data') };
+    const { found } = await discoverInputs(linuxEnvironment(home, env));
+    expect(perAgent(found)).toEqual(HOME_SESSIONS);
+    expect(found.filter((s) => s.origin !== 'default').map((s) => `${s.agent} ${s.origin} ${s.folder.startsWith(moved)}`)).toEqual([
+      'claude-code XDG_CONFIG_HOME true',
+      'codex CODEX_HOME true',
+      'codex CODEX_HOME true',
+      'cline XDG_CONFIG_HOME true',
+      'roo-code XDG_CONFIG_HOME true',
+      'opencode XDG_DATA_HOME true',
+      'goose XDG_DATA_HOME true',
+    ]);
+    // Without the variables the moved folders are not found.
+    expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({ 'claude-code': 3, gemini: 3 });
+  });
+
+  it('reads a folder reached by two names once', async () => {
+    const home = buildAgentHome(tempDir('home'));
+    cpSync(join(home, '.config', 'claude', 'projects'), join(home, '.claude', 'projects'), { recursive: true });
+    renameSync(join(home, '.config', 'claude'), join(home, 'claude-moved'));
+    symlinkSync(join(home, '.claude'), join(home, '.config', 'claude'));
+    const { found } = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ agent: ['claude-code'] }) });
+    expect(found.map((s) => [s.folder.slice(home.length), s.sessions])).toEqual([['/.config/claude/projects', 4]]);
+  });
+
+  it('finds nothing in an empty home, and says where it looked', async () => {
+    const home = tempDir('empty-home');
+    const { found, inputs, searched } = await discoverInputs(linuxEnvironment(home));
+    expect([found, inputs]).toEqual([[], []]);
+    expect(searched.length).toBeGreaterThan(10);
+  });
+});
