@@ -1,5 +1,6 @@
 import type { Location, SourceSummary } from '../sources/types.js';
-import { int, mdTable } from './format.js';
+import { NO_VALUE, int } from './format.js';
+import { markdownTable } from './markdown-table.js';
 
 /** A path under the home folder as `~/...`, shorter to read; others as they are. */
 export function tildePath(path: string, home: string): string {
@@ -8,7 +9,7 @@ export function tildePath(path: string, home: string): string {
   return rest === '' ? '~' : /^[\\/]/.test(rest) ? `~${rest}` : path;
 }
 
-const day = (iso: string | undefined): string => (iso === undefined ? '–' : iso.slice(0, 10));
+const day = (iso: string | undefined): string => (iso === undefined ? NO_VALUE : iso.slice(0, 10));
 
 /**
  * What `tcompact sources` prints: one Markdown table row per folder where sessions were found, then where the dates
@@ -24,7 +25,7 @@ export function renderSources(found: readonly SourceSummary[], searched: readonl
   const rows = found.map((s) => [s.agent, s.kind, tildePath(s.folder, home), int(s.sessions), int(s.bytes), day(s.first), day(s.last)]);
   const total = found.reduce((n, s) => n + s.sessions, 0);
   const lines = [
-    mdTable(['agent', 'kind', 'folder', 'sessions', 'bytes', 'first', 'last'], rows, 'lllrrll'),
+    ...markdownTable(['agent', 'kind', 'folder', 'sessions', 'bytes', 'first', 'last'], rows, 'lllrrll'),
     '',
     `${int(total)} sessions in ${found.length} folders. first: ${firstFrom(found)}; last: the latest modification time of a session's files.`,
   ];
