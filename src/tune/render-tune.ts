@@ -60,6 +60,10 @@ export function renderTune(r: TuneReport): string {
       (e) => `| ${e.runtime} | ${e.file} | ${e.exact ? 'yes' : 'closest'} | ${usd(e.cost.withCache)} | ${pct(e.hindsightRecall)} | ${e.note ?? ''} |`,
     ),
     '',
+    "How each runtime loads its file (`settings`: the file's JSON), as the replay assumes:",
+    '',
+    ...r.exports.map((e) => `- ${e.runtime}: ${e.load}`),
+    '',
   ];
   return lines.join('\n');
 }
