@@ -79,8 +79,8 @@ const callOf = (m: AssistantMessage, id: string) => m.tool_calls?.find((c) => c.
  * `keep` (counted in tool messages, or in the tokens they fit) is replaced by the placeholder, oldest first, skipping
  * those already cleared and the excluded tools, with its call's arguments emptied when `clearToolInputs`; with
  * `clearAtLeast`, kept results are cleared too, newest first, until that many tokens are freed. A step's results are
- * taken in the order of its calls, as the agent holds them. `cleared` holds the
- * messages it cleared: LangChain marks them so and never clears them again.
+ * taken in the order of its calls, as the agent holds them. `cleared` holds the messages it cleared: LangChain marks
+ * them so and never clears them again.
  */
 export function applyLangChainClearToolUses(messages: readonly Message[], edit: LangChainClearToolUses, cleared: WeakSet<Message>): Message[] {
   const calls = new Set<string>();
