@@ -1,6 +1,7 @@
 import type { ContextManagerOptionsInput } from '../context/options.js';
 import type { AiSdkPrune } from '../replay/policies/runtime/ai-sdk-prune.js';
-import { type AnthropicContextManagement, CLEARED_RESULT, type ClearToolUses } from '../replay/policies/runtime/anthropic-context-editing.js';
+import type { AnthropicContextManagement, ClearToolUses } from '../replay/policies/runtime/anthropic-context-editing.js';
+import type { LangChainClearToolUsesInput } from '../replay/policies/runtime/langchain-context-editing.js';
 import type { TuneCandidate } from './candidates.js';
 
 /** The runtimes `tune` writes settings for, each loaded as it is by that runtime. */
@@ -15,7 +16,20 @@ export interface RuntimeExport {
   exact: boolean;
   /** What differs, when not exact. */
   note?: string;
+  /** How an agent hands the file to the runtime. */
+  load: string;
 }
+
+/** How each runtime loads its file (its JSON as `settings`): what the replay of that file assumes. */
+const LOAD: Record<ExportRuntime, string> = {
+  anthropic:
+    "`client.beta.messages.create({ ...request, betas: ['context-management-2025-06-27'], context_management: settings })` on every call, with the whole history: context editing is in the beta Messages API only (that header), and the server edits each request afresh",
+  langchain:
+    "`createAgent({ ...agent, middleware: [contextEditingMiddleware({ edits: [new ClearToolUsesEdit(settings)], tokenCountMethod: 'approx' })] })` (LangChain JS; 'approx', the default, is the counter the replay uses)",
+  'ai-sdk':
+    '`prepareStep: ({ messages }) => ({ messages: pruneMessages({ messages, ...settings }) })` in `generateText` or `streamText`: every step pruned from the whole history',
+  tcompact: '`new ContextManager(settings)`, and `manager.check({ messages, tokens })` before every model call',
+};
 
 /** The keep and trigger of the closest clearing for a ContextManager candidate: compaction at 90%, the last 10 results. */
 function clearingOf(candidate: TuneCandidate, window: number): ClearToolUses {
@@ -34,36 +48,44 @@ function clearingOf(candidate: TuneCandidate, window: number): ClearToolUses {
 function anthropicExport(candidate: TuneCandidate, window: number): RuntimeExport {
   const settings: AnthropicContextManagement = { edits: [clearingOf(candidate, window)] };
   return candidate.runtime === 'anthropic'
-    ? { runtime: 'anthropic', settings, exact: true }
-    : { runtime: 'anthropic', settings, exact: false, note: 'clears tool results at 90% of the window, keeping the last 10, where tcompact masks them' };
+    ? { runtime: 'anthropic', settings, exact: true, load: LOAD.anthropic }
+    : {
+        runtime: 'anthropic',
+        settings,
+        exact: false,
+        note: 'clears tool results at 90% of the window, keeping the last 10, where tcompact masks them',
+        load: LOAD.anthropic,
+      };
 }
 
-/** The arguments of LangChain's `ClearToolUsesEdit` (context-editing middleware), in its Python names. */
+/**
+ * `ClearToolUsesEdit`'s constructor options, in LangChain JS's names. Never exact: its clears persist in the agent's
+ * history (Anthropic's are made afresh on each request) and its trigger counts the messages' characters ÷ 4; what it
+ * cannot express is left out and said.
+ */
 function langchainExport(candidate: TuneCandidate, window: number): RuntimeExport {
   const edit = clearingOf(candidate, window);
-  const settings = {
-    edits: [
-      {
-        type: 'clear_tool_uses',
-        trigger: edit.trigger.type === 'input_tokens' ? edit.trigger.value : Math.round(0.9 * window),
-        keep: edit.keep.value,
-        clear_at_least: edit.clear_at_least?.value ?? 0,
-        clear_tool_inputs: edit.clear_tool_inputs !== false,
-        exclude_tools: edit.exclude_tools,
-        placeholder: CLEARED_RESULT,
-      },
-    ],
-  };
   const notes: string[] = [];
-  if (candidate.runtime !== 'anthropic') notes.push('clears where tcompact masks');
-  if (edit.clear_at_least !== null) notes.push('LangChain stops clearing once clear_at_least tokens are freed instead of requiring them');
-  return notes.length === 0 ? { runtime: 'langchain', settings, exact: true } : { runtime: 'langchain', settings, exact: false, note: notes.join('; ') };
+  if (candidate.runtime !== 'anthropic') notes.push('clears tool results at 90% of the window, keeping the last 10, where tcompact masks them');
+  notes.push("its clears stay in the agent's history and its trigger counts the messages' characters ÷ 4 (tools and system prompt left out)");
+  if (edit.trigger.type === 'tool_uses') notes.push('triggers at 90% of the window: LangChain has no trigger on a number of tool uses');
+  const inputs = edit.clear_tool_inputs;
+  if (Array.isArray(inputs) && inputs.length > 0)
+    notes.push(`clears no tool input: LangChain clears every tool's or none, where the setting clears ${inputs.join(', ')}'s`);
+  if (edit.clear_at_least !== null) notes.push("no minimum to clear: LangChain's clearAtLeast (deprecated) clears more results instead of requiring a minimum");
+  const settings: LangChainClearToolUsesInput = {
+    trigger: { tokens: edit.trigger.type === 'input_tokens' ? edit.trigger.value : Math.round(0.9 * window) },
+    keep: { messages: edit.keep.value },
+    clearToolInputs: inputs === true,
+    excludeTools: edit.exclude_tools,
+  };
+  return { runtime: 'langchain', settings, exact: false, note: notes.join('; '), load: LOAD.langchain };
 }
 
 /**
  * `pruneMessages` options: it has no token trigger and removes calls with their results instead of leaving a
- * placeholder, so the closest is to drop every call before the last `keep` tool uses (two messages each), sparing the
- * excluded tools.
+ * placeholder, so the closest is to drop every call before the last `keep` steps (two messages each: the SDK puts a
+ * step's results in one tool message), sparing the excluded tools.
  */
 function aiSdkExport(candidate: TuneCandidate, window: number, tools: readonly string[]): RuntimeExport {
   const edit = clearingOf(candidate, window);
@@ -74,13 +96,14 @@ function aiSdkExport(candidate: TuneCandidate, window: number, tools: readonly s
     runtime: 'ai-sdk',
     settings,
     exact: false,
-    note: 'pruneMessages has no trigger: it prunes every prompt, and removes old calls with their results instead of leaving a placeholder',
+    note: "pruneMessages has no trigger: it prunes every prompt, removes old calls with their results instead of leaving a placeholder, and counts a step's results as one message",
+    load: LOAD['ai-sdk'],
   };
 }
 
 /** `ContextManager` options. */
 function tcompactExport(candidate: TuneCandidate, window: number): RuntimeExport {
-  if (candidate.runtime === 'tcompact') return { runtime: 'tcompact', settings: candidate.options, exact: true };
+  if (candidate.runtime === 'tcompact') return { runtime: 'tcompact', settings: candidate.options, exact: true, load: LOAD.tcompact };
   const edit = candidate.edit;
   const settings: ContextManagerOptionsInput = {
     window,
@@ -88,7 +111,13 @@ function tcompactExport(candidate: TuneCandidate, window: number): RuntimeExport
     micro: [],
     strategies: ['mask-observations'],
   };
-  return { runtime: 'tcompact', settings, exact: false, note: 'masks old tool results at the trigger (the last 10 results kept) where Anthropic clears them' };
+  return {
+    runtime: 'tcompact',
+    settings,
+    exact: false,
+    note: 'masks old tool results at the trigger (the last 10 results kept) where Anthropic clears them',
+    load: LOAD.tcompact,
+  };
 }
 
 /** The recommended setting for each runtime, exactly where the runtime can express it. */

@@ -75,6 +75,10 @@ export function renderTune(r: TuneReport): string {
       TIGHT,
     ),
     '',
+    "How each runtime loads its file (`settings`: the file's JSON), as the replay assumes:",
+    '',
+    ...r.exports.map((e) => `- ${e.runtime}: ${e.load}`),
+    '',
   ];
   return lines.join('\n');
 }

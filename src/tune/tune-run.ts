@@ -66,7 +66,7 @@ export interface TuneReport {
   candidates: TuneResult[];
   /** The cheapest candidate with caching whose recall meets the floor; else the one that keeps most (`meetsFloor` false). */
   recommended: TuneResult & { meetsFloor: boolean };
-  exports: (TuneResult & { runtime: ExportRuntime; exact: boolean; note?: string; file: string })[];
+  exports: (TuneResult & { runtime: ExportRuntime; exact: boolean; note?: string; load: string; file: string })[];
 }
 
 /** Transcripts to read, as many times as tune needs to pass over them (the archive is never held in memory). */
@@ -206,7 +206,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
 
   const exportsDir = join(options.outDir, 'exports');
   await mkdir(exportsDir, { recursive: true });
-  const written: { e: RuntimeExport; file: string; policy?: string }[] = [];
+  const written: { e: RuntimeExport; file: string; policy: string }[] = [];
   for (const e of runtimeExports(
     chosen,
     options.window,
@@ -214,23 +214,21 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
   )) {
     const file = join(exportsDir, `${e.runtime}.json`);
     await writeJson(file, e.settings);
-    // LangChain's edit is Anthropic's semantics (no runtime of its own to replay): its figures are the Anthropic file's.
-    const policy =
-      e.runtime === 'anthropic' ? `anthropic:${file}` : e.runtime === 'ai-sdk' ? `ai-sdk:${file}` : e.runtime === 'tcompact' ? `config:${file}` : undefined;
-    written.push({ e, file, policy });
+    // Each file replayed as its own runtime applies it (tcompact's through the ContextManager it configures).
+    written.push({ e, file, policy: `${e.runtime === 'tcompact' ? 'config' : e.runtime}:${file}` });
   }
   const exportTotals = await replayAll(
     source,
-    written.flatMap((w) => (w.policy ? [w.policy] : [])),
+    written.map((w) => w.policy),
     pass,
     'the exports',
   );
-  const anthropicPolicy = written.find((w) => w.e.runtime === 'anthropic')!.policy!;
   const exports = written.map((w) => ({
-    ...resultOf(exportTotals.get(w.policy ?? anthropicPolicy)!, w.e.runtime, { runtime: w.e.runtime, file: join('exports', `${w.e.runtime}.json`) }),
+    ...resultOf(exportTotals.get(w.policy)!, w.e.runtime, { runtime: w.e.runtime, file: join('exports', `${w.e.runtime}.json`) }),
     runtime: w.e.runtime,
     exact: w.e.exact,
     ...(w.e.note ? { note: w.e.note } : {}),
+    load: w.e.load,
     file: join('exports', `${w.e.runtime}.json`),
   }));
 

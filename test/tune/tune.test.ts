@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseContextManagerOptions } from '../../src/context/options.js';
 import { AiSdkPruneSchema } from '../../src/replay/policies/runtime/ai-sdk-prune.js';
 import { AnthropicContextManagementSchema } from '../../src/replay/policies/runtime/anthropic-context-editing.js';
+import { LangChainClearToolUsesSchema } from '../../src/replay/policies/runtime/langchain-context-editing.js';
 import { neededTools, tuneCandidates } from '../../src/tune/candidates.js';
 import { ToolUsageTally } from '../../src/tune/tool-usage.js';
 import type { TuneReport } from '../../src/tune/tune-run.js';
@@ -96,26 +97,23 @@ describe('tcompact tune (bundled Claude Code sessions)', () => {
     AnthropicContextManagementSchema.parse(read('anthropic.json'));
     AiSdkPruneSchema.parse(read('ai-sdk.json'));
     parseContextManagerOptions(read('tcompact.json'));
-    expect(read('langchain.json')).toMatchObject({ edits: [{ type: 'clear_tool_uses', trigger: expect.any(Number), keep: expect.any(Number) }] });
+    LangChainClearToolUsesSchema.parse(read('langchain.json'));
     for (const name of ['tune.md', 'tune.html']) expect(existsSync(join(out, name))).toBe(true);
 
-    // simulate replays the Anthropic export to the cost tune reports for it.
-    const sim = await runMain([
-      'simulate',
-      ...inputs,
-      '--out',
-      join(dir, 'sim'),
-      '--window',
-      '20000',
-      '--tokenizer',
-      'heuristic',
-      '--policy',
-      `anthropic:${join(out, 'exports', 'anthropic.json')}`,
-    ]);
+    // simulate replays each runtime's export, with that runtime's semantics, to the figures tune reports for it.
+    const runtimes = ['anthropic', 'langchain', 'ai-sdk'];
+    const policies = runtimes.flatMap((r) => ['--policy', `${r}:${join(out, 'exports', `${r}.json`)}`]);
+    const sim = await runMain(['simulate', ...inputs, '--out', join(dir, 'sim'), '--window', '20000', '--tokenizer', 'heuristic', ...policies]);
     expect(sim.code).toBe(0);
-    const simulated = JSON.parse(readFileSync(join(dir, 'sim', 'simulate.json'), 'utf8')) as { policies: { name: string; cost: { withCache: number } }[] };
-    const exported = report.exports.find((e) => e.runtime === 'anthropic')!;
-    expect(simulated.policies.find((p) => p.name.startsWith('anthropic:'))!.cost.withCache).toBeCloseTo(exported.cost.withCache, 10);
+    const simulated = JSON.parse(readFileSync(join(dir, 'sim', 'simulate.json'), 'utf8')) as {
+      policies: { name: string; cost: { withCache: number }; billedInput: number }[];
+    };
+    for (const runtime of runtimes) {
+      const exported = report.exports.find((e) => e.runtime === runtime)!;
+      const replayed = simulated.policies.find((p) => p.name.startsWith(`${runtime}:`))!;
+      expect(replayed.cost.withCache, runtime).toBeCloseTo(exported.cost.withCache, 10);
+      expect(replayed.billedInput, runtime).toBe(exported.billedInput);
+    }
   });
 
   it('refuses a recall floor outside 0..1 and a missing --out, with exit 2', async () => {

@@ -39,6 +39,10 @@ ${Object.values(POLICIES)
   source:STRATEGY[+STRATEGY]   our strategy at exactly those points, and at /compact commands and an agent's Compact
                                tool (J-CLI), with their focus; 'source' runs beside it, and simulate.md compares the two
                                at the points: billed input, cached cost, and the recall of eval's probes
+  anthropic:FILE, langchain:FILE, ai-sdk:FILE, config:FILE
+                               a runtime's settings (tune's exports) replayed with that runtime's semantics: Anthropic's
+                               context_management, LangChain JS's ClearToolUsesEdit options, pruneMessages options,
+                               ContextManager options
   A policy with an LLM step (summarize@0.9, classify-tangents+checkpoint@0.9) needs --model; with it, auto's
   summarizer is summarize.
 

@@ -29,9 +29,10 @@ Replays candidate settings of the runtimes live agents compact with (Anthropic's
 keeps, tool exclusions and input clearing; tcompact's ContextManager with and without micro-compaction) over the
 archive, as each runtime applies them, with caching billed as the provider bills it. Picks the cheapest with caching
 whose hindsight recall (what the sessions used again after each edit, still in the edited context) is at least the
-floor, and writes it for each runtime: DIR/exports/anthropic.json (the Messages API's context_management),
-langchain.json (ClearToolUsesEdit), ai-sdk.json (pruneMessages options) and tcompact.json (ContextManager options);
-each export is replayed too. Writes DIR/tune.json, tune.md and tune.html (cost against recall, the frontier marked),
+floor, and writes it for each runtime: DIR/exports/anthropic.json (context_management of the beta Messages API,
+with the context-management-2025-06-27 beta), langchain.json (LangChain JS ClearToolUsesEdit options), ai-sdk.json
+(pruneMessages options) and tcompact.json (ContextManager options); each export is replayed with its runtime's own
+semantics, and tune.md says how each runtime loads it. Writes DIR/tune.json, tune.md and tune.html (cost against recall, the frontier marked),
 and each candidate's settings in DIR/candidates/ (replay one with simulate --policy anthropic:FILE or config:FILE).
 
 Options:

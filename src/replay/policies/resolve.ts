@@ -32,7 +32,7 @@ export function resolvePolicy(name: string, tokenizer: Tokenizer, { withModel = 
   if (!m) {
     throw new TcompactError(
       'E_USAGE',
-      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}, ${SOURCE_OWN}, ${OPTIMAL}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS, or ${SOURCE_PREFIX}STRATEGY[+STRATEGY], or anthropic:FILE, ai-sdk:FILE, config:FILE)`,
+      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}, ${SOURCE_OWN}, ${OPTIMAL}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS, or ${SOURCE_PREFIX}STRATEGY[+STRATEGY], or anthropic:FILE, langchain:FILE, ai-sdk:FILE, config:FILE)`,
     );
   }
   const strategies = m[1].split('+');

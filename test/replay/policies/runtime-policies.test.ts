@@ -9,11 +9,17 @@ import { CACHE_RULES } from '../../../src/provider/cache-rules.js';
 import { replay } from '../../../src/replay/replay.js';
 import { AiSdkPruneSchema, pruneMessagesLike } from '../../../src/replay/policies/runtime/ai-sdk-prune.js';
 import { AnthropicContextManagementSchema, CLEARED_RESULT, applyClearToolUses } from '../../../src/replay/policies/runtime/anthropic-context-editing.js';
-import type { AssistantMessage, Message, ToolMessage } from '../../../src/model/message.js';
+import {
+  LangChainClearToolUsesSchema,
+  applyLangChainClearToolUses,
+  langChainApproxTokens,
+} from '../../../src/replay/policies/runtime/langchain-context-editing.js';
+import { type AssistantMessage, type Message, type ToolMessage, isTool as isToolMessage } from '../../../src/model/message.js';
 import type { Transcript } from '../../../src/model/transcript.js';
 import { countTranscript } from '../../../src/tokens/breakdown.js';
 import { getTokenizer } from '../../../src/tokens/tokenizer.js';
 import { bundledTranscripts } from '../../helpers/bundled-transcripts.js';
+import { groupToolResults } from '../../helpers/runtime-messages.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { policyEnv } from '../../helpers/policy-env.js';
 
@@ -130,14 +136,38 @@ describe('ai-sdk:FILE, pruneMessages as the AI SDK applies it', () => {
       let changed = 0;
       for (const t of transcripts) {
         const index = indexCalls(t);
-        const theirs = fromModelMessages(t.id, pruneMessages({ messages: toModelMessages(t), ...(raw as object) } as { messages: ModelMessage[] }), index);
+        // The SDK's own history: a step's results in one tool message.
+        const steps = groupToolResults(toModelMessages(t));
+        const theirs = fromModelMessages(t.id, pruneMessages({ messages: steps, ...(raw as object) } as { messages: ModelMessage[] }), index);
         const ours = { id: t.id, messages: pruneMessagesLike(t.messages, options) };
         // Compared through the SDK's own message shape, which is what both sides mean.
-        expect(toModelMessages(ours)).toEqual(toModelMessages(theirs));
+        expect(groupToolResults(toModelMessages(ours))).toEqual(groupToolResults(toModelMessages(theirs)));
         if (ours.messages.length !== t.messages.length) changed++;
       }
       if (raw.toolCalls !== 'none') expect(changed).toBeGreaterThan(0);
     }
+  });
+
+  it("counts a step's results as one message, as the SDK holds them, so the last N messages span more tool uses after parallel calls", () => {
+    const messages: Message[] = [
+      { role: 'user', content: 'look around' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: ['a', 'b', 'c'].map((id) => ({ id, type: 'function' as const, function: { name: 'Read', arguments: `{"f":"${id}"}` } })),
+      },
+      ...['a', 'b', 'c'].map((id): Message => ({ role: 'tool', tool_call_id: id, content: id.repeat(40) })),
+      { role: 'assistant', content: null, tool_calls: [{ id: 'd', type: 'function', function: { name: 'Bash', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'd', content: 'ok' },
+    ];
+    // The last 3 of the SDK's messages are the parallel step's results, the call d and its result: nothing goes.
+    expect(pruneMessagesLike(messages, AiSdkPruneSchema.parse({ toolCalls: 'before-last-3-messages' }))).toEqual(messages);
+    // The last 2 leave out the parallel step: its call and its three results go together.
+    expect(pruneMessagesLike(messages, AiSdkPruneSchema.parse({ toolCalls: 'before-last-2-messages' })).map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+    ]);
   });
 
   it('removes calls with their results before the last N messages, by hand', () => {
@@ -147,6 +177,82 @@ describe('ai-sdk:FILE, pruneMessages as the AI SDK applies it', () => {
     // assistant messages left with nothing go too.
     expect(out.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(resultOf(out, 4)).toBe('4'.repeat(400));
+  });
+});
+
+describe('langchain:FILE, ClearToolUsesEdit as the context-editing middleware applies it', () => {
+  const edit = (value: unknown) => LangChainClearToolUsesSchema.parse(value);
+
+  it("counts as LangChain's default counter does: the messages' characters (text, tool calls as JSON, call ids) ÷ 4, rounded up", () => {
+    const messages: Message[] = [
+      { role: 'user', content: 'abcd' },
+      {
+        role: 'assistant',
+        content: 'ok',
+        reasoning_content: 'not counted',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Read', arguments: '{ "f": 1 }' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'x'.repeat(9) },
+    ];
+    const calls = JSON.stringify([{ name: 'Read', args: { f: 1 }, id: 'c1', type: 'tool_call' }]).length;
+    expect(langChainApproxTokens(messages)).toBe(Math.ceil((4 + 2 + calls + 9 + 2) / 4));
+  });
+
+  it('clears all but the last `keep` results once the messages reach the trigger, sparing excluded tools, inputs too when asked', () => {
+    const messages = session();
+    const tokens = langChainApproxTokens(messages);
+    expect(applyLangChainClearToolUses(messages, edit({ trigger: { tokens: tokens + 1 } }), new WeakSet())).toBe(messages);
+    const out = applyLangChainClearToolUses(
+      messages,
+      edit({ trigger: { tokens }, keep: { messages: 1 }, excludeTools: ['Grep'], clearToolInputs: true }),
+      new WeakSet(),
+    );
+    expect([0, 1, 2, 3, 4].map((i) => resultOf(out, i))).toEqual(['[cleared]', '[cleared]', '[cleared]', '3'.repeat(400), '4'.repeat(400)]);
+    expect([0, 1, 2, 3, 4].map((i) => inputOf(out, i))).toEqual(['{}', '{}', '{}', '{"n":3}', '{"n":4}']);
+    expect(resultOf(messages, 0)).toBe('0'.repeat(400));
+  });
+
+  it('with clearAtLeast, clears kept results too, newest first, until that many tokens are freed', () => {
+    const messages = session();
+    // keep 3: uses 0 and 1 are cleared (2 x ~100 tokens); 150 more are wanted, so use 4, then 3, go as well.
+    const out = applyLangChainClearToolUses(messages, edit({ trigger: { tokens: 1 }, clearAtLeast: 350 }), new WeakSet());
+    expect([0, 1, 2, 3, 4].map((i) => resultOf(out, i))).toEqual(['[cleared]', '[cleared]', '2'.repeat(400), '[cleared]', '[cleared]']);
+  });
+
+  it("replays the clears as kept in the agent's history: a later prompt is measured and edited on the history as cleared", async () => {
+    const dir = tempDir('runtime-policy');
+    const file = join(dir, 'langchain.json');
+    const t: Transcript = { id: 'hand', messages: session() };
+    // The trigger is the prompt of the fifth call (four tool uses), keeping 2.
+    const atFifth = langChainApproxTokens(t.messages.slice(0, 9));
+    writeFileSync(file, JSON.stringify({ trigger: { tokens: atFifth }, keep: { messages: 2 } }));
+    const prompts: Message[][] = [];
+    const instance = resolvePolicy(`langchain:${file}`, tok).instantiate(policyEnv({ tokenizer: tok, window: 100_000 }));
+    const micro = instance.micro!;
+    const run = await replay(
+      t,
+      {
+        ...instance,
+        micro: async (request) => {
+          const out = await micro(request);
+          prompts.push([...out.messages]);
+          return out;
+        },
+      },
+      { tokenizer: tok, window: 100_000, cache: CACHE_RULES.ideal },
+    );
+    // The fifth call clears uses 0 and 1; at the sixth, the history as cleared is under the trigger, so use 2 stays
+    // (measured on the whole history, as Anthropic's are, it would be over it and use 2 would go too).
+    expect(langChainApproxTokens(t.messages.slice(0, 11))).toBeGreaterThan(atFifth);
+    expect(prompts.map((p) => p.filter((m) => isToolMessage(m) && m.content === '[cleared]').length)).toEqual([0, 0, 0, 0, 2, 2]);
+    expect(run.microCompactions).toBe(1);
+  });
+
+  it('refuses a trigger given as a fraction of the model profile, naming why', () => {
+    const dir = tempDir('runtime-policy');
+    const file = join(dir, 'fraction.json');
+    writeFileSync(file, JSON.stringify({ trigger: { fraction: 0.8 } }));
+    expect(() => resolvePolicy(`langchain:${file}`, tok)).toThrow(/trigger\[0\]\.fraction: .*model profile/);
   });
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CompactionHandler } from '../../../context/compaction-handler.js';
-import { type AssistantMessage, type Message, isAssistant, isTool } from '../../../model/message.js';
+import { type AssistantMessage, type Message, type ToolMessage, isAssistant, isTool } from '../../../model/message.js';
 import { countMessage, totalOf } from '../../../tokens/breakdown.js';
 import type { Tokenizer } from '../../../tokens/tokenizer.js';
 import { EditMemo } from './edit-memo.js';
@@ -38,51 +38,70 @@ const isEmpty = (m: Message): boolean =>
   isAssistant(m) ? m.reasoning_content === undefined && (m.tool_calls?.length ?? 0) === 0 && noText(m.content) : !isTool(m) && noText(m.content);
 
 /**
- * `pruneMessages` on canonical messages, rule by rule as the SDK applies them: reasoning goes from every assistant
- * message (or all but the last); each tool-call rule removes, from the messages before its last N, the calls and results
- * of the listed tools (all tools without a list) unless the call or its result is among those last N; messages left
- * empty go when `emptyMessages` is `remove`. A canonical tool message holds one result, so it goes with its result.
+ * The messages as the SDK holds them: a step's tool results are one `tool` message (its parts), so a run of canonical
+ * tool messages is one message; any other message is its own.
+ */
+function sdkMessages(messages: readonly Message[]): Message[][] {
+  const out: Message[][] = [];
+  for (const m of messages) {
+    const last = out.at(-1);
+    if (isTool(m) && last !== undefined && last.length > 0 && isTool(last[0])) last.push(m);
+    else out.push([m]);
+  }
+  return out;
+}
+
+/**
+ * `pruneMessages` on canonical messages, rule by rule as the SDK applies them to its own messages (a step's tool results
+ * in one `tool` message): reasoning goes from every assistant message (or all but the last); each tool-call rule removes,
+ * from the messages before its last N, the calls and results of the listed tools (all tools without a list) unless the
+ * call or its result is among those last N; messages left empty go when `emptyMessages` is `remove`. A canonical tool
+ * message is one part of the SDK's: it goes with its result, and a tool message left with no part is never kept (the
+ * canonical form has no empty tool message; the SDK keeps one with `emptyMessages: 'keep'`).
  */
 export function pruneMessagesLike(messages: readonly Message[], options: AiSdkPrune, memo = new EditMemo()): Message[] {
-  let out = [...messages];
+  let groups = sdkMessages(messages);
   if (options.reasoning !== 'none') {
-    out = out.map((m, i) => {
-      if (!isAssistant(m) || m.reasoning_content === undefined || (options.reasoning === 'before-last-message' && i === out.length - 1)) return m;
-      return memo.get(m, 'no reasoning', () => {
-        const { reasoning_content: _dropped, ...rest } = m;
-        return rest as AssistantMessage;
-      });
+    groups = groups.map((g, i) => {
+      const m = g[0];
+      if (!isAssistant(m) || m.reasoning_content === undefined || (options.reasoning === 'before-last-message' && i === groups.length - 1)) return g;
+      return [
+        memo.get(m, 'no reasoning', () => {
+          const { reasoning_content: _dropped, ...rest } = m;
+          return rest as AssistantMessage;
+        }),
+      ];
     });
   }
   for (const rule of rules(options.toolCalls)) {
-    const from = rule.keepLast === undefined ? out.length : Math.max(0, out.length - rule.keepLast);
+    // The SDK reads "before the last 0 messages" as keeping every call (`slice(-0)` is the whole list).
+    const from = rule.keepLast === undefined ? groups.length : rule.keepLast === 0 ? 0 : Math.max(0, groups.length - rule.keepLast);
     const kept = new Set<string>();
-    for (const m of out.slice(from)) {
+    for (const m of groups.slice(from).flat()) {
       if (isAssistant(m)) for (const c of m.tool_calls ?? []) kept.add(c.id);
       if (isTool(m)) kept.add(m.tool_call_id);
     }
     const names = new Map<string, string>();
-    for (const m of out) if (isAssistant(m)) for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name);
+    for (const m of groups.flat()) if (isAssistant(m)) for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name);
     const removes = (id: string) => !kept.has(id) && (rule.tools === undefined || rule.tools.includes(names.get(id) ?? ''));
-    const next: Message[] = [];
-    out.forEach((m, i) => {
-      if (i >= from) return next.push(m);
-      if (isTool(m)) return removes(m.tool_call_id) ? undefined : next.push(m);
-      if (isAssistant(m) && m.tool_calls && m.tool_calls.some((c) => removes(c.id))) {
-        const calls = m.tool_calls.filter((c) => !removes(c.id));
-        const edited = memo.get(m, `calls ${calls.map((c) => c.id).join(',')}`, () => {
+    groups = groups.map((g, i) => {
+      const m = g[0];
+      if (i >= from || m === undefined) return g;
+      if (isTool(m)) return g.filter((r) => !removes((r as ToolMessage).tool_call_id));
+      if (!isAssistant(m) || !m.tool_calls || !m.tool_calls.some((c) => removes(c.id))) return g;
+      const calls = m.tool_calls.filter((c) => !removes(c.id));
+      return [
+        memo.get(m, `calls ${calls.map((c) => c.id).join(',')}`, () => {
           const { tool_calls: _all, ...rest } = m;
           const e: AssistantMessage = calls.length > 0 ? { ...rest, tool_calls: calls } : rest;
           // Reasoning goes with the parts after it when none of them is left (the SDK keeps no reasoning that led nowhere).
           if (noText(m.content) && calls.length === 0) delete e.reasoning_content;
           return e;
-        });
-        return next.push(edited);
-      }
-      next.push(m);
+        }),
+      ];
     });
-    out = next;
   }
+  const out = groups.flat();
   return options.emptyMessages === 'remove' ? out.filter((m) => !isEmpty(m)) : out;
 }
 

@@ -6,12 +6,13 @@ import { parseConfig } from '../../../model/parse.js';
 import type { Policy } from '../policy.js';
 import { AiSdkPruneSchema, aiSdkPrune } from './ai-sdk-prune.js';
 import { AnthropicContextManagementSchema, anthropicContextEditing } from './anthropic-context-editing.js';
+import { LangChainClearToolUsesSchema, langChainContextEditing } from './langchain-context-editing.js';
 
 /** The runtimes whose exported settings `simulate --policy RUNTIME:FILE` replays with that runtime's semantics. */
-export const RUNTIME_PREFIXES = ['anthropic', 'ai-sdk', 'config'] as const;
+export const RUNTIME_PREFIXES = ['anthropic', 'langchain', 'ai-sdk', 'config'] as const;
 type Runtime = (typeof RUNTIME_PREFIXES)[number];
 
-const RUNTIME_POLICY = /^(anthropic|ai-sdk|config):(.+)$/;
+const RUNTIME_POLICY = /^(anthropic|langchain|ai-sdk|config):(.+)$/;
 
 export function isRuntimePolicy(name: string): boolean {
   return RUNTIME_POLICY.test(name);
@@ -32,10 +33,12 @@ function readJson(path: string, name: string): unknown {
 }
 
 /**
- * `anthropic:FILE` (a Messages API `context_management` object), `ai-sdk:FILE` (`pruneMessages` options) or
- * `config:FILE` (`ContextManager` options), validated when the policy is named so a bad file stops the run before any
- * replay. The first two run before every call on the full history, as those runtimes edit each prompt; the last is a
- * ContextManager made from the file, as an agent would construct it.
+ * `anthropic:FILE` (a Messages API `context_management` object), `langchain:FILE` (`ClearToolUsesEdit` options),
+ * `ai-sdk:FILE` (`pruneMessages` options) or `config:FILE` (`ContextManager` options), validated when the policy is named
+ * so a bad file stops the run before any replay. Anthropic's and the AI SDK's run before every call on the full history,
+ * as those runtimes edit each prompt afresh; LangChain's before every call on the history as it left it, as its
+ * middleware edits the agent's own messages; the last is a ContextManager made from the file, as an agent would
+ * construct it.
  */
 export function runtimePolicy(name: string): Policy {
   const [, runtime, path] = RUNTIME_POLICY.exec(name) as unknown as [string, Runtime, string];
@@ -49,6 +52,15 @@ export function runtimePolicy(name: string): Policy {
         summary: `Anthropic context editing (clear_tool_uses) as ${path} sets it, applied to every prompt`,
         requires: [],
         instantiate: (env) => ({ micro: anthropicContextEditing(config, env.tokenizer), microIsCompaction: true }),
+      };
+    }
+    case 'langchain': {
+      const edit = parseConfig(LangChainClearToolUsesSchema, json, { source });
+      return {
+        name,
+        summary: `LangChain's context-editing middleware with the ClearToolUsesEdit of ${path}, its clears kept in the agent's history`,
+        requires: [],
+        instantiate: (env) => ({ micro: langChainContextEditing(edit, env.tokenizer), microIsCompaction: true }),
       };
     }
     case 'ai-sdk': {
