@@ -1,5 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeError } from '../errors.js';
+import { makeDir } from '../io/make-dir.js';
 import type { Transcript } from '../model/transcript.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { CacheModelName } from '../replay/billing/cache-rules.js';
@@ -78,7 +80,9 @@ function resultOf(totals: PolicyTotals, name: string, policy: TuneResult['policy
 }
 
 async function writeJson(path: string, value: unknown): Promise<void> {
-  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`).catch((err: unknown) => {
+    throw writeError(err, path);
+  });
 }
 
 async function replayAll(
@@ -169,7 +173,7 @@ async function tune(source: TranscriptSource, options: TuneOptions, pool: Replay
   const tools = usageTally.usage();
   const candidates = tuneCandidates(options.window, tools, options.tokenizer.name);
   const candidatesDir = join(options.outDir, 'candidates');
-  await mkdir(candidatesDir, { recursive: true });
+  await makeDir(candidatesDir);
   const policyOf = new Map<string, { candidate: TuneCandidate; policy: string; file: string }>();
   for (const c of candidates) {
     const file = join(candidatesDir, `${c.name}.json`);
@@ -190,7 +194,7 @@ async function tune(source: TranscriptSource, options: TuneOptions, pool: Replay
   const chosen = policyOf.get(recommended.name)!.candidate;
 
   const exportsDir = join(options.outDir, 'exports');
-  await mkdir(exportsDir, { recursive: true });
+  await makeDir(exportsDir);
   const written: { e: RuntimeExport; file: string; policy?: string }[] = [];
   for (const e of runtimeExports(
     chosen,

@@ -103,18 +103,13 @@ interface ConvertOptions {
  */
 export async function convert(inputs: string[], options: ConvertOptions, io: CliIO): Promise<ConvertSummary> {
   const errorsFile = errorsPathFor(options.out);
-  let out: AtomicFile;
+  const out = await AtomicFile.create(options.out);
   let errors: AtomicFile;
-  try {
-    out = await AtomicFile.create(options.out);
-  } catch (err) {
-    throw new TcompactError('E_IO', `cannot create ${options.out}: ${(err as Error).message}`);
-  }
   try {
     errors = await AtomicFile.create(errorsFile);
   } catch (err) {
     await out.discard();
-    throw new TcompactError('E_IO', `cannot create ${errorsFile}: ${(err as Error).message}`);
+    throw err;
   }
   const summary: ConvertSummary = {
     transcripts: 0,

@@ -1,5 +1,4 @@
 import { basename } from 'node:path';
-import { TcompactError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { headLines } from './head-lines.js';
 import { type Page, renderPage } from './page.js';
@@ -10,13 +9,9 @@ export const RUN_HTML = 'report.html';
 
 /** Lines of errors.jsonl shown on the run and compact pages. */
 const ERROR_LINES = 10;
-/** Writes a page atomically; a failed write is E_IO with the path. */
+/** Writes a page atomically; a failed write is E_IO with the path (see AtomicFile). */
 export async function writePage(path: string, page: Page): Promise<string> {
-  try {
-    await writeFileAtomic(path, [renderPage(page)]);
-  } catch (err) {
-    throw new TcompactError('E_IO', `cannot write ${path}: ${(err as Error).message}`);
-  }
+  await writeFileAtomic(path, [renderPage(page)]);
   return path;
 }
 
