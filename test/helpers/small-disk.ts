@@ -34,6 +34,18 @@ export const CAN_MOUNT: boolean = (() => {
   }
 })();
 
+const noticed = new Set<string>();
+
+/** {@link CAN_MOUNT}; when false, prints once per suite a one-line notice that it is skipped and why. */
+export function canMount(suite: string): boolean {
+  if (CAN_MOUNT) return true;
+  if (!noticed.has(suite)) {
+    noticed.add(suite);
+    console.warn(`skipped: ${suite} mounts a tmpfs, which this process may not do (run as root, as CI does)`);
+  }
+  return false;
+}
+
 /** A real file system of a given size on a fresh folder under the system temp folder. */
 export interface SmallDisk {
   dir: string;
