@@ -67,7 +67,8 @@ Options:
   --json                 print the summary as JSON
   --max-line-bytes N     reject longer lines (or whole-file JSON records) with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
 
-Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl), 2 usage error.`,
+Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl), 2 usage error, 74 the output could
+not be written (E_IO).`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('convert', argv, {
       out: { type: 'string' },
