@@ -9,6 +9,7 @@ const LONG_FIRST = [
   'test/pipeline/coordinator/distributed/distributed-run.test.ts',
   'test/pipeline/batch-run.test.ts',
   'test/reliability/interrupt-resume.test.ts',
+  'test/reliability/disk-full.test.ts',
   'test/reliability/determinism.test.ts',
   'test/pipeline/llm-run.test.ts',
   'test/report/html-pages.test.ts',

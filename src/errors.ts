@@ -1,3 +1,6 @@
+import { constants as osConstants } from 'node:os';
+import { getSystemErrorMap } from 'node:util';
+
 /**
  * Stable error codes. They appear in errors.jsonl, in CLI messages and in worker results, and never change meaning.
  */
@@ -60,14 +63,50 @@ export class TcompactError extends Error {
   }
 }
 
+/** An error a failed system call raised (node:fs and the like): its errno name and the call. */
+export interface SystemError extends Error {
+  code: string;
+  syscall: string;
+  errno?: number;
+  path?: string;
+}
+
+export function isSystemError(err: unknown): err is SystemError {
+  const e = err as Partial<SystemError> | null | undefined;
+  return typeof e?.code === 'string' && typeof e.syscall === 'string';
+}
+
+/** Reasons libuv has no name for: Node reports these errnos as `UNKNOWN: unknown error`. */
+const UNNAMED_REASONS: Record<string, string> = { EDQUOT: 'disk quota exceeded' };
+
+/** The system's reason and its errno name, as `no space left on device (ENOSPC)`. */
+export function systemReason(err: SystemError): string {
+  const errno = typeof err.errno === 'number' ? -Math.abs(err.errno) : undefined;
+  const named = err.code !== 'UNKNOWN' ? err.code : Object.entries(osConstants.errno).find(([, n]) => -n === errno)?.[0];
+  const name = named ?? err.code;
+  const reason = UNNAMED_REASONS[name] ?? (errno === undefined ? undefined : getSystemErrorMap().get(errno)?.[1]) ?? /^\w+: ([^,]+)/.exec(err.message)?.[1];
+  return reason === undefined || reason === name ? name : `${reason} (${name})`;
+}
+
 /**
- * What went wrong, as data that crosses a worker boundary: a TcompactError keeps its code, a failed system call is
- * E_IO, anything else E_INTERNAL with its stack.
+ * A failed system call while writing `path` as E_IO: `cannot write PATH: no space left on device (ENOSPC)`. The write
+ * boundary (atomic files, the journal) passes the path the user knows, the final one: a failed write() carries none, and
+ * a temporary name would mean nothing to them. Any other error is returned as it is (a TcompactError keeps its own
+ * message, a bug stays a bug).
+ */
+export function writeError(err: unknown, path: string): unknown {
+  if (!isSystemError(err)) return err;
+  return new TcompactError('E_IO', `cannot write ${path}: ${systemReason(err)}`, { cause: err });
+}
+
+/**
+ * What went wrong, as data that crosses a worker boundary or reaches the CLI: a TcompactError keeps its code, a failed
+ * system call is E_IO (`cannot open PATH: permission denied (EACCES)`), anything else E_INTERNAL with its stack.
  */
 export function errorInfoOf(err: unknown): ErrorInfo {
   if (TcompactError.isInstance(err)) return err.toInfo();
-  const e = err as NodeJS.ErrnoException | undefined;
-  if (typeof e?.code === 'string' && typeof e.syscall === 'string') return { code: 'E_IO', message: e.message };
+  if (isSystemError(err)) return { code: 'E_IO', message: `cannot ${err.syscall}${err.path === undefined ? '' : ` ${err.path}`}: ${systemReason(err)}` };
+  const e = err as Error | undefined;
   return { code: 'E_INTERNAL', message: e?.stack ?? String(err) };
 }
 

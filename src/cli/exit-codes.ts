@@ -8,6 +8,12 @@ export const EXIT = {
   USAGE: 2,
   /** `--resume` was refused: the input or configuration changed since the journal was written. */
   RESUME_REFUSED: 3,
+  /**
+   * A file the command needs could not be read or written (E_IO: disk full, quota, read-only file system, no permission,
+   * I/O error); nothing final was written and `run --resume` continues once the cause is fixed. 74 is EX_IOERR of
+   * sysexits.h: neither "some input failed" (1) nor a bug (70), so a script can tell a full disk from both.
+   */
+  IO_ERROR: 74,
   /** Interrupted (SIGINT/SIGTERM) after flushing the journal; `--resume` continues. */
   INTERRUPTED: 130,
   /** An unexpected internal error (a bug): the stack is printed. */

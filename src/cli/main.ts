@@ -1,4 +1,4 @@
-import { TcompactError } from '../errors.js';
+import { type ErrorCode, TcompactError, errorInfoOf, isSystemError } from '../errors.js';
 import type { CliIO, Command } from './command.js';
 import { EXIT } from './exit-codes.js';
 import { COMMANDS } from './commands.js';
@@ -19,7 +19,7 @@ function usage(): string {
     "Run 'tcompact <command> --help' for a command's options.",
     '',
     'Exit codes: 0 ok, 1 some input failed (see errors.jsonl), 2 usage or config error,',
-    '3 resume refused, 70 internal error, 130 interrupted.',
+    '3 resume refused, 70 internal error, 74 a file could not be read or written (E_IO), 130 interrupted.',
   ].join('\n');
 }
 
@@ -46,15 +46,20 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (err) {
-    if (TcompactError.isInstance(err)) {
-      io.stderr.write(`tcompact ${name}: ${err.code}: ${err.message}\n`);
-      return err.code === 'E_RESUME'
-        ? EXIT.RESUME_REFUSED
-        : err.code === 'E_USAGE' || err.code === 'E_CONFIG' || err.code === 'E_QUEUE'
-          ? EXIT.USAGE
-          : EXIT.INPUT_ERRORS;
+    // A system error no write boundary named (a mkdir, an rm) is still an E_IO with its call and path, never a stack.
+    if (TcompactError.isInstance(err) || isSystemError(err)) {
+      const { code, message } = errorInfoOf(err);
+      io.stderr.write(`tcompact ${name}: ${code}: ${message}\n`);
+      return exitCodeOf(code);
     }
     io.stderr.write(`tcompact ${name}: internal error\n${(err as Error).stack ?? String(err)}\n`);
     return EXIT.INTERNAL;
   }
+}
+
+function exitCodeOf(code: ErrorCode): number {
+  if (code === 'E_RESUME') return EXIT.RESUME_REFUSED;
+  if (code === 'E_USAGE' || code === 'E_CONFIG' || code === 'E_QUEUE') return EXIT.USAGE;
+  if (code === 'E_IO') return EXIT.IO_ERROR;
+  return EXIT.INPUT_ERRORS;
 }

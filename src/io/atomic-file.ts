@@ -1,6 +1,7 @@
 import { open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
+import { writeError } from '../errors.js';
 
 /** Temporary files carry this marker, so a later start can find and remove the ones a killed run left behind. */
 const TEMP_MARKER = '.tmp-';
@@ -12,13 +13,17 @@ function tempPathFor(path: string): string {
   return join(dirname(path), `${basename(path)}${TEMP_MARKER}${process.pid}-${threadId}-${counter++}`);
 }
 
-/** Makes a rename (or a new file) in `dir` durable. */
+/** Makes a rename (or a new file) in `dir` durable; a failure is E_IO naming `dir`. */
 export async function fsyncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
   try {
-    await handle.sync();
-  } finally {
-    await handle.close();
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    throw writeError(err, dir);
   }
 }
 
@@ -37,7 +42,9 @@ export async function removeStaleTemps(dir: string): Promise<number> {
 
 /**
  * A file written under a temporary name and renamed into place only once complete and fsynced, so readers and a
- * resumed run only ever see a missing file or a whole one (npm/write-file-atomic's recipe).
+ * resumed run only ever see a missing file or a whole one (npm/write-file-atomic's recipe). Every output of tcompact is
+ * written through here, so this is where a failed write (disk full, quota, read-only, no permission, I/O error) becomes
+ * E_IO naming the final path and the system's reason.
  */
 export class AtomicFile {
   private constructor(
@@ -48,14 +55,22 @@ export class AtomicFile {
 
   static async create(path: string): Promise<AtomicFile> {
     const tempPath = tempPathFor(path);
-    return new AtomicFile(path, tempPath, await open(tempPath, 'w'));
+    try {
+      return new AtomicFile(path, tempPath, await open(tempPath, 'w'));
+    } catch (err) {
+      throw writeError(err, path);
+    }
   }
 
   async write(data: string | Uint8Array): Promise<void> {
     if (!this.handle) throw new Error(`${this.path}: write after close`);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     let done = 0;
-    while (done < bytes.length) done += (await this.handle.write(bytes, done, bytes.length - done)).bytesWritten;
+    try {
+      while (done < bytes.length) done += (await this.handle.write(bytes, done, bytes.length - done)).bytesWritten;
+    } catch (err) {
+      throw writeError(err, this.path);
+    }
   }
 
   /** fsync and close; the file is complete under its temporary name. */
@@ -64,24 +79,35 @@ export class AtomicFile {
     const handle = this.handle;
     this.handle = null;
     try {
-      await handle.sync();
-    } finally {
-      await handle.close();
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    } catch (err) {
+      throw writeError(err, this.path);
     }
   }
 
   /** Moves the flushed file into place. The caller fsyncs the directory once after its renames. */
   async rename(): Promise<void> {
     await this.flush();
-    await rename(this.tempPath, this.path);
+    try {
+      await rename(this.tempPath, this.path);
+    } catch (err) {
+      throw writeError(err, this.path);
+    }
   }
 
-  /** Drops the temporary file (after a failure). */
+  /**
+   * Drops the temporary file (after a failure). Never throws, so the failure that led here is the one reported; a
+   * temporary file it could not remove goes at the next start (see {@link removeStaleTemps}).
+   */
   async discard(): Promise<void> {
     const handle = this.handle;
     this.handle = null;
     await handle?.close().catch(() => undefined);
-    await rm(this.tempPath, { force: true });
+    await rm(this.tempPath, { force: true }).catch(() => undefined);
   }
 }
 

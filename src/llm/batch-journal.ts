@@ -1,7 +1,8 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TcompactError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
+import { makeDir } from '../io/make-dir.js';
 import type { BatchStatus } from './batch-api.js';
 
 /** The batch journal's file and the folder of downloaded results, in the run's DIR. */
@@ -69,7 +70,7 @@ export class BatchJournal {
   }
 
   async save(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await makeDir(this.dir);
     const file: JournalFile = { version: 1, batches: this.entries };
     await writeFileAtomic(join(this.dir, BATCH_JOURNAL), [`${JSON.stringify(file)}\n`]);
   }
@@ -79,7 +80,7 @@ export class BatchJournal {
   }
 
   async saveResults(batchId: string, kind: 'output' | 'error', content: string): Promise<void> {
-    await mkdir(join(this.dir, BATCH_RESULTS_DIR), { recursive: true });
+    await makeDir(join(this.dir, BATCH_RESULTS_DIR));
     await writeFileAtomic(this.resultsPath(batchId, kind), [content]);
   }
 

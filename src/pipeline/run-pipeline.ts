@@ -135,18 +135,26 @@ async function openRun(options: RunOptions, prepared: Prepared, plan: RunPlan, o
   }
   const progress = new ProgressCounter(options, plan.bytesTotal, 'stats' in executor ? (executor.stats as { workersSeen: number }) : undefined);
   const model = run.llm?.options.model;
-  const sink = await RunSink.open({
-    outDir: options.outDir,
-    paths: plan.paths,
-    config: job.config,
-    tool: prepared.output?.tool ?? 'run',
-    settings: reportSettings(
-      job.config,
-      job.steps.map((s) => s.strategy.name),
-      { shardBytes: run.shardBytes, ...(model ? { model } : {}) },
-    ),
-    onMerged: (index, report, shard) => progress.merged(index, shard, report),
-  });
+  let sink: RunSink;
+  try {
+    sink = await RunSink.open({
+      outDir: options.outDir,
+      paths: plan.paths,
+      config: job.config,
+      tool: prepared.output?.tool ?? 'run',
+      settings: reportSettings(
+        job.config,
+        job.steps.map((s) => s.strategy.name),
+        { shardBytes: run.shardBytes, ...(model ? { model } : {}) },
+      ),
+      onMerged: (index, report, shard) => progress.merged(index, shard, report),
+    });
+  } catch (err) {
+    await llm?.close();
+    await executor.close();
+    await journal.close();
+    throw err;
+  }
   return { options, plan, journal, reusable, control, execution, llm, llmStage: llm ? createLlmStage(job, llm) : undefined, executor, sink, progress };
 }
 
@@ -222,15 +230,23 @@ async function finish(r: OpenRun, started: number): Promise<RunOutcome> {
     const state = await readJournal(outDir);
     return { status: 'interrupted', outDir, committedShards: state?.shards.size ?? 0 };
   }
-  await sink.drained(execution.shards);
-  await r.llm?.close();
-  const distributed = r.executor.report?.();
-  const report = await sink.finish(
-    { inputs: options.inputs, workers: r.plan.workers, execution, wallMs: performance.now() - started, bytes: r.plan.bytesTotal },
-    { ...(r.llm ? { llm: r.llm.usage() } : {}), ...(distributed ? { distributed } : {}) },
-  );
-  await fsyncDir(outDir);
-  await journal.append({ type: 'done' });
+  let report: RunReport;
+  try {
+    await sink.drained(execution.shards);
+    await r.llm?.close();
+    const distributed = r.executor.report?.();
+    report = await sink.finish(
+      { inputs: options.inputs, workers: r.plan.workers, execution, wallMs: performance.now() - started, bytes: r.plan.bytesTotal },
+      { ...(r.llm ? { llm: r.llm.usage() } : {}), ...(distributed ? { distributed } : {}) },
+    );
+    await fsyncDir(outDir);
+    await journal.append({ type: 'done' });
+  } catch (err) {
+    // Disk full while finishing: the committed shards and the journal stay for --resume.
+    await sink.discard();
+    await journal.close();
+    throw err;
+  }
   await journal.close();
   await removeShardsDir(outDir);
   await r.executor.finish?.();

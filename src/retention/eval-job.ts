@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TcompactError } from '../errors.js';
+import { TcompactError, writeError } from '../errors.js';
 import type { InputItem } from '../formats/types.js';
 import { AtomicFile, writeFileAtomic } from '../io/atomic-file.js';
+import { makeDir } from '../io/make-dir.js';
 import { gatherAndSettle } from '../llm/batch-phase.js';
 import type { Batcher } from '../llm/batcher.js';
 import type { LlmSession } from '../llm/session.js';
@@ -43,10 +43,10 @@ export async function runEvalJob(job: EvalJob): Promise<string> {
   const evaluation = job.evaluationOf(job.judge);
   let lost: AtomicFile;
   try {
-    await mkdir(job.out, { recursive: true });
+    await makeDir(job.out);
     lost = await AtomicFile.create(join(job.out, 'lost.jsonl'));
   } catch (err) {
-    throw new TcompactError('E_IO', `cannot write ${job.out}: ${(err as Error).message}`);
+    throw writeError(err, job.out);
   }
   try {
     for await (const item of job.readItems()) {
@@ -81,7 +81,7 @@ export async function runEvalJob(job: EvalJob): Promise<string> {
     await writeFileAtomic(join(job.out, 'eval.json'), [`${JSON.stringify(json, null, 2)}\n`]);
     await writeFileAtomic(join(job.out, 'eval.md'), [markdown]);
   } catch (err) {
-    throw new TcompactError('E_IO', `cannot write ${job.out}: ${(err as Error).message}`);
+    throw writeError(err, job.out);
   }
   await writeEvalPage(job.out, json);
   return markdown;

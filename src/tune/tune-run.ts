@@ -1,6 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeError } from '../errors.js';
+import { makeDir } from '../io/make-dir.js';
 import { parseConfig } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
@@ -87,7 +89,9 @@ function resultOf(totals: PolicyTotals, name: string, policy: TuneResult['policy
 }
 
 async function writeJson(path: string, value: unknown): Promise<void> {
-  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`).catch((err: unknown) => {
+    throw writeError(err, path);
+  });
 }
 
 /** Tune's passes: the archive replayed under some policies, each policy's totals by name. */
@@ -184,7 +188,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
   const tools = usageTally.usage();
   const candidates = tuneCandidates(options.window, tools, tokenizer.name);
   const candidatesDir = join(options.outDir, 'candidates');
-  await mkdir(candidatesDir, { recursive: true });
+  await makeDir(candidatesDir);
   const policyOf = new Map<string, { candidate: TuneCandidate; policy: string; file: string }>();
   for (const c of candidates) {
     const file = join(candidatesDir, `${c.name}.json`);
@@ -205,7 +209,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
   const chosen = policyOf.get(recommended.name)!.candidate;
 
   const exportsDir = join(options.outDir, 'exports');
-  await mkdir(exportsDir, { recursive: true });
+  await makeDir(exportsDir);
   const written: { e: RuntimeExport; file: string; policy: string }[] = [];
   for (const e of runtimeExports(
     chosen,

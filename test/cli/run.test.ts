@@ -69,12 +69,12 @@ describe('tcompact run', () => {
     expect(bad.stderr).toContain('tokenizerEngine');
   });
 
-  it('rejects a missing --out with a usage error (exit 2) and a missing input with E_IO', async () => {
+  it('rejects a missing --out with a usage error (exit 2) and a missing input with E_IO (exit 74)', async () => {
     const noOut = await runMain(['run', 'datasets/bundled']);
     expect(noOut.code).toBe(2);
     expect(noOut.stderr).toContain('--out DIR is required');
     const noInput = await runMain(['run', join(dir, 'nowhere.jsonl'), '--out', join(dir, 'x')]);
-    expect(noInput.code).toBe(1);
+    expect(noInput.code).toBe(74);
     expect(noInput.stderr).toMatch(/E_IO: cannot read input ".*nowhere\.jsonl"/);
   });
 

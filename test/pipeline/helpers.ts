@@ -154,6 +154,10 @@ export interface Faults {
   crash?: { line: number; mode: 'exit' | 'throw' | 'oom'; file?: string; attempts?: number };
   shardDelayMs?: number;
   enospcOnCommit?: number[];
+  /** Files written under `under` (named `match` only, if given) share `afterBytes` bytes; then ENOSPC. */
+  enospc?: { under: string; match?: string; afterBytes: number };
+  /** Writing a file or making a folder under `under` fails with EROFS. */
+  readOnly?: { under: string };
 }
 
 /**

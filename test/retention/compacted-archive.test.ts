@@ -105,7 +105,7 @@ describe('eval --compacted', () => {
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('eval: give either inputs or --compacted PATH, not both');
     const empty = await runMain(['eval', '--compacted', dir, '--out', join(dir, 'x')]);
-    expect(empty.code).toBe(1);
+    expect(empty.code).toBe(74);
     expect(empty.stderr).toContain(`${join(dir, 'transcripts.jsonl')} does not exist`);
   });
 });

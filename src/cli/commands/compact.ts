@@ -47,7 +47,8 @@ ${sharedFlagsHelp(['from', 'max-line-bytes'])}
 ${LLM_FLAGS_HELP}
   (up to --llm-concurrency transcripts are summarized at once; the output keeps the input order)
 
-Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config error.`,
+Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config error, 74 a file could not be
+read or written (E_IO).`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('compact', argv, {
       out: { type: 'string' },

@@ -67,7 +67,8 @@ Options:
   --json                 print the summary as JSON
   --max-line-bytes N     reject longer lines (or whole-file JSON records) with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
 
-Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl), 2 usage error.`,
+Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl), 2 usage error, 74 the output could
+not be written (E_IO).`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('convert', argv, {
       out: { type: 'string' },
@@ -103,18 +104,13 @@ interface ConvertOptions {
  */
 export async function convert(inputs: string[], options: ConvertOptions, io: CliIO): Promise<ConvertSummary> {
   const errorsFile = errorsPathFor(options.out);
-  let out: AtomicFile;
+  const out = await AtomicFile.create(options.out);
   let errors: AtomicFile;
-  try {
-    out = await AtomicFile.create(options.out);
-  } catch (err) {
-    throw new TcompactError('E_IO', `cannot create ${options.out}: ${(err as Error).message}`);
-  }
   try {
     errors = await AtomicFile.create(errorsFile);
   } catch (err) {
     await out.discard();
-    throw new TcompactError('E_IO', `cannot create ${errorsFile}: ${(err as Error).message}`);
+    throw err;
   }
   const summary: ConvertSummary = {
     transcripts: 0,

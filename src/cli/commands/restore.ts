@@ -50,7 +50,8 @@ Options:
   --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
 
 A transcript whose side-store entries are missing or altered is reported as E_REF with its id and left out of the
-output; the others are still restored. Exit codes: 0 ok, 1 some transcripts could not be restored, 2 usage error.`,
+output; the others are still restored. Exit codes: 0 ok, 1 some transcripts could not be restored, 2 usage error,
+74 a file could not be read or written (E_IO).`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('restore', argv, {
       out: { type: 'string' },

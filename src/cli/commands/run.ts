@@ -51,8 +51,9 @@ ${BATCH_FLAGS_HELP}
   Ctrl-C while waiting leaves the batches running; --resume picks them up and never sends a request twice.
 
 Ctrl-C stops reading, lets the shards in flight finish and commit, and exits with 130; a second Ctrl-C drops
-them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or output could not be written,
-2 usage or config error, 3 resume refused (input or config changed), 130 interrupted.`,
+them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl), 2 usage or config error, 3 resume
+refused (input or config changed), 74 a file could not be read or written (E_IO, e.g. disk full: --resume continues
+once there is room), 130 interrupted.`,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs('run', argv, {
       out: { type: 'string' },

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
-import { TcompactError } from '../../errors.js';
+import { TcompactError, writeError } from '../../errors.js';
 import { DEFAULT_POLICIES, POLICIES } from '../../replay/policies/built-in.js';
 import { tailFlagOverrides } from '../config-file.js';
 import { DEFAULT_PRICES, type PriceFlags } from '../../replay/billing/prices.js';
@@ -9,6 +8,7 @@ import { renderSimulation } from '../../replay/render-simulate.js';
 import { Simulation } from '../../replay/simulation.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
+import { makeDir } from '../../io/make-dir.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { writeSimulatePage } from '../../replay/simulate-page.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
@@ -177,13 +177,13 @@ Options:
     const report = simulation.report();
     const markdown = renderSimulation(report);
     try {
-      await mkdir(values.out, { recursive: true });
+      await makeDir(values.out);
       await writeFileAtomic(join(values.out, 'simulate.json'), [
         `${JSON.stringify({ tool: 'tcompact simulate', inputs, ...report, errors: tally.errors, skipped: tally.skipped }, null, 2)}\n`,
       ]);
       await writeFileAtomic(join(values.out, 'simulate.md'), [markdown]);
     } catch (err) {
-      throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
+      throw writeError(err, values.out);
     }
     await writeSimulatePage(values.out, { inputs, ...report });
     io.stdout.write(markdown);

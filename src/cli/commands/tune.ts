@@ -1,12 +1,12 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TcompactError } from '../../errors.js';
+import { TcompactError, writeError } from '../../errors.js';
 import { CACHE_MODEL_NAMES, parseCacheModel } from '../../provider/cache-rules.js';
 import { DEFAULT_PRICES, type PriceFlags } from '../../replay/billing/prices.js';
 import { renderTune } from '../../tune/render-tune.js';
 import { type TranscriptSource, runTune } from '../../tune/tune-run.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
+import { makeDir } from '../../io/make-dir.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { writeTunePage } from '../../tune/tune-page.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
@@ -86,7 +86,7 @@ Options:
       firstPass = false;
     };
     if ((await nothingIn(source)) && tally.transcripts === 0) return tally.nothingYielded('tune', inputs) ?? EXIT.INPUT_ERRORS;
-    await mkdir(values.out, { recursive: true });
+    await makeDir(values.out);
     const status = createStatusLine(io.stderr);
     const report = await runTune(source, {
       progress: (text) => status.set(`tune: ${text}`),
@@ -107,7 +107,7 @@ Options:
       ]);
       await writeFileAtomic(join(values.out, 'tune.md'), [markdown]);
     } catch (err) {
-      throw new TcompactError('E_IO', `cannot write ${values.out}: ${(err as Error).message}`);
+      throw writeError(err, values.out);
     }
     await writeTunePage(values.out, { inputs, ...report });
     io.stdout.write(markdown);

@@ -1,6 +1,7 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import type { ShardDescriptor } from '../shard/types.js';
 
@@ -78,36 +79,71 @@ export async function readJournal(outDir: string): Promise<JournalState | undefi
   return state;
 }
 
-/** An open journal: appends are serialized and each is fsynced before the next starts. */
+/**
+ * An open journal: appends are serialized and each is fsynced before the next starts. A failed append (disk full) is
+ * E_IO naming the journal; it is cut back to its last complete line and takes no entry after it, so a resume sees
+ * exactly the shards whose entries were completely written.
+ */
 export class Journal {
   private chain: Promise<void> = Promise.resolve();
+  private failure: unknown;
 
-  private constructor(private readonly handle: FileHandle) {}
+  private constructor(
+    private readonly path: string,
+    private readonly handle: FileHandle,
+    /** Bytes up to the last complete entry. */
+    private size: number,
+  ) {}
 
   /** Starts a new journal with its header (atomically replacing any old one). */
   static async create(outDir: string, header: Omit<JournalHeader, 'type' | 'version'>): Promise<Journal> {
     const path = join(outDir, JOURNAL_FILE);
     const line = `${JSON.stringify({ type: 'run', version: JOURNAL_VERSION, ...header })}\n`;
     await writeFileAtomic(path, [line]);
-    return new Journal(await open(path, 'a'));
+    return Journal._open(path, Buffer.byteLength(line, 'utf8'));
   }
 
   /** Continues an existing journal (a resume), first cutting off a line a kill left half-written. */
   static async reopen(outDir: string, validBytes: number): Promise<Journal> {
-    const handle = await open(join(outDir, JOURNAL_FILE), 'r+');
-    await handle.truncate(validBytes);
-    await handle.close();
-    return new Journal(await open(join(outDir, JOURNAL_FILE), 'a'));
+    const path = join(outDir, JOURNAL_FILE);
+    try {
+      const handle = await open(path, 'r+');
+      await handle.truncate(validBytes);
+      await handle.close();
+    } catch (err) {
+      throw writeError(err, path);
+    }
+    return Journal._open(path, validBytes);
+  }
+
+  private static async _open(path: string, size: number): Promise<Journal> {
+    try {
+      return new Journal(path, await open(path, 'a'), size);
+    } catch (err) {
+      throw writeError(err, path);
+    }
   }
 
   append(entry: JournalShardEntry | { type: 'done' }): Promise<void> {
     const line = Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8');
-    const next = this.chain.then(async () => {
-      await this.handle.write(line);
-      await this.handle.datasync();
-    });
+    const next = this.chain.then(() => this._append(line));
     this.chain = next.catch(() => undefined);
     return next;
+  }
+
+  private async _append(line: Buffer): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    try {
+      let done = 0;
+      while (done < line.length) done += (await this.handle.write(line, done, line.length - done)).bytesWritten;
+      await this.handle.datasync();
+      this.size += line.length;
+    } catch (err) {
+      this.failure = writeError(err, this.path);
+      // A short write left part of the entry: without it the journal ends on a complete line again.
+      await this.handle.truncate(this.size).catch(() => undefined);
+      throw this.failure;
+    }
   }
 
   async close(): Promise<void> {

@@ -61,10 +61,21 @@ export class OrderedWriter {
 
   /** `outDir` holds the committed shards; `paths` are the final files (by default in `outDir`). */
   static async open(outDir: string, keepRefs: boolean, onMerged: MergedListener, paths: FinalPaths = runFinalPaths(outDir)): Promise<OrderedWriter> {
-    const transcripts = await AtomicFile.create(paths.transcripts);
-    const errors = await AtomicFile.create(paths.errors);
-    const refs = keepRefs ? await AtomicFile.create(paths.refs) : null;
-    return new OrderedWriter(paths, outDir, transcripts, errors, refs, onMerged);
+    const opened: AtomicFile[] = [];
+    const create = async (path: string): Promise<AtomicFile> => {
+      const file = await AtomicFile.create(path);
+      opened.push(file);
+      return file;
+    };
+    try {
+      const transcripts = await create(paths.transcripts);
+      const errors = await create(paths.errors);
+      const refs = keepRefs ? await create(paths.refs) : null;
+      return new OrderedWriter(paths, outDir, transcripts, errors, refs, onMerged);
+    } catch (err) {
+      for (const file of opened) await file.discard();
+      throw err;
+    }
   }
 
   /** Shards merged so far (all shards before this index). */
@@ -131,19 +142,24 @@ export class OrderedWriter {
     if (this.next !== total) throw new Error(`ordered writer: ${this.next} of ${total} shards merged`);
   }
 
-  /** Writes the reports and moves every final file into place, report.json last. */
+  /**
+   * Writes the reports and moves every final file into place, report.json last. On a failure (disk full) every
+   * temporary file goes; report.json is then missing, which marks the output incomplete.
+   */
   async finish(reportJson: string, reportMd: string): Promise<void> {
     await this.chain;
-    const md = await AtomicFile.create(this.paths.reportMd);
-    const json = await AtomicFile.create(this.paths.reportJson);
+    const files = [this.transcripts, this.errors, this.refs];
     try {
+      const md = await AtomicFile.create(this.paths.reportMd);
+      files.push(md);
+      const json = await AtomicFile.create(this.paths.reportJson);
+      files.push(json);
       await md.write(reportMd);
       await json.write(reportJson);
-      for (const file of [this.transcripts, this.errors, this.refs, md, json]) await file?.flush();
-      for (const file of [this.transcripts, this.errors, this.refs, md, json]) await file?.rename();
+      for (const file of files) await file?.flush();
+      for (const file of files) await file?.rename();
     } catch (err) {
-      await md.discard();
-      await json.discard();
+      for (const file of files) await file?.discard();
       throw err;
     }
   }

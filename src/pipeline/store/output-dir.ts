@@ -1,5 +1,6 @@
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDir } from '../../io/make-dir.js';
 import { removeStaleTemps } from '../../io/atomic-file.js';
 import type { FileFingerprint } from '../../io/fingerprint.js';
 import { Journal, type JournalState, readJournal } from './journal.js';
@@ -24,7 +25,7 @@ interface OutputDirOptions {
  * committed shard and no final file left from before (report.json goes first: its absence marks an incomplete output).
  */
 export async function openOutputDir<Report>(outDir: string, options: OutputDirOptions): Promise<OpenedOutput<Report>> {
-  await mkdir(outDir, { recursive: true });
+  await makeDir(outDir);
   await removeStaleTemps(outDir);
   await removeStaleTemps(await ensureShardsDir(outDir));
   const previous = options.resume ? await readJournal(outDir) : undefined;

@@ -1,5 +1,6 @@
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDir } from '../../io/make-dir.js';
 import { z } from 'zod';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
 import { sectionsOf } from '../shard/encoding.js';
@@ -78,7 +79,7 @@ export async function readShard(outDir: string, index: number): Promise<StoredSh
 
 export async function ensureShardsDir(outDir: string): Promise<string> {
   const dir = join(outDir, SHARDS_DIR);
-  await mkdir(dir, { recursive: true });
+  await makeDir(dir);
   return dir;
 }
 

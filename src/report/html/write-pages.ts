@@ -1,17 +1,12 @@
-import { TcompactError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { type Page, renderPage } from './page.js';
 import { type StatsPageInput, statsPage } from './stats-page.js';
 
 export const RUN_HTML = 'report.html';
 
-/** Writes a page atomically; a failed write is E_IO with the path. */
+/** Writes a page atomically; a failed write is E_IO with the path (see AtomicFile). */
 export async function writePage(path: string, page: Page): Promise<string> {
-  try {
-    await writeFileAtomic(path, [renderPage(page)]);
-  } catch (err) {
-    throw new TcompactError('E_IO', `cannot write ${path}: ${(err as Error).message}`);
-  }
+  await writeFileAtomic(path, [renderPage(page)]);
   return path;
 }
 

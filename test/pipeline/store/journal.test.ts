@@ -1,8 +1,10 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fingerprintFile } from '../../../src/io/fingerprint.js';
 import { Journal, readJournal } from '../../../src/pipeline/store/journal.js';
+import { TcompactError } from '../../../src/errors.js';
+import { canMount, mountTmpfs } from '../../helpers/small-disk.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { plannedShards } from './real-shards.js';
 
@@ -97,5 +99,39 @@ describe('journal', () => {
     expect(await readJournal(dir)).toBeUndefined();
     writeFileSync(join(dir, 'journal.jsonl'), '{"type":"run","version":1,"settings":{},"settingsHash":"h","inputs":[]}');
     expect(await readJournal(dir)).toBeUndefined();
+  });
+});
+
+describe.skipIf(!canMount('journal on a full tmpfs'))('journal on a full tmpfs', () => {
+  it('fails an append with E_IO naming the journal, ends on its last complete entry, and takes no entry after it', async () => {
+    const { shards, header } = await started(tempDir('journal'));
+    const disk = mountTmpfs(64 * 1024);
+    const journal = await Journal.create(disk.dir, header);
+    try {
+      writeFileSync(join(disk.dir, 'filler'), Buffer.alloc(128 * 1024));
+    } catch {
+      // The disk is full now, but for what is left of the journal's last page.
+    }
+    let appended = 0;
+    let failure: unknown;
+    while (failure === undefined && appended < 1000) {
+      const shard = shards[appended % shards.length].planned.shard;
+      await journal.append({ type: 'shard', shard, failed: false }).then(
+        () => appended++,
+        (err: unknown) => (failure = err),
+      );
+    }
+    expect(TcompactError.isInstance(failure)).toBe(true);
+    const path = join(disk.dir, 'journal.jsonl');
+    expect((failure as TcompactError).toInfo()).toEqual({ code: 'E_IO', message: `cannot write ${path}: no space left on device (ENOSPC)` });
+    await expect(journal.append({ type: 'done' })).rejects.toBe(failure);
+    await journal.close();
+
+    const text = journalText(disk.dir);
+    expect(text.endsWith('\n')).toBe(true);
+    expect(text.split('\n').filter((l) => l !== '')).toHaveLength(1 + appended);
+    const state = await readJournal(disk.dir);
+    expect(state?.validBytes).toBe(statSync(path).size);
+    expect(state?.done).toBe(false);
   });
 });
