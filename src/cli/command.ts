@@ -1,5 +1,5 @@
 import { TcompactError } from '../errors.js';
-import { type FlagTable, type ParsedFlags, parseFlags } from './flags.js';
+import { type FlagTable, type ParsedFlags, type PositionalsCheck, parseFlags } from './flags.js';
 import { type HelpText, renderHelp } from './usage.js';
 
 export interface CliIO {
@@ -22,6 +22,8 @@ export interface CommandSpec<F extends FlagTable> extends HelpText {
   name: string;
   summary: string;
   flags: F;
+  /** Checks the inputs before any flag value (see PositionalsCheck). @default any number of inputs */
+  positionals?: PositionalsCheck;
   run(args: ParsedFlags<F>, io: CliIO): Promise<number>;
 }
 
@@ -32,11 +34,13 @@ export function defineCommand<const F extends FlagTable>(spec: CommandSpec<F>): 
     summary: spec.summary,
     flags: spec.flags,
     help: renderHelp(spec, spec.flags),
-    run: async (argv, io) => spec.run(parseFlags(spec.name, argv, spec.flags), io),
+    run: async (argv, io) => spec.run(parseFlags(spec.name, argv, spec.flags, spec.positionals), io),
   };
 }
 
-export function requireInputs(command: string, positionals: string[]): string[] {
-  if (positionals.length === 0) throw new TcompactError('E_USAGE', `${command}: no input given (see 'tcompact ${command} --help')`);
-  return positionals;
+/** The check of a command that reads one input or more. */
+export function requireInputs(command: string): PositionalsCheck {
+  return (positionals) => {
+    if (positionals.length === 0) throw new TcompactError('E_USAGE', `${command}: no input given (see 'tcompact ${command} --help')`);
+  };
 }

@@ -6,6 +6,8 @@ export interface FlagAt {
   readonly command: string;
   /** The flag's name, without the dashes. */
   readonly flag: string;
+  /** Whether the command line gives another flag: for a flag whose valid values depend on it. */
+  given(flag: string): boolean;
 }
 
 /** Reads one value of a flag: the typed value, or a TcompactError('E_USAGE') with the exact message. */
@@ -107,10 +109,16 @@ export function withoutDefault<F extends ValueFlag<number | string>>(flag: F): O
 }
 
 /**
- * Parses argv against a command's table: unknown flags, a missing value and a bad one are E_USAGE errors; defaults
- * apply; every value comes out typed by its flag's parser.
+ * Checks the positionals (the inputs) before any flag value, so that a bare command first says what it lacks;
+ * `given` tells whether a flag is on the command line.
  */
-export function parseFlags<const F extends FlagTable>(command: string, argv: readonly string[], table: F): ParsedFlags<F> {
+export type PositionalsCheck = (positionals: readonly string[], given: (flag: string) => boolean) => void;
+
+/**
+ * Parses argv against a command's table: unknown flags, a missing value and a bad one are E_USAGE errors; defaults
+ * apply; every value comes out typed by its flag's parser. `checkPositionals` runs between the two.
+ */
+export function parseFlags<const F extends FlagTable>(command: string, argv: readonly string[], table: F, checkPositionals?: PositionalsCheck): ParsedFlags<F> {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {};
   for (const [name, flag] of Object.entries(table)) {
     options[name] = flag.kind === 'boolean' ? { type: 'boolean' } : { type: 'string', ...(flag.kind === 'list' ? { multiple: true } : {}) };
@@ -121,8 +129,11 @@ export function parseFlags<const F extends FlagTable>(command: string, argv: rea
   } catch (err) {
     throw new TcompactError('E_USAGE', `${command}: ${(err as Error).message}`);
   }
+  const raw = parsed.values;
+  const given = (flag: string): boolean => raw[flag] !== undefined;
+  checkPositionals?.(parsed.positionals, given);
   const values: Record<string, unknown> = {};
-  for (const [name, flag] of Object.entries(table)) values[name] = _valueOf(flag, parsed.values[name], { command, flag: name });
+  for (const [name, flag] of Object.entries(table)) values[name] = _valueOf(flag, raw[name], { command, flag: name, given });
   return { values: values as FlagValues<F>, positionals: parsed.positionals };
 }
 

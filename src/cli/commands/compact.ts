@@ -47,10 +47,11 @@ last) and writes, next to FILE.jsonl: FILE.refs.jsonl (the side store that \`res
 (input lines that failed), FILE.report.json, FILE.report.md and FILE.report.html (a self-contained page with charts). Every file is written under a temporary name
 and renamed into place when complete. Prints tokens saved per strategy.`,
   flags: FLAGS,
+  positionals: requireInputs('compact'),
   notes: { llm: '(up to --llm-concurrency transcripts are summarized at once; the output keeps the input order)' },
   epilogue: 'Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config error.',
   async run({ values, positionals }, io) {
-    const inputs = requireInputs('compact', positionals);
+    const inputs = positionals;
     const dryRun = values['dry-run'];
     if (values.out === undefined && !dryRun) throw new TcompactError('E_USAGE', 'compact: --out FILE.jsonl is required (or --dry-run)');
     const [llm] = llmOptionsFromFlags('compact', values);

@@ -66,9 +66,10 @@ each file's format and writes one transcript per line to FILE.jsonl, atomically.
   ${FORMAT_NAMES.join(', ')}. Bad lines and records go to FILE.errors.jsonl ({file, line, byteOffset, code, message}); the
 rest is still converted. Prints transcripts, messages, repairs, skipped records by reason and errors by code.`,
   flags: FLAGS,
+  positionals: requireInputs('convert'),
   epilogue: 'Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl), 2 usage error.',
   async run({ values, positionals }, io) {
-    const inputs = requireInputs('convert', positionals);
+    const inputs = positionals;
     const { out, to, from } = values;
     const maxLineBytes = values['max-line-bytes'];
     const summary = await convert(inputs, { out, to, from, maxLineBytes }, io);

@@ -103,6 +103,10 @@ With --compacted, the transcripts are those of a compacted archive (a 'tcompact 
 the side store, in a row named "compacted: STRATEGIES" (from the run's journal), beside any --strategy run on the
 originals (default: none).`,
   flags: FLAGS,
+  positionals: (positionals, given) => {
+    if (!given('compacted')) requireInputs('eval')(positionals, given);
+    else if (positionals.length > 0) throw new TcompactError('E_USAGE', 'eval: give either inputs or --compacted PATH, not both');
+  },
   notes: {
     batch: `With --batch, the questions of --model and --judge go through batches journaled in DIR/llm-batches/: the
 summaries' first, then the judge's about the compacted contexts; what a batch does not answer is asked online.`,
@@ -110,8 +114,7 @@ summaries' first, then the judge's about the compacted contexts; what a batch do
   async run({ values, positionals }, io) {
     const { out, compacted: compactedPath } = values;
     const compacted = compactedPath === undefined ? undefined : await restoreSources(compactedPath);
-    if (compacted && positionals.length > 0) throw new TcompactError('E_USAGE', 'eval: give either inputs or --compacted PATH, not both');
-    const inputs = compactedPath === undefined ? requireInputs('eval', positionals) : [compactedPath];
+    const inputs = compactedPath === undefined ? positionals : [compactedPath];
     const strategies = values.strategy ?? (compacted ? [] : defaultEvalStrategies());
     const given = compactedPath === undefined ? undefined : compactedRowName(await compactedBy(compactedPath));
     const tokenizer = getTokenizer(values.tokenizer);

@@ -57,10 +57,12 @@ Transcripts that were not changed are written as they are.
 <dir-or-file> is either a 'tcompact run' output directory (transcripts.jsonl and refs.jsonl inside) or a
 'tcompact compact' output file FILE.jsonl (with FILE.refs.jsonl next to it).`,
   flags: FLAGS,
+  positionals: (positionals) => {
+    if (positionals.length !== 1) throw new TcompactError('E_USAGE', 'restore: give exactly one compacted archive (a directory or FILE.jsonl)');
+  },
   epilogue: `A transcript whose side-store entries are missing or altered is reported as E_REF with its id and left out of the
 output; the others are still restored. Exit codes: 0 ok, 1 some transcripts could not be restored, 2 usage error.`,
   async run({ values, positionals }, io) {
-    if (positionals.length !== 1) throw new TcompactError('E_USAGE', 'restore: give exactly one compacted archive (a directory or FILE.jsonl)');
     const maxLineBytes = values['max-line-bytes'];
     const sources = await restoreSources(positionals[0]);
     if (!existsSync(sources.transcripts)) throw new TcompactError('E_IO', `restore: ${sources.transcripts} does not exist`);

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { TcompactError } from '../../errors.js';
 import { REPORT_MD } from '../../pipeline/store/ordered-writer.js';
 import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/job/capacity.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
@@ -27,8 +26,8 @@ const FLAGS = {
   workers: valueFlag({
     valueName: 'N',
     description: 'worker threads',
-    // 0 only with --queue: checked in run().
-    parse: integer(0, 256),
+    // 0 only with --queue: the coordinator alone.
+    parse: (raw, at) => integer(at.given('queue') ? 0 : 1, 256)(raw, at),
     default: defaultWorkers(),
     shownDefault: `the number of cores, here ${defaultWorkers()}`,
   }),
@@ -72,6 +71,7 @@ failed: file, line, byteOffset, code, message), refs.jsonl (the side store for '
 report.md and report.html (a self-contained page with charts). Output is byte-identical whatever the number of workers. Each shard of work commits atomically and is
 journaled (DIR/journal.jsonl), so an interrupted run continues with --resume.`,
   flags: FLAGS,
+  positionals: requireInputs('run'),
   notes: {
     llm: '(workers never call the network: the LLM steps run on the main thread)',
     batch: 'Ctrl-C while waiting leaves the batches running; --resume picks them up and never sends a request twice.',
@@ -80,7 +80,7 @@ journaled (DIR/journal.jsonl), so an interrupted run continues with --resume.`,
 them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or output could not be written,
 2 usage or config error, 3 resume refused (input or config changed), 130 interrupted.`,
   async run({ values, positionals }, io) {
-    const inputs = requireInputs('run', positionals);
+    const inputs = positionals;
     const [llm] = llmOptionsFromFlags('run', values);
     const { config, steps } = await loadCompactConfig(
       values.config,
@@ -88,7 +88,6 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl) or ou
       { model: llm !== undefined },
     );
     const { queue, workers, from } = values;
-    if (workers === 0 && queue === undefined) throw new TcompactError('E_USAGE', `--workers must be an integer from 1 to 256, got "${workers}"`);
     const maxLineBytes = values['max-line-bytes'];
     const workerHeapMb = values['worker-heap-mb'];
     const shardBytes = values['shard-bytes'];

@@ -120,8 +120,9 @@ ${Object.values(POLICIES)
   A policy with an LLM step (summarize@0.9, classify-tangents+checkpoint@0.9) needs --model; with it, auto's
   summarizer is summarize.`,
   flags: FLAGS,
+  positionals: requireInputs('simulate'),
   async run({ values, positionals }, io) {
-    const inputs = requireInputs('simulate', positionals);
+    const inputs = positionals;
     const { out, cache } = values;
     const prices: PriceFlags = { input: values['price-in'], output: values['price-out'] };
     const cacheWrite = values['price-cache-write'];
@@ -137,8 +138,15 @@ ${Object.values(POLICIES)
     if (!values.batch && (values['price-batch-in'] !== undefined || values['price-batch-out'] !== undefined))
       throw new TcompactError('E_USAGE', 'simulate: --price-batch-in and --price-batch-out need --batch');
     const batch = values.batch ? { in: values['price-batch-in'], out: values['price-batch-out'] } : undefined;
-    const { model, llm: baseURL, 'llm-window': llmWindow, 'llm-concurrency': llmConcurrency, rpm, tpm, focus } = values;
-    const [llmOptions] = llmOptionsFromFlags('simulate', { model, llm: baseURL, 'llm-window': llmWindow, 'llm-concurrency': llmConcurrency, rpm, tpm, focus });
+    // The prices above are the replayed agent's, not the LLM steps' model's.
+    const [llmOptions] = llmOptionsFromFlags('simulate', {
+      ...values,
+      'price-in': undefined,
+      'price-out': undefined,
+      batch: undefined,
+      'price-batch-in': undefined,
+      'price-batch-out': undefined,
+    });
     const llm = llmOptions === undefined ? undefined : await createLlmSession(llmOptions);
     const simulation = new Simulation({
       policies: values.policy,

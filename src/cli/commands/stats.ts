@@ -40,8 +40,9 @@ export const statsCommand = defineCommand({
 toolResults, attachments, other, overhead) and shows how much of a context window each transcript fills:
 ok (<80%), warning (80-90%), over the compaction threshold (90-98%), over the hard limit (>=98%).`,
   flags: FLAGS,
+  positionals: requireInputs('stats'),
   async run({ values, positionals }, io) {
-    const inputs = requireInputs('stats', positionals);
+    const inputs = positionals;
     const { window, from } = values;
     const tokenizer = getTokenizer(values.tokenizer);
     const maxLineBytes = values['max-line-bytes'];

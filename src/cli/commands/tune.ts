@@ -52,8 +52,9 @@ langchain.json (ClearToolUsesEdit), ai-sdk.json (pruneMessages options) and tcom
 each export is replayed too. Writes DIR/tune.json, tune.md and tune.html (cost against recall, the frontier marked),
 and each candidate's settings in DIR/candidates/ (replay one with simulate --policy anthropic:FILE or config:FILE).`,
   flags: FLAGS,
+  positionals: requireInputs('tune'),
   async run({ values, positionals }, io) {
-    const inputs = requireInputs('tune', positionals);
+    const inputs = positionals;
     const { out, cache, from, workers } = values;
     const prices: PriceFlags = { input: values['price-in'], output: values['price-out'] };
     const maxLineBytes = values['max-line-bytes'];

@@ -53,9 +53,11 @@ volume); a job whose input or DIR this machine cannot use fails with E_IO naming
 shard on stdout: run, shard, MB, ms, attempt, outcome. SIGTERM or Ctrl-C: finish the shards in flight, take no new
 ones, exit 0.`,
   flags: FLAGS,
-  epilogue: 'Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (E_QUEUE).',
-  async run({ values, positionals }, io) {
+  positionals: (positionals) => {
     if (positionals.length > 0) throw new TcompactError('E_USAGE', `worker: takes no inputs (the coordinator plans them), got "${positionals[0]}"`);
+  },
+  epilogue: 'Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (E_QUEUE).',
+  async run({ values }, io) {
     const { queue, threads } = values;
     const concurrency = values.concurrency ?? threads * IN_FLIGHT_PER_WORKER;
     const heapMb = values['worker-heap-mb'];
