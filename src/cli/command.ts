@@ -1,6 +1,7 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { TcompactError } from '../errors.js';
 import type { SourceEnvironment } from '../sources/types.js';
+import { type FlagTable, type ParsedFlags, type PositionalsCheck, parseFlags } from './flags.js';
+import { type HelpText, renderHelp } from './usage.js';
 
 export interface CliIO {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -12,34 +13,37 @@ export interface CliIO {
 export interface Command {
   name: string;
   summary: string;
+  /** Every flag the command takes: what it parses and what its help lists. */
+  flags: FlagTable;
   /** Full help text: usage line and options. */
   help: string;
   run(argv: string[], io: CliIO): Promise<number>;
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
-
-/** parseArgs with strict checking; a bad flag becomes an E_USAGE error naming the command. */
-export function parseCommandArgs<const O extends Options>(command: string, argv: string[], options: O): Parsed<O> {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new TcompactError('E_USAGE', `${command}: ${(err as Error).message}`);
-  }
+/** A command as written: its flag table, its help text around the flags, and what it does with the parsed flags. */
+export interface CommandSpec<F extends FlagTable> extends HelpText {
+  name: string;
+  summary: string;
+  flags: F;
+  /** Checks the inputs before any flag value (see PositionalsCheck). @default any number of inputs */
+  positionals?: PositionalsCheck;
+  run(args: ParsedFlags<F>, io: CliIO): Promise<number>;
 }
 
-/** Parses a flag value as an integer within [min, max], with an exact message otherwise. */
-export function intOption(name: string, value: string | undefined, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new TcompactError('E_USAGE', `--${name} must be an integer from ${min} to ${max}, got "${value}"`);
-  }
-  return n;
+/** The command whose help, parsing and validation all come from its one flag table. */
+export function defineCommand<const F extends FlagTable>(spec: CommandSpec<F>): Command {
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    flags: spec.flags,
+    help: renderHelp(spec, spec.flags),
+    run: async (argv, io) => spec.run(parseFlags(spec.name, argv, spec.flags, spec.positionals), io),
+  };
 }
 
-export function requireInputs(command: string, positionals: string[]): string[] {
-  if (positionals.length === 0) throw new TcompactError('E_USAGE', `${command}: no input given (see 'tcompact ${command} --help')`);
-  return positionals;
+/** The check of a command that reads one input or more. */
+export function requireInputs(command: string): PositionalsCheck {
+  return (positionals) => {
+    if (positionals.length === 0) throw new TcompactError('E_USAGE', `${command}: no input given (see 'tcompact ${command} --help')`);
+  };
 }

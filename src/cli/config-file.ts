@@ -4,9 +4,8 @@ import { withModelSummarizer } from '../strategies/auto.js';
 import { buildSteps } from '../strategies/build-steps.js';
 import { type CompactConfig, parseCompactConfig } from '../strategies/compact-config.js';
 import type { PipelineStep } from '../strategies/runner.js';
-import { DEFAULT_WINDOW } from '../tokens/window.js';
-import { intOption } from './command.js';
-import { parseTokenizer } from './compaction-flags.js';
+import type { COMPACTION_FLAGS, TAIL_FLAGS } from './compaction-flags.js';
+import type { FlagValues } from './flags.js';
 
 /** Settings given as flags; each one set replaces the config file's value (`options` entries: per key). */
 interface ConfigOverrides {
@@ -21,26 +20,21 @@ interface ConfigOverrides {
   options?: Record<string, Record<string, unknown>>;
 }
 
-/**
- * The flags `run` and `compact` share, as overrides: --strategy, --keep-last, --keep-messages, --keep-results, --window, --tokenizer, --tokenizer-engine,
- * --no-refs.
- */
-export function compactFlagOverrides(values: Record<string, string | boolean | string[] | undefined>): ConfigOverrides {
-  const str = (k: string) => values[k] as string | undefined;
+/** The compaction flags (`run`, `compact`) as overrides: each one given replaces the config file's value. */
+export function compactFlagOverrides(values: FlagValues<typeof COMPACTION_FLAGS>): ConfigOverrides {
   return {
-    strategies: values.strategy as string[] | undefined,
+    strategies: values.strategy,
     ...tailFlagOverrides(values),
-    window: str('window') === undefined ? undefined : intOption('window', str('window'), DEFAULT_WINDOW, 1),
-    tokenizer: str('tokenizer') === undefined ? undefined : parseTokenizer(str('tokenizer') as string),
-    tokenizerEngine: str('tokenizer-engine'),
+    window: values.window,
+    tokenizer: values.tokenizer,
+    tokenizerEngine: values['tokenizer-engine'],
     refs: values['no-refs'] ? false : undefined,
   };
 }
 
-/** --keep-last, --keep-messages, --keep-results: the protected tail (see protectedRange), for compact, run and eval. */
-export function tailFlagOverrides(values: Record<string, unknown>): Pick<ConfigOverrides, 'keepLast' | 'keepMessages' | 'keepResults'> {
-  const int = (flag: string, fallback: number) => (values[flag] === undefined ? undefined : intOption(flag, values[flag] as string, fallback, 0));
-  return { keepLast: int('keep-last', 0), keepMessages: int('keep-messages', 10), keepResults: int('keep-results', 10) };
+/** --keep-last, --keep-messages, --keep-results: the protected tail (see protectedRange), for compact, run, eval and simulate. */
+export function tailFlagOverrides(values: FlagValues<typeof TAIL_FLAGS>): Pick<ConfigOverrides, 'keepLast' | 'keepMessages' | 'keepResults'> {
+  return { keepLast: values['keep-last'], keepMessages: values['keep-messages'], keepResults: values['keep-results'] };
 }
 
 /** Reads a `--config FILE` as a JSON object; unreadable or malformed files are E_CONFIG errors naming the file. */

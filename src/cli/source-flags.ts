@@ -5,20 +5,16 @@ import { parseSourceFilters } from '../sources/filters.js';
 import { AGENT_NAMES, type SourceFilters } from '../sources/types.js';
 import { currentEnvironment } from './agent-environment.js';
 import type { CliIO } from './command.js';
+import { text } from './flag-values.js';
+import { listFlag, valueFlag } from './flags.js';
 
-/** The flags that select the agent sessions a command reads when it is given no input (parseArgs options). */
+/** The flags that select the agent sessions a command reads when it is given no input. */
 export const SOURCE_FLAGS = {
-  agent: { type: 'string', multiple: true },
-  since: { type: 'string' },
-  until: { type: 'string' },
-  project: { type: 'string' },
-} as const;
-
-/** Their lines in a command's --help. */
-export const SOURCE_FLAGS_HELP = `  --agent NAME           only this agent's sessions (repeatable): ${AGENT_NAMES.join(', ')}
-  --since DATE           only sessions written on or after DATE (YYYY-MM-DD, a UTC day, or a time with its zone)
-  --until DATE           only sessions started on or before DATE
-  --project TEXT         only sessions whose project (folder, working directory) contains TEXT, ignoring case`;
+  agent: listFlag({ valueName: 'NAME', description: `only this agent's sessions (repeatable): ${AGENT_NAMES.join(', ')}`, parse: text }),
+  since: valueFlag({ valueName: 'DATE', description: 'only sessions written on or after DATE (YYYY-MM-DD, a UTC day, or a time with its zone)', parse: text }),
+  until: valueFlag({ valueName: 'DATE', description: 'only sessions started on or before DATE', parse: text }),
+  project: valueFlag({ valueName: 'TEXT', description: 'only sessions whose project (folder, working directory) contains TEXT, ignoring case', parse: text }),
+};
 
 type SourceFlagValues = { agent?: string[]; since?: string; until?: string; project?: string };
 

@@ -2,18 +2,20 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { type Prepared, runPipeline } from '../../pipeline/run-pipeline.js';
 import type { RunReport } from '../../pipeline/sink/run-report.js';
 import type { SinkPaths } from '../../pipeline/sink/run-sink.js';
 import { percent } from '../../report/bars.js';
 import { renderStrategyTable } from '../../report/render-markdown.js';
-import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
+import { defineCommand, requireInputs } from '../command.js';
 import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
-import { LLM_FLAGS_HELP, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
+import { LLM_FLAGS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
 import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
-import { COMPACTION_FLAG_SPECS, INPUT_FLAG_SPECS, parseFormat, sharedFlagsHelp } from '../compaction-flags.js';
+import { COMPACTION_FLAGS } from '../compaction-flags.js';
+import { text } from '../flag-values.js';
+import { booleanFlag, valueFlag } from '../flags.js';
+import { READ_FLAGS } from '../input-flags.js';
 
 /** `out.jsonl` -> `out.refs.jsonl`, `out.errors.jsonl`, `out.report.json`, `out.report.md`, `out.report.html`. */
 function compactOutputPaths(out: string): SinkPaths {
@@ -28,37 +30,29 @@ function compactOutputPaths(out: string): SinkPaths {
   };
 }
 
-export const compactCommand: Command = {
+const FLAGS = {
+  out: valueFlag({ valueName: 'FILE.jsonl', description: 'the compacted archive (required unless --dry-run)', parse: text }),
+  ...COMPACTION_FLAGS,
+  'dry-run': booleanFlag({ description: 'compact and print the report, write nothing' }),
+  ...READ_FLAGS,
+  ...LLM_FLAGS,
+};
+
+export const compactCommand = defineCommand({
   name: 'compact',
   summary: 'compact transcripts with mechanical strategies in one process; writes the archive, side store and report',
-  help: `Usage: tcompact compact <input...> --out FILE.jsonl [options]
-
-Runs every transcript through the strategies (default: the "auto" pipeline; "sanitize" always runs first and
+  usage: 'Usage: tcompact compact <input...> --out FILE.jsonl [options]',
+  description: `Runs every transcript through the strategies (default: the "auto" pipeline; "sanitize" always runs first and
 last) and writes, next to FILE.jsonl: FILE.refs.jsonl (the side store that \`restore\` reads), FILE.errors.jsonl
 (input lines that failed), FILE.report.json, FILE.report.md and FILE.report.html (a self-contained page with charts). Every file is written under a temporary name
-and renamed into place when complete. Prints tokens saved per strategy.
-
-Options:
-  --out FILE.jsonl       the compacted archive (required unless --dry-run)
-${sharedFlagsHelp(['strategy', 'keep-last', 'keep-messages', 'keep-results', 'window', 'tokenizer', 'tokenizer-engine', 'config', 'no-refs'])}
-  --dry-run              compact and print the report, write nothing
-${sharedFlagsHelp(['from', 'max-line-bytes'])}
-
-${LLM_FLAGS_HELP}
-  (up to --llm-concurrency transcripts are summarized at once; the output keeps the input order)
-
-Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config error, 74 a file could not be
-read or written (E_IO).`,
-  async run(argv, io) {
-    const { values, positionals } = parseCommandArgs('compact', argv, {
-      out: { type: 'string' },
-      ...COMPACTION_FLAG_SPECS,
-      'dry-run': { type: 'boolean' },
-      ...INPUT_FLAG_SPECS,
-      ...LLM_FLAG_SPECS,
-    });
-    const inputs = requireInputs('compact', positionals);
-    const dryRun = values['dry-run'] === true;
+and renamed into place when complete. Prints tokens saved per strategy.`,
+  flags: FLAGS,
+  positionals: requireInputs('compact'),
+  notes: { llm: '(up to --llm-concurrency transcripts are summarized at once; the output keeps the input order)' },
+  epilogue: 'Exit codes: 0 ok, 1 some input failed (see FILE.errors.jsonl), 2 usage or config error, 74 a file could not be\nread or written (E_IO).',
+  async run({ values, positionals }, io) {
+    const inputs = positionals;
+    const dryRun = values['dry-run'];
     if (values.out === undefined && !dryRun) throw new TcompactError('E_USAGE', 'compact: --out FILE.jsonl is required (or --dry-run)');
     const [llm] = llmOptionsFromFlags('compact', values);
     const { config, steps } = await loadCompactConfig(
@@ -66,8 +60,8 @@ read or written (E_IO).`,
       { ...compactFlagOverrides(values), options: llmStepOptionsFromFlags(values) },
       { model: llm !== undefined },
     );
-    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
-    const from = parseFormat(values.from);
+    const maxLineBytes = values['max-line-bytes'];
+    const from = values.from;
 
     // The run's engine in this thread: its journal and shards live in a work folder beside the output (in the system's
     // temporary folder for a dry run), removed when done; the final files are FILE.jsonl and its siblings.
@@ -108,7 +102,7 @@ read or written (E_IO).`,
     const empty = nothingYielded(io, 'compact', inputs, { transcripts: report.transcripts, failed: lines.failed, skippedByReason: report.skippedByReason });
     return empty ?? (lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
-};
+});
 
 /** errors.jsonl as `file:line: CODE: message`, one line per failed input line, for the terminal. */
 async function errorLines(errorsFile: string): Promise<string[]> {

@@ -6,11 +6,12 @@ import { FORMAT_NAMES, type InputItem } from '../../formats/types.js';
 import { isAssistant, isTool } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
-import { type CliIO, type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
+import { type CliIO, defineCommand, requireInputs } from '../command.js';
+import { oneOf, text } from '../flag-values.js';
+import { booleanFlag, valueFlag } from '../flags.js';
+import { READ_FLAGS } from '../input-flags.js';
 import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
-import { parseFormat } from '../compaction-flags.js';
 
 const OUTPUT_FORMATS = ['openai', 'anthropic'] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -40,56 +41,45 @@ function errorsPathFor(out: string): string {
   return `${out.endsWith('.jsonl') ? out.slice(0, -'.jsonl'.length) : out}.errors.jsonl`;
 }
 
-function parseOutputFormat(value: string | undefined): OutputFormat {
-  if (value === undefined) return 'openai';
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(value))
-    throw new TcompactError('E_USAGE', `--to must be one of ${OUTPUT_FORMATS.join(', ')}, got "${value}"`);
-  return value as OutputFormat;
-}
-
 const MAX_ERRORS_SHOWN = 20;
 const FLUSH_BYTES = 1 << 20;
 
-export const convertCommand: Command = {
+const FLAGS = {
+  out: valueFlag({ valueName: 'FILE', description: 'output archive', parse: text, required: 'see help' }),
+  to: valueFlag({
+    valueName: 'FORMAT',
+    description: 'openai (the canonical OpenAI chat archive) or anthropic (Messages API shape)',
+    parse: oneOf(OUTPUT_FORMATS),
+    default: 'openai',
+  }),
+  from: READ_FLAGS.from,
+  json: booleanFlag({ description: 'print the summary as JSON' }),
+  'max-line-bytes': { ...READ_FLAGS['max-line-bytes'], description: 'reject longer lines (or whole-file JSON records) with E_LINE_TOO_LONG' },
+};
+
+export const convertCommand = defineCommand({
   name: 'convert',
   summary: 'convert agent transcripts (Claude Code, Codex, Gemini CLI, Cline, aider, SWE-agent, OpenHands...) to the canonical archive',
-  help: `Usage: tcompact convert <input...> --out FILE.jsonl [options]
-
-Reads files or directories (walked recursively; only .jsonl, .json and .traj files and aider chat histories), detects
+  usage: 'Usage: tcompact convert <input...> --out FILE.jsonl [options]',
+  description: `Reads files or directories (walked recursively; only .jsonl, .json and .traj files and aider chat histories), detects
 each file's format and writes one transcript per line to FILE.jsonl, atomically. Formats:
   ${FORMAT_NAMES.join(', ')}. Bad lines and records go to FILE.errors.jsonl ({file, line, byteOffset, code, message}); the
-rest is still converted. Prints transcripts, messages, repairs, skipped records by reason and errors by code.
-
-Options:
-  --out FILE             output archive (required)
-  --to FORMAT            openai (default: the canonical OpenAI chat archive) or anthropic (Messages API shape)
-  --from FORMAT          force the input format instead of detecting it per file
-  --json                 print the summary as JSON
-  --max-line-bytes N     reject longer lines (or whole-file JSON records) with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
-
-Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl), 2 usage error, 74 the output could
-not be written (E_IO).`,
-  async run(argv, io) {
-    const { values, positionals } = parseCommandArgs('convert', argv, {
-      out: { type: 'string' },
-      to: { type: 'string' },
-      from: { type: 'string' },
-      json: { type: 'boolean' },
-      'max-line-bytes': { type: 'string' },
-    });
-    const inputs = requireInputs('convert', positionals);
-    if (values.out === undefined || values.out === '') throw new TcompactError('E_USAGE', "convert: --out FILE is required (see 'tcompact convert --help')");
-    const to = parseOutputFormat(values.to);
-    const from = parseFormat(values.from);
-    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
-    const summary = await convert(inputs, { out: values.out, to, from, maxLineBytes }, io);
+rest is still converted. Prints transcripts, messages, repairs, skipped records by reason and errors by code.`,
+  flags: FLAGS,
+  positionals: requireInputs('convert'),
+  epilogue: 'Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl), 2 usage error, 74 the output could\nnot be written (E_IO).',
+  async run({ values, positionals }, io) {
+    const inputs = positionals;
+    const { out, to, from } = values;
+    const maxLineBytes = values['max-line-bytes'];
+    const summary = await convert(inputs, { out, to, from, maxLineBytes }, io);
     if (values.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else io.stdout.write(renderSummary(summary));
     const failed = Object.values(summary.errors).reduce((n, k) => n + k, 0);
     const empty = nothingYielded(io, 'convert', inputs, { transcripts: summary.transcripts, failed, skippedByReason: summary.skipped });
     return empty ?? (failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
-};
+});
 
 interface ConvertOptions {
   out: string;

@@ -3,13 +3,16 @@ import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { TcompactError } from '../../errors.js';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
-import { DEFAULT_MAX_LINE_BYTES, decodeLine, readLines } from '../../io/line-reader.js';
+import { decodeLine, readLines } from '../../io/line-reader.js';
 import { TRANSCRIPTS_FILE } from '../../pipeline/store/ordered-writer.js';
 import type { Transcript } from '../../model/transcript.js';
 import { REFS_FILE, readRefFile } from '../../refs/ref-file.js';
 import { tcompactMetadata } from '../../refs/recipe.js';
 import { restoreTranscript } from '../../refs/restore.js';
-import { type Command, intOption, parseCommandArgs } from '../command.js';
+import { defineCommand } from '../command.js';
+import { text } from '../flag-values.js';
+import { valueFlag } from '../flags.js';
+import { READ_FLAGS } from '../input-flags.js';
 import { EXIT } from '../exit-codes.js';
 
 /** The compacted archive and its side store: `run` output (a directory) or `compact` output (FILE.jsonl). */
@@ -33,33 +36,35 @@ function asTranscript(value: unknown): Transcript | undefined {
   return typeof t.id === 'string' && Array.isArray(t.messages) ? (value as Transcript) : undefined;
 }
 
-export const restoreCommand: Command = {
+const FLAGS = {
+  out: valueFlag({
+    valueName: 'FILE',
+    description: 'where the restored archive goes (written under a temporary name, then renamed)',
+    parse: text,
+    required: true,
+  }),
+  'max-line-bytes': { ...READ_FLAGS['max-line-bytes'], description: 'reject longer lines with E_LINE_TOO_LONG' },
+};
+
+export const restoreCommand = defineCommand({
   name: 'restore',
   summary: 'rebuild the uncompacted transcripts of a compacted archive from its side store, byte for byte',
-  help: `Usage: tcompact restore <dir-or-file> --out FILE
-
-Undoes every compaction recorded in each transcript's metadata.tcompact.restore, using the side store, and writes
+  usage: 'Usage: tcompact restore <dir-or-file> --out FILE',
+  description: `Undoes every compaction recorded in each transcript's metadata.tcompact.restore, using the side store, and writes
 the transcripts exactly as they were read before compaction (canonical JSON, one per line, in archive order).
 Transcripts that were not changed are written as they are.
 
 <dir-or-file> is either a 'tcompact run' output directory (transcripts.jsonl and refs.jsonl inside) or a
-'tcompact compact' output file FILE.jsonl (with FILE.refs.jsonl next to it).
-
-Options:
-  --out FILE             where the restored archive goes (written under a temporary name, then renamed)
-  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
-
-A transcript whose side-store entries are missing or altered is reported as E_REF with its id and left out of the
+'tcompact compact' output file FILE.jsonl (with FILE.refs.jsonl next to it).`,
+  flags: FLAGS,
+  positionals: (positionals) => {
+    if (positionals.length !== 1) throw new TcompactError('E_USAGE', 'restore: give exactly one compacted archive (a directory or FILE.jsonl)');
+  },
+  epilogue: `A transcript whose side-store entries are missing or altered is reported as E_REF with its id and left out of the
 output; the others are still restored. Exit codes: 0 ok, 1 some transcripts could not be restored, 2 usage error,
 74 a file could not be read or written (E_IO).`,
-  async run(argv, io) {
-    const { values, positionals } = parseCommandArgs('restore', argv, {
-      out: { type: 'string' },
-      'max-line-bytes': { type: 'string' },
-    });
-    if (positionals.length !== 1) throw new TcompactError('E_USAGE', 'restore: give exactly one compacted archive (a directory or FILE.jsonl)');
-    if (values.out === undefined) throw new TcompactError('E_USAGE', 'restore: --out FILE is required');
-    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
+  async run({ values, positionals }, io) {
+    const maxLineBytes = values['max-line-bytes'];
     const sources = await restoreSources(positionals[0]);
     if (!existsSync(sources.transcripts)) throw new TcompactError('E_IO', `restore: ${sources.transcripts} does not exist`);
     const refs = existsSync(sources.refs) ? await readRefFile(sources.refs) : new Map<string, string>();
@@ -116,4 +121,4 @@ output; the others are still restored. Exit codes: 0 ok, 1 some transcripts coul
     );
     return counts.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
   },
-};
+});

@@ -1,6 +1,4 @@
 import { join } from 'node:path';
-import { TcompactError } from '../../errors.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { REPORT_MD } from '../../pipeline/store/ordered-writer.js';
 import { DEFAULT_SHARD_BYTES, DEFAULT_WORKER_HEAP_MB, defaultWorkers } from '../../pipeline/job/capacity.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
@@ -9,80 +7,92 @@ import { DEFAULT_QUEUE_GRACE_MS } from '../../pipeline/executors/queue/queue-tim
 import { percent } from '../../report/bars.js';
 import { RUN_HTML } from '../../report/html/write-pages.js';
 import { createProgress } from '../../report/progress.js';
-import { type Command, intOption, parseCommandArgs, requireInputs } from '../command.js';
+import { defineCommand, requireInputs } from '../command.js';
+import { integer, text } from '../flag-values.js';
+import { booleanFlag, valueFlag } from '../flags.js';
+import { READ_FLAGS } from '../input-flags.js';
 import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
-import { BATCH_FLAGS_HELP, BATCH_FLAG_SPECS, LLM_FLAGS_HELP, LLM_FLAG_SPECS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
+import { BATCH_FLAGS, LLM_FLAGS, llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
 import type { BatchProgress } from '../../llm/batcher.js';
 import type { RunProgress } from '../../pipeline/run-options.js';
 import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
-import { COMPACTION_FLAG_SPECS, INPUT_FLAG_SPECS, parseFormat, sharedFlagsHelp } from '../compaction-flags.js';
+import { COMPACTION_FLAGS } from '../compaction-flags.js';
 
-export const runCommand: Command = {
+const FLAGS = {
+  out: valueFlag({ valueName: 'DIR', description: 'output directory', parse: text, required: 'see help' }),
+  ...COMPACTION_FLAGS,
+  ...READ_FLAGS,
+  workers: valueFlag({
+    valueName: 'N',
+    description: 'worker threads',
+    // 0 only with --queue: the coordinator alone.
+    parse: (raw, at) => integer(at.given('queue') ? 0 : 1, 256)(raw, at),
+    default: defaultWorkers(),
+    shownDefault: `the number of cores, here ${defaultWorkers()}`,
+  }),
+  resume: booleanFlag({ description: 'reuse the shards an interrupted run of the same inputs and settings committed' }),
+  'worker-heap-mb': valueFlag({
+    valueName: 'N',
+    description: 'heap limit of each worker; a worker over it fails alone',
+    parse: integer(16),
+    default: DEFAULT_WORKER_HEAP_MB,
+  }),
+  'shard-bytes': valueFlag({
+    valueName: 'N',
+    description: 'target size of a unit of work; a resume needs the same value',
+    parse: integer(1024),
+    default: DEFAULT_SHARD_BYTES,
+  }),
+  queue: valueFlag({
+    valueName: 'URL',
+    description:
+      "distributed run: shards go to BullMQ jobs on Redis (redis://[user:pass@]HOST:PORT[/DB], or\nrediss:// for TLS) where 'tcompact worker' processes take them; --workers N local threads\ntake jobs too, --workers 0 only coordinates (see docs/scaling-out.md)",
+    parse: parseQueueUrl,
+  }),
+  'queue-grace-ms': valueFlag({
+    valueName: 'N',
+    description: 'how long Redis may be unreachable before the run stops with E_QUEUE; --resume continues it',
+    parse: integer(100),
+    shownDefault: DEFAULT_QUEUE_GRACE_MS,
+  }),
+  quiet: booleanFlag({ description: 'no progress output' }),
+  ...LLM_FLAGS,
+  ...BATCH_FLAGS,
+};
+
+export const runCommand = defineCommand({
   name: 'run',
   summary: 'compact whole archives on a worker pool: ordered, resumable output with errors and a report',
-  help: `Usage: tcompact run <input...> --out DIR [options]
-
-Compacts every transcript of the inputs (canonical JSONL archives, or any format the adapters read) on a pool of
+  usage: 'Usage: tcompact run <input...> --out DIR [options]',
+  description: `Compacts every transcript of the inputs (canonical JSONL archives, or any format the adapters read) on a pool of
 worker threads and writes, in DIR: transcripts.jsonl (in input order), errors.jsonl (one line per input line that
 failed: file, line, byteOffset, code, message), refs.jsonl (the side store for 'tcompact restore'), report.json,
 report.md and report.html (a self-contained page with charts). Output is byte-identical whatever the number of workers. Each shard of work commits atomically and is
-journaled (DIR/journal.jsonl), so an interrupted run continues with --resume.
-
-Options:
-  --out DIR              output directory (required)
-${sharedFlagsHelp(['strategy', 'config'])}
-  --workers N            worker threads (default: the number of cores, here ${defaultWorkers()})
-  --resume               reuse the shards an interrupted run of the same inputs and settings committed
-${sharedFlagsHelp(['tokenizer', 'tokenizer-engine', 'window', 'keep-last', 'keep-messages', 'keep-results', 'no-refs', 'from', 'max-line-bytes'])}
-  --worker-heap-mb N     heap limit of each worker; a worker over it fails alone (default ${DEFAULT_WORKER_HEAP_MB})
-  --shard-bytes N        target size of a unit of work (default ${DEFAULT_SHARD_BYTES}); a resume needs the same value
-  --queue URL            distributed run: shards go to BullMQ jobs on Redis (redis://[user:pass@]HOST:PORT[/DB], or
-                         rediss:// for TLS) where 'tcompact worker' processes take them; --workers N local threads
-                         take jobs too, --workers 0 only coordinates (see docs/scaling-out.md)
-  --queue-grace-ms N     how long Redis may be unreachable before the run stops with E_QUEUE; --resume continues it
-                         (default ${DEFAULT_QUEUE_GRACE_MS})
-  --quiet                no progress output
-
-${LLM_FLAGS_HELP}
-  (workers never call the network: the LLM steps run on the main thread)
-
-${BATCH_FLAGS_HELP}
-  Ctrl-C while waiting leaves the batches running; --resume picks them up and never sends a request twice.
-
-Ctrl-C stops reading, lets the shards in flight finish and commit, and exits with 130; a second Ctrl-C drops
+journaled (DIR/journal.jsonl), so an interrupted run continues with --resume.`,
+  flags: FLAGS,
+  positionals: requireInputs('run'),
+  notes: {
+    llm: '(workers never call the network: the LLM steps run on the main thread)',
+    batch: 'Ctrl-C while waiting leaves the batches running; --resume picks them up and never sends a request twice.',
+  },
+  epilogue: `Ctrl-C stops reading, lets the shards in flight finish and commit, and exits with 130; a second Ctrl-C drops
 them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl), 2 usage or config error, 3 resume
 refused (input or config changed), 74 a file could not be read or written (E_IO, e.g. disk full: --resume continues
 once there is room), 130 interrupted.`,
-  async run(argv, io) {
-    const { values, positionals } = parseCommandArgs('run', argv, {
-      out: { type: 'string' },
-      ...COMPACTION_FLAG_SPECS,
-      ...INPUT_FLAG_SPECS,
-      workers: { type: 'string' },
-      resume: { type: 'boolean' },
-      'worker-heap-mb': { type: 'string' },
-      'shard-bytes': { type: 'string' },
-      quiet: { type: 'boolean' },
-      queue: { type: 'string' },
-      'queue-grace-ms': { type: 'string' },
-      ...LLM_FLAG_SPECS,
-      ...BATCH_FLAG_SPECS,
-    });
-    const inputs = requireInputs('run', positionals);
-    if (values.out === undefined) throw new TcompactError('E_USAGE', "run: --out DIR is required (see 'tcompact run --help')");
+  async run({ values, positionals }, io) {
+    const inputs = positionals;
     const [llm] = llmOptionsFromFlags('run', values);
     const { config, steps } = await loadCompactConfig(
       values.config,
       { ...compactFlagOverrides(values), options: llmStepOptionsFromFlags(values) },
       { model: llm !== undefined },
     );
-    const queue = values.queue === undefined ? undefined : parseQueueUrl(values.queue);
-    const workers = intOption('workers', values.workers, defaultWorkers(), queue ? 0 : 1, 256);
-    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
-    const workerHeapMb = intOption('worker-heap-mb', values['worker-heap-mb'], DEFAULT_WORKER_HEAP_MB, 16);
-    const shardBytes = intOption('shard-bytes', values['shard-bytes'], DEFAULT_SHARD_BYTES, 1024);
-    const from = parseFormat(values.from);
+    const { queue, workers, from } = values;
+    const maxLineBytes = values['max-line-bytes'];
+    const workerHeapMb = values['worker-heap-mb'];
+    const shardBytes = values['shard-bytes'];
+    const queueGraceMs = values['queue-grace-ms'];
 
     const stop = new AbortController();
     const abort = new AbortController();
@@ -94,7 +104,7 @@ once there is room), 130 interrupted.`,
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const progress = createProgress(io.stderr, { quiet: values.quiet === true });
+    const progress = createProgress(io.stderr, { quiet: values.quiet });
     let lastProgress: RunProgress = { bytesDone: 0, bytesTotal: 0, transcripts: 0, tokensSaved: 0, errors: 0, shardsDone: 0 };
     let note: string | undefined;
     const showProgress = (p: RunProgress): void => {
@@ -108,7 +118,7 @@ once there is room), 130 interrupted.`,
           outDir: values.out,
           config,
           workers,
-          resume: values.resume === true,
+          resume: values.resume,
           maxLineBytes,
           from,
           workerHeapMb,
@@ -122,9 +132,7 @@ once there is room), 130 interrupted.`,
           },
           llm,
           queue,
-          ...(values['queue-grace-ms'] === undefined
-            ? {}
-            : { queueGraceMs: intOption('queue-grace-ms', values['queue-grace-ms'], DEFAULT_QUEUE_GRACE_MS, 100) }),
+          ...(queueGraceMs === undefined ? {} : { queueGraceMs }),
         },
         { steps },
       );
@@ -165,7 +173,7 @@ once there is room), 130 interrupted.`,
       process.off('SIGTERM', onSignal);
     }
   },
-};
+});
 
 /** `batches: batch_abc in_progress 120/400 (2 failed)`, one part per batch. */
 function batchNote(p: BatchProgress): string {

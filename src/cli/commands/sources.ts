@@ -1,26 +1,29 @@
 import { TcompactError } from '../../errors.js';
 import { renderSources } from '../../report/render-sources.js';
 import { currentEnvironment } from '../agent-environment.js';
-import { type Command, parseCommandArgs } from '../command.js';
+import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { SOURCE_FLAGS, SOURCE_FLAGS_HELP, discover } from '../source-flags.js';
+import { booleanFlag } from '../flags.js';
+import { SOURCE_FLAGS, discover } from '../source-flags.js';
 
-export const sourcesCommand: Command = {
+const FLAGS = {
+  json: booleanFlag({ description: 'print JSON instead of the table' }),
+  ...SOURCE_FLAGS,
+};
+
+export const sourcesCommand = defineCommand({
   name: 'sources',
   summary: "where this user's agents keep their sessions, and what each folder holds",
-  help: `Usage: tcompact sources [options]
-
-Finds the sessions of Claude Code, Codex, Gemini CLI, Cline, Roo Code, OpenCode and goose for the current user,
+  usage: 'Usage: tcompact sources [options]',
+  description: `Finds the sessions of Claude Code, Codex, Gemini CLI, Cline, Roo Code, OpenCode and goose for the current user,
 where each agent writes them (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_* and the other variables each agent honours are
 followed; see docs/formats.md), and lists each folder: agent, kind, folder, sessions, bytes, first and last date.
-Commands given no input (stats) read these sessions. Nothing is written.
-
-Options:
-  --json                 print JSON instead of the table
-${SOURCE_FLAGS_HELP}`,
-  async run(argv, io) {
-    const { values, positionals } = parseCommandArgs('sources', argv, { json: { type: 'boolean' }, ...SOURCE_FLAGS });
+Commands given no input (stats) read these sessions. Nothing is written.`,
+  flags: FLAGS,
+  positionals: (positionals) => {
     if (positionals.length > 0) throw new TcompactError('E_USAGE', `sources: takes no input, got "${positionals[0]}" (see 'tcompact sources --help')`);
+  },
+  async run({ values }, io) {
     const { found, searched } = await discover(values, io);
     if (values.json) {
       io.stdout.write(
@@ -31,4 +34,4 @@ ${SOURCE_FLAGS_HELP}`,
     }
     return EXIT.OK;
   },
-};
+});

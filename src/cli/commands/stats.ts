@@ -1,14 +1,15 @@
 import { readInputs } from '../../formats/read-inputs.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { renderBreakdown, percent } from '../../report/bars.js';
 import { writeStatsPage } from '../../report/html/write-pages.js';
 import { type Breakdown, addBreakdown, countTranscript, emptyBreakdown } from '../../tokens/breakdown.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
-import { parseFormat, parseTokenizer } from '../compaction-flags.js';
 import { DEFAULT_WINDOW, windowStatus, type WindowStatus } from '../../tokens/window.js';
-import { InputTally } from './_eval-options.js';
-import { type Command, intOption, parseCommandArgs } from '../command.js';
-import { SOURCE_FLAGS, SOURCE_FLAGS_HELP, inputsOrDiscovered } from '../source-flags.js';
+import { InputTally } from './_input-tally.js';
+import { defineCommand } from '../command.js';
+import { integer, text } from '../flag-values.js';
+import { booleanFlag, valueFlag } from '../flags.js';
+import { INPUT_FLAGS } from '../input-flags.js';
+import { SOURCE_FLAGS, inputsOrDiscovered } from '../source-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { FormatTally } from '../../report/by-format.js';
 import { renderByFormat } from '../../report/render-by-format.js';
@@ -25,40 +26,29 @@ interface TranscriptStats {
   byCategory: Breakdown;
 }
 
-export const statsCommand: Command = {
+const FLAGS = {
+  json: booleanFlag({ description: 'print JSON instead of the table' }),
+  html: valueFlag({ valueName: 'FILE', description: 'also write a self-contained page with charts: tokens per category, window tiers', parse: text }),
+  window: valueFlag({ valueName: 'N', description: 'context window in tokens', parse: integer(1), default: DEFAULT_WINDOW }),
+  ...INPUT_FLAGS,
+  ...SOURCE_FLAGS,
+};
+
+export const statsCommand = defineCommand({
   name: 'stats',
   summary: 'token breakdown per transcript and in total, against a context window',
-  help: `Usage: tcompact stats [input...] [options]
-
-Counts tokens per transcript and per category (system, tools, user, assistant, reasoning, toolCalls,
+  usage: 'Usage: tcompact stats [input...] [options]',
+  description: `Counts tokens per transcript and per category (system, tools, user, assistant, reasoning, toolCalls,
 toolResults, attachments, other, overhead) and shows how much of a context window each transcript fills:
 ok (<80%), warning (80-90%), over the compaction threshold (90-98%), over the hard limit (>=98%).
 With no input, reads the current user's agent sessions ('tcompact sources' lists them), which the
---agent, --since, --until and --project flags select, and says on stderr which folders it read.
-
-Options:
-  --json                 print JSON instead of the table
-  --html FILE            also write a self-contained page with charts: tokens per category, window tiers
-  --window N             context window in tokens (default ${DEFAULT_WINDOW})
-  --tokenizer NAME       o200k_base (default), cl100k_base, or heuristic (chars/4, only when asked)
-  --from FORMAT          force the input format instead of detecting it
-  --max-line-bytes N     reject longer lines with E_LINE_TOO_LONG (default ${DEFAULT_MAX_LINE_BYTES})
-${SOURCE_FLAGS_HELP}`,
-  async run(argv, io) {
-    const { values, positionals } = parseCommandArgs('stats', argv, {
-      json: { type: 'boolean' },
-      html: { type: 'string' },
-      window: { type: 'string' },
-      tokenizer: { type: 'string' },
-      from: { type: 'string' },
-      'max-line-bytes': { type: 'string' },
-      ...SOURCE_FLAGS,
-    });
-    const window = intOption('window', values.window, DEFAULT_WINDOW, 1);
-    const tokenizer = getTokenizer(parseTokenizer(values.tokenizer));
-    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
-    const from = parseFormat(values.from);
+--agent, --since, --until and --project flags select, and says on stderr which folders it read.`,
+  flags: FLAGS,
+  async run({ values, positionals }, io) {
     const { inputs, label } = await inputsOrDiscovered('stats', positionals, values, io);
+    const { window, from } = values;
+    const tokenizer = getTokenizer(values.tokenizer);
+    const maxLineBytes = values['max-line-bytes'];
 
     const transcripts: TranscriptStats[] = [];
     const total = emptyBreakdown();
@@ -114,4 +104,4 @@ ${SOURCE_FLAGS_HELP}`,
     }
     return tally.nothingYielded('stats', label) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
-};
+});

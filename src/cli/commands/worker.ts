@@ -2,49 +2,67 @@ import { defaultWorkers, DEFAULT_WORKER_HEAP_MB, IN_FLIGHT_PER_WORKER } from '..
 import { DEFAULT_LOCK_MS, DEFAULT_QUEUE_GRACE_MS } from '../../pipeline/executors/queue/queue-timing.js';
 import { parseQueueUrl } from '../../pipeline/executors/queue/queue-url.js';
 import { TcompactError } from '../../errors.js';
-import { type Command, intOption, parseCommandArgs } from '../command.js';
+import { defineCommand } from '../command.js';
+import { integer } from '../flag-values.js';
+import { valueFlag } from '../flags.js';
 import { EXIT } from '../exit-codes.js';
 
-export const workerCommand: Command = {
+const FLAGS = {
+  queue: valueFlag({
+    valueName: 'URL',
+    description: 'Redis of the runs; rediss:// for TLS; the password is never printed',
+    parse: parseQueueUrl,
+    required: 'see help',
+  }),
+  threads: valueFlag({
+    valueName: 'N',
+    description: 'worker threads',
+    parse: integer(1, 256),
+    default: defaultWorkers(),
+    shownDefault: `the number of cores, here ${defaultWorkers()}`,
+  }),
+  concurrency: valueFlag({
+    valueName: 'N',
+    description: 'shards in flight per run',
+    parse: integer(1, 1024),
+    shownDefault: `${IN_FLIGHT_PER_WORKER} per thread`,
+  }),
+  'worker-heap-mb': valueFlag({ valueName: 'N', description: 'heap limit of each thread', parse: integer(16), default: DEFAULT_WORKER_HEAP_MB }),
+  'lock-ms': valueFlag({
+    valueName: 'N',
+    description: "job lock, renewed while this process lives; a killed worker's shard is handed on about\n0.5 to 1.5 times this long after",
+    parse: integer(1000),
+    default: DEFAULT_LOCK_MS,
+  }),
+  'queue-grace-ms': valueFlag({
+    valueName: 'N',
+    description: 'while stopping, how long Redis may be away before the worker stops without it',
+    parse: integer(0),
+    default: DEFAULT_QUEUE_GRACE_MS,
+  }),
+};
+
+export const workerCommand = defineCommand({
   name: 'worker',
   summary: "take shards of distributed runs ('run --queue') from Redis and process them, on any machine",
-  help: `Usage: tcompact worker --queue redis://[user:pass@]HOST:PORT[/DB] [options]
-
-A long-running process that serves every distributed run ('tcompact run --queue URL') on that Redis: it takes shard
+  usage: 'Usage: tcompact worker --queue redis://[user:pass@]HOST:PORT[/DB] [options]',
+  description: `A long-running process that serves every distributed run ('tcompact run --queue URL') on that Redis: it takes shard
 jobs, runs each on its own pool of worker threads, writes the shard file into the run's DIR and completes the job
 with the shard's checksum. Inputs and DIR must be at the same path on this machine as on the coordinator (a shared
 volume); a job whose input or DIR this machine cannot use fails with E_IO naming the path and this host. One line per
 shard on stdout: run, shard, MB, ms, attempt, outcome. SIGTERM or Ctrl-C: finish the shards in flight, take no new
-ones, exit 0.
-
-Options:
-  --queue URL            Redis of the runs (required); rediss:// for TLS; the password is never printed
-  --threads N            worker threads (default: the number of cores, here ${defaultWorkers()})
-  --concurrency N        shards in flight per run (default: 2 per thread)
-  --worker-heap-mb N     heap limit of each thread (default ${DEFAULT_WORKER_HEAP_MB})
-  --lock-ms N            job lock, renewed while this process lives; a killed worker's shard is handed on about
-                         0.5 to 1.5 times this long after (default ${DEFAULT_LOCK_MS})
-  --queue-grace-ms N     while stopping, how long Redis may be away before the worker stops without it (default
-                         ${DEFAULT_QUEUE_GRACE_MS})
-
-Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (E_QUEUE).`,
-  async run(argv, io) {
-    const { values, positionals } = parseCommandArgs('worker', argv, {
-      queue: { type: 'string' },
-      threads: { type: 'string' },
-      concurrency: { type: 'string' },
-      'worker-heap-mb': { type: 'string' },
-      'lock-ms': { type: 'string' },
-      'queue-grace-ms': { type: 'string' },
-    });
+ones, exit 0.`,
+  flags: FLAGS,
+  positionals: (positionals) => {
     if (positionals.length > 0) throw new TcompactError('E_USAGE', `worker: takes no inputs (the coordinator plans them), got "${positionals[0]}"`);
-    if (values.queue === undefined) throw new TcompactError('E_USAGE', "worker: --queue URL is required (see 'tcompact worker --help')");
-    const queue = parseQueueUrl(values.queue);
-    const threads = intOption('threads', values.threads, defaultWorkers(), 1, 256);
-    const concurrency = intOption('concurrency', values.concurrency, threads * IN_FLIGHT_PER_WORKER, 1, 1024);
-    const heapMb = intOption('worker-heap-mb', values['worker-heap-mb'], DEFAULT_WORKER_HEAP_MB, 16);
-    const lockMs = intOption('lock-ms', values['lock-ms'], DEFAULT_LOCK_MS, 1000);
-    const graceMs = intOption('queue-grace-ms', values['queue-grace-ms'], DEFAULT_QUEUE_GRACE_MS, 0);
+  },
+  epilogue: 'Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (E_QUEUE).',
+  async run({ values }, io) {
+    const { queue, threads } = values;
+    const concurrency = values.concurrency ?? threads * IN_FLIGHT_PER_WORKER;
+    const heapMb = values['worker-heap-mb'];
+    const lockMs = values['lock-ms'];
+    const graceMs = values['queue-grace-ms'];
     const stop = new AbortController();
     const onSignal = (): void => stop.abort();
     process.on('SIGINT', onSignal);
@@ -65,4 +83,4 @@ Exit codes: 0 stopped by a signal, 2 usage error or Redis unreachable at start (
       process.off('SIGTERM', onSignal);
     }
   },
-};
+});

@@ -1,31 +1,7 @@
-import { TcompactError } from '../../errors.js';
 import { LineTally } from '../../formats/line-tally.js';
 import type { InputItem } from '../../formats/types.js';
 import type { CliIO } from '../command.js';
 import { nothingYielded } from '../nothing-yielded.js';
-
-/** Parses a flag value as a number of at least 0 (or, `strict`, above 0), with an exact message otherwise. */
-function boundedNumber(name: string, value: string | undefined, fallback: number, strict: boolean): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || (strict && n === 0)) {
-    throw new TcompactError('E_USAGE', `--${name} must be a number ${strict ? '>' : '>='} 0, got "${value}"`);
-  }
-  return n;
-}
-
-export function nonNegativeOption(name: string, value: string | undefined, fallback: number): number {
-  return boundedNumber(name, value, fallback, false);
-}
-
-export function positiveOption(name: string, value: string | undefined, fallback: number): number {
-  return boundedNumber(name, value, fallback, true);
-}
-
-/** A flag that takes `recorded` (each transcript's own figure, from its recorded usage) or a value `parse` reads. */
-export function recordedOr<T>(value: string | undefined, parse: (value: string | undefined) => T): T | 'recorded' {
-  return value === 'recorded' ? 'recorded' : parse(value);
-}
 
 /** Input accounting shared by `eval` and `simulate`: errors go to stderr as they come, and are counted (in lines). */
 export class InputTally {

@@ -1,0 +1,33 @@
+import { DEFAULT_PRICES } from '../replay/billing/prices.js';
+import { CACHE_MODEL_NAMES, parseCacheModel } from '../provider/cache-rules.js';
+import { DEFAULT_WINDOW } from '../tokens/window.js';
+import { integer, nonNegative, positive, recordedOr } from './flag-values.js';
+import { valueFlag } from './flags.js';
+
+/** The agent loop a replay bills: `simulate` and `tune` take these (and the input flags). */
+export const REPLAY_FLAGS = {
+  window: valueFlag({ valueName: 'N', description: 'context window in tokens', parse: integer(1), default: DEFAULT_WINDOW }),
+  'base-prompt': valueFlag({
+    valueName: 'N',
+    description:
+      "tokens added to every prompt for a system prompt and tools the transcripts do not record (Claude Code sessions: about the first call's recorded input); 'recorded': each transcript's own, its first recorded call's input minus the replayed first prompt, and at each call as much of it warm in the provider's cache as that call recorded reading",
+    parse: recordedOr(integer(0)),
+    default: 0,
+  }),
+  'token-ratio': valueFlag({
+    valueName: 'X',
+    description:
+      "the provider's tokens per token of --tokenizer, applied to every count of the replay; 'recorded': each transcript's own, measured from its recorded usage (the growth of the recorded input between calls over the same messages counted here; Claude counts 1.2-1.7x o200k on agent sessions), 1 for a transcript without",
+    parse: recordedOr(positive),
+    default: 1,
+  }),
+  cache: valueFlag({
+    valueName: 'MODEL',
+    description: `the provider's prompt cache: ${CACHE_MODEL_NAMES.join(', ')}; caches expire by the calls' recorded timestamps`,
+    // Only undefined for no value, which a parser is never given.
+    parse: (raw, { command }) => parseCacheModel(command, raw)!,
+    shownDefault: 'by source: Claude Code anthropic-5m, Codex openai, others by their recorded model, else anthropic-5m',
+  }),
+  'price-in': valueFlag({ valueName: 'X', description: 'US dollars per million uncached input tokens', parse: nonNegative, default: DEFAULT_PRICES.input }),
+  'price-out': valueFlag({ valueName: 'X', description: 'US dollars per million output tokens', parse: nonNegative, default: DEFAULT_PRICES.output }),
+};
