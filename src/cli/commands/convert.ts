@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { type ErrorRecord, TcompactError } from '../../errors.js';
+import type { ErrorRecord } from '../../errors.js';
 import { toAnthropic } from '../../formats/anthropic-writer.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import { FORMAT_NAMES, type InputItem } from '../../formats/types.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { TcompactError, writeError } from '../../errors.js';
+import { writeError } from '../../errors.js';
 import type { PriceFlags } from '../../replay/billing/prices.js';
 import { renderTune } from '../../tune/render-tune.js';
 import { type TranscriptSource, runTune } from '../../tune/tune-run.js';
