@@ -8,8 +8,8 @@ import type { Tokenizer } from '../tokens/tokenizer.js';
 import { chooseCache } from './billing/cache-choice.js';
 import type { CacheModelName } from './billing/cache-rules.js';
 import { type Cost, costOfBill } from './billing/prices.js';
-import { type RecordedUsage, recordedCacheRead, recordedCost, recordedUsage } from './billing/recorded-usage.js';
-import { recordedTokenRatio, scaledTokenizer, scalesCounts } from './billing/token-ratio.js';
+import { type EmbeddedUsage, type RecordedUsage, embeddedUsage, recordedCacheRead, recordedCost, recordedUsage } from './billing/recorded-usage.js';
+import { type RecordedTokenScale, recordedTokenScale, scaledTokenizer, scalesCounts } from './billing/token-ratio.js';
 import { CompactionCallMeter } from './compaction-calls.js';
 import type { Policy } from './policies/policy.js';
 import type { PolicyRun } from './policy-run.js';
@@ -33,11 +33,19 @@ export interface TranscriptSimulation {
   basePrompt?: number;
   /** With a `tokenRatio` other than 1: the one its counts were scaled by. */
   tokenRatio?: number;
+  /**
+   * With `tokenRatio: 'recorded'`: how it was measured (see billing/token-ratio.ts): the framing added to each piece of
+   * text, the clean intervals used and those left out, the quartiles of the intervals' ratios, and whether the archive's
+   * scale stood in for its own. Absent when neither it nor the archive gave one (ratio 1).
+   */
+  tokenScale?: Omit<RecordedTokenScale, 'ratio'>;
   /** The cache model its replays were billed with. */
   cache: CacheModelName;
   /** By policy name, in the order of the policies. */
   policies: Record<string, PolicyRun>;
   recorded?: RecordedUsage & { cost: Cost };
+  /** Subagent calls its source embedded beside its messages (Claude Code's progress records), by subagent; never replayed. */
+  embedded?: (EmbeddedUsage & { cost: Cost })[];
 }
 
 /** One transcript's replay under every policy, as data: what a worker thread hands back. */
@@ -59,6 +67,10 @@ function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | un
   const first = transcript.messages.findIndex((m) => m.role === 'assistant');
   const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
   return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer));
+}
+
+function withoutRatio({ ratio: _ratio, ...rest }: RecordedTokenScale): Omit<RecordedTokenScale, 'ratio'> {
+  return rest;
 }
 
 /** Hindsight probes by reply index: every policy that edits before the same reply asks for the same. */
@@ -90,8 +102,10 @@ export async function replayTranscript(
   deps: ReplayDeps,
 ): Promise<TranscriptReplay> {
   const recorded = recordedUsage(transcript);
-  const ratio = o.tokenRatio === 'recorded' ? (recordedTokenRatio(transcript, deps.tokenizer)?.ratio ?? 1) : o.tokenRatio;
-  const tokenizer = ratio === 1 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio);
+  const scale = o.tokenRatio === 'recorded' ? recordedTokenScale(transcript, deps.tokenizer, o.tokenScaleFallback) : undefined;
+  const ratio = o.tokenRatio === 'recorded' ? (scale?.ratio ?? 1) : o.tokenRatio;
+  const framing = scale?.framing ?? 0;
+  const tokenizer = ratio === 1 && framing === 0 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio, framing);
   const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
   const env = {
     tokenizer,
@@ -116,6 +130,7 @@ export async function replayTranscript(
     cache: rules.name,
     ...(o.basePrompt === 'recorded' ? { basePrompt } : {}),
     ...(scalesCounts(o.tokenRatio) ? { tokenRatio: ratio } : {}),
+    ...(scale ? { tokenScale: withoutRatio(scale) } : {}),
     policies: {},
   };
   const prompts: Record<string, number[]> = {};
@@ -156,6 +171,8 @@ export async function replayTranscript(
     result.policies[policy.name] = run;
   }
   if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, prices) };
+  const embedded = embeddedUsage(transcript);
+  if (embedded.length > 0) result.embedded = embedded.map((e) => ({ ...e, cost: recordedCost(e, prices) }));
   const untimed = !transcript.messages.some((m) => m.timestamp !== undefined);
   return { result, prompts, untimed, ...(source.format === undefined ? {} : { format: source.format }) };
 }

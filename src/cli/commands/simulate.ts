@@ -8,6 +8,9 @@ import { CACHE_MODEL_NAMES, DEFAULT_CALL_GAP_SECONDS, parseCacheModel } from '..
 import { renderSimulation } from '../../replay/render-simulate.js';
 import { Simulation } from '../../replay/simulation.js';
 import { readInputs } from '../../formats/read-inputs.js';
+import type { InputItem } from '../../formats/types.js';
+import type { Transcript } from '../../model/transcript.js';
+import { archiveTokenScale } from '../../replay/billing/token-ratio.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../io/line-reader.js';
 import { writeSimulatePage } from '../../replay/simulate-page.js';
@@ -140,6 +143,13 @@ Options:
       'price-batch-in': undefined,
       'price-batch-out': undefined,
     });
+    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
+    const tokenRatio = recordedOr(values['token-ratio'], (v) => positiveOption('token-ratio', v, 1));
+    // A first pass for the archive's token scale, which stands in for a transcript with too few clean intervals.
+    const tokenScaleFallback =
+      tokenRatio === 'recorded'
+        ? await archiveTokenScale(transcriptsIn(readInputs(inputs, { maxLineBytes, from: parseFormat(values.from) })), tokenizer)
+        : undefined;
     const llm = llmOptions === undefined ? undefined : await createLlmSession(llmOptions);
     const simulation = new Simulation({
       policies: values.policy ?? DEFAULT_POLICIES,
@@ -151,13 +161,13 @@ Options:
       cooldown: intOption('cooldown', values.cooldown, 0, 0),
       maxAttempts: intOption('max-attempts', values['max-attempts'], 3, 1),
       basePrompt: recordedOr(values['base-prompt'], (v) => intOption('base-prompt', v, 0, 0)),
-      tokenRatio: recordedOr(values['token-ratio'], (v) => positiveOption('token-ratio', v, 1)),
+      tokenRatio,
+      ...(tokenScaleFallback ? { tokenScaleFallback } : {}),
       llm,
       ...(batch ? { batch } : {}),
       focus: values.focus,
       tail: tailFlagOverrides(values),
     });
-    const maxLineBytes = intOption('max-line-bytes', values['max-line-bytes'], DEFAULT_MAX_LINE_BYTES, 1);
     const tally = new InputTally(io);
     const status = createStatusLine(io.stderr);
     try {
@@ -189,3 +199,7 @@ Options:
     return tally.nothingYielded('simulate', inputs) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 };
+
+async function* transcriptsIn(items: AsyncIterable<InputItem>): AsyncIterable<Transcript> {
+  for await (const item of items) if (item.kind === 'transcript') yield item.transcript;
+}
