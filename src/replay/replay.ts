@@ -40,6 +40,12 @@ export interface ReplayLoopOptions {
    * index (see CachedPrompt.warmBase). @default none
    */
   warmBase?: (messageIndex: number) => number;
+  /**
+   * Tokens the provider had with the message at this index that the transcript does not hold (see
+   * billing/token-ratio.ts `unloggedGrowth`): billed with the message wherever it sits in a prompt; the policies, which
+   * count the transcript's text, do not see them. @default none
+   */
+  unlogged?: (messageIndex: number) => number;
 }
 
 /** What one transcript's replay under one policy cost, in tokens. */
@@ -124,6 +130,10 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
     return cache;
   };
   const clock = new CallClock(transcript.messages, (options.callGapSeconds ?? DEFAULT_CALL_GAP_SECONDS) * 1000);
+  // Unlogged tokens by message: billed with their message, never seen by the policies, whose counts are the log's.
+  const unlogged = new Map<Message, number>();
+  const sized = (m: Message) => tokensOf(m, tok) + (unlogged.get(m) ?? 0);
+  const unloggedIn = (messages: readonly Message[]) => (unlogged.size === 0 ? 0 : messages.reduce((n, m) => n + (unlogged.get(m) ?? 0), 0));
 
   for (const [messageIndex, message] of transcript.messages.entries()) {
     const atMs = clock.next(message);
@@ -156,12 +166,13 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         if (result.status === 'compacted' || (result.microCompacted && options.microIsCompaction)) options.onCompaction?.(messageIndex, context);
       }
       stats.calls++;
-      options.onCall?.(tokens);
-      if (stats.calls === 1) stats.firstPrompt = tokens;
-      stats.billedInput += tokens;
+      const prompt = tokens + unloggedIn(context);
+      options.onCall?.(prompt);
+      if (stats.calls === 1) stats.firstPrompt = prompt;
+      stats.billedInput += prompt;
       const billed = cacheOf(message).call({
         messages: context,
-        tokensOf: (i) => tokensOf(context[i], tok),
+        tokensOf: (i) => sized(context[i]),
         blocksOf: (i) => blocksOf(context[i]),
         baseTokens: toolsTokens,
         atMs,
@@ -169,11 +180,13 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       });
       stats.cachedInput += billed.read;
       stats.cacheWrites += billed.written;
-      stats.peakPrompt = Math.max(stats.peakPrompt, tokens);
-      if (tokens >= hardTokens) stats.callsOverHardLimit++;
-      if (tokens > options.window) stats.callsOverWindow++;
+      stats.peakPrompt = Math.max(stats.peakPrompt, prompt);
+      if (prompt >= hardTokens) stats.callsOverHardLimit++;
+      if (prompt > options.window) stats.callsOverWindow++;
       stats.outputTokens += tokensOf(message, tok);
     }
+    const extra = options.unlogged?.(messageIndex) ?? 0;
+    if (extra > 0) unlogged.set(message, extra);
     context.push(message);
     tokens += tokensOf(message, tok);
   }

@@ -9,7 +9,7 @@ import { chooseCache } from './billing/cache-choice.js';
 import type { CacheModelName } from './billing/cache-rules.js';
 import { type Cost, costOfBill } from './billing/prices.js';
 import { type EmbeddedUsage, type RecordedUsage, embeddedUsage, recordedCacheRead, recordedCost, recordedUsage } from './billing/recorded-usage.js';
-import { type RecordedTokenScale, recordedTokenScale, scaledTokenizer, scalesCounts } from './billing/token-ratio.js';
+import { type RecordedTokenScale, recordedTokenScale, scaledTokenizer, scalesCounts, unloggedGrowth } from './billing/token-ratio.js';
 import { CompactionCallMeter } from './compaction-calls.js';
 import type { Policy } from './policies/policy.js';
 import type { PolicyRun } from './policy-run.js';
@@ -38,7 +38,10 @@ export interface TranscriptSimulation {
    * text, the clean intervals used and those left out, the quartiles of the intervals' ratios, and whether the archive's
    * scale stood in for its own. Absent when neither it nor the archive gave one (ratio 1).
    */
-  tokenScale?: Omit<RecordedTokenScale, 'ratio'>;
+  tokenScale?: Omit<RecordedTokenScale, 'ratio'> & {
+    /** What the provider had that the transcript does not hold, where the record shows it: the places and their tokens. */
+    unlogged: { messages: number; tokens: number };
+  };
   /** The cache model its replays were billed with. */
   cache: CacheModelName;
   /** By policy name, in the order of the policies. */
@@ -67,6 +70,12 @@ function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | un
   const first = transcript.messages.findIndex((m) => m.role === 'assistant');
   const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
   return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer));
+}
+
+function unloggedReport(unlogged: ReadonlyMap<number, number>): { messages: number; tokens: number } {
+  let tokens = 0;
+  for (const n of unlogged.values()) tokens += n;
+  return { messages: unlogged.size, tokens };
 }
 
 function withoutRatio({ ratio: _ratio, ...rest }: RecordedTokenScale): Omit<RecordedTokenScale, 'ratio'> {
@@ -106,6 +115,7 @@ export async function replayTranscript(
   const ratio = o.tokenRatio === 'recorded' ? (scale?.ratio ?? 1) : o.tokenRatio;
   const framing = scale?.framing ?? 0;
   const tokenizer = ratio === 1 && framing === 0 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio, framing);
+  const unlogged = scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : new Map<number, number>();
   const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
   const env = {
     tokenizer,
@@ -130,7 +140,7 @@ export async function replayTranscript(
     cache: rules.name,
     ...(o.basePrompt === 'recorded' ? { basePrompt } : {}),
     ...(scalesCounts(o.tokenRatio) ? { tokenRatio: ratio } : {}),
-    ...(scale ? { tokenScale: withoutRatio(scale) } : {}),
+    ...(scale ? { tokenScale: { ...withoutRatio(scale), unlogged: unloggedReport(unlogged) } } : {}),
     policies: {},
   };
   const prompts: Record<string, number[]> = {};
@@ -154,6 +164,7 @@ export async function replayTranscript(
       callGapSeconds: o.callGapSeconds,
       ...(o.basePrompt === 'recorded' ? { warmBase: (i: number) => recordedCacheRead(transcript.messages[i]) ?? 0 } : {}),
       ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
+      ...(unlogged.size > 0 ? { unlogged: (i: number) => unlogged.get(i) ?? 0 } : {}),
     });
     const figures = instance.figures?.();
     const run: PolicyRun = {

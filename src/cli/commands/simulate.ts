@@ -55,9 +55,11 @@ Options:
                          transcript's own, its first recorded call's input minus the replayed first prompt, and at
                          each call as much of it warm in the provider's cache as that call recorded reading
   --token-ratio X        the provider's tokens per token of --tokenizer, applied to every count of the replay
-                         (default 1); 'recorded': each transcript's own, measured from its recorded usage (the
-                         growth of the recorded input between calls over the same messages counted here; Claude
-                         counts 1.2-1.7x o200k on agent sessions), 1 for a transcript without
+                         (default 1); 'recorded': each transcript's own scale, measured from its recorded usage (the
+                         growth of the recorded input between calls over the same messages counted here, on the
+                         intervals the record shows clean: a ratio per token, 1.07-1.23x o200k on Claude Code
+                         sessions, and a framing per piece of text); the archive's medians for a transcript with
+                         too few clean intervals
   --cooldown N           calls after a compaction with no new attempt (default 0)
   --max-attempts N       compactions in a row that stay above the trigger before the run is stuck (default 3)
   --cache MODEL          the provider's prompt cache: ${CACHE_MODEL_NAMES.join(', ')} (default by source:

@@ -41,6 +41,8 @@ const MAX_SLOPE_POINTS = 600;
 
 /** What came between two recorded calls. */
 interface Interval {
+  /** Index of the last message before the call that closes it. */
+  last: number;
   /** Recorded prompt growth, in the provider's tokens. */
   growth: number;
   /** The messages' text, counted by our tokenizer, without the per-message overhead. */
@@ -51,6 +53,8 @@ interface Interval {
   pieces: number;
   /** The record says the prompt lost or gained something the messages do not show: a compaction, unlogged content. */
   unclean: boolean;
+  /** A source compaction summary came in it: what the prompt grew by is not what the messages add. */
+  compaction: boolean;
 }
 
 /**
@@ -112,17 +116,19 @@ function intervalsOf(messages: readonly Message[], tokenizer: Tokenizer): Interv
   const out: Interval[] = [];
   const pieceCounter = piecesTokenizer(tokenizer);
   let anchor: number | undefined;
-  let open: Omit<Interval, 'growth'> = { text: 0, overhead: 0, pieces: 0, unclean: false };
-  for (const m of messages) {
+  const empty = (): Omit<Interval, 'growth'> => ({ last: -1, text: 0, overhead: 0, pieces: 0, unclean: false, compaction: false });
+  let open = empty();
+  for (const [index, m] of messages.entries()) {
     const recorded = m.role === 'assistant' ? recordedPromptTokens(m) : undefined;
     if (recorded !== undefined && recorded !== anchor) {
-      if (anchor !== undefined) out.push({ growth: recorded - anchor, ...open, unclean: open.unclean || recorded < anchor });
+      if (anchor !== undefined) out.push({ growth: recorded - anchor, ...open, last: index - 1, unclean: open.unclean || recorded < anchor });
       anchor = recorded;
-      open = { text: 0, overhead: 0, pieces: 0, unclean: false };
+      open = empty();
     }
     if (anchor === undefined) continue;
     if (isSourceSummary(m)) {
       open.unclean = true;
+      open.compaction = true;
       continue;
     }
     const b = countMessage(m, tokenizer);
@@ -131,6 +137,29 @@ function intervalsOf(messages: readonly Message[], tokenizer: Tokenizer): Interv
     const p = countMessage(m, pieceCounter);
     open.pieces += totalOf(p) - p.overhead;
     if (holdsUnloggedContent(m)) open.unclean = true;
+  }
+  return out;
+}
+
+/** An interval's recorded growth beyond what `scale` makes of its messages (negative: below it). */
+const beyondFit = (i: Interval, scale: TokenScale) => i.growth - i.overhead - (scale.ratio * i.text + scale.framing * i.pieces);
+
+/**
+ * What the provider had that the log does not hold, where the record shows it, by the index of the message it came
+ * with (the last one before the call whose input shows it): an interval that holds unlogged content (see
+ * `holdsUnloggedContent`) or grew more than twice what `scale` makes of its messages (a reminder the client added,
+ * plan-mode instructions) grew by that much more, and the prompt carries it from there on. Compaction intervals are
+ * not counted: what a compaction leaves is the source's. A replay that adds these tokens to their messages bills
+ * what the provider was sent; the measure of `scale` leaves the same intervals out, so nothing counts twice.
+ */
+export function unloggedGrowth(transcript: Transcript, tokenizer: Tokenizer, scale: TokenScale): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const i of intervalsOf(transcript.messages, tokenizer)) {
+    if (i.compaction || i.growth <= 0 || i.last < 0) continue;
+    const beyond = beyondFit(i, scale);
+    const predicted = i.growth - i.overhead - beyond;
+    if (beyond <= 0 || !(i.unclean || i.growth - i.overhead > FAR_FROM_FIT * predicted)) continue;
+    out.set(i.last, (out.get(i.last) ?? 0) + Math.round(beyond));
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ArchiveTokenScale, measureTokenScale, recordedTokenScale, scaledTokenizer } from '../../../src/replay/billing/token-ratio.js';
+import { ArchiveTokenScale, measureTokenScale, recordedTokenScale, scaledTokenizer, unloggedGrowth } from '../../../src/replay/billing/token-ratio.js';
 import type { Message } from '../../../src/model/message.js';
 import type { Transcript } from '../../../src/model/transcript.js';
 import { getTokenizer } from '../../../src/tokens/tokenizer.js';
@@ -64,6 +64,17 @@ describe("the provider's token scale, measured on the record", () => {
   it('a pooled ratio would take a tool search load in full; the fit does not move', () => {
     const loaded = session(SIZES, (i) => (i === 3 ? 20_000 : 0));
     expect(measureTokenScale(loaded, tok)).toMatchObject({ ratio: RATIO, framing: FRAMING, intervals: 7, skipped: 1 });
+  });
+
+  it('puts the growth the messages do not show where the record shows it: on the last message before the call', () => {
+    // Interval 3 ends with user turn 3, message 2 + 2 x 3 = 8; interval 5's thinking mark grew nothing beyond the fit.
+    const t = session(
+      SIZES,
+      (i) => (i === 3 ? 20_000 : 0),
+      (i) => (i === 5 ? ({ thinking_blocks_without_text: 1 } as Partial<Message>) : {}),
+    );
+    expect(unloggedGrowth(t, tok, { ratio: RATIO, framing: FRAMING })).toEqual(new Map([[8, 20_000]]));
+    expect(unloggedGrowth(session(SIZES), tok, { ratio: RATIO, framing: FRAMING })).toEqual(new Map());
   });
 
   it('is undefined with fewer than 5 clean intervals, and then the archive medians stand in', () => {
