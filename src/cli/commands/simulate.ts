@@ -57,7 +57,7 @@ Options:
   --token-ratio X        the provider's tokens per token of --tokenizer, applied to every count of the replay
                          (default 1); 'recorded': each transcript's own scale, measured from its recorded usage (the
                          growth of the recorded input between calls over the same messages counted here, on the
-                         intervals the record shows clean: a ratio per token, 1.07-1.23x o200k on Claude Code
+                         intervals the record shows clean: a ratio per token, 1.07-1.21x o200k on Claude Code
                          sessions, and a framing per piece of text); the archive's medians for a transcript with
                          too few clean intervals
   --cooldown N           calls after a compaction with no new attempt (default 0)
