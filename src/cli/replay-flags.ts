@@ -17,7 +17,7 @@ export const REPLAY_FLAGS = {
   'token-ratio': valueFlag({
     valueName: 'X',
     description:
-      "the provider's tokens per token of --tokenizer, applied to every count of the replay; 'recorded': each transcript's own, measured from its recorded usage (the growth of the recorded input between calls over the same messages counted here; Claude counts 1.2-1.7x o200k on agent sessions), 1 for a transcript without",
+      "the provider's tokens per token of --tokenizer, applied to every count of the replay; 'recorded': each transcript's own scale, measured from its recorded usage (the growth of the recorded input between calls over the same messages counted here, on the intervals the record shows clean: a ratio per token, 1.07-1.21x o200k on Claude Code sessions, and a framing per piece of text); the archive's medians for a transcript with too few clean intervals",
     parse: recordedOr(positive),
     default: 1,
   }),

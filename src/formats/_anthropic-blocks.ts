@@ -16,15 +16,17 @@ export interface AssistantBlocks {
   unmapped: unknown[];
   /** Redacted thinking blocks: their content is encrypted, so only their number is kept. */
   redactedThinking: number;
+  /** Thinking blocks logged without their text (a signature only): the model wrote them, the log does not hold them. */
+  thinkingWithoutText: number;
 }
 
 export function emptyAssistantBlocks(): AssistantBlocks {
-  return { texts: [], reasoning: [], calls: [], unmapped: [], redactedThinking: 0 };
+  return { texts: [], reasoning: [], calls: [], unmapped: [], redactedThinking: 0, thinkingWithoutText: 0 };
 }
 
 /**
  * Adds one block of an assistant reply. `thinking` blocks with text go to reasoning (empty ones carry only a
- * signature and are dropped), `tool_use` becomes a tool call whose arguments are `JSON.stringify(input)` (or the
+ * signature: only their number is kept), `tool_use` becomes a tool call whose arguments are `JSON.stringify(input)` (or the
  * block's `raw_arguments`, written by `--to anthropic` when the source arguments were not canonical JSON).
  */
 export function addAssistantBlock(into: AssistantBlocks, block: unknown): void {
@@ -39,6 +41,7 @@ export function addAssistantBlock(into: AssistantBlocks, block: unknown): void {
   if (block.type === 'text' && typeof block.text === 'string') into.texts.push(block.text);
   else if (block.type === 'thinking' && typeof block.thinking === 'string') {
     if (block.thinking !== '') into.reasoning.push(block.thinking);
+    else into.thinkingWithoutText++;
   } else if (block.type === 'redacted_thinking') into.redactedThinking++;
   else if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
     const args = typeof block.raw_arguments === 'string' ? block.raw_arguments : JSON.stringify(block.input ?? {});
@@ -58,6 +61,7 @@ export function assistantFromBlocks(blocks: AssistantBlocks, extra: Record<strin
   if (blocks.calls.length > 0) message.tool_calls = blocks.calls;
   if (blocks.unmapped.length > 0) message.unmapped_blocks = blocks.unmapped;
   if (blocks.redactedThinking > 0) message.redacted_thinking_blocks = blocks.redactedThinking;
+  if (blocks.thinkingWithoutText > 0) message.thinking_blocks_without_text = blocks.thinkingWithoutText;
   return Object.assign(message, withoutKeys(extra, message));
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Message } from '../model/message.js';
+import type { AssistantMessage, Message } from '../model/message.js';
 import { formatIssues } from '../model/parse.js';
 import {
   addAssistantBlock,
@@ -20,7 +20,13 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *
  * - Claude Code writes one `assistant` record per content block; records that share `message.id` are one API reply
  *   and become one assistant message (thinking -> `reasoning_content`, text -> `content`, tool_use -> `tool_calls`),
- *   carrying the `model`, the `usage` of the reply's last record (whose `output_tokens` is final) and the timestamp.
+ *   carrying the `model`, the `usage` of the reply's last record (whose `output_tokens` is the latest) and the timestamp.
+ *   Thinking blocks logged without their text (only a signature) are counted in `thinking_blocks_without_text`.
+ * - A session running two branches at once can log a reply's records apart, a record of the other branch between
+ *   them. The records after the break become a message of their own (merged back, a tool call would no longer sit
+ *   right before its result), but the request is one model call: its usage (the latest record's) stays on the first
+ *   message, and the later ones carry none, so the request is counted once (`repairs.splitReplies`). A record is of
+ *   the same request when it shares `message.id` or `requestId`.
  * - `tool_result` blocks of user records become `tool` messages (with `is_error`); other user content becomes a user
  *   message. User content that arrives while a reply is still open (hook reminders between a tool use and its result)
  *   is placed after the reply's tool results, so each result stays right after its call.
@@ -30,6 +36,10 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   `metadata.compactions`; the summary stays in the transcript as a user message marked `is_compact_summary`.
  * - Records that are not conversation (`progress`, `file-history-snapshot`, `queue-operation`, `summary`, other
  *   `system` subtypes...) are skipped items with reason `record:<type>` or `record:system/<subtype>`.
+ * - Subagent calls embedded in `progress` records (`data.type: 'agent_progress'`, each with a subagent's message) are
+ *   not conversation, but their usage is the session's bill too: each request's usage (once, the latest record's) is
+ *   listed by subagent in `metadata.embeddedCalls`, with the id the subagent's own file gets when it is read (the
+ *   same calls, when that file is among the inputs).
  */
 export async function* readClaudeCode(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
   const session = new SessionState(file);
@@ -92,6 +102,7 @@ class SessionState {
   /** parentUuid of every record with a uuid, conversation or not, to follow parent chains through skipped records. */
   private readonly parents = new Map<string, string | null>();
   private readonly subagents = new Map<string, string | undefined>();
+  private readonly embedded = new EmbeddedCalls();
   private readonly meta: {
     sessionIds: string[];
     cwd?: string;
@@ -112,6 +123,7 @@ class SessionState {
       return { kind: 'error', message: 'type: a Claude Code record must be an object with a string "type"' };
     if (typeof value.uuid === 'string') this.parents.set(value.uuid, typeof value.parentUuid === 'string' ? value.parentUuid : null);
     this.noteSubagentLink(value);
+    this.embedded.note(value);
     const type = value.type;
     if (type === 'system' && value.subtype === 'compact_boundary') return this.keep(BoundaryRecord, value, at);
     if (type === 'user') return this.keep(UserRecord, value, at);
@@ -191,11 +203,14 @@ class SessionState {
     if (this.subagents.size > 0) {
       metadata.subagents = [...this.subagents].map(([agentId, toolUseId]) => (toolUseId === undefined ? { agentId } : { agentId, toolUseId }));
     }
+    const embedded = this.embedded.list((agentId) => `${sessionId ?? baseName(this.file)}:agent-${agentId}`);
+    if (embedded.length > 0) metadata.embeddedCalls = embedded;
 
     const warnings = [...built.warnings];
     if (ordered.moved > 0) warnings.push(`${ordered.moved} records came before their parent in the file and were moved after it`);
     const repairs: Record<string, number> = ordered.moved > 0 ? { reorderedByParent: ordered.moved } : {};
     if (built.relogDropped > 0) repairs.relogDropped = built.relogDropped;
+    if (built.splitReplies > 0) repairs.splitReplies = built.splitReplies;
     const indexedMetadata = (at: (index: number) => number) =>
       built.compactions.length === 0 ? {} : { compactions: built.compactions.map((c) => remapCompaction(c, at)) };
     const draft = { id, messages: built.messages, metadata, warnings, repairs, indexedMetadata };
@@ -228,6 +243,73 @@ interface Built {
   warnings: string[];
   /** Re-logged assistant records and their repeated tool results, dropped (see `Relogs`). */
   relogDropped: number;
+  /** Messages that continue a request logged apart: they carry no usage, the request's first message does. */
+  splitReplies: number;
+}
+
+/** One subagent's calls embedded in the session's progress records, as `metadata.embeddedCalls` lists them. */
+interface EmbeddedAgent {
+  agentId: string;
+  /** The Task tool use that started the subagent, when recorded. */
+  toolUseId?: string;
+  /** The id of the transcript the subagent's own file becomes. */
+  transcriptId: string;
+  /** One entry per request (`message.id`, `requestId`): the model and the latest record's usage. */
+  calls: { model?: string; usage: Record<string, unknown>; timestamp?: string }[];
+}
+
+/**
+ * The subagent calls a session embeds in its `agent_progress` records. Each block of a subagent's reply is a progress
+ * record of its own carrying the reply's usage, so a request is kept once (by `message.id` or `requestId`), with the
+ * usage of its latest record.
+ */
+class EmbeddedCalls {
+  private readonly agents = new Map<string, { toolUseId?: string; calls: EmbeddedAgent['calls'] }>();
+  private readonly requests = new Map<string, EmbeddedAgent['calls'][number]>();
+
+  note(r: Record<string, unknown>): void {
+    if (r.type !== 'progress' || !isObject(r.data) || r.data.type !== 'agent_progress' || typeof r.data.agentId !== 'string') return;
+    const outer = r.data.message;
+    if (!isObject(outer) || outer.type !== 'assistant' || !isObject(outer.message) || !isObject(outer.message.usage)) return;
+    const message = outer.message;
+    const keys = requestKeys(message.id, outer.requestId);
+    const usage = message.usage as Record<string, unknown>;
+    const known = keys.map((k) => this.requests.get(k)).find((c) => c !== undefined);
+    if (known) {
+      known.usage = usage;
+      for (const k of keys) this.requests.set(k, known);
+      return;
+    }
+    let agent = this.agents.get(r.data.agentId);
+    if (!agent) {
+      agent = { calls: [] };
+      if (typeof r.parentToolUseID === 'string') agent.toolUseId = r.parentToolUseID;
+      this.agents.set(r.data.agentId, agent);
+    }
+    const call: EmbeddedAgent['calls'][number] = { usage };
+    if (typeof message.model === 'string') call.model = message.model;
+    const timestamp = typeof outer.timestamp === 'string' ? outer.timestamp : typeof r.timestamp === 'string' ? r.timestamp : undefined;
+    if (timestamp !== undefined) call.timestamp = timestamp;
+    agent.calls.push(call);
+    for (const k of keys) this.requests.set(k, call);
+  }
+
+  list(transcriptId: (agentId: string) => string): EmbeddedAgent[] {
+    return [...this.agents].map(([agentId, a]) => ({
+      agentId,
+      ...(a.toolUseId === undefined ? {} : { toolUseId: a.toolUseId }),
+      transcriptId: transcriptId(agentId),
+      calls: a.calls,
+    }));
+  }
+}
+
+/** The keys a record of one API request is known by: its `message.id` and its `requestId`, when recorded. */
+function requestKeys(messageId: unknown, requestId: unknown): string[] {
+  const keys: string[] = [];
+  if (typeof messageId === 'string') keys.push(`message:${messageId}`);
+  if (typeof requestId === 'string') keys.push(`request:${requestId}`);
+  return keys;
 }
 
 const blockKey = (block: unknown): string => JSON.stringify(block);
@@ -295,6 +377,9 @@ function buildMessages(records: readonly ConversationRec[]): Built {
   let deferred: { message: Message; place?: (index: number) => void }[] = [];
   let openBoundary: ClaudeCodeCompaction | undefined;
   const relogs = new Relogs();
+  /** By request key (see requestKeys): the message that carries the request's usage. */
+  const carriers = new Map<string, number>();
+  let splitReplies = 0;
   // A record equal to an earlier one in message id, content and timestamp is that record logged again (a resume
   // re-logs a stretch with new uuids), wherever it sits: the reply it belongs to may still be open.
   const exact = new Set<string>();
@@ -347,18 +432,26 @@ function buildMessages(records: readonly ConversationRec[]): Built {
     if (record.type === 'assistant') {
       const id = record.message.id ?? record.uuid ?? `record-${messages.length}`;
       if (record.message.id !== undefined && relogs.assistant(id, reply?.id === id, record.message.content)) continue;
+      const keys = requestKeys(record.message.id, record.requestId);
+      const carrier = keys.map((k) => carriers.get(k)).find((i) => i !== undefined);
       if (reply?.id !== id) {
         closeReply();
         reply = { id, index: messages.length, blocks: emptyAssistantBlocks(), extra };
         messages.push({ role: 'assistant', content: null }); // placeholder until the reply is complete
+        if (carrier !== undefined) splitReplies++;
       }
+      for (const k of keys) if (!carriers.has(k)) carriers.set(k, carrier ?? reply.index);
       for (const block of record.message.content) addAssistantBlock(reply.blocks, block);
       const model = record.message.model;
       if (model !== undefined) {
         reply.extra.model = model;
         if (!models.includes(model)) models.push(model);
       }
-      if (record.message.usage !== undefined) reply.extra.usage = record.message.usage;
+      // The request's usage stays on its first message, the latest record's (closed: the message is final).
+      if (record.message.usage !== undefined) {
+        if (carrier === undefined || carrier === reply.index) reply.extra.usage = record.message.usage;
+        else (messages[carrier] as AssistantMessage).usage = record.message.usage;
+      }
       if (record.isApiErrorMessage === true) reply.extra.is_api_error = true;
       continue;
     }
@@ -383,7 +476,7 @@ function buildMessages(records: readonly ConversationRec[]): Built {
     } else placeUser(turn.user);
   }
   closeReply();
-  return { messages, models, compactions: compactions.map(dropUndefined), warnings, relogDropped: relogs.dropped };
+  return { messages, models, compactions: compactions.map(dropUndefined), warnings, relogDropped: relogs.dropped, splitReplies };
 }
 
 function remapCompaction(c: ClaudeCodeCompaction, at: (index: number) => number): ClaudeCodeCompaction {

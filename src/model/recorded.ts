@@ -44,8 +44,11 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0
  * `cached_input_tokens` were read).
  */
 export function recordedCall(m: Message): RecordedCall | undefined {
-  const u = m.usage;
-  if (!isRecord(u)) return undefined;
+  return isRecord(m.usage) ? callOfUsage(m.usage) : undefined;
+}
+
+/** A usage record's tokens, in Anthropic's or OpenAI's field names (see {@link recordedCall}). */
+export function callOfUsage(u: Record<string, unknown>): RecordedCall {
   const openAIStyle = 'cached_input_tokens' in u && !('cache_read_input_tokens' in u);
   const read = num(openAIStyle ? u.cached_input_tokens : u.cache_read_input_tokens);
   const written = num(u.cache_creation_input_tokens);
@@ -56,4 +59,41 @@ export function recordedCall(m: Message): RecordedCall | undefined {
     read,
     output: num(u.output_tokens),
   };
+}
+
+/**
+ * Content the provider had but the log does not hold, which the message's counted tokens therefore miss: thinking
+ * logged without its text (`thinking_blocks_without_text`) or encrypted (`redacted_thinking_blocks`), blocks with no
+ * canonical equivalent (`unmapped_blocks`), and tool definitions a tool search loaded (a `tool_reference` block in a
+ * tool result: the provider puts the tool's definition in its place).
+ */
+export function holdsUnloggedContent(m: Message): boolean {
+  if (num(m.thinking_blocks_without_text) > 0 || num(m.redacted_thinking_blocks) > 0) return true;
+  if (Array.isArray(m.unmapped_blocks) && m.unmapped_blocks.length > 0) return true;
+  return m.role === 'tool' && Array.isArray(m.content) && m.content.some(isToolReference);
+}
+
+const isToolReference = (part: unknown): boolean =>
+  isRecord(part) && part.type === 'text' && typeof part.text === 'string' && part.text.startsWith('{"type":"tool_reference"');
+
+/** One subagent's calls that a session logged inside its own file (Claude Code's `agent_progress` records). */
+export interface EmbeddedAgentCalls {
+  agentId: string;
+  /** The id of the transcript the subagent's own file becomes, when the reader knows it. */
+  transcriptId?: string;
+  /** One usage record per request, in the provider's field names. */
+  usages: Record<string, unknown>[];
+}
+
+/** The subagent calls a transcript's source embedded beside its messages (`metadata.embeddedCalls`), by subagent. */
+export function embeddedCalls(metadata: Record<string, unknown> | undefined): EmbeddedAgentCalls[] {
+  const listed = metadata?.embeddedCalls;
+  if (!Array.isArray(listed)) return [];
+  const out: EmbeddedAgentCalls[] = [];
+  for (const agent of listed) {
+    if (!isRecord(agent) || typeof agent.agentId !== 'string' || !Array.isArray(agent.calls)) continue;
+    const usages = agent.calls.flatMap((c) => (isRecord(c) && isRecord(c.usage) ? [c.usage] : []));
+    out.push({ agentId: agent.agentId, ...(typeof agent.transcriptId === 'string' ? { transcriptId: agent.transcriptId } : {}), usages });
+  }
+  return out;
 }

@@ -219,7 +219,10 @@ export function renderSimulation(r: SimulationReport): string {
       ? []
       : [
           r.tokenRatio === 'recorded'
-            ? "Every count is scaled to the provider's tokens by each transcript's own ratio, measured from its recorded usage (the growth of the recorded input between calls over the same messages counted here; 1 without)."
+            ? "Every count is scaled to the provider's tokens by each transcript's own scale, measured from its recorded usage (the growth of the recorded input between calls over the same messages counted here: a ratio per token and a framing per piece of text, fitted on the intervals the record shows clean)" +
+              (r.tokenScaleFallback
+                ? `; a transcript with too few clean intervals takes the archive's medians, ratio ${r.tokenScaleFallback.ratio.toFixed(3)} and framing ${r.tokenScaleFallback.framing.toFixed(1)}.`
+                : '; 1 without.')
             : `Every count is scaled by ${r.tokenRatio} to the provider's tokens.`,
         ]),
     `Prices per million tokens: input $${p.input}, cache write $${p.cacheWrite}, cache read $${p.cached}, output $${p.output}.`,
@@ -333,5 +336,18 @@ function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, p:
     'the record. Its compaction calls are left out here: a source records them apart (Claude Code in its',
     '`agent-acompact-*` subagent files, transcripts of their own). The input cost (cached) leaves out the output:',
     "Claude Code records the usage of a reply's first stream event, whose `output_tokens` are not the billed ones.",
+    ...(recorded.embedded ? embeddedNote(recorded.embedded, u.cost.withCache) : []),
+  ];
+}
+
+/** The subagent calls the sources embedded beside their transcripts (never replayed): the rest of the recorded bill. */
+function embeddedNote(e: NonNullable<NonNullable<SimulationReport['recorded']>['embedded']>, recordedWithCache: number): string[] {
+  const own = e.inOwnTranscripts;
+  return [
+    '',
+    `Subagent calls embedded in the sessions' progress records, not replayed: ${int(e.usage.calls)} calls of ${int(e.agents)} subagents ` +
+      `without a transcript of their own among the inputs, ${int(e.usage.input)} input tokens (${int(e.usage.cacheRead)} cache reads, ` +
+      `${int(e.usage.cacheCreation)} cache writes), ${usd(e.usage.cost.withCache)} with caching; with them the recorded bill is ` +
+      `${usd(recordedWithCache + e.usage.cost.withCache)}. ${int(own.calls)} embedded calls of ${int(own.agents)} subagents are counted in their own transcripts above.`,
   ];
 }

@@ -37,6 +37,12 @@ export const ReplayOptionsSchema = z.strictObject({
    * recorded usage (see billing/token-ratio.ts; 1 without). @default 1
    */
   tokenRatio: z.union([z.number().positive(), z.literal('recorded')]).default(1),
+  /**
+   * With `tokenRatio: 'recorded'`: the archive's scale (the medians of the transcripts' own, `archiveTokenScale`, taken
+   * in a first pass) for a transcript whose record has too few clean intervals to measure its own.
+   * @default none: such a transcript counts with the tokenizer as it is
+   */
+  tokenScaleFallback: z.strictObject({ ratio: z.number().positive(), framing: z.number().nonnegative() }).optional(),
   /** The protected tail of the policies' strategies. @default the strategies' defaults */
   tail: z.strictObject({ keepLast: count.optional(), keepMessages: count.optional(), keepResults: count.optional() }).optional(),
   /** summarize's focus (`--focus`). @default none */

@@ -42,6 +42,12 @@ export interface ReplayLoopOptions {
    * index (see CachedPrompt.warmBase). @default none
    */
   warmBase?: (messageIndex: number) => number;
+  /**
+   * Tokens the provider had with the message at this index that the transcript does not hold (see
+   * billing/token-ratio.ts `unloggedGrowth`): billed with the message wherever it sits in a prompt; the policies, which
+   * count the transcript's text, do not see them. @default none
+   */
+  unlogged?: (messageIndex: number) => number;
 }
 
 /** What one transcript's replay under one policy cost, in tokens. */
@@ -138,6 +144,10 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   let appended = toolsTokens;
   let edits = 0;
   const clock = new CallClock(transcript.messages, (options.callGapSeconds ?? DEFAULT_CALL_GAP_SECONDS) * 1000);
+  // Unlogged tokens by message: billed with their message, never seen by the policies, whose counts are the log's.
+  const unlogged = new Map<Message, number>();
+  const sized = (m: Message) => tokensOf(m, tok) + (unlogged.get(m) ?? 0);
+  const unloggedIn = (messages: readonly Message[]) => (unlogged.size === 0 ? 0 : messages.reduce((n, m) => n + (unlogged.get(m) ?? 0), 0));
 
   for (const [messageIndex, message] of transcript.messages.entries()) {
     const atMs = clock.next(message);
@@ -173,13 +183,14 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         if (result.status === 'compacted' || (result.microCompacted && options.microIsCompaction)) options.onCompaction?.(messageIndex, context);
       }
       stats.calls++;
-      options.onCall?.(tokens);
-      if (stats.calls === 1) stats.firstPrompt = tokens;
-      stats.billedInput += tokens;
+      const prompt = tokens + unloggedIn(context);
+      options.onCall?.(prompt);
+      if (stats.calls === 1) stats.firstPrompt = prompt;
+      stats.billedInput += prompt;
       const own = cacheOf(message);
       const billed = own.cache.call({
         messages: context,
-        tokensOf: (i) => tokensOf(context[i], tok),
+        tokensOf: (i) => sized(context[i]),
         blocksOf: (i) => contentBlocks(context[i]),
         baseTokens: toolsTokens,
         atMs,
@@ -187,18 +198,20 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       });
       stats.cachedInput += billed.read;
       stats.cacheWrites += billed.written;
-      const rewritten = rules.kind === 'off' ? 0 : Math.max(0, tokens - billed.read - (appended - own.appendedAt));
+      const rewritten = rules.kind === 'off' ? 0 : Math.max(0, prompt - billed.read - (appended - own.appendedAt));
       const cold = own.lastAtMs !== undefined && atMs - own.lastAtMs > ttlMs;
       stats.rewritten[cold ? 'cold' : edits > own.editsAt ? 'edits' : 'other'] += rewritten;
       Object.assign(own, { lastAtMs: atMs, appendedAt: appended, editsAt: edits });
-      stats.peakPrompt = Math.max(stats.peakPrompt, tokens);
-      if (tokens >= hardTokens) stats.callsOverHardLimit++;
-      if (tokens > options.window) stats.callsOverWindow++;
+      stats.peakPrompt = Math.max(stats.peakPrompt, prompt);
+      if (prompt >= hardTokens) stats.callsOverHardLimit++;
+      if (prompt > options.window) stats.callsOverWindow++;
       stats.outputTokens += tokensOf(message, tok);
     }
+    const extra = options.unlogged?.(messageIndex) ?? 0;
+    if (extra > 0) unlogged.set(message, extra);
     context.push(message);
     tokens += tokensOf(message, tok);
-    appended += tokensOf(message, tok);
+    appended += tokensOf(message, tok) + extra;
   }
   if (policy.manager) {
     stats.compactions += policy.manager.state.compactions;

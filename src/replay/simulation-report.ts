@@ -5,7 +5,8 @@ import { type ProbeScore, addScore, emptyScore } from '../retention/score.js';
 import { addInto } from './accumulate.js';
 import type { CacheReport } from './billing/cache-choice.js';
 import type { Cost, Prices } from './billing/prices.js';
-import type { RecordedUsage } from './billing/recorded-usage.js';
+import { type RecordedUsage, emptyRecordedUsage } from './billing/recorded-usage.js';
+import type { TokenScale } from './billing/token-ratio.js';
 import type { PointResult, Policy } from './policies/policy.js';
 import { type PolicyRun, RUN_MERGE, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
 import type { TranscriptSimulation } from './transcript-replay.js';
@@ -80,6 +81,19 @@ export interface RecordedReport {
    * of their own among the inputs).
    */
   simulatedSource?: PolicyRun;
+  /** Absent when no transcript's source embedded subagent calls. */
+  embedded?: EmbeddedReport;
+}
+
+/**
+ * The subagent calls sources embedded beside their transcripts (Claude Code's progress records), never replayed. Those
+ * of a subagent whose own transcript is among the inputs are counted there (`inOwnTranscripts`), not again.
+ */
+export interface EmbeddedReport {
+  /** Subagents whose calls only the embedding transcript holds: their usage is the rest of the bill. */
+  agents: number;
+  usage: RecordedUsage & { cost: Cost };
+  inOwnTranscripts: { agents: number; calls: number };
 }
 
 export interface SimulationReport {
@@ -94,6 +108,8 @@ export interface SimulationReport {
   basePrompt: number | 'recorded';
   /** Absent when 1: the replay counted with the tokenizer as it is. */
   tokenRatio?: number | 'recorded';
+  /** With `tokenRatio: 'recorded'`: the archive's scale, for transcripts with too few clean intervals of their own. */
+  tokenScaleFallback?: TokenScale;
   transcripts: number;
   policies: PolicyTotals[];
   recorded?: RecordedReport;
@@ -223,19 +239,45 @@ export function recordedReport(perTranscript: readonly TranscriptSimulation[], s
   const simulatedNone = emptyRunTotal();
   const simulatedSource = source === undefined ? undefined : emptyRunTotal();
   for (const t of withUsage) {
-    addInto(usage, t.recorded!, {
-      calls: 'sum',
-      input: 'sum',
-      uncachedInput: 'sum',
-      cacheCreation: 'sum',
-      cacheCreation1h: 'sum',
-      cacheRead: 'sum',
-      output: 'sum',
-      firstCallInput: 'sum',
-      cost: 'sum',
-    });
+    addInto(usage, t.recorded!, RECORDED_MERGE);
     addInto(simulatedNone, t.policies.none, RUN_MERGE);
     if (simulatedSource) addInto(simulatedSource, withoutCompactionCalls(t.policies[source!]), RUN_MERGE);
   }
-  return { transcripts: withUsage.length, usage, simulatedNone, ...(simulatedSource ? { simulatedSource } : {}) };
+  const embedded = embeddedReport(perTranscript);
+  return { transcripts: withUsage.length, usage, simulatedNone, ...(simulatedSource ? { simulatedSource } : {}), ...(embedded ? { embedded } : {}) };
+}
+
+const RECORDED_MERGE = {
+  calls: 'sum',
+  input: 'sum',
+  uncachedInput: 'sum',
+  cacheCreation: 'sum',
+  cacheCreation1h: 'sum',
+  cacheRead: 'sum',
+  output: 'sum',
+  firstCallInput: 'sum',
+  cost: 'sum',
+} as const;
+
+/** The embedded subagent calls summed, each subagent once: not again when its own transcript is among the inputs. */
+function embeddedReport(perTranscript: readonly TranscriptSimulation[]): EmbeddedReport | undefined {
+  if (!perTranscript.some((t) => t.embedded)) return undefined;
+  const ids = new Set(perTranscript.map((t) => t.id));
+  const out: EmbeddedReport = {
+    agents: 0,
+    usage: { ...emptyRecordedUsage(), cost: { withoutCache: 0, withCache: 0 } },
+    inOwnTranscripts: { agents: 0, calls: 0 },
+  };
+  for (const t of perTranscript) {
+    for (const { agentId: _agent, transcriptId, ...agent } of t.embedded ?? []) {
+      if (transcriptId !== undefined && ids.has(transcriptId)) {
+        out.inOwnTranscripts.agents++;
+        out.inOwnTranscripts.calls += agent.calls;
+        continue;
+      }
+      out.agents++;
+      addInto(out.usage, agent, RECORDED_MERGE);
+    }
+  }
+  return out;
 }

@@ -71,6 +71,7 @@ export class Simulation {
       maxAttempts: o.maxAttempts,
       basePrompt: o.basePrompt,
       ...(scalesCounts(o.tokenRatio) ? { tokenRatio: o.tokenRatio } : {}),
+      ...(o.tokenRatio === 'recorded' && o.tokenScaleFallback ? { tokenScaleFallback: o.tokenScaleFallback } : {}),
       transcripts: this.perTranscript.length,
       policies: policyTotals(this.policies, this.perTranscript),
       perTranscript: this.perTranscript,

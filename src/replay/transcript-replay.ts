@@ -8,8 +8,8 @@ import type { Tokenizer } from '../tokens/tokenizer.js';
 import { chooseCache } from './billing/cache-choice.js';
 import type { CacheModelName } from '../provider/cache-rules.js';
 import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
-import { type RecordedUsage, recordedCacheRead, recordedCost, recordedUsage } from './billing/recorded-usage.js';
-import { recordedTokenRatio, scaledTokenizer, scalesCounts } from './billing/token-ratio.js';
+import { type EmbeddedUsage, type RecordedUsage, embeddedUsage, recordedCacheRead, recordedCost, recordedUsage } from './billing/recorded-usage.js';
+import { type RecordedTokenScale, recordedTokenScale, scaledTokenizer, scalesCounts, unloggedGrowth } from './billing/token-ratio.js';
 import { CompactionCallMeter } from './compaction-calls.js';
 import type { Policy } from './policies/policy.js';
 import type { PolicyRun } from './policy-run.js';
@@ -33,11 +33,22 @@ export interface TranscriptSimulation {
   basePrompt?: number;
   /** With a `tokenRatio` other than 1: the one its counts were scaled by. */
   tokenRatio?: number;
+  /**
+   * With `tokenRatio: 'recorded'`: how it was measured (see billing/token-ratio.ts): the framing added to each piece of
+   * text, the clean intervals used and those left out, the quartiles of the intervals' ratios, and whether the archive's
+   * scale stood in for its own. Absent when neither it nor the archive gave one (ratio 1).
+   */
+  tokenScale?: Omit<RecordedTokenScale, 'ratio'> & {
+    /** What the provider had that the transcript does not hold, where the record shows it: the places and their tokens. */
+    unlogged: { messages: number; tokens: number };
+  };
   /** The cache model its replays were billed with. */
   cache: CacheModelName;
   /** By policy name, in the order of the policies. */
   policies: Record<string, PolicyRun>;
   recorded?: RecordedUsage & { cost: Cost };
+  /** Subagent calls its source embedded beside its messages (Claude Code's progress records), by subagent; never replayed. */
+  embedded?: (EmbeddedUsage & { cost: Cost })[];
 }
 
 /** One transcript's replay under every policy, as data: what a worker thread hands back. */
@@ -59,6 +70,16 @@ function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | un
   const first = transcript.messages.findIndex((m) => m.role === 'assistant');
   const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
   return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer));
+}
+
+function unloggedReport(unlogged: ReadonlyMap<number, number>): { messages: number; tokens: number } {
+  let tokens = 0;
+  for (const n of unlogged.values()) tokens += n;
+  return { messages: unlogged.size, tokens };
+}
+
+function withoutRatio({ ratio: _ratio, ...rest }: RecordedTokenScale): Omit<RecordedTokenScale, 'ratio'> {
+  return rest;
 }
 
 /** Hindsight probes by reply index: every policy that edits before the same reply asks for the same. */
@@ -90,8 +111,11 @@ export async function replayTranscript(
   deps: ReplayDeps,
 ): Promise<TranscriptReplay> {
   const recorded = recordedUsage(transcript);
-  const ratio = o.tokenRatio === 'recorded' ? (recordedTokenRatio(transcript, deps.tokenizer)?.ratio ?? 1) : o.tokenRatio;
-  const tokenizer = ratio === 1 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio);
+  const scale = o.tokenRatio === 'recorded' ? recordedTokenScale(transcript, deps.tokenizer, o.tokenScaleFallback) : undefined;
+  const ratio = o.tokenRatio === 'recorded' ? (scale?.ratio ?? 1) : o.tokenRatio;
+  const framing = scale?.framing ?? 0;
+  const tokenizer = ratio === 1 && framing === 0 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio, framing);
+  const unlogged = scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : new Map<number, number>();
   const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
   const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
   const { rules, prices } = chooseCache(transcript, recorded, o);
@@ -122,6 +146,7 @@ export async function replayTranscript(
     cache: rules.name,
     ...(o.basePrompt === 'recorded' ? { basePrompt } : {}),
     ...(scalesCounts(o.tokenRatio) ? { tokenRatio: ratio } : {}),
+    ...(scale ? { tokenScale: { ...withoutRatio(scale), unlogged: unloggedReport(unlogged) } } : {}),
     policies: {},
   };
   const prompts: Record<string, number[]> = {};
@@ -145,6 +170,7 @@ export async function replayTranscript(
       callGapSeconds: o.callGapSeconds,
       ...(warmBase ? { warmBase } : {}),
       ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
+      ...(unlogged.size > 0 ? { unlogged: (i: number) => unlogged.get(i) ?? 0 } : {}),
     });
     const figures = instance.figures?.();
     const run: PolicyRun = {
@@ -163,6 +189,8 @@ export async function replayTranscript(
     result.policies[policy.name] = run;
   }
   if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, prices) };
+  const embedded = embeddedUsage(transcript);
+  if (embedded.length > 0) result.embedded = embedded.map((e) => ({ ...e, cost: recordedCost(e, prices) }));
   const untimed = !transcript.messages.some((m) => m.timestamp !== undefined);
   return { result, prompts, untimed, ...(source.format === undefined ? {} : { format: source.format }) };
 }

@@ -8,10 +8,11 @@ import type { Strategy } from './types.js';
 const StripReasoningConfigSchema = z.strictObject({ ...BoundaryFields });
 
 /**
- * Assistant fields that hold reasoning: the text, and the number of redacted (encrypted) thinking blocks the Claude
- * Code adapter records in their place. Thinking signatures never reach the canonical model (the adapter drops them).
+ * Assistant fields that hold reasoning: the text, and the numbers of redacted (encrypted) thinking blocks and of
+ * thinking blocks logged without their text that the Claude Code adapter records in their place. Thinking signatures
+ * never reach the canonical model (the adapter drops them).
  */
-const REASONING_FIELDS = ['reasoning_content', 'redacted_thinking_blocks'] as const;
+const REASONING_FIELDS = ['reasoning_content', 'redacted_thinking_blocks', 'thinking_blocks_without_text'] as const;
 
 function withoutReasoning(m: AssistantMessage): AssistantMessage | undefined {
   if (!REASONING_FIELDS.some((f) => f in m)) return undefined;

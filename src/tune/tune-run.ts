@@ -9,7 +9,7 @@ import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { Cost } from '../replay/billing/prices.js';
 import { ReplayPool } from '../replay/replay-pool.js';
 import { type ReplayOptionsInput, ReplayOptionsSchema } from '../replay/replay-options.js';
-import { scalesCounts } from '../replay/billing/token-ratio.js';
+import { ArchiveTokenScale, type TokenScale, measureTokenScale, scalesCounts } from '../replay/billing/token-ratio.js';
 import { Simulation } from '../replay/simulation.js';
 import type { PolicyTotals } from '../replay/simulation-report.js';
 import type { TranscriptReplay } from '../replay/transcript-replay.js';
@@ -100,6 +100,8 @@ interface Pass {
   tokenizer: Tokenizer;
   progress?: (text: string) => void;
   pool: ReplayPool | undefined;
+  /** With `tokenRatio: 'recorded'`: the archive's token scale, measured in the first pass. */
+  tokenScaleFallback?: TokenScale;
 }
 
 async function replayAll(source: TranscriptSource, policies: string[], pass: Pass, what: string): Promise<Map<string, PolicyTotals>> {
@@ -112,6 +114,7 @@ async function replayAll(source: TranscriptSource, policies: string[], pass: Pas
     callGapSeconds: options.callGapSeconds,
     basePrompt: options.basePrompt,
     tokenRatio: options.tokenRatio,
+    ...(pass.tokenScaleFallback ? { tokenScaleFallback: pass.tokenScaleFallback } : {}),
     // Masking on every call loses what it masks, as a clear does: both are scored where they edit.
     hindsightAtMicro: true,
   };
@@ -179,12 +182,15 @@ export async function runTune(source: TranscriptSource, { tokenizer, progress, .
 async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
   const { options, tokenizer } = pass;
   const usageTally = new ToolUsageTally(tokenizer);
+  const scales = new ArchiveTokenScale();
   let transcripts = 0;
   for await (const { transcript } of source()) {
     usageTally.add(transcript);
+    if (options.tokenRatio === 'recorded') scales.add(measureTokenScale(transcript, tokenizer));
     transcripts++;
     pass.progress?.(`tool usage: ${transcripts} transcripts read`);
   }
+  pass.tokenScaleFallback = scales.median();
   const tools = usageTally.usage();
   const candidates = tuneCandidates(options.window, tools, tokenizer.name);
   const candidatesDir = join(options.outDir, 'candidates');

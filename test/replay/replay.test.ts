@@ -64,6 +64,23 @@ describe('replay', () => {
     expect(stats.cachedInput).toBe(54 + 2 * 100);
   });
 
+  it('bills unlogged tokens with their message at every later call, and keeps them out of what the policies count', async () => {
+    // 100 unlogged tokens came with u2 (index 2): calls 3 (index 3) and 5 (index 5) carry them.
+    const seen: number[] = [];
+    const micro = (p: { messages: readonly Message[]; tokens: number }) => {
+      seen.push(p.tokens);
+      return Promise.resolve({ messages: p.messages, tokens: p.tokens });
+    };
+    const stats = await replay(transcript, { micro } as never, {
+      tokenizer: tok,
+      window: 1000,
+      cache: CACHE_RULES.ideal,
+      unlogged: (i) => (i === 2 ? 100 : 0),
+    });
+    expect([stats.billedInput, stats.cachedInput, stats.cacheWrites, stats.peakPrompt]).toEqual([142 + 200, 13 + 141, 342 - 154, 188]);
+    expect(seen).toEqual([13, 41, 88]);
+  });
+
   it('leaves out the summary of a compaction the source made itself', async () => {
     const withSummary: Transcript = {
       id: 's',

@@ -7,6 +7,9 @@ import { DEFAULT_CALL_GAP_SECONDS } from '../../provider/cache-rules.js';
 import { renderSimulation } from '../../replay/render-simulate.js';
 import { Simulation } from '../../replay/simulation.js';
 import { readInputs } from '../../formats/read-inputs.js';
+import type { InputItem } from '../../formats/types.js';
+import type { Transcript } from '../../model/transcript.js';
+import { archiveTokenScale } from '../../replay/billing/token-ratio.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { makeDir } from '../../io/make-dir.js';
 import { writeSimulatePage } from '../../replay/simulate-page.js';
@@ -151,6 +154,12 @@ ${Object.values(POLICIES)
       'price-batch-in': undefined,
       'price-batch-out': undefined,
     });
+    const maxLineBytes = values['max-line-bytes'];
+    // A first pass for the archive's token scale, which stands in for a transcript with too few clean intervals.
+    const tokenScaleFallback =
+      values['token-ratio'] === 'recorded'
+        ? await archiveTokenScale(transcriptsIn(readInputs(inputs, { maxLineBytes, from: values.from })), tokenizer)
+        : undefined;
     const llm = llmOptions === undefined ? undefined : await createLlmSession(llmOptions);
     const simulation = new Simulation({
       policies: values.policy,
@@ -163,12 +172,12 @@ ${Object.values(POLICIES)
       maxAttempts: values['max-attempts'],
       basePrompt: values['base-prompt'],
       tokenRatio: values['token-ratio'],
+      ...(tokenScaleFallback ? { tokenScaleFallback } : {}),
       llm,
       ...(batch ? { batch } : {}),
       focus: values.focus,
       tail: tailFlagOverrides(values),
     });
-    const maxLineBytes = values['max-line-bytes'];
     const tally = new InputTally(io);
     const status = createStatusLine(io.stderr);
     try {
@@ -200,3 +209,7 @@ ${Object.values(POLICIES)
     return tally.nothingYielded('simulate', inputs) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 });
+
+async function* transcriptsIn(items: AsyncIterable<InputItem>): AsyncIterable<Transcript> {
+  for await (const item of items) if (item.kind === 'transcript') yield item.transcript;
+}

@@ -14,6 +14,7 @@ import { EXIT } from '../exit-codes.js';
 import { FormatTally } from '../../report/by-format.js';
 import { renderByFormat } from '../../report/render-by-format.js';
 import { isAssistant } from '../../model/message.js';
+import { ArchiveUsage, type TranscriptUsage, usageLine } from '../../replay/billing/archive-usage.js';
 
 interface TranscriptStats {
   id: string;
@@ -24,6 +25,8 @@ interface TranscriptStats {
   windowShare: number;
   status: WindowStatus;
   byCategory: Breakdown;
+  /** The usage its source recorded, and the subagent calls it embedded (absent when none). */
+  usage?: TranscriptUsage;
 }
 
 const FLAGS = {
@@ -54,6 +57,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
     const total = emptyBreakdown();
     const formats = new FormatTally();
     const tally = new InputTally(io);
+    const usage = new ArchiveUsage();
     for await (const item of readInputs(inputs, { maxLineBytes, from })) {
       if (!tally.accept(item)) continue;
       const counted = countTranscript(item.transcript, tokenizer);
@@ -71,7 +75,10 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
         status: windowStatus(counted.total, window),
         byCategory: counted.byCategory,
       });
+      const recorded = usage.add(item.transcript);
+      if (recorded.recorded || recorded.embedded) transcripts[transcripts.length - 1].usage = recorded;
     }
+    const recordedUsage = usage.result();
     const totalTokens = transcripts.reduce((n, t) => n + t.tokens, 0);
     const byFormat = formats.result();
     if (values.html !== undefined) {
@@ -87,6 +94,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
         transcripts,
         total: { transcripts: transcripts.length, tokens: totalTokens, byCategory: total },
         ...(byFormat ? { byFormat } : {}),
+        ...(recordedUsage ? { recordedUsage } : {}),
         errors: tally.errors,
         skipped: tally.skipped,
       };
@@ -95,12 +103,24 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
       for (const t of transcripts) {
         io.stdout.write(`${t.id}  (${t.file}:${t.line})  ${t.messages} messages, ${t.tokens} tokens, ${percent(t.tokens, window)} of ${window}: ${t.status}\n`);
         for (const line of renderBreakdown(t.byCategory)) io.stdout.write(`${line}\n`);
+        if (t.usage?.recorded) io.stdout.write(`  recorded usage: ${usageLine(t.usage.recorded)}\n`);
+        for (const e of t.usage?.embedded ?? []) io.stdout.write(`  embedded subagent ${e.agentId}: ${usageLine(e)}\n`);
       }
       io.stdout.write(
         `\nTotal: ${transcripts.length} transcripts, ${totalTokens} tokens (${tokenizer.name}), ${tally.errors} errors, ${tally.skipped} skipped\n`,
       );
       for (const line of renderBreakdown(total)) io.stdout.write(`${line}\n`);
       if (byFormat) for (const line of renderByFormat(byFormat)) io.stdout.write(`${line}\n`);
+      if (recordedUsage) {
+        const { recorded, embedded, inOwnTranscripts } = recordedUsage;
+        io.stdout.write(`\nRecorded usage (${recordedUsage.transcripts} transcripts): ${usageLine(recorded)}\n`);
+        if (embedded.agents > 0 || inOwnTranscripts.agents > 0) {
+          io.stdout.write(
+            `Embedded subagent calls (progress records): ${usageLine(embedded)} of ${embedded.agents} subagents without a transcript of their own; ` +
+              `${inOwnTranscripts.calls} calls of ${inOwnTranscripts.agents} subagents counted in their own transcripts\n`,
+          );
+        }
+      }
     }
     return tally.nothingYielded('stats', label) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },

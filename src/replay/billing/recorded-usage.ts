@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message.js';
-import { recordedCall } from '../../model/recorded.js';
+import { type RecordedCall, callOfUsage, embeddedCalls, recordedCall } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { CACHE_RULES } from '../../provider/cache-rules.js';
 import type { Cost, Prices } from './prices.js';
@@ -41,11 +41,28 @@ export function recordedPromptTokens(message: Message): number | undefined {
 }
 
 export function recordedUsage(transcript: Transcript): RecordedUsage | undefined {
-  const r: RecordedUsage = { calls: 0, input: 0, uncachedInput: 0, cacheCreation: 0, cacheRead: 0, output: 0, firstCallInput: 0, cacheCreation1h: 0 };
-  for (const m of transcript.messages) {
-    if (m.role !== 'assistant') continue;
-    const call = recordedCall(m);
-    if (!call) continue;
+  return usageOfCalls(transcript.messages.flatMap((m) => (m.role === 'assistant' ? (recordedCall(m) ?? []) : [])));
+}
+
+/** One subagent's calls embedded in a transcript's source (see model/recorded.ts `embeddedCalls`), summed. */
+export interface EmbeddedUsage extends RecordedUsage {
+  agentId: string;
+  /** The transcript the subagent's own file becomes: when it is among the inputs, these calls are counted there. */
+  transcriptId?: string;
+}
+
+/** The usage of the subagent calls a transcript's source embedded beside its messages, by subagent (none: empty). */
+export function embeddedUsage(transcript: Transcript): EmbeddedUsage[] {
+  return embeddedCalls(transcript.metadata).flatMap((agent) => {
+    const usage = usageOfCalls(agent.usages.map(callOfUsage));
+    return usage ? [{ agentId: agent.agentId, ...(agent.transcriptId === undefined ? {} : { transcriptId: agent.transcriptId }), ...usage }] : [];
+  });
+}
+
+/** Recorded calls summed; undefined without any. */
+export function usageOfCalls(calls: readonly RecordedCall[]): RecordedUsage | undefined {
+  const r = emptyRecordedUsage();
+  for (const call of calls) {
     const input = call.uncached + call.written + call.read;
     if (r.calls === 0) r.firstCallInput = input;
     r.calls++;
@@ -57,6 +74,10 @@ export function recordedUsage(transcript: Transcript): RecordedUsage | undefined
     r.output += call.output;
   }
   return r.calls > 0 ? r : undefined;
+}
+
+export function emptyRecordedUsage(): RecordedUsage {
+  return { calls: 0, input: 0, uncachedInput: 0, cacheCreation: 0, cacheRead: 0, output: 0, firstCallInput: 0, cacheCreation1h: 0 };
 }
 
 /**

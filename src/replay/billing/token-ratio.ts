@@ -1,55 +1,252 @@
+import type { Message } from '../../model/message.js';
+import { holdsUnloggedContent, isSourceSummary } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { countMessage, totalOf } from '../../tokens/breakdown.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import { recordedPromptTokens } from './recorded-usage.js';
-import { isSourceSummary } from '../../model/recorded.js';
 
-/** What a transcript's recording says of how its provider's tokenizer counts against ours. */
-export interface RecordedTokenRatio {
-  /** The provider's tokens per token of ours: `providerTokens / ourTokens`. */
+/**
+ * How a provider counts a transcript's text against our tokenizer: `ratio` of its tokens per token of ours, plus
+ * `framing` tokens around each piece of text we count (a message's text, a tool call's name, its arguments): the
+ * provider wraps each content block in its own format (ids, types, tags), which no text holds.
+ */
+export interface TokenScale {
   ratio: number;
-  /** The recorded prompt growth the ratio was measured on, in the provider's tokens. */
-  providerTokens: number;
-  /** The same messages' text, counted by our tokenizer (without the per-message overhead, which no scale changes). */
-  ourTokens: number;
+  framing: number;
+}
+
+/** A transcript's scale as measured on its record (see {@link measureTokenScale}). */
+export interface TokenScaleMeasure extends TokenScale {
+  /** Intervals between two recorded calls it was measured on. */
+  intervals: number;
+  /** Intervals left out: after a compaction, holding content the log lacks, or far from the fit. */
+  skipped: number;
+  /** The first and third quartiles of the intervals' own ratios (their growth less framing, over their text). */
+  spread: [number, number];
+}
+
+/** The scale a transcript's replay counts with: its own, or the archive's when its record has too few clean intervals. */
+export interface RecordedTokenScale extends TokenScaleMeasure {
+  fellBack: boolean;
+}
+
+/** Fewer clean intervals than this and a transcript's own measure is not used. */
+export const MIN_CLEAN_INTERVALS = 5;
+
+/** An interval whose recorded growth is more than this many times the fit's (or less than its inverse) is left out. */
+const FAR_FROM_FIT = 2;
+
+/** At most this many intervals enter the pairwise slopes (evenly spaced): their number grows with its square. */
+const MAX_SLOPE_POINTS = 600;
+
+/** What came between two recorded calls. */
+interface Interval {
+  /** Index of the last message before the call that closes it. */
+  last: number;
+  /** Recorded prompt growth, in the provider's tokens. */
+  growth: number;
+  /** The messages' text, counted by our tokenizer, without the per-message overhead. */
+  text: number;
+  /** Our per-message overhead of those messages, which no scale changes. */
+  overhead: number;
+  /** Pieces of text counted (each one framed by the provider). */
+  pieces: number;
+  /** The record says the prompt lost or gained something the messages do not show: a compaction, unlogged content. */
+  unclean: boolean;
+  /** A source compaction summary came in it: what the prompt grew by is not what the messages add. */
+  compaction: boolean;
 }
 
 /**
- * The provider's tokens per token of ours, measured on the transcript's own record: between two recorded calls the
- * prompt grows by exactly the messages that came between them, so the growth of the recorded input (the provider's
- * count) over the same messages counted by `tokenizer` is the ratio of the two tokenizers on this transcript's text.
- * Claude's tokenizer, which no local library reproduces, counts 1.2–1.7 times o200k on the shared corpus's Claude Code sessions.
+ * The provider's tokens for our count, measured on a transcript's record: between two recorded calls the prompt
+ * grows by the messages that came between them, each piece of their text counted `ratio` times ours plus `framing`.
  *
- * Only growth is measured: a call whose recorded input shrank follows a compaction (the source's own), and the next
- * growth is taken from there. Records of one response split over several messages carry the same input; the growth
- * is taken once the input moves. Undefined without two recorded calls that grew.
+ * Intervals whose growth is not the messages between them are left out: a call whose input shrank or that follows a
+ * compaction summary (the source's own compaction), and intervals that hold content the log does not (thinking logged
+ * without its text, tool definitions a tool search loaded, blocks with no canonical equivalent: see
+ * `holdsUnloggedContent`). On the rest, `ratio` is the Theil–Sen slope of growth against text, both per piece (the
+ * median of the pairwise slopes): an interval that grew by something the log does not show moves it by its rank, not
+ * its size. Intervals whose growth is then more than twice, or less than half, the fit's are left out too (the growth
+ * far above the text: a reminder the client added, a cache quirk), the slope is taken again, and `framing` is what the
+ * remaining intervals grew beyond `ratio` times their text, per piece, so that the fit's growth over them is theirs.
+ *
+ * Why not a ratio alone: each interval carries a fixed framing (40 to 85 provider tokens per message on the shared
+ * corpus's Claude Code sessions), so a median of per-interval ratios is pulled up by short intervals (a short tool
+ * result reads 2 to 7 times its text), a median weighted by text falls to the long ones' ratio and leaves the framing
+ * out of the bill, and a pooled ratio (all growth over all text) takes every unlogged load in full.
+ *
+ * Undefined with fewer than {@link MIN_CLEAN_INTERVALS} clean intervals.
  */
-export function recordedTokenRatio(transcript: Transcript, tokenizer: Tokenizer): RecordedTokenRatio | undefined {
-  let providerTokens = 0;
-  let ourTokens = 0;
+export function measureTokenScale(transcript: Transcript, tokenizer: Tokenizer): TokenScaleMeasure | undefined {
+  const all = intervalsOf(transcript.messages, tokenizer);
+  const candidates = all.filter((i) => !i.unclean && i.growth > i.overhead && i.text > 0 && i.pieces > 0);
+  if (candidates.length < MIN_CLEAN_INTERVALS) return undefined;
+  const first = theilSen(candidates);
+  if (!first) return undefined;
+  const near = candidates.filter((i) => {
+    const predicted = first.ratio * i.text + first.framing * i.pieces;
+    const grown = i.growth - i.overhead;
+    return grown <= FAR_FROM_FIT * predicted && grown * FAR_FROM_FIT >= predicted;
+  });
+  if (near.length < MIN_CLEAN_INTERVALS) return undefined;
+  const fit = theilSen(near);
+  if (!fit) return undefined;
+  const scale = { ratio: fit.ratio, framing: pooledFraming(near, fit.ratio) };
+  const ratios = near.map((i) => (i.growth - i.overhead - scale.framing * i.pieces) / i.text).sort((a, b) => a - b);
+  return { ...scale, intervals: near.length, skipped: all.length - near.length, spread: [quantile(ratios, 0.25), quantile(ratios, 0.75)] };
+}
+
+/**
+ * The framing that makes the fit's growth over `intervals` their recorded growth: what they grew beyond `ratio` times
+ * their text, per piece. Beside the format's framing it carries the small additions a client makes all along (system
+ * reminders), which are billed too; the intervals far from the fit are already left out.
+ */
+function pooledFraming(intervals: readonly Interval[], ratio: number): number {
+  let beyond = 0;
+  let pieces = 0;
+  for (const i of intervals) {
+    beyond += i.growth - i.overhead - ratio * i.text;
+    pieces += i.pieces;
+  }
+  return Math.max(0, beyond / pieces);
+}
+
+/** Each interval between two recorded calls whose input differs (records of one response carry the same input). */
+function intervalsOf(messages: readonly Message[], tokenizer: Tokenizer): Interval[] {
+  const out: Interval[] = [];
+  const pieceCounter = piecesTokenizer(tokenizer);
   let anchor: number | undefined;
-  let grownText = 0;
-  let grownOverhead = 0;
-  for (const m of transcript.messages) {
+  const empty = (): Omit<Interval, 'growth'> => ({ last: -1, text: 0, overhead: 0, pieces: 0, unclean: false, compaction: false });
+  let open = empty();
+  for (const [index, m] of messages.entries()) {
     const recorded = m.role === 'assistant' ? recordedPromptTokens(m) : undefined;
-    if (recorded !== undefined) {
-      if (anchor !== undefined && recorded > anchor + grownOverhead && grownText > 0) {
-        providerTokens += recorded - anchor - grownOverhead;
-        ourTokens += grownText;
-      }
-      if (anchor === undefined || recorded !== anchor) {
-        anchor = recorded;
-        grownText = 0;
-        grownOverhead = 0;
-      }
+    if (recorded !== undefined && recorded !== anchor) {
+      if (anchor !== undefined) out.push({ growth: recorded - anchor, ...open, last: index - 1, unclean: open.unclean || recorded < anchor });
+      anchor = recorded;
+      open = empty();
     }
-    if (anchor !== undefined && !isSourceSummary(m)) {
-      const b = countMessage(m, tokenizer);
-      grownText += totalOf(b) - b.overhead;
-      grownOverhead += b.overhead;
+    if (anchor === undefined) continue;
+    if (isSourceSummary(m)) {
+      open.unclean = true;
+      open.compaction = true;
+      continue;
+    }
+    const b = countMessage(m, tokenizer);
+    open.text += totalOf(b) - b.overhead;
+    open.overhead += b.overhead;
+    const p = countMessage(m, pieceCounter);
+    open.pieces += totalOf(p) - p.overhead;
+    if (holdsUnloggedContent(m)) open.unclean = true;
+  }
+  return out;
+}
+
+/** An interval's recorded growth beyond what `scale` makes of its messages (negative: below it). */
+const beyondFit = (i: Interval, scale: TokenScale) => i.growth - i.overhead - (scale.ratio * i.text + scale.framing * i.pieces);
+
+/**
+ * What the provider had that the log does not hold, where the record shows it, by the index of the message it came
+ * with (the last one before the call whose input shows it): an interval that holds unlogged content (see
+ * `holdsUnloggedContent`) or grew more than twice what `scale` makes of its messages (a reminder the client added,
+ * plan-mode instructions) grew by that much more, and the prompt carries it from there on. Compaction intervals are
+ * not counted: what a compaction leaves is the source's. A replay that adds these tokens to their messages bills
+ * what the provider was sent; the measure of `scale` leaves the same intervals out, so nothing counts twice.
+ */
+export function unloggedGrowth(transcript: Transcript, tokenizer: Tokenizer, scale: TokenScale): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const i of intervalsOf(transcript.messages, tokenizer)) {
+    if (i.compaction || i.growth <= 0 || i.last < 0) continue;
+    const beyond = beyondFit(i, scale);
+    const predicted = i.growth - i.overhead - beyond;
+    if (beyond <= 0 || !(i.unclean || i.growth - i.overhead > FAR_FROM_FIT * predicted)) continue;
+    out.set(i.last, (out.get(i.last) ?? 0) + Math.round(beyond));
+  }
+  return out;
+}
+
+/** A tokenizer that counts 1 for every non-empty piece of text: the number of pieces a message's count adds up. */
+const pieceCounters = new WeakMap<Tokenizer, Tokenizer>();
+function piecesTokenizer(tokenizer: Tokenizer): Tokenizer {
+  let counter = pieceCounters.get(tokenizer);
+  if (!counter) pieceCounters.set(tokenizer, (counter = { name: tokenizer.name, engine: tokenizer.engine, count: (text: string) => (text === '' ? 0 : 1) }));
+  return counter;
+}
+
+/**
+ * Theil–Sen fit of growth per piece against text per piece: `ratio` is the median of the pairwise slopes, `framing`
+ * the median intercept (never below 0). Undefined when no two intervals differ in text per piece or the slope is not
+ * positive.
+ */
+function theilSen(intervals: readonly Interval[]): TokenScale | undefined {
+  const step = Math.max(1, intervals.length / MAX_SLOPE_POINTS);
+  const points: { x: number; y: number }[] = [];
+  for (let k = 0; k < intervals.length; k += step) {
+    const i = intervals[Math.floor(k)];
+    points.push({ x: i.text / i.pieces, y: (i.growth - i.overhead) / i.pieces });
+  }
+  const slopes: number[] = [];
+  for (let a = 0; a < points.length; a++) {
+    for (let b = a + 1; b < points.length; b++) {
+      if (points[a].x !== points[b].x) slopes.push((points[b].y - points[a].y) / (points[b].x - points[a].x));
     }
   }
-  return ourTokens > 0 ? { ratio: providerTokens / ourTokens, providerTokens, ourTokens } : undefined;
+  if (slopes.length === 0) return undefined;
+  const ratio = quantile(
+    slopes.sort((a, b) => a - b),
+    0.5,
+  );
+  if (!(ratio > 0)) return undefined;
+  const intercepts = intervals.map((i) => (i.growth - i.overhead - ratio * i.text) / i.pieces).sort((a, b) => a - b);
+  return { ratio, framing: Math.max(0, quantile(intercepts, 0.5)) };
+}
+
+/** The q-quantile of sorted values, interpolated between the two nearest. */
+function quantile(sorted: readonly number[], q: number): number {
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
+}
+
+/**
+ * The archive's scale, for transcripts whose record has too few clean intervals: the medians of the ratios and of the
+ * framings measured on the others, taken in a first pass over the archive.
+ */
+export class ArchiveTokenScale {
+  private readonly ratios: number[] = [];
+  private readonly framings: number[] = [];
+
+  add(measure: TokenScaleMeasure | undefined): void {
+    if (!measure) return;
+    this.ratios.push(measure.ratio);
+    this.framings.push(measure.framing);
+  }
+
+  /** Undefined when no transcript had enough clean intervals. */
+  median(): TokenScale | undefined {
+    if (this.ratios.length === 0) return undefined;
+    const sorted = (v: number[]) => [...v].sort((a, b) => a - b);
+    return { ratio: quantile(sorted(this.ratios), 0.5), framing: quantile(sorted(this.framings), 0.5) };
+  }
+}
+
+/** The archive's scale over `transcripts` (a first pass before the replay): undefined when none has enough clean intervals. */
+export async function archiveTokenScale(transcripts: AsyncIterable<Transcript>, tokenizer: Tokenizer): Promise<TokenScale | undefined> {
+  const archive = new ArchiveTokenScale();
+  for await (const t of transcripts) archive.add(measureTokenScale(t, tokenizer));
+  return archive.median();
+}
+
+/**
+ * A transcript's scale: its own measure, else `fallback` (the archive's), else none (ratio 1, framing 0). Undefined
+ * only when neither the transcript nor the archive gives one.
+ */
+export function recordedTokenScale(transcript: Transcript, tokenizer: Tokenizer, fallback: TokenScale | undefined): RecordedTokenScale | undefined {
+  const own = measureTokenScale(transcript, tokenizer);
+  if (own) return { ...own, fellBack: false };
+  if (!fallback) return undefined;
+  const intervals = intervalsOf(transcript.messages, tokenizer).length;
+  return { ...fallback, intervals: 0, skipped: intervals, spread: [fallback.ratio, fallback.ratio], fellBack: true };
 }
 
 /** Whether a `tokenRatio` setting scales the counts at all: 1, the default, does not, and reports leave it out. */
@@ -58,9 +255,14 @@ export function scalesCounts(ratio: number | 'recorded' | undefined): ratio is n
 }
 
 /**
- * `tokenizer` with every count multiplied by `ratio` and rounded: the replay then counts in the provider's tokens,
- * and so do the policies' thresholds, as they would in the provider's context window.
+ * `tokenizer` counting in the provider's tokens: every non-empty piece of text `ratio` times ours plus `framing`,
+ * rounded. The replay then counts in the provider's tokens, and so do the policies' thresholds, as they would in the
+ * provider's context window.
  */
-export function scaledTokenizer(tokenizer: Tokenizer, ratio: number): Tokenizer {
-  return { name: tokenizer.name, engine: tokenizer.engine, count: (text: string) => Math.round(tokenizer.count(text) * ratio) };
+export function scaledTokenizer(tokenizer: Tokenizer, ratio: number, framing = 0): Tokenizer {
+  return {
+    name: tokenizer.name,
+    engine: tokenizer.engine,
+    count: (text: string) => (text === '' ? 0 : Math.round(tokenizer.count(text) * ratio + framing)),
+  };
 }

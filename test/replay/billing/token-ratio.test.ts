@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recordedTokenRatio, scaledTokenizer } from '../../../src/replay/billing/token-ratio.js';
+import { ArchiveTokenScale, measureTokenScale, recordedTokenScale, scaledTokenizer, unloggedGrowth } from '../../../src/replay/billing/token-ratio.js';
 import type { Message } from '../../../src/model/message.js';
 import type { Transcript } from '../../../src/model/transcript.js';
 import { getTokenizer } from '../../../src/tokens/tokenizer.js';
@@ -9,63 +9,99 @@ import { BUNDLED } from '../../helpers/paths.js';
 import { runMain } from '../../helpers/cli-in-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-// The heuristic tokenizer counts ceil(chars / 4); every message adds 3 tokens of framing, which no ratio scales.
+// The heuristic tokenizer counts ceil(chars / 4); every message adds 3 tokens of overhead, which no scale changes.
 const tok = getTokenizer('heuristic');
-const user = (chars: number): Message => ({ role: 'user', content: 'u'.repeat(chars) }) as Message;
-const reply = (chars: number, recordedInput?: number): Message =>
+const RATIO = 1.25;
+const FRAMING = 20;
+const user = (tokens: number, extra: Partial<Message> = {}): Message => ({ role: 'user', content: 'u'.repeat(tokens * 4), ...extra }) as Message;
+const reply = (tokens: number, recordedInput?: number, extra: Record<string, unknown> = {}): Message =>
   ({
     role: 'assistant',
-    content: 'a'.repeat(chars),
+    content: 'a'.repeat(tokens * 4),
     ...(recordedInput === undefined ? {} : { usage: { input_tokens: recordedInput, output_tokens: 1 } }),
+    ...extra,
   }) as Message;
 
-describe('the provider tokens per token of ours, measured on the record', () => {
-  it('divides the growth of the recorded input by the same messages counted here, computed by hand', () => {
-    const t: Transcript = {
-      id: 'hand',
-      messages: [
-        user(400), // before the first call: not measured (the base prompt holds it)
-        reply(40, 5000), // call 1: the anchor
-        user(400), // reply 1 (10 + 3) and this (100 + 3) come before call 2
-        reply(40, 5160), // call 2: the record grew 160, of which 6 are framing: 154 provider tokens for 110 of ours
-        user(800),
-        reply(40, 5160 + 313), // call 3: 313 - 6 framing = 307 for 10 + 200 = 210 of ours
-      ],
-    };
-    expect(recordedTokenRatio(t, tok)).toEqual({ ratio: (154 + 307) / (110 + 210), providerTokens: 154 + 307, ourTokens: 110 + 210 });
+/**
+ * A session whose provider counts RATIO of its tokens per token of ours plus FRAMING per piece of text: each interval is
+ * a reply of 8 tokens and a user turn of `sizes[i]` tokens (two pieces, 6 tokens of overhead). `extra(i)` adds
+ * provider tokens the messages do not show to interval i, and `mark(i)` marks its user turn.
+ */
+function session(sizes: number[], extra: (i: number) => number = () => 0, mark: (i: number) => Partial<Message> = () => ({})): Transcript {
+  const messages: Message[] = [user(100)];
+  let input = 5000;
+  messages.push(reply(8, input));
+  sizes.forEach((size, i) => {
+    messages.push(user(size, mark(i)));
+    input += RATIO * (8 + size) + FRAMING * 2 + 6 + extra(i);
+    messages.push(reply(8, input));
+  });
+  return { id: 'scaled', messages };
+}
+const SIZES = [12, 40, 100, 28, 300, 60, 20, 160];
+
+describe("the provider's token scale, measured on the record", () => {
+  it('finds the ratio and the framing per piece a session was counted with, computed by hand', () => {
+    expect(measureTokenScale(session(SIZES), tok)).toEqual({ ratio: RATIO, framing: FRAMING, intervals: 8, skipped: 0, spread: [RATIO, RATIO] });
   });
 
-  it('takes a reply split over records with one usage as one call, and starts again after a compaction', () => {
-    const t: Transcript = {
-      id: 'split',
-      messages: [
-        user(40),
-        reply(40, 1000),
-        reply(80, 1000), // the same response's second record: the same input, not a new call
-        user(400),
-        reply(40, 1000 + 150), // grew 150 - 9 framing = 141 over 10 + 20 + 100 = 130 of ours
-        user(400),
-        reply(40, 600), // the source compacted: the input shrank; nothing measured here
-        user(40),
-        reply(40, 600 + 30), // grew 30 - 6 = 24 over 10 + 10 = 20
-      ],
-    };
-    expect(recordedTokenRatio(t, tok)).toEqual({ ratio: (141 + 24) / (130 + 20), providerTokens: 141 + 24, ourTokens: 130 + 20 });
+  it('leaves out intervals with unlogged thinking, a tool search load, a compaction or growth far above the text', () => {
+    const marked = session(
+      [...SIZES, 50, 50, 50, 50],
+      (i) => (i === 9 || i === 11 ? 20_000 : 0), // a tool search's definitions; a reminder the record does not mark
+      (i) =>
+        i === 8
+          ? ({ thinking_blocks_without_text: 1 } as Partial<Message>)
+          : i === 9
+            ? ({ role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: '{"type":"tool_reference","tool_name":"Grep"}' }] } as Partial<Message>)
+            : i === 10
+              ? { is_compact_summary: true }
+              : {},
+    );
+    expect(measureTokenScale(marked, tok)).toEqual({ ratio: RATIO, framing: FRAMING, intervals: 8, skipped: 4, spread: [RATIO, RATIO] });
   });
 
-  it('is undefined without two recorded calls that grew', () => {
-    expect(recordedTokenRatio({ id: 'none', messages: [user(40), reply(40)] }, tok)).toBeUndefined();
-    expect(recordedTokenRatio({ id: 'one', messages: [user(40), reply(40, 900)] }, tok)).toBeUndefined();
+  it('a pooled ratio would take a tool search load in full; the fit does not move', () => {
+    const loaded = session(SIZES, (i) => (i === 3 ? 20_000 : 0));
+    expect(measureTokenScale(loaded, tok)).toMatchObject({ ratio: RATIO, framing: FRAMING, intervals: 7, skipped: 1 });
   });
 
-  it('scales every count and rounds it', () => {
-    const scaled = scaledTokenizer(tok, 1.3);
-    expect([scaled.name, scaled.count('x'.repeat(40)), scaled.count('x'.repeat(400)), scaled.count('')]).toEqual(['heuristic', 13, 130, 0]);
+  it('puts the growth the messages do not show where the record shows it: on the last message before the call', () => {
+    // Interval 3 ends with user turn 3, message 2 + 2 x 3 = 8; interval 5's thinking mark grew nothing beyond the fit.
+    const t = session(
+      SIZES,
+      (i) => (i === 3 ? 20_000 : 0),
+      (i) => (i === 5 ? ({ thinking_blocks_without_text: 1 } as Partial<Message>) : {}),
+    );
+    expect(unloggedGrowth(t, tok, { ratio: RATIO, framing: FRAMING })).toEqual(new Map([[8, 20_000]]));
+    expect(unloggedGrowth(session(SIZES), tok, { ratio: RATIO, framing: FRAMING })).toEqual(new Map());
+  });
+
+  it('is undefined with fewer than 5 clean intervals, and then the archive medians stand in', () => {
+    const short = session([12, 40, 100, 28]);
+    expect(measureTokenScale(short, tok)).toBeUndefined();
+    const archive = new ArchiveTokenScale();
+    archive.add({ ratio: 1.1, framing: 30, intervals: 9, skipped: 0, spread: [1, 1.2] });
+    archive.add(undefined);
+    archive.add({ ratio: 1.3, framing: 10, intervals: 9, skipped: 0, spread: [1, 1.2] });
+    archive.add({ ratio: 1.2, framing: 50, intervals: 9, skipped: 0, spread: [1, 1.2] });
+    const fallback = archive.median();
+    expect(fallback).toEqual({ ratio: 1.2, framing: 30 });
+    expect(recordedTokenScale(short, tok, fallback)).toEqual({ ratio: 1.2, framing: 30, intervals: 0, skipped: 4, spread: [1.2, 1.2], fellBack: true });
+    expect(recordedTokenScale(short, tok, undefined)).toBeUndefined();
+    expect(recordedTokenScale(session(SIZES), tok, fallback)).toMatchObject({ ratio: RATIO, framing: FRAMING, fellBack: false });
+  });
+
+  it('scales every non-empty piece of text, adds the framing, and rounds', () => {
+    const scaled = scaledTokenizer(tok, 1.3, 5);
+    expect([scaled.name, scaled.count('x'.repeat(40)), scaled.count('x'.repeat(400)), scaled.count('')]).toEqual(['heuristic', 18, 135, 0]);
+    expect(scaledTokenizer(tok, 1.3).count('x'.repeat(40))).toBe(13);
   });
 });
 
 interface TranscriptJson {
   tokenRatio?: number;
+  tokenScale?: { framing: number; intervals: number; skipped: number; spread: [number, number]; fellBack: boolean };
   basePrompt: number;
   recorded: { firstCallInput: number; input: number };
   policies: { none: { firstPrompt: number; billedInput: number }; source: { billedInput: number } };
@@ -88,10 +124,14 @@ describe('tcompact simulate --token-ratio on the bundled Claude Code sessions', 
     expect(scaled.json.tokenRatio).toBe('recorded');
     const [p] = plain.json.perTranscript;
     const [s] = scaled.json.perTranscript;
-    expect(p.tokenRatio).toBeUndefined();
-    // Claude counts more tokens than o200k_base on this session's text.
-    expect(s.tokenRatio).toBeGreaterThan(1.1);
+    expect([p.tokenRatio, p.tokenScale]).toEqual([undefined, undefined]);
+    // Claude counts more tokens than o200k_base on this session's text, and frames each piece of it.
+    expect(s.tokenRatio).toBeGreaterThan(1.05);
     expect(s.tokenRatio).toBeLessThan(1.6);
+    expect(s.tokenScale).toMatchObject({ intervals: 11, skipped: 0, fellBack: false });
+    expect(s.tokenScale!.framing).toBeGreaterThan(5);
+    expect(s.tokenScale!.spread[0]).toBeLessThanOrEqual(s.tokenRatio!);
+    expect(s.tokenScale!.spread[1]).toBeGreaterThanOrEqual(s.tokenRatio!);
     // The first prompt still equals the first recorded call's input: the base prompt is what the scaled count leaves.
     expect(s.policies.none.firstPrompt).toBe(s.recorded.firstCallInput);
     const gap = (t: TranscriptJson) => Math.abs(t.policies.source.billedInput / t.recorded.input - 1);
