@@ -1,11 +1,19 @@
 import type { ContextManagerOptionsInput } from '../context/options.js';
 import { AnthropicContextManagementSchema, type ClearToolUses } from '../replay/policies/runtime/anthropic-context-editing.js';
+import { CACHE_RULES, type CacheModelName } from '../provider/cache-rules.js';
 import type { TokenizerName } from '../tokens/tokenizer.js';
 import type { ToolUsage } from './tool-usage.js';
 
 /** A setting `tune` replays: Anthropic's context editing, or tcompact's own ContextManager. */
 export type TuneCandidate =
   { name: string; runtime: 'anthropic'; edit: ClearToolUses } | { name: string; runtime: 'tcompact'; options: ContextManagerOptionsInput };
+
+/** What the grid is tuned to: the archive's prompt cache and how many calls it stays warm for after a call. */
+export interface GridContext {
+  cache: CacheModelName;
+  /** Calls expected after a call before the cache goes cold again, measured on the archive (see warm-runs.ts). */
+  expectedCalls: number;
+}
 
 /** Triggers, as fractions of the window: a short session never reaches 90% of a large window, so lower ones too. */
 const TRIGGERS = [0.1, 0.25, 0.5, 0.75];
@@ -21,39 +29,66 @@ export function neededTools(usage: readonly ToolUsage[]): string[] {
 }
 
 /**
- * The grid: Anthropic's clearing at each trigger, keeping 3 or 10 tool uses, with no tool excluded or the needed ones,
- * clearing results only or inputs too; and tcompact's ContextManager with micro-compaction on and off. Names are stable
- * (they name the policy files) and say the settings.
+ * The fewest tokens a clear must free to pay for the rewrite it causes at a prompt of `trigger` tokens: Anthropic finds
+ * the cache only within its lookback before the last mark, so a clear of older results has the whole prompt written
+ * again ((write - read) x trigger), and what it frees is then read at every call while the cache is warm (read x freed
+ * x expected calls).
  */
-export function tuneCandidates(window: number, usage: readonly ToolUsage[], tokenizer: TokenizerName = 'o200k_base'): TuneCandidate[] {
+export function breakEvenClear(trigger: number, grid: GridContext): number {
+  const rules = CACHE_RULES[grid.cache];
+  const write = rules.kind === 'prefix' ? 1 : rules.writeMultiplier;
+  return Math.max(1, Math.round(((write - rules.readMultiplier) / (rules.readMultiplier * grid.expectedCalls)) * trigger));
+}
+
+function clearing(trigger: number, keep: number, exclude: string[], inputs: boolean, atLeast: number | null): ClearToolUses {
+  return AnthropicContextManagementSchema.parse({
+    edits: [
+      {
+        type: 'clear_tool_uses_20250919',
+        trigger: { type: 'input_tokens', value: trigger },
+        keep: { type: 'tool_uses', value: keep },
+        ...(atLeast === null ? {} : { clear_at_least: { type: 'input_tokens', value: atLeast } }),
+        exclude_tools: exclude,
+        clear_tool_inputs: inputs,
+      },
+    ],
+  }).edits[0];
+}
+
+/**
+ * The grid: Anthropic's clearing at each trigger, keeping 3 or 10 tool uses, with no tool excluded or the needed ones,
+ * clearing results only or inputs too, and each trigger and keep again with `clear_at_least` at the break-even (so a
+ * clear happens only when it pays for the rewrite it causes); and tcompact's ContextManager: cache-aware (its default,
+ * with the archive's cache and warm calls; and with a tail of 3 results, whose edits stay within Anthropic's
+ * lookback), with micro-compaction on every call, and with compaction at the trigger only. Names are stable (they
+ * name the policy files) and say the settings.
+ */
+export function tuneCandidates(window: number, usage: readonly ToolUsage[], tokenizer: TokenizerName, grid: GridContext): TuneCandidate[] {
   const needed = neededTools(usage);
   const exclusions = needed.length > 0 ? [[], needed] : [[]];
   const out: TuneCandidate[] = [];
   for (const fraction of TRIGGERS) {
+    const trigger = Math.max(1, Math.round(fraction * window));
     for (const keep of KEEPS) {
       for (const exclude of exclusions) {
         for (const inputs of [false, true]) {
-          const trigger = Math.max(1, Math.round(fraction * window));
-          const edit = AnthropicContextManagementSchema.parse({
-            edits: [
-              {
-                type: 'clear_tool_uses_20250919',
-                trigger: { type: 'input_tokens', value: trigger },
-                keep: { type: 'tool_uses', value: keep },
-                exclude_tools: exclude,
-                clear_tool_inputs: inputs,
-              },
-            ],
-          }).edits[0];
           const name = `clear@${fraction}-keep${keep}${exclude.length > 0 ? '-exclude' : ''}${inputs ? '-inputs' : ''}`;
-          out.push({ name, runtime: 'anthropic', edit });
+          out.push({ name, runtime: 'anthropic', edit: clearing(trigger, keep, exclude, inputs, null) });
         }
       }
+      out.push({
+        name: `clear@${fraction}-keep${keep}-at-least`,
+        runtime: 'anthropic',
+        edit: clearing(trigger, keep, [], false, breakEvenClear(trigger, grid)),
+      });
     }
   }
   // The manager counts with the archive's tokenizer, so its trigger fires where the replay's does.
   const counting = tokenizer === 'o200k_base' ? {} : { tokenizer };
-  out.push({ name: 'tcompact-micro', runtime: 'tcompact', options: { window, micro: ['mask-observations'], ...counting } });
-  out.push({ name: 'tcompact-no-micro', runtime: 'tcompact', options: { window, micro: [], ...counting } });
+  const cacheAware = { window, cache: grid.cache, expectedCalls: grid.expectedCalls, ...counting };
+  out.push({ name: 'tcompact-cache', runtime: 'tcompact', options: cacheAware });
+  out.push({ name: 'tcompact-cache-tail3', runtime: 'tcompact', options: { ...cacheAware, editTail: { results: 3, messages: 3 } } });
+  out.push({ name: 'tcompact-micro-every-call', runtime: 'tcompact', options: { window, micro: ['mask-observations'], edits: [], ...counting } });
+  out.push({ name: 'tcompact-at-trigger', runtime: 'tcompact', options: { window, micro: [], edits: [], ...counting } });
   return out;
 }

@@ -109,6 +109,7 @@ function tcompactExport(candidate: TuneCandidate, window: number): RuntimeExport
     window,
     ...(edit.trigger.type === 'input_tokens' ? { compactAtTokens: edit.trigger.value } : {}),
     micro: [],
+    edits: [],
     strategies: ['mask-observations'],
   };
   return {

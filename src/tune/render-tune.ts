@@ -1,4 +1,4 @@
-import { NO_VALUE, int, pct, signedChange, usdShort } from '../report/format.js';
+import { NO_VALUE, int, pct, ratio, signedChange, usdShort } from '../report/format.js';
 import { markdownTable } from '../report/markdown-table.js';
 import type { TuneReport, TuneResult } from './tune-run.js';
 
@@ -30,9 +30,15 @@ export function renderTune(r: TuneReport): string {
           ? "; counts scaled to each transcript's provider tokens, as its recorded usage measures them."
           : `; counts scaled by ${r.tokenRatio} to the provider's tokens.`),
     '',
-    rec.meetsFloor
-      ? `**Recommended: ${rec.name}**: ${usdShort(rec.cost.withCache)} with caching against ${usdShort(none.cost.withCache)} without compaction, keeping ${pct(rec.hindsightRecall)} of what the sessions needed again.`
-      : `**No candidate keeps ${pct(r.recallFloor)}** of what the sessions needed again; the one that keeps most is ${rec.name} (${pct(rec.hindsightRecall)}, ${usdShort(rec.cost.withCache)} with caching).`,
+    !rec.beatsNone
+      ? `**Recommended: none**: no setting that keeps ${pct(r.recallFloor)} of what the sessions needed again costs less with caching than no compaction (${usdShort(none.cost.withCache)}); the cheapest, ${rec.name}, costs ${usdShort(rec.cost.withCache)}. Its exports are below for reference.`
+      : rec.meetsFloor
+        ? `**Recommended: ${rec.name}**: ${usdShort(rec.cost.withCache)} with caching against ${usdShort(none.cost.withCache)} without compaction, keeping ${pct(rec.hindsightRecall)} of what the sessions needed again.`
+        : `**No candidate keeps ${pct(r.recallFloor)}** of what the sessions needed again; the one that keeps most is ${rec.name} (${pct(rec.hindsightRecall)}, ${usdShort(rec.cost.withCache)} with caching).`,
+    '',
+    `The floor: \`optimal\`, the hindsight-optimal schedule (clears and compactions planned with the whole transcript known, recall not weighed), costs ${usdShort(r.baselines.optimal.cost.withCache)} with caching, ${signedChange(none.cost.withCache > 0 ? r.baselines.optimal.cost.withCache / none.cost.withCache - 1 : 0)} against none; the recommendation costs ${ratio(r.baselines.optimal.cost.withCache > 0 ? rec.cost.withCache / r.baselines.optimal.cost.withCache : null)} the floor.`,
+    '',
+    `Tuned to the archive's ${r.grid.cache} cache, warm for ${r.grid.expectedCalls} calls after a call on average: the \`-at-least\` clears free at least what pays for the rewrite they cause, and the cache-aware ContextManager weighs its edits the same way.`,
     '',
     '## Tools',
     '',
@@ -59,7 +65,7 @@ export function renderTune(r: TuneReport): string {
     '',
     ...markdownTable(
       ['setting', 'cost with caching', 'vs none', 'without caching', 'input billed', 'hindsight recall'],
-      [none, r.baselines.default, ...r.candidates].map((c) => row(c, none)),
+      [none, r.baselines.default, r.baselines.optimal, ...r.candidates].map((c) => row(c, none)),
       'lrrrrr',
       TIGHT,
     ),

@@ -37,6 +37,7 @@ export function tunePage(t: TunePageInput): Page {
       { label: 'recommended', points: [point(t.recommended)], colour: colour(3), radius: 8 },
       { label: 'none', points: [point(t.baselines.none)], colour: colour(9), radius: 6 },
       { label: 'default', points: [point(t.baselines.default)], colour: colour(2), radius: 6 },
+      { label: 'optimal', points: [point(t.baselines.optimal)], colour: colour(4), radius: 6 },
     ],
     {
       x: 'cost with caching (USD)',
@@ -77,7 +78,7 @@ export function tunePage(t: TunePageInput): Page {
           ? `The cheapest with caching that keeps at least ${pct(t.recallFloor)} of what the sessions needed again: ${rec.name}.`
           : `No candidate keeps ${pct(t.recallFloor)} of what the sessions needed again; ${rec.name} keeps most.`,
         charts: [chart],
-        html: sortableTable(columns, resultRows([t.baselines.none, t.baselines.default, ...t.candidates]), '* on the frontier'),
+        html: sortableTable(columns, resultRows([t.baselines.none, t.baselines.default, t.baselines.optimal, ...t.candidates]), '* on the frontier'),
       },
       {
         title: 'Tools',

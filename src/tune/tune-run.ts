@@ -13,7 +13,12 @@ import { ArchiveTokenScale, type TokenScale, measureTokenScale, scalesCounts } f
 import { Simulation } from '../replay/simulation.js';
 import type { PolicyTotals } from '../replay/simulation-report.js';
 import type { TranscriptReplay } from '../replay/transcript-replay.js';
-import { type TuneCandidate, neededTools, tuneCandidates } from './candidates.js';
+import { type GridContext, type TuneCandidate, neededTools, tuneCandidates } from './candidates.js';
+import { WarmRuns } from './warm-runs.js';
+import { defaultCacheModel } from '../replay/billing/cache-choice.js';
+import { recordedUsage } from '../replay/billing/recorded-usage.js';
+import { OPTIMAL } from '../replay/policies/optimal/optimal-policy.js';
+import type { CacheModelName } from '../provider/cache-rules.js';
 import { type ExportRuntime, type RuntimeExport, runtimeExports } from './exports.js';
 import { type ToolUsage, ToolUsageTally } from './tool-usage.js';
 
@@ -64,10 +69,16 @@ export interface TuneReport {
   tools: ToolUsage[];
   /** Tools the exclusion candidates spare: their output was needed again at least half the time. */
   neededTools: string[];
-  baselines: { none: TuneResult; default: TuneResult };
+  /** The cache the candidates were tuned to, and the calls it stays warm for after a call, on this archive. */
+  grid: GridContext;
+  /** No compaction; ContextManager's defaults; and the hindsight-optimal schedule, the floor of what any setting can cost. */
+  baselines: { none: TuneResult; default: TuneResult; optimal: TuneResult };
   candidates: TuneResult[];
-  /** The cheapest candidate with caching whose recall meets the floor; else the one that keeps most (`meetsFloor` false). */
-  recommended: TuneResult & { meetsFloor: boolean };
+  /**
+   * The cheapest candidate with caching whose recall meets the floor; else the one that keeps most (`meetsFloor`
+   * false). `beatsNone` false: it costs no less than `none`, which is then the advice (no compaction at all).
+   */
+  recommended: TuneResult & { meetsFloor: boolean; beatsNone: boolean };
   exports: (TuneResult & { runtime: ExportRuntime; exact: boolean; note?: string; load: string; file: string })[];
 }
 
@@ -183,16 +194,24 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
   const { options, tokenizer } = pass;
   const usageTally = new ToolUsageTally(tokenizer);
   const scales = new ArchiveTokenScale();
+  const caches = new Map<CacheModelName, number>();
+  const warm = new WarmRuns(options.callGapSeconds);
   let transcripts = 0;
   for await (const { transcript } of source()) {
     usageTally.add(transcript);
+    const cache = options.cache ?? defaultCacheModel(transcript, recordedUsage(transcript));
+    caches.set(cache, (caches.get(cache) ?? 0) + 1);
+    warm.add(transcript, cache);
     if (options.tokenRatio === 'recorded') scales.add(measureTokenScale(transcript, tokenizer));
     transcripts++;
     pass.progress?.(`tool usage: ${transcripts} transcripts read`);
   }
   pass.tokenScaleFallback = scales.median();
   const tools = usageTally.usage();
-  const candidates = tuneCandidates(options.window, tools, tokenizer.name);
+  // The candidates are tuned to the archive's most common cache (`--cache` when given).
+  const cache = [...caches].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? 'anthropic-5m';
+  const grid: GridContext = { cache, expectedCalls: warm.expectedCalls(cache) };
+  const candidates = tuneCandidates(options.window, tools, tokenizer.name, grid);
   const candidatesDir = join(options.outDir, 'candidates');
   await makeDir(candidatesDir);
   const policyOf = new Map<string, { candidate: TuneCandidate; policy: string; file: string }>();
@@ -211,7 +230,9 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     });
   });
   markFrontier(results);
-  const recommended = recommend(results, options.recallFloor);
+  const none = resultOf(totals.get('none')!, 'none', { runtime: 'builtin' });
+  const best = recommend(results, options.recallFloor);
+  const recommended = { ...best, beatsNone: best.cost.withCache < none.cost.withCache };
   const chosen = policyOf.get(recommended.name)!.candidate;
 
   const exportsDir = join(options.outDir, 'exports');
@@ -249,9 +270,11 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     recallFloor: options.recallFloor,
     tools,
     neededTools: neededTools(tools),
+    grid,
     baselines: {
-      none: resultOf(totals.get('none')!, 'none', { runtime: 'builtin' }),
+      none,
       default: resultOf(totals.get('default')!, 'default', { runtime: 'builtin' }),
+      optimal: resultOf(totals.get(OPTIMAL)!, OPTIMAL, { runtime: 'builtin' }),
     },
     candidates: results,
     recommended,

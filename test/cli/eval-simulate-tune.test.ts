@@ -74,7 +74,7 @@ describe('tcompact simulate (built CLI)', () => {
     expect(run.code).toBe(0);
     const md = readFileSync(join(out, 'simulate.md'), 'utf8');
     const json = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8'));
-    const names = ['none', 'default', 'mask-10', 'checkpoint-at-0.9', 'auto', 'seed-80-first3-last10', 'seed-200k-system-last-user'];
+    const names = ['none', 'optimal', 'default', 'mask-10', 'checkpoint-at-0.9', 'auto', 'seed-80-first3-last10', 'seed-200k-system-last-user'];
     expect(json.policies.map((p: { name: string }) => p.name)).toEqual(names);
     for (const name of names) expect(md).toContain(`| ${name} |`);
     const by = (name: string) => json.policies.find((p: { name: string }) => p.name === name);
@@ -82,15 +82,22 @@ describe('tcompact simulate (built CLI)', () => {
     expect(by('none').callsOverHardLimit).toBeGreaterThan(0);
     for (const name of ['default', 'mask-10', 'checkpoint-at-0.9', 'auto', 'seed-80-first3-last10'])
       expect(by(name).billedInput).toBeLessThan(by('none').billedInput);
-    // The default policy micro-compacts on every call and never overflows, nor do the threshold policies.
+    // The default policy edits when it pays and never overflows, nor do the threshold policies.
     for (const name of ['default', 'checkpoint-at-0.9', 'auto']) expect([name, by(name).callsOverWindow, by(name).stuckTranscripts]).toEqual([name, 0, 0]);
     expect(by('default').cost.withoutCache).toBeLessThan(by('none').cost.withoutCache);
     // Billed with Anthropic's 5-minute cache (the default for Claude Code), masking an old result at every call moves
     // the rewrite beyond the 20-block lookback of the last breakpoint: each call writes its prompt again and costs more
-    // than sending the whole history.
+    // than sending the whole history. The default edits only where the edit pays for its rewrite, and costs less.
     expect(json.cache.models['anthropic-5m'].transcripts).toBe(201); // the session, and tau-bench's runs name no model
-    expect(by('default').cost.withCache).toBeGreaterThan(by('none').cost.withCache);
+    expect(by('mask-10').cost.withCache).toBeGreaterThan(by('none').cost.withCache);
+    expect(by('default').cost.withCache).toBeLessThan(by('none').cost.withCache);
     expect(by('default').microCompactions).toBeGreaterThan(0);
+    expect(by('default').microCompactions).toBeLessThan(by('mask-10').microCompactions);
+    // No policy costs less than the hindsight-optimal schedule, and each one's regret is its cost above it.
+    for (const p of json.policies as { name: string; cost: { withCache: number }; regret?: { total: number } }[]) {
+      if (p.name === 'optimal') continue;
+      expect(p.regret?.total).toBeCloseTo(p.cost.withCache - by('optimal').cost.withCache, 9);
+    }
     expect(by('checkpoint-at-0.9').compactions).toBeGreaterThan(0);
     // Nothing reaches 200k tokens: that seed never compacts.
     expect(by('seed-200k-system-last-user').billedInput).toBe(by('none').billedInput);

@@ -36,6 +36,7 @@ describe('a transcript with no messages', () => {
     const r = s.report();
     expect(r.policies.map((p) => [p.name, p.calls, p.billedInput, p.reductionVsNone])).toEqual([
       ['none', 0, 0, 0],
+      ['optimal', 0, 0, 0],
       ['mask-10', 0, 0, 0],
       ['seed-80-first3-last10', 0, 0, 0],
     ]);

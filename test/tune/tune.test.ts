@@ -54,13 +54,19 @@ describe('tune: tool usage', () => {
     expect(neededTools(tally.usage())).toEqual([]);
   });
 
-  it('builds the grid: four triggers, two keeps, the exclusions only when a tool is needed, inputs on and off, and tcompact', () => {
+  it('builds the grid: four triggers, two keeps, the exclusions only when a tool is needed, inputs on and off, the break-even minimum, and tcompact', () => {
     const needed = [{ tool: 'Read', calls: 5, resultTokens: 1, share: 0.1, neededLater: 4, untargeted: 0, neededRate: 0.8 }];
-    const withExclusions = tuneCandidates(100_000, needed);
-    expect(withExclusions).toHaveLength(4 * 2 * 2 * 2 + 2);
+    const grid = { cache: 'anthropic-5m', expectedCalls: 50 } as const;
+    const withExclusions = tuneCandidates(100_000, needed, 'o200k_base', grid);
+    expect(withExclusions).toHaveLength(4 * 2 * 2 * 2 + 4 * 2 + 4);
     expect(withExclusions.filter((c) => c.runtime === 'anthropic' && c.edit.exclude_tools.includes('Read'))).toHaveLength(16);
-    expect(tuneCandidates(100_000, [])).toHaveLength(4 * 2 * 2 + 2);
+    expect(tuneCandidates(100_000, [], 'o200k_base', grid)).toHaveLength(4 * 2 * 2 + 4 * 2 + 4);
     expect(new Set(withExclusions.map((c) => c.name)).size).toBe(withExclusions.length);
+    // At 50% of the window, a clear must free (1.25 - 0.1) / (0.1 x 50) of the 50,000-token prompt it has rewritten.
+    const atLeast = withExclusions.find((c) => c.name === 'clear@0.5-keep3-at-least');
+    expect(atLeast?.runtime === 'anthropic' && atLeast.edit.clear_at_least).toEqual({ type: 'input_tokens', value: Math.round((1.15 / 5) * 50_000) });
+    const cacheAware = withExclusions.find((c) => c.name === 'tcompact-cache');
+    expect(cacheAware?.runtime === 'tcompact' && cacheAware.options).toMatchObject({ cache: 'anthropic-5m', expectedCalls: 50 });
   });
 });
 
@@ -74,7 +80,8 @@ describe('tcompact tune (bundled Claude Code sessions)', () => {
     expect(run.code).toBe(0);
     const report = JSON.parse(readFileSync(join(out, 'tune.json'), 'utf8')) as TuneReport;
     expect(report.transcripts).toBe(2);
-    expect(Object.keys(report.baselines)).toEqual(['none', 'default']);
+    expect(Object.keys(report.baselines)).toEqual(['none', 'default', 'optimal']);
+    expect(report.baselines.optimal.cost.withCache).toBeLessThanOrEqual(report.baselines.none.cost.withCache);
     for (const r of [report.baselines.none, report.baselines.default, ...report.candidates, report.recommended]) {
       expect(r).toMatchObject({
         policy: expect.any(Object),
