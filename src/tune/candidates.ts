@@ -88,6 +88,7 @@ export function tuneCandidates(window: number, usage: readonly ToolUsage[], toke
   const cacheAware = { window, cache: grid.cache, expectedCalls: grid.expectedCalls, ...counting };
   out.push({ name: 'tcompact-cache', runtime: 'tcompact', options: cacheAware });
   out.push({ name: 'tcompact-cache-tail3', runtime: 'tcompact', options: { ...cacheAware, editTail: { results: 3, messages: 3 } } });
+  out.push({ name: 'tcompact-cache-tail1', runtime: 'tcompact', options: { ...cacheAware, editTail: { results: 1, messages: 1 } } });
   out.push({ name: 'tcompact-micro-every-call', runtime: 'tcompact', options: { window, micro: ['mask-observations'], edits: [], ...counting } });
   out.push({ name: 'tcompact-at-trigger', runtime: 'tcompact', options: { window, micro: [], edits: [], ...counting } });
   return out;
