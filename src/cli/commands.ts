@@ -7,6 +7,7 @@ import { runCommand } from './commands/run.js';
 import { simulateCommand } from './commands/simulate.js';
 import { statsCommand } from './commands/stats.js';
 import { tuneCommand } from './commands/tune.js';
+import { viewCommand } from './commands/view.js';
 import { workerCommand } from './commands/worker.js';
 
 /** Every CLI command, in the order `--help` lists them. */
@@ -16,6 +17,7 @@ export const COMMANDS: readonly Command[] = [
   compactCommand,
   restoreCommand,
   runCommand,
+  viewCommand,
   evalCommand,
   simulateCommand,
   tuneCommand,

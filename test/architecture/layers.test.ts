@@ -24,6 +24,7 @@ const LAYERS = [
   'retention',
   'replay',
   'tune',
+  'view',
   'cli',
   'index.ts',
 ];

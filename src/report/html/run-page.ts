@@ -4,6 +4,7 @@ import { type ChartSpec, barChart } from './chart.js';
 import { escapeHtml, formatInt, formatShare, formatUsd } from './escape.js';
 import type { Headline, Page, Section } from './page.js';
 import { type Cell, num, sortableTable } from './table.js';
+import type { TranscriptLinks } from './transcript-pages.js';
 
 /** LLM usage as report.json has it (the fields the page shows). */
 interface LlmPageUsage {
@@ -35,6 +36,21 @@ export interface RunPageInput {
   errors: { file: string; head: readonly string[] };
   llm?: LlmPageUsage;
   settings: Readonly<Record<string, unknown>>;
+  /** A run's pages of single transcripts (`tcompact view`): the table of the largest links to them. */
+  links?: TranscriptLinks;
+}
+
+/** A transcript's id, linked to its page when it has one, else saying how to make it. */
+function transcriptCell(id: string, links: TranscriptLinks | undefined): Cell {
+  if (!links) return id;
+  const href = links.pages.get(id);
+  if (href !== undefined) return { text: id, href, title: 'Before and after, message by message' };
+  return { text: id, title: `No page yet: tcompact view ${shellWord(links.runDir)} --id ${shellWord(id)}` };
+}
+
+/** A word as a shell reads it back: as it is when it is plain, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w./:@%+=,#-]+$/.test(word) && !word.startsWith('#') ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 const TIER_LABELS: Record<string, string> = {
@@ -127,7 +143,7 @@ function transcriptSection(r: RunPageInput): Section {
   const bins = s.compression.map((_, i) => `${i * step}–${(i + 1) * step}%`);
   const tiers = WINDOW_STATUSES.map((t) => TIER_LABELS[t]);
   const largest: Cell[][] = s.largest.map((t) => [
-    t.id,
+    transcriptCell(t.id, r.links),
     `${t.file}:${t.line}`,
     num(t.tokensBefore),
     num(t.tokensAfter),

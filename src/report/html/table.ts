@@ -6,8 +6,11 @@ interface Column {
   numeric?: boolean;
 }
 
-/** A cell: plain text, a number shown as given, or a text shown with the value it sorts by. */
-export type Cell = string | { text: string; sort: number } | null;
+/**
+ * A cell: plain text, a number shown as given, a text shown with the value it sorts by, or a text that links somewhere
+ * (`href`) or says something on hover (`title`).
+ */
+export type Cell = string | { text: string; sort: number } | { text: string; href?: string; title?: string } | null;
 
 /** A number shown as `text` and sorted by its value. */
 export const num = (value: number, text: string = value.toLocaleString('en-US')): Cell => ({ text, sort: value });
@@ -15,7 +18,9 @@ export const num = (value: number, text: string = value.toLocaleString('en-US'))
 function cell(c: Cell, numeric: boolean): string {
   if (c === null) return `<td${numeric ? ' class="n" data-sort="-1"' : ''}>—</td>`;
   if (typeof c === 'string') return `<td${numeric ? ' class="n"' : ''}>${escapeHtml(c)}</td>`;
-  return `<td class="n" data-sort="${c.sort}">${escapeHtml(c.text)}</td>`;
+  if ('sort' in c) return `<td class="n" data-sort="${c.sort}">${escapeHtml(c.text)}</td>`;
+  const text = c.href === undefined ? escapeHtml(c.text) : `<a href="${escapeHtml(c.href)}">${escapeHtml(c.text)}</a>`;
+  return `<td${c.title === undefined ? '' : ` title="${escapeHtml(c.title)}"`}>${text}</td>`;
 }
 
 /** A table that sorts by any column when its header is clicked (tablesort, started by the page's script). */

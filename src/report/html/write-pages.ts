@@ -5,6 +5,7 @@ import { headLines } from './head-lines.js';
 import { type Page, renderPage } from './page.js';
 import { type RunPageInput, runPage } from './run-page.js';
 import { type StatsPageInput, statsPage } from './stats-page.js';
+import type { TranscriptLinks } from './transcript-pages.js';
 
 export const RUN_HTML = 'report.html';
 
@@ -31,8 +32,17 @@ interface RunPagePaths {
   errors: string;
 }
 
-/** The page of a run or compact report, beside its report.json; `settings` are those that produced it. */
-export async function writeRunPage(paths: RunPagePaths, tool: 'run' | 'compact', report: RunReportFields, settings: Record<string, unknown>): Promise<string> {
+/**
+ * The page of a run or compact report, beside its report.json; `settings` are those that produced it, `links` the
+ * run's pages of single transcripts (`tcompact view`).
+ */
+export async function writeRunPage(
+  paths: RunPagePaths,
+  tool: 'run' | 'compact',
+  report: RunReportFields,
+  settings: Record<string, unknown>,
+  links?: TranscriptLinks,
+): Promise<string> {
   const errors = { file: basename(paths.errors), head: await headLines(paths.errors, ERROR_LINES) };
   const input: RunPageInput = {
     ...report,
@@ -41,6 +51,7 @@ export async function writeRunPage(paths: RunPagePaths, tool: 'run' | 'compact',
     keys: { before: 'tokens.before', after: 'tokens.after', saved: 'tokens.saved' },
     errors,
     settings,
+    ...(links && { links }),
   };
   return writePage(paths.html, runPage(input));
 }

@@ -1,0 +1,46 @@
+import { TcompactError } from '../../errors.js';
+import { VIEW_DIR } from '../../report/html/transcript-pages.js';
+import { writeViews } from '../../view/write-views.js';
+import { type Command, parseCommandArgs } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+
+export const viewCommand: Command = {
+  name: 'view',
+  summary: 'write a page per transcript of a run: before and after compaction, message by message',
+  help: `Usage: tcompact view RUN_DIR [--id ID]... [--eval EVAL_DIR] [--out DIR]
+
+Writes one self-contained HTML page per transcript of a 'tcompact run' folder: the original (given back by the side
+store, as 'tcompact restore' does) on the left, the compacted transcript on the right, message by message; each
+replaced piece with its placeholder, the strategy that replaced it, the tokens saved and its ref. Then writes the
+run's report.html again, its table of the largest transcripts linking to their pages.
+
+Options:
+  --id ID          a transcript to show (repeatable; default: the 20 largest, the ones report.html lists)
+  --eval EVAL_DIR  the folder of 'tcompact eval --compacted RUN_DIR': the probes a strategy lost are marked where
+                   they occurred in the original
+  --out DIR        where the pages go (default RUN_DIR/${VIEW_DIR})
+
+Exit codes: 0 ok, 1 some transcript was not found or could not be restored (the others are written), 2 usage error.`,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs('view', argv, {
+      id: { type: 'string', multiple: true },
+      eval: { type: 'string' },
+      out: { type: 'string' },
+    });
+    if (positionals.length !== 1) throw new TcompactError('E_USAGE', "view: give exactly one run folder (the --out of 'tcompact run')");
+    const result = await writeViews({
+      runDir: positionals[0],
+      ...(values.id && { ids: values.id }),
+      ...(values.eval !== undefined && { evalDir: values.eval }),
+      ...(values.out !== undefined && { outDir: values.out }),
+    });
+    for (const id of result.missing) io.stderr.write(`view: transcript "${id}" is not in ${positionals[0]}/transcripts.jsonl\n`);
+    for (const f of result.failed) io.stderr.write(`view: ${f.code}: ${f.message}\n`);
+    for (const id of result.repeated) io.stderr.write(`view: transcript "${id}" is on several lines; its page shows the first\n`);
+    io.stdout.write(
+      `view: ${result.pages.length} page${result.pages.length === 1 ? '' : 's'} in ${result.outDir}` +
+        `${result.runPage === undefined ? '' : `; ${result.runPage} links to them`}\n`,
+    );
+    return result.missing.length + result.failed.length > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
+  },
+};
