@@ -45,7 +45,7 @@ const hrefFrom = (runDir: string, file: string): string => relative(runDir, file
 /**
  * Writes one page per transcript of a run (see view-page.ts): the original from the side store, the compacted one
  * from transcripts.jsonl, aligned; then writes the run's report.html again, the same page with its table of the largest
- * transcripts linking to the pages that exist.
+ * transcripts linking to the pages that exist (in `outDir`, else in RUN_DIR/view).
  */
 export async function writeViews(options: ViewOptions): Promise<ViewResult> {
   const { runDir } = options;
@@ -96,10 +96,11 @@ export async function writeViews(options: ViewOptions): Promise<ViewResult> {
   }
   const runPage = join(runDir, RUN_HTML);
   if (existsSync(runPage)) {
+    // The pages just written first, then those of an earlier view in the default folder.
     const pages = new Map<string, string>();
     for (const t of report.spread.largest) {
-      const page = join(outDir, transcriptPageName(t.id));
-      if (existsSync(page)) pages.set(t.id, hrefFrom(runDir, page));
+      const page = [outDir, join(runDir, VIEW_DIR)].map((dir) => join(dir, transcriptPageName(t.id))).find((path) => existsSync(path));
+      if (page !== undefined) pages.set(t.id, hrefFrom(runDir, page));
     }
     const { errors } = runFinalPaths(runDir);
     result.runPage = await writeRunPage({ html: runPage, errors }, 'run', report, { ...report.settings, workers: report.workers }, { runDir, pages });
