@@ -15,11 +15,12 @@ const STYLE = `
 .cols { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; position: sticky; top: 0; background: var(--card); z-index: 1; padding: 6px 8px; border-bottom: 1px solid var(--line); font-weight: 600; }
 .row { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; padding: 4px 8px; border-left: 4px solid transparent; }
 .row > .both { grid-column: 1 / -1; }
-.row.replaced { border-left-color: #4e79a7; background: #f3f7fb; }
-.row.changed { border-left-color: #76b7b2; background: #f2f9f8; }
-.row.merged { border-left-color: #f28e2b; background: #fdf6ee; }
-.row.removed { border-left-color: #e15759; background: #fcf1f1; }
-.row.added, .row.moved { border-left-color: #b07aa1; background: #f8f2f7; }
+.key { padding: 0 6px; border-left: 4px solid transparent; }
+.replaced { border-left-color: #4e79a7; background: #f3f7fb; }
+.changed { border-left-color: #76b7b2; background: #f2f9f8; }
+.merged { border-left-color: #f28e2b; background: #fdf6ee; }
+.removed { border-left-color: #e15759; background: #fcf1f1; }
+.added, .moved { border-left-color: #b07aa1; background: #f8f2f7; }
 body.changed-only .row.kept { display: none; }
 .msg { content-visibility: auto; contain-intrinsic-size: auto 90px; background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 4px 8px; margin: 2px 0; min-width: 0; }
 .msg header { padding: 0; font-size: 12px; color: var(--muted); display: flex; gap: 6px; align-items: baseline; }
@@ -255,9 +256,7 @@ export function renderViewPage(v: TranscriptView): string {
     )
     .join('');
   const subtitle = [v.source, `compacted with ${v.strategies.join(' + ')}`].filter((s) => s !== undefined).join(' · ');
-  const legend = (['replaced', 'changed', 'merged', 'removed', 'added'] as const)
-    .map((k) => `<span class="row ${k}" style="display:inline;padding:0 6px">${KIND_LABEL[k]}</span>`)
-    .join('');
+  const legend = (['replaced', 'changed', 'merged', 'removed', 'added'] as const).map((k) => `<span class="key ${k}">${KIND_LABEL[k]}</span>`).join('');
   return `<!doctype html>
 <html lang="en">
 <head>
