@@ -46,11 +46,11 @@ function attachmentLine(part: ContentPart): string {
 
 function contentHtml(content: unknown): string {
   if (content == null) return '';
-  if (typeof content === 'string') return content === '' ? '' : textBlock(content);
+  if (typeof content === 'string') return content.trim() === '' ? '' : textBlock(content);
   if (!Array.isArray(content)) return textBlock(JSON.stringify(content, null, 2));
   return (content as ContentPart[])
     .map((part) => {
-      if (part.type === 'text') return part.text === '' ? '' : textBlock(part.text);
+      if (part.type === 'text') return part.text.trim() === '' ? '' : textBlock(part.text);
       if (part.type === 'refusal') return textBlock(part.refusal, 'refusal');
       return attachmentLine(part);
     })
