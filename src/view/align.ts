@@ -77,7 +77,9 @@ function sameMessage(before: Message, after: Message): boolean {
     if ((after.tool_calls ?? []).some((c) => ids.has(c.id))) return true;
   }
   const text = textBesideStubs(after);
-  return text !== '' && text === textBesideStubs(before);
+  // A message that was only an attachment is only its placeholder now.
+  if (text === '') return textBesideStubs(before) === '' && newStubs(before, after).length > 0;
+  return text === textBesideStubs(before);
 }
 
 /** The messages between two kept ones: the originals that did not survive and the compacted messages that are new. */

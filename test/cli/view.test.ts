@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { transcriptPageName } from '../../src/report/html/transcript-pages.js';
-import { type CliResult, readReport, runCli, tempDir } from '../pipeline/helpers.js';
+import { type CliResult, runCli, tempDir } from '../pipeline/helpers.js';
 
 /** `tcompact run` then `tcompact view` from the built command line, on the bundled tau-bench sessions. */
 const dir = tempDir('view-cli');
@@ -18,7 +18,8 @@ beforeAll(async () => {
   viewed = await runCli(['view', run]);
 }, 240_000);
 
-const largestIds = (): string[] => readReport(run).spread.largest.map((t: { id: string }) => t.id);
+const largestIds = (): string[] =>
+  (JSON.parse(readFileSync(join(run, 'report.json'), 'utf8')) as { spread: { largest: { id: string }[] } }).spread.largest.map((t) => t.id);
 
 /** The run page's transcript cells without what links them or says how to: `<td>ID</td>`. */
 const withoutLinks = (html: string): string =>

@@ -135,7 +135,18 @@ describe('compactTranscript and restoreTranscript', () => {
     expect(JSON.stringify(r.value.transcript)).toBe(JSON.stringify(original));
     // dedup-tools removed the first read (call and result), the checkpoint replaced the middle; the head and the
     // last request stayed, now at new places.
-    expect(r.value.fates.map((f) => ('kept' in f ? f.kept : 'stored'))).toEqual([0, 1, 'stored', 'stored', 'stored', 'stored', 'stored', 'stored', 'stored', 3]);
+    expect(r.value.fates.map((f) => ('kept' in f ? f.kept : 'stored'))).toEqual([
+      0,
+      1,
+      'stored',
+      'stored',
+      'stored',
+      'stored',
+      'stored',
+      'stored',
+      'stored',
+      3,
+    ]);
     r.value.fates.forEach((f, i) => {
       if ('kept' in f) expect(second.messages[f.kept]).toEqual(original.messages[i]);
       else expect(JSON.parse(ctx.refs!.get(f.stored)!)).toEqual(original.messages[i]);

@@ -1,5 +1,6 @@
 import { TcompactError } from '../../errors.js';
 import { VIEW_DIR } from '../../report/html/transcript-pages.js';
+import { LARGEST_KEPT } from '../../report/transcript-spread.js';
 import { writeViews } from '../../view/write-views.js';
 import { type Command, parseCommandArgs } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -15,7 +16,7 @@ replaced piece with its placeholder, the strategy that replaced it, the tokens s
 run's report.html again, its table of the largest transcripts linking to their pages.
 
 Options:
-  --id ID          a transcript to show (repeatable; default: the 20 largest, the ones report.html lists)
+  --id ID          a transcript to show (repeatable; default: the ${LARGEST_KEPT} largest, the ones report.html lists)
   --eval EVAL_DIR  the folder of 'tcompact eval --compacted RUN_DIR': the probes a strategy lost are marked where
                    they occurred in the original
   --out DIR        where the pages go (default RUN_DIR/${VIEW_DIR})
