@@ -6,7 +6,7 @@ import { restoreWithFates } from '../../src/refs/restore.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { type AlignedRow, alignMessages } from '../../src/view/align.js';
 import { transcriptView } from '../../src/view/transcript-view.js';
-import { bundledTranscripts } from '../helpers/bundled-transcripts.js';
+import { bundledTranscripts, syntheticTranscripts } from '../helpers/bundled-transcripts.js';
 
 /**
  * The before/after alignment on real bundled transcripts compacted with `--strategy auto`, the original given back by
@@ -83,6 +83,24 @@ describe('alignMessages', () => {
       expect(reasoning).toEqual(expect.any(String));
       expect(compacted.messages[r.after[0]]).toEqual(rest);
       expect(JSON.parse(lookup(r.refs[0]) as string)).toEqual(original.messages[r.before[0]]);
+    }
+  });
+
+  it('shows an inline image strip-attachments took against the placeholder part in its place (a seeded synthetic archive: the real ones have none)', () => {
+    const withImages = syntheticTranscripts()
+      .map((t) => compactAndAlign(t))
+      .filter((c) => c.rows.some((r) => r.strategy === 'strip-attachments'));
+    expect(withImages.length).toBeGreaterThan(0);
+    for (const { original, compacted, rows, lookup } of withImages) {
+      expectPartition(rows, original.messages, compacted.messages);
+      for (const r of rows.filter((row) => row.strategy === 'strip-attachments')) {
+        expect(r.kind).toBe('replaced');
+        expect(r.stubs.length).toBe(r.refs.length);
+        for (const [k, stub] of r.stubs.entries()) {
+          expect(stub).toMatch(/^\[attachment: [\w/.+-]+, \d+ bytes\] \(ref: [0-9a-f]{16}\)$/);
+          expect(JSON.parse(lookup(r.refs[k]) as string)).toMatchObject({ type: expect.stringMatching(/^(image_url|file|input_audio)$/) });
+        }
+      }
     }
   });
 
