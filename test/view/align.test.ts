@@ -167,4 +167,18 @@ describe('transcriptView', () => {
       expect(view.tokens.before - view.tokens.after, id).toBeGreaterThan(0);
     }
   });
+
+  it('counts the tool definitions prune-tools removed apart from the rows (a seeded synthetic archive: the real ones have none)', () => {
+    const tokenizer = getTokenizer('o200k_base');
+    const views = syntheticTranscripts().map((t) => {
+      const { original, compacted, fates, steps, lookup } = compactAndAlign(t);
+      return transcriptView({ original, compacted, fates, tokenizer, steps, strategies: ['auto'], lookup });
+    });
+    const pruned = views.filter((v) => v.tools.after < v.tools.before);
+    expect(pruned.length).toBeGreaterThan(0);
+    for (const view of pruned) {
+      const rows = view.rows.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);
+      expect(rows + view.tools.before - view.tools.after, view.id).toBe(view.tokens.before - view.tokens.after);
+    }
+  });
 });
