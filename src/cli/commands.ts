@@ -8,6 +8,7 @@ import { simulateCommand } from './commands/simulate.js';
 import { sourcesCommand } from './commands/sources.js';
 import { statsCommand } from './commands/stats.js';
 import { tuneCommand } from './commands/tune.js';
+import { viewCommand } from './commands/view.js';
 import { workerCommand } from './commands/worker.js';
 
 /** Every CLI command, in the order `--help` lists them. */
@@ -18,6 +19,7 @@ export const COMMANDS: readonly Command[] = [
   compactCommand,
   restoreCommand,
   runCommand,
+  viewCommand,
   evalCommand,
   simulateCommand,
   tuneCommand,

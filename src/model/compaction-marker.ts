@@ -7,12 +7,12 @@ import { REF_LENGTH } from './ref.js';
  * ref names the side-store entry holding the JSON array of the messages the summary replaced, so `restore` can put
  * them back and a later summary can be made from them rather than from this summary.
  */
-const SUMMARY_PREFIX = '[tcompact summary';
+export const SUMMARY_PREFIX = '[tcompact summary';
 /** The deterministic `checkpoint` strategy's messages are recognised the same way. */
 export const CHECKPOINT_PREFIX = '[tcompact checkpoint';
 
 /** The placeholder `classify-tangents` leaves where it removed a turn (not a summary: never expanded for summarize). */
-const TANGENT_PREFIX = '[tcompact removed tangent turn';
+export const TANGENT_PREFIX = '[tcompact removed tangent turn';
 
 export function tangentPlaceholder(turn: number, messages: number, reason: string, ref: string | undefined): string {
   return `${TANGENT_PREFIX} ${turn}: ${messages} message${messages === 1 ? '' : 's'}]${ref ? ` (ref: ${ref})` : ''}\nReason: ${reason}`;

@@ -56,11 +56,23 @@ function undoLayer(t: Transcript, recipe: Recipe, refs: RefLookup): Transcript {
 }
 
 /**
- * The exact inverse of compaction: undoes each layer recorded in `metadata.tcompact.restore`, newest first, until the
- * transcript as it was first read. A transcript tcompact never changed comes back as the same object. Fails with
- * `E_REF` (naming the transcript) when a ref is missing or its stored content does not hash to it.
+ * Where a message of the original went: `kept` at this index of the compacted transcript, unchanged, or `stored` in
+ * the side store under this ref (as it was when a compaction replaced, changed or removed it).
  */
-export function restoreTranscript(t: Transcript, refs: RefLookup): Outcome<Transcript> {
+export type MessageFate = { kept: number } | { stored: string };
+
+/** Each message before one layer, in order, as its recipe records it. */
+function fatesOf(recipe: Recipe): MessageFate[] {
+  const out: MessageFate[] = [];
+  for (const entry of recipe.messages) {
+    if ('ref' in entry) out.push({ stored: entry.ref });
+    else for (let j = entry.keep; j < entry.keep + (entry.n ?? 1); j++) out.push({ kept: j });
+  }
+  return out;
+}
+
+/** Undoes every layer, newest first; `onLayer` sees each recipe in that order. */
+function undoAll(t: Transcript, refs: RefLookup, onLayer: (recipe: Recipe) => void): Outcome<Transcript> {
   let current = t;
   try {
     for (let layer = 0; ; layer++) {
@@ -69,10 +81,38 @@ export function restoreTranscript(t: Transcript, refs: RefLookup): Outcome<Trans
       if (layer >= MAX_LAYERS) throw new RestoreError(`more than ${MAX_LAYERS} layers of compaction`);
       const parsed = RecipeSchema.safeParse(JSON.parse(load(refs, meta.restore, 'restore recipe')));
       if (!parsed.success) throw new RestoreError(`restore recipe ${meta.restore} is malformed: ${formatIssues(parsed.error.issues)}`);
+      onLayer(parsed.data);
       current = undoLayer(current, parsed.data, refs);
     }
   } catch (err) {
     if (err instanceof RestoreError) return fail('E_REF', `transcript "${t.id}": ${err.message}`);
     throw err;
   }
+}
+
+/**
+ * The exact inverse of compaction: undoes each layer recorded in `metadata.tcompact.restore`, newest first, until the
+ * transcript as it was first read. A transcript tcompact never changed comes back as the same object. Fails with
+ * `E_REF` (naming the transcript) when a ref is missing or its stored content does not hash to it.
+ */
+export function restoreTranscript(t: Transcript, refs: RefLookup): Outcome<Transcript> {
+  return undoAll(t, refs, () => undefined);
+}
+
+/**
+ * {@link restoreTranscript}, and the fate of each message of the original through every layer: kept (where it is now)
+ * or stored (the ref of the layer that replaced it). A transcript tcompact never changed keeps every message in place.
+ */
+export function restoreWithFates(t: Transcript, refs: RefLookup): Outcome<{ transcript: Transcript; fates: MessageFate[] }> {
+  const layers: Recipe[] = [];
+  const restored = undoAll(t, refs, (recipe) => layers.push(recipe));
+  if (!restored.ok) return restored;
+  let fates: MessageFate[] = restored.value.messages.map((_, i) => ({ kept: i }));
+  // The oldest layer first: a message kept by it is at that index of the next layer's input, and so on to `t`.
+  for (const recipe of layers.reverse()) {
+    // undoLayer checked every kept index against the messages of the layer's output.
+    const next = fatesOf(recipe);
+    fates = fates.map((f) => ('kept' in f ? next[f.kept] : f));
+  }
+  return ok({ transcript: restored.value, fates });
 }

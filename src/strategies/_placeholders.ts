@@ -2,7 +2,7 @@
  * The texts strategies put in place of content, in one place so that each strategy recognises what it (or another one)
  * already compacted and stays idempotent.
  */
-const MASK_PREFIX = '[Previous: used ';
+export const MASK_PREFIX = '[Previous: used ';
 export const STRIP_PREFIX = '[compacted] ';
 export const ATTACHMENT_PREFIX = '[attachment: ';
 

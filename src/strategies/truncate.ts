@@ -19,10 +19,12 @@ const TruncateConfigSchema = z.strictObject({
 });
 
 const DEFAULT_BUDGET_SHARE = 0.9;
+/** The first characters of every marker truncate leaves. */
+export const TRUNCATION_PREFIX = '[CONTEXT REDUCED - emergency truncation';
 const MARKER_RE = /^\[CONTEXT REDUCED - emergency truncation: (\d+) messages? removed\]/;
 
 export function truncationMarkerText(removed: number, ref: string | undefined): string {
-  return `[CONTEXT REDUCED - emergency truncation: ${removed} message${removed === 1 ? '' : 's'} removed]${ref ? ` (ref: ${ref})` : ''}`;
+  return `${TRUNCATION_PREFIX}: ${removed} message${removed === 1 ? '' : 's'} removed]${ref ? ` (ref: ${ref})` : ''}`;
 }
 
 /** How many messages an earlier truncation marker stands for, or undefined when `m` is not one. */

@@ -27,6 +27,7 @@ const LAYERS = [
   'retention',
   'replay',
   'tune',
+  'view',
   'cli',
   'index.ts',
 ];

@@ -8,7 +8,7 @@ import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { RecipeSchema, tcompactMetadata } from '../../src/refs/recipe.js';
 import { RefSink, refOf } from '../../src/refs/ref-store.js';
-import { restoreTranscript } from '../../src/refs/restore.js';
+import { restoreTranscript, restoreWithFates } from '../../src/refs/restore.js';
 import { checkpoint } from '../../src/strategies/checkpoint.js';
 import { compactTranscript } from '../../src/strategies/compact-transcript.js';
 import { dedupTools } from '../../src/strategies/dedup-tools.js';
@@ -116,6 +116,43 @@ describe('compactTranscript and restoreTranscript', () => {
     expect(tcompactMetadata(second.transcript)).toEqual({ restore: second.restore, layers: 2 });
     const back = restoreTranscript(roundTrip(second.transcript), ctx.refs!);
     expect(back.ok && JSON.stringify(back.value)).toBe(JSON.stringify(transcript(more, { metadata: { source: 'x' } })));
+  });
+
+  it('says where each original message went through two layers: kept at its index now, or stored under a ref', () => {
+    const input = readTwice();
+    const more: Message[] = [
+      ...input.messages.slice(0, -1),
+      assistant('running', { tool_calls: [call('c', 'Bash', { command: 'npm test' })] }),
+      result('c', fileText),
+      user('and now?'),
+    ];
+    const original = transcript(more, { metadata: { source: 'x' } });
+    const ctx = makeContext();
+    const first = roundTrip(compactTranscript(original, [step(dedupTools)], ctx).transcript);
+    const second = roundTrip(compactTranscript(first, [step(checkpoint)], ctx).transcript);
+    const r = restoreWithFates(second, ctx.refs!);
+    if (!r.ok) throw new Error(r.error.message);
+    expect(JSON.stringify(r.value.transcript)).toBe(JSON.stringify(original));
+    // dedup-tools removed the first read (call and result), the checkpoint replaced the middle; the head and the
+    // last request stayed, now at new places.
+    expect(r.value.fates.map((f) => ('kept' in f ? f.kept : 'stored'))).toEqual([
+      0,
+      1,
+      'stored',
+      'stored',
+      'stored',
+      'stored',
+      'stored',
+      'stored',
+      'stored',
+      3,
+    ]);
+    r.value.fates.forEach((f, i) => {
+      if ('kept' in f) expect(second.messages[f.kept]).toEqual(original.messages[i]);
+      else expect(JSON.parse(ctx.refs!.get(f.stored)!)).toEqual(original.messages[i]);
+    });
+    const untouched = restoreWithFates(original, ctx.refs!);
+    expect(untouched.ok && untouched.value.fates).toEqual(original.messages.map((_, i) => ({ kept: i })));
   });
 
   it('stores a masked result once: the recipe points at the content the strategy stored', () => {

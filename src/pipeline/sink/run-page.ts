@@ -11,6 +11,7 @@ import { writePage } from '../../report/html/write-pages.js';
 import { COMPRESSION_BINS, WINDOW_STATUSES } from '../../report/transcript-spread.js';
 import { CATEGORIES } from '../../tokens/breakdown.js';
 import type { RunReport } from './run-report.js';
+import type { TranscriptLinks } from '../../report/html/transcript-pages.js';
 
 /** What the page shows of the LLM steps' usage. */
 type LlmFigures = Pick<LlmRunUsage, 'model' | 'requests' | 'promptTokens' | 'completionTokens' | 'costUsd' | 'failuresByCode' | 'fallbacks'>;
@@ -24,6 +25,21 @@ export interface RunPageInput extends Pick<RunReport, 'inputs' | 'transcripts' |
   /** The errors file's name and its first lines. */
   errors: { file: string; head: readonly string[] };
   settings: Readonly<Record<string, unknown>>;
+  /** A run's pages of single transcripts (`tcompact view`): the table of the largest links to them. */
+  links?: TranscriptLinks;
+}
+
+/** A transcript's id, linked to its page when it has one, else saying how to make it. */
+function transcriptCell(id: string, links: TranscriptLinks | undefined): Cell {
+  if (!links) return id;
+  const href = links.pages.get(id);
+  if (href !== undefined) return { text: id, href, title: 'Before and after, message by message' };
+  return { text: id, title: `No page yet: tcompact view ${shellWord(links.runDir)} --id ${shellWord(id)}` };
+}
+
+/** A word as a shell reads it back: as it is when it is plain, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w./:@%+=,#-]+$/.test(word) && !word.startsWith('#') ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 const TIER_LABELS: Record<string, string> = {
@@ -110,7 +126,7 @@ function transcriptSection(r: RunPageInput): Section {
   const bins = s.compression.map((_, i) => `${i * step}–${(i + 1) * step}%`);
   const tiers = WINDOW_STATUSES.map((t) => TIER_LABELS[t]);
   const largest: Cell[][] = s.largest.map((t) => [
-    t.id,
+    transcriptCell(t.id, r.links),
     `${t.file}:${t.line}`,
     num(t.tokensBefore),
     num(t.tokensAfter),
@@ -239,13 +255,17 @@ interface RunPagePaths {
   errors: string;
 }
 
-/** The page of a run or compact report, beside its report.json; `settings` are those that produced it. */
+/**
+ * The page of a run or compact report, beside its report.json; `settings` are those that produced it, `links` the
+ * run's pages of single transcripts (`tcompact view`).
+ */
 export async function writeRunPage(
   paths: RunPagePaths,
   tool: 'run' | 'compact',
-  report: Omit<RunPageInput, 'tool' | 'errors' | 'settings'>,
+  report: Omit<RunPageInput, 'tool' | 'errors' | 'settings' | 'links'>,
   settings: Record<string, unknown>,
+  links?: TranscriptLinks,
 ): Promise<string> {
   const errors = { file: basename(paths.errors), head: await headLines(paths.errors, ERROR_LINES) };
-  return writePage(paths.html, runPage({ ...report, tool, errors, settings }));
+  return writePage(paths.html, runPage({ ...report, tool, errors, settings, ...(links && { links }) }));
 }

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { LlmRunUsage } from '../../llm/session.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
 import { type FinalPaths, type MergeableShard, type MergedListener, OrderedWriter } from '../store/ordered-writer.js';
@@ -86,7 +87,9 @@ export class RunSink {
     if (extras.distributed) report.distributed = extras.distributed;
     await this.writer.finish(`${JSON.stringify(report, null, 2)}\n`, renderRunReport(report, this.builder.archiveReport()));
     const { paths } = this.options;
-    await writeRunPage({ html: paths.reportHtml, errors: paths.errors }, this.options.tool, report, { ...report.settings, workers: report.workers });
+    // A run's table of transcripts says how to make their pages (`tcompact view`), which then link them.
+    const links = this.options.tool === 'run' ? { runDir: dirname(paths.reportHtml), pages: new Map<string, string>() } : undefined;
+    await writeRunPage({ html: paths.reportHtml, errors: paths.errors }, this.options.tool, report, { ...report.settings, workers: report.workers }, links);
     return report;
   }
 

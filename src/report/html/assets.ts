@@ -10,6 +10,9 @@ function packageFile(pkg: string, fromEntry: string): string {
 }
 
 let scripts: string | undefined;
+let sorting: string | undefined;
+
+const inline = (source: string): string => `<script>${source.replaceAll('</script', '<\\/script')}</script>`;
 
 /**
  * The browser libraries every page inlines, read once from node_modules: Chart.js (UMD build, canvas rendering, no
@@ -22,7 +25,13 @@ export function libraryScripts(): string {
     packageFile('tablesort', '../dist/tablesort.min.js'),
     packageFile('tablesort', '../dist/sorts/tablesort.number.min.js'),
   ]
-    .map((source) => `<script>${source.replaceAll('</script', '<\\/script')}</script>`)
+    .map(inline)
     .join('\n');
   return scripts;
+}
+
+/** Only tablesort and its number sorter, for a page without charts. */
+export function sortScripts(): string {
+  sorting ??= [packageFile('tablesort', '../dist/tablesort.min.js'), packageFile('tablesort', '../dist/sorts/tablesort.number.min.js')].map(inline).join('\n');
+  return sorting;
 }

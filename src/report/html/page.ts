@@ -25,7 +25,8 @@ export interface Page {
   sections: readonly Section[];
 }
 
-const STYLE = `
+/** The styles every page shares. */
+export const PAGE_STYLE = `
 :root { color-scheme: light; --ink: #1f2933; --muted: #61707f; --line: #dde3ea; --card: #fff; --bg: #f4f6f9; --accent: #4e79a7; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; color: var(--ink); background: var(--bg); }
@@ -138,7 +139,7 @@ export function renderPage(page: Page): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <title>${escapeHtml(page.title)}</title>
-<style>${STYLE}</style>
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
 <header><h1>${escapeHtml(page.title)}</h1><p class="sub">${escapeHtml(page.subtitle)}</p></header>

@@ -7,8 +7,11 @@ interface Column {
   numeric?: boolean;
 }
 
-/** A cell: plain text, a number shown with the text it sorts by, or null for a figure with no value (NO_VALUE, sorted first). */
-export type Cell = string | { text: string; sort: number } | null;
+/**
+ * A cell: plain text, a number shown with the text it sorts by, a text that links somewhere (`href`) or says something
+ * on hover (`title`), or null for a figure with no value (NO_VALUE, sorted first).
+ */
+export type Cell = string | { text: string; sort: number } | { text: string; href?: string; title?: string } | null;
 
 /** A number shown as `text` (by default, the count it rounds to) and sorted by its value. */
 export const num = (value: number, text: string = int(value)): Cell => ({ text, sort: value });
@@ -16,7 +19,9 @@ export const num = (value: number, text: string = int(value)): Cell => ({ text, 
 function cell(c: Cell, numeric: boolean): string {
   if (c === null) return `<td${numeric ? ' class="n" data-sort="-1"' : ''}>${NO_VALUE}</td>`;
   if (typeof c === 'string') return `<td${numeric ? ' class="n"' : ''}>${escapeHtml(c)}</td>`;
-  return `<td class="n" data-sort="${c.sort}">${escapeHtml(c.text)}</td>`;
+  if ('sort' in c) return `<td class="n" data-sort="${c.sort}">${escapeHtml(c.text)}</td>`;
+  const text = c.href === undefined ? escapeHtml(c.text) : `<a href="${escapeHtml(c.href)}">${escapeHtml(c.text)}</a>`;
+  return `<td${c.title === undefined ? '' : ` title="${escapeHtml(c.title)}"`}>${text}</td>`;
 }
 
 /** A table that sorts by any column when its header is clicked (tablesort, started by the page's script). */

@@ -1,0 +1,78 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { transcriptPageName } from '../../src/report/html/transcript-pages.js';
+import { type CliResult, runCli, tempDir } from '../pipeline/helpers.js';
+
+/** `tcompact run` then `tcompact view` from the built command line, on the bundled tau-bench sessions. */
+const dir = tempDir('view-cli');
+const run = join(dir, 'run');
+const DEDUPED = 'gpt-4o-airline#task-23-trial-3';
+let runPage: string;
+let viewed: CliResult;
+
+beforeAll(async () => {
+  const r = await runCli(['run', 'datasets/bundled/tau-bench', '--strategy', 'auto', '--out', run, '--quiet']);
+  expect(r.code, r.stderr).toBe(0);
+  runPage = readFileSync(join(run, 'report.html'), 'utf8');
+  viewed = await runCli(['view', run]);
+}, 240_000);
+
+const largestIds = (): string[] =>
+  (JSON.parse(readFileSync(join(run, 'report.json'), 'utf8')) as { spread: { largest: { id: string }[] } }).spread.largest.map((t) => t.id);
+
+/** The run page's transcript cells without what links them or says how to: `<td>ID</td>`. */
+const withoutLinks = (html: string): string =>
+  html.replace(
+    /<td title="[^"]*">(?:<a href="[^"]*">([^<]*)<\/a>|([^<]*))<\/td>/g,
+    (_, linked: string | undefined, plain: string | undefined) => `<td>${linked ?? plain}</td>`,
+  );
+
+describe('tcompact view', () => {
+  it('writes a page for each of the 20 largest transcripts into RUN_DIR/view and says where', () => {
+    expect(viewed.stderr).toBe('');
+    expect(viewed.code).toBe(0);
+    expect(viewed.stdout).toBe(`view: 20 pages in ${join(run, 'view')}; ${join(run, 'report.html')} links to them\n`);
+    const ids = largestIds();
+    expect(ids).toHaveLength(20);
+    for (const id of ids) expect(existsSync(join(run, 'view', transcriptPageName(id))), id).toBe(true);
+  });
+
+  it("links the run page's transcript rows to their pages, relatively, and changes nothing else in it", () => {
+    const page = readFileSync(join(run, 'report.html'), 'utf8');
+    const hrefs = [...page.matchAll(/<a href="([^"]*)">([^<]*)<\/a>/g)].map((m) => [m[2], m[1]]);
+    expect(hrefs).toEqual(largestIds().map((id) => [id, `view/${transcriptPageName(id)}`]));
+    // Before `view`, each row said how to make its page.
+    expect(runPage).toContain(`<td title="No page yet: tcompact view ${run} --id gpt-4o-airline#task-2-trial-1">gpt-4o-airline#task-2-trial-1</td>`);
+    expect(withoutLinks(page)).toBe(withoutLinks(runPage));
+    expect(withoutLinks(page)).not.toBe(page);
+  });
+
+  it('shows a transcript picked with --id into another folder, and keeps the links to the earlier pages', async () => {
+    const elsewhere = join(dir, 'elsewhere');
+    const r = await runCli(['view', run, '--id', DEDUPED, '--out', elsewhere]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const html = readFileSync(join(elsewhere, transcriptPageName(DEDUPED)), 'utf8');
+    expect(html.match(/<div class="row removed"/g)).toHaveLength(2);
+    expect(html).toContain('<span class="s">dedup-tools</span>');
+    expect([...readFileSync(join(run, 'report.html'), 'utf8').matchAll(/<a href="view\//g)]).toHaveLength(20);
+  });
+
+  it('exits 1 naming an id the run does not have, and still writes the others', async () => {
+    const out = join(dir, 'partly');
+    const r = await runCli(['view', run, '--id', 'no-such-transcript', '--id', DEDUPED, '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`view: transcript "no-such-transcript" is not in ${run}/transcripts.jsonl\n`);
+    expect(existsSync(join(out, transcriptPageName(DEDUPED)))).toBe(true);
+  });
+
+  it('refuses a folder that is not a finished run, and an eval folder without lost.jsonl, with a usage error (exit 2)', async () => {
+    const notRun = await runCli(['view', dir]);
+    expect(notRun.code).toBe(2);
+    expect(notRun.stderr).toContain(`view: ${join(dir, 'report.json')} does not exist`);
+    const noEval = await runCli(['view', run, '--eval', dir]);
+    expect(noEval.code).toBe(2);
+    expect(noEval.stderr).toContain(`view: ${join(dir, 'lost.jsonl')} does not exist`);
+  });
+});
