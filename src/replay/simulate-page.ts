@@ -4,7 +4,7 @@ import { type PointSeries, barChart, xyChart } from '../report/html/chart.js';
 import type { Page, Section } from '../report/html/page.js';
 import { type Cell, num, sortableTable } from '../report/html/table.js';
 import { writePage } from '../report/html/write-pages.js';
-import type { PolicyTotals, SimulationReport } from './simulation-report.js';
+import type { ByGroup, PolicyTotals, SimulationReport } from './simulation-report.js';
 
 /** What the page shows of a policy's totals. */
 type PolicyFigures = Pick<
@@ -27,40 +27,59 @@ type PolicyFigures = Pick<
 >;
 
 /** What the page shows of simulate.json: the report, with the inputs the command was given. */
-export interface SimulatePageInput extends Pick<SimulationReport, 'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat'> {
+export interface SimulatePageInput extends Pick<SimulationReport, 'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat' | 'byProject'> {
   inputs: readonly string[];
   thresholds: Pick<SimulationReport['thresholds'], 'compaction'>;
   policies: readonly PolicyFigures[];
 }
 
-/** The agents side by side: a row per source format, each policy's cost with caching and its input against `none`. */
-function byFormatSections(s: SimulatePageInput): Section[] {
-  if (!s.byFormat) return [];
-  const formats = Object.entries(s.byFormat);
+/** The groups side by side (source formats, projects): a row per group, each policy's cost with caching and its input against `none`. */
+function byGroupSection(s: SimulatePageInput, groups: ByGroup, shown: { title: string; key: string; intro: string }): Section {
   const names = s.policies.map((p) => p.name);
-  return [
-    {
-      title: 'By source format',
-      intro: 'Each policy on the transcripts of each agent: cost with caching, and input billed against no compaction.',
-      html: sortableTable(
-        [
-          { label: 'format' },
-          { label: 'transcripts', numeric: true },
-          ...names.flatMap((n) => [
-            { label: `${n}: cost`, numeric: true },
-            { label: `${n}: input vs none`, numeric: true },
-          ]),
-        ],
-        formats.map(([format, g]): Cell[] => [
-          format,
-          num(g.transcripts),
-          ...names.flatMap((n): Cell[] => {
-            const p = g.policies[n];
-            return p ? [num(p.cost.withCache, usdShort(p.cost.withCache)), num(-p.reductionVsNone, pct(-p.reductionVsNone))] : [null, null];
-          }),
+  return {
+    title: shown.title,
+    intro: shown.intro,
+    html: sortableTable(
+      [
+        { label: shown.key },
+        { label: 'transcripts', numeric: true },
+        ...names.flatMap((n) => [
+          { label: `${n}: cost`, numeric: true },
+          { label: `${n}: input vs none`, numeric: true },
         ]),
-      ),
-    },
+      ],
+      Object.entries(groups).map(([key, g]): Cell[] => [
+        key,
+        num(g.transcripts),
+        ...names.flatMap((n): Cell[] => {
+          const p = g.policies[n];
+          return p ? [num(p.cost.withCache, usdShort(p.cost.withCache)), num(-p.reductionVsNone, pct(-p.reductionVsNone))] : [null, null];
+        }),
+      ]),
+    ),
+  };
+}
+
+function byGroupSections(s: SimulatePageInput): Section[] {
+  return [
+    ...(s.byFormat
+      ? [
+          byGroupSection(s, s.byFormat, {
+            title: 'By source format',
+            key: 'format',
+            intro: 'Each policy on the transcripts of each agent: cost with caching, and input billed against no compaction.',
+          }),
+        ]
+      : []),
+    ...(s.byProject
+      ? [
+          byGroupSection(s, s.byProject, {
+            title: 'By project',
+            key: 'project',
+            intro: 'Each policy on the transcripts of each project: cost with caching, and input billed against no compaction.',
+          }),
+        ]
+      : []),
   ];
 }
 
@@ -235,7 +254,7 @@ export function simulatePage(s: SimulatePageInput): Page {
       { key: 'policies.0.billedInput', label: 'input billed without compaction', value: none.billedInput, text: int(none.billedInput) },
       { key: 'policies.0.cost.withCache', label: 'cost without compaction, cached', value: none.cost.withCache, text: usdShort(none.cost.withCache) },
     ],
-    sections: [costSection(s), ...byFormatSections(s), traceSection(s), failureSection(s), ...recordedSection(s)],
+    sections: [costSection(s), ...byGroupSections(s), traceSection(s), failureSection(s), ...recordedSection(s)],
   };
 }
 
