@@ -1,5 +1,5 @@
 import type { LlmRunUsage } from '../llm/session.js';
-import { type Groups } from '../report/groups.js';
+import type { Groups } from '../report/groups.js';
 import { type HindsightScore, addHindsightScore, emptyHindsightScore } from '../retention/hindsight.js';
 import { type ProbeScore, addScore, emptyScore } from '../retention/score.js';
 import { addInto } from './accumulate.js';
