@@ -110,7 +110,8 @@ export const simulateCommand = defineCommand({
   description: `Replays each transcript as the agent loop that produced it: every assistant message is one model call whose
 prompt is every earlier message as the policy leaves it. Writes simulate.json, simulate.md and simulate.html (a self-contained page with charts) in DIR.
 
-Policies (--policy may repeat; default: all built-in ones; 'none' is always replayed as the baseline):
+Policies (--policy may repeat; default: all built-in ones; 'none' is always replayed as the baseline, and 'optimal',
+the hindsight-optimal schedule, as the floor each policy's regret is measured against):
 ${Object.values(POLICIES)
   .map((p) => `  ${p.name.padEnd(28)} ${p.summary}`)
   .join('\n')}
