@@ -24,7 +24,14 @@ type PolicyFigures = Pick<
   | 'cost'
   | 'compactionCalls'
   | 'hindsight'
+  | 'regret'
 >;
+
+/** A policy's saving with caching against `none`'s cost. */
+function savingCell(withCache: number, none: number): Cell {
+  const saving = none > 0 ? 1 - withCache / none : 0;
+  return num(saving, pct(saving));
+}
 
 /** What the page shows of simulate.json: the report, with the inputs the command was given. */
 export interface SimulatePageInput extends Pick<SimulationReport, 'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat' | 'byProject'> {
@@ -104,6 +111,7 @@ function costSection(s: SimulatePageInput): Section {
   const names = s.policies.map((p) => p.name);
   const withCalls = s.policies.some((p) => p.compactionCalls !== undefined);
   const withHindsight = s.policies.some((p) => p.hindsight !== undefined);
+  const none = s.policies[0].cost.withCache;
   const rows: Cell[][] = s.policies.map((p) => [
     p.name,
     num(p.calls),
@@ -115,6 +123,8 @@ function costSection(s: SimulatePageInput): Section {
       : []),
     num(p.cost.withoutCache, usdShort(p.cost.withoutCache)),
     num(p.cost.withCache, usdShort(p.cost.withCache)),
+    p === s.policies[0] ? num(0, NO_VALUE) : savingCell(p.cost.withCache, none),
+    p.regret ? num(p.regret.total, usdShort(p.regret.total)) : num(0, NO_VALUE),
     num(p.compactions),
     num(p.microCompactions),
     num(p.peakPrompt),
@@ -159,6 +169,8 @@ function costSection(s: SimulatePageInput): Section {
           ...(withCalls ? [{ label: 'compaction calls', numeric: true }] : []),
           { label: 'cost', numeric: true },
           { label: 'cost cached', numeric: true },
+          { label: 'saving cached vs none', numeric: true },
+          { label: 'regret vs optimal', numeric: true },
           { label: 'compactions', numeric: true },
           { label: 'micro', numeric: true },
           { label: 'peak prompt', numeric: true },

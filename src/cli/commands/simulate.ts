@@ -114,7 +114,8 @@ prompt is every earlier message as the policy leaves it. Writes simulate.json, s
 With no input, reads the current user's agent sessions ('tcompact sources' lists them), which the
 --agent, --since, --until and --project flags select, and says on stderr which folders it read.
 
-Policies (--policy may repeat; default: all built-in ones; 'none' is always replayed as the baseline):
+Policies (--policy may repeat; default: all built-in ones; 'none' is always replayed as the baseline, and 'optimal',
+the hindsight-optimal schedule, as the floor each policy's regret is measured against):
 ${Object.values(POLICIES)
   .map((p) => `  ${p.name.padEnd(28)} ${p.summary}`)
   .join('\n')}
