@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -6,17 +7,22 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * of past durations says (a fresh clone has none), so the run does not end waiting on one of them alone.
  */
 const LONG_FIRST = [
-  'test/pipeline/coordinator/distributed/distributed-run.test.ts',
+  'test/pipeline/executors/queue/distributed-run.test.ts',
+  'test/tune/exports.test.ts',
   'test/pipeline/batch-run.test.ts',
-  'test/reliability/interrupt-resume.test.ts',
-  'test/reliability/disk-full.test.ts',
-  'test/reliability/determinism.test.ts',
-  'test/pipeline/llm-run.test.ts',
   'test/report/html-pages.test.ts',
-  'test/reliability/worker-faults.test.ts',
+  'test/reliability/disk-full.test.ts',
+  'test/reliability/interrupt-resume.test.ts',
+  'test/reliability/determinism.test.ts',
+  'test/cli/eval-simulate-tune.test.ts',
+  'test/cli/compact.test.ts',
+  'test/pipeline/llm-run.test.ts',
+  'test/cli/view.test.ts',
   'test/cli/run.test.ts',
-  'test/pipeline/coordinator/distributed/distributed-llm.test.ts',
+  'test/pipeline/executors/queue/distributed-llm.test.ts',
 ];
+// A file moved without this list following it would quietly start last again.
+for (const path of LONG_FIRST) if (!existsSync(new URL(path, import.meta.url))) throw new Error(`vitest.config.ts: LONG_FIRST lists ${path}, which does not exist`);
 
 class LongFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
