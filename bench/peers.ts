@@ -112,6 +112,7 @@ function judge(corpus: string, method: Method, inputs: readonly Transcript[], ou
 
 export const peersBench: Benchmark = {
   name: 'peers',
+  entry: import.meta.url,
   title: 'Peers: Vercel AI SDK pruneMessages and LangChain trimMessages vs tcompact, same transcripts',
   description:
     'The nearest equivalent each library offers, run in the same process on the same canonical transcripts, one core, ' +
