@@ -3,11 +3,11 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RedisServer, redisServerAvailable } from './lib/redis-server.js';
-import { ensureBuiltCli } from './lib/cli.js';
+import { CLI_SOURCES, ensureBuiltCli } from './lib/cli.js';
 import { syntheticArchive } from './lib/corpora.js';
 import { CLI, ROOT } from './lib/paths.js';
 import { pipelineStrategies } from './lib/tcompact-steps.js';
-import type { Benchmark, BenchContext, BenchOutput, Cell, Ratio } from './lib/results.js';
+import type { BenchContext, Benchmark, BenchOutput, Cell, Ratio } from './lib/results.js';
 
 const GNU_TIME = '/usr/bin/time';
 
@@ -70,6 +70,8 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 export const distributedBench: Benchmark = {
   name: 'distributed',
+  entry: import.meta.url,
+  alsoRuns: CLI_SOURCES,
   title: 'Distributed: through BullMQ + Redis vs one process, and the coordinator ceiling',
   description:
     'Same machine, same run. (1) The synthetic archive with the end-to-end strategies: `tcompact run --workers 2` (one process, 2 ' +

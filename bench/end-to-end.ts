@@ -2,12 +2,12 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { runMeasured, type ChildRun } from './lib/child.js';
-import { cliHasCommand, ensureBuiltCli, runArgs, type RunOptions } from './lib/cli.js';
+import { cliHasCommand, CLI_SOURCES, ensureBuiltCli, runArgs, type RunOptions } from './lib/cli.js';
 import { realTextArchive, syntheticArchive } from './lib/corpora.js';
 import { BUNDLED, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { summarizeProfile } from './lib/profile-summary.js';
 import { pipelineStrategies } from './lib/tcompact-steps.js';
-import type { Benchmark, BenchContext, BenchOutput, Cell, Ratio, Table } from './lib/results.js';
+import type { BenchContext, Benchmark, BenchOutput, Cell, Ratio, Table } from './lib/results.js';
 
 const BASELINES = join(ROOT, 'bench', 'baselines');
 export const PROFILES_DIR = join(RESULTS_DIR, 'profiles');
@@ -289,6 +289,8 @@ async function profileRun(file: string, strategies: readonly string[], label: st
 
 export const endToEndBench: Benchmark = {
   name: 'end-to-end',
+  entry: import.meta.url,
+  alsoRuns: [...CLI_SOURCES, 'bench/baselines/read-only.mjs', 'bench/baselines/json-roundtrip.mjs', 'bench/baselines/tokenize-only.mjs'],
   title: 'End-to-end: tcompact run vs the one-core limits, 1 vs 2 workers, synthetic and real text',
   description:
     'Throughput of the built CLI (`node dist/src/cli/bin.js run FILE --out DIR --strategy auto --workers N --tokenizer T ' +

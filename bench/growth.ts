@@ -6,10 +6,10 @@ import { createDedupTools, dedupTools, rangeSubsumes } from '../src/strategies/d
 import { DEFAULT_TOOL_HINTS } from '../src/strategies/tool-hints.js';
 import type { Strategy } from '../src/strategies/types.js';
 import { runMeasured } from './lib/child.js';
-import { cliHasCommand, ensureBuiltCli, runArgs } from './lib/cli.js';
+import { cliHasCommand, CLI_SOURCES, ensureBuiltCli, runArgs } from './lib/cli.js';
 import { syntheticArchive } from './lib/corpora.js';
 import { freshContext, pipelineStrategies } from './lib/tcompact-steps.js';
-import type { Benchmark, BenchContext, BenchOutput, Cell, Ratio, Table } from './lib/results.js';
+import type { BenchContext, Benchmark, BenchOutput, Cell, Ratio, Table } from './lib/results.js';
 
 /** Files the reads are spread over: each file is one group the pairwise check compares within. */
 const FILES = 4;
@@ -81,6 +81,8 @@ interface SizeRow {
 
 export const growthBench: Benchmark = {
   name: 'growth',
+  entry: import.meta.url,
+  alsoRuns: CLI_SOURCES,
   title: 'Growth: dedup-tools subsumption vs reads per transcript; time and memory vs archive size',
   description:
     '(1) `dedup-tools` on one transcript with N Claude Code `Read` calls over 4 files, nothing edited in between, in two ' +

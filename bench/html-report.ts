@@ -141,6 +141,7 @@ function simulateReportPage(n: number, calls: number): Page {
 
 export const htmlReportBench: Benchmark = {
   name: 'html-report',
+  entry: import.meta.url,
   title: 'HTML reports of a large archive: file size and time to render',
   description:
     'Builds the run, eval and simulate pages of a synthetic archive of 100,000 transcripts (the simulate trace: a transcript of 20,000 calls), ' +

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pruneMessages, type ModelMessage } from 'ai';
 import { trimMessages, type BaseMessage } from '@langchain/core/messages';
 import { lastUserRequestIndex, findViolations } from '../src/model/validity.js';
@@ -7,13 +7,18 @@ import type { Transcript } from '../src/model/transcript.js';
 import { countTranscript } from '../src/tokens/breakdown.js';
 import { getTokenizer } from '../src/tokens/tokenizer.js';
 import { loadCanonical, unavailableReason, type LoadedCorpus } from './lib/canonical.js';
+import { CHECK_WINDOW, largestSession, measureCheckLatency, type CheckLatency, type LatencyFigures } from './lib/check-latency.js';
 import { realCorpora, type CorpusSpec } from './lib/corpora.js';
 import { freshTokenizer } from './lib/fresh-tokenizer.js';
-import { ROOT } from './lib/paths.js';
+import { BUNDLED, ROOT } from './lib/paths.js';
 import { fromLangChain, fromModelMessages, indexCalls, langChainCounter, toLangChain, toModelMessages, type CallIndex } from './lib/peer-formats.js';
 import type { Benchmark, BenchContext, BenchOutput, Cell, Ratio, Table } from './lib/results.js';
 import { applyAll, freshContext, loadStrategies, runAll, stepsFor } from './lib/tcompact-steps.js';
 import { runTiny, type TinyTask } from './lib/tiny.js';
+
+/** Targets for one `ContextManager.check()` on the largest Claude Code session, in ms per call. */
+const CHECK_MEDIAN_TARGET_MS = 2;
+const CHECK_P99_TARGET_MS = 20;
 
 /** LangChain trims to a budget; this is the share of each transcript's tokens it is asked to keep. */
 const LANGCHAIN_BUDGET = 0.5;
@@ -112,6 +117,7 @@ function judge(corpus: string, method: Method, inputs: readonly Transcript[], ou
 
 export const peersBench: Benchmark = {
   name: 'peers',
+  entry: import.meta.url,
   title: 'Peers: Vercel AI SDK pruneMessages and LangChain trimMessages vs tcompact, same transcripts',
   description:
     'The nearest equivalent each library offers, run in the same process on the same canonical transcripts, one core, ' +
@@ -258,15 +264,92 @@ export const peersBench: Benchmark = {
       };
       ratios.push(r(TCOMPACT_STRIP_APPLY, AI_PRUNE), r(TCOMPACT_STRIP_APPLY_NO_REFS, AI_PRUNE), r(TCOMPACT_AUTO, LC_TRIM));
     }
+    const replays = ctx.quick ? 1 : 5;
+    const latencies: CheckLatency[] = [];
+    for (const spec of checkSessions()) {
+      const corpus = await loadCanonical(spec, ctx.tmpDir);
+      const session = largestSession(corpus.transcripts.filter((t) => (t.metadata?.source as { format?: string } | undefined)?.format === 'claude-code'));
+      if (!session) {
+        pending.push(`${spec.name}: no Claude Code session to run ContextManager.check() on`);
+        continue;
+      }
+      ctx.log(`peers: ContextManager.check() on the largest session of ${spec.name} (${session.messages.length} messages), ${replays} replay(s)`);
+      const l = await measureCheckLatency(spec.name, session, replays);
+      latencies.push(l);
+      ratios.push(
+        {
+          name: `${spec.name}, largest session: ContextManager.check() median per call`,
+          value: l.check.medianMs,
+          unit: ' ms',
+          target: `<= ${CHECK_MEDIAN_TARGET_MS}`,
+          met: l.check.medianMs <= CHECK_MEDIAN_TARGET_MS,
+        },
+        {
+          name: `${spec.name}, largest session: ContextManager.check() p99 per call`,
+          value: l.check.p99Ms,
+          unit: ' ms',
+          target: `<= ${CHECK_P99_TARGET_MS}`,
+          met: l.check.p99Ms <= CHECK_P99_TARGET_MS,
+        },
+      );
+    }
+    const latencyRow = (l: CheckLatency, method: string, f: LatencyFigures): Cell[] => [
+      l.session,
+      l.messages,
+      l.tokens,
+      method,
+      f.calls,
+      f.medianMs,
+      f.p99Ms,
+      f.maxMs,
+      f.samples,
+    ];
+    const latencyTable: Table = {
+      title: 'ContextManager.check() per call beside pruneMessages, largest Claude Code session (one core, in memory)',
+      columns: ['corpus', 'messages', 'tokens', 'call', 'calls per replay', 'median ms', 'p99 ms', 'max ms', 'samples'],
+      rows: latencies.flatMap((l) => [latencyRow(l, 'ContextManager.check()', l.check), latencyRow(l, AI_PRUNE.name, l.prune)]),
+      notes: [
+        `ContextManager.check({ messages, tokens, at }) with the default options (window ${CHECK_WINDOW.toLocaleString('en-US')}, cache anthropic-5m, mask-observations edits, auto at 90%), called before each assistant reply with the prompt it returned last time plus the messages since, as an agent loop calls it; tokens are counted before each call (o200k_base), untimed; \`at\` is the session's own clock where recorded. A fresh manager per replay, after one untimed warm-up replay.`,
+        `${AI_PRUNE.name}: the same options as above, on the session's unedited prefix before each assistant reply (converted once, untimed).`,
+        ...latencies.map(
+          (l) =>
+            `${l.session}: the checks' reasons over one replay: ${Object.entries(l.reasons)
+              .map(([r, n]) => `${r} ${n}`)
+              .join(', ')}.`,
+        ),
+      ],
+      headline: true,
+    };
     return {
-      params: { corpora: specs.map((s) => s.name), langchainBudget: LANGCHAIN_BUDGET, ai: peerVersion('ai'), langchain: peerVersion('@langchain/core') },
-      results: outcomes,
-      tables: [table],
+      params: {
+        corpora: specs.map((s) => s.name),
+        langchainBudget: LANGCHAIN_BUDGET,
+        ai: peerVersion('ai'),
+        langchain: peerVersion('@langchain/core'),
+        checkSessions: latencies.map((l) => l.session),
+        checkReplays: replays,
+      },
+      results: { methods: outcomes, checkLatency: latencies },
+      tables: [table, latencyTable],
       ratios,
       pending,
     };
   },
 };
+
+/**
+ * Where `ContextManager.check()` is timed: the bundled Claude Code sessions and, with TCOMPACT_CORPUS set, the shared
+ * corpus's Claude Code folders.
+ */
+function checkSessions(): CorpusSpec[] {
+  const specs: CorpusSpec[] = [{ name: 'claude-code (bundled)', kind: 'files', inputs: [join(BUNDLED, 'claude-code')] }];
+  const corpus = process.env.TCOMPACT_CORPUS;
+  if (corpus) {
+    const inputs = ['spotter', 'session-share'].map((d) => join(resolve(corpus), d, 'files')).filter((p) => existsSync(p));
+    if (inputs.length > 0) specs.push({ name: 'Claude Code sessions of TCOMPACT_CORPUS (spotter, session-share)', kind: 'files', inputs });
+  }
+  return specs;
+}
 
 /** The installed version of a peer, for the results file. */
 function peerVersion(pkg: string): string {

@@ -2,6 +2,7 @@
  * `npm run bench` (full) and `npm run bench -- --quick` (CI-sized, under two minutes on a 2-core machine).
  * `--only a,b` runs some benchmarks; `--profile` also writes CPU profiles of a 2-worker heuristic run (main thread and
  * each worker) to bench/results/profiles/; `--e2e-mb N` sets the size of end-to-end's archives (a loaded machine); the summaries are always rebuilt from every results file present.
+ * `--check` runs nothing: it exits 1 when a committed result was measured on other sources than the tree's (or names none).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { endToEndBench } from './end-to-end.js';
 import { growthBench } from './growth.js';
 import { htmlReportBench } from './html-report.js';
 import { ensureBuiltCli } from './lib/cli.js';
+import { staleResults } from './lib/fresh-results.js';
 import { ROOT, RESULTS_DIR, TMP_DIR } from './lib/paths.js';
 import { readResults, renderReadmeBlock, renderResultsReadme, replaceReadmeBlock, writeResult, type Benchmark } from './lib/results.js';
 import { peersBench } from './peers.js';
@@ -27,13 +29,15 @@ async function main(): Promise<number> {
       only: { type: 'string' },
       profile: { type: 'boolean', default: false },
       'e2e-mb': { type: 'string' },
+      check: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log(`usage: npm run bench [-- --quick] [-- --only ${ORDER.join(',')}] [-- --profile] [-- --e2e-mb N]`);
+    console.log(`usage: npm run bench [-- --quick] [-- --only ${ORDER.join(',')}] [-- --profile] [-- --e2e-mb N] [-- --check]`);
     return 0;
   }
+  if (values.check) return check();
   const only = values.only?.split(',').map((s) => s.trim());
   const unknown = only?.filter((n) => !ORDER.includes(n)) ?? [];
   if (unknown.length > 0) {
@@ -88,6 +92,18 @@ async function main(): Promise<number> {
   }
   console.log(`bench: ${mode} run finished in ${((performance.now() - started) / 1000).toFixed(1)}s; results in ${resultsDir}`);
   return failed > 0 ? 1 : 0;
+}
+
+/** `--check`: every committed result names the hash of the sources it measured, and they hash the same now. */
+function check(): number {
+  const stale = staleResults(ROOT, RESULTS_DIR, ORDER);
+  for (const line of stale) console.error(line);
+  if (stale.length === 0) {
+    console.log(`bench: the ${ORDER.length} results in bench/results were measured on the sources as they are`);
+    return 0;
+  }
+  console.error(`bench: ${stale.length} stale result(s); refresh on a quiet machine with \`npm run bench -- --only NAME\` (or \`npm run bench\`) and commit`);
+  return 1;
 }
 
 process.exitCode = await main();

@@ -47,6 +47,7 @@ function countAll(transcripts: readonly Transcript[], tok: Tok): number {
 
 export const strategiesBench: Benchmark = {
   name: 'strategies',
+  entry: import.meta.url,
   title: 'Strategies: messages/s and MB/s per strategy, tokenizer cost shown separately',
   description:
     'Each strategy of the registry (and each preset such as `auto`, run as `tcompact` runs it, with `sanitize` first ' +

@@ -42,6 +42,8 @@ async function measure(counter: CounterName, spec: CorpusSpec, passes: number, t
 
 export const tokenizerBench: Benchmark = {
   name: 'tokenizer',
+  entry: import.meta.url,
+  alsoRuns: ['bench/lib/tokenizer-pass.ts'],
   title: "Tokenizer throughput: gpt-tokenizer vs ai-tokenizer vs js-tiktoken vs tcompact's engine vs heuristic",
   description:
     'MB/s of UTF-8 text counted on one core, o200k_base. The texts are the conversation fields of each corpus (message ' +

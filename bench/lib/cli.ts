@@ -6,6 +6,9 @@ import { CLI, ROOT } from './paths.js';
 
 const exec = promisify(execFile);
 
+/** What a benchmark that runs dist/src/cli/bin.js measures: the CLI's sources and the worker entry points it loads. */
+export const CLI_SOURCES: readonly string[] = ['src/cli/bin.ts', 'workers/compact-worker.ts', 'workers/replay-worker.ts'];
+
 function newestMtime(dir: string): number {
   if (!existsSync(dir)) return 0;
   let newest = 0;

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ROOT } from './paths.js';
 import { describeLoad, describeMachine, machineInfo, type MachineInfo } from './machine.js';
+import { measureSources, type Sources } from './sources.js';
 
 export type Cell = string | number | null;
 
@@ -53,7 +55,19 @@ export interface Benchmark {
   name: string;
   title: string;
   description: string;
+  /** The benchmark's module (`import.meta.url`): its import graph is the code its results measure. */
+  entry: string;
+  /**
+   * Repository-relative entry files it also runs, in child processes or by a computed import: the built CLI's
+   * sources (`CLI_SOURCES` of bench/lib/cli.ts), a script run by `node`. @default []
+   */
+  alsoRuns?: readonly string[];
   run(ctx: BenchContext): Promise<BenchOutput>;
+}
+
+/** The repository-relative entry files of a benchmark, whose import graphs its results measure. */
+export function benchEntries(bench: Pick<Benchmark, 'entry' | 'alsoRuns'>): string[] {
+  return [relative(ROOT, fileURLToPath(bench.entry)).split(sep).join('/'), ...(bench.alsoRuns ?? [])];
 }
 
 export interface BenchFile extends BenchOutput {
@@ -66,6 +80,8 @@ export interface BenchFile extends BenchOutput {
   /** The commit the tree was at; "+dirty" when it had uncommitted changes (others work in the same tree). */
   commit: string;
   machine: MachineInfo;
+  /** The code measured: `npm run bench -- --check` fails when it has changed since (bench/lib/fresh-results.ts). */
+  sources: Sources;
 }
 
 function gitCommit(): string {
@@ -93,6 +109,7 @@ export function writeResult(dir: string, bench: Benchmark, mode: 'quick' | 'full
     commit: gitCommit(),
     machine: machineInfo(),
     ...output,
+    sources: measureSources(ROOT, benchEntries(bench)),
   };
   writeFileSync(resultFile(dir, bench.name), `${JSON.stringify(file, null, 2)}\n`);
   return file;
