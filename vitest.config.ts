@@ -22,7 +22,8 @@ const LONG_FIRST = [
   'test/pipeline/executors/queue/distributed-llm.test.ts',
 ];
 // A file moved without this list following it would quietly start last again.
-for (const path of LONG_FIRST) if (!existsSync(new URL(path, import.meta.url))) throw new Error(`vitest.config.ts: LONG_FIRST lists ${path}, which does not exist`);
+for (const path of LONG_FIRST)
+  if (!existsSync(new URL(path, import.meta.url))) throw new Error(`vitest.config.ts: LONG_FIRST lists ${path}, which does not exist`);
 
 class LongFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

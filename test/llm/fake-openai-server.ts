@@ -1,6 +1,7 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { SUMMARY_SECTIONS } from '../../src/strategies/llm/prompts.js';
 
 /**
  * A real HTTP server on 127.0.0.1 (port 0) that speaks the Chat Completions API (POST /v1/chat/completions and
@@ -120,17 +121,7 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-const SECTIONS = [
-  'Goals and constraints',
-  'Timeline and decisions',
-  'Technical context',
-  'Files and code changes',
-  'Errors and fixes',
-  'All user messages',
-  'Pending tasks',
-  'Current work',
-  'Next step',
-];
+const SECTIONS = SUMMARY_SECTIONS.map((s) => s.title);
 
 interface Block {
   n: number;

@@ -6,6 +6,7 @@ import { startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { assistant, call, result, transcript, user } from '../helpers/transcript-kit.js';
 import { tempDir } from '../pipeline/helpers.js';
+import { SUMMARY_SECTIONS } from '../../src/strategies/llm/prompts.js';
 
 /**
  * `eval --strategy summarize --model M` against the loopback OpenAI server answering with a fixed summary
@@ -61,17 +62,7 @@ const SESSION = transcript(
  * continuation note repeats the last request. So whatever the model says, the first and last requests (3 intent
  * probes) stay, and the second request, both files, both commands and both errors are kept only if the summary says them.
  */
-const SECTIONS = [
-  'Goals and constraints',
-  'Timeline and decisions',
-  'Technical context',
-  'Files and code changes',
-  'Errors and fixes',
-  'All user messages',
-  'Pending tasks',
-  'Current work',
-  'Next step',
-];
+const SECTIONS = SUMMARY_SECTIONS.map((s) => s.title);
 function summaryWith(facts: Partial<Record<(typeof SECTIONS)[number], string>>): string {
   return SECTIONS.map((s) => `## ${s}\n${facts[s] ?? 'None.'}`).join('\n\n');
 }
