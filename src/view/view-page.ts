@@ -1,7 +1,7 @@
 import { sortScripts } from '../report/html/assets.js';
 import { escapeHtml } from '../report/html/escape.js';
 import { int, pct } from '../report/format.js';
-import { PAGE_STYLE } from '../report/html/page.js';
+import { PAGE_STYLE, kpisHtml, pageHead } from '../report/html/page.js';
 import { KIND_LABEL, rowsHtml } from './page-rows.js';
 import { changesSection, lostSection } from './page-sections.js';
 import type { TranscriptView } from './transcript-view.js';
@@ -71,23 +71,10 @@ export function renderViewPage(v: TranscriptView): string {
     const byRun = v.lost.filter((l) => l.byRun).length;
     kpis.push({ key: 'probesLost', label: 'probes lost by this compaction', value: byRun, text: int(byRun) });
   }
-  const kpiHtml = kpis
-    .map(
-      (h) =>
-        `<div class="kpi" data-key="${h.key}" data-value="${h.value}"><span class="value">${h.text}</span><span class="label">${escapeHtml(h.label)}</span></div>`,
-    )
-    .join('');
+  const kpiHtml = kpisHtml(kpis);
   const subtitle = [v.source, `compacted with ${v.strategies.join(' + ')}`].filter((s) => s !== undefined).join(' · ');
   const legend = (['replaced', 'changed', 'merged', 'removed', 'added'] as const).map((k) => `<span class="key ${k}">${KIND_LABEL[k]}</span>`).join('');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<title>${escapeHtml(v.id)} · tcompact view</title>
-<style>${PAGE_STYLE}${STYLE}</style>
-</head>
+  return `${pageHead(`${v.id} · tcompact view`, PAGE_STYLE + STYLE)}
 <body>
 <header><h1>${escapeHtml(v.id)}</h1><p class="sub">${escapeHtml(subtitle)}</p></header>
 <main>

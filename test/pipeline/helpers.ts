@@ -13,6 +13,25 @@ export const TEST_STRATEGIES = ['strip-reasoning', 'dedup-tools', 'mask-observat
 
 export { tempDir } from '../helpers/temp-dir.js';
 
+/** Shards of the interrupt and full-disk suites: small, so a signal or a full disk lands between two of them. */
+export const SMALL_SHARD_BYTES = 96 * 1024;
+
+/** `tcompact run` of `archive` into `out` on 2 workers and small shards, with the test strategies, quietly. */
+export function shardedRunArgs(archive: string, out: string): string[] {
+  return [
+    'run',
+    archive,
+    '--out',
+    out,
+    '--shard-bytes',
+    String(SMALL_SHARD_BYTES),
+    '--workers',
+    '2',
+    '--quiet',
+    ...TEST_STRATEGIES.flatMap((s) => ['--strategy', s]),
+  ];
+}
+
 let archiveCache: string[] | undefined;
 const firstCache = new Map<string, string[]>();
 

@@ -5,7 +5,18 @@ import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { CAN_MOUNT, mountTmpfs } from '../helpers/small-disk.js';
-import { type CliResult, TEST_STRATEGIES, cliFaults, outputDigest, readReport, realLines, runCli, tempDir } from '../pipeline/helpers.js';
+import {
+  type CliResult,
+  SMALL_SHARD_BYTES,
+  TEST_STRATEGIES,
+  cliFaults,
+  shardedRunArgs,
+  outputDigest,
+  readReport,
+  realLines,
+  runCli,
+  tempDir,
+} from '../pipeline/helpers.js';
 
 /**
  * RELIABILITY 20 with the built CLI: an output disk that fills up mid-run ends the run with one line naming `E_IO`, the
@@ -16,19 +27,7 @@ import { type CliResult, TEST_STRATEGIES, cliFaults, outputDigest, readReport, r
  */
 const dir = tempDir('disk-full');
 const archive = join(dir, 'real.jsonl');
-const SHARD_BYTES = 96 * 1024;
-const args = (out: string): string[] => [
-  'run',
-  archive,
-  '--out',
-  out,
-  '--shard-bytes',
-  String(SHARD_BYTES),
-  '--workers',
-  '2',
-  '--quiet',
-  ...TEST_STRATEGIES.flatMap((s) => ['--strategy', s]),
-];
+const args = (out: string): string[] => shardedRunArgs(archive, out);
 const FINAL_FILES = ['transcripts.jsonl', 'errors.jsonl', 'refs.jsonl', 'report.json', 'report.md', 'report.html'];
 let expected: Record<string, string>;
 let roomy: { transcripts: number; journal: number };
@@ -41,7 +40,7 @@ beforeAll(async () => {
   writeFileSync(archive, lines.map((l) => `${l}\n`).join(''));
   const out = join(dir, 'roomy');
   const config = parseCompactConfig({ strategies: TEST_STRATEGIES });
-  expect((await runPipeline({ inputs: [archive], outDir: out, config, workers: 2, shardBytes: SHARD_BYTES })).status).toBe('done');
+  expect((await runPipeline({ inputs: [archive], outDir: out, config, workers: 2, shardBytes: SMALL_SHARD_BYTES })).status).toBe('done');
   expected = outputDigest(out);
   expect(readReport(out).lines.failed).toBe(2);
   roomy = { transcripts: statSync(join(out, 'transcripts.jsonl')).size, journal: statSync(join(out, 'journal.jsonl')).size };

@@ -5,7 +5,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { runMain } from '../helpers/cli-in-process.js';
-import { TEST_STRATEGIES, cliFaults, outputDigest, readReport, runCli, tempDir, writeRealArchive } from '../pipeline/helpers.js';
+import {
+  SMALL_SHARD_BYTES,
+  TEST_STRATEGIES,
+  cliFaults,
+  shardedRunArgs,
+  outputDigest,
+  readReport,
+  runCli,
+  tempDir,
+  writeRealArchive,
+} from '../pipeline/helpers.js';
 
 /**
  * RELIABILITY 18 and 19 with the built CLI: Ctrl-C and `kill -9` at seeded random points, each followed by `--resume`,
@@ -15,19 +25,7 @@ import { TEST_STRATEGIES, cliFaults, outputDigest, readReport, runCli, tempDir, 
  */
 const dir = tempDir('resume');
 const archive = join(dir, 'real.jsonl');
-const SHARD_BYTES = 96 * 1024;
-const baseArgs = (out: string): string[] => [
-  'run',
-  archive,
-  '--out',
-  out,
-  '--shard-bytes',
-  String(SHARD_BYTES),
-  '--workers',
-  '2',
-  '--quiet',
-  ...TEST_STRATEGIES.flatMap((s) => ['--strategy', s]),
-];
+const baseArgs = (out: string): string[] => shardedRunArgs(archive, out);
 /** Slows every shard down so a signal lands mid-run; it changes no output byte. */
 const SLOW = cliFaults({ shardDelayMs: 150 });
 let expected: Record<string, string>;
@@ -73,7 +71,7 @@ beforeAll(async () => {
   await writeRealArchive(archive, { maxLineBytes: 30_000, count: 100 });
   const out = join(dir, 'uninterrupted');
   const config = parseCompactConfig({ strategies: TEST_STRATEGIES });
-  expect((await runPipeline({ inputs: [archive], outDir: out, config, workers: 2, shardBytes: SHARD_BYTES })).status).toBe('done');
+  expect((await runPipeline({ inputs: [archive], outDir: out, config, workers: 2, shardBytes: SMALL_SHARD_BYTES })).status).toBe('done');
   expected = outputDigest(out);
   shardCount = readReport(out).execution.shards;
   expect(shardCount).toBeGreaterThan(12);

@@ -124,23 +124,33 @@ function renderSection(s: Section): string {
  * One self-contained page: styles, libraries, chart data and the script that draws them are all inline, so it opens
  * from file:// with no network.
  */
-export function renderPage(page: Page): string {
-  const charts = page.sections.flatMap((s) => s.charts ?? []);
-  const kpis = page.headline
+/** The headline figures as the row of cards every page starts with; `data-key` and `data-value` are what tests read. */
+export function kpisHtml(headline: readonly Headline[]): string {
+  return headline
     .map(
       (h) =>
         `<div class="kpi" data-key="${escapeHtml(h.key)}" data-value="${h.value}"><span class="value">${escapeHtml(h.text)}</span><span class="label">${escapeHtml(h.label)}</span></div>`,
     )
     .join('');
+}
+
+/** A self-contained page's head, up to `</head>`: nothing may load from elsewhere (the Content-Security-Policy). */
+export function pageHead(title: string, style: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<title>${escapeHtml(page.title)}</title>
-<style>${PAGE_STYLE}</style>
-</head>
+<title>${escapeHtml(title)}</title>
+<style>${style}</style>
+</head>`;
+}
+
+export function renderPage(page: Page): string {
+  const charts = page.sections.flatMap((s) => s.charts ?? []);
+  const kpis = kpisHtml(page.headline);
+  return `${pageHead(page.title, PAGE_STYLE)}
 <body>
 <header><h1>${escapeHtml(page.title)}</h1><p class="sub">${escapeHtml(page.subtitle)}</p></header>
 <main>
