@@ -1,7 +1,8 @@
 import { parseConfig } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
-import { cacheReport, headlinePrices } from './billing/cache-choice.js';
+import { cacheReport, headlinePrices, modelPricesReport } from './billing/cache-choice.js';
+import { modelRates } from './billing/prices.js';
 import type { CacheModelName } from '../provider/cache-rules.js';
 import { scalesCounts } from './billing/token-ratio.js';
 import { compactionCallPrice } from './compaction-calls.js';
@@ -10,6 +11,17 @@ import { resolvePolicies } from './policies/resolve.js';
 import { type ReplayDeps, type ReplayOptions, type ReplayOptionsInput, ReplayOptionsSchema } from './replay-options.js';
 import { type PromptTrace, type SimulationReport, byFormat, policyTotals, recordedReport, sourcePointsReport } from './simulation-report.js';
 import { type TranscriptReplay, type TranscriptSimulation, type TranscriptSource, replayTranscript } from './transcript-replay.js';
+
+/** Every model a call was billed as, replayed or recorded, in the order first met. */
+function billedModels(perTranscript: readonly TranscriptSimulation[]): Set<string> {
+  const models = new Set<string>();
+  for (const t of perTranscript) {
+    for (const run of Object.values(t.policies)) for (const m of Object.keys(run.byModel)) models.add(m);
+    for (const m of Object.keys(t.recorded?.byModel ?? {})) models.add(m);
+    for (const e of t.embedded ?? []) for (const m of Object.keys(e.byModel)) models.add(m);
+  }
+  return models;
+}
 
 /** A Simulation's options: the replay's (validated here) with what it runs with. */
 export type SimulateOptions = ReplayOptionsInput & ReplayDeps;
@@ -78,6 +90,7 @@ export class Simulation {
       ...(this.trace ? { trace: this.trace.trace } : {}),
     };
     report.cache = cacheReport(this.cacheModels, this.untimed, o);
+    report.modelPrices = modelPricesReport(billedModels(this.perTranscript), o);
     const formats = byFormat(
       this.policies.map((p) => p.name),
       this.perTranscript,
@@ -89,7 +102,7 @@ export class Simulation {
     if (llm) {
       const { timing: _timing, ...usage } = llm.usage();
       report.llm = usage;
-      const price = compactionCallPrice(usage, o.prices, o.batch);
+      const price = compactionCallPrice(usage, modelRates(o.prices), o.batch);
       report.compactionPricing = { model: usage.model, inPerMillion: price.inPerMillion, outPerMillion: price.outPerMillion, batch: o.batch !== undefined };
     }
     const recorded = recordedReport(this.perTranscript, source);

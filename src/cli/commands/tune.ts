@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { writeError } from '../../errors.js';
-import type { PriceFlags } from '../../replay/billing/prices.js';
 import { renderTune } from '../../tune/render-tune.js';
 import { type TranscriptSource, runTune } from '../../tune/tune-run.js';
 import { readInputs } from '../../formats/read-inputs.js';
@@ -13,7 +12,7 @@ import { defineCommand, requireInputs } from '../command.js';
 import { fraction, integer, text } from '../flag-values.js';
 import { valueFlag } from '../flags.js';
 import { INPUT_FLAGS } from '../input-flags.js';
-import { REPLAY_FLAGS } from '../replay-flags.js';
+import { REPLAY_FLAGS, priceFlags } from '../replay-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { InputTally } from './_input-tally.js';
 import { createStatusLine } from '../../report/progress.js';
@@ -57,7 +56,7 @@ and each candidate's settings in DIR/candidates/ (replay one with simulate --pol
   async run({ values, positionals }, io) {
     const inputs = positionals;
     const { out, cache, from, workers } = values;
-    const prices: PriceFlags = { input: values['price-in'], output: values['price-out'] };
+    const prices = priceFlags(values);
     const maxLineBytes = values['max-line-bytes'];
     const tally = new InputTally(io);
     let firstPass = true;
@@ -76,6 +75,7 @@ and each candidate's settings in DIR/candidates/ (replay one with simulate --pol
       window: values.window,
       tokenizer: getTokenizer(values.tokenizer),
       prices,
+      ...(values.prices ? { modelPrices: values.prices } : {}),
       ...(cache ? { cache } : {}),
       basePrompt: values['base-prompt'],
       tokenRatio: values['token-ratio'],

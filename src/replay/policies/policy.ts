@@ -35,9 +35,10 @@ export interface PolicyEnv {
   transcript?: Transcript;
   /** The protected tail of the strategies' pipelines (`--keep-last`, `--keep-messages`, `--keep-results`). @default the strategies' defaults */
   tail?: TailOptions;
-  /** The prompt cache that bills the replay, and its prices: what a policy that plans for the bill weighs. */
+  /** The prompt cache that bills the replay, and the prices of each call: what a policy that plans for the bill weighs. */
   cache: CacheRules;
-  prices: Prices;
+  /** The prices of the call that answers the message at this index (its model's; see billing/cache-choice.ts). */
+  pricesAt: (messageIndex: number) => Prices;
   /** Seconds between calls of a transcript without timestamps. */
   callGapSeconds: number;
   /** Tokens of the base prefix warm from outside the conversation at the reply at this message index (see ReplayLoopOptions). @default none */
