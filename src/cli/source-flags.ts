@@ -1,8 +1,10 @@
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { TcompactError } from '../errors.js';
 import { tildePath } from '../report/render-sources.js';
 import { discoverInputs, type Discovery } from '../sources/discover.js';
 import { parseSourceFilters } from '../sources/filters.js';
-import { AGENT_NAMES, type SourceFilters } from '../sources/types.js';
+import { AGENT_SOURCES } from '../sources/agent-sources.js';
+import { AGENT_NAMES, type SourceEnvironment, type SourceFilters } from '../sources/types.js';
 import { currentEnvironment } from './agent-environment.js';
 import type { CliIO } from './command.js';
 import { text } from './flag-values.js';
@@ -31,24 +33,22 @@ export async function discover(values: SourceFlagValues, io: CliIO): Promise<Dis
 /**
  * A command's inputs: the paths it was given, or, with none, the current user's agent sessions (the filter flags
  * select among them), listed on stderr. `label` names them for messages and pages: the paths, or the folders read.
- * The filter flags only select discovered sessions: given with inputs, they are a usage error.
+ * The filter flags only select discovered sessions: given with inputs, they are a usage error. `output`, the command's
+ * --out, must not be inside an agent's folder.
  */
 export async function inputsOrDiscovered(
   command: string,
   positionals: string[],
   values: SourceFlagValues,
   io: CliIO,
-): Promise<{ inputs: string[]; label: string[] }> {
-  const filtering = values.agent !== undefined || values.since !== undefined || values.until !== undefined || values.project !== undefined;
+  output?: string,
+): Promise<{ inputs: string[]; label: string[]; discovered: boolean }> {
   if (positionals.length > 0) {
-    if (filtering)
-      throw new TcompactError(
-        'E_USAGE',
-        `${command}: --agent, --since, --until and --project select the sessions found when no input is given; they cannot be used with inputs`,
-      );
-    return { inputs: positionals, label: positionals };
+    refuseSourceFlags(command, values, 'inputs');
+    return { inputs: positionals, label: positionals, discovered: false };
   }
   const environment = io.environment ?? currentEnvironment();
+  if (output !== undefined) refuseOutputInside(command, output, environment);
   const { inputs, found } = await discoverInputs({ ...environment, filters: sourceFilters(values) });
   if (inputs.length === 0) {
     const why = found.length === 0 ? 'no agent sessions were found' : 'no session found passes the filters';
@@ -59,5 +59,30 @@ export async function inputsOrDiscovered(
   io.stderr.write(`tcompact ${command}: no input given: reading ${sessions} agent sessions from ${read.length} ${read.length === 1 ? 'folder' : 'folders'}:\n`);
   for (const s of read)
     io.stderr.write(`  ${s.agent.padEnd(12)} ${`${s.sessions}`.padStart(6)} sessions  ${tildePath(s.folder, environment.home)} (${s.kind})\n`);
-  return { inputs, label: read.map((s) => s.folder) };
+  return { inputs, label: read.map((s) => s.folder), discovered: true };
+}
+
+/** The filter flags only select discovered sessions: with inputs (or `--compacted`), they are a usage error. */
+export function refuseSourceFlags(command: string, values: SourceFlagValues, given: string): void {
+  if (values.agent !== undefined || values.since !== undefined || values.until !== undefined || values.project !== undefined)
+    throw new TcompactError(
+      'E_USAGE',
+      `${command}: --agent, --since, --until and --project select the sessions found when no input is given; they cannot be used with ${given}`,
+    );
+}
+
+/**
+ * The agents' folders are only read: an output in one (any agent's, selected or not) would be written among their
+ * sessions, and read back as one by the agent or the next discovery, so it is a usage error.
+ */
+function refuseOutputInside(command: string, output: string, environment: SourceEnvironment): void {
+  const target = resolve(output);
+  for (const { dir, agent } of AGENT_SOURCES.flatMap((source) => source.locations(environment))) {
+    const within = relative(resolve(dir), target);
+    if (within === '' || (within !== '..' && !within.startsWith(`..${sep}`) && !isAbsolute(within)))
+      throw new TcompactError(
+        'E_USAGE',
+        `${command}: --out ${output} is inside ${tildePath(dir, environment.home)}, where ${agent} keeps its sessions: write it elsewhere`,
+      );
+  }
 }

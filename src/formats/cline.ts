@@ -2,6 +2,7 @@ import type { ContentPart } from '../model/content.js';
 import type { Message, ToolCall, ToolMessage, UserMessage } from '../model/message.js';
 import { addAssistantBlock, assistantFromBlocks, emptyAssistantBlocks, userTurnMessages } from './_anthropic-blocks.js';
 import { baseName, finishTranscript, isObject, summaryCompactions } from './_items.js';
+import { clineTaskWorkspace } from './_cline-workspace.js';
 import { acceptRecords, keptUnless, readRecords } from './_records.js';
 import type { InputItem, ReadOptions } from './types.js';
 
@@ -24,6 +25,8 @@ import type { InputItem, ReadOptions } from './types.js';
  *   `reasoning_content` (encrypted-only ones counted in metadata.encryptedReasoning); its condense summary
  *   (`isSummary`) is marked `is_compact_summary` and listed in metadata.compactions; `condenseId`, `condenseParent`,
  *   `truncationId`, `truncationParent` and `isTruncationMarker` stay on their messages.
+ * - The folder the task worked in goes to metadata.workspace, from the files the extensions keep beside the history
+ *   (see clineTaskWorkspace).
  * - `ui_messages.json` (the UI's copy, most assistant text stored `partial`) is not read.
  */
 export async function* readCline(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
@@ -35,6 +38,8 @@ export async function* readCline(file: string, options: ReadOptions): AsyncGener
   );
   if (!first) return;
   const metadata: Record<string, unknown> = { source: { format: 'cline', file } };
+  const workspace = await clineTaskWorkspace(file, taskId(file));
+  if (workspace !== undefined) metadata.workspace = workspace;
   if (builder.models.length > 0) metadata.models = builder.models;
   if (builder.textResults > 0) metadata.textToolResults = builder.textResults;
   if (builder.encryptedReasoning > 0) metadata.encryptedReasoning = builder.encryptedReasoning;

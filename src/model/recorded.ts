@@ -1,4 +1,5 @@
 import type { Message } from './message.js';
+import type { Transcript } from './transcript.js';
 
 /**
  * Accessors for what the format readers record on messages beside the OpenAI fields (declared in message.ts):
@@ -98,4 +99,28 @@ export function embeddedCalls(metadata: Record<string, unknown> | undefined): Em
     out.push({ agentId: agent.agentId, ...(typeof agent.transcriptId === 'string' ? { transcriptId: agent.transcriptId } : {}), calls });
   }
   return out;
+}
+
+/**
+ * A source's own compaction as its reader lists it in `metadata.compactions`: indices into the transcript's messages
+ * (the boundary, the summary, the first message kept, a replacement history's range) and what the source recorded of
+ * it. Every field is as the reader wrote it; a reader writes only those it knows.
+ */
+export interface CompactionRecord {
+  index?: unknown;
+  boundaryIndex?: unknown;
+  summaryIndex?: unknown;
+  replacementFrom?: unknown;
+  replacementTo?: unknown;
+  trigger?: unknown;
+  preTokens?: unknown;
+  encrypted?: unknown;
+  encryptedSummary?: unknown;
+  replacementHistoryItems?: unknown;
+}
+
+/** The compactions the reader listed for the transcript, each an object; none when it listed none. */
+export function compactionRecords(transcript: Transcript): CompactionRecord[] {
+  const entries = transcript.metadata?.compactions;
+  return Array.isArray(entries) ? entries.filter(isRecord) : [];
 }

@@ -7,6 +7,11 @@ import type { QueueUrl } from './executors/queue/queue-url.js';
 
 export interface RunOptions {
   inputs: string[];
+  /**
+   * What the report names as the inputs (report.json `inputs`, report.md, report.html), e.g. the folders the inputs
+   * were found in. @default inputs
+   */
+  inputsLabel?: string[];
   outDir: string;
   /** Validated compaction config (parseCompactConfig). */
   config: CompactConfig;

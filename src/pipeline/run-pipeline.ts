@@ -236,7 +236,7 @@ async function finish(r: OpenRun, started: number): Promise<RunOutcome> {
     await r.llm?.close();
     const distributed = r.executor.report?.();
     report = await sink.finish(
-      { inputs: options.inputs, workers: r.plan.workers, execution, wallMs: performance.now() - started, bytes: r.plan.bytesTotal },
+      { inputs: options.inputsLabel ?? options.inputs, workers: r.plan.workers, execution, wallMs: performance.now() - started, bytes: r.plan.bytesTotal },
       { ...(r.llm ? { llm: r.llm.usage() } : {}), ...(distributed ? { distributed } : {}) },
     );
     await fsyncDir(outDir);

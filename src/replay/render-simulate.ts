@@ -1,8 +1,9 @@
 import { NO_VALUE, change, int, pct, retained, usd } from '../report/format.js';
 import { markdownTable } from '../report/markdown-table.js';
+import { renderGroupMatrix } from '../report/render-groups.js';
 import { PROBE_KINDS } from '../retention/probes.js';
 import { recall } from '../retention/score.js';
-import type { PolicyTotals, SimulationReport } from './simulation-report.js';
+import type { ByGroup, PolicyTotals, SimulationReport } from './simulation-report.js';
 import type { CacheReport } from './billing/cache-choice.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../provider/cache-rules.js';
 
@@ -253,29 +254,28 @@ export function renderSimulation(r: SimulationReport): string {
     );
   }
   if (r.recorded) out.push(...recordedSection(r.recorded, p));
-  if (r.byFormat) out.push('', ...byFormatSection(r.byFormat));
+  if (r.byFormat) out.push('', ...byGroupSection(r.byFormat, 'source format', { corner: 'policy', groupsAs: 'columns' }));
+  if (r.byProject) out.push('', ...byGroupSection(r.byProject, 'project', { corner: 'project', groupsAs: 'rows' }));
   return `${out.join('\n')}\n`;
 }
 
-/** The agents side by side: each policy's cost with caching and its change in input against `none`, per source format. */
-function byFormatSection(byFormat: NonNullable<SimulationReport['byFormat']>): string[] {
-  const formats = Object.keys(byFormat);
-  const policies = Object.keys(byFormat[formats[0]].policies);
+/** The groups side by side (source formats, projects): each policy's cost with caching and its change in input against `none`. */
+function byGroupSection(groups: ByGroup, what: string, layout: Parameters<typeof renderGroupMatrix>[3]): string[] {
+  const keys = Object.keys(groups);
+  const policies = Object.keys(groups[keys[0]].policies);
   return [
-    '## By source format',
+    `## By ${what}`,
     '',
-    'Cost with caching and input billed against `none`, per policy, for the transcripts of each source format.',
+    `Cost with caching and input billed against \`none\`, per policy, for the transcripts of each ${what}.`,
     '',
-    ...markdownTable(
-      ['policy', ...formats.map((f) => `${f} (${byFormat[f].transcripts})`)],
-      policies.map((name) => [
-        name,
-        ...formats.map((f) => {
-          const p = byFormat[f].policies[name];
-          return `${usd(p.cost.withCache)}, ${change(-p.reductionVsNone)}`;
-        }),
-      ]),
-      `l${'r'.repeat(formats.length)}`,
+    ...renderGroupMatrix(
+      keys.map((key) => ({ key, label: `${key} (${groups[key].transcripts})` })),
+      policies,
+      (key, name) => {
+        const p = groups[key].policies[name];
+        return `${usd(p.cost.withCache)}, ${change(-p.reductionVsNone)}`;
+      },
+      layout,
     ),
   ];
 }

@@ -4,7 +4,7 @@ import { type PointSeries, barChart, xyChart } from '../report/html/chart.js';
 import type { Page, Section } from '../report/html/page.js';
 import { type Cell, num, sortableTable } from '../report/html/table.js';
 import { writePage } from '../report/html/write-pages.js';
-import type { PolicyTotals, SimulationReport } from './simulation-report.js';
+import type { ByGroup, PolicyTotals, SimulationReport } from './simulation-report.js';
 
 /** What the page shows of a policy's totals. */
 type PolicyFigures = Pick<
@@ -24,43 +24,69 @@ type PolicyFigures = Pick<
   | 'cost'
   | 'compactionCalls'
   | 'hindsight'
+  | 'regret'
 >;
 
+/** A policy's saving with caching against `none`'s cost. */
+function savingCell(withCache: number, none: number): Cell {
+  const saving = none > 0 ? 1 - withCache / none : 0;
+  return num(saving, pct(saving));
+}
+
 /** What the page shows of simulate.json: the report, with the inputs the command was given. */
-export interface SimulatePageInput extends Pick<SimulationReport, 'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat'> {
+export interface SimulatePageInput extends Pick<SimulationReport, 'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat' | 'byProject'> {
   inputs: readonly string[];
   thresholds: Pick<SimulationReport['thresholds'], 'compaction'>;
   policies: readonly PolicyFigures[];
 }
 
-/** The agents side by side: a row per source format, each policy's cost with caching and its input against `none`. */
-function byFormatSections(s: SimulatePageInput): Section[] {
-  if (!s.byFormat) return [];
-  const formats = Object.entries(s.byFormat);
+/** The groups side by side (source formats, projects): a row per group, each policy's cost with caching and its input against `none`. */
+function byGroupSection(s: SimulatePageInput, groups: ByGroup, shown: { title: string; key: string; intro: string }): Section {
   const names = s.policies.map((p) => p.name);
-  return [
-    {
-      title: 'By source format',
-      intro: 'Each policy on the transcripts of each agent: cost with caching, and input billed against no compaction.',
-      html: sortableTable(
-        [
-          { label: 'format' },
-          { label: 'transcripts', numeric: true },
-          ...names.flatMap((n) => [
-            { label: `${n}: cost`, numeric: true },
-            { label: `${n}: input vs none`, numeric: true },
-          ]),
-        ],
-        formats.map(([format, g]): Cell[] => [
-          format,
-          num(g.transcripts),
-          ...names.flatMap((n): Cell[] => {
-            const p = g.policies[n];
-            return p ? [num(p.cost.withCache, usdShort(p.cost.withCache)), num(-p.reductionVsNone, pct(-p.reductionVsNone))] : [null, null];
-          }),
+  return {
+    title: shown.title,
+    intro: shown.intro,
+    html: sortableTable(
+      [
+        { label: shown.key },
+        { label: 'transcripts', numeric: true },
+        ...names.flatMap((n) => [
+          { label: `${n}: cost`, numeric: true },
+          { label: `${n}: input vs none`, numeric: true },
         ]),
-      ),
-    },
+      ],
+      Object.entries(groups).map(([key, g]): Cell[] => [
+        key,
+        num(g.transcripts),
+        ...names.flatMap((n): Cell[] => {
+          const p = g.policies[n];
+          return p ? [num(p.cost.withCache, usdShort(p.cost.withCache)), num(-p.reductionVsNone, pct(-p.reductionVsNone))] : [null, null];
+        }),
+      ]),
+    ),
+  };
+}
+
+function byGroupSections(s: SimulatePageInput): Section[] {
+  return [
+    ...(s.byFormat
+      ? [
+          byGroupSection(s, s.byFormat, {
+            title: 'By source format',
+            key: 'format',
+            intro: 'Each policy on the transcripts of each agent: cost with caching, and input billed against no compaction.',
+          }),
+        ]
+      : []),
+    ...(s.byProject
+      ? [
+          byGroupSection(s, s.byProject, {
+            title: 'By project',
+            key: 'project',
+            intro: 'Each policy on the transcripts of each project: cost with caching, and input billed against no compaction.',
+          }),
+        ]
+      : []),
   ];
 }
 
@@ -85,6 +111,7 @@ function costSection(s: SimulatePageInput): Section {
   const names = s.policies.map((p) => p.name);
   const withCalls = s.policies.some((p) => p.compactionCalls !== undefined);
   const withHindsight = s.policies.some((p) => p.hindsight !== undefined);
+  const none = s.policies[0].cost.withCache;
   const rows: Cell[][] = s.policies.map((p) => [
     p.name,
     num(p.calls),
@@ -96,6 +123,8 @@ function costSection(s: SimulatePageInput): Section {
       : []),
     num(p.cost.withoutCache, usdShort(p.cost.withoutCache)),
     num(p.cost.withCache, usdShort(p.cost.withCache)),
+    p === s.policies[0] ? num(0, NO_VALUE) : savingCell(p.cost.withCache, none),
+    p.regret ? num(p.regret.total, usdShort(p.regret.total)) : num(0, NO_VALUE),
     num(p.compactions),
     num(p.microCompactions),
     num(p.peakPrompt),
@@ -140,6 +169,8 @@ function costSection(s: SimulatePageInput): Section {
           ...(withCalls ? [{ label: 'compaction calls', numeric: true }] : []),
           { label: 'cost', numeric: true },
           { label: 'cost cached', numeric: true },
+          { label: 'saving cached vs none', numeric: true },
+          { label: 'regret vs optimal', numeric: true },
           { label: 'compactions', numeric: true },
           { label: 'micro', numeric: true },
           { label: 'peak prompt', numeric: true },
@@ -235,7 +266,7 @@ export function simulatePage(s: SimulatePageInput): Page {
       { key: 'policies.0.billedInput', label: 'input billed without compaction', value: none.billedInput, text: int(none.billedInput) },
       { key: 'policies.0.cost.withCache', label: 'cost without compaction, cached', value: none.cost.withCache, text: usdShort(none.cost.withCache) },
     ],
-    sections: [costSection(s), ...byFormatSections(s), traceSection(s), failureSection(s), ...recordedSection(s)],
+    sections: [costSection(s), ...byGroupSections(s), traceSection(s), failureSection(s), ...recordedSection(s)],
   };
 }
 

@@ -1,5 +1,5 @@
 import type { LlmRunUsage } from '../llm/session.js';
-import { FormatGroups } from '../report/by-format.js';
+import type { Groups } from '../report/groups.js';
 import { type HindsightScore, addHindsightScore, emptyHindsightScore } from '../retention/hindsight.js';
 import { type ProbeScore, addScore, emptyScore } from '../retention/score.js';
 import { addInto } from './accumulate.js';
@@ -67,8 +67,8 @@ export interface SourcePointsReport {
   opaque?: number;
 }
 
-/** Per source format: each policy's billed input, cost and reduction against `none`. */
-export type ByFormat = Record<string, { transcripts: number; policies: Record<string, { billedInput: number; cost: Cost; reductionVsNone: number }> }>;
+/** Per group of the transcripts (source format, project): each policy's billed input, cost and reduction against `none`. */
+export type ByGroup = Record<string, { transcripts: number; policies: Record<string, { billedInput: number; cost: Cost; reductionVsNone: number }> }>;
 
 /** Transcripts with recorded usage: the recorded figures summed, beside the simulated `none` replay of the same transcripts. */
 export interface RecordedReport {
@@ -99,7 +99,9 @@ export interface EmbeddedReport {
 
 export interface SimulationReport {
   /** Inputs of several source formats: per format, each policy's billed input, cost and reduction against `none`. */
-  byFormat?: ByFormat;
+  byFormat?: ByGroup;
+  /** Inputs of two projects or more (transcriptProject): the same per project. */
+  byProject?: ByGroup;
   tokenizer: string;
   window: number;
   thresholds: { warning: number; compaction: number; hardLimit: number };
@@ -198,15 +200,19 @@ export function sourcePointsReport(points: readonly (readonly PointResult[])[]):
   return out;
 }
 
-/** With inputs of several source formats: each policy's billed input and cost per format, the agents side by side. */
-export function byFormat(
+/**
+ * Each policy's billed input and cost per group (`keys`: each transcript's source format, or its project), the groups
+ * side by side; undefined unless the transcripts make two named groups or more.
+ */
+export function byGroup(
   policies: readonly string[],
   perTranscript: readonly TranscriptSimulation[],
-  formats: readonly (string | undefined)[],
-): ByFormat | undefined {
-  const groups = new FormatGroups<ByFormat[string]>(() => ({ transcripts: 0, policies: {} }));
+  keys: readonly (string | undefined)[],
+  grouping: (empty: () => ByGroup[string]) => Groups<ByGroup[string]>,
+): ByGroup | undefined {
+  const groups = grouping(() => ({ transcripts: 0, policies: {} }));
   perTranscript.forEach((t, i) => {
-    const g = groups.of(formats[i]);
+    const g = groups.of(keys[i]);
     g.transcripts++;
     for (const name of policies) {
       const run = t.policies[name];

@@ -9,7 +9,8 @@ import { compactionCallPrice } from './compaction-calls.js';
 import type { Policy } from './policies/policy.js';
 import { resolvePolicies } from './policies/resolve.js';
 import { type ReplayDeps, type ReplayOptions, type ReplayOptionsInput, ReplayOptionsSchema } from './replay-options.js';
-import { type PromptTrace, type SimulationReport, byFormat, policyTotals, recordedReport, sourcePointsReport } from './simulation-report.js';
+import { type PromptTrace, type SimulationReport, byGroup, policyTotals, recordedReport, sourcePointsReport } from './simulation-report.js';
+import { formatGroups, projectGroups } from '../report/groups.js';
 import { type TranscriptReplay, type TranscriptSimulation, type TranscriptSource, replayTranscript } from './transcript-replay.js';
 
 /** Every model a call was billed as, replayed or recorded, in the order first met. */
@@ -34,6 +35,8 @@ export class Simulation {
   private readonly perTranscript: TranscriptSimulation[] = [];
   /** The source format of each transcript of perTranscript, in the same order. */
   private readonly formats: (string | undefined)[] = [];
+  /** The project of each transcript of perTranscript, in the same order. */
+  private readonly projects: (string | undefined)[] = [];
   private trace: { peak: number; trace: PromptTrace } | undefined;
   /** Transcripts by the cache model they were billed with, in the order the models were first used. */
   private readonly cacheModels = new Map<CacheModelName, number>();
@@ -61,6 +64,7 @@ export class Simulation {
   accept(replayed: TranscriptReplay): TranscriptSimulation {
     const { result, prompts } = replayed;
     this.formats.push(replayed.format);
+    this.projects.push(replayed.project);
     this.cacheModels.set(result.cache, (this.cacheModels.get(result.cache) ?? 0) + 1);
     if (replayed.untimed) this.untimed++;
     this.perTranscript.push(result);
@@ -91,12 +95,11 @@ export class Simulation {
     };
     report.cache = cacheReport(this.cacheModels, this.untimed, o);
     report.modelPrices = modelPricesReport(billedModels(this.perTranscript), o);
-    const formats = byFormat(
-      this.policies.map((p) => p.name),
-      this.perTranscript,
-      this.formats,
-    );
+    const names = this.policies.map((p) => p.name);
+    const formats = byGroup(names, this.perTranscript, this.formats, formatGroups);
     if (formats) report.byFormat = formats;
+    const projects = byGroup(names, this.perTranscript, this.projects, projectGroups);
+    if (projects) report.byProject = projects;
     if (source !== undefined) report.sourcePoints = sourcePointsReport(this.perTranscript.map((t) => t.policies[source].atPoints ?? []));
     const llm = this.deps.llm;
     if (llm) {

@@ -1,6 +1,7 @@
 import type { Message } from '../model/message.js';
 import { isSourceSummary } from '../model/recorded.js';
 import type { Transcript } from '../model/transcript.js';
+import { transcriptProject } from '../model/project.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from '../retention/hindsight.js';
 import { viewOfMessages } from '../retention/model-view.js';
 import { contextTokens } from '../tokens/breakdown.js';
@@ -70,6 +71,8 @@ export interface TranscriptReplay {
   /** No message recorded a timestamp: its calls were spaced by the call gap. */
   untimed: boolean;
   format?: string;
+  /** The transcript's project (transcriptProject), when it records one. */
+  project?: string;
 }
 
 /**
@@ -232,5 +235,6 @@ export async function replayTranscript(
   const embedded = embeddedUsage(transcript, choice.mainModel);
   if (embedded.length > 0) result.embedded = embedded.map(({ byModel, ...e }) => ({ ...e, ...pricedUsage(byModel, choice) }));
   const untimed = !transcript.messages.some((m) => m.timestamp !== undefined);
-  return { result, prompts, untimed, ...(source.format === undefined ? {} : { format: source.format }) };
+  const project = transcriptProject(transcript);
+  return { result, prompts, untimed, ...(source.format === undefined ? {} : { format: source.format }), ...(project === undefined ? {} : { project }) };
 }

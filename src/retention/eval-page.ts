@@ -5,7 +5,7 @@ import { headLines } from '../report/html/head-lines.js';
 import type { Page, Section } from '../report/html/page.js';
 import { type Cell, num, sortableTable } from '../report/html/table.js';
 import { writePage } from '../report/html/write-pages.js';
-import { type EvalReport, type EvalRow, type LostProbe, ORIGINAL_ROW } from './eval-run.js';
+import { type EvalGroup, type EvalReport, type EvalRow, type LostProbe, ORIGINAL_ROW } from './eval-run.js';
 import { PROBE_KINDS } from './probes.js';
 import type { RowFigures } from './render-eval.js';
 
@@ -20,7 +20,7 @@ interface RowOnPage extends Pick<EvalRow, 'name' | 'tokensBefore' | 'tokensAfter
 type TranscriptEval = EvalReport['perTranscript'][number];
 
 /** What the page shows of eval.json: the report, with the inputs and settings the command was given. */
-export interface EvalPageInput extends Pick<EvalReport, 'transcripts' | 'probes' | 'byFormat'> {
+export interface EvalPageInput extends Pick<EvalReport, 'transcripts' | 'probes' | 'byFormat' | 'byProject'> {
   inputs: readonly string[];
   settings: Readonly<Record<string, unknown>>;
   rows: readonly RowOnPage[];
@@ -30,32 +30,52 @@ export interface EvalPageInput extends Pick<EvalReport, 'transcripts' | 'probes'
   reference: Pick<EvalReport['reference'], 'spans'> & { rows: readonly RowOnPage[] };
 }
 
-/** The agents side by side: a row per source format and strategy, tokens saved and probe recall. */
-function byFormatSections(e: EvalPageInput): Section[] {
-  if (!e.byFormat) return [];
+/** The groups side by side (source formats, projects): a row per group and strategy, tokens saved and probe recall. */
+function groupSection(groups: Readonly<Record<string, EvalGroup>>, shown: { title: string; key: string; intro: string }): Section {
   const rows: Cell[][] = [];
-  for (const [format, g] of Object.entries(e.byFormat)) {
+  for (const [key, g] of Object.entries(groups)) {
     for (const r of g.rows) {
       const saved = r.tokensBefore > 0 ? 1 - r.tokensAfter / r.tokensBefore : 0;
       const t = r.score.overall;
-      rows.push([format, r.name, num(g.transcripts), num(saved, pct(saved)), t.probes === 0 ? null : num(t.retained / t.probes, pct(t.retained / t.probes))]);
+      rows.push([key, r.name, num(g.transcripts), num(saved, pct(saved)), t.probes === 0 ? null : num(t.retained / t.probes, pct(t.retained / t.probes))]);
     }
   }
+  return {
+    title: shown.title,
+    intro: shown.intro,
+    html: sortableTable(
+      [
+        { label: shown.key },
+        { label: 'row' },
+        { label: 'transcripts', numeric: true },
+        { label: 'tokens saved', numeric: true },
+        { label: 'recall', numeric: true },
+      ],
+      rows,
+    ),
+  };
+}
+
+function groupSections(e: EvalPageInput): Section[] {
   return [
-    {
-      title: 'By source format',
-      intro: 'Each strategy on the transcripts of each agent: tokens saved and probe recall.',
-      html: sortableTable(
-        [
-          { label: 'format' },
-          { label: 'row' },
-          { label: 'transcripts', numeric: true },
-          { label: 'tokens saved', numeric: true },
-          { label: 'recall', numeric: true },
-        ],
-        rows,
-      ),
-    },
+    ...(e.byFormat
+      ? [
+          groupSection(e.byFormat, {
+            title: 'By source format',
+            key: 'format',
+            intro: 'Each strategy on the transcripts of each agent: tokens saved and probe recall.',
+          }),
+        ]
+      : []),
+    ...(e.byProject
+      ? [
+          groupSection(e.byProject, {
+            title: 'By project',
+            key: 'project',
+            intro: 'Each strategy on the transcripts of each project: tokens saved and probe recall.',
+          }),
+        ]
+      : []),
   ];
 }
 
@@ -207,7 +227,7 @@ export function evalPage(e: EvalPageInput, lost: readonly LostProbe[]): Page {
       ...kinds.map((k) => ({ key: `probes.${k}`, label: `${k} probes`, value: e.probes[k], text: int(e.probes[k]) })),
       { key: 'reference.spans', label: 'spans the source compacted', value: e.reference.spans, text: int(e.reference.spans) },
     ],
-    sections: [recallSection(e), ...byFormatSections(e), referenceSection(e), lostSection(e, lost)],
+    sections: [recallSection(e), ...groupSections(e), referenceSection(e), lostSection(e, lost)],
   };
 }
 

@@ -14,7 +14,8 @@ import { PROBE_KINDS, type Probe, type ProbeKind, extractProbes } from './probes
 import { type OpaqueCompaction, opaqueCompactions, referenceCompactions } from './reference-compaction.js';
 import { type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from './hindsight.js';
 import { type ProbeScore, addScore, emptyScore, scoreProbes } from './score.js';
-import { FormatGroups } from '../report/by-format.js';
+import { formatGroups, projectGroups } from '../report/groups.js';
+import { transcriptProject } from '../model/project.js';
 import { isSourceSummary } from '../model/recorded.js';
 
 /** The row of the uncompacted transcript: the rule's own ceiling (a probe it cannot find even there is a rule limit). */
@@ -117,7 +118,15 @@ export interface EvalReport {
   };
   judge?: JudgeReport;
   /** Inputs of several source formats: each row's tokens and probe recall per format, the agents side by side. */
-  byFormat?: Record<string, { transcripts: number; rows: { name: string; tokensBefore: number; tokensAfter: number; score: ProbeScore }[] }>;
+  byFormat?: Record<string, EvalGroup>;
+  /** Inputs of two projects or more (transcriptProject): the same per project. */
+  byProject?: Record<string, EvalGroup>;
+}
+
+/** A group of the transcripts (a source format, a project): its rows' tokens and probe recall. */
+export interface EvalGroup {
+  transcripts: number;
+  rows: { name: string; tokensBefore: number; tokensAfter: number; score: ProbeScore }[];
 }
 
 function probeCounts(probes: readonly Probe[]): Record<ProbeKind, number> {
@@ -180,7 +189,8 @@ export class Evaluation {
   private readonly pipelines: Pipeline[];
   private readonly referencePipelines: Pipeline[];
   private readonly rows: EvalRow[];
-  private readonly byFormat = new FormatGroups<NonNullable<EvalReport['byFormat']>[string]>(() => ({ transcripts: 0, rows: [] }));
+  private readonly byFormat = formatGroups<EvalGroup>(() => ({ transcripts: 0, rows: [] }));
+  private readonly byProject = projectGroups<EvalGroup>(() => ({ transcripts: 0, rows: [] }));
   private readonly referenceRows: EvalRow[];
   private readonly perTranscript: TranscriptEval[] = [];
   private readonly perSpan: ReferenceEval[] = [];
@@ -247,12 +257,13 @@ export class Evaluation {
     }
     const before = views[0].tokens;
     const record: TranscriptEval = { id: transcript.id, file: source.file, line: source.line, tokensBefore: before, probes: counts, rows: [] };
-    const group = this.byFormat.of(source.format);
-    group.transcripts++;
+    const groups = [this.byFormat.of(source.format), this.byProject.of(transcriptProject(transcript))];
+    for (const group of groups) group.transcripts++;
     views.forEach((v, i) => {
       const scored = scoreProbes(probes, v.view, { root });
       addToRow(this.rows[i], before, v.tokens, scored.score);
-      addToRow((group.rows[i] ??= { name: v.name, tokensBefore: 0, tokensAfter: 0, score: emptyScore() }), before, v.tokens, scored.score);
+      for (const group of groups)
+        addToRow((group.rows[i] ??= { name: v.name, tokensBefore: 0, tokensAfter: 0, score: emptyScore() }), before, v.tokens, scored.score);
       record.rows.push({ name: v.name, tokensAfter: v.tokens, score: scored.score });
       for (const probe of scored.lost) lost.push({ transcript: transcript.id, strategy: v.name, probe });
     });
@@ -319,6 +330,8 @@ export class Evaluation {
     if (this.options.judge) report.judge = this.options.judge.report();
     const byFormat = this.byFormat.result();
     if (byFormat) report.byFormat = byFormat;
+    const byProject = this.byProject.result();
+    if (byProject) report.byProject = byProject;
     return report;
   }
 }

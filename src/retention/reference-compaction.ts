@@ -1,5 +1,6 @@
 import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
+import { compactionRecords } from '../model/recorded.js';
 
 /**
  * A compaction the source made itself (Claude Code's `/compact` or auto-compaction): the span of messages the
@@ -18,13 +19,6 @@ export interface ReferenceCompaction {
   preTokens?: number;
 }
 
-interface CompactionEntry {
-  summaryIndex?: unknown;
-  boundaryIndex?: unknown;
-  trigger?: unknown;
-  preTokens?: unknown;
-}
-
 const isIndex = (v: unknown, n: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < n;
 
 /**
@@ -33,13 +27,11 @@ const isIndex = (v: unknown, n: number): v is number => typeof v === 'number' &&
  * context then) to the boundary (or to the summary when no boundary was recorded).
  */
 export function referenceCompactions(transcript: Transcript): ReferenceCompaction[] {
-  const entries = transcript.metadata?.compactions;
-  if (!Array.isArray(entries)) return [];
   const n = transcript.messages.length;
   const out: ReferenceCompaction[] = [];
   let from = 0;
-  for (const raw of entries as CompactionEntry[]) {
-    if (raw === null || typeof raw !== 'object' || !isIndex(raw.summaryIndex, n)) continue;
+  for (const raw of compactionRecords(transcript)) {
+    if (!isIndex(raw.summaryIndex, n)) continue;
     const summaryIndex = raw.summaryIndex;
     const to = isIndex(raw.boundaryIndex, n + 1) && raw.boundaryIndex <= summaryIndex ? raw.boundaryIndex : summaryIndex;
     if (to > from) {
@@ -63,11 +55,9 @@ export interface OpaqueCompaction {
 
 /** The source's compactions with an encrypted summary (Codex's `compaction` item, alone or in a replacement history). */
 export function opaqueCompactions(transcript: Transcript): OpaqueCompaction[] {
-  const entries = transcript.metadata?.compactions;
-  if (!Array.isArray(entries)) return [];
   const out: OpaqueCompaction[] = [];
-  for (const raw of entries as Record<string, unknown>[]) {
-    if (raw === null || typeof raw !== 'object' || (raw.encrypted !== true && raw.encryptedSummary !== true) || typeof raw.index !== 'number') continue;
+  for (const raw of compactionRecords(transcript)) {
+    if ((raw.encrypted !== true && raw.encryptedSummary !== true) || typeof raw.index !== 'number') continue;
     const entry: OpaqueCompaction = { index: raw.index };
     if (typeof raw.replacementHistoryItems === 'number') entry.replacementHistoryItems = raw.replacementHistoryItems;
     out.push(entry);

@@ -1,6 +1,7 @@
-import { type EvalReport, type EvalRow, ORIGINAL_ROW } from './eval-run.js';
+import { type EvalGroup, type EvalReport, type EvalRow, ORIGINAL_ROW } from './eval-run.js';
 import { NO_VALUE, int, pct, ratio, retained, usdFine } from '../report/format.js';
 import { markdownTable } from '../report/markdown-table.js';
+import { renderGroupMatrix } from '../report/render-groups.js';
 import { HINDSIGHT_REASONS } from './hindsight.js';
 import { JUDGE_DIMENSIONS } from './judge.js';
 import { REQUEST_OVERLAP_THRESHOLD } from './key-phrases.js';
@@ -216,29 +217,41 @@ export function renderEvaluation(r: EvalReport): string {
     '"loss / saving" is the points of "kinds mean" lost against the original per point of tokens saved: lower keeps',
     "more per token saved. The `original` row is the rule's ceiling. lost.jsonl lists every probe each strategy lost.",
   );
-  if (r.byFormat) out.push('', ...byFormatSection(r.byFormat));
+  if (r.byFormat)
+    out.push(
+      '',
+      '## By source format',
+      '',
+      'Tokens saved and probe recall of each row, for the transcripts of each source format.',
+      '',
+      ...groupTable(r.byFormat, { corner: 'row', groupsAs: 'columns' }),
+    );
+  if (r.byProject)
+    out.push(
+      '',
+      '## By project',
+      '',
+      'Tokens saved and probe recall of each row, for the transcripts of each project (the folder each session worked in, as its agent recorded it).',
+      '',
+      ...groupTable(r.byProject, { corner: 'project', groupsAs: 'rows' }),
+    );
   return `${out.join('\n')}\n`;
 }
 
-/** The agents side by side: each row's tokens saved and probe recall, per source format. */
-function byFormatSection(byFormat: NonNullable<EvalReport['byFormat']>): string[] {
-  const formats = Object.keys(byFormat);
-  const names = byFormat[formats[0]].rows.map((row) => row.name);
-  const cellOf = (f: string, name: string) => {
-    const row = byFormat[f].rows.find((x) => x.name === name);
+/** Each row's tokens saved and probe recall per group: groups as columns (a few source formats) or as rows (projects). */
+function groupTable(groups: Readonly<Record<string, EvalGroup>>, layout: Parameters<typeof renderGroupMatrix>[3]): string[] {
+  const keys = Object.keys(groups);
+  const names = groups[keys[0]].rows.map((row) => row.name);
+  const cellOf = (key: string, name: string) => {
+    const row = groups[key].rows.find((x) => x.name === name);
     if (!row) return NO_VALUE;
     const saved = row.tokensBefore > 0 ? 1 - row.tokensAfter / row.tokensBefore : 0;
     return `${pct(saved)} saved, recall ${retained(row.score.overall)}`;
   };
-  return [
-    '## By source format',
-    '',
-    'Tokens saved and probe recall of each row, for the transcripts of each source format.',
-    '',
-    ...markdownTable(
-      ['row', ...formats.map((f) => `${f} (${byFormat[f].transcripts})`)],
-      names.map((name) => [name, ...formats.map((f) => cellOf(f, name))]),
-      `l${'r'.repeat(formats.length)}`,
-    ),
-  ];
+  return renderGroupMatrix(
+    keys.map((key) => ({ key, label: `${key} (${groups[key].transcripts})` })),
+    names,
+    cellOf,
+    layout,
+  );
 }

@@ -2,7 +2,8 @@ import type { ContextManagerOptionsInput } from '../context/options.js';
 import type { AiSdkPrune } from '../replay/policies/runtime/ai-sdk-prune.js';
 import type { AnthropicContextManagement, ClearToolUses } from '../replay/policies/runtime/anthropic-context-editing.js';
 import type { LangChainClearToolUsesInput } from '../replay/policies/runtime/langchain-context-editing.js';
-import type { TuneCandidate } from './candidates.js';
+import { CACHE_RULES } from '../provider/cache-rules.js';
+import type { GridContext, TuneCandidate } from './candidates.js';
 
 /** The runtimes `tune` writes settings for, each loaded as it is by that runtime. */
 export const EXPORT_RUNTIMES = ['anthropic', 'langchain', 'ai-sdk', 'tcompact'] as const;
@@ -31,13 +32,13 @@ const LOAD: Record<ExportRuntime, string> = {
   tcompact: '`new ContextManager(settings)`, and `manager.check({ messages, tokens })` before every model call',
 };
 
-/** The keep and trigger of the closest clearing for a ContextManager candidate: compaction at 90%, the last 10 results. */
+/** The closest clearing for a ContextManager candidate: at 90% of the window, keeping the results its edits keep (10 by default). */
 function clearingOf(candidate: TuneCandidate, window: number): ClearToolUses {
   if (candidate.runtime === 'anthropic') return candidate.edit;
   return {
     type: 'clear_tool_uses_20250919',
     trigger: { type: 'input_tokens', value: Math.round(0.9 * window) },
-    keep: { type: 'tool_uses', value: 10 },
+    keep: { type: 'tool_uses', value: candidate.options.editTail?.results ?? 10 },
     clear_at_least: null,
     exclude_tools: [],
     clear_tool_inputs: false,
@@ -53,7 +54,7 @@ function anthropicExport(candidate: TuneCandidate, window: number): RuntimeExpor
         runtime: 'anthropic',
         settings,
         exact: false,
-        note: 'clears tool results at 90% of the window, keeping the last 10, where tcompact masks them',
+        note: `clears tool results at 90% of the window, keeping the last ${settings.edits[0].keep.value}, where tcompact masks them`,
         load: LOAD.anthropic,
       };
 }
@@ -66,7 +67,7 @@ function anthropicExport(candidate: TuneCandidate, window: number): RuntimeExpor
 function langchainExport(candidate: TuneCandidate, window: number): RuntimeExport {
   const edit = clearingOf(candidate, window);
   const notes: string[] = [];
-  if (candidate.runtime !== 'anthropic') notes.push('clears tool results at 90% of the window, keeping the last 10, where tcompact masks them');
+  if (candidate.runtime !== 'anthropic') notes.push(`clears tool results at 90% of the window, keeping the last ${edit.keep.value}, where tcompact masks them`);
   notes.push("its clears stay in the agent's history and its trigger counts the messages' characters ÷ 4 (tools and system prompt left out)");
   if (edit.trigger.type === 'tool_uses') notes.push('triggers at 90% of the window: LangChain has no trigger on a number of tool uses');
   const inputs = edit.clear_tool_inputs;
@@ -121,7 +122,28 @@ function tcompactExport(candidate: TuneCandidate, window: number): RuntimeExport
   };
 }
 
+/**
+ * How a caller that decides when to prune (LangChain's middleware list, the AI SDK's prepareStep) makes its edits free:
+ * run them only on a call whose gap since the previous one passed the cache's TTL, when the cached prompt is gone
+ * anyway. The replay of the file does not (it prunes as the runtime does by itself).
+ */
+function coldCallNote(grid: GridContext): string | undefined {
+  const ttl = CACHE_RULES[grid.cache].ttlSeconds;
+  if (ttl === null) return undefined;
+  const after = ttl % 3600 === 0 ? `${ttl / 3600} h` : `${ttl / 60} min`;
+  return `to edit only when it is free, apply it on calls more than ${after} after the previous one (${grid.cache}: the cached prompt is gone then)`;
+}
+
+const withNote = (e: RuntimeExport, note: string | undefined): RuntimeExport =>
+  note === undefined ? e : { ...e, exact: false, note: e.note === undefined ? note : `${e.note}; ${note}` };
+
 /** The recommended setting for each runtime, exactly where the runtime can express it. */
-export function runtimeExports(candidate: TuneCandidate, window: number, tools: readonly string[]): RuntimeExport[] {
-  return [anthropicExport(candidate, window), langchainExport(candidate, window), aiSdkExport(candidate, window, tools), tcompactExport(candidate, window)];
+export function runtimeExports(candidate: TuneCandidate, window: number, tools: readonly string[], grid: GridContext): RuntimeExport[] {
+  const cold = coldCallNote(grid);
+  return [
+    anthropicExport(candidate, window),
+    withNote(langchainExport(candidate, window), cold),
+    withNote(aiSdkExport(candidate, window, tools), cold),
+    tcompactExport(candidate, window),
+  ];
 }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { int, pct, usdShort } from '../report/format.js';
+import { NO_VALUE, int, pct, usdShort } from '../report/format.js';
 import { colour, xyChart } from '../report/html/chart.js';
 import { escapeHtml } from '../report/html/escape.js';
 import type { Page } from '../report/html/page.js';
@@ -14,10 +14,14 @@ export interface TunePageInput extends Pick<TuneReport, 'transcripts' | 'recallF
 
 const point = (r: TuneResult) => ({ x: r.cost.withCache, y: r.hindsightRecall });
 
-function resultRows(rows: readonly TuneResult[]) {
+/** Each setting's row; its saving with caching against `none`'s cost beside its cost. */
+function resultRows(rows: readonly TuneResult[], none: TuneResult) {
   return rows.map((r) => [
     r.name + (r.frontier ? ' *' : ''),
     num(r.cost.withCache, usdShort(r.cost.withCache)),
+    r === none || none.cost.withCache === 0
+      ? num(0, NO_VALUE)
+      : num(1 - r.cost.withCache / none.cost.withCache, pct(1 - r.cost.withCache / none.cost.withCache)),
     num(r.cost.withoutCache, usdShort(r.cost.withoutCache)),
     num(r.billedInput),
     num(r.hindsightRecall, pct(r.hindsightRecall)),
@@ -51,6 +55,7 @@ export function tunePage(t: TunePageInput): Page {
   const columns = [
     { label: 'setting' },
     { label: 'cost with caching', numeric: true },
+    { label: 'saving cached vs none', numeric: true },
     { label: 'without caching', numeric: true },
     { label: 'input billed', numeric: true },
     { label: 'hindsight recall', numeric: true },
@@ -78,7 +83,11 @@ export function tunePage(t: TunePageInput): Page {
           ? `The cheapest with caching that keeps at least ${pct(t.recallFloor)} of what the sessions needed again: ${rec.name}.`
           : `No candidate keeps ${pct(t.recallFloor)} of what the sessions needed again; ${rec.name} keeps most.`,
         charts: [chart],
-        html: sortableTable(columns, resultRows([t.baselines.none, t.baselines.default, t.baselines.optimal, ...t.candidates]), '* on the frontier'),
+        html: sortableTable(
+          columns,
+          resultRows([t.baselines.none, t.baselines.default, t.baselines.optimal, ...t.candidates], t.baselines.none),
+          '* on the frontier',
+        ),
       },
       {
         title: 'Tools',

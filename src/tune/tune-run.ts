@@ -244,6 +244,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     chosen,
     options.window,
     tools.map((t) => t.tool),
+    grid,
   )) {
     const file = join(exportsDir, `${e.runtime}.json`);
     await writeJson(file, e.settings);

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import type { SourceEnvironment } from '../../src/sources/types.js';
-import { HOME_SESSIONS, buildAgentHome, linuxEnvironment } from '../helpers/agent-home.js';
+import { AGENT_NAMES, type SourceEnvironment } from '../../src/sources/types.js';
+import { HOME_SESSIONS, TODO_CLI, buildAgentHome, linuxEnvironment } from '../helpers/agent-home.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { cliFaults, outputDigest, runCli } from '../pipeline/helpers.js';
 
 /** The CLI in this process, looking for agent sessions in `environment` instead of the user's own. */
 async function run(args: string[], environment: SourceEnvironment): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -39,7 +41,39 @@ function snapshot(dir: string): string[] {
   return out;
 }
 
-type StatsJson = { transcripts: { file: string }[]; byFormat?: Record<string, { transcripts: number }>; errors: number };
+/** The agent whose folder a session file is in. */
+function agentOf(file: string): string {
+  return /\/\.c(laude|onfig\/claude)\//.test(file)
+    ? 'claude-code'
+    : /\.codex/.test(file)
+      ? 'codex'
+      : /\.gemini/.test(file)
+        ? 'gemini'
+        : /claude-dev/.test(file)
+          ? 'cline'
+          : /roo-cline/.test(file)
+            ? 'roo-code'
+            : /opencode/.test(file)
+              ? 'opencode'
+              : 'goose';
+}
+
+/** Transcripts per agent, by the folder each came from. */
+function transcriptsPerAgent(files: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const file of files) counts[agentOf(file)] = (counts[agentOf(file)] ?? 0) + 1;
+  return counts;
+}
+
+/** The transcripts of the fake home per agent: a Claude Code session's subagents are transcripts of their own. */
+const HOME_TRANSCRIPTS = { ...HOME_SESSIONS, 'claude-code': HOME_SESSIONS['claude-code'] + 2 };
+
+type StatsJson = {
+  transcripts: { file: string }[];
+  byFormat?: Record<string, { transcripts: number }>;
+  byProject?: Record<string, { transcripts: number }>;
+  errors: number;
+};
 
 describe('tcompact sources', () => {
   it('lists each folder with its agent, kind, sessions, bytes and dates, and what it cannot read', async () => {
@@ -102,24 +136,7 @@ describe('tcompact stats with no input', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as StatsJson;
     expect(out.errors).toBe(0);
-    // Transcripts per agent, by the folder each came from (a Claude Code session's subagents are transcripts of their own).
-    const agentOf = (file: string) =>
-      /\/\.c(laude|onfig\/claude)\//.test(file)
-        ? 'claude-code'
-        : /\.codex/.test(file)
-          ? 'codex'
-          : /\.gemini/.test(file)
-            ? 'gemini'
-            : /claude-dev/.test(file)
-              ? 'cline'
-              : /roo-cline/.test(file)
-                ? 'roo-code'
-                : /opencode/.test(file)
-                  ? 'opencode'
-                  : 'goose';
-    const counts: Record<string, number> = {};
-    for (const t of out.transcripts) counts[agentOf(t.file)] = (counts[agentOf(t.file)] ?? 0) + 1;
-    expect(counts).toEqual({ ...HOME_SESSIONS, 'claude-code': HOME_SESSIONS['claude-code'] + 2 });
+    expect(transcriptsPerAgent(out.transcripts.map((t) => t.file))).toEqual(HOME_TRANSCRIPTS);
     expect(Object.fromEntries(Object.entries(out.byFormat!).map(([f, v]) => [f, v.transcripts]))).toEqual({
       'claude-code': 6,
       codex: 4,
@@ -128,6 +145,16 @@ describe('tcompact stats with no input', () => {
       cline: 2,
       opencode: 1,
       goose: 1,
+    });
+    // Per project, as each agent recorded it: the working directory (Cline's and Roo Code's beside their tasks), Gemini CLI's hash.
+    expect(Object.fromEntries(Object.entries(out.byProject!).map(([p, v]) => [p, v.transcripts]))).toEqual({
+      '/home/USER/projects/spotter-worktrees/spotter-4te': 3,
+      '/home/dev/api': 2,
+      [TODO_CLI]: 5,
+      '/home/marco/projects/spotter': 3,
+      '79b6fa86e3c0d31765c7e3c6de511a7b96342a2e947135d5db396e49e27020cd': 1,
+      be36aa850ed33336ee9b50e53a9026eb7feb9c91da12c0a4057f4cc20da851ec: 1,
+      '(no project)': 2,
     });
     expect(r.stderr.split('\n')[0]).toBe('tcompact stats: no input given: reading 15 agent sessions from 10 folders:');
     expect(r.stderr).toContain('  roo-code          1 sessions  ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks (tasks)\n');
@@ -165,6 +192,165 @@ describe('tcompact stats with no input', () => {
       2,
       'tcompact stats: E_USAGE: stats: --agent, --since, --until and --project select the sessions found when no input is given; they cannot be used with inputs\n',
     ]);
+  });
+});
+
+/** Lines of a JSONL file, parsed. */
+function jsonLines(path: string): { metadata?: { source?: { file?: string } } }[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { metadata?: { source?: { file?: string } } });
+}
+
+/**
+ * Each command that reads the agents' sessions when given no input: its arguments (the output in `out`, never in the
+ * home), and the files of the transcripts it read, from its own output.
+ */
+const NO_INPUT_COMMANDS: { command: string; args: (out: string) => string[]; files: (out: string) => string[] }[] = [
+  {
+    command: 'convert',
+    args: (out) => ['--out', join(out, 'archive.jsonl')],
+    files: (out) => jsonLines(join(out, 'archive.jsonl')).map((t) => t.metadata?.source?.file ?? ''),
+  },
+  {
+    command: 'run',
+    args: (out) => ['--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--quiet'],
+    files: (out) => jsonLines(join(out, 'transcripts.jsonl')).map((t) => t.metadata?.source?.file ?? ''),
+  },
+  {
+    command: 'eval',
+    args: (out) => ['--out', out, '--strategy', 'auto', '--tokenizer', 'heuristic'],
+    files: (out) => (JSON.parse(readFileSync(join(out, 'eval.json'), 'utf8')) as { perTranscript: { file: string }[] }).perTranscript.map((t) => t.file),
+  },
+  {
+    command: 'simulate',
+    args: (out) => ['--out', out, '--policy', 'default', '--tokenizer', 'heuristic'],
+    files: (out) => (JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as { perTranscript: { file: string }[] }).perTranscript.map((t) => t.file),
+  },
+];
+
+describe('every command that reads files, with no input', () => {
+  for (const { command, args, files } of NO_INPUT_COMMANDS) {
+    it(`${command} reads every agent's sessions, says which folders on stderr, and leaves the home as it was`, async () => {
+      const home = buildAgentHome(tempDir('home'));
+      const before = snapshot(home);
+      const out = tempDir(`no-input-${command}`);
+      const r = await run([command, ...args(out)], linuxEnvironment(home));
+      expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, `tcompact ${command}: no input given: reading 15 agent sessions from 10 folders:`]);
+      expect(transcriptsPerAgent(files(out))).toEqual(HOME_TRANSCRIPTS);
+      expect(snapshot(home)).toEqual(before);
+    });
+  }
+
+  it("tune reads every agent's sessions, says which folders on stderr, and leaves the home as it was", async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const before = snapshot(home);
+    const out = tempDir('no-input-tune');
+    const r = await run(['tune', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--window', '20000'], linuxEnvironment(home));
+    expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, 'tcompact tune: no input given: reading 15 agent sessions from 10 folders:']);
+    for (const agent of AGENT_NAMES) expect(r.stderr).toMatch(new RegExp(`^  ${agent} +\\d+ sessions`, 'm'));
+    const tune = JSON.parse(readFileSync(join(out, 'tune.json'), 'utf8')) as { transcripts: number; errors: number; inputs: string[] };
+    expect([tune.transcripts, tune.errors]).toEqual([Object.values(HOME_TRANSCRIPTS).reduce((n, k) => n + k, 0), 0]);
+    expect(tune.inputs).toHaveLength(10);
+    expect(snapshot(home)).toEqual(before);
+  });
+
+  it('keeps the exact message when the filters leave nothing, and takes the filter flags only without inputs', async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const out = tempDir('no-input');
+    for (const command of ['convert', 'run', 'eval', 'simulate', 'tune']) {
+      const none = await run([command, '--out', join(out, command), '--until', '2020-01-01'], linuxEnvironment(home));
+      expect([none.code, none.stderr]).toEqual([
+        2,
+        `tcompact ${command}: E_USAGE: ${command}: no input given, and no session found passes the filters (see 'tcompact sources')\n`,
+      ]);
+      const given = await run([command, join(home, '.codex'), '--out', join(out, command), '--agent', 'codex'], linuxEnvironment(home));
+      expect(given.stderr).toBe(
+        `tcompact ${command}: E_USAGE: ${command}: --agent, --since, --until and --project select the sessions found when no input is given; they cannot be used with inputs\n`,
+      );
+    }
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it("refuses an output inside an agent's folder", async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const before = snapshot(home);
+    const out = join(home, '.codex', 'sessions', 'out');
+    const r = await run(['simulate', '--out', out, '--agent', 'gemini'], linuxEnvironment(home));
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      'tcompact simulate: E_USAGE: simulate: --out ' + out + ' is inside ~/.codex/sessions, where codex keeps its sessions: write it elsewhere\n',
+    ]);
+    expect(snapshot(home)).toEqual(before);
+  });
+});
+
+describe('run with no input, then --resume', () => {
+  /** The built CLI's environment with `home` as the home folder and no variable that moves an agent's folder. */
+  const homeEnv = (home: string): Record<string, string> => ({
+    HOME: home,
+    ...Object.fromEntries(
+      ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'CLINE_DIR', 'CLINE_DATA_DIR', 'GOOSE_PATH_ROOT'].map(
+        (name) => [name, ''],
+      ),
+    ),
+    ...Object.fromEntries(['VSCODE_APPDATA', 'VSCODE_PORTABLE', 'APPDATA'].map((name) => [name, ''])),
+  });
+  const committedShards = (out: string) =>
+    existsSync(join(out, 'journal.jsonl'))
+      ? readFileSync(join(out, 'journal.jsonl'), 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('{"type":"shard"')).length
+      : 0;
+
+  it('reuses the shards of an interrupted run when the sessions found are the same, and ends in the same bytes', async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const args = (out: string) => ['run', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--quiet'];
+    const whole = tempDir('run-whole');
+    expect((await run(args(whole), linuxEnvironment(home))).code).toBe(0);
+    const shards = (JSON.parse(readFileSync(join(whole, 'report.json'), 'utf8')) as { execution: { shards: number } }).execution.shards;
+
+    // The built CLI, on the same home, slowed down and stopped with Ctrl-C once three shards are committed.
+    const out = tempDir('run-resumed');
+    const slow = cliFaults({ shardDelayMs: 150 });
+    let exited = false;
+    const stopped = await runCli(args(out), {
+      ...slow,
+      env: { ...slow.env, ...homeEnv(home) },
+      onSpawn: (_pid, kill) => {
+        void (async () => {
+          while (committedShards(out) < 3 && !exited) await sleep(10);
+          if (!exited) kill('SIGINT');
+        })();
+      },
+    }).finally(() => (exited = true));
+    expect(stopped.code).toBe(130);
+    const committed = committedShards(out);
+    expect(committed).toBeLessThan(shards);
+
+    const resumed = await run([...args(out), '--resume'], linuxEnvironment(home));
+    expect(resumed.code).toBe(0);
+    expect(outputDigest(out)).toEqual(outputDigest(whole));
+    expect((JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { execution: { reusedShards: number } }).execution.reusedShards).toBe(committed);
+  });
+
+  it('refuses the resume, naming the new session and why, when an agent started one since', async () => {
+    const home = buildAgentHome(tempDir('home'));
+    const out = tempDir('run-resume-refused');
+    const args = ['run', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--quiet'];
+    expect((await run(args, linuxEnvironment(home))).code).toBe(0);
+    const day = join(home, '.codex', 'sessions', '2026', '03', '02');
+    const added = join(day, 'rollout-2026-03-02T11-00-00-019cad3e-7b41-7c20-9e6d-3f5a8b2c1d91.jsonl');
+    copyFileSync(join(day, 'rollout-2026-03-02T10-00-00-019cad3e-7b41-7c20-9e6d-3f5a8b2c1d90.jsonl'), added);
+    const refused = await run([...args, '--resume'], linuxEnvironment(home));
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(
+      'tcompact run: with no input given, the inputs are the agent sessions found now; an agent wrote or started one since the interrupted run',
+    );
+    expect(refused.stderr).toContain(
+      `tcompact run: E_RESUME: the list of inputs changed since the journal was written (1 added: ${added}); run again without --resume to start over\n`,
+    );
   });
 });
 

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCline } from '../../src/formats/cline.js';
@@ -115,5 +115,30 @@ describe('Cline api_conversation_history.json', () => {
     const items = await collect(readCline(file, READ));
     expect(errorsOf(items).map((e) => e.record.code)).toEqual(['E_FORMAT']);
     expect(accountedUnits(items)).toBe(1);
+  });
+
+  it("records the folder a task worked in from what the extension keeps beside it: Roo Code's task summary, Cline's task history", async () => {
+    const storage = tempDir('cline-storage');
+    const rooTask = join(storage, 'roo', 'tasks', '0b7e5a34-2f1c-4d8e-9a6b-3c5d7e9f1a2b');
+    mkdirSync(rooTask, { recursive: true });
+    copyFileSync(ROO_TASK, join(rooTask, 'api_conversation_history.json'));
+    writeFileSync(
+      join(rooTask, 'history_item.json'),
+      JSON.stringify({ id: '0b7e5a34-2f1c-4d8e-9a6b-3c5d7e9f1a2b', ts: 1763632800000, workspace: '/home/dev/roo' }),
+    );
+    const clineTask = join(storage, 'cline', 'tasks', '1762940642118');
+    mkdirSync(clineTask, { recursive: true });
+    copyFileSync(TASK, join(clineTask, 'api_conversation_history.json'));
+    mkdirSync(join(storage, 'cline', 'state'));
+    const history = [
+      { id: '1762940000000', ts: 1762940000000, cwdOnTaskInitialization: '/home/dev/other' },
+      { id: '1762940642118', ts: 1762940642118, cwdOnTaskInitialization: '/home/dev/cline' },
+    ];
+    writeFileSync(join(storage, 'cline', 'state', 'taskHistory.json'), JSON.stringify(history));
+    const workspaceOf = async (file: string) => transcriptsOf(await collect(readCline(file, READ)))[0].transcript.metadata?.workspace;
+    expect(await workspaceOf(join(rooTask, 'api_conversation_history.json'))).toBe('/home/dev/roo');
+    expect(await workspaceOf(join(clineTask, 'api_conversation_history.json'))).toBe('/home/dev/cline');
+    // A task folder copied alone records none.
+    expect(await workspaceOf(TASK)).toBeUndefined();
   });
 });

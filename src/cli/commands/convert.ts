@@ -6,11 +6,12 @@ import { FORMAT_NAMES, type InputItem } from '../../formats/types.js';
 import { isAssistant, isTool } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
-import { type CliIO, defineCommand, requireInputs } from '../command.js';
+import { type CliIO, defineCommand } from '../command.js';
 import { oneOf, text } from '../flag-values.js';
 import { booleanFlag, valueFlag } from '../flags.js';
 import { READ_FLAGS } from '../input-flags.js';
 import { nothingYielded } from '../nothing-yielded.js';
+import { SOURCE_FLAGS, inputsOrDiscovered } from '../source-flags.js';
 import { EXIT } from '../exit-codes.js';
 
 const OUTPUT_FORMATS = ['openai', 'anthropic'] as const;
@@ -55,28 +56,30 @@ const FLAGS = {
   from: READ_FLAGS.from,
   json: booleanFlag({ description: 'print the summary as JSON' }),
   'max-line-bytes': { ...READ_FLAGS['max-line-bytes'], description: 'reject longer lines (or whole-file JSON records) with E_LINE_TOO_LONG' },
+  ...SOURCE_FLAGS,
 };
 
 export const convertCommand = defineCommand({
   name: 'convert',
   summary: 'convert agent transcripts (Claude Code, Codex, Gemini CLI, Cline, aider, SWE-agent, OpenHands...) to the canonical archive',
-  usage: 'Usage: tcompact convert <input...> --out FILE.jsonl [options]',
+  usage: 'Usage: tcompact convert [input...] --out FILE.jsonl [options]',
   description: `Reads files or directories (walked recursively; only .jsonl, .json and .traj files and aider chat histories), detects
 each file's format and writes one transcript per line to FILE.jsonl, atomically. Formats:
   ${FORMAT_NAMES.join(', ')}. Bad lines and records go to FILE.errors.jsonl ({file, line, byteOffset, code, message}); the
-rest is still converted. Prints transcripts, messages, repairs, skipped records by reason and errors by code.`,
+rest is still converted. Prints transcripts, messages, repairs, skipped records by reason and errors by code.
+With no input, reads the current user's agent sessions ('tcompact sources' lists them), which the
+--agent, --since, --until and --project flags select, and says on stderr which folders it read.`,
   flags: FLAGS,
-  positionals: requireInputs('convert'),
   epilogue: 'Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl), 2 usage error, 74 the output could\nnot be written (E_IO).',
   async run({ values, positionals }, io) {
-    const inputs = positionals;
     const { out, to, from } = values;
+    const { inputs, label } = await inputsOrDiscovered('convert', positionals, values, io, out);
     const maxLineBytes = values['max-line-bytes'];
     const summary = await convert(inputs, { out, to, from, maxLineBytes }, io);
     if (values.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else io.stdout.write(renderSummary(summary));
     const failed = Object.values(summary.errors).reduce((n, k) => n + k, 0);
-    const empty = nothingYielded(io, 'convert', inputs, { transcripts: summary.transcripts, failed, skippedByReason: summary.skipped });
+    const empty = nothingYielded(io, 'convert', label, { transcripts: summary.transcripts, failed, skippedByReason: summary.skipped });
     return empty ?? (failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 });

@@ -8,7 +8,8 @@ import { readInputs } from '../../formats/read-inputs.js';
 import { PRESETS } from '../../strategies/presets.js';
 import { STRATEGIES } from '../../strategies/registry.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
-import { defineCommand, requireInputs } from '../command.js';
+import { defineCommand } from '../command.js';
+import { SOURCE_FLAGS, inputsOrDiscovered, refuseSourceFlags } from '../source-flags.js';
 import { integer, text } from '../flag-values.js';
 import { type FlagValues, booleanFlag, valueFlag } from '../flags.js';
 import { INPUT_FLAGS } from '../input-flags.js';
@@ -69,6 +70,7 @@ const FLAGS = {
   'price-out': { ...LLM_FLAGS['price-out'], section: undefined, description: 'US dollars per million completion tokens of --model' },
   ...INPUT_FLAGS,
   ...BATCH_FLAGS,
+  ...SOURCE_FLAGS,
 };
 
 function judgeOptions(values: FlagValues<typeof FLAGS> & { judge: string }): JudgeOptionsInput {
@@ -89,7 +91,7 @@ function batchDir(out: string, who: string): string {
 export const evalCommand = defineCommand({
   name: 'eval',
   summary: 'score what each strategy keeps: deterministic probes (files, commands, errors, requests, open tasks), recall and tokens',
-  usage: `Usage: tcompact eval <input...> --out DIR [--strategy NAME]... [options]
+  usage: `Usage: tcompact eval [input...] --out DIR [--strategy NAME]... [options]
        tcompact eval --compacted RUN_DIR --out DIR [--strategy NAME]... [options]`,
   description: `Extracts probes from each original transcript (files read/created/modified, shell commands and which failed,
 error lines and whether a later step resolved them, every user request and the last one verbatim, open todo
@@ -97,6 +99,8 @@ items), compacts it with each strategy, and reports which probes the compacted t
 Where a source made its own compaction (Claude Code isCompactSummary), its summary is scored on the span it
 replaced, beside every strategy on the same span. Writes eval.json, eval.md, eval.html (a self-contained page with
 charts) and lost.jsonl in DIR.
+With no input (and no --compacted), reads the current user's agent sessions ('tcompact sources' lists them),
+which the --agent, --since, --until and --project flags select, and says on stderr which folders it read.
 
 With --compacted, the transcripts are those of a compacted archive (a 'tcompact run' output directory, or a
 'tcompact compact' output FILE.jsonl with FILE.refs.jsonl): each one is scored against its original, restored from
@@ -104,8 +108,7 @@ the side store, in a row named "compacted: STRATEGIES" (from the run's journal),
 originals (default: none).`,
   flags: FLAGS,
   positionals: (positionals, given) => {
-    if (!given('compacted')) requireInputs('eval')(positionals, given);
-    else if (positionals.length > 0) throw new TcompactError('E_USAGE', 'eval: give either inputs or --compacted PATH, not both');
+    if (given('compacted') && positionals.length > 0) throw new TcompactError('E_USAGE', 'eval: give either inputs or --compacted PATH, not both');
   },
   notes: {
     batch: `With --batch, the questions of --model and --judge go through batches journaled in DIR/llm-batches/: the
@@ -113,8 +116,8 @@ summaries' first, then the judge's about the compacted contexts; what a batch do
   },
   async run({ values, positionals }, io) {
     const { out, compacted: compactedPath } = values;
+    if (compactedPath !== undefined) refuseSourceFlags('eval', values, '--compacted');
     const compacted = compactedPath === undefined ? undefined : await restoreSources(compactedPath);
-    const inputs = compactedPath === undefined ? positionals : [compactedPath];
     const strategies = values.strategy ?? (compacted ? [] : defaultEvalStrategies());
     const given = compactedPath === undefined ? undefined : compactedRowName(await compactedBy(compactedPath));
     const tokenizer = getTokenizer(values.tokenizer);
@@ -134,6 +137,8 @@ summaries' first, then the judge's about the compacted contexts; what a batch do
       options: llmStepOptionsFromFlags(values),
     });
     const { strategies: _ignored, tokenizer: _tok, ...shared } = config;
+    const { inputs, label } =
+      compactedPath === undefined ? await inputsOrDiscovered('eval', positionals, values, io, out) : { inputs: [compactedPath], label: [compactedPath] };
     const judgeInput = (judgeModel: string): JudgeOptionsInput => {
       const options = judgeOptions({ ...values, judge: judgeModel });
       if (!values.batch) return options;
@@ -152,7 +157,7 @@ summaries' first, then the judge's about the compacted contexts; what a batch do
     const gatherJudge = values.batch && judge?.session.batcher ? new Judge(judge.session) : undefined;
     const tally = new InputTally(io);
     const markdown = await runEvalJob({
-      inputs,
+      inputs: label,
       settings: {
         ...(compacted ? { compacted: given } : {}),
         strategies,
@@ -176,6 +181,6 @@ summaries' first, then the judge's about the compacted contexts; what a batch do
     io.stdout.write(
       `\nWrote ${join(out, 'eval.json')}, eval.md, eval.html and lost.jsonl (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
     );
-    return tally.nothingYielded('eval', inputs) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
+    return tally.nothingYielded('eval', label) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 });

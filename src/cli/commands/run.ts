@@ -7,7 +7,9 @@ import { DEFAULT_QUEUE_GRACE_MS } from '../../pipeline/executors/queue/queue-tim
 import { percent } from '../../report/bars.js';
 import { RUN_HTML } from '../../report/html/write-pages.js';
 import { createProgress } from '../../report/progress.js';
-import { defineCommand, requireInputs } from '../command.js';
+import { defineCommand } from '../command.js';
+import { SOURCE_FLAGS, inputsOrDiscovered } from '../source-flags.js';
+import { TcompactError } from '../../errors.js';
 import { integer, text } from '../flag-values.js';
 import { booleanFlag, valueFlag } from '../flags.js';
 import { READ_FLAGS } from '../input-flags.js';
@@ -59,19 +61,22 @@ const FLAGS = {
   quiet: booleanFlag({ description: 'no progress output' }),
   ...LLM_FLAGS,
   ...BATCH_FLAGS,
+  ...SOURCE_FLAGS,
 };
 
 export const runCommand = defineCommand({
   name: 'run',
   summary: 'compact whole archives on a worker pool: ordered, resumable output with errors and a report',
-  usage: 'Usage: tcompact run <input...> --out DIR [options]',
+  usage: 'Usage: tcompact run [input...] --out DIR [options]',
   description: `Compacts every transcript of the inputs (canonical JSONL archives, or any format the adapters read) on a pool of
 worker threads and writes, in DIR: transcripts.jsonl (in input order), errors.jsonl (one line per input line that
 failed: file, line, byteOffset, code, message), refs.jsonl (the side store for 'tcompact restore'), report.json,
 report.md and report.html (a self-contained page with charts). Output is byte-identical whatever the number of workers. Each shard of work commits atomically and is
-journaled (DIR/journal.jsonl), so an interrupted run continues with --resume.`,
+journaled (DIR/journal.jsonl), so an interrupted run continues with --resume.
+With no input, reads the current user's agent sessions ('tcompact sources' lists them), which the
+--agent, --since, --until and --project flags select, and says on stderr which folders it read; --resume
+then continues only if the sessions found are the very ones of the interrupted run.`,
   flags: FLAGS,
-  positionals: requireInputs('run'),
   notes: {
     llm: '(workers never call the network: the LLM steps run on the main thread)',
     batch: 'Ctrl-C while waiting leaves the batches running; --resume picks them up and never sends a request twice.',
@@ -81,7 +86,6 @@ them. Exit codes: 0 nothing failed, 1 some input failed (see errors.jsonl), 2 us
 refused (input or config changed), 74 a file could not be read or written (E_IO, e.g. disk full: --resume continues
 once there is room), 130 interrupted.`,
   async run({ values, positionals }, io) {
-    const inputs = positionals;
     const [llm] = llmOptionsFromFlags('run', values);
     const { config, steps } = await loadCompactConfig(
       values.config,
@@ -93,6 +97,7 @@ once there is room), 130 interrupted.`,
     const workerHeapMb = values['worker-heap-mb'];
     const shardBytes = values['shard-bytes'];
     const queueGraceMs = values['queue-grace-ms'];
+    const { inputs, label, discovered } = await inputsOrDiscovered('run', positionals, values, io, values.out);
 
     const stop = new AbortController();
     const abort = new AbortController();
@@ -115,6 +120,7 @@ once there is room), 130 interrupted.`,
       const outcome = await runPipeline(
         {
           inputs,
+          ...(discovered ? { inputsLabel: label } : {}),
           outDir: values.out,
           config,
           workers,
@@ -135,7 +141,12 @@ once there is room), 130 interrupted.`,
           ...(queueGraceMs === undefined ? {} : { queueGraceMs }),
         },
         { steps },
-      );
+      ).catch((err: unknown) => {
+        // A refusal for the inputs (not the settings) of a run over the sessions found says why they changed.
+        if (discovered && TcompactError.isInstance(err) && err.code === 'E_RESUME' && /^the (list of inputs|input) changed/.test(err.message))
+          io.stderr.write(DISCOVERED_RESUME_NOTE);
+        throw err;
+      });
       progress.stop();
       if (outcome.status === 'interrupted') {
         if (llm?.batch)
@@ -165,7 +176,7 @@ once there is room), 130 interrupted.`,
       if (r.lines.failed > 0) io.stdout.write(`errors: ${join(outcome.outDir, 'errors.jsonl')}\n`);
       io.stdout.write(`report: ${join(outcome.outDir, REPORT_MD)} (${outcome.reportPath})\n`);
       io.stdout.write(`page: ${join(outcome.outDir, RUN_HTML)}\n`);
-      const empty = nothingYielded(io, 'run', inputs, { transcripts: r.transcripts, failed: r.lines.failed, skippedByReason: r.skippedByReason });
+      const empty = nothingYielded(io, 'run', label, { transcripts: r.transcripts, failed: r.lines.failed, skippedByReason: r.skippedByReason });
       return empty ?? (r.lines.failed > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
     } finally {
       progress.stop();
@@ -174,6 +185,11 @@ once there is room), 130 interrupted.`,
     }
   },
 });
+
+/** Why a resume of a run over discovered sessions is refused, besides what changed (the error's own message). */
+const DISCOVERED_RESUME_NOTE =
+  'tcompact run: with no input given, the inputs are the agent sessions found now; an agent wrote or started one since the ' +
+  'interrupted run (a session still in use changes with every reply), so the committed shards cannot be trusted\n';
 
 /** `batches: batch_abc in_progress 120/400 (2 failed)`, one part per batch. */
 function batchNote(p: BatchProgress): string {

@@ -14,7 +14,8 @@ import { writeFileAtomic } from '../../io/atomic-file.js';
 import { makeDir } from '../../io/make-dir.js';
 import { writeSimulatePage } from '../../replay/simulate-page.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
-import { defineCommand, requireInputs } from '../command.js';
+import { defineCommand } from '../command.js';
+import { SOURCE_FLAGS, inputsOrDiscovered } from '../source-flags.js';
 import { TAIL_FLAGS } from '../compaction-flags.js';
 import { integer, nonNegative, text } from '../flag-values.js';
 import { booleanFlag, listFlag, valueFlag } from '../flags.js';
@@ -102,16 +103,20 @@ const FLAGS = {
   'price-out': REPLAY_FLAGS['price-out'],
   ...LLM_STEP_FLAGS,
   ...INPUT_FLAGS,
+  ...SOURCE_FLAGS,
 };
 
 export const simulateCommand = defineCommand({
   name: 'simulate',
   summary: 'replay transcripts as agent loops under compaction policies: tokens billed, compactions, cost',
-  usage: 'Usage: tcompact simulate <input...> --out DIR [--policy NAME]... [options]',
+  usage: 'Usage: tcompact simulate [input...] --out DIR [--policy NAME]... [options]',
   description: `Replays each transcript as the agent loop that produced it: every assistant message is one model call whose
 prompt is every earlier message as the policy leaves it. Writes simulate.json, simulate.md and simulate.html (a self-contained page with charts) in DIR.
+With no input, reads the current user's agent sessions ('tcompact sources' lists them), which the
+--agent, --since, --until and --project flags select, and says on stderr which folders it read.
 
-Policies (--policy may repeat; default: all built-in ones; 'none' is always replayed as the baseline):
+Policies (--policy may repeat; default: all built-in ones; 'none' is always replayed as the baseline, and 'optimal',
+the hindsight-optimal schedule, as the floor each policy's regret is measured against):
 ${Object.values(POLICIES)
   .map((p) => `  ${p.name.padEnd(28)} ${p.summary}`)
   .join('\n')}
@@ -128,9 +133,7 @@ ${Object.values(POLICIES)
   A policy with an LLM step (summarize@0.9, classify-tangents+checkpoint@0.9) needs --model; with it, auto's
   summarizer is summarize.`,
   flags: FLAGS,
-  positionals: requireInputs('simulate'),
   async run({ values, positionals }, io) {
-    const inputs = positionals;
     const { out, cache } = values;
     const prices = priceFlags(values);
     const tokenizer = getTokenizer(values.tokenizer);
@@ -152,6 +155,7 @@ ${Object.values(POLICIES)
       'price-batch-out': undefined,
     });
     const maxLineBytes = values['max-line-bytes'];
+    const { inputs, label } = await inputsOrDiscovered('simulate', positionals, values, io, out);
     // A first pass for the archive's token scale, which stands in for a transcript with too few clean intervals.
     const tokenScaleFallback =
       values['token-ratio'] === 'recorded'
@@ -193,18 +197,18 @@ ${Object.values(POLICIES)
     try {
       await makeDir(out);
       await writeFileAtomic(join(out, 'simulate.json'), [
-        `${JSON.stringify({ tool: 'tcompact simulate', inputs, ...report, errors: tally.errors, skipped: tally.skipped }, null, 2)}\n`,
+        `${JSON.stringify({ tool: 'tcompact simulate', inputs: label, ...report, errors: tally.errors, skipped: tally.skipped }, null, 2)}\n`,
       ]);
       await writeFileAtomic(join(out, 'simulate.md'), [markdown]);
     } catch (err) {
       throw writeError(err, out);
     }
-    await writeSimulatePage(out, { inputs, ...report });
+    await writeSimulatePage(out, { inputs: label, ...report });
     io.stdout.write(markdown);
     io.stdout.write(
       `\nWrote ${join(out, 'simulate.json')}, simulate.md and simulate.html (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
     );
-    return tally.nothingYielded('simulate', inputs) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
+    return tally.nothingYielded('simulate', label) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 });
 

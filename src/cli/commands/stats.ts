@@ -11,8 +11,10 @@ import { booleanFlag, valueFlag } from '../flags.js';
 import { INPUT_FLAGS } from '../input-flags.js';
 import { SOURCE_FLAGS, inputsOrDiscovered } from '../source-flags.js';
 import { EXIT } from '../exit-codes.js';
-import { FormatTally } from '../../report/by-format.js';
-import { renderByFormat } from '../../report/render-by-format.js';
+import { FigureGroups } from '../../report/group-figures.js';
+import { formatGroups, projectGroups } from '../../report/groups.js';
+import { renderGroupFigures } from '../../report/render-groups.js';
+import { transcriptProject } from '../../model/project.js';
 import { isAssistant } from '../../model/message.js';
 import { ArchiveUsage, type TranscriptUsage, usageLine } from '../../replay/billing/archive-usage.js';
 
@@ -55,7 +57,8 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
 
     const transcripts: TranscriptStats[] = [];
     const total = emptyBreakdown();
-    const formats = new FormatTally();
+    const formats = new FigureGroups(formatGroups);
+    const projects = new FigureGroups(projectGroups);
     const tally = new InputTally(io);
     const usage = new ArchiveUsage();
     for await (const item of readInputs(inputs, { maxLineBytes, from })) {
@@ -64,7 +67,9 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
       addBreakdown(total, counted.byCategory);
       const replies = item.transcript.messages.filter(isAssistant);
       const toolCalls = replies.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
-      formats.add(item.format, { tokens: counted.total, calls: replies.length, toolCalls, byCategory: counted.byCategory });
+      const figures = { tokens: counted.total, calls: replies.length, toolCalls, byCategory: counted.byCategory };
+      formats.add(item.format, figures);
+      projects.add(transcriptProject(item.transcript), figures);
       transcripts.push({
         id: item.transcript.id,
         file: item.file,
@@ -81,10 +86,11 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
     const recordedUsage = usage.result();
     const totalTokens = transcripts.reduce((n, t) => n + t.tokens, 0);
     const byFormat = formats.result();
+    const byProject = projects.result();
     if (values.html !== undefined) {
       const archiveTotal = { transcripts: transcripts.length, tokens: totalTokens, byCategory: total };
       io.stderr.write(
-        `page: ${await writeStatsPage(values.html, { inputs: label, tokenizer: tokenizer.name, window, transcripts, total: archiveTotal, ...(byFormat ? { byFormat } : {}) })}\n`,
+        `page: ${await writeStatsPage(values.html, { inputs: label, tokenizer: tokenizer.name, window, transcripts, total: archiveTotal, ...(byFormat ? { byFormat } : {}), ...(byProject ? { byProject } : {}) })}\n`,
       );
     }
     if (values.json) {
@@ -94,6 +100,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
         transcripts,
         total: { transcripts: transcripts.length, tokens: totalTokens, byCategory: total },
         ...(byFormat ? { byFormat } : {}),
+        ...(byProject ? { byProject } : {}),
         ...(recordedUsage ? { recordedUsage } : {}),
         errors: tally.errors,
         skipped: tally.skipped,
@@ -110,7 +117,8 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
         `\nTotal: ${transcripts.length} transcripts, ${totalTokens} tokens (${tokenizer.name}), ${tally.errors} errors, ${tally.skipped} skipped\n`,
       );
       for (const line of renderBreakdown(total)) io.stdout.write(`${line}\n`);
-      if (byFormat) for (const line of renderByFormat(byFormat)) io.stdout.write(`${line}\n`);
+      if (byFormat) for (const line of renderGroupFigures('By source format:', 'format', byFormat)) io.stdout.write(`${line}\n`);
+      if (byProject) for (const line of renderGroupFigures('By project:', 'project', byProject)) io.stdout.write(`${line}\n`);
       if (recordedUsage) {
         const { recorded, embedded, inOwnTranscripts } = recordedUsage;
         io.stdout.write(`\nRecorded usage (${recordedUsage.transcripts} transcripts): ${usageLine(recorded)}\n`);

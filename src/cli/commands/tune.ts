@@ -8,7 +8,8 @@ import { makeDir } from '../../io/make-dir.js';
 import { writeTunePage } from '../../tune/tune-page.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { defaultWorkers } from '../../pipeline/job/capacity.js';
-import { defineCommand, requireInputs } from '../command.js';
+import { defineCommand } from '../command.js';
+import { SOURCE_FLAGS, inputsOrDiscovered } from '../source-flags.js';
 import { fraction, integer, text } from '../flag-values.js';
 import { valueFlag } from '../flags.js';
 import { INPUT_FLAGS } from '../input-flags.js';
@@ -36,12 +37,13 @@ const FLAGS = {
     shownDefault: `the number of cores, here ${defaultWorkers()}`,
   }),
   ...INPUT_FLAGS,
+  ...SOURCE_FLAGS,
 };
 
 export const tuneCommand = defineCommand({
   name: 'tune',
   summary: 'derive live compaction settings from an archive: candidates replayed, the cheapest that keeps what agents needed, exported',
-  usage: 'Usage: tcompact tune <input...> --out DIR [options]',
+  usage: 'Usage: tcompact tune [input...] --out DIR [options]',
   description: `Replays candidate settings of the runtimes live agents compact with (Anthropic's context editing at several triggers,
 keeps, tool exclusions and input clearing; tcompact's ContextManager with and without micro-compaction) over the
 archive, as each runtime applies them, with caching billed as the provider bills it. Picks the cheapest with caching
@@ -50,12 +52,13 @@ floor, and writes it for each runtime: DIR/exports/anthropic.json (context_manag
 with the context-management-2025-06-27 beta), langchain.json (LangChain JS ClearToolUsesEdit options), ai-sdk.json
 (pruneMessages options) and tcompact.json (ContextManager options); each export is replayed with its runtime's own
 semantics, and tune.md says how each runtime loads it. Writes DIR/tune.json, tune.md and tune.html (cost against recall, the frontier marked),
-and each candidate's settings in DIR/candidates/ (replay one with simulate --policy anthropic:FILE or config:FILE).`,
+and each candidate's settings in DIR/candidates/ (replay one with simulate --policy anthropic:FILE or config:FILE).
+With no input, reads the current user's agent sessions ('tcompact sources' lists them), which the
+--agent, --since, --until and --project flags select, and says on stderr which folders it read.`,
   flags: FLAGS,
-  positionals: requireInputs('tune'),
   async run({ values, positionals }, io) {
-    const inputs = positionals;
     const { out, cache, from, workers } = values;
+    const { inputs, label } = await inputsOrDiscovered('tune', positionals, values, io, out);
     const prices = priceFlags(values);
     const maxLineBytes = values['max-line-bytes'];
     const tally = new InputTally(io);
@@ -67,7 +70,7 @@ and each candidate's settings in DIR/candidates/ (replay one with simulate --pol
       }
       firstPass = false;
     };
-    if ((await nothingIn(source)) && tally.transcripts === 0) return tally.nothingYielded('tune', inputs) ?? EXIT.INPUT_ERRORS;
+    if ((await nothingIn(source)) && tally.transcripts === 0) return tally.nothingYielded('tune', label) ?? EXIT.INPUT_ERRORS;
     await makeDir(out);
     const status = createStatusLine(io.stderr);
     const report = await runTune(source, {
@@ -86,13 +89,13 @@ and each candidate's settings in DIR/candidates/ (replay one with simulate --pol
     const markdown = renderTune(report);
     try {
       await writeFileAtomic(join(out, 'tune.json'), [
-        `${JSON.stringify({ tool: 'tcompact tune', inputs, ...report, errors: tally.errors, skipped: tally.skipped }, null, 2)}\n`,
+        `${JSON.stringify({ tool: 'tcompact tune', inputs: label, ...report, errors: tally.errors, skipped: tally.skipped }, null, 2)}\n`,
       ]);
       await writeFileAtomic(join(out, 'tune.md'), [markdown]);
     } catch (err) {
       throw writeError(err, out);
     }
-    await writeTunePage(out, { inputs, ...report });
+    await writeTunePage(out, { inputs: label, ...report });
     io.stdout.write(markdown);
     io.stdout.write(
       `\nWrote ${join(out, 'tune.json')}, tune.md, tune.html and exports/ (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,

@@ -70,6 +70,8 @@ export interface TranscriptReport {
   id: string;
   file: string;
   line: number;
+  /** The project the transcript records (transcriptProject); absent when none. */
+  project?: string;
   messagesBefore: number;
   messagesAfter: number;
   tokensBefore: number;

@@ -43,6 +43,7 @@ export function renderRunReport(r: RunReport, archive: ArchiveReport): string {
   table('Errors by code (input lines; each one is in errors.jsonl)', r.errorsByCode);
   table('Skipped by reason', r.skippedByReason);
   table('Input formats (transcripts)', r.formats);
+  if (r.byProject) out.push('', '## By project', '', ...renderByProject(r.byProject));
   table('Repairs', r.repairs);
   if (r.llm) out.push(...renderLlmUsage(r.llm));
   const dup = r.duplicateIds;
@@ -50,6 +51,23 @@ export function renderRunReport(r: RunReport, archive: ArchiveReport): string {
   const e = r.execution;
   out.push(`Shards: ${e.shards} (${e.reusedShards} reused from an interrupted run, ${e.retriedShards} retried, ${e.failedShards} failed).`, '');
   return out.join('\n');
+}
+
+/** Each project's transcripts and tokens, one line per project (the folder its sessions worked in). */
+function renderByProject(byProject: NonNullable<RunReport['byProject']>): string[] {
+  return markdownTable(
+    ['project', 'transcripts', 'tokens before', 'after', 'saved', 'share saved'],
+    Object.entries(byProject).map(([project, p]) => [
+      project.replaceAll('|', '\\|'),
+      String(p.transcripts),
+      String(p.tokensBefore),
+      String(p.tokensAfter),
+      String(p.tokensSaved),
+      percent(p.tokensSaved, p.tokensBefore),
+    ]),
+    'lrrrrr',
+    PADDED,
+  );
 }
 
 function renderLlmUsage(u: LlmRunUsage): string[] {

@@ -17,7 +17,10 @@ import type { TranscriptLinks } from '../../report/html/transcript-pages.js';
 type LlmFigures = Pick<LlmRunUsage, 'model' | 'requests' | 'promptTokens' | 'completionTokens' | 'costUsd' | 'failuresByCode' | 'fallbacks'>;
 
 /** What the run and compact pages show of report.json, with the settings that produced it and the errors file's first lines. */
-export interface RunPageInput extends Pick<RunReport, 'inputs' | 'transcripts' | 'lines' | 'messages' | 'byCategory' | 'spread' | 'errorsByCode'> {
+export interface RunPageInput extends Pick<
+  RunReport,
+  'inputs' | 'transcripts' | 'lines' | 'messages' | 'byCategory' | 'spread' | 'errorsByCode' | 'byProject'
+> {
   tool: 'run' | 'compact';
   tokens: Pick<RunReport['tokens'], 'before' | 'after' | 'saved' | 'tokenizer'>;
   strategies: readonly Pick<StrategyTotals, 'name' | 'runs' | 'skipped' | 'tokensSaved' | 'messagesChanged' | 'messagesRemoved'>[];
@@ -118,6 +121,45 @@ function tokenSections(r: RunPageInput): Section[] {
       ),
     },
   ];
+}
+
+/** The projects side by side: each one's tokens before and after. */
+function projectSection(byProject: NonNullable<RunPageInput['byProject']>): Section {
+  const projects = Object.entries(byProject);
+  return {
+    title: 'By project',
+    intro: 'Each project (the folder its sessions worked in, as their agent recorded it): its transcripts and tokens.',
+    charts: [
+      barChart(
+        'per-project',
+        'Tokens before and after, by project',
+        projects.map(([name]) => name),
+        [
+          { label: 'before', data: projects.map(([, p]) => p.tokensBefore) },
+          { label: 'after', data: projects.map(([, p]) => p.tokensAfter) },
+        ],
+        { horizontal: true },
+      ),
+    ],
+    html: sortableTable(
+      [
+        { label: 'project' },
+        { label: 'transcripts', numeric: true },
+        { label: 'tokens before', numeric: true },
+        { label: 'after', numeric: true },
+        { label: 'saved', numeric: true },
+        { label: 'share saved', numeric: true },
+      ],
+      projects.map(([name, p]): Cell[] => [
+        name,
+        num(p.transcripts),
+        num(p.tokensBefore),
+        num(p.tokensAfter),
+        num(p.tokensSaved),
+        num(p.savedShare, pct(p.savedShare)),
+      ]),
+    ),
+  };
 }
 
 function transcriptSection(r: RunPageInput): Section {
@@ -242,7 +284,14 @@ export function runPage(r: RunPageInput): Page {
     title: `tcompact ${r.tool} report`,
     subtitle: `Inputs: ${r.inputs.join(', ')} · messages ${int(r.messages.before)} → ${int(r.messages.after)}`,
     headline,
-    sections: [...tokenSections(r), transcriptSection(r), errorSection(r), ...(r.llm ? [llmSection(r.llm)] : []), settingsSection(r)],
+    sections: [
+      ...tokenSections(r),
+      ...(r.byProject ? [projectSection(r.byProject)] : []),
+      transcriptSection(r),
+      errorSection(r),
+      ...(r.llm ? [llmSection(r.llm)] : []),
+      settingsSection(r),
+    ],
   };
 }
 

@@ -1,5 +1,6 @@
 import type { LlmRunUsage } from '../../llm/session.js';
 import { type ArchiveReport, type StrategyTotals, addRun, emptyArchiveReport } from '../../report/archive-report.js';
+import { projectGroups } from '../../report/groups.js';
 import { type TranscriptSpread, addToSpread, emptySpread } from '../../report/transcript-spread.js';
 import type { Breakdown } from '../../tokens/breakdown.js';
 import { DEFAULT_TOKENIZER_ENGINE, type TokenizerEngine } from '../../tokens/bpe-engines.js';
@@ -45,6 +46,8 @@ export interface RunReport {
   errorsByCode: Record<string, number>;
   skippedByReason: Record<string, number>;
   formats: Record<string, number>;
+  /** Inputs of two projects or more (transcriptProject): each project's transcripts and tokens. */
+  byProject?: Record<string, ProjectFigures>;
   repairs: Record<string, number>;
   warnings: number;
   /** Transcript ids seen more than once (a later copy does not replace an earlier one: both are compacted). */
@@ -56,6 +59,15 @@ export interface RunReport {
   llm?: LlmRunUsage;
   /** Who did the work of a run that went through a queue (`--queue`); varies from run to run. */
   distributed?: DistributedReport;
+}
+
+/** One project's part of a run. */
+export interface ProjectFigures {
+  transcripts: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  savedShare: number;
 }
 
 const MAX_EXAMPLES = 10;
@@ -70,6 +82,7 @@ export class RunReportBuilder {
   private messagesBefore = 0;
   private messagesAfter = 0;
   private readonly spread: TranscriptSpread;
+  private readonly projects = projectGroups(() => ({ transcripts: 0, tokensBefore: 0, tokensAfter: 0 }));
 
   constructor(
     private readonly tokenizer: TokenizerName,
@@ -97,12 +110,17 @@ export class RunReportBuilder {
       this.messagesAfter += t.messagesAfter;
       addRun(this.archive, t);
       addToSpread(this.spread, t);
+      const project = this.projects.of(t.project);
+      project.transcripts++;
+      project.tokensBefore += t.tokensBefore;
+      project.tokensAfter += t.tokensAfter;
     }
   }
 
   build(meta: Pick<RunReport, 'tool' | 'inputs' | 'settings' | 'workers' | 'execution'> & { wallMs: number; bytes: number }): RunReport {
     const archive = this.archive ?? emptyArchiveReport(this.tokenizer);
     const seconds = meta.wallMs / 1000;
+    const byProject = this.projects.result();
     return {
       tool: meta.tool,
       inputs: meta.inputs,
@@ -124,6 +142,7 @@ export class RunReportBuilder {
       errorsByCode: sortKeys(this.counts.errorsByCode),
       skippedByReason: sortKeys(this.counts.skippedByReason),
       formats: sortKeys(this.counts.formats),
+      ...(byProject ? { byProject: projectFigures(byProject) } : {}),
       repairs: sortKeys(this.counts.repairs),
       warnings: this.counts.warnings,
       duplicateIds: { count: this.duplicateCount, examples: this.duplicates },
@@ -141,6 +160,15 @@ export class RunReportBuilder {
   archiveReport(): ArchiveReport {
     return this.archive ?? emptyArchiveReport(this.tokenizer);
   }
+}
+
+function projectFigures(sums: Record<string, { transcripts: number; tokensBefore: number; tokensAfter: number }>): Record<string, ProjectFigures> {
+  return Object.fromEntries(
+    Object.entries(sums).map(([project, p]) => {
+      const saved = p.tokensBefore - p.tokensAfter;
+      return [project, { ...p, tokensSaved: saved, savedShare: p.tokensBefore > 0 ? Number((saved / p.tokensBefore).toFixed(4)) : 0 }];
+    }),
+  );
 }
 
 function sortKeys(record: Record<string, number>): Record<string, number> {

@@ -11,6 +11,8 @@ const START_OVER = 'run again without --resume to start over';
  * naming what changed. Committing shards of two different jobs into one output would silently mix them.
  */
 export function checkResume(header: JournalHeader, settings: Record<string, unknown>, settingsHash: string, inputs: readonly FileFingerprint[]): void {
+  const listed = listChange(header.settings.inputs, settings.inputs);
+  if (listed !== undefined) throw new TcompactError('E_RESUME', `the list of inputs changed since the journal was written (${listed}); ${START_OVER}`);
   if (header.settingsHash !== settingsHash) {
     const changes = diffSettings(header.settings, settings);
     throw new TcompactError('E_RESUME', `the configuration changed since the journal was written (${changes.join('; ') || 'settings differ'}); ${START_OVER}`);
@@ -43,6 +45,21 @@ export function checkSameShard(committed: ShardDescriptor, planned: ShardDescrip
     'E_RESUME',
     `the input changed since the journal was written (shard ${planned.index}, ${where}, differs from the committed one); ${START_OVER}`,
   );
+}
+
+/** The inputs given (or found) added and removed, five named, or undefined when the lists are the same. */
+function listChange(before: unknown, after: unknown): string | undefined {
+  if (!Array.isArray(before) || !Array.isArray(after) || canonicalJson(before) === canonicalJson(after)) return undefined;
+  const was = new Set(before.map(String));
+  const now = new Set(after.map(String));
+  const added = [...now].filter((p) => !was.has(p));
+  const removed = [...was].filter((p) => !now.has(p));
+  const named = (paths: string[]) => `${paths.slice(0, 5).join(', ')}${paths.length > 5 ? ` and ${paths.length - 5} more` : ''}`;
+  const parts = [
+    ...(added.length > 0 ? [`${added.length} added: ${named(added)}`] : []),
+    ...(removed.length > 0 ? [`${removed.length} removed: ${named(removed)}`] : []),
+  ];
+  return parts.length > 0 ? parts.join('; ') : 'the same inputs, in another order or repeated';
 }
 
 /** `path: before -> after` for every leaf that differs. */

@@ -1,3 +1,4 @@
+import { transcriptProject } from '../../model/project.js';
 import type { Transcript } from '../../model/transcript.js';
 import type { RefSink } from '../../refs/ref-store.js';
 import { type Job, createJob } from '../job/job.js';
@@ -39,6 +40,7 @@ export function compactInWorker(job: Job, transcript: Transcript, refs: RefSink)
 }
 
 function compacted(input: Transcript, run: RunResult): Compacted {
+  const project = transcriptProject(input);
   return {
     get json() {
       return JSON.stringify(run.transcript);
@@ -46,6 +48,7 @@ function compacted(input: Transcript, run: RunResult): Compacted {
     unchanged: run.transcript === input,
     report: {
       id: input.id,
+      ...(project === undefined ? {} : { project }),
       messagesBefore: input.messages.length,
       messagesAfter: run.transcript.messages.length,
       tokensBefore: run.tokensBefore,

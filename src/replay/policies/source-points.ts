@@ -3,7 +3,7 @@ import { contentText } from '../../model/content.js';
 import { type Message, isRole } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { collapseWhitespace } from '../../retention/normalize.js';
-import { isSourceSummary } from '../../model/recorded.js';
+import { compactionRecords, isSourceSummary } from '../../model/recorded.js';
 
 /** What marked a compaction point in the source. */
 export type SourcePointKind =
@@ -64,9 +64,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
   const messages = transcript.messages;
   const n = messages.length;
   const marks: { at: number; kind: SourcePointKind; focus?: string; summary?: Message; kept?: Message[]; opaque?: true }[] = [];
-  const entries = transcript.metadata?.compactions;
-  for (const raw of Array.isArray(entries) ? (entries as Record<string, unknown>[]) : []) {
-    if (raw === null || typeof raw !== 'object') continue;
+  for (const raw of compactionRecords(transcript)) {
     const summary = isIndex(raw.summaryIndex, n - 1) ? messages[raw.summaryIndex] : undefined;
     const at = [raw.boundaryIndex, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
     if (at === undefined) continue;

@@ -1,10 +1,10 @@
 import { CATEGORIES } from '../../tokens/breakdown.js';
 import type { WindowStatus } from '../../tokens/window.js';
-import type { FormatFigures } from '../by-format.js';
+import type { GroupFigures } from '../group-figures.js';
 import { int, pct } from '../format.js';
 import { WINDOW_STATUSES } from '../transcript-spread.js';
 import { barChart } from './chart.js';
-import type { Page } from './page.js';
+import type { Page, Section } from './page.js';
 import { type Cell, num, sortableTable } from './table.js';
 
 /** What `stats --json` prints: the fields the page shows. */
@@ -15,7 +15,44 @@ export interface StatsPageInput {
   transcripts: readonly { id: string; file: string; line: number; messages: number; tokens: number; windowShare: number; status: WindowStatus }[];
   total: { transcripts: number; tokens: number; byCategory: Readonly<Record<string, number>> };
   /** Present when the inputs mix source formats: the agents side by side. */
-  byFormat?: Readonly<Record<string, Pick<FormatFigures, 'transcripts' | 'tokens' | 'calls' | 'tokensPerCall' | 'toolCalls' | 'toolOutputShare'>>>;
+  byFormat?: Readonly<Record<string, ShownFigures>>;
+  /** Present when the inputs hold two projects or more: the projects side by side. */
+  byProject?: Readonly<Record<string, ShownFigures>>;
+}
+
+type ShownFigures = Pick<GroupFigures, 'transcripts' | 'tokens' | 'calls' | 'tokensPerCall' | 'toolCalls' | 'toolOutputShare'>;
+
+/** One grouping of the transcripts (by source format, by project): tokens per call charted, every figure in a table. */
+function groupSection(groups: Readonly<Record<string, ShownFigures>>, shown: { id: string; title: string; key: string; intro: string }): Section {
+  return {
+    title: shown.title,
+    intro: shown.intro,
+    charts: [
+      barChart(shown.id, `Tokens per model call, ${shown.title.toLowerCase()}`, Object.keys(groups), [
+        { label: 'tokens per call', data: Object.values(groups).map((f) => Math.round(f.tokensPerCall)) },
+      ]),
+    ],
+    html: sortableTable(
+      [
+        { label: shown.key },
+        { label: 'transcripts', numeric: true },
+        { label: 'tokens', numeric: true },
+        { label: 'model calls', numeric: true },
+        { label: 'tokens per call', numeric: true },
+        { label: 'tool calls', numeric: true },
+        { label: 'tool output share', numeric: true },
+      ],
+      Object.entries(groups).map(([name, f]): Cell[] => [
+        name,
+        num(f.transcripts),
+        num(f.tokens),
+        num(f.calls),
+        num(Math.round(f.tokensPerCall)),
+        num(f.toolCalls),
+        num(f.toolOutputShare, pct(f.toolOutputShare)),
+      ]),
+    ),
+  };
 }
 
 /** Transcripts listed, the largest first. */
@@ -61,35 +98,23 @@ export function statsPage(s: StatsPageInput): Page {
       },
       ...(s.byFormat
         ? [
-            {
+            groupSection(s.byFormat, {
+              id: 'formats',
               title: 'By source format',
+              key: 'format',
               intro: 'The agents side by side: what each reply of their sessions carried, and how much of it was tool output.',
-              charts: [
-                barChart('formats', 'Tokens per model call, by source format', Object.keys(s.byFormat), [
-                  { label: 'tokens per call', data: Object.values(s.byFormat).map((f) => Math.round(f.tokensPerCall)) },
-                ]),
-              ],
-              html: sortableTable(
-                [
-                  { label: 'format' },
-                  { label: 'transcripts', numeric: true },
-                  { label: 'tokens', numeric: true },
-                  { label: 'model calls', numeric: true },
-                  { label: 'tokens per call', numeric: true },
-                  { label: 'tool calls', numeric: true },
-                  { label: 'tool output share', numeric: true },
-                ],
-                Object.entries(s.byFormat).map(([name, f]): Cell[] => [
-                  name,
-                  num(f.transcripts),
-                  num(f.tokens),
-                  num(f.calls),
-                  num(Math.round(f.tokensPerCall)),
-                  num(f.toolCalls),
-                  num(f.toolOutputShare, pct(f.toolOutputShare)),
-                ]),
-              ),
-            },
+            }),
+          ]
+        : []),
+      ...(s.byProject
+        ? [
+            groupSection(s.byProject, {
+              id: 'projects',
+              title: 'By project',
+              key: 'project',
+              intro:
+                'The projects side by side (the folder each session worked in, as its agent recorded it): what each reply carried, and how much of it was tool output.',
+            }),
           ]
         : []),
       {

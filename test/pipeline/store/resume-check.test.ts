@@ -104,6 +104,22 @@ describe('resume check', () => {
     expect(message).toContain('; and 2 more)');
   });
 
+  it('refuses another list of inputs, naming those added and removed, before any setting', async () => {
+    const dir = tempDir('resume-check');
+    const { archive } = await plannedShards(dir);
+    const others = [1, 2, 3, 4, 5, 6].map((i) => join(dir, `session-${i}.jsonl`));
+    const listed = (inputs: string[]) => resolveRunSettings({ inputs, shardBytes: 64 * 1024 }, createJob(parseCompactConfig({ strategies: TEST_STRATEGIES })));
+    const was = listed([archive]);
+    const header: JournalHeader = { type: 'run', version: 1, settings: was.settings, settingsHash: was.settingsHash, inputs: [] };
+    const now = listed(others);
+    expect(refusal(() => checkResume(header, now.settings, now.settingsHash, []))).toEqual({
+      code: 'E_RESUME',
+      message: `the list of inputs changed since the journal was written (6 added: ${others.slice(0, 5).join(', ')} and 1 more; 1 removed: ${archive}); run again without --resume to start over`,
+    });
+    const twice = listed([archive, archive]);
+    expect(refusal(() => checkResume(header, twice.settings, twice.settingsHash, []))?.message).toContain('(the same inputs, in another order or repeated)');
+  });
+
   it('accepts a committed shard equal to the planned one, and refuses one whose bytes differ, naming where', async () => {
     const dir = tempDir('resume-check');
     const { planned } = await plannedShards(dir);

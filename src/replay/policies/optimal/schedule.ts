@@ -73,9 +73,12 @@ export function planSchedule(plan: TranscriptPlan, kind: EditKind, compactions: 
   const savings = [0];
   for (const u of uses) savings.push(savings[savings.length - 1] + u.resultSaving + (kind.inputs ? u.inputSaving : 0));
   const frontier = (t: number) => Math.max(0, calls[t].uses - kind.keep);
+  // Each call's cache's previous call, and the one after it.
+  const lastOf = new Map<string, number>();
   const previous = calls.map((c, t) => {
-    for (let p = t - 1; p >= 0; p--) if (calls[p].cacheKey === c.cacheKey) return p;
-    return -1;
+    const p = lastOf.get(c.cacheKey) ?? -1;
+    lastOf.set(c.cacheKey, t);
+    return p;
   });
   const following = calls.map(() => -1);
   previous.forEach((p, t) => {
