@@ -1,8 +1,7 @@
 import { parseConfig } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
-import { cacheReport, headlinePrices, modelPricesReport } from './billing/cache-choice.js';
-import { modelRates } from './billing/prices.js';
+import { cacheReport, headlinePrices, modelPricesReport, ratesOfModel } from './billing/cache-choice.js';
 import type { CacheModelName } from '../provider/cache-rules.js';
 import { scalesCounts } from './billing/token-ratio.js';
 import { compactionCallPrice } from './compaction-calls.js';
@@ -105,7 +104,7 @@ export class Simulation {
     if (llm) {
       const { timing: _timing, ...usage } = llm.usage();
       report.llm = usage;
-      const price = compactionCallPrice(usage, modelRates(o.prices), o.batch);
+      const price = compactionCallPrice(usage, ratesOfModel(usage.model, o), o.batch);
       report.compactionPricing = { model: usage.model, inPerMillion: price.inPerMillion, outPerMillion: price.outPerMillion, batch: o.batch !== undefined };
     }
     const recorded = recordedReport(this.perTranscript, source);

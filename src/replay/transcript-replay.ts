@@ -166,6 +166,7 @@ export async function replayTranscript(
   const choice = chooseCache(transcript, recorded, o);
   const { rules, modelOf } = choice;
   const mainPrices = choice.pricingOf(choice.mainModel).prices;
+  const llmRates = deps.llm ? choice.pricingOf(deps.llm.usage().model).rates : mainPrices;
   const warmBase = o.basePrompt === 'recorded' ? (i: number) => recordedCacheRead(transcript.messages[i]) ?? 0 : undefined;
   const env = {
     tokenizer,
@@ -200,7 +201,7 @@ export async function replayTranscript(
   for (const policy of policies) {
     const calls: number[] = (prompts[policy.name] = []);
     const instance = policy.instantiate(env);
-    const meter = new CompactionCallMeter(deps.llm, o.batch);
+    const meter = new CompactionCallMeter(deps.llm, o.batch, llmRates);
     let hindsight: (HindsightScore & { points: number }) | undefined;
     const onCompaction = (index: number, context: readonly Message[]) => {
       hindsight ??= { ...emptyHindsightScore(), points: 0 };

@@ -149,15 +149,42 @@ export function headlinePrices(transcripts: ReadonlyMap<CacheModelName, number>,
   return pricesFor(CACHE_RULES[[...transcripts.keys()][0] ?? settings.cache ?? 'anthropic-5m'], settings.prices);
 }
 
-/** The rates each model of a run was billed at, and the entry they came from (none: the flags and defaults). */
-export type ModelPricesReport = Record<string, { listed?: ModelListing; rates: ModelRates }>;
+/** One model's rates, whatever the cache: its list price where a table lists it, else the flags and defaults. */
+export function ratesOfModel(model: string, settings: Pick<CacheSettings, 'prices' | 'modelPrices'>): ModelRates {
+  return modelPricing(model, CACHE_RULES['anthropic-5m'], settings).rates;
+}
+
+/**
+ * The rates one model of a run was billed at, and where they came from: its entry in `--prices FILE` or the built-in
+ * table (`listed`; absent: DEFAULT_PRICES and Anthropic's multiples), and the `--price-*` flags given, which win over
+ * both (`flags`; absent: none).
+ */
+export interface ModelPriceUse {
+  listed?: ModelListing;
+  flags?: PriceFlagName[];
+  rates: ModelRates;
+}
+
+/** The flags that set a price for every call, as the command line names them. */
+export type PriceFlagName = '--price-in' | '--price-out' | '--price-cache-write' | '--price-cached';
+
+const FLAG_NAMES: Record<keyof PriceFlags, PriceFlagName> = {
+  input: '--price-in',
+  output: '--price-out',
+  cacheWrite: '--price-cache-write',
+  cached: '--price-cached',
+};
+
+/** By model, in the order the models were first billed. */
+export type ModelPricesReport = Record<string, ModelPriceUse>;
 
 /** The rates of `models`, in their order. */
 export function modelPricesReport(models: Iterable<string>, settings: Pick<CacheSettings, 'prices' | 'modelPrices'>): ModelPricesReport {
+  const flags = (Object.keys(FLAG_NAMES) as (keyof PriceFlags)[]).filter((k) => settings.prices[k] !== undefined).map((k) => FLAG_NAMES[k]);
   const out: ModelPricesReport = {};
   for (const model of models) {
     const { listed, rates } = modelPricing(model, CACHE_RULES['anthropic-5m'], settings);
-    out[model] = { ...(listed ? { listed } : {}), rates };
+    out[model] = { ...(listed ? { listed } : {}), ...(flags.length > 0 ? { flags } : {}), rates };
   }
   return out;
 }
