@@ -36,17 +36,17 @@ export class CompactionCallMeter {
   }
 
   /**
-   * The calls since the meter was made, priced, with the source's own summarizer calls (at `prices`, the agent's);
+   * The calls since the meter was made, priced, with the source's own summarizer calls (priced by the policy);
    * undefined when the compactions asked nothing.
    */
-  priced(figures: PolicyFigures | undefined, prices: Prices): CompactionCalls | undefined {
+  priced(figures: PolicyFigures | undefined): CompactionCalls | undefined {
     const out: CompactionCalls = { calls: 0, input: 0, output: 0, cost: 0 };
     const own = figures?.summarizer;
     if (own && own.calls > 0) {
       out.calls += own.calls;
       out.input += own.input;
       out.output += own.output;
-      out.cost += (own.input * prices.input + own.output * prices.output) / 1e6;
+      out.cost += own.cost;
     }
     if (this.llm && this.before) {
       const after = this.llm.usage();

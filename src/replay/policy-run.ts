@@ -6,8 +6,9 @@ import { type ModelBill, type ReplayStats, emptyReplayStats } from './replay.js'
 
 /**
  * The model calls a policy's compactions made: the summarizer's prompts and answers, billed beside the agent's own
- * calls (and included in its costs). Our LLM steps at the `--model`'s price (its list price when known, else
- * `--price-in`/`--price-out`; with `batch`, the Batch API's); the source's own summaries at the agent's prices.
+ * calls (and included in its costs). Our LLM steps at the `--model`'s price (its list price when known, else its rates
+ * in the replay's price table; with `batch`, the Batch API's); the source's own summaries at the prices of the model
+ * that answered the call after the point.
  */
 export interface CompactionCalls {
   calls: number;

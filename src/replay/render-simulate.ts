@@ -195,7 +195,7 @@ function compactionCallsNote(r: SimulationReport): string[] {
       (r.compactionPricing
         ? `, our LLM steps' (${r.compactionPricing.model}) at $${r.compactionPricing.inPerMillion} / $${r.compactionPricing.outPerMillion} per million prompt / answer tokens${r.compactionPricing.batch ? ' (Batch API price)' : ''}`
         : '') +
-      "; the source's own summaries (`source`) at the agent's prices, their prompt being the context before the point.",
+      "; the source's own summaries (`source`) at the prices of the model that answered the call after the point, their prompt being the context before it.",
     ...rows.map((x) => {
       const c = x.compactionCalls as NonNullable<PolicyTotals['compactionCalls']>;
       return `- \`${x.name}\`: ${int(c.calls)} calls, ${int(c.input)} prompt and ${int(c.output)} answer tokens, ${usd(c.cost)}.`;

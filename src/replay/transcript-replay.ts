@@ -165,8 +165,7 @@ export async function replayTranscript(
   const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
   const choice = chooseCache(transcript, recorded, o);
   const { rules, modelOf } = choice;
-  const mainPrices = choice.pricingOf(choice.mainModel).prices;
-  const llmRates = deps.llm ? choice.pricingOf(deps.llm.usage().model).rates : mainPrices;
+  const llmRates = choice.pricingOf(deps.llm ? deps.llm.usage().model : choice.mainModel).rates;
   const warmBase = o.basePrompt === 'recorded' ? (i: number) => recordedCacheRead(transcript.messages[i]) ?? 0 : undefined;
   const env = {
     tokenizer,
@@ -224,7 +223,7 @@ export async function replayTranscript(
     const figures = instance.figures?.();
     const run: PolicyRun = { ...priced(stats, rules, choice), ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}) };
     if (hindsight) run.hindsight = hindsight;
-    const compactionCalls = meter.priced(figures, mainPrices);
+    const compactionCalls = meter.priced(figures);
     if (compactionCalls) {
       run.compactionCalls = compactionCalls;
       run.cost.withoutCache += compactionCalls.cost;

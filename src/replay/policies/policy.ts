@@ -72,9 +72,10 @@ export interface PolicyFigures {
   atPoints?: PointResult[];
   /**
    * Model calls its compactions made outside the LLM session, in tokens: the source's own summarizer (`source`), one
-   * call per summary put in place, its prompt the context before the point and its answer the summary.
+   * call per summary put in place, its prompt the context before the point and its answer the summary, priced in US
+   * dollars at the prices of the model that answers the call after the point.
    */
-  summarizer?: { calls: number; input: number; output: number };
+  summarizer?: { calls: number; input: number; output: number; cost: number };
 }
 
 /** A policy made ready for one transcript: fresh state, since a manager counts compactions and cooldowns. */
