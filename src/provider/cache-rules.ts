@@ -48,8 +48,22 @@ export interface CacheRules {
 const ANTHROPIC = { kind: 'breakpoint', perModel: true, minTokens: 1024, step: 1, lookbackBlocks: 20, readMultiplier: 0.1 } as const;
 
 export const CACHE_RULES: Readonly<Record<CacheModelName, CacheRules>> = {
-  'anthropic-5m': { ...ANTHROPIC, name: 'anthropic-5m', label: "Anthropic's prompt cache with the 5-minute TTL", ttlSeconds: 5 * 60, writeTtl: '5m', writeMultiplier: 1.25 },
-  'anthropic-1h': { ...ANTHROPIC, name: 'anthropic-1h', label: "Anthropic's prompt cache with the 1-hour TTL", ttlSeconds: 60 * 60, writeTtl: '1h', writeMultiplier: 2 },
+  'anthropic-5m': {
+    ...ANTHROPIC,
+    name: 'anthropic-5m',
+    label: "Anthropic's prompt cache with the 5-minute TTL",
+    ttlSeconds: 5 * 60,
+    writeTtl: '5m',
+    writeMultiplier: 1.25,
+  },
+  'anthropic-1h': {
+    ...ANTHROPIC,
+    name: 'anthropic-1h',
+    label: "Anthropic's prompt cache with the 1-hour TTL",
+    ttlSeconds: 60 * 60,
+    writeTtl: '1h',
+    writeMultiplier: 2,
+  },
   // OpenAI keeps an in-memory prefix for 5 to 10 minutes of inactivity: the lower bound, so hits are not overstated.
   openai: {
     name: 'openai',

@@ -23,10 +23,16 @@ export function byModelRows(
   policies: readonly (Pick<PolicyTotals, 'name' | 'cost' | 'compactionCalls'> & Partial<Pick<PolicyTotals, 'byModel'>>)[],
   recorded?: Pick<RecordedReport, 'usage' | 'embedded'>,
 ): ByModelRow[] {
-  const rows: ByModelRow[] = policies.map((p) => ({ label: p.name, byModel: p.byModel ?? {}, total: p.cost.withCache, compactionCalls: p.compactionCalls?.cost ?? 0 }));
+  const rows: ByModelRow[] = policies.map((p) => ({
+    label: p.name,
+    byModel: p.byModel ?? {},
+    total: p.cost.withCache,
+    compactionCalls: p.compactionCalls?.cost ?? 0,
+  }));
   if (recorded) rows.push({ label: 'recorded', byModel: recorded.usage.byModel, total: recorded.usage.cost.withCache, compactionCalls: 0 });
   const embedded = recorded?.embedded?.usage;
-  if (embedded && embedded.calls > 0) rows.push({ label: 'embedded subagent calls', byModel: embedded.byModel, total: embedded.cost.withCache, compactionCalls: 0 });
+  if (embedded && embedded.calls > 0)
+    rows.push({ label: 'embedded subagent calls', byModel: embedded.byModel, total: embedded.cost.withCache, compactionCalls: 0 });
   return rows;
 }
 

@@ -293,9 +293,11 @@ function byModelSection(r: SimulationReport): string[] {
     '',
     '## By model',
     '',
-    "Each call is billed at the prices of the model that answered it: the model its reply records, else the last one its transcript names, else the defaults as `(no model recorded)`. " +
+    'Each call is billed at the prices of the model that answered it: the model its reply records, else the last one its transcript names, else the defaults as `(no model recorded)`. ' +
       'Cost with caching (calls) by model' +
-      (withCalls ? '; the compaction calls are billed apart, at their own model\'s prices, and the models\' costs add up to the total without them.' : "; the models' costs add up to the total."),
+      (withCalls
+        ? "; the compaction calls are billed apart, at their own model's prices, and the models' costs add up to the total without them."
+        : "; the models' costs add up to the total."),
     '',
     ...markdownTable(
       ['', ...models, ...(withCalls ? ['compaction calls'] : []), 'total'],
@@ -330,7 +332,8 @@ function byModelSection(r: SimulationReport): string[] {
 function outputCostOf(r: SimulationReport): (byModel: Readonly<Record<string, { output?: number; outputTokens?: number }>>) => number {
   return (byModel) => {
     let cost = 0;
-    for (const [model, x] of Object.entries(byModel)) cost += ((x.output ?? x.outputTokens ?? 0) * (r.modelPrices?.[model]?.rates.output ?? r.prices.output)) / 1e6;
+    for (const [model, x] of Object.entries(byModel))
+      cost += ((x.output ?? x.outputTokens ?? 0) * (r.modelPrices?.[model]?.rates.output ?? r.prices.output)) / 1e6;
     return cost;
   };
 }

@@ -36,8 +36,10 @@ function savingCell(withCache: number, none: number): Cell {
 }
 
 /** What the page shows of simulate.json: the report, with the inputs the command was given. */
-export interface SimulatePageInput
-  extends Pick<SimulationReport, 'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat' | 'byProject' | 'modelPrices'> {
+export interface SimulatePageInput extends Pick<
+  SimulationReport,
+  'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat' | 'byProject' | 'modelPrices'
+> {
   inputs: readonly string[];
   thresholds: Pick<SimulationReport['thresholds'], 'compaction'>;
   policies: readonly PolicyFigures[];

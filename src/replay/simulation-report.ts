@@ -5,7 +5,7 @@ import { type ProbeScore, addScore, emptyScore } from '../retention/score.js';
 import { addInto } from './accumulate.js';
 import type { CacheReport, ModelPricesReport } from './billing/cache-choice.js';
 import type { Cost, Prices } from './billing/prices.js';
-import { type RecordedUsage, emptyRecordedUsage } from './billing/recorded-usage.js';
+import { emptyRecordedUsage } from './billing/recorded-usage.js';
 import type { TokenScale } from './billing/token-ratio.js';
 import type { PointResult, Policy } from './policies/policy.js';
 import { type PolicyRun, RUN_MERGE, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';

@@ -26,7 +26,10 @@ describe('simulate --prices FILE', () => {
     expect([run.code, run.stderr]).toEqual([0, '']);
     const json = JSON.parse(readFileSync(join(dir, 'out', 'simulate.json'), 'utf8'));
     expect(json.modelPrices).toEqual({
-      'claude-opus-4-6': { listed: { name: 'claude-opus-4-6', from: 'file' }, rates: { input: 4, output: 20, cacheWrite5m: 5, cacheWrite1h: 8, cacheRead: 0.2 } },
+      'claude-opus-4-6': {
+        listed: { name: 'claude-opus-4-6', from: 'file' },
+        rates: { input: 4, output: 20, cacheWrite5m: 5, cacheWrite1h: 8, cacheRead: 0.2 },
+      },
     });
     const u = json.recorded.usage.byModel['claude-opus-4-6'] as Usage;
     const byHand = (u.uncachedInput * 4 + (u.cacheCreation - u.cacheCreation1h) * 5 + u.cacheCreation1h * 8 + u.cacheRead * 0.2 + u.output * 20) / 1e6;

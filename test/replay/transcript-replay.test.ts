@@ -34,7 +34,10 @@ interface Recorded {
 }
 
 describe('a transcript answered by two models', () => {
-  let json: { policies: { name: string; cost: { withCache: number }; byModel: Record<string, ModelRun> }[]; recorded: { usage: Recorded & { byModel: Record<string, Recorded> } } };
+  let json: {
+    policies: { name: string; cost: { withCache: number }; byModel: Record<string, ModelRun> }[];
+    recorded: { usage: Recorded & { byModel: Record<string, Recorded> } };
+  };
   let md: string;
   let page: string;
   beforeAll(async () => {
