@@ -40,6 +40,10 @@ describe('replay', () => {
       cacheWrites: 142 - (13 + 41),
       // Each call wrote only what was new since the one before.
       rewritten: { cold: 0, edits: 0, other: 0 },
+      // No reply names its model: all three calls are the defaults'.
+      byModel: {
+        '(no model recorded)': { calls: 3, billedInput: 142, cachedInput: 54, cacheWrites: 88, outputTokens: 13, rewritten: { cold: 0, edits: 0, other: 0 } },
+      },
     });
   });
 
