@@ -1,4 +1,5 @@
-import { DEFAULT_PRICES } from '../replay/billing/prices.js';
+import { DEFAULT_PRICES, type PriceFlags } from '../replay/billing/prices.js';
+import { readPriceFile } from './price-file.js';
 import { CACHE_MODEL_NAMES, parseCacheModel } from '../provider/cache-rules.js';
 import { DEFAULT_WINDOW } from '../tokens/window.js';
 import { integer, nonNegative, positive, recordedOr } from './flag-values.js';
@@ -28,6 +29,29 @@ export const REPLAY_FLAGS = {
     parse: (raw, { command }) => parseCacheModel(command, raw)!,
     shownDefault: 'by source: Claude Code anthropic-5m, Codex openai, others by their recorded model, else anthropic-5m',
   }),
-  'price-in': valueFlag({ valueName: 'X', description: 'US dollars per million uncached input tokens', parse: nonNegative, default: DEFAULT_PRICES.input }),
-  'price-out': valueFlag({ valueName: 'X', description: 'US dollars per million output tokens', parse: nonNegative, default: DEFAULT_PRICES.output }),
+  prices: valueFlag({
+    valueName: 'FILE',
+    description:
+      'a JSON file of list prices by model, in the built-in table\'s schema ({"MODEL": {"input": X, "output": X, "cacheWrite5m": X, "cacheWrite1h": X, "cacheRead": X}}): its entries override or extend the table that prices each call by the model that answered it',
+    parse: (raw) => readPriceFile(raw),
+    shownDefault: 'the built-in table (Claude, GPT and Gemini list prices)',
+  }),
+  'price-in': valueFlag({
+    valueName: 'X',
+    description: 'US dollars per million uncached input tokens, for every call',
+    parse: nonNegative,
+    shownDefault: `each model's list price, else ${DEFAULT_PRICES.input}`,
+  }),
+  'price-out': valueFlag({
+    valueName: 'X',
+    description: 'US dollars per million output tokens, for every call',
+    parse: nonNegative,
+    shownDefault: `each model's list price, else ${DEFAULT_PRICES.output}`,
+  }),
 };
+
+/** The --price-* flags given, as the replay takes them: each one absent leaves the price to each model's list price. */
+export function priceFlags(values: { 'price-in'?: number; 'price-out'?: number; 'price-cache-write'?: number; 'price-cached'?: number }): PriceFlags {
+  const given = { input: values['price-in'], output: values['price-out'], cacheWrite: values['price-cache-write'], cached: values['price-cached'] };
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+}

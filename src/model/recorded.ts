@@ -82,8 +82,8 @@ export interface EmbeddedAgentCalls {
   agentId: string;
   /** The id of the transcript the subagent's own file becomes, when the reader knows it. */
   transcriptId?: string;
-  /** One usage record per request, in the provider's field names. */
-  usages: Record<string, unknown>[];
+  /** One usage record per request, in the provider's field names, with the model that answered when recorded. */
+  calls: { model?: string; usage: Record<string, unknown> }[];
 }
 
 /** The subagent calls a transcript's source embedded beside its messages (`metadata.embeddedCalls`), by subagent. */
@@ -93,8 +93,10 @@ export function embeddedCalls(metadata: Record<string, unknown> | undefined): Em
   const out: EmbeddedAgentCalls[] = [];
   for (const agent of listed) {
     if (!isRecord(agent) || typeof agent.agentId !== 'string' || !Array.isArray(agent.calls)) continue;
-    const usages = agent.calls.flatMap((c) => (isRecord(c) && isRecord(c.usage) ? [c.usage] : []));
-    out.push({ agentId: agent.agentId, ...(typeof agent.transcriptId === 'string' ? { transcriptId: agent.transcriptId } : {}), usages });
+    const calls = agent.calls.flatMap((c) =>
+      isRecord(c) && isRecord(c.usage) ? [{ ...(typeof c.model === 'string' ? { model: c.model } : {}), usage: c.usage }] : [],
+    );
+    out.push({ agentId: agent.agentId, ...(typeof agent.transcriptId === 'string' ? { transcriptId: agent.transcriptId } : {}), calls });
   }
   return out;
 }

@@ -34,7 +34,12 @@ export interface CacheRules {
   step: number;
   /** Content blocks before the last mark searched for an earlier entry (Anthropic: 20). */
   lookbackBlocks: number;
-  /** Cache write price as a multiple of the input price; 1 for no write premium. */
+  /**
+   * Which of a model's listed write prices (provider/model-prices.ts) the cache's writes are billed at; null: the
+   * multiple below of the input price (no write premium for OpenAI's and no cache).
+   */
+  writeTtl: '5m' | '1h' | null;
+  /** Cache write price as a multiple of the input price (for a model without a listed write price); 1 for no write premium. */
   writeMultiplier: number;
   /** Cache read price as a multiple of the input price. */
   readMultiplier: number;
@@ -43,8 +48,22 @@ export interface CacheRules {
 const ANTHROPIC = { kind: 'breakpoint', perModel: true, minTokens: 1024, step: 1, lookbackBlocks: 20, readMultiplier: 0.1 } as const;
 
 export const CACHE_RULES: Readonly<Record<CacheModelName, CacheRules>> = {
-  'anthropic-5m': { ...ANTHROPIC, name: 'anthropic-5m', label: "Anthropic's prompt cache with the 5-minute TTL", ttlSeconds: 5 * 60, writeMultiplier: 1.25 },
-  'anthropic-1h': { ...ANTHROPIC, name: 'anthropic-1h', label: "Anthropic's prompt cache with the 1-hour TTL", ttlSeconds: 60 * 60, writeMultiplier: 2 },
+  'anthropic-5m': {
+    ...ANTHROPIC,
+    name: 'anthropic-5m',
+    label: "Anthropic's prompt cache with the 5-minute TTL",
+    ttlSeconds: 5 * 60,
+    writeTtl: '5m',
+    writeMultiplier: 1.25,
+  },
+  'anthropic-1h': {
+    ...ANTHROPIC,
+    name: 'anthropic-1h',
+    label: "Anthropic's prompt cache with the 1-hour TTL",
+    ttlSeconds: 60 * 60,
+    writeTtl: '1h',
+    writeMultiplier: 2,
+  },
   // OpenAI keeps an in-memory prefix for 5 to 10 minutes of inactivity: the lower bound, so hits are not overstated.
   openai: {
     name: 'openai',
@@ -55,6 +74,7 @@ export const CACHE_RULES: Readonly<Record<CacheModelName, CacheRules>> = {
     minTokens: 1024,
     step: 128,
     lookbackBlocks: 0,
+    writeTtl: null,
     writeMultiplier: 1,
     readMultiplier: 0.1,
   },
@@ -67,6 +87,7 @@ export const CACHE_RULES: Readonly<Record<CacheModelName, CacheRules>> = {
     minTokens: 0,
     step: 1,
     lookbackBlocks: 0,
+    writeTtl: '5m',
     writeMultiplier: 1.25,
     readMultiplier: 0.1,
   },
@@ -79,6 +100,7 @@ export const CACHE_RULES: Readonly<Record<CacheModelName, CacheRules>> = {
     minTokens: 0,
     step: 1,
     lookbackBlocks: 0,
+    writeTtl: null,
     writeMultiplier: 1,
     readMultiplier: 1,
   },

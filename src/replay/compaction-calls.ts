@@ -8,15 +8,16 @@ import type { CompactionCalls } from './policy-run.js';
 type CallPrice = Pick<Price, 'inPerMillion' | 'outPerMillion'>;
 
 /**
- * The price of the LLM steps' calls: the model's list price (else the agent's input and output prices), or with
- * `batch` the Batch API's (its prices, else the list price's discount).
+ * The price of the LLM steps' calls: the LLM session's price for its model (configured, else gpt-tokenizer's), else
+ * `fallback` (the model's rates in the replay's price table), or with `batch` the Batch API's (its prices, else the list
+ * price's discount).
  */
 export function compactionCallPrice(
   usage: Pick<LlmRunUsage, 'price'>,
-  agent: Pick<Prices, 'input' | 'output'>,
+  fallback: Pick<Prices, 'input' | 'output'>,
   batch: { in?: number; out?: number } | undefined,
 ): CallPrice {
-  const list: Price = usage.price ?? { inPerMillion: agent.input, outPerMillion: agent.output, source: 'config' };
+  const list: Price = usage.price ?? { inPerMillion: fallback.input, outPerMillion: fallback.output, source: 'config' };
   if (!batch) return { inPerMillion: list.inPerMillion, outPerMillion: list.outPerMillion };
   return withBatchPrice(list, batch.in, batch.out)?.batch ?? list;
 }
@@ -28,22 +29,24 @@ export class CompactionCallMeter {
   constructor(
     private readonly llm: LlmSession | undefined,
     private readonly batch: { in?: number; out?: number } | undefined,
+    /** The LLM steps' model's rates in the replay's price table, for a session without a price of its own. */
+    private readonly llmRates: Pick<Prices, 'input' | 'output'>,
   ) {
     this.before = llm?.usage();
   }
 
   /**
-   * The calls since the meter was made, priced, with the source's own summarizer calls (at the agent's prices);
+   * The calls since the meter was made, priced, with the source's own summarizer calls (priced by the policy);
    * undefined when the compactions asked nothing.
    */
-  priced(figures: PolicyFigures | undefined, prices: Prices): CompactionCalls | undefined {
+  priced(figures: PolicyFigures | undefined): CompactionCalls | undefined {
     const out: CompactionCalls = { calls: 0, input: 0, output: 0, cost: 0 };
     const own = figures?.summarizer;
     if (own && own.calls > 0) {
       out.calls += own.calls;
       out.input += own.input;
       out.output += own.output;
-      out.cost += (own.input * prices.input + own.output * prices.output) / 1e6;
+      out.cost += own.cost;
     }
     if (this.llm && this.before) {
       const after = this.llm.usage();
@@ -51,7 +54,7 @@ export class CompactionCallMeter {
       const input = after.promptTokens - this.before.promptTokens;
       const output = after.completionTokens - this.before.completionTokens;
       if (calls > 0 || input > 0) {
-        const price = compactionCallPrice(after, prices, this.batch);
+        const price = compactionCallPrice(after, this.llmRates, this.batch);
         out.calls += calls;
         out.input += input;
         out.output += output;

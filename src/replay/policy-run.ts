@@ -2,12 +2,13 @@ import type { HindsightScore } from '../retention/hindsight.js';
 import type { MergeRules } from './accumulate.js';
 import type { Cost } from './billing/prices.js';
 import type { PointResult } from './policies/policy.js';
-import { type ReplayStats, emptyReplayStats } from './replay.js';
+import { type ModelBill, type ReplayStats, emptyReplayStats } from './replay.js';
 
 /**
  * The model calls a policy's compactions made: the summarizer's prompts and answers, billed beside the agent's own
- * calls (and included in its costs). Our LLM steps at the `--model`'s price (its list price when known, else
- * `--price-in`/`--price-out`; with `batch`, the Batch API's); the source's own summaries at the agent's prices.
+ * calls (and included in its costs). Our LLM steps at the `--model`'s price (its list price when known, else its rates
+ * in the replay's price table; with `batch`, the Batch API's); the source's own summaries at the prices of the model
+ * that answered the call after the point.
  */
 export interface CompactionCalls {
   calls: number;
@@ -16,8 +17,16 @@ export interface CompactionCalls {
   cost: number;
 }
 
+/** One model's calls in a replay, priced at its prices. */
+export type ModelRun = ModelBill & { cost: Cost };
+
 /** One transcript's replay under one policy, priced; summed over transcripts in the reports. */
-export type PolicyRun = ReplayStats & {
+export type PolicyRun = Omit<ReplayStats, 'byModel'> & {
+  /**
+   * The calls by the model each is billed as, each at its model's prices: their costs add up to `cost` without the
+   * compaction calls'.
+   */
+  byModel: Record<string, ModelRun>;
   cost: Cost;
   /** What its rewrites cost above reading the same tokens, in US dollars, by cause (see ReplayStats.rewritten). */
   rewriteCost: { cold: number; edits: number; other: number };
@@ -47,6 +56,7 @@ export const RUN_MERGE: MergeRules<PolicyRun> = {
   callsOverWindow: 'sum',
   stuck: 'any',
   rewritten: 'sum',
+  byModel: 'sum',
   cost: 'sum',
   rewriteCost: 'sum',
   compactionCalls: 'sum',
@@ -57,8 +67,8 @@ export const RUN_MERGE: MergeRules<PolicyRun> = {
 
 /** The zero a total over transcripts starts from, its fields in the order the reports list them. */
 export function emptyRunTotal(): PolicyRun {
-  const { cacheWrites, rewritten, ...stats } = emptyReplayStats();
-  return { ...stats, cost: { withoutCache: 0, withCache: 0 }, cacheWrites, rewritten, rewriteCost: { cold: 0, edits: 0, other: 0 } };
+  const { cacheWrites, rewritten, byModel: _byModel, ...stats } = emptyReplayStats();
+  return { ...stats, cost: { withoutCache: 0, withCache: 0 }, cacheWrites, rewritten, rewriteCost: { cold: 0, edits: 0, other: 0 }, byModel: {} };
 }
 
 /** A run without the cost of its compaction calls. */

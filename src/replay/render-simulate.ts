@@ -6,6 +6,7 @@ import { recall } from '../retention/score.js';
 import type { ByGroup, PolicyTotals, SimulationReport } from './simulation-report.js';
 import type { CacheReport } from './billing/cache-choice.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../provider/cache-rules.js';
+import { billedModelNames, byModelRows, priceSource } from './by-model.js';
 
 const KIND_LABELS: Record<(typeof PROBE_KINDS)[number], string> = {
   artifact: 'artifacts',
@@ -84,7 +85,7 @@ function cacheRulesText(rules: CacheRules, m: NonNullable<CacheReport['models'][
   return (
     `${reads}${m.ttlSeconds === null ? 'no expiry' : `entries expire ${duration(m.ttlSeconds)} after their last use`}` +
     `${m.minTokens > 0 ? `, nothing cached below ${int(m.minTokens)} tokens` : ''}${m.step > 1 ? `, reads in steps of ${m.step} tokens` : ''}; ` +
-    `${m.prices.cacheWrite === m.prices.input ? 'no write premium' : `writes $${m.prices.cacheWrite}`}, reads $${m.prices.cached} per million`
+    `${rules.writeTtl === null ? 'no write premium' : `writes at each model's ${rules.writeTtl === '5m' ? '5-minute' : '1-hour'} write price`}, reads at its read price`
   );
 }
 
@@ -194,7 +195,7 @@ function compactionCallsNote(r: SimulationReport): string[] {
       (r.compactionPricing
         ? `, our LLM steps' (${r.compactionPricing.model}) at $${r.compactionPricing.inPerMillion} / $${r.compactionPricing.outPerMillion} per million prompt / answer tokens${r.compactionPricing.batch ? ' (Batch API price)' : ''}`
         : '') +
-      "; the source's own summaries (`source`) at the agent's prices, their prompt being the context before the point.",
+      "; the source's own summaries (`source`) at the prices of the model that answered the call after the point, their prompt being the context before it.",
     ...rows.map((x) => {
       const c = x.compactionCalls as NonNullable<PolicyTotals['compactionCalls']>;
       return `- \`${x.name}\`: ${int(c.calls)} calls, ${int(c.input)} prompt and ${int(c.output)} answer tokens, ${usd(c.cost)}.`;
@@ -226,7 +227,8 @@ export function renderSimulation(r: SimulationReport): string {
                 : '; 1 without.')
             : `Every count is scaled by ${r.tokenRatio} to the provider's tokens.`,
         ]),
-    `Prices per million tokens: input $${p.input}, cache write $${p.cacheWrite}, cache read $${p.cached}, output $${p.output}.`,
+    `Each call is billed at the prices of the model that answered it (see "By model"); a model no price table lists, per million tokens: ` +
+      `input $${p.input}, cache write $${p.cacheWrite}, cache read $${p.cached}, output $${p.output}.`,
     '',
     ...policiesTable(r),
     '',
@@ -253,7 +255,8 @@ export function renderSimulation(r: SimulationReport): string {
         `${l.costUsd === null ? '' : `, ${usd(l.costUsd)}`}; ${int(l.fallbacks.count)} compactions fell back to the deterministic steps.`,
     );
   }
-  if (r.recorded) out.push(...recordedSection(r.recorded, p));
+  out.push(...byModelSection(r));
+  if (r.recorded) out.push(...recordedSection(r.recorded, outputCostOf(r)));
   if (r.byFormat) out.push('', ...byGroupSection(r.byFormat, 'source format', { corner: 'policy', groupsAs: 'columns' }));
   if (r.byProject) out.push('', ...byGroupSection(r.byProject, 'project', { corner: 'project', groupsAs: 'rows' }));
   return `${out.join('\n')}\n`;
@@ -280,12 +283,67 @@ function byGroupSection(groups: ByGroup, what: string, layout: Parameters<typeof
   ];
 }
 
+/** Each policy's cost by model, the recorded usage's too, and the rates each model was billed at with their source. */
+function byModelSection(r: SimulationReport): string[] {
+  const models = billedModelNames(r.modelPrices);
+  if (!r.modelPrices || models.length === 0) return [];
+  const rows = byModelRows(r.policies, r.recorded);
+  const withCalls = rows.some((x) => x.compactionCalls > 0);
+  return [
+    '',
+    '## By model',
+    '',
+    'Each call is billed at the prices of the model that answered it: the model its reply records, else the last one its transcript names, else the defaults as `(no model recorded)`. ' +
+      'Cost with caching (calls) by model' +
+      (withCalls
+        ? "; the compaction calls are billed apart, at their own model's prices, and the models' costs add up to the total without them."
+        : "; the models' costs add up to the total."),
+    '',
+    ...markdownTable(
+      ['', ...models, ...(withCalls ? ['compaction calls'] : []), 'total'],
+      rows.map((x) => [
+        x.label,
+        ...models.map((m) => {
+          const share = x.byModel[m];
+          return share ? `${usd(share.cost.withCache)} (${int(share.calls)})` : NO_VALUE;
+        }),
+        ...(withCalls ? [x.compactionCalls > 0 ? usd(x.compactionCalls) : NO_VALUE] : []),
+        usd(x.total),
+      ]),
+      `l${'r'.repeat(models.length + (withCalls ? 2 : 1))}`,
+    ),
+    '',
+    'The rates, in US dollars per million tokens, and where they came from: the built-in table (`table`), `--prices FILE` (`file`), ' +
+      "or, for a model neither lists, the defaults; a `--price-*` flag given wins over all of them. A replay's cache writes are billed at the rate of its cache's TTL, a record's by the TTL each write was made with.",
+    '',
+    ...markdownTable(
+      ['model', 'source', 'input', 'cache write 5m', 'cache write 1h', 'cache read', 'output'],
+      models.map((m) => {
+        const use = r.modelPrices![m];
+        const x = use.rates;
+        return [m, priceSource(use), `$${x.input}`, `$${x.cacheWrite5m}`, `$${x.cacheWrite1h}`, `$${x.cacheRead}`, `$${x.output}`];
+      }),
+      'llrrrrr',
+    ),
+  ];
+}
+
+/** What the output of a replay's or a record's calls cost, each model's at its output price. */
+function outputCostOf(r: SimulationReport): (byModel: Readonly<Record<string, { output?: number; outputTokens?: number }>>) => number {
+  return (byModel) => {
+    let cost = 0;
+    for (const [model, x] of Object.entries(byModel))
+      cost += ((x.output ?? x.outputTokens ?? 0) * (r.modelPrices?.[model]?.rates.output ?? r.prices.output)) / 1e6;
+    return cost;
+  };
+}
+
 /** The usage the sources recorded beside the replay of the same transcripts without compaction (and as they compacted). */
-function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, p: SimulationReport['prices']): string[] {
+function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, outputCost: ReturnType<typeof outputCostOf>): string[] {
   const u = recorded.usage;
   // Input cost with caching: what the cache model decides. Outputs are set apart because Claude Code records the
   // usage of a reply's first stream event, whose output_tokens are not the billed ones.
-  const inputCost = (withCache: number, output: number) => usd(withCache - (output * p.output) / 1e6);
+  const inputCost = (withCache: number, byModel: Parameters<typeof outputCost>[0]) => usd(withCache - outputCost(byModel));
   const replayRow = (label: string, s: NonNullable<typeof recorded.simulatedSource>) => [
     label,
     int(s.calls),
@@ -297,7 +355,7 @@ function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, p:
     int(s.firstPrompt),
     usd(s.cost.withoutCache),
     usd(s.cost.withCache),
-    inputCost(s.cost.withCache, s.outputTokens),
+    inputCost(s.cost.withCache, s.byModel),
   ];
   return [
     '',
@@ -319,7 +377,7 @@ function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, p:
           int(u.firstCallInput),
           usd(u.cost.withoutCache),
           usd(u.cost.withCache),
-          inputCost(u.cost.withCache, u.output),
+          inputCost(u.cost.withCache, u.byModel),
         ],
         replayRow('simulated `none`', recorded.simulatedNone),
         ...(recorded.simulatedSource ? [replayRow('simulated `source`', recorded.simulatedSource)] : []),
@@ -327,7 +385,8 @@ function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, p:
       'lrrrrrrrrrr',
     ),
     '',
-    `Of the recorded cache writes, ${int(u.cacheCreation1h)} were made with the 1-hour TTL and are billed at ${CACHE_RULES['anthropic-1h'].writeMultiplier}x the input price, the others at ${CACHE_RULES['anthropic-5m'].writeMultiplier}x.`,
+    `Of the recorded cache writes, ${int(u.cacheCreation1h)} were made with the 1-hour TTL and are billed at their model's 1-hour write price ` +
+      `(Anthropic's: ${CACHE_RULES['anthropic-1h'].writeMultiplier}x the input price), the others at its 5-minute one (${CACHE_RULES['anthropic-5m'].writeMultiplier}x); each model's calls at its own rates (see "By model").`,
     '',
     'The recorded input includes the system prompt and tool definitions the session file does not hold (about the',
     "first call's recorded input minus its simulated prompt, on every call; `--base-prompt N` adds them to the replay)",

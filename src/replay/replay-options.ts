@@ -4,6 +4,7 @@ import type { LlmSession } from '../llm/session.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_WINDOW } from '../tokens/window.js';
 import { CACHE_MODEL_NAMES, DEFAULT_CALL_GAP_SECONDS } from '../provider/cache-rules.js';
+import { PriceTableSchema } from '../provider/model-prices.js';
 import { PriceFlagsSchema } from './billing/prices.js';
 import { DEFAULT_POLICIES } from './policies/built-in.js';
 
@@ -15,8 +16,16 @@ export const ReplayOptionsSchema = z.strictObject({
   policies: z.array(z.string().min(1)).default([...DEFAULT_POLICIES]),
   /** The model's context window, in tokens. @default 200000 */
   window: z.number().int().positive().default(DEFAULT_WINDOW),
-  /** Input and output prices; the cache's write and read prices follow from the cache model unless given. */
+  /**
+   * Prices that bill every call, each one given winning over the models' list prices; the cache's write and read prices
+   * follow from the model's list price, else from the cache model, unless given. @default none: each model's list price
+   */
   prices: PriceFlagsSchema.prefault({}),
+  /**
+   * List prices by model that override or extend the built-in table (provider/model-prices.ts; `--prices FILE`).
+   * @default none: the built-in table
+   */
+  modelPrices: PriceTableSchema.optional(),
   /** The prompt cache of every transcript. @default by source (billing/cache-choice.ts) */
   cache: z.enum(CACHE_MODEL_NAMES).optional(),
   /** Seconds between calls of a transcript without timestamps. @default 10 */

@@ -5,6 +5,7 @@ import { countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 import { type CacheRules, DEFAULT_CALL_GAP_SECONDS } from '../provider/cache-rules.js';
+import { callModelOf } from './billing/cache-choice.js';
 import { CallClock } from './billing/call-clock.js';
 import { PromptCache } from './billing/prompt-cache.js';
 import { contentBlocks } from '../provider/cache-rules.js';
@@ -35,6 +36,8 @@ export interface ReplayLoopOptions {
   microIsCompaction?: boolean;
   /** The provider's prompt cache. */
   cache: CacheRules;
+  /** The model each call is billed as, for `byModel`. @default its recorded model (billing/cache-choice.ts callModelOf) */
+  modelOf?: (reply: Message) => string;
   /** Seconds between calls in a transcript without timestamps. @default DEFAULT_CALL_GAP_SECONDS */
   callGapSeconds?: number;
   /**
@@ -86,6 +89,18 @@ export interface ReplayStats {
    * the minimum).
    */
   rewritten: { cold: number; edits: number; other: number };
+  /** The calls' tokens by the model each call is billed as, in the order the models first answer: they add up to the totals above. */
+  byModel: Record<string, ModelBill>;
+}
+
+/** One model's calls in a replay: what they were billed, in tokens. */
+export interface ModelBill {
+  calls: number;
+  billedInput: number;
+  cachedInput: number;
+  cacheWrites: number;
+  outputTokens: number;
+  rewritten: { cold: number; edits: number; other: number };
 }
 
 /** The figures of a replay with no calls yet (also the zero that totals start from). */
@@ -104,6 +119,7 @@ export function emptyReplayStats(): ReplayStats {
     stuck: false,
     cacheWrites: 0,
     rewritten: { cold: 0, edits: 0, other: 0 },
+    byModel: {},
   };
 }
 
@@ -132,6 +148,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   let context: Message[] = [];
   let tokens = toolsTokens;
   const rules = options.cache;
+  const modelOf = options.modelOf ?? callModelOf(transcript);
   const caches = new Map<string, { cache: PromptCache; lastAtMs?: number; appendedAt: number; editsAt: number }>();
   const cacheOf = (m: Message) => {
     const model = (rules.perModel && answeringModel(m)) || '';
@@ -200,7 +217,15 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       stats.cacheWrites += billed.written;
       const rewritten = rules.kind === 'off' ? 0 : Math.max(0, prompt - billed.read - (appended - own.appendedAt));
       const cold = own.lastAtMs !== undefined && atMs - own.lastAtMs > ttlMs;
-      stats.rewritten[cold ? 'cold' : edits > own.editsAt ? 'edits' : 'other'] += rewritten;
+      const cause = cold ? 'cold' : edits > own.editsAt ? 'edits' : 'other';
+      stats.rewritten[cause] += rewritten;
+      const bill = (stats.byModel[modelOf(message)] ??= emptyModelBill());
+      bill.calls++;
+      bill.billedInput += prompt;
+      bill.cachedInput += billed.read;
+      bill.cacheWrites += billed.written;
+      bill.outputTokens += tokensOf(message, tok);
+      bill.rewritten[cause] += rewritten;
       Object.assign(own, { lastAtMs: atMs, appendedAt: appended, editsAt: edits });
       stats.peakPrompt = Math.max(stats.peakPrompt, prompt);
       if (prompt >= hardTokens) stats.callsOverHardLimit++;
@@ -218,6 +243,10 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
     stats.stuck = policy.manager.state.stuck;
   }
   return stats;
+}
+
+function emptyModelBill(): ModelBill {
+  return { calls: 0, billedInput: 0, cachedInput: 0, cacheWrites: 0, outputTokens: 0, rewritten: { cold: 0, edits: 0, other: 0 } };
 }
 
 function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import { NO_VALUE, int, pct, usdShort } from '../report/format.js';
+import { NO_VALUE, int, pct, usdFine, usdShort } from '../report/format.js';
 import { type PointSeries, barChart, xyChart } from '../report/html/chart.js';
 import type { Page, Section } from '../report/html/page.js';
 import { type Cell, num, sortableTable } from '../report/html/table.js';
 import { writePage } from '../report/html/write-pages.js';
 import type { ByGroup, PolicyTotals, SimulationReport } from './simulation-report.js';
+import { billedModelNames, byModelRows, priceSource } from './by-model.js';
 
 /** What the page shows of a policy's totals. */
 type PolicyFigures = Pick<
@@ -25,7 +26,8 @@ type PolicyFigures = Pick<
   | 'compactionCalls'
   | 'hindsight'
   | 'regret'
->;
+> &
+  Partial<Pick<PolicyTotals, 'byModel'>>;
 
 /** A policy's saving with caching against `none`'s cost. */
 function savingCell(withCache: number, none: number): Cell {
@@ -34,7 +36,10 @@ function savingCell(withCache: number, none: number): Cell {
 }
 
 /** What the page shows of simulate.json: the report, with the inputs the command was given. */
-export interface SimulatePageInput extends Pick<SimulationReport, 'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat' | 'byProject'> {
+export interface SimulatePageInput extends Pick<
+  SimulationReport,
+  'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat' | 'byProject' | 'modelPrices'
+> {
   inputs: readonly string[];
   thresholds: Pick<SimulationReport['thresholds'], 'compaction'>;
   policies: readonly PolicyFigures[];
@@ -239,6 +244,48 @@ function failureSection(s: SimulatePageInput): Section {
   };
 }
 
+/** Each policy's cost by model (and the record's), and the rates each model was billed at with their source. */
+function byModelSection(s: SimulatePageInput): Section[] {
+  const models = billedModelNames(s.modelPrices);
+  if (!s.modelPrices || models.length === 0) return [];
+  const prices = s.modelPrices;
+  const rows = byModelRows(s.policies, s.recorded);
+  const costs = sortableTable(
+    [{ label: 'policy' }, ...models.map((m) => ({ label: m, numeric: true })), { label: 'compaction calls', numeric: true }, { label: 'total', numeric: true }],
+    rows.map((x): Cell[] => [
+      x.label,
+      ...models.map((m): Cell => {
+        const share = x.byModel[m];
+        return share ? num(share.cost.withCache, `${usdFine(share.cost.withCache)} (${int(share.calls)} calls)`) : null;
+      }),
+      x.compactionCalls > 0 ? num(x.compactionCalls, usdFine(x.compactionCalls)) : null,
+      num(x.total, usdFine(x.total)),
+    ]),
+    'Cost with caching by model',
+  );
+  const rates = sortableTable(
+    [
+      { label: 'model' },
+      { label: 'source' },
+      ...['input', 'cache write 5m', 'cache write 1h', 'cache read', 'output'].map((label) => ({ label, numeric: true })),
+    ],
+    models.map((m): Cell[] => {
+      const x = prices[m].rates;
+      return [m, priceSource(prices[m]), ...[x.input, x.cacheWrite5m, x.cacheWrite1h, x.cacheRead, x.output].map((v) => num(v, `$${v}`))];
+    }),
+    'US dollars per million tokens',
+  );
+  return [
+    {
+      title: 'By model',
+      intro:
+        "Each call is billed at the prices of the model that answered it (its reply's recorded model, else its transcript's). The models' costs add up to the total, " +
+        "less the compaction calls, billed apart. The rates come from the built-in table, --prices FILE ('file') or the defaults; a --price-* flag given wins.",
+      html: costs + rates,
+    },
+  ];
+}
+
 function recordedSection(s: SimulatePageInput): Section[] {
   const r = s.recorded;
   if (r === undefined) return [];
@@ -266,7 +313,7 @@ export function simulatePage(s: SimulatePageInput): Page {
       { key: 'policies.0.billedInput', label: 'input billed without compaction', value: none.billedInput, text: int(none.billedInput) },
       { key: 'policies.0.cost.withCache', label: 'cost without compaction, cached', value: none.cost.withCache, text: usdShort(none.cost.withCache) },
     ],
-    sections: [costSection(s), ...byGroupSections(s), traceSection(s), failureSection(s), ...recordedSection(s)],
+    sections: [costSection(s), ...byModelSection(s), ...byGroupSections(s), traceSection(s), failureSection(s), ...recordedSection(s)],
   };
 }
 

@@ -3,13 +3,13 @@ import type { Groups } from '../report/groups.js';
 import { type HindsightScore, addHindsightScore, emptyHindsightScore } from '../retention/hindsight.js';
 import { type ProbeScore, addScore, emptyScore } from '../retention/score.js';
 import { addInto } from './accumulate.js';
-import type { CacheReport } from './billing/cache-choice.js';
+import type { CacheReport, ModelPricesReport } from './billing/cache-choice.js';
 import type { Cost, Prices } from './billing/prices.js';
-import { type RecordedUsage, emptyRecordedUsage } from './billing/recorded-usage.js';
+import { emptyRecordedUsage } from './billing/recorded-usage.js';
 import type { TokenScale } from './billing/token-ratio.js';
 import type { PointResult, Policy } from './policies/policy.js';
 import { type PolicyRun, RUN_MERGE, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
-import type { TranscriptSimulation } from './transcript-replay.js';
+import type { PricedUsage, TranscriptSimulation } from './transcript-replay.js';
 
 export interface PolicyTotals extends PolicyRun {
   name: string;
@@ -73,7 +73,8 @@ export type ByGroup = Record<string, { transcripts: number; policies: Record<str
 /** Transcripts with recorded usage: the recorded figures summed, beside the simulated `none` replay of the same transcripts. */
 export interface RecordedReport {
   transcripts: number;
-  usage: RecordedUsage & { cost: Cost };
+  /** By model too (`usage.byModel`), each at its model's rates. */
+  usage: PricedUsage;
   simulatedNone: PolicyRun;
   /**
    * With the `source` policy: the replay of what the sessions did, their own compactions included but not their
@@ -92,7 +93,7 @@ export interface RecordedReport {
 export interface EmbeddedReport {
   /** Subagents whose calls only the embedding transcript holds: their usage is the rest of the bill. */
   agents: number;
-  usage: RecordedUsage & { cost: Cost };
+  usage: PricedUsage;
   inOwnTranscripts: { agents: number; calls: number };
 }
 
@@ -124,6 +125,8 @@ export interface SimulationReport {
   llm?: Omit<LlmRunUsage, 'timing'>;
   /** The prompt-cache models used, with their rules and prices. */
   cache?: CacheReport;
+  /** The rates each model was billed at, and the table entry they came from (absent: the flags and defaults). */
+  modelPrices?: ModelPricesReport;
   /** With a model: the price its compaction calls were billed at, per million tokens. */
   compactionPricing?: { model: string; inPerMillion: number; outPerMillion: number; batch: boolean };
 }
@@ -231,7 +234,7 @@ export function byGroup(
 export function recordedReport(perTranscript: readonly TranscriptSimulation[], source: string | undefined): RecordedReport | undefined {
   const withUsage = perTranscript.filter((t) => t.recorded);
   if (withUsage.length === 0) return undefined;
-  const usage: RecordedUsage & { cost: Cost } = {
+  const usage: PricedUsage = {
     calls: 0,
     input: 0,
     uncachedInput: 0,
@@ -241,6 +244,7 @@ export function recordedReport(perTranscript: readonly TranscriptSimulation[], s
     output: 0,
     firstCallInput: 0,
     cost: { withoutCache: 0, withCache: 0 },
+    byModel: {},
   };
   const simulatedNone = emptyRunTotal();
   const simulatedSource = source === undefined ? undefined : emptyRunTotal();
@@ -263,6 +267,7 @@ const RECORDED_MERGE = {
   output: 'sum',
   firstCallInput: 'sum',
   cost: 'sum',
+  byModel: 'sum',
 } as const;
 
 /** The embedded subagent calls summed, each subagent once: not again when its own transcript is among the inputs. */
@@ -271,7 +276,7 @@ function embeddedReport(perTranscript: readonly TranscriptSimulation[]): Embedde
   const ids = new Set(perTranscript.map((t) => t.id));
   const out: EmbeddedReport = {
     agents: 0,
-    usage: { ...emptyRecordedUsage(), cost: { withoutCache: 0, withCache: 0 } },
+    usage: { ...emptyRecordedUsage(), cost: { withoutCache: 0, withCache: 0 }, byModel: {} },
     inOwnTranscripts: { agents: 0, calls: 0 },
   };
   for (const t of perTranscript) {

@@ -1,7 +1,7 @@
 import { parseConfig } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
-import { cacheReport, headlinePrices } from './billing/cache-choice.js';
+import { cacheReport, headlinePrices, modelPricesReport, ratesOfModel } from './billing/cache-choice.js';
 import type { CacheModelName } from '../provider/cache-rules.js';
 import { scalesCounts } from './billing/token-ratio.js';
 import { compactionCallPrice } from './compaction-calls.js';
@@ -11,6 +11,17 @@ import { type ReplayDeps, type ReplayOptions, type ReplayOptionsInput, ReplayOpt
 import { type PromptTrace, type SimulationReport, byGroup, policyTotals, recordedReport, sourcePointsReport } from './simulation-report.js';
 import { formatGroups, projectGroups } from '../report/groups.js';
 import { type TranscriptReplay, type TranscriptSimulation, type TranscriptSource, replayTranscript } from './transcript-replay.js';
+
+/** Every model a call was billed as, replayed or recorded, in the order first met. */
+function billedModels(perTranscript: readonly TranscriptSimulation[]): Set<string> {
+  const models = new Set<string>();
+  for (const t of perTranscript) {
+    for (const run of Object.values(t.policies)) for (const m of Object.keys(run.byModel)) models.add(m);
+    for (const m of Object.keys(t.recorded?.byModel ?? {})) models.add(m);
+    for (const e of t.embedded ?? []) for (const m of Object.keys(e.byModel)) models.add(m);
+  }
+  return models;
+}
 
 /** A Simulation's options: the replay's (validated here) with what it runs with. */
 export type SimulateOptions = ReplayOptionsInput & ReplayDeps;
@@ -82,6 +93,7 @@ export class Simulation {
       ...(this.trace ? { trace: this.trace.trace } : {}),
     };
     report.cache = cacheReport(this.cacheModels, this.untimed, o);
+    report.modelPrices = modelPricesReport(billedModels(this.perTranscript), o);
     const names = this.policies.map((p) => p.name);
     const formats = byGroup(names, this.perTranscript, this.formats, formatGroups);
     if (formats) report.byFormat = formats;
@@ -92,7 +104,7 @@ export class Simulation {
     if (llm) {
       const { timing: _timing, ...usage } = llm.usage();
       report.llm = usage;
-      const price = compactionCallPrice(usage, o.prices, o.batch);
+      const price = compactionCallPrice(usage, ratesOfModel(usage.model, o), o.batch);
       report.compactionPricing = { model: usage.model, inPerMillion: price.inPerMillion, outPerMillion: price.outPerMillion, batch: o.batch !== undefined };
     }
     const recorded = recordedReport(this.perTranscript, source);

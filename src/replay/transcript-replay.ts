@@ -6,15 +6,23 @@ import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHinds
 import { viewOfMessages } from '../retention/model-view.js';
 import { contextTokens } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
-import { chooseCache } from './billing/cache-choice.js';
-import type { CacheModelName } from '../provider/cache-rules.js';
+import { type CacheChoice, chooseCache } from './billing/cache-choice.js';
+import type { CacheModelName, CacheRules } from '../provider/cache-rules.js';
 import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
-import { type EmbeddedUsage, type RecordedUsage, embeddedUsage, recordedCacheRead, recordedCost, recordedUsage } from './billing/recorded-usage.js';
+import {
+  type EmbeddedUsage,
+  type RecordedUsage,
+  embeddedUsage,
+  recordedCacheRead,
+  recordedCost,
+  recordedUsage,
+  recordedUsageByModel,
+} from './billing/recorded-usage.js';
 import { type RecordedTokenScale, recordedTokenScale, scaledTokenizer, scalesCounts, unloggedGrowth } from './billing/token-ratio.js';
 import { CompactionCallMeter } from './compaction-calls.js';
 import type { Policy } from './policies/policy.js';
-import type { PolicyRun } from './policy-run.js';
-import { replay } from './replay.js';
+import type { ModelRun, PolicyRun } from './policy-run.js';
+import { type ReplayStats, replay } from './replay.js';
 import type { ReplayDeps, ReplayOptions } from './replay-options.js';
 
 /** Where a transcript came from. */
@@ -47,10 +55,13 @@ export interface TranscriptSimulation {
   cache: CacheModelName;
   /** By policy name, in the order of the policies. */
   policies: Record<string, PolicyRun>;
-  recorded?: RecordedUsage & { cost: Cost };
+  recorded?: PricedUsage;
   /** Subagent calls its source embedded beside its messages (Claude Code's progress records), by subagent; never replayed. */
-  embedded?: (EmbeddedUsage & { cost: Cost })[];
+  embedded?: (Omit<EmbeddedUsage, 'byModel'> & PricedUsage)[];
 }
+
+/** Recorded usage at its models' prices: by the model each call names, their costs adding up to `cost`. */
+export type PricedUsage = RecordedUsage & { cost: Cost; byModel: Record<string, RecordedUsage & { cost: Cost }> };
 
 /** One transcript's replay under every policy, as data: what a worker thread hands back. */
 export interface TranscriptReplay {
@@ -83,6 +94,37 @@ function unloggedReport(unlogged: ReadonlyMap<number, number>): { messages: numb
 
 function withoutRatio({ ratio: _ratio, ...rest }: RecordedTokenScale): Omit<RecordedTokenScale, 'ratio'> {
   return rest;
+}
+
+/** A replay priced call by call: each model's calls at its prices, the costs summed. */
+function priced(stats: ReplayStats, rules: CacheRules, choice: CacheChoice): PolicyRun {
+  const byModel: Record<string, ModelRun> = {};
+  const cost = { withoutCache: 0, withCache: 0 };
+  const rewriteCost = { cold: 0, edits: 0, other: 0 };
+  for (const [model, bill] of Object.entries(stats.byModel)) {
+    const { prices } = choice.pricingOf(model);
+    const own = costOfBill({ input: bill.billedInput, cachedRead: bill.cachedInput, cacheWrites: bill.cacheWrites, output: bill.outputTokens }, prices);
+    byModel[model] = { ...bill, cost: own };
+    cost.withoutCache += own.withoutCache;
+    cost.withCache += own.withCache;
+    const rewrites = rewriteCostOf(bill.rewritten, rules, prices);
+    for (const k of ['cold', 'edits', 'other'] as const) rewriteCost[k] += rewrites[k];
+  }
+  const { byModel: _bills, ...totals } = stats;
+  return { ...totals, cost, rewriteCost, byModel };
+}
+
+/** Recorded usage by model, each model's at its rates, and the costs summed. */
+function pricedUsage(byModel: Record<string, RecordedUsage>, choice: CacheChoice): Pick<PricedUsage, 'cost' | 'byModel'> {
+  const out: PricedUsage['byModel'] = {};
+  const cost = { withoutCache: 0, withCache: 0 };
+  for (const [model, usage] of Object.entries(byModel)) {
+    const own = recordedCost(usage, choice.pricingOf(model).rates);
+    out[model] = { ...usage, cost: own };
+    cost.withoutCache += own.withoutCache;
+    cost.withCache += own.withCache;
+  }
+  return { cost, byModel: out };
 }
 
 /** Hindsight probes by reply index: every policy that edits before the same reply asks for the same. */
@@ -121,7 +163,9 @@ export async function replayTranscript(
   const unlogged = scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : new Map<number, number>();
   const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
   const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
-  const { rules, prices } = chooseCache(transcript, recorded, o);
+  const choice = chooseCache(transcript, recorded, o);
+  const { rules, modelOf } = choice;
+  const llmRates = choice.pricingOf(deps.llm ? deps.llm.usage().model : choice.mainModel).rates;
   const warmBase = o.basePrompt === 'recorded' ? (i: number) => recordedCacheRead(transcript.messages[i]) ?? 0 : undefined;
   const env = {
     tokenizer,
@@ -135,7 +179,7 @@ export async function replayTranscript(
     transcript,
     tail: o.tail,
     cache: rules,
-    prices,
+    pricesAt: (index: number) => choice.pricingOf(modelOf(transcript.messages[index])).prices,
     callGapSeconds: o.callGapSeconds,
     ...(warmBase ? { warmBase } : {}),
   };
@@ -156,7 +200,7 @@ export async function replayTranscript(
   for (const policy of policies) {
     const calls: number[] = (prompts[policy.name] = []);
     const instance = policy.instantiate(env);
-    const meter = new CompactionCallMeter(deps.llm, o.batch);
+    const meter = new CompactionCallMeter(deps.llm, o.batch, llmRates);
     let hindsight: (HindsightScore & { points: number }) | undefined;
     const onCompaction = (index: number, context: readonly Message[]) => {
       hindsight ??= { ...emptyHindsightScore(), points: 0 };
@@ -170,20 +214,16 @@ export async function replayTranscript(
       onCall: (n) => calls.push(n),
       onCompaction,
       cache: rules,
+      modelOf,
       callGapSeconds: o.callGapSeconds,
       ...(warmBase ? { warmBase } : {}),
       ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
       ...(unlogged.size > 0 ? { unlogged: (i: number) => unlogged.get(i) ?? 0 } : {}),
     });
     const figures = instance.figures?.();
-    const run: PolicyRun = {
-      ...stats,
-      cost: costOfBill({ input: stats.billedInput, cachedRead: stats.cachedInput, cacheWrites: stats.cacheWrites, output: stats.outputTokens }, prices),
-      rewriteCost: rewriteCostOf(stats.rewritten, rules, prices),
-      ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}),
-    };
+    const run: PolicyRun = { ...priced(stats, rules, choice), ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}) };
     if (hindsight) run.hindsight = hindsight;
-    const compactionCalls = meter.priced(figures, prices);
+    const compactionCalls = meter.priced(figures);
     if (compactionCalls) {
       run.compactionCalls = compactionCalls;
       run.cost.withoutCache += compactionCalls.cost;
@@ -191,9 +231,9 @@ export async function replayTranscript(
     }
     result.policies[policy.name] = run;
   }
-  if (recorded) result.recorded = { ...recorded, cost: recordedCost(recorded, prices) };
-  const embedded = embeddedUsage(transcript);
-  if (embedded.length > 0) result.embedded = embedded.map((e) => ({ ...e, cost: recordedCost(e, prices) }));
+  if (recorded) result.recorded = { ...recorded, ...pricedUsage(recordedUsageByModel(transcript, modelOf), choice) };
+  const embedded = embeddedUsage(transcript, choice.mainModel);
+  if (embedded.length > 0) result.embedded = embedded.map(({ byModel, ...e }) => ({ ...e, ...pricedUsage(byModel, choice) }));
   const untimed = !transcript.messages.some((m) => m.timestamp !== undefined);
   const project = transcriptProject(transcript);
   return { result, prompts, untimed, ...(source.format === undefined ? {} : { format: source.format }), ...(project === undefined ? {} : { project }) };

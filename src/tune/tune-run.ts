@@ -26,6 +26,7 @@ import { type ToolUsage, ToolUsageTally } from './tool-usage.js';
 export const TuneOptionsSchema = ReplayOptionsSchema.pick({
   window: true,
   prices: true,
+  modelPrices: true,
   cache: true,
   callGapSeconds: true,
   basePrompt: true,
@@ -121,6 +122,7 @@ async function replayAll(source: TranscriptSource, policies: string[], pass: Pas
     policies,
     window: options.window,
     prices: options.prices,
+    ...(options.modelPrices ? { modelPrices: options.modelPrices } : {}),
     ...(options.cache ? { cache: options.cache } : {}),
     callGapSeconds: options.callGapSeconds,
     basePrompt: options.basePrompt,

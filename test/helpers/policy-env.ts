@@ -4,5 +4,5 @@ import type { PolicyEnv } from '../../src/replay/policies/policy.js';
 
 /** A policy's environment with the replay's defaults (the ideal cache, default prices), overridden by `env`. */
 export function policyEnv(env: Pick<PolicyEnv, 'tokenizer' | 'window'> & Partial<PolicyEnv>): PolicyEnv {
-  return { basePrompt: 0, cooldown: 0, maxAttempts: 3, cache: CACHE_RULES.ideal, prices: DEFAULT_PRICES, callGapSeconds: 10, ...env };
+  return { basePrompt: 0, cooldown: 0, maxAttempts: 3, cache: CACHE_RULES.ideal, pricesAt: () => DEFAULT_PRICES, callGapSeconds: 10, ...env };
 }

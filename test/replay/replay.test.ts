@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ContextManager } from '../../src/context/context-manager.js';
 import { checkpointMiddle } from '../../src/replay/policies/built-in.js';
-import { DEFAULT_PRICES } from '../../src/replay/billing/prices.js';
+import { modelRates } from '../../src/replay/billing/prices.js';
 import { recordedCost, recordedUsage } from '../../src/replay/billing/recorded-usage.js';
 import { replay } from '../../src/replay/replay.js';
 import { CACHE_RULES } from '../../src/provider/cache-rules.js';
@@ -40,6 +40,10 @@ describe('replay', () => {
       cacheWrites: 142 - (13 + 41),
       // Each call wrote only what was new since the one before.
       rewritten: { cold: 0, edits: 0, other: 0 },
+      // No reply names its model: all three calls are the defaults'.
+      byModel: {
+        '(no model recorded)': { calls: 3, billedInput: 142, cachedInput: 54, cacheWrites: 88, outputTokens: 13, rewritten: { cold: 0, edits: 0, other: 0 } },
+      },
     });
   });
 
@@ -172,7 +176,7 @@ describe('recordedUsage', () => {
       cacheCreation1h: 0,
     });
     // Default prices per million: input 3, cache write 3.75, cache read 0.30, output 15.
-    const cost = recordedCost(r, DEFAULT_PRICES);
+    const cost = recordedCost(r, modelRates({}));
     expect(cost.withoutCache).toBeCloseTo((51_003 * 3 + 150 * 15) / 1e6, 12);
     expect(cost.withCache).toBeCloseTo((5_003 * 3 + 1000 * 3.75 + 45_000 * 0.3 + 150 * 15) / 1e6, 12);
     expect(recordedUsage({ id: 'n', messages: [{ role: 'assistant', content: 'x' }] })).toBeUndefined();

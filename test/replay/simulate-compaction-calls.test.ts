@@ -14,7 +14,7 @@ interface Row {
 }
 
 describe("simulate bills the source's own summarizer calls", () => {
-  it('one call per recorded summary put in place: the context before the point in, the summary out, at the agent prices', async () => {
+  it('one call per recorded summary put in place: the context before the point in, the summary out, at the prices of the model the session answered with after the point', async () => {
     const out = tempDir('sim-calls');
     const session = join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
     const run = await runMain(['simulate', session, '--window', '200000', '--policy', 'source:checkpoint', '--out', out]);
@@ -27,7 +27,9 @@ describe("simulate bills the source's own summarizer calls", () => {
     expect(calls.calls).toBe(own.atSourcePoints?.points);
     expect(calls.input).toBe(own.atSourcePoints?.tokensBefore);
     expect(calls.output).toBeGreaterThan(0);
-    expect(calls.cost).toBeCloseTo((calls.input * 3 + calls.output * 15) / 1e6, 9);
+    // Haiku answered before the compaction and Opus 4.6 after it, as in the session's own agent-acompact file: Opus's
+    // list prices, $5 and $25 per million.
+    expect(calls.cost).toBeCloseTo((calls.input * 5 + calls.output * 25) / 1e6, 9);
     // A deterministic strategy asks no model: no column entry for it, none for the baseline.
     expect(ours.compactionCalls).toBeUndefined();
     expect(json.policies[0].compactionCalls).toBeUndefined();

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { TcompactError, writeError } from '../../errors.js';
 import { DEFAULT_POLICIES, POLICIES } from '../../replay/policies/built-in.js';
 import { tailFlagOverrides } from '../config-file.js';
-import { DEFAULT_PRICES, type PriceFlags } from '../../replay/billing/prices.js';
+import { DEFAULT_PRICES } from '../../replay/billing/prices.js';
 import { DEFAULT_CALL_GAP_SECONDS } from '../../provider/cache-rules.js';
 import { renderSimulation } from '../../replay/render-simulate.js';
 import { Simulation } from '../../replay/simulation.js';
@@ -20,7 +20,7 @@ import { TAIL_FLAGS } from '../compaction-flags.js';
 import { integer, nonNegative, text } from '../flag-values.js';
 import { booleanFlag, listFlag, valueFlag } from '../flags.js';
 import { INPUT_FLAGS } from '../input-flags.js';
-import { REPLAY_FLAGS } from '../replay-flags.js';
+import { REPLAY_FLAGS, priceFlags } from '../replay-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { createLlmSession } from '../../llm/session.js';
 import { LLM_FLAGS, llmOptionsFromFlags } from '../llm-flags.js';
@@ -86,18 +86,19 @@ const FLAGS = {
     parse: nonNegative,
     default: DEFAULT_CALL_GAP_SECONDS,
   }),
+  prices: REPLAY_FLAGS.prices,
   'price-in': REPLAY_FLAGS['price-in'],
   'price-cache-write': valueFlag({
     valueName: 'X',
-    description: 'per million input tokens written to the cache',
+    description: 'per million input tokens written to the cache, for every call',
     parse: nonNegative,
-    shownDefault: `the cache model's multiple of --price-in: 1.25 anthropic-5m, 2 anthropic-1h, 1 openai; ideal ${DEFAULT_PRICES.cacheWrite}`,
+    shownDefault: `each model's list price for the cache's TTL, else the cache model's multiple of the input price: 1.25 anthropic-5m and ideal, 2 anthropic-1h, 1 openai; ${DEFAULT_PRICES.cacheWrite} for an unlisted model`,
   }),
   'price-cached': valueFlag({
     valueName: 'X',
-    description: 'per million input tokens read from the cache',
+    description: 'per million input tokens read from the cache, for every call',
     parse: nonNegative,
-    shownDefault: `0.1 x --price-in; ideal ${DEFAULT_PRICES.cached}`,
+    shownDefault: `each model's list price, else 0.1 x the input price; ${DEFAULT_PRICES.cached} for an unlisted model`,
   }),
   'price-out': REPLAY_FLAGS['price-out'],
   ...LLM_STEP_FLAGS,
@@ -134,11 +135,7 @@ ${Object.values(POLICIES)
   flags: FLAGS,
   async run({ values, positionals }, io) {
     const { out, cache } = values;
-    const prices: PriceFlags = { input: values['price-in'], output: values['price-out'] };
-    const cacheWrite = values['price-cache-write'];
-    const cached = values['price-cached'];
-    if (cacheWrite !== undefined) prices.cacheWrite = cacheWrite;
-    if (cached !== undefined) prices.cached = cached;
+    const prices = priceFlags(values);
     const tokenizer = getTokenizer(values.tokenizer);
     // --price-in and --price-out price the replayed agent's calls here, not the LLM steps' model.
     // --batch prices the LLM steps' calls; the replay cannot wait for batches, so they are asked online.
@@ -170,6 +167,7 @@ ${Object.values(POLICIES)
       window: values.window,
       tokenizer,
       prices,
+      ...(values.prices ? { modelPrices: values.prices } : {}),
       cache,
       callGapSeconds: values['call-gap'],
       cooldown: values.cooldown,

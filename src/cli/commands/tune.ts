@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { writeError } from '../../errors.js';
-import type { PriceFlags } from '../../replay/billing/prices.js';
 import { renderTune } from '../../tune/render-tune.js';
 import { type TranscriptSource, runTune } from '../../tune/tune-run.js';
 import { readInputs } from '../../formats/read-inputs.js';
@@ -14,7 +13,7 @@ import { SOURCE_FLAGS, inputsOrDiscovered } from '../source-flags.js';
 import { fraction, integer, text } from '../flag-values.js';
 import { valueFlag } from '../flags.js';
 import { INPUT_FLAGS } from '../input-flags.js';
-import { REPLAY_FLAGS } from '../replay-flags.js';
+import { REPLAY_FLAGS, priceFlags } from '../replay-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { InputTally } from './_input-tally.js';
 import { createStatusLine } from '../../report/progress.js';
@@ -60,7 +59,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
   async run({ values, positionals }, io) {
     const { out, cache, from, workers } = values;
     const { inputs, label } = await inputsOrDiscovered('tune', positionals, values, io, out);
-    const prices: PriceFlags = { input: values['price-in'], output: values['price-out'] };
+    const prices = priceFlags(values);
     const maxLineBytes = values['max-line-bytes'];
     const tally = new InputTally(io);
     let firstPass = true;
@@ -79,6 +78,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
       window: values.window,
       tokenizer: getTokenizer(values.tokenizer),
       prices,
+      ...(values.prices ? { modelPrices: values.prices } : {}),
       ...(cache ? { cache } : {}),
       basePrompt: values['base-prompt'],
       tokenRatio: values['token-ratio'],

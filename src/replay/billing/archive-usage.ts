@@ -1,5 +1,6 @@
 import type { Transcript } from '../../model/transcript.js';
 import { int } from '../../report/format.js';
+import { UNRECORDED_MODEL } from './cache-choice.js';
 import { type EmbeddedUsage, type RecordedUsage, embeddedUsage, emptyRecordedUsage, recordedUsage } from './recorded-usage.js';
 
 /** One transcript's recorded bill: its own calls and the subagent calls its source embedded beside them. */
@@ -44,7 +45,7 @@ export class ArchiveUsage {
   add(transcript: Transcript): TranscriptUsage {
     this.ids.add(transcript.id);
     const recorded = recordedUsage(transcript);
-    const embedded = embeddedUsage(transcript);
+    const embedded = embeddedUsage(transcript, UNRECORDED_MODEL);
     if (recorded) {
       this.transcripts++;
       add(this.total, recorded);

@@ -1,28 +1,95 @@
+import type { Message } from '../../model/message.js';
+import { answeringModel } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../../provider/cache-rules.js';
-import { type PriceFlags, type Prices, pricesFor } from './prices.js';
+import { MODEL_PRICES, type PriceTable, findModelPrice } from '../../provider/model-prices.js';
+import { type ModelRates, type PriceFlags, type Prices, modelRates, pricesFor } from './prices.js';
 import type { RecordedUsage } from './recorded-usage.js';
 
 /**
- * Which prompt cache bills a transcript's replay, and at which prices: decided here and nowhere else. The ideal cache
- * is one set of rules among the others.
+ * Which prompt cache bills a transcript's replay, and at which prices each of its calls: decided here and nowhere
+ * else. The ideal cache is one set of rules among the others; a call is priced by the model that answered it.
  */
 export interface CacheChoice {
   rules: CacheRules;
-  prices: Prices;
+  /** The model a reply's call is billed as (see callModelOf). */
+  modelOf(message: Message): string;
+  /** The prices of the calls of `model` (a name modelOf gave, or a record's). */
+  pricingOf(model: string): ModelPricing;
+  /** The model that answered most replies (the first of them on a tie): the agent's, whose prices bill its own summaries. */
+  mainModel: string;
 }
 
 export interface CacheSettings {
   /** Every transcript's cache; by its source when absent (`defaultCacheModel`). */
   cache?: CacheModelName;
   prices: PriceFlags;
+  /** List prices that override or extend the built-in table (`--prices FILE`). @default none */
+  modelPrices?: PriceTable;
   /** Seconds between calls of a transcript without timestamps. */
   callGapSeconds: number;
 }
 
+/** What a call is billed as when neither its reply nor its transcript names a model. */
+export const UNRECORDED_MODEL = '(no model recorded)';
+
+/** Where a model's prices came from: its entry in `--prices FILE` or in the built-in table; absent: the flags and defaults. */
+export interface ModelListing {
+  /** The entry's name (`claude-opus-4-5` for `claude-opus-4-5-20251101`). */
+  name: string;
+  from: 'file' | 'table';
+}
+
+/** One model's prices: the record's rates, the replay's prices under a cache's rules, and where they came from. */
+export interface ModelPricing {
+  listed?: ModelListing;
+  rates: ModelRates;
+  prices: Prices;
+}
+
 export function chooseCache(transcript: Transcript, recorded: RecordedUsage | undefined, settings: CacheSettings): CacheChoice {
   const rules = CACHE_RULES[settings.cache ?? defaultCacheModel(transcript, recorded)];
-  return { rules, prices: pricesFor(rules, settings.prices) };
+  const modelOf = callModelOf(transcript);
+  const pricings = new Map<string, ModelPricing>();
+  const replies = new Map<string, number>();
+  for (const m of transcript.messages) if (m.role === 'assistant') replies.set(modelOf(m), (replies.get(modelOf(m)) ?? 0) + 1);
+  let mainModel: string | undefined;
+  for (const [model, n] of replies) if (mainModel === undefined || n > (replies.get(mainModel) ?? 0)) mainModel = model;
+  return {
+    rules,
+    modelOf,
+    pricingOf: (model) => {
+      let pricing = pricings.get(model);
+      if (!pricing) pricings.set(model, (pricing = modelPricing(model, rules, settings)));
+      return pricing;
+    },
+    mainModel: mainModel ?? callModelOf(transcript)(NO_REPLY),
+  };
+}
+
+/** A reply that names no model: what a transcript without replies is billed as. */
+const NO_REPLY = { role: 'assistant', content: '' } as Message;
+
+/**
+ * The model a reply's call is billed as: the one recorded on it, else the last one its transcript names
+ * (`metadata.models`), else UNRECORDED_MODEL.
+ */
+export function callModelOf(transcript: Transcript): (message: Message) => string {
+  const models = transcript.metadata?.models;
+  const last = Array.isArray(models) ? models[models.length - 1] : undefined;
+  const fallback = typeof last === 'string' && last !== '' ? last : UNRECORDED_MODEL;
+  return (m) => answeringModel(m) ?? fallback;
+}
+
+/** One model's prices under `rules`: its list price where a table lists it, else the flags and defaults; a given flag wins. */
+export function modelPricing(model: string, rules: CacheRules, settings: Pick<CacheSettings, 'prices' | 'modelPrices'>): ModelPricing {
+  const inFile = settings.modelPrices === undefined ? undefined : findModelPrice(model, settings.modelPrices);
+  const found = inFile ?? findModelPrice(model, MODEL_PRICES);
+  return {
+    ...(found ? { listed: { name: found.name, from: inFile ? 'file' : 'table' } } : {}),
+    rates: modelRates(settings.prices, found?.price),
+    prices: pricesFor(rules, settings.prices, found?.price),
+  };
 }
 
 /**
@@ -55,6 +122,7 @@ export interface CacheReport {
   callGapSeconds: number;
   /** Transcripts that recorded no timestamp (their calls are spaced by callGapSeconds). */
   untimedTranscripts: number;
+  /** Each cache model's rules, and its prices for a model no table lists (listed ones: see ModelPricesReport). */
   models: Partial<Record<CacheModelName, { transcripts: number; ttlSeconds: number | null; minTokens: number; step: number; prices: Prices }>>;
 }
 
@@ -74,9 +142,49 @@ export function cacheReport(transcripts: ReadonlyMap<CacheModelName, number>, un
 }
 
 /**
- * The prices a report heads with: those of the first cache model the run used (of `--cache`'s, or Anthropic's 5-minute
- * cache's, before any transcript).
+ * The prices a report heads with, those of a model no table lists: under the first cache model the run used (of
+ * `--cache`'s, or Anthropic's 5-minute cache's, before any transcript).
  */
 export function headlinePrices(transcripts: ReadonlyMap<CacheModelName, number>, settings: CacheSettings): Prices {
   return pricesFor(CACHE_RULES[[...transcripts.keys()][0] ?? settings.cache ?? 'anthropic-5m'], settings.prices);
+}
+
+/** One model's rates, whatever the cache: its list price where a table lists it, else the flags and defaults. */
+export function ratesOfModel(model: string, settings: Pick<CacheSettings, 'prices' | 'modelPrices'>): ModelRates {
+  return modelPricing(model, CACHE_RULES['anthropic-5m'], settings).rates;
+}
+
+/**
+ * The rates one model of a run was billed at, and where they came from: its entry in `--prices FILE` or the built-in
+ * table (`listed`; absent: DEFAULT_PRICES and Anthropic's multiples), and the `--price-*` flags given, which win over
+ * both (`flags`; absent: none).
+ */
+export interface ModelPriceUse {
+  listed?: ModelListing;
+  flags?: PriceFlagName[];
+  rates: ModelRates;
+}
+
+/** The flags that set a price for every call, as the command line names them. */
+export type PriceFlagName = '--price-in' | '--price-out' | '--price-cache-write' | '--price-cached';
+
+const FLAG_NAMES: Record<keyof PriceFlags, PriceFlagName> = {
+  input: '--price-in',
+  output: '--price-out',
+  cacheWrite: '--price-cache-write',
+  cached: '--price-cached',
+};
+
+/** By model, in the order the models were first billed. */
+export type ModelPricesReport = Record<string, ModelPriceUse>;
+
+/** The rates of `models`, in their order. */
+export function modelPricesReport(models: Iterable<string>, settings: Pick<CacheSettings, 'prices' | 'modelPrices'>): ModelPricesReport {
+  const flags = (Object.keys(FLAG_NAMES) as (keyof PriceFlags)[]).filter((k) => settings.prices[k] !== undefined).map((k) => FLAG_NAMES[k]);
+  const out: ModelPricesReport = {};
+  for (const model of models) {
+    const { listed, rates } = modelPricing(model, CACHE_RULES['anthropic-5m'], settings);
+    out[model] = { ...(listed ? { listed } : {}), ...(flags.length > 0 ? { flags } : {}), rates };
+  }
+  return out;
 }

@@ -1,8 +1,7 @@
 import type { Message } from '../../model/message.js';
 import { type RecordedCall, callOfUsage, embeddedCalls, recordedCall } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
-import { CACHE_RULES } from '../../provider/cache-rules.js';
-import type { Cost, Prices } from './prices.js';
+import type { Cost, ModelRates } from './prices.js';
 
 /**
  * The usage a source recorded for its model calls, from the `usage` the adapters put on assistant messages: Claude Code
@@ -44,18 +43,47 @@ export function recordedUsage(transcript: Transcript): RecordedUsage | undefined
   return usageOfCalls(transcript.messages.flatMap((m) => (m.role === 'assistant' ? (recordedCall(m) ?? []) : [])));
 }
 
+/** A transcript's recorded usage by the model each call is billed as (`modelOf`), in the order the models first answer. */
+export function recordedUsageByModel(transcript: Transcript, modelOf: (m: Message) => string): Record<string, RecordedUsage> {
+  const calls: { model: string; call: RecordedCall }[] = [];
+  for (const m of transcript.messages) {
+    const call = m.role === 'assistant' ? recordedCall(m) : undefined;
+    if (call) calls.push({ model: modelOf(m), call });
+  }
+  return usageByModel(calls);
+}
+
+/** Recorded calls summed by model. */
+function usageByModel(calls: readonly { model: string; call: RecordedCall }[]): Record<string, RecordedUsage> {
+  const byModel = new Map<string, RecordedCall[]>();
+  for (const { model, call } of calls) {
+    const list = byModel.get(model);
+    if (list) list.push(call);
+    else byModel.set(model, [call]);
+  }
+  return Object.fromEntries([...byModel].map(([model, list]) => [model, usageOfCalls(list)!]));
+}
+
 /** One subagent's calls embedded in a transcript's source (see model/recorded.ts `embeddedCalls`), summed. */
 export interface EmbeddedUsage extends RecordedUsage {
   agentId: string;
   /** The transcript the subagent's own file becomes: when it is among the inputs, these calls are counted there. */
   transcriptId?: string;
+  /** The same calls by the model that answered them (`fallback` for a call that names none). */
+  byModel: Record<string, RecordedUsage>;
 }
 
-/** The usage of the subagent calls a transcript's source embedded beside its messages, by subagent (none: empty). */
-export function embeddedUsage(transcript: Transcript): EmbeddedUsage[] {
+/**
+ * The usage of the subagent calls a transcript's source embedded beside its messages, by subagent (none: empty); a call
+ * that names no model is billed as `fallback`.
+ */
+export function embeddedUsage(transcript: Transcript, fallback: string): EmbeddedUsage[] {
   return embeddedCalls(transcript.metadata).flatMap((agent) => {
-    const usage = usageOfCalls(agent.usages.map(callOfUsage));
-    return usage ? [{ agentId: agent.agentId, ...(agent.transcriptId === undefined ? {} : { transcriptId: agent.transcriptId }), ...usage }] : [];
+    const calls = agent.calls.map((c) => ({ model: c.model ?? fallback, call: callOfUsage(c.usage) }));
+    const usage = usageOfCalls(calls.map((c) => c.call));
+    return usage
+      ? [{ agentId: agent.agentId, ...(agent.transcriptId === undefined ? {} : { transcriptId: agent.transcriptId }), ...usage, byModel: usageByModel(calls) }]
+      : [];
   });
 }
 
@@ -81,17 +109,15 @@ export function emptyRecordedUsage(): RecordedUsage {
 }
 
 /**
- * What the recorded usage cost at `prices`: with caching as billed, and as if every input token were plain input.
- * Writes are billed by the TTL they were made with (Anthropic: 1.25 or 2 times the input price), whatever cache the
+ * What one model's recorded usage cost at its rates: with caching as billed, and as if every input token were plain
+ * input. Writes are billed by the TTL they were made with and reads at the model's read price, whatever cache the
  * replay beside them assumes.
  */
-export function recordedCost(r: RecordedUsage, prices: Prices): Cost {
-  const out = r.output * prices.output;
-  const writes =
-    (r.cacheCreation - r.cacheCreation1h) * prices.input * CACHE_RULES['anthropic-5m'].writeMultiplier +
-    r.cacheCreation1h * prices.input * CACHE_RULES['anthropic-1h'].writeMultiplier;
+export function recordedCost(r: RecordedUsage, rates: ModelRates): Cost {
+  const out = r.output * rates.output;
+  const writes = (r.cacheCreation - r.cacheCreation1h) * rates.cacheWrite5m + r.cacheCreation1h * rates.cacheWrite1h;
   return {
-    withoutCache: (r.input * prices.input + out) / 1e6,
-    withCache: (r.uncachedInput * prices.input + writes + r.cacheRead * prices.cached + out) / 1e6,
+    withoutCache: (r.input * rates.input + out) / 1e6,
+    withCache: (r.uncachedInput * rates.input + writes + r.cacheRead * rates.cacheRead + out) / 1e6,
   };
 }

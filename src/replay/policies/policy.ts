@@ -35,9 +35,10 @@ export interface PolicyEnv {
   transcript?: Transcript;
   /** The protected tail of the strategies' pipelines (`--keep-last`, `--keep-messages`, `--keep-results`). @default the strategies' defaults */
   tail?: TailOptions;
-  /** The prompt cache that bills the replay, and its prices: what a policy that plans for the bill weighs. */
+  /** The prompt cache that bills the replay, and the prices of each call: what a policy that plans for the bill weighs. */
   cache: CacheRules;
-  prices: Prices;
+  /** The prices of the call that answers the message at this index (its model's; see billing/cache-choice.ts). */
+  pricesAt: (messageIndex: number) => Prices;
   /** Seconds between calls of a transcript without timestamps. */
   callGapSeconds: number;
   /** Tokens of the base prefix warm from outside the conversation at the reply at this message index (see ReplayLoopOptions). @default none */
@@ -71,9 +72,10 @@ export interface PolicyFigures {
   atPoints?: PointResult[];
   /**
    * Model calls its compactions made outside the LLM session, in tokens: the source's own summarizer (`source`), one
-   * call per summary put in place, its prompt the context before the point and its answer the summary.
+   * call per summary put in place, its prompt the context before the point and its answer the summary, priced in US
+   * dollars at the prices of the model that answers the call after the point.
    */
-  summarizer?: { calls: number; input: number; output: number };
+  summarizer?: { calls: number; input: number; output: number; cost: number };
 }
 
 /** A policy made ready for one transcript: fresh state, since a manager counts compactions and cooldowns. */

@@ -43,7 +43,7 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
       const transcript = env.transcript;
       const points = transcript ? sourceCompactionPoints(transcript) : [];
       const results: PointResult[] = [];
-      const summarizer = strategies === 'own' ? { calls: 0, input: 0, output: 0 } : undefined;
+      const summarizer = strategies === 'own' ? { calls: 0, input: 0, output: 0, cost: 0 } : undefined;
       const figures = () => ({ atPoints: results, ...(summarizer ? { summarizer } : {}) });
       if (!transcript || points.length === 0) return { figures };
       const byCall = new Map(points.map((p) => [p.call, p]));
@@ -77,9 +77,13 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
           if (point.focus !== undefined) result.focus = point.focus;
           results.push(result);
           if (summarizer && kept && point.summary) {
+            const output = contextTokens([point.summary], undefined, env.tokenizer);
+            // The session's model at the point: the one that answers the call after it.
+            const prices = env.pricesAt(point.callIndex);
             summarizer.calls++;
             summarizer.input += request.tokens;
-            summarizer.output += contextTokens([point.summary], undefined, env.tokenizer);
+            summarizer.output += output;
+            summarizer.cost += (request.tokens * prices.input + output * prices.output) / 1e6;
           }
           return kept;
         },

@@ -144,7 +144,8 @@ describe('tcompact simulate --cache on the bundled Claude Code session', { timeo
   };
 
   it('bills Claude Code by default with the 5-minute cache: reads, writes and plain input add up to the prices', async () => {
-    const { json, md } = await simulate([]);
+    // --price-in and --price-out bill both of the session's models at one price, the cache's multiples of it.
+    const { json, md } = await simulate(['--price-in', '3', '--price-out', '15']);
     expect(json.cache).toMatchObject({ chosenBy: 'source', models: { 'anthropic-5m': { transcripts: 1, ttlSeconds: 300, minTokens: 1024 } } });
     for (const p of json.policies) {
       const writes = p.cacheWrites as number;
@@ -164,7 +165,8 @@ describe('tcompact simulate --cache on the bundled Claude Code session', { timeo
     const u = (JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as { recorded: { usage: RecordedJson } }).recorded.usage;
     expect(u.cacheCreation1h).toBeGreaterThan(0);
     expect(u.cacheCreation1h).toBeLessThanOrEqual(u.cacheCreation);
-    const expected = (u.uncachedInput * 3 + (u.cacheCreation - u.cacheCreation1h) * 3.75 + u.cacheCreation1h * 6 + u.cacheRead * 0.3 + u.output * 15) / 1e6;
+    // Claude Opus 4.6 at its list prices: input 5, 5-minute writes 6.25, 1-hour writes 10, reads 0.5, output 25.
+    const expected = (u.uncachedInput * 5 + (u.cacheCreation - u.cacheCreation1h) * 6.25 + u.cacheCreation1h * 10 + u.cacheRead * 0.5 + u.output * 25) / 1e6;
     expect(u.cost.withCache).toBeCloseTo(expected, 9);
   });
 

@@ -44,14 +44,14 @@ function envFor(t: Transcript, cache: CacheModelName, window: number): PolicyEnv
     maxAttempts: 3,
     transcript: t,
     cache: CACHE_RULES[cache],
-    prices: pricesFor(CACHE_RULES[cache], { input: 3, output: 15 }),
+    pricesAt: () => pricesFor(CACHE_RULES[cache], { input: 3, output: 15 }),
     callGapSeconds: 10,
   };
 }
 
 async function run(t: Transcript, instance: PolicyInstance, env: PolicyEnv): Promise<ReplayStats & { inputCost: number }> {
   const stats = await replay(t, instance, { tokenizer: tok, window: env.window, cache: env.cache, callGapSeconds: env.callGapSeconds });
-  const p = env.prices;
+  const p = env.pricesAt(0);
   const plain = stats.billedInput - stats.cachedInput - stats.cacheWrites;
   return { ...stats, inputCost: (stats.cachedInput * p.cached + stats.cacheWrites * p.cacheWrite + plain * p.input) / 1e6 };
 }

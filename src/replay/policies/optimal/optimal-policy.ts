@@ -43,7 +43,7 @@ export function optimalSchedule(plan: TranscriptPlan, env: PolicyEnv): { schedul
     window: env.window,
     base,
     cache: env.cache,
-    prices: env.prices,
+    prices: (t: number) => env.pricesAt(plan.calls[t].messageIndex),
     warmBase: (t: number) => env.warmBase?.(plan.calls[t].messageIndex) ?? 0,
   };
   let best: Schedule | undefined;

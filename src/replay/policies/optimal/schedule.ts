@@ -8,7 +8,8 @@ export interface ScheduleCosts {
   /** Tokens before the first message: tool definitions and the unrecorded base prompt. */
   base: number;
   cache: CacheRules;
-  prices: Prices;
+  /** The prices of call `t`: its model's. */
+  prices: (call: number) => Prices;
   /** Tokens of the base prefix warm from outside at call `t` (a recorded read). */
   warmBase: (call: number) => number;
 }
@@ -63,8 +64,11 @@ export function planSchedule(plan: TranscriptPlan, kind: EditKind, compactions: 
   const { calls, uses, cumTokens, cumBlocks } = plan;
   const n = calls.length;
   if (n === 0) return { kind, prompts: [], inputCost: 0, overWindow: 0 };
-  const { cache, prices, base, window } = costs;
-  const perToken = { read: prices.cached / 1e6, write: prices.cacheWrite / 1e6, input: prices.input / 1e6 };
+  const { cache, base, window } = costs;
+  const perTokenOf = calls.map((_, t) => {
+    const prices = costs.prices(t);
+    return { read: prices.cached / 1e6, write: prices.cacheWrite / 1e6, input: prices.input / 1e6 };
+  });
   const ttlMs = cache.ttlSeconds === null ? Number.POSITIVE_INFINITY : cache.ttlSeconds * 1000;
   const savings = [0];
   for (const u of uses) savings.push(savings[savings.length - 1] + u.resultSaving + (kind.inputs ? u.inputSaving : 0));
@@ -133,6 +137,7 @@ export function planSchedule(plan: TranscriptPlan, kind: EditKind, compactions: 
   const callCost = (t: number, seg: Segment, c: number, s: number, cleared: number, edit?: { at: number; before: number; previous: number }) => {
     const now = prompt(seg, cleared, t);
     const over = now > window ? OVER_WINDOW : 0;
+    const perToken = perTokenOf[t];
     const p = previous[t];
     const warmOwn = p >= 0 && lives(t, calls[p].atMs);
     const warm = Math.min(costs.warmBase(t), base);
