@@ -69,8 +69,10 @@ describe('parseFlags', () => {
       'base-prompt': 'recorded',
       'token-ratio': 1,
       cache: undefined,
-      'price-in': 3,
-      'price-out': 15,
+      // No price given: each call is billed at its model's list price (provider/model-prices.ts).
+      prices: undefined,
+      'price-in': undefined,
+      'price-out': undefined,
       tokenizer: 'o200k_base',
       from: undefined,
       'max-line-bytes': DEFAULT_MAX_LINE_BYTES,

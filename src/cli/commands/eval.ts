@@ -69,8 +69,8 @@ const FLAGS = {
   'price-in': { ...LLM_FLAGS['price-in'], section: undefined, description: 'US dollars per million prompt tokens of --model' },
   'price-out': { ...LLM_FLAGS['price-out'], section: undefined, description: 'US dollars per million completion tokens of --model' },
   ...INPUT_FLAGS,
-  ...BATCH_FLAGS,
   ...SOURCE_FLAGS,
+  ...BATCH_FLAGS,
 };
 
 function judgeOptions(values: FlagValues<typeof FLAGS> & { judge: string }): JudgeOptionsInput {

@@ -59,9 +59,9 @@ const FLAGS = {
     shownDefault: DEFAULT_QUEUE_GRACE_MS,
   }),
   quiet: booleanFlag({ description: 'no progress output' }),
+  ...SOURCE_FLAGS,
   ...LLM_FLAGS,
   ...BATCH_FLAGS,
-  ...SOURCE_FLAGS,
 };
 
 export const runCommand = defineCommand({
