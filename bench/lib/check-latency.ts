@@ -13,8 +13,8 @@ import { countTranscript } from '../../src/tokens/breakdown.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { toModelMessages } from './peer-formats.js';
 
-/** The window the manager is given: Claude's, as for the Claude Code sessions measured. */
-export const CHECK_WINDOW = 200_000;
+/** The window the manager is given: that of the replay's figures, which the shared corpus's largest session outgrows, so its checks must edit. */
+export const CHECK_WINDOW = 128_000;
 
 /** The gap between calls where the session recorded no usable time: well inside the 5-minute cache TTL. */
 const DEFAULT_GAP_MS = 10_000;
@@ -51,9 +51,18 @@ function _figures(samples: number[], calls: number): LatencyFigures {
   return { calls, samples: sorted.length, medianMs: _percentile(sorted, 50), p99Ms: _percentile(sorted, 99), maxMs: sorted[sorted.length - 1] };
 }
 
-/** The session with the most messages. */
+/**
+ * The session with the most tokens (o200k_base): the one whose prompt comes nearest the window, so its checks include
+ * the edits and the compaction a long session meets, not only the cheap "nothing to do" answers.
+ */
 export function largestSession(transcripts: readonly Transcript[]): Transcript | undefined {
-  return transcripts.reduce<Transcript | undefined>((a, b) => (a === undefined || b.messages.length > a.messages.length ? b : a), undefined);
+  const tokenizer = getTokenizer('o200k_base');
+  let best: { t: Transcript; tokens: number } | undefined;
+  for (const t of transcripts) {
+    const tokens = countTranscript(t, tokenizer).total;
+    if (best === undefined || tokens > best.tokens) best = { t, tokens };
+  }
+  return best?.t;
 }
 
 /** One replay with a fresh manager (default cache-aware options); returns each check's time and its reason. */
