@@ -91,7 +91,7 @@ describe('tune exports, handed unchanged to the real runtimes', () => {
     for (const window of WINDOWS) {
       const text = (runtime: string) => readFileSync(fileOf(window, runtime), 'utf8').trim();
       lines.push(
-        `export const anthropic${window} = client.beta.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [], betas: ['context-management-2025-06-27'], context_management: ${text('anthropic')} });`,
+        `export const anthropic${window} = client.beta.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 1024, messages: [], betas: ['context-management-2025-06-27'], context_management: ${text('anthropic')} });`,
         `export const langchain${window} = contextEditingMiddleware({ edits: [new ClearToolUsesEdit(${text('langchain')})], tokenCountMethod: 'approx' });`,
         `const aiSdk${window}: Omit<Parameters<typeof pruneMessages>[0], 'messages'> = ${text('ai-sdk')};`,
         `export const pruned${window} = pruneMessages({ messages, ...aiSdk${window} });`,
@@ -120,7 +120,7 @@ describe('tune exports, handed unchanged to the real runtimes', () => {
           id: 'msg_1',
           type: 'message',
           role: 'assistant',
-          model: 'claude-sonnet-4-5',
+          model: 'claude-sonnet-4-6',
           content: [{ type: 'text', text: 'ok' }],
           stop_reason: 'end_turn',
           stop_sequence: null,
@@ -131,7 +131,7 @@ describe('tune exports, handed unchanged to the real runtimes', () => {
       },
     });
     const reply = await client.beta.messages.create({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 1024,
       messages: [{ role: 'user', content: 'hi' }],
       betas: ['context-management-2025-06-27'],
