@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { reportForkExits } from './fork-exits.js';
 import { ROOT } from './helpers/paths.js';
 
 /** What the build reads: a change to any of these makes dist/ stale. */
@@ -38,6 +39,7 @@ function distIsCurrent(): boolean {
 
 /** Tests that run the CLI or the worker pool use the built dist/, so it is built before the suite when it is stale. */
 export default function setup(): void {
+  reportForkExits();
   // tsx (the worker pool loads its TypeScript worker through it from source) would leave its cache in the temp folder.
   process.env.TSX_DISABLE_CACHE = '1';
   if (process.env.TCOMPACT_SKIP_BUILD === '1') return;
