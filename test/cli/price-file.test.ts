@@ -4,18 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { BUNDLED } from '../helpers/paths.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import type { PricedUsage } from '../../src/replay/transcript-replay.js';
 
 // Five replies of Claude Opus 4.6, each with its recorded usage.
 const SHORT = join(BUNDLED, 'claude-code', 'short.jsonl');
-
-interface Usage {
-  uncachedInput: number;
-  cacheCreation: number;
-  cacheCreation1h: number;
-  cacheRead: number;
-  output: number;
-  cost: { withCache: number };
-}
 
 describe('simulate --prices FILE', () => {
   it("bills a model the file lists at the file's prices, and says so in simulate.json and simulate.md", async () => {
@@ -31,7 +23,7 @@ describe('simulate --prices FILE', () => {
         rates: { input: 4, output: 20, cacheWrite5m: 5, cacheWrite1h: 8, cacheRead: 0.2 },
       },
     });
-    const u = json.recorded.usage.byModel['claude-opus-4-6'] as Usage;
+    const u = json.recorded.usage.byModel['claude-opus-4-6'] as PricedUsage['byModel'][string];
     const byHand = (u.uncachedInput * 4 + (u.cacheCreation - u.cacheCreation1h) * 5 + u.cacheCreation1h * 8 + u.cacheRead * 0.2 + u.output * 20) / 1e6;
     expect(u.cost.withCache).toBeGreaterThan(0);
     expect(u.cost.withCache).toBeCloseTo(byHand, 12);

@@ -4,6 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED } from '../helpers/paths.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import type { ModelRun } from '../../src/replay/policy-run.js';
+import type { PricedUsage } from '../../src/replay/transcript-replay.js';
 
 // A real Claude Code session answered by two models: Haiku 4.5 (dated id) before its compaction, Opus 4.6 after it.
 const SESSION = join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
@@ -15,28 +17,10 @@ const RATES = {
   [HAIKU]: { input: 1, write: 1.25, read: 0.1, output: 5 },
 };
 
-interface ModelRun {
-  calls: number;
-  billedInput: number;
-  cachedInput: number;
-  cacheWrites: number;
-  outputTokens: number;
-  cost: { withoutCache: number; withCache: number };
-}
-interface Recorded {
-  calls: number;
-  uncachedInput: number;
-  cacheCreation: number;
-  cacheCreation1h: number;
-  cacheRead: number;
-  output: number;
-  cost: { withCache: number };
-}
-
 describe('a transcript answered by two models', () => {
   let json: {
     policies: { name: string; cost: { withCache: number }; byModel: Record<string, ModelRun> }[];
-    recorded: { usage: Recorded & { byModel: Record<string, Recorded> } };
+    recorded: { usage: PricedUsage };
   };
   let md: string;
   let page: string;
