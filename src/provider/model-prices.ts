@@ -61,33 +61,24 @@ function anthropic(input: number, output: number, extra: Partial<ModelPrice> = {
   };
 }
 
-/** OpenAI: automatic caching, reads at the model's discount, no write premium (GPT-5.6: 1.25x); Batch API at half price. */
-function openai(input: number, output: number, cacheRead: number, extra: Partial<ModelPrice> = {}): ListedPrice {
-  return {
-    provider: 'openai',
+/** A provider that caches by itself: reads at the model's discount, no write premium unless `extra` lists one; Batch API at half price. */
+function implicitCache(provider: 'openai' | 'google', page: string) {
+  return (input: number, output: number, cacheRead: number, extra: Partial<ModelPrice> = {}): ListedPrice => ({
+    provider,
     input,
     output,
     cacheRead,
     batch: { input: input / 2, output: output / 2 },
-    source: { page: OPENAI_PAGE, packages: BOTH },
+    source: { page, packages: BOTH },
     date: DATE,
     ...extra,
-  };
+  });
 }
 
-/** Google: implicit caching, reads at the model's discount (cache storage not billed here); Batch API at half price. */
-function google(input: number, output: number, cacheRead: number, extra: Partial<ModelPrice> = {}): ListedPrice {
-  return {
-    provider: 'google',
-    input,
-    output,
-    cacheRead,
-    batch: { input: input / 2, output: output / 2 },
-    source: { page: GOOGLE_PAGE, packages: BOTH },
-    date: DATE,
-    ...extra,
-  };
-}
+/** OpenAI: automatic caching, reads at the model's discount, no write premium (GPT-5.6: 1.25x). */
+const openai = implicitCache('openai', OPENAI_PAGE);
+/** Google: implicit caching, reads at the model's discount (cache storage not billed here). */
+const google = implicitCache('google', GOOGLE_PAGE);
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 

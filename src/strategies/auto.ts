@@ -3,6 +3,7 @@ import { parseConfig } from '../model/parse.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
 import type { CompactConfig } from './compact-config.js';
 import type { PipelineStep } from './runner.js';
+import { hasTruncationMarker } from './truncate.js';
 
 /** `options.auto` in the config file. */
 const AutoOptionsSchema = z
@@ -34,15 +35,23 @@ function autoOptions(config: CompactConfig): AutoOptions {
 
 /**
  * `auto`, the default pipeline: the mechanical steps, then (with `removeTangents`) classify-tangents, then the summarizer only while the transcript is above
- * `summarizeThreshold` of the window, then `truncate` only while it is still at or above `hardLimit`, then
- * `prune-tools` once more and `sanitize`.
+ * `summarizeThreshold` of the window, then `truncate` only while it is still at or above `hardLimit`, then the
+ * summarizer once more where a truncation marker is present, then `prune-tools` once more and `sanitize`.
  * Steps whose condition does not hold are recorded as skipped, so every transcript's report lists every step.
  * Strategies are looked up by name when the preset is expanded, so hints and options apply to them as anywhere else.
  */
 export function autoSteps(config: CompactConfig, stepFor: (name: string) => PipelineStep): PipelineStep[] {
   const options = autoOptions(config);
-  const summarize: PipelineStep = { ...stepFor(options.summarizer), when: (tokens, ctx) => tokens > options.summarizeThreshold * ctx.window };
+  const summarizer = stepFor(options.summarizer);
+  const summarize: PipelineStep = { ...summarizer, when: (tokens, ctx) => tokens > options.summarizeThreshold * ctx.window };
   const truncate: PipelineStep = { ...stepFor('truncate'), when: (tokens, ctx) => tokens >= options.hardLimit * ctx.window };
+  // A truncation can leave a middle the summarizer would now replace (fewer messages, so a checkpoint smaller than
+  // them) where it declined the longer one: summarizing again here is what compacting the output again would do, so
+  // doing it now keeps auto idempotent. On a transcript the summarizer already handled this step changes nothing.
+  const summarizeAfterTruncation: PipelineStep = {
+    ...summarizer,
+    when: (tokens, ctx, transcript) => tokens > options.summarizeThreshold * ctx.window && hasTruncationMarker(transcript.messages),
+  };
   // prune-tools again at the end: the summarizer and truncate remove calls, and the definitions of tools no longer
   // called must go now, or compacting the output again would remove them then (auto must be idempotent).
   const tangents: PipelineStep[] = [];
@@ -50,7 +59,15 @@ export function autoSteps(config: CompactConfig, stepFor: (name: string) => Pipe
     const step = stepFor('classify-tangents');
     tangents.push({ ...step, config: { ...(step.config as object), remove: true } });
   }
-  return [...AUTO_MECHANICAL.map((name) => stepFor(name)), ...tangents, summarize, truncate, stepFor('prune-tools'), stepFor('sanitize')];
+  return [
+    ...AUTO_MECHANICAL.map((name) => stepFor(name)),
+    ...tangents,
+    summarize,
+    truncate,
+    summarizeAfterTruncation,
+    stepFor('prune-tools'),
+    stepFor('sanitize'),
+  ];
 }
 
 /**

@@ -8,8 +8,11 @@ export interface PipelineStep {
   strategy: AnyStrategy;
   /** Already parsed by the strategy's schema. */
   config: unknown;
-  /** Runs the step only when this holds for the transcript's current token total; otherwise it is recorded as skipped. */
-  when?: (tokens: number, ctx: StrategyContext) => boolean;
+  /**
+   * Runs the step only when this holds for the transcript as it is now (and its token total); otherwise it is recorded
+   * as skipped. A function of the transcript alone, so a run resumed on the main thread decides as the worker did.
+   */
+  when?: (tokens: number, ctx: StrategyContext, transcript: Transcript) => boolean;
 }
 
 export interface RunResult {
@@ -49,7 +52,7 @@ class Fold {
 
   /** Whether the step's condition holds; when it does not, the step is recorded as skipped. */
   due(step: PipelineStep): boolean {
-    if (!step.when || step.when(this.tokens, this.ctx)) return true;
+    if (!step.when || step.when(this.tokens, this.ctx, this.transcript)) return true;
     this.reports.push(stepReport(step.strategy.name, this.tokens, this.tokens, 0, 0, 0, true));
     return false;
   }

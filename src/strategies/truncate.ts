@@ -34,6 +34,11 @@ function markerCount(m: Message): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** Whether an emergency truncation left its marker in `messages`. */
+export function hasTruncationMarker(messages: readonly Message[]): boolean {
+  return messages.some((m) => markerCount(m) !== undefined);
+}
+
 /**
  * `truncate`: emergency truncation. Keeps the kept-first messages, a marker, and the longest suffix that fits the
  * budget, cutting only before a non-tool message (so a call never loses its results) and never after the last user

@@ -136,9 +136,11 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
     const report = readReport(out);
     const summarize = strategy(report, 'summarize');
     // With --model, auto's summarizer is summarize: every transcript either stayed below its threshold (skipped in
-    // the worker) or went to the model on the main thread; checkpoint is no step of the pipeline.
+    // the worker) or went to the model on the main thread; checkpoint is no step of the pipeline. The summarizer's
+    // second place in auto, after truncate, runs only where a truncation marker is, and none was truncated here.
     expect(summarize?.runs).toBe(5);
-    expect((summarize?.runs ?? 0) + (summarize?.skipped ?? 0)).toBe(report.transcripts);
+    expect((summarize?.runs ?? 0) + (summarize?.skipped ?? 0)).toBe(2 * report.transcripts);
+    expect(strategy(report, 'truncate')?.runs).toBe(0);
     expect(requestsAfterFirst).toBe(3);
     expect(strategy(report, 'checkpoint')).toBeUndefined();
     expect(summarize?.details.llmFallbacks).toBe(0);

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/model/message.js';
+import type { Transcript } from '../../src/model/transcript.js';
 import { buildSteps } from '../../src/strategies/build-steps.js';
 import { parseCompactConfig } from '../../src/strategies/compact-config.js';
+import { compactTranscript } from '../../src/strategies/compact-transcript.js';
 import { runSteps } from '../../src/strategies/runner.js';
 import { assistant, call, deepFreeze, expectInvariants, makeContext, result, sys, transcript, user } from '../helpers/transcript-kit.js';
 
@@ -35,6 +38,7 @@ const NAMES = [
   'prune-tools',
   'checkpoint',
   'truncate',
+  'checkpoint',
   'prune-tools',
   'sanitize',
 ];
@@ -50,13 +54,13 @@ function runAuto(window: number, options: Record<string, unknown> = {}) {
 }
 
 describe('auto', () => {
-  it('expands into the mechanical steps, the checkpoint, truncate, prune-tools again and sanitize', () => {
+  it('expands into the mechanical steps, the checkpoint, truncate, the checkpoint again, prune-tools again and sanitize', () => {
     expect(buildSteps(parseCompactConfig({})).map((s) => s.strategy.name)).toEqual(NAMES);
   });
 
   it('records every step, skipping the checkpoint and truncate below the threshold', () => {
     const r = runAuto(200_000);
-    expect(r.steps.filter((s) => s.skipped).map((s) => s.strategy)).toEqual(['checkpoint', 'truncate']);
+    expect(r.steps.filter((s) => s.skipped).map((s) => s.strategy)).toEqual(['checkpoint', 'truncate', 'checkpoint']);
     const saved = Object.fromEntries(r.steps.map((s) => [s.strategy, s.tokensSaved]));
     expect(saved['strip-reasoning']).toBeGreaterThan(0);
     expect(saved['dedup-tools']).toBeGreaterThan(0);
@@ -71,6 +75,7 @@ describe('auto', () => {
     expect(ck.skipped).toBeUndefined();
     expect(ck.tokensSaved).toBeGreaterThan(0);
     expect(r.steps[7].skipped).toBe(true);
+    expect(r.steps[8].skipped).toBe(true);
   });
 
   it('truncates as a last resort when even the checkpoint leaves it over the hard limit', () => {
@@ -82,6 +87,25 @@ describe('auto', () => {
     expect(r.steps[7].skipped).toBeUndefined();
     expect(r.steps[7].details).toEqual({ truncations: 1 });
     expect(r.tokensAfter).toBeLessThanOrEqual(Math.floor(0.9 * window));
+  });
+
+  it('checkpoints again what a truncation leaves, so compacting its output again changes nothing', () => {
+    const fixture = JSON.parse(readFileSync(new URL('../fixtures/strategies/auto-after-truncation.json', import.meta.url), 'utf8')) as {
+      transcript: Transcript;
+      tail: Record<string, number>;
+      window: number;
+    };
+    const steps = buildSteps(parseCompactConfig({ ...fixture.tail, window: fixture.window }));
+    const ctx = () => ({ ...makeContext(), window: fixture.window });
+    const once = compactTranscript(deepFreeze(fixture.transcript), steps, ctx());
+    expectInvariants(fixture.transcript, once.transcript);
+    const [first, cut, second] = once.steps.slice(6, 9);
+    expect(first.details).toEqual({ checkpoints: 0, messagesReplaced: 0 });
+    expect(cut.details).toEqual({ truncations: 1 });
+    expect(second.details).toEqual({ checkpoints: 1, messagesReplaced: 5 });
+    const again = compactTranscript(JSON.parse(JSON.stringify(once.transcript)) as Transcript, steps, ctx());
+    expect(again.steps.every((s) => s.tokensSaved === 0)).toBe(true);
+    expect(JSON.stringify(again.transcript)).toBe(JSON.stringify(once.transcript));
   });
 
   it('takes its thresholds from options.auto', () => {
