@@ -16,6 +16,17 @@ function row(r: TuneResult, none: TuneResult): string[] {
   ];
 }
 
+/** The floor among results-only clears, which keep what the sessions need again, against the recommendation. */
+export function resultsFloorLine(r: Pick<TuneReport, 'baselines' | 'recommended'>): string {
+  const floor = r.baselines.optimalResults;
+  const none = r.baselines.none.cost.withCache;
+  return (
+    `Among schedules that clear tool results only (every call's input kept, no compaction), \`optimal-results\` costs ${usdShort(floor.cost.withCache)}, ` +
+    `${signedChange(none > 0 ? floor.cost.withCache / none - 1 : 0)} against none, keeping ${pct(floor.hindsightRecall)} of what the sessions needed again; ` +
+    `the recommendation costs ${ratio(floor.cost.withCache > 0 ? r.recommended.cost.withCache / floor.cost.withCache : null)} that.`
+  );
+}
+
 /** tune.md: the recommendation first, then the tools, the candidates (frontier marked) and the exports. */
 export function renderTune(r: TuneReport): string {
   const none = r.baselines.none;
@@ -36,7 +47,7 @@ export function renderTune(r: TuneReport): string {
         ? `**Recommended: ${rec.name}**: ${usdShort(rec.cost.withCache)} with caching against ${usdShort(none.cost.withCache)} without compaction, keeping ${pct(rec.hindsightRecall)} of what the sessions needed again.`
         : `**No candidate keeps ${pct(r.recallFloor)}** of what the sessions needed again; the one that keeps most is ${rec.name} (${pct(rec.hindsightRecall)}, ${usdShort(rec.cost.withCache)} with caching).`,
     '',
-    `The floor: \`optimal\`, the hindsight-optimal schedule (clears and compactions planned with the whole transcript known, recall not weighed), costs ${usdShort(r.baselines.optimal.cost.withCache)} with caching, ${signedChange(none.cost.withCache > 0 ? r.baselines.optimal.cost.withCache / none.cost.withCache - 1 : 0)} against none; the recommendation costs ${ratio(r.baselines.optimal.cost.withCache > 0 ? rec.cost.withCache / r.baselines.optimal.cost.withCache : null)} the floor.`,
+    `The floor: \`optimal\`, the hindsight-optimal schedule (clears and compactions planned with the whole transcript known, recall not weighed), costs ${usdShort(r.baselines.optimal.cost.withCache)} with caching, ${signedChange(none.cost.withCache > 0 ? r.baselines.optimal.cost.withCache / none.cost.withCache - 1 : 0)} against none; the recommendation costs ${ratio(r.baselines.optimal.cost.withCache > 0 ? rec.cost.withCache / r.baselines.optimal.cost.withCache : null)} the floor. ${resultsFloorLine(r)}`,
     '',
     `Tuned to the archive's ${r.grid.cache} cache, warm for ${r.grid.expectedCalls} calls after a call on average: the \`-at-least\` clears free at least what pays for the rewrite they cause, and the cache-aware ContextManager weighs its edits the same way.`,
     '',
@@ -65,7 +76,7 @@ export function renderTune(r: TuneReport): string {
     '',
     ...markdownTable(
       ['setting', 'cost with caching', 'vs none', 'without caching', 'input billed', 'hindsight recall'],
-      [none, r.baselines.default, r.baselines.optimal, ...r.candidates].map((c) => row(c, none)),
+      [none, r.baselines.default, r.baselines.optimal, r.baselines.optimalResults, ...r.candidates].map((c) => row(c, none)),
       'lrrrrr',
       TIGHT,
     ),

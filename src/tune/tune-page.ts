@@ -42,6 +42,7 @@ export function tunePage(t: TunePageInput): Page {
       { label: 'none', points: [point(t.baselines.none)], colour: colour(9), radius: 6 },
       { label: 'default', points: [point(t.baselines.default)], colour: colour(2), radius: 6 },
       { label: 'optimal', points: [point(t.baselines.optimal)], colour: colour(4), radius: 6 },
+      { label: 'optimal-results', points: [point(t.baselines.optimalResults)], colour: colour(5), radius: 6 },
     ],
     {
       x: 'cost with caching (USD)',
@@ -85,7 +86,7 @@ export function tunePage(t: TunePageInput): Page {
         charts: [chart],
         html: sortableTable(
           columns,
-          resultRows([t.baselines.none, t.baselines.default, t.baselines.optimal, ...t.candidates], t.baselines.none),
+          resultRows([t.baselines.none, t.baselines.default, t.baselines.optimal, t.baselines.optimalResults, ...t.candidates], t.baselines.none),
           '* on the frontier',
         ),
       },

@@ -17,7 +17,7 @@ import { type GridContext, type TuneCandidate, neededTools, tuneCandidates } fro
 import { WarmRuns } from './warm-runs.js';
 import { defaultCacheModel } from '../replay/billing/cache-choice.js';
 import { recordedUsage } from '../replay/billing/recorded-usage.js';
-import { OPTIMAL } from '../replay/policies/optimal/optimal-policy.js';
+import { OPTIMAL, OPTIMAL_RESULTS } from '../replay/policies/optimal/optimal-policy.js';
 import type { CacheModelName } from '../provider/cache-rules.js';
 import { type ExportRuntime, type RuntimeExport, runtimeExports } from './exports.js';
 import { type ToolUsage, ToolUsageTally } from './tool-usage.js';
@@ -73,7 +73,8 @@ export interface TuneReport {
   /** The cache the candidates were tuned to, and the calls it stays warm for after a call, on this archive. */
   grid: GridContext;
   /** No compaction; ContextManager's defaults; and the hindsight-optimal schedule, the floor of what any setting can cost. */
-  baselines: { none: TuneResult; default: TuneResult; optimal: TuneResult };
+  /** `optimal` is the floor of every setting; `optimalResults` of those that clear tool results only, as recall-keeping ones do. */
+  baselines: { none: TuneResult; default: TuneResult; optimal: TuneResult; optimalResults: TuneResult };
   candidates: TuneResult[];
   /**
    * The cheapest candidate with caching whose recall meets the floor; else the one that keeps most (`meetsFloor`
@@ -222,7 +223,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     await writeJson(file, c.runtime === 'anthropic' ? { edits: [c.edit] } : c.options);
     policyOf.set(c.name, { candidate: c, policy: `${c.runtime === 'anthropic' ? 'anthropic' : 'config'}:${file}`, file });
   }
-  const totals = await replayAll(source, ['default', ...[...policyOf.values()].map((p) => p.policy)], pass, `${candidates.length} settings`);
+  const totals = await replayAll(source, ['default', OPTIMAL_RESULTS, ...[...policyOf.values()].map((p) => p.policy)], pass, `${candidates.length} settings`);
   const results = candidates.map((c) => {
     const p = policyOf.get(c.name)!;
     return resultOf(totals.get(p.policy)!, c.name, {
@@ -278,6 +279,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
       none,
       default: resultOf(totals.get('default')!, 'default', { runtime: 'builtin' }),
       optimal: resultOf(totals.get(OPTIMAL)!, OPTIMAL, { runtime: 'builtin' }),
+      optimalResults: resultOf(totals.get(OPTIMAL_RESULTS)!, OPTIMAL_RESULTS, { runtime: 'builtin' }),
     },
     candidates: results,
     recommended,

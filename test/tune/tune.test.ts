@@ -8,6 +8,7 @@ import { LangChainClearToolUsesSchema } from '../../src/replay/policies/runtime/
 import { neededTools, tuneCandidates } from '../../src/tune/candidates.js';
 import { ToolUsageTally } from '../../src/tune/tool-usage.js';
 import type { TuneReport } from '../../src/tune/tune-run.js';
+import { ratio, usdShort } from '../../src/report/format.js';
 import type { Message } from '../../src/model/message.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { runMain } from '../helpers/cli-in-process.js';
@@ -80,8 +81,15 @@ describe('tcompact tune (bundled Claude Code sessions)', () => {
     expect(run.code).toBe(0);
     const report = JSON.parse(readFileSync(join(out, 'tune.json'), 'utf8')) as TuneReport;
     expect(report.transcripts).toBe(2);
-    expect(Object.keys(report.baselines)).toEqual(['none', 'default', 'optimal']);
+    expect(Object.keys(report.baselines)).toEqual(['none', 'default', 'optimal', 'optimalResults']);
     expect(report.baselines.optimal.cost.withCache).toBeLessThanOrEqual(report.baselines.none.cost.withCache);
+    // The results-only floor plans over fewer edits: no cheaper than optimal, no dearer than none.
+    const { optimal, optimalResults } = report.baselines;
+    expect(optimalResults.cost.withCache).toBeGreaterThanOrEqual(optimal.cost.withCache);
+    expect(optimalResults.cost.withCache).toBeLessThanOrEqual(report.baselines.none.cost.withCache);
+    const md = readFileSync(join(out, 'tune.md'), 'utf8');
+    expect(md).toContain(`\`optimal-results\` costs ${usdShort(optimalResults.cost.withCache)}`);
+    expect(md).toContain(`the recommendation costs ${ratio(report.recommended.cost.withCache / optimalResults.cost.withCache)} that.`);
     for (const r of [report.baselines.none, report.baselines.default, ...report.candidates, report.recommended]) {
       expect(r).toMatchObject({
         policy: expect.any(Object),

@@ -4,7 +4,15 @@ import type { Message } from '../../../src/model/message.js';
 import type { Transcript } from '../../../src/model/transcript.js';
 import { CACHE_RULES, type CacheModelName } from '../../../src/provider/cache-rules.js';
 import { pricesFor } from '../../../src/replay/billing/prices.js';
-import { OPTIMAL_EDIT_KINDS, followSchedule, optimalPolicy, optimalSchedule } from '../../../src/replay/policies/optimal/optimal-policy.js';
+import {
+  OPTIMAL_SPACE,
+  RESULTS_ONLY_SPACE,
+  type ScheduleSpace,
+  followSchedule,
+  optimalPolicy,
+  optimalResultsPolicy,
+  optimalSchedule,
+} from '../../../src/replay/policies/optimal/optimal-policy.js';
 import { type PlannedCompaction, TranscriptPlan } from '../../../src/replay/policies/optimal/plan.js';
 import type { PlannedPrompt, Schedule } from '../../../src/replay/policies/optimal/schedule.js';
 import type { PolicyEnv, PolicyInstance } from '../../../src/replay/policies/policy.js';
@@ -56,16 +64,16 @@ async function run(t: Transcript, instance: PolicyInstance, env: PolicyEnv): Pro
   return { ...stats, inputCost: (stats.cachedInput * p.cached + stats.cacheWrites * p.cacheWrite + plain * p.input) / 1e6 };
 }
 
-/** A schedule made of the optimal's edit kinds, its edits drawn at random: clear at some calls, compact at some of the calls it may. */
-function randomSchedule(plan: TranscriptPlan, compactions: readonly (PlannedCompaction | undefined)[], rand: () => number): Schedule {
-  const kind = OPTIMAL_EDIT_KINDS[Math.floor(rand() * OPTIMAL_EDIT_KINDS.length)];
+/** A schedule made of the edits of `space`, drawn at random: clear at some calls, compact at some of the calls it may. */
+function randomSchedule(plan: TranscriptPlan, compactions: readonly (PlannedCompaction | undefined)[], rand: () => number, space: ScheduleSpace): Schedule {
+  const kind = space.kinds[Math.floor(rand() * space.kinds.length)];
   const editRate = rand();
   let segment = -1;
   let firstUse = 0;
   let cleared = 0;
   const prompts: PlannedPrompt[] = plan.calls.map((c, t) => {
     const compaction = compactions[t];
-    if (compaction && rand() < 0.2) {
+    if (space.compact && compaction && rand() < 0.2) {
       segment = t;
       firstUse = compaction.firstUse;
       cleared = firstUse;
@@ -91,7 +99,10 @@ describe('the hindsight-optimal schedule', () => {
     }
   });
 
-  it('costs no more than any policy made of the edit kinds it considers, on any transcript', async () => {
+  it.each([
+    ['optimal', optimalPolicy, OPTIMAL_SPACE],
+    ['optimal-results', optimalResultsPolicy, RESULTS_ONLY_SPACE],
+  ] as const)('%s costs no more than any policy made of the edits it considers, on any transcript', async (_, policy, space) => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 1_000_000 }),
@@ -103,10 +114,10 @@ describe('the hindsight-optimal schedule', () => {
           const env = envFor(t, cache, window);
           const plan = new TranscriptPlan(t, tok, env.callGapSeconds, env.cache.perModel);
           const { compactions } = optimalSchedule(plan, env);
-          const optimal = await run(t, optimalPolicy.instantiate(env), env);
+          const optimal = await run(t, policy.instantiate(env), env);
           const rand = seededRandom(seed);
           for (let i = 0; i < 4; i++) {
-            const schedule = randomSchedule(plan, compactions, rand);
+            const schedule = randomSchedule(plan, compactions, rand, space);
             const other = await run(t, followSchedule(plan, schedule, compactions, env), env);
             expect(optimal.callsOverWindow).toBeLessThanOrEqual(other.callsOverWindow);
             if (optimal.callsOverWindow === other.callsOverWindow) expect(optimal.inputCost).toBeLessThanOrEqual(other.inputCost + 1e-12);
@@ -115,6 +126,25 @@ describe('the hindsight-optimal schedule', () => {
       ),
       { numRuns: 40, seed: 33 },
     );
+  });
+
+  it('optimal-results keeps every input and never compacts, and lies between optimal and none', async () => {
+    for (const seed of [4, 5, 6]) {
+      const t = session(seed, 40);
+      const env = envFor(t, 'anthropic-5m', 30_000);
+      const plan = new TranscriptPlan(t, tok, env.callGapSeconds, env.cache.perModel);
+      const { schedule } = optimalSchedule(plan, env, RESULTS_ONLY_SPACE);
+      expect(schedule.kind.inputs).toBe(false);
+      expect(schedule.prompts.every((p) => p.segment === -1)).toBe(true);
+      expect(schedule.prompts.some((p) => p.cleared > 0)).toBe(true);
+      const [none, optimal, results] = await Promise.all(
+        [{}, optimalPolicy.instantiate(env), optimalResultsPolicy.instantiate(env)].map((i) => run(t, i, env)),
+      );
+      expect(results.callsOverWindow).toBeLessThanOrEqual(none.callsOverWindow);
+      expect(optimal.callsOverWindow).toBeLessThanOrEqual(results.callsOverWindow);
+      if (results.callsOverWindow === none.callsOverWindow) expect(results.inputCost).toBeLessThanOrEqual(none.inputCost + 1e-12);
+      if (optimal.callsOverWindow === results.callsOverWindow) expect(optimal.inputCost).toBeLessThanOrEqual(results.inputCost + 1e-12);
+    }
   });
 
   it('fits the window where none does, for less than none costs, on the bundled Claude Code sessions', async () => {

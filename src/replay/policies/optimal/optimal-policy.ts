@@ -8,8 +8,25 @@ import { type EditKind, type Schedule, planSchedule } from './schedule.js';
 /** The policy name of the hindsight-optimal schedule. */
 export const OPTIMAL = 'optimal';
 
+/** The policy name of the hindsight-optimal schedule among those that clear tool results only. */
+export const OPTIMAL_RESULTS = 'optimal-results';
+
 /** The edit kinds the schedule chooses among: the tool uses kept whole after a clearing, inputs cleared or not. */
 export const OPTIMAL_EDIT_KINDS: readonly EditKind[] = [1, 3, 10].flatMap((keep) => [false, true].map((inputs) => ({ keep, inputs })));
+
+/** The edits a schedule is planned from: its edit kinds, and whether it may compact. */
+export interface ScheduleSpace {
+  kinds: readonly EditKind[];
+  compact: boolean;
+}
+
+/** Every edit `optimal` considers. */
+export const OPTIMAL_SPACE: ScheduleSpace = { kinds: OPTIMAL_EDIT_KINDS, compact: true };
+/**
+ * The edits that keep what a session is most likely to need again: tool results cleared, every call's input kept (it
+ * names the file or command), no compaction.
+ */
+export const RESULTS_ONLY_SPACE: ScheduleSpace = { kinds: OPTIMAL_EDIT_KINDS.filter((k) => !k.inputs), compact: false };
 
 /**
  * The compactions the schedule may make: at a call whose prompt passes half the window with every tool result but the
@@ -35,10 +52,14 @@ export function compactionsOf(plan: TranscriptPlan, env: PolicyEnv, base: number
   });
 }
 
-/** The schedule with the fewest calls over the window, then the least input cost with caching. */
-export function optimalSchedule(plan: TranscriptPlan, env: PolicyEnv): { schedule: Schedule; compactions: (PlannedCompaction | undefined)[] } {
+/** The schedule made of the edits of `space` with the fewest calls over the window, then the least input cost with caching. */
+export function optimalSchedule(
+  plan: TranscriptPlan,
+  env: PolicyEnv,
+  space: ScheduleSpace = OPTIMAL_SPACE,
+): { schedule: Schedule; compactions: (PlannedCompaction | undefined)[] } {
   const base = (env.tools && env.tools.length > 0 ? env.tokenizer.count(JSON.stringify(env.tools)) : 0) + env.basePrompt;
-  const compactions = compactionsOf(plan, env, base);
+  const compactions = space.compact ? compactionsOf(plan, env, base) : plan.calls.map(() => undefined);
   const costs = {
     window: env.window,
     base,
@@ -47,7 +68,7 @@ export function optimalSchedule(plan: TranscriptPlan, env: PolicyEnv): { schedul
     warmBase: (t: number) => env.warmBase?.(plan.calls[t].messageIndex) ?? 0,
   };
   let best: Schedule | undefined;
-  for (const kind of OPTIMAL_EDIT_KINDS) {
+  for (const kind of space.kinds) {
     const s = planSchedule(plan, kind, compactions, costs);
     if (!best || s.overWindow < best.overWindow || (s.overWindow === best.overWindow && s.inputCost < best.inputCost)) best = s;
   }
@@ -83,21 +104,42 @@ export function followSchedule(
   };
 }
 
+function schedulePolicy(name: string, summary: string, space: ScheduleSpace, floor: boolean): Policy {
+  return {
+    name,
+    summary,
+    requires: space.compact ? ['checkpoint'] : [],
+    floor,
+    instantiate(env: PolicyEnv): PolicyInstance {
+      if (!env.transcript) return {};
+      const plan = new TranscriptPlan(env.transcript, env.tokenizer, env.callGapSeconds, env.cache.perModel);
+      const { schedule, compactions } = optimalSchedule(plan, env, space);
+      return followSchedule(plan, schedule, compactions, env);
+    },
+  };
+}
+
 /**
  * `optimal`: the hindsight-optimal schedule, the floor every policy is measured against. Knowing the whole transcript,
  * it plans (schedule.ts) when to clear the tool uses older than the last few (results, inputs too or not) and when to
  * compact, so that every prompt fits the window at the least cost with caching under the replay's cache model; the
  * replay then bills that schedule like any policy's. Its clears read `[tool result cleared]`, as Anthropic's do.
  */
-export const optimalPolicy: Policy = {
-  name: OPTIMAL,
-  summary: 'the hindsight-optimal schedule: clears and compactions planned with the whole transcript known, the least cost with caching within the window',
-  requires: ['checkpoint'],
-  floor: true,
-  instantiate(env: PolicyEnv): PolicyInstance {
-    if (!env.transcript) return {};
-    const plan = new TranscriptPlan(env.transcript, env.tokenizer, env.callGapSeconds, env.cache.perModel);
-    const { schedule, compactions } = optimalSchedule(plan, env);
-    return followSchedule(plan, schedule, compactions, env);
-  },
-};
+export const optimalPolicy: Policy = schedulePolicy(
+  OPTIMAL,
+  'the hindsight-optimal schedule: clears and compactions planned with the whole transcript known, the least cost with caching within the window',
+  OPTIMAL_SPACE,
+  true,
+);
+
+/**
+ * `optimal-results`: the same plan over results-only clears, with no compaction. Clearing inputs and compacting remove
+ * what sessions need again (the file or command a call names), so this is the floor for settings held to a recall
+ * floor, as tune's recommendation is.
+ */
+export const optimalResultsPolicy: Policy = schedulePolicy(
+  OPTIMAL_RESULTS,
+  'the hindsight-optimal schedule among results-only clears (inputs kept, no compaction)',
+  RESULTS_ONLY_SPACE,
+  false,
+);
