@@ -52,8 +52,6 @@ export function autoSteps(config: CompactConfig, stepFor: (name: string) => Pipe
     ...summarizer,
     when: (tokens, ctx, transcript) => tokens > options.summarizeThreshold * ctx.window && hasTruncationMarker(transcript.messages),
   };
-  // prune-tools again at the end: the summarizer and truncate remove calls, and the definitions of tools no longer
-  // called must go now, or compacting the output again would remove them then (auto must be idempotent).
   const tangents: PipelineStep[] = [];
   if (options.removeTangents) {
     const step = stepFor('classify-tangents');
@@ -65,6 +63,8 @@ export function autoSteps(config: CompactConfig, stepFor: (name: string) => Pipe
     summarize,
     truncate,
     summarizeAfterTruncation,
+    // prune-tools again at the end: the summarizer and truncate remove calls, and the definitions of tools no longer
+    // called must go now, or compacting the output again would remove them then (auto must be idempotent).
     stepFor('prune-tools'),
     stepFor('sanitize'),
   ];

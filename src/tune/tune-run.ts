@@ -72,8 +72,10 @@ export interface TuneReport {
   neededTools: string[];
   /** The cache the candidates were tuned to, and the calls it stays warm for after a call, on this archive. */
   grid: GridContext;
-  /** No compaction; ContextManager's defaults; and the hindsight-optimal schedule, the floor of what any setting can cost. */
-  /** `optimal` is the floor of every setting; `optimalResults` of those that clear tool results only, as recall-keeping ones do. */
+  /**
+   * No compaction; ContextManager's defaults; the hindsight-optimal schedule, the floor of what any setting can cost;
+   * and the same among clears of tool results only, the floor of settings that keep what the sessions need again.
+   */
   baselines: { none: TuneResult; default: TuneResult; optimal: TuneResult; optimalResults: TuneResult };
   candidates: TuneResult[];
   /**
