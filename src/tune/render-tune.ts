@@ -4,12 +4,21 @@ import type { TuneReport, TuneResult } from './tune-run.js';
 
 const TIGHT = { layout: 'tight' } as const;
 
+/** `r`'s cost with caching against `none`'s, signed ("-33.4%"). */
+function vsNone(r: TuneResult, none: TuneResult): string {
+  return signedChange(none.cost.withCache > 0 ? r.cost.withCache / none.cost.withCache - 1 : 0);
+}
+
+/** How many times `floor`'s cost with caching `r` costs ("1.08x"). */
+function timesFloor(r: TuneResult, floor: TuneResult): string {
+  return ratio(floor.cost.withCache > 0 ? r.cost.withCache / floor.cost.withCache : null);
+}
+
 function row(r: TuneResult, none: TuneResult): string[] {
-  const change = none.cost.withCache > 0 ? r.cost.withCache / none.cost.withCache - 1 : 0;
   return [
     `${r.name}${r.frontier ? ' *' : ''}`,
     usdShort(r.cost.withCache),
-    signedChange(change),
+    vsNone(r, none),
     usdShort(r.cost.withoutCache),
     int(r.billedInput),
     `${pct(r.hindsightRecall)} (${r.hindsight.retained}/${r.hindsight.probes} at ${r.hindsight.points} edits)`,
@@ -17,13 +26,12 @@ function row(r: TuneResult, none: TuneResult): string[] {
 }
 
 /** The floor among results-only clears, which keep what the sessions need again, against the recommendation. */
-export function resultsFloorLine(r: Pick<TuneReport, 'baselines' | 'recommended'>): string {
+function resultsFloorLine(r: Pick<TuneReport, 'baselines' | 'recommended'>): string {
   const floor = r.baselines.optimalResults;
-  const none = r.baselines.none.cost.withCache;
   return (
     `Among schedules that clear tool results only (every call's input kept, no compaction), \`optimal-results\` costs ${usdShort(floor.cost.withCache)}, ` +
-    `${signedChange(none > 0 ? floor.cost.withCache / none - 1 : 0)} against none, keeping ${pct(floor.hindsightRecall)} of what the sessions needed again; ` +
-    `the recommendation costs ${ratio(floor.cost.withCache > 0 ? r.recommended.cost.withCache / floor.cost.withCache : null)} that.`
+    `${vsNone(floor, r.baselines.none)} against none, keeping ${pct(floor.hindsightRecall)} of what the sessions needed again; ` +
+    `the recommendation costs ${timesFloor(r.recommended, floor)} that.`
   );
 }
 
@@ -47,7 +55,7 @@ export function renderTune(r: TuneReport): string {
         ? `**Recommended: ${rec.name}**: ${usdShort(rec.cost.withCache)} with caching against ${usdShort(none.cost.withCache)} without compaction, keeping ${pct(rec.hindsightRecall)} of what the sessions needed again.`
         : `**No candidate keeps ${pct(r.recallFloor)}** of what the sessions needed again; the one that keeps most is ${rec.name} (${pct(rec.hindsightRecall)}, ${usdShort(rec.cost.withCache)} with caching).`,
     '',
-    `The floor: \`optimal\`, the hindsight-optimal schedule (clears and compactions planned with the whole transcript known, recall not weighed), costs ${usdShort(r.baselines.optimal.cost.withCache)} with caching, ${signedChange(none.cost.withCache > 0 ? r.baselines.optimal.cost.withCache / none.cost.withCache - 1 : 0)} against none; the recommendation costs ${ratio(r.baselines.optimal.cost.withCache > 0 ? rec.cost.withCache / r.baselines.optimal.cost.withCache : null)} the floor. ${resultsFloorLine(r)}`,
+    `The floor: \`optimal\`, the hindsight-optimal schedule (clears and compactions planned with the whole transcript known, recall not weighed), costs ${usdShort(r.baselines.optimal.cost.withCache)} with caching, ${vsNone(r.baselines.optimal, none)} against none; the recommendation costs ${timesFloor(rec, r.baselines.optimal)} the floor. ${resultsFloorLine(r)}`,
     '',
     `Tuned to the archive's ${r.grid.cache} cache, warm for ${r.grid.expectedCalls} calls after a call on average: the \`-at-least\` clears free at least what pays for the rewrite they cause, and the cache-aware ContextManager weighs its edits the same way.`,
     '',
