@@ -16,10 +16,14 @@ import type { InputItem, ReadOptions } from './types.js';
  *   responses sent to the model that way) repeat the results of the calls before them: they fill a call's result only
  *   when its record has none, and are counted in metadata.toolResponseRecords.
  * - `gemini` records -> assistant messages: text -> content, `thoughts` (`subject`, `description`) and thought parts ->
- *   `reasoning_content`, `tokens` -> `usage`, `model`, `timestamp`; `toolCalls` -> tool calls (`JSON.stringify(args)`)
+ *   `reasoning_content`, marked `reasoning_not_resent` (the CLI drops thought parts from the history it sends back, and
+ *   Google bills the recorded `thoughts`, not the summaries), `tokens` -> `usage`, `model`, `timestamp`; `toolCalls` -> tool calls (`JSON.stringify(args)`)
  *   each followed by its `tool` message from `result` (`functionResponse.response.output`, or `.error`), `is_error`
  *   for status `error` and `cancelled`. A call with no result (still running when the file was written) is left to the
  *   pairing repair, which reports it (`missingResultFilled`).
+ * - A `gemini` record that follows one without tool calls, with no user record between (a tool-response record that
+ *   answered none of the logged calls does not count): the same `tokens.input` marks the first `retried` (the CLI sent
+ *   its prompt again), another marks it `unlogged_round_trip` (the model called a tool the file does not log).
  * - `info`, `error` and `warning` records are the CLI's notices, never sent to the model: skipped as `record:<type>`
  *   (JSON lines) or counted in metadata.notices (one document).
  * - A `$set.messages` that brings messages not seen before is a history rewrite by the CLI's compression: the messages
@@ -138,6 +142,8 @@ class RecordingBuilder {
     const messages: Message[] = [];
     const startOf = new Map<string, number>();
     const models: string[] = [];
+    // The latest reply when nothing the log holds came after it: a reply that follows it was a second call.
+    let previous: { record: Record<string, unknown>; message: AssistantMessage } | undefined;
     for (const r of records) {
       const parts = partList(r.content);
       if (r.type === 'user') {
@@ -149,6 +155,7 @@ class RecordingBuilder {
             continue;
           }
         }
+        previous = undefined;
         startOf.set(r.id as string, messages.length);
         const content = contentParts(parts);
         const message: Message = { role: 'user', content: collapse(content) };
@@ -157,7 +164,11 @@ class RecordingBuilder {
         continue;
       }
       startOf.set(r.id as string, messages.length);
-      messages.push(...this.reply(r, parts, responses, models));
+      const reply = this.reply(r, parts, responses, models);
+      if (previous) markSecondCall(previous, r);
+      const [message] = reply as [AssistantMessage, ...Message[]];
+      previous = toolCallsOf(r).length === 0 ? { record: r, message } : undefined;
+      messages.push(...reply);
     }
     if (models.length > 0) this.metadata.models = models;
     if (responseRecords > 0) this.metadata.toolResponseRecords = responseRecords;
@@ -181,6 +192,8 @@ class RecordingBuilder {
     const message: AssistantMessage = { role: 'assistant', content: content.length === 0 ? null : (collapse(content) as AssistantMessage['content']) };
     const reasoning = [thoughtsText(r.thoughts), thoughtText(parts)].filter((t): t is string => t !== undefined);
     if (reasoning.length > 0) message.reasoning_content = reasoning.join('\n\n');
+    // The CLI keeps thought parts out of the history it sends back; Google bills the whole thinking as `thoughts`.
+    message.reasoning_not_resent = true;
     const results: ToolMessage[] = [];
     const calls: ToolCall[] = [];
     for (const [k, tc] of toolCallsOf(r).entries()) {
@@ -199,6 +212,18 @@ class RecordingBuilder {
     if (typeof r.timestamp === 'string') message.timestamp = r.timestamp;
     return [message, ...results];
   }
+}
+
+/**
+ * A reply recorded right after `previous`, which called no tool the log holds: the same `tokens.input` means the CLI
+ * sent the same prompt again (it retries a malformed reply), so `previous` is billed but never in a later prompt;
+ * otherwise the model made a round trip the file does not log (a tool call and its result) between the two.
+ */
+function markSecondCall(previous: { record: Record<string, unknown>; message: AssistantMessage }, r: Record<string, unknown>): void {
+  const input = (t: unknown) => (isObject(t) && typeof t.input === 'number' && t.input > 0 ? t.input : undefined);
+  const before = input(previous.record.tokens);
+  if (before !== undefined && before === input(r.tokens)) previous.message.retried = true;
+  else previous.message.unlogged_round_trip = true;
 }
 
 function toolCallsOf(r: Record<string, unknown>): Record<string, unknown>[] {

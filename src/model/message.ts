@@ -53,6 +53,16 @@ const AssistantMessageSchema = z.looseObject({
   model: z.string().optional(),
   /** Extension: the provider's usage record of the call that produced this reply, in the provider's own field names. */
   usage: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Extension: `reasoning_content` holds thought summaries the client never sends back (Gemini CLI drops thought parts
+   * from its history): later prompts hold the reply without them, and the call's output is its usage record's (the
+   * provider bills the whole thinking, not the summaries).
+   */
+  reasoning_not_resent: z.boolean().optional(),
+  /** Extension: the client sent the same prompt again after this reply (a malformed answer): billed, never in a later prompt. */
+  retried: z.boolean().optional(),
+  /** Extension: a round trip the log does not hold (a tool call and its result) came after this reply, before the next call. */
+  unlogged_round_trip: z.boolean().optional(),
 });
 const ToolMessageSchema = z.looseObject({
   role: z.literal('tool'),

@@ -65,10 +65,11 @@ export function callOfUsage(u: Record<string, unknown>): RecordedCall {
 /**
  * Content the provider had but the log does not hold, which the message's counted tokens therefore miss: thinking
  * logged without its text (`thinking_blocks_without_text`) or encrypted (`redacted_thinking_blocks`), blocks with no
- * canonical equivalent (`unmapped_blocks`), and tool definitions a tool search loaded (a `tool_reference` block in a
+ * canonical equivalent (`unmapped_blocks`), a round trip the client did not log (`unlogged_round_trip`), and tool definitions a tool search loaded (a `tool_reference` block in a
  * tool result: the provider puts the tool's definition in its place).
  */
 export function holdsUnloggedContent(m: Message): boolean {
+  if (m.unlogged_round_trip === true) return true;
   if (num(m.thinking_blocks_without_text) > 0 || num(m.redacted_thinking_blocks) > 0) return true;
   if (Array.isArray(m.unmapped_blocks) && m.unmapped_blocks.length > 0) return true;
   return m.role === 'tool' && Array.isArray(m.content) && m.content.some(isToolReference);
@@ -123,4 +124,32 @@ export interface CompactionRecord {
 export function compactionRecords(transcript: Transcript): CompactionRecord[] {
   const entries = transcript.metadata?.compactions;
   return Array.isArray(entries) ? entries.filter(isRecord) : [];
+}
+
+/**
+ * The message as later prompts hold it: undefined for a reply the client retried (`retried`: its prompt was sent again
+ * without it), the reply without its reasoning when the client never sends that back (`reasoning_not_resent`), else
+ * the message itself.
+ */
+export function historyMessage(m: Message): Message | undefined {
+  if (m.role !== 'assistant') return m;
+  if (m.retried === true) return undefined;
+  if (m.reasoning_not_resent !== true || m.reasoning_content === undefined) return m;
+  let view = historyViews.get(m);
+  if (!view) {
+    const { reasoning_content: _thoughts, ...rest } = m;
+    historyViews.set(m, (view = rest as Message));
+  }
+  return view;
+}
+
+const historyViews = new WeakMap<Message, Message>();
+
+/**
+ * The output tokens a reply's call is billed: its usage record's when the logged reasoning is a summary of what the
+ * provider billed (`reasoning_not_resent`), else undefined (count the reply).
+ */
+export function recordedOutputOf(m: Message): number | undefined {
+  if (m.role !== 'assistant' || m.reasoning_not_resent !== true) return undefined;
+  return recordedCall(m)?.output;
 }

@@ -2,7 +2,7 @@ import { TcompactError } from '../errors.js';
 import { type Message, isAssistant, messageContent } from '../model/message.js';
 
 /** The prompt-cache models `simulate --cache` accepts. */
-export const CACHE_MODEL_NAMES = ['anthropic-5m', 'anthropic-1h', 'openai', 'ideal', 'none'] as const;
+export const CACHE_MODEL_NAMES = ['anthropic-5m', 'anthropic-1h', 'openai', 'google', 'ideal', 'none'] as const;
 export type CacheModelName = (typeof CACHE_MODEL_NAMES)[number];
 
 /**
@@ -43,6 +43,13 @@ export interface CacheRules {
   writeMultiplier: number;
   /** Cache read price as a multiple of the input price. */
   readMultiplier: number;
+  /** Minimums that differ by model: the first entry whose pattern matches the model's name wins over `minTokens`. @default none */
+  minTokensByModel?: readonly (readonly [RegExp, number])[];
+  /**
+   * The provider promises no hit: a prompt that could read the cache may not (Google's implicit caching). The replay's
+   * reads are then the most the cache gives; the record's own share of hits is reported beside them. @default false
+   */
+  bestEffort?: boolean;
 }
 
 const ANTHROPIC = { kind: 'breakpoint', perModel: true, minTokens: 1024, step: 1, lookbackBlocks: 20, readMultiplier: 0.1 } as const;
@@ -78,6 +85,24 @@ export const CACHE_RULES: Readonly<Record<CacheModelName, CacheRules>> = {
     writeMultiplier: 1,
     readMultiplier: 0.1,
   },
+  // Google's implicit caching (on by default from Gemini 2.5): prefix matching, no write premium, a read discount, a
+  // minimum by model, and no TTL in its docs. 5 minutes is the floor; a replay with a record takes the longest gap after
+  // which the record shows a read (billing/cache-choice.ts recordedCacheTtl).
+  google: {
+    name: 'google',
+    label: "Google's implicit caching (Gemini)",
+    kind: 'prefix',
+    perModel: true,
+    ttlSeconds: 5 * 60,
+    minTokens: 4096,
+    minTokensByModel: [[/^(?:.*\/)?gemini-2\.5/i, 2048]],
+    step: 1,
+    lookbackBlocks: 0,
+    writeTtl: null,
+    writeMultiplier: 1,
+    readMultiplier: 0.1,
+    bestEffort: true,
+  },
   ideal: {
     name: 'ideal',
     label: 'an ideal prefix cache',
@@ -105,6 +130,12 @@ export const CACHE_RULES: Readonly<Record<CacheModelName, CacheRules>> = {
     readMultiplier: 1,
   },
 };
+
+/** `rules` as they apply to one model's calls: its own minimum where the rules list one. */
+export function rulesForModel(rules: CacheRules, model: string): CacheRules {
+  const own = rules.minTokensByModel?.find(([pattern]) => pattern.test(model));
+  return own === undefined ? rules : { ...rules, minTokens: own[1] };
+}
 
 /**
  * Seconds between two calls when a transcript records no timestamps: about the median gap between Claude Code calls

@@ -89,6 +89,11 @@ function cacheRulesText(rules: CacheRules, m: NonNullable<CacheReport['models'][
   );
 }
 
+const BEST_EFFORT =
+  ' Its hits are best-effort: "cost (cached)" reads at every call that could, the least the calls could cost, and "cost" is the most; ' +
+  "the TTL is the longest gap after which a transcript's record shows a read (never below the one above), and each transcript's " +
+  '`bestEffort` in simulate.json gives how many of its recorded calls within it read the cache.';
+
 /** How "cost (cached)" was billed: each cache model's rules and prices. */
 function cacheNote(r: SimulationReport): string[] {
   const c = r.cache;
@@ -97,7 +102,9 @@ function cacheNote(r: SimulationReport): string[] {
     `"cost (cached)" bills each call as the provider's prompt cache would (${c.chosenBy === 'flag' ? '`--cache`' : "each transcript's cache chosen by its source"}):`,
   ];
   for (const [name, m] of Object.entries(c.models) as [CacheModelName, NonNullable<(typeof c.models)[CacheModelName]>][]) {
-    lines.push(`- \`${name}\` (${int(m.transcripts)} transcripts): ${CACHE_RULES[name].label}; ${cacheRulesText(CACHE_RULES[name], m)}.`);
+    lines.push(
+      `- \`${name}\` (${int(m.transcripts)} transcripts): ${CACHE_RULES[name].label}; ${cacheRulesText(CACHE_RULES[name], m)}.${CACHE_RULES[name].bestEffort ? BEST_EFFORT : ''}`,
+    );
   }
   lines.push(
     '',

@@ -8,8 +8,9 @@ import { type CacheRules, DEFAULT_CALL_GAP_SECONDS } from '../provider/cache-rul
 import { callModelOf } from './billing/cache-choice.js';
 import { CallClock } from './billing/call-clock.js';
 import { PromptCache } from './billing/prompt-cache.js';
-import { contentBlocks } from '../provider/cache-rules.js';
-import { answeringModel, isSourceSummary } from '../model/recorded.js';
+import { contentBlocks, rulesForModel } from '../provider/cache-rules.js';
+import { answeringModel, historyMessage, isSourceSummary, recordedOutputOf } from '../model/recorded.js';
+import type { UnloggedSpan } from './billing/token-ratio.js';
 
 /** How one transcript's agent loop is replayed under one policy. */
 export interface ReplayLoopOptions {
@@ -46,11 +47,11 @@ export interface ReplayLoopOptions {
    */
   warmBase?: (messageIndex: number) => number;
   /**
-   * Tokens the provider had with the message at this index that the transcript does not hold (see
-   * billing/token-ratio.ts `unloggedGrowth`): billed with the message wherever it sits in a prompt; the policies, which
-   * count the transcript's text, do not see them. @default none
+   * Tokens the provider had with a message that the transcript does not hold, and the calls whose prompts held them (see
+   * billing/token-ratio.ts `unloggedGrowth`): billed with the message wherever it sits in those prompts; the policies,
+   * which count the transcript's text, do not see them. @default none
    */
-  unlogged?: (messageIndex: number) => number;
+  unlogged?: readonly UnloggedSpan[];
 }
 
 /** What one transcript's replay under one policy cost, in tokens. */
@@ -153,7 +154,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   const cacheOf = (m: Message) => {
     const model = (rules.perModel && answeringModel(m)) || '';
     let entry = caches.get(model);
-    if (!entry) caches.set(model, (entry = { cache: new PromptCache(rules), appendedAt: 0, editsAt: 0 }));
+    if (!entry) caches.set(model, (entry = { cache: new PromptCache(rulesForModel(rules, model || modelOf(m))), appendedAt: 0, editsAt: 0 }));
     return entry;
   };
   const ttlMs = rules.ttlSeconds === null ? Number.POSITIVE_INFINITY : rules.ttlSeconds * 1000;
@@ -161,15 +162,27 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   let appended = toolsTokens;
   let edits = 0;
   const clock = new CallClock(transcript.messages, (options.callGapSeconds ?? DEFAULT_CALL_GAP_SECONDS) * 1000);
-  // Unlogged tokens by message: billed with their message, never seen by the policies, whose counts are the log's.
-  const unlogged = new Map<Message, number>();
-  const sized = (m: Message) => tokensOf(m, tok) + (unlogged.get(m) ?? 0);
-  const unloggedIn = (messages: readonly Message[]) => (unlogged.size === 0 ? 0 : messages.reduce((n, m) => n + (unlogged.get(m) ?? 0), 0));
+  // Unlogged tokens by message: billed with their message in the calls they last, never seen by the policies.
+  const spansAt = new Map<number, UnloggedSpan[]>();
+  for (const span of options.unlogged ?? []) spansAt.set(span.at, [...(spansAt.get(span.at) ?? []), span]);
+  const unlogged = new Map<Message, UnloggedSpan[]>();
+  // The index of the reply whose call is being billed.
+  let callAt = -1;
+  const extraOf = (m: Message) => {
+    const spans = unlogged.get(m);
+    if (!spans) return 0;
+    let n = 0;
+    for (const s of spans) if (callAt >= s.from && (s.until === undefined || callAt < s.until)) n += s.tokens;
+    return n;
+  };
+  const sized = (m: Message) => tokensOf(m, tok) + extraOf(m);
+  const unloggedIn = (messages: readonly Message[]) => (unlogged.size === 0 ? 0 : messages.reduce((n, m) => n + extraOf(m), 0));
 
   for (const [messageIndex, message] of transcript.messages.entries()) {
     const atMs = clock.next(message);
     if (!replayed(message)) continue;
     if (message.role === 'assistant') {
+      callAt = messageIndex;
       if (policy.micro) {
         const out = await policy.micro({ messages: context, tokens, window: options.window, reason: 'threshold' });
         if (out.messages !== context && !sameMessages(out.messages, context)) {
@@ -224,19 +237,23 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       bill.billedInput += prompt;
       bill.cachedInput += billed.read;
       bill.cacheWrites += billed.written;
-      bill.outputTokens += tokensOf(message, tok);
+      const output = recordedOutputOf(message) ?? tokensOf(message, tok);
+      bill.outputTokens += output;
       bill.rewritten[cause] += rewritten;
       Object.assign(own, { lastAtMs: atMs, appendedAt: appended, editsAt: edits });
       stats.peakPrompt = Math.max(stats.peakPrompt, prompt);
       if (prompt >= hardTokens) stats.callsOverHardLimit++;
       if (prompt > options.window) stats.callsOverWindow++;
-      stats.outputTokens += tokensOf(message, tok);
+      stats.outputTokens += output;
     }
-    const extra = options.unlogged?.(messageIndex) ?? 0;
-    if (extra > 0) unlogged.set(message, extra);
-    context.push(message);
-    tokens += tokensOf(message, tok);
-    appended += tokensOf(message, tok) + extra;
+    // Later prompts hold the message as the client sends it back: a retried reply not at all, thoughts left out.
+    const kept = historyMessage(message);
+    if (!kept) continue;
+    const spans = spansAt.get(messageIndex);
+    if (spans) unlogged.set(kept, spans);
+    context.push(kept);
+    tokens += tokensOf(kept, tok);
+    appended += tokensOf(kept, tok) + (spans?.filter((s) => s.from === messageIndex + 1).reduce((n, s) => n + s.tokens, 0) ?? 0);
   }
   if (policy.manager) {
     stats.compactions += policy.manager.state.compactions;

@@ -6,8 +6,8 @@ import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHinds
 import { viewOfMessages } from '../retention/model-view.js';
 import { contextTokens } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
-import { type CacheChoice, chooseCache } from './billing/cache-choice.js';
-import type { CacheModelName, CacheRules } from '../provider/cache-rules.js';
+import { type CacheChoice, chooseCache, recordedHits } from './billing/cache-choice.js';
+import { CACHE_RULES, type CacheModelName, type CacheRules } from '../provider/cache-rules.js';
 import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
 import {
   type EmbeddedUsage,
@@ -18,7 +18,15 @@ import {
   recordedUsage,
   recordedUsageByModel,
 } from './billing/recorded-usage.js';
-import { type RecordedTokenScale, recordedTokenScale, scaledTokenizer, scalesCounts, unloggedGrowth } from './billing/token-ratio.js';
+import {
+  type RecordedTokenScale,
+  type UnloggedSpan,
+  recordedTokenScale,
+  scaledTokenizer,
+  scalesCounts,
+  unloggedBilled,
+  unloggedGrowth,
+} from './billing/token-ratio.js';
 import { CompactionCallMeter } from './compaction-calls.js';
 import type { Policy } from './policies/policy.js';
 import type { ModelRun, PolicyRun } from './policy-run.js';
@@ -48,11 +56,22 @@ export interface TranscriptSimulation {
    * scale stood in for its own. Absent when neither it nor the archive gave one (ratio 1).
    */
   tokenScale?: Omit<RecordedTokenScale, 'ratio'> & {
-    /** What the provider had that the transcript does not hold, where the record shows it: the places and their tokens. */
-    unlogged: { messages: number; tokens: number };
+    /**
+     * What the provider had that the transcript does not hold, while the record shows it: the spans, their tokens, the
+     * tokens the replay bills for them (each span in every call it lasts), and that as a share of the recorded input
+     * (absent without recorded input). A large share means the replay's input rests on the record more than on the log.
+     */
+    unlogged: { messages: number; tokens: number; billed: number; share?: number };
   };
   /** The cache model its replays were billed with. */
   cache: CacheModelName;
+  /**
+   * Under a best-effort cache (Google's): the TTL used, taken from the record's own hits (`ttlFrom: 'record'`, see
+   * billing/cache-choice.ts recordedCacheTtl) or the rules' floor, and of the recorded calls made within it of their
+   * model's previous call, how many read the cache. The replay reads at each of them: its cached cost is the least the
+   * calls could cost, the uncached one the most.
+   */
+  bestEffort?: { ttlSeconds: number | null; ttlFrom: 'record' | 'rules'; eligible: number; hit: number };
   /** By policy name, in the order of the policies. */
   policies: Record<string, PolicyRun>;
   recorded?: PricedUsage;
@@ -86,10 +105,16 @@ function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | un
   return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer));
 }
 
-function unloggedReport(unlogged: ReadonlyMap<number, number>): { messages: number; tokens: number } {
+function unloggedReport(
+  transcript: Transcript,
+  spans: readonly UnloggedSpan[],
+  recorded: RecordedUsage | undefined,
+): NonNullable<TranscriptSimulation['tokenScale']>['unlogged'] {
   let tokens = 0;
-  for (const n of unlogged.values()) tokens += n;
-  return { messages: unlogged.size, tokens };
+  for (const s of spans) tokens += s.tokens;
+  const billed = unloggedBilled(transcript, spans);
+  const input = recorded?.input ?? 0;
+  return { messages: spans.length, tokens, billed, ...(input > 0 ? { share: billed / input } : {}) };
 }
 
 function withoutRatio({ ratio: _ratio, ...rest }: RecordedTokenScale): Omit<RecordedTokenScale, 'ratio'> {
@@ -160,7 +185,7 @@ export async function replayTranscript(
   const ratio = o.tokenRatio === 'recorded' ? (scale?.ratio ?? 1) : o.tokenRatio;
   const framing = scale?.framing ?? 0;
   const tokenizer = ratio === 1 && framing === 0 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio, framing);
-  const unlogged = scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : new Map<number, number>();
+  const unlogged = scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : [];
   const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
   const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
   const choice = chooseCache(transcript, recorded, o);
@@ -191,9 +216,18 @@ export async function replayTranscript(
     line: source.line,
     messages: transcript.messages.length,
     cache: rules.name,
+    ...(rules.bestEffort === true
+      ? {
+          bestEffort: {
+            ttlSeconds: rules.ttlSeconds,
+            ttlFrom: rules.ttlSeconds === CACHE_RULES[rules.name].ttlSeconds ? 'rules' : 'record',
+            ...recordedHits(transcript, rules.ttlSeconds, modelOf),
+          },
+        }
+      : {}),
     ...(o.basePrompt === 'recorded' ? { basePrompt } : {}),
     ...(scalesCounts(o.tokenRatio) ? { tokenRatio: ratio } : {}),
-    ...(scale ? { tokenScale: { ...withoutRatio(scale), unlogged: unloggedReport(unlogged) } } : {}),
+    ...(scale ? { tokenScale: { ...withoutRatio(scale), unlogged: unloggedReport(transcript, unlogged, recorded) } } : {}),
     policies: {},
   };
   const prompts: Record<string, number[]> = {};
@@ -218,7 +252,7 @@ export async function replayTranscript(
       callGapSeconds: o.callGapSeconds,
       ...(warmBase ? { warmBase } : {}),
       ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
-      ...(unlogged.size > 0 ? { unlogged: (i: number) => unlogged.get(i) ?? 0 } : {}),
+      ...(unlogged.length > 0 ? { unlogged } : {}),
     });
     const figures = instance.figures?.();
     const run: PolicyRun = { ...priced(stats, rules, choice), ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}) };

@@ -79,7 +79,7 @@ describe('replay', () => {
       tokenizer: tok,
       window: 1000,
       cache: CACHE_RULES.ideal,
-      unlogged: (i) => (i === 2 ? 100 : 0),
+      unlogged: [{ at: 2, tokens: 100, from: 3 }],
     });
     expect([stats.billedInput, stats.cachedInput, stats.cacheWrites, stats.peakPrompt]).toEqual([142 + 200, 13 + 141, 342 - 154, 188]);
     expect(seen).toEqual([13, 41, 88]);

@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message.js';
-import { answeringModel } from '../../model/recorded.js';
+import { answeringModel, recordedCall, timestampMs } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../../provider/cache-rules.js';
 import { MODEL_PRICES, type PriceTable, findModelPrice } from '../../provider/model-prices.js';
@@ -48,8 +48,10 @@ export interface ModelPricing {
 }
 
 export function chooseCache(transcript: Transcript, recorded: RecordedUsage | undefined, settings: CacheSettings): CacheChoice {
-  const rules = CACHE_RULES[settings.cache ?? defaultCacheModel(transcript, recorded)];
+  const listed = CACHE_RULES[settings.cache ?? defaultCacheModel(transcript, recorded)];
   const modelOf = callModelOf(transcript);
+  const ttl = listed.bestEffort === true ? recordedCacheTtl(transcript, listed, modelOf) : undefined;
+  const rules = ttl === undefined ? listed : { ...listed, ttlSeconds: ttl };
   const pricings = new Map<string, ModelPricing>();
   const replies = new Map<string, number>();
   for (const m of transcript.messages) if (m.role === 'assistant') replies.set(modelOf(m), (replies.get(modelOf(m)) ?? 0) + 1);
@@ -94,19 +96,70 @@ export function modelPricing(model: string, rules: CacheRules, settings: Pick<Ca
 
 /**
  * The cache of the provider a source's agent runs on: Claude Code -> anthropic-5m, or anthropic-1h when most of its
- * recorded writes were 1-hour ones (Claude Code asks for the longer TTL on some plans), Codex -> openai. Other formats:
- * by the model the transcript names (`metadata.models`: `claude...` -> anthropic-5m, `gpt...`, `o1`/`o3`/`o4...`,
- * `codex...` -> openai), else anthropic-5m, the provider of the default prices.
+ * recorded writes were 1-hour ones (Claude Code asks for the longer TTL on some plans), Codex -> openai, Gemini CLI ->
+ * google. Other formats: by the model the transcript names (`metadata.models`: `claude...` -> anthropic-5m, `gpt...`,
+ * `o1`/`o3`/`o4...`, `codex...` -> openai, `gemini...` -> google), else anthropic-5m, the provider of the default prices.
  */
 export function defaultCacheModel(transcript: Transcript, recorded?: Pick<RecordedUsage, 'cacheCreation' | 'cacheCreation1h'>): CacheModelName {
   const source = transcript.metadata?.source as { format?: unknown } | undefined;
   const format = typeof source?.format === 'string' ? source.format : undefined;
   if (format === 'claude-code') return mostlyOneHour(recorded) ? 'anthropic-1h' : 'anthropic-5m';
   if (format === 'codex') return 'openai';
+  if (format === 'gemini' || format === 'gemini-checkpoint') return 'google';
   const models = transcript.metadata?.models;
   const last = Array.isArray(models) ? models[models.length - 1] : undefined;
-  if (typeof last === 'string' && /^(gpt|o\d|codex|openai\/)/i.test(last)) return 'openai';
-  return 'anthropic-5m';
+  return typeof last === 'string' ? (cacheModelOfModel(last) ?? 'anthropic-5m') : 'anthropic-5m';
+}
+
+/** The provider cache a model's name implies (`gpt...`, `o1`/`o3`/`o4...`, `codex...` -> openai, `gemini...` -> google), if any. */
+export function cacheModelOfModel(model: string): CacheModelName | undefined {
+  if (/^(gpt|o\d|codex|openai\/)/i.test(model)) return 'openai';
+  if (/^(gemini|google\/|models\/gemini)/i.test(model)) return 'google';
+  if (/^(claude|anthropic\/)/i.test(model)) return 'anthropic-5m';
+  return undefined;
+}
+
+/**
+ * A best-effort cache's TTL, where its provider states none, taken from the transcript's own record: the longest gap
+ * between a call and the previous call of its model after which the call recorded a cache read, never below the rules'
+ * own (the floor). Undefined when the record shows no such read.
+ */
+export function recordedCacheTtl(transcript: Transcript, rules: CacheRules, modelOf: (m: Message) => string): number | undefined {
+  let longest: number | undefined;
+  for (const { gapMs, read } of callGaps(transcript, modelOf)) if (read > 0 && (longest === undefined || gapMs > longest)) longest = gapMs;
+  if (longest === undefined) return undefined;
+  return Math.max(rules.ttlSeconds ?? 0, Math.ceil(longest / 1000));
+}
+
+/**
+ * How often a best-effort cache hit on the record: of the recorded calls made within `ttlSeconds` of their model's
+ * previous call (and after one), how many read the cache. The replay reads at every such call; this is the record's
+ * share, reported beside it as the spread of what the cache may give.
+ */
+export function recordedHits(transcript: Transcript, ttlSeconds: number | null, modelOf: (m: Message) => string): { eligible: number; hit: number } {
+  let eligible = 0;
+  let hit = 0;
+  for (const { gapMs, read } of callGaps(transcript, modelOf)) {
+    if (ttlSeconds !== null && gapMs > ttlSeconds * 1000) continue;
+    eligible++;
+    if (read > 0) hit++;
+  }
+  return { eligible, hit };
+}
+
+/** Each timed recorded call after an earlier one of its model: the gap since that one and what it read from the cache. */
+function* callGaps(transcript: Transcript, modelOf: (m: Message) => string): Generator<{ gapMs: number; read: number }> {
+  const lastAt = new Map<string, number>();
+  for (const m of transcript.messages) {
+    if (m.role !== 'assistant') continue;
+    const call = recordedCall(m);
+    const at = timestampMs(m);
+    if (call === undefined || at === undefined || call.uncached + call.read + call.written === 0) continue;
+    const model = modelOf(m);
+    const before = lastAt.get(model);
+    lastAt.set(model, at);
+    if (before !== undefined) yield { gapMs: at - before, read: call.read };
+  }
 }
 
 /** Whether most of the recorded cache writes were made with the 1-hour TTL. */

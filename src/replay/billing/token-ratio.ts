@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message.js';
-import { holdsUnloggedContent, isSourceSummary } from '../../model/recorded.js';
+import { historyMessage, holdsUnloggedContent, isSourceSummary } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { countMessage, totalOf } from '../../tokens/breakdown.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
@@ -43,6 +43,8 @@ const MAX_SLOPE_POINTS = 600;
 interface Interval {
   /** Index of the last message before the call that closes it. */
   last: number;
+  /** Index of the reply whose recorded call closes it. */
+  call: number;
   /** Recorded prompt growth, in the provider's tokens. */
   growth: number;
   /** The messages' text, counted by our tokenizer, without the per-message overhead. */
@@ -111,26 +113,32 @@ function pooledFraming(intervals: readonly Interval[], ratio: number): number {
   return Math.max(0, beyond / pieces);
 }
 
-/** Each interval between two recorded calls whose input differs (records of one response carry the same input). */
+/**
+ * Each interval between two recorded calls whose input differs (records of one response carry the same input). A call
+ * that recorded no input (Claude Code's synthetic replies log all-zero usage) is no measure of the prompt: growth is
+ * never measured from or to it. Messages count as later prompts hold them (see `historyMessage`).
+ */
 function intervalsOf(messages: readonly Message[], tokenizer: Tokenizer): Interval[] {
   const out: Interval[] = [];
   const pieceCounter = piecesTokenizer(tokenizer);
   let anchor: number | undefined;
-  const empty = (): Omit<Interval, 'growth'> => ({ last: -1, text: 0, overhead: 0, pieces: 0, unclean: false, compaction: false });
+  const empty = (): Omit<Interval, 'growth'> => ({ last: -1, call: -1, text: 0, overhead: 0, pieces: 0, unclean: false, compaction: false });
   let open = empty();
-  for (const [index, m] of messages.entries()) {
-    const recorded = m.role === 'assistant' ? recordedPromptTokens(m) : undefined;
-    if (recorded !== undefined && recorded !== anchor) {
-      if (anchor !== undefined) out.push({ growth: recorded - anchor, ...open, last: index - 1, unclean: open.unclean || recorded < anchor });
+  for (const [index, original] of messages.entries()) {
+    const recorded = original.role === 'assistant' ? recordedPromptTokens(original) : undefined;
+    if (recorded !== undefined && recorded > 0 && recorded !== anchor) {
+      if (anchor !== undefined) out.push({ growth: recorded - anchor, ...open, last: index - 1, call: index, unclean: open.unclean || recorded < anchor });
       anchor = recorded;
       open = empty();
     }
     if (anchor === undefined) continue;
-    if (isSourceSummary(m)) {
+    if (isSourceSummary(original)) {
       open.unclean = true;
       open.compaction = true;
       continue;
     }
+    const m = historyMessage(original);
+    if (m === undefined) continue;
     const b = countMessage(m, tokenizer);
     open.text += totalOf(b) - b.overhead;
     open.overhead += b.overhead;
@@ -145,23 +153,72 @@ function intervalsOf(messages: readonly Message[], tokenizer: Tokenizer): Interv
 const beyondFit = (i: Interval, scale: TokenScale) => i.growth - i.overhead - (scale.ratio * i.text + scale.framing * i.pieces);
 
 /**
- * What the provider had that the log does not hold, where the record shows it, by the index of the message it came
- * with (the last one before the call whose input shows it): an interval that holds unlogged content (see
- * `holdsUnloggedContent`) or grew more than twice what `scale` makes of its messages (a reminder the client added,
- * plan-mode instructions) grew by that much more, and the prompt carries it from there on. Compaction intervals are
- * not counted: what a compaction leaves is the source's. A replay that adds these tokens to their messages bills
- * what the provider was sent; the measure of `scale` leaves the same intervals out, so nothing counts twice.
+ * Unlogged content: tokens the provider had with the message at `at` that the transcript does not hold, in the prompts
+ * of the calls from the reply at index `from` up to, not including, the one at `until` (absent: every later call).
  */
-export function unloggedGrowth(transcript: Transcript, tokenizer: Tokenizer, scale: TokenScale): Map<number, number> {
-  const out = new Map<number, number>();
+export interface UnloggedSpan {
+  at: number;
+  tokens: number;
+  from: number;
+  until?: number;
+}
+
+/**
+ * What the provider had that the log does not hold, for as long as the record shows it, one rule for every agent.
+ *
+ * It appears where an interval holds unlogged content (see `holdsUnloggedContent`) or grew more than twice what
+ * `scale` makes of its messages (a reminder the client added, plan-mode instructions, a tool round trip the log lacks):
+ * it grew by that much more, and the span starts with the last message before the call whose input shows it. It is
+ * carried only while later records keep showing it: an interval that grew by less than half what its messages make
+ * (or shrank) gives back what it lacks, taken from the latest spans first, which end at that call (one taken back in
+ * part goes on with the rest). So a one-off jump the next calls' recorded input takes back is billed once, not in every
+ * later prompt. Compaction intervals are not counted: what a compaction leaves is the source's. Growth is never
+ * measured from a call that recorded no input (see `intervalsOf`). A replay that adds these tokens to their messages
+ * bills what the provider was sent; the measure of `scale` leaves the same intervals out, so nothing counts twice.
+ */
+export function unloggedGrowth(transcript: Transcript, tokenizer: Tokenizer, scale: TokenScale): UnloggedSpan[] {
+  const spans: UnloggedSpan[] = [];
+  let open: UnloggedSpan[] = [];
   for (const i of intervalsOf(transcript.messages, tokenizer)) {
-    if (i.compaction || i.growth <= 0 || i.last < 0) continue;
+    if (i.compaction || i.last < 0) continue;
     const beyond = beyondFit(i, scale);
     const predicted = i.growth - i.overhead - beyond;
-    if (beyond <= 0 || !(i.unclean || i.growth - i.overhead > FAR_FROM_FIT * predicted)) continue;
-    out.set(i.last, (out.get(i.last) ?? 0) + Math.round(beyond));
+    const grown = i.growth - i.overhead;
+    if (i.growth > 0 && beyond > 0 && (i.unclean || grown > FAR_FROM_FIT * predicted)) {
+      const span = { at: i.last, tokens: Math.round(beyond), from: i.last + 1 };
+      spans.push(span);
+      open.push(span);
+    } else if (beyond < 0 && open.length > 0 && grown * FAR_FROM_FIT < predicted) {
+      open = takeBack(open, -beyond, i.call, spans);
+    }
   }
-  return out;
+  return spans.filter((s) => s.tokens > 0);
+}
+
+/** Ends the latest open spans that `lacking` tokens take back at the call `call`; returns the spans still open. */
+function takeBack(open: UnloggedSpan[], lacking: number, call: number, spans: UnloggedSpan[]): UnloggedSpan[] {
+  let left = Math.round(lacking);
+  const still = [...open];
+  while (left > 0 && still.length > 0) {
+    const span = still.pop() as UnloggedSpan;
+    span.until = call;
+    if (span.tokens > left) {
+      const rest = { at: span.at, tokens: span.tokens - left, from: call };
+      spans.push(rest);
+      still.push(rest);
+      left = 0;
+    } else left -= span.tokens;
+  }
+  return still;
+}
+
+/** Tokens of unlogged content the replay bills: each span's tokens in every call it lasts. */
+export function unloggedBilled(transcript: Transcript, spans: readonly UnloggedSpan[]): number {
+  const calls: number[] = [];
+  for (const [index, m] of transcript.messages.entries()) if (m.role === 'assistant' && !isSourceSummary(m)) calls.push(index);
+  let billed = 0;
+  for (const s of spans) billed += s.tokens * calls.filter((c) => c >= s.from && (s.until === undefined || c < s.until)).length;
+  return billed;
 }
 
 /** A tokenizer that counts 1 for every non-empty piece of text: the number of pieces a message's count adds up. */

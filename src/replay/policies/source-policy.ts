@@ -1,7 +1,7 @@
 import type { CompactionHandler, CompactionOutput, CompactionRequest } from '../../context/compaction-handler.js';
 import { strategyCompaction, withFocus } from '../../context/strategy-compaction.js';
 import type { Message } from '../../model/message.js';
-import { isSourceSummary } from '../../model/recorded.js';
+import { historyMessage, isSourceSummary } from '../../model/recorded.js';
 import { RefSink } from '../../refs/ref-store.js';
 import { hindsightProbes, scoreHindsight } from '../../retention/hindsight.js';
 import { viewOfMessages } from '../../retention/model-view.js';
@@ -99,7 +99,13 @@ type PointCompaction = (point: SourcePoint, request: CompactionRequest) => Compa
  * before the point; what came after the point stays.
  */
 function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompaction {
-  const indexOf = new Map(history.map((m, i) => [m, i]));
+  // The replay's prompts hold replies as later prompts hold them (historyMessage): both objects map to the index.
+  const indexOf = new Map<Message, number>();
+  for (const [i, m] of history.entries()) {
+    indexOf.set(m, i);
+    const view = historyMessage(m);
+    if (view) indexOf.set(view, i);
+  }
   return (point, { messages }) => {
     const kept = point.kept ?? (point.summary ? [point.summary] : undefined);
     if (!kept) return undefined;

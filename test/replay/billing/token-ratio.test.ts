@@ -73,8 +73,8 @@ describe("the provider's token scale, measured on the record", () => {
       (i) => (i === 3 ? 20_000 : 0),
       (i) => (i === 5 ? ({ thinking_blocks_without_text: 1 } as Partial<Message>) : {}),
     );
-    expect(unloggedGrowth(t, tok, { ratio: RATIO, framing: FRAMING })).toEqual(new Map([[8, 20_000]]));
-    expect(unloggedGrowth(session(SIZES), tok, { ratio: RATIO, framing: FRAMING })).toEqual(new Map());
+    expect(unloggedGrowth(t, tok, { ratio: RATIO, framing: FRAMING })).toEqual([{ at: 8, tokens: 20_000, from: 9 }]);
+    expect(unloggedGrowth(session(SIZES), tok, { ratio: RATIO, framing: FRAMING })).toEqual([]);
   });
 
   it('is undefined with fewer than 5 clean intervals, and then the archive medians stand in', () => {
