@@ -43,7 +43,7 @@ describe('parseFlags', () => {
     ['convert', ['--out', 'o.jsonl', '--to', 'yaml'], '--to must be one of openai, anthropic, got "yaml"'],
     ['simulate', ['--out', 'd', '--price-in', 'cheap'], '--price-in must be a number >= 0, got "cheap"'],
     ['simulate', ['--out', 'd', '--token-ratio', '0'], '--token-ratio must be a number > 0, got "0"'],
-    ['simulate', ['--out', 'd', '--cache', 'lru'], 'simulate: --cache must be one of anthropic-5m, anthropic-1h, openai, ideal, none (got "lru")'],
+    ['simulate', ['--out', 'd', '--cache', 'lru'], 'simulate: --cache must be one of anthropic-5m, anthropic-1h, openai, google, ideal, none (got "lru")'],
     ['tune', ['--out', 'd', '--recall-floor', '1.5'], '--recall-floor must be between 0 and 1, got "1.5"'],
     ['tune', ['--out', 'd', '--recall-floor=-1'], '--recall-floor must be a number >= 0, got "-1"'],
     ['compact', ['--price-in=-1'], '--price-in must be a number of US dollars per million tokens, got "-1"'],

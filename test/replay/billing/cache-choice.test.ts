@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CACHE_RULES, parseCacheModel } from '../../../src/provider/cache-rules.js';
-import { defaultCacheModel } from '../../../src/replay/billing/cache-choice.js';
+import { CACHE_RULES, parseCacheModel, rulesForModel } from '../../../src/provider/cache-rules.js';
+import { callModelOf, chooseCache, defaultCacheModel, recordedCacheTtl, recordedHits } from '../../../src/replay/billing/cache-choice.js';
 import { recordedUsage } from '../../../src/replay/billing/recorded-usage.js';
 import { replay } from '../../../src/replay/replay.js';
 import type { Message } from '../../../src/model/message.js';
@@ -80,7 +80,7 @@ describe('a provider caches per model', () => {
 describe('choosing the cache model', () => {
   it('refuses an unknown model with the list of models', () => {
     expect(() => parseCacheModel('simulate', 'anthropic')).toThrow(
-      'simulate: --cache must be one of anthropic-5m, anthropic-1h, openai, ideal, none (got "anthropic")',
+      'simulate: --cache must be one of anthropic-5m, anthropic-1h, openai, google, ideal, none (got "anthropic")',
     );
     expect(parseCacheModel('simulate', undefined)).toBeUndefined();
     expect(parseCacheModel('simulate', 'openai')).toBe('openai');
@@ -106,6 +106,57 @@ describe('choosing the cache model', () => {
     expect(defaultCacheModel(t({ source: { format: 'swe-agent' }, models: ['gpt-4-0613'] }))).toBe('openai');
     expect(defaultCacheModel(t({ source: { format: 'openhands' }, models: ['claude-3-5-sonnet'] }))).toBe('anthropic-5m');
     expect(defaultCacheModel(t({ source: { format: 'messages' } }))).toBe('anthropic-5m');
+    expect(defaultCacheModel(t({ source: { format: 'gemini' } }))).toBe('google');
+    expect(defaultCacheModel(t({ source: { format: 'gemini-checkpoint' } }))).toBe('google');
+    expect(defaultCacheModel(t({ source: { format: 'opencode' }, models: ['gemini-2.5-flash'] }))).toBe('google');
+  });
+});
+
+describe("Google's implicit cache", () => {
+  const google = CACHE_RULES.google;
+  const call = (minutes: number, input: number, cached: number, model = 'gemini-2.5-pro'): Message =>
+    ({
+      role: 'assistant',
+      content: 'a',
+      model,
+      timestamp: at(minutes),
+      usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: 1 },
+    }) as Message;
+
+  it("reads a prefix with no write premium, from Google's minimum for the model: 2,048 for Gemini 2.5, 4,096 for later ones", () => {
+    expect([google.kind, google.writeTtl, google.writeMultiplier, google.bestEffort]).toEqual(['prefix', null, 1, true]);
+    expect(rulesForModel(google, 'gemini-2.5-flash').minTokens).toBe(2048);
+    expect(rulesForModel(google, 'google/gemini-2.5-pro').minTokens).toBe(2048);
+    expect(rulesForModel(google, 'gemini-3-pro-preview').minTokens).toBe(4096);
+    expect(rulesForModel(CACHE_RULES.openai, 'gemini-2.5-flash')).toBe(CACHE_RULES.openai);
+  });
+
+  it("takes its TTL from the record's own hits: the longest gap after which a call read the cache, never below 5 minutes", () => {
+    const modelOf = callModelOf({ id: 'g', messages: [] });
+    const late = { id: 'g', messages: [call(0, 9000, 0), call(2, 9500, 9000), call(11, 9900, 9500), call(30, 9990, 0)] };
+    expect(recordedCacheTtl(late, google, modelOf)).toBe(9 * 60);
+    expect(recordedHits(late, 9 * 60, modelOf)).toEqual({ eligible: 2, hit: 2 });
+    const early = { id: 'g', messages: [call(0, 9000, 0), call(1, 9500, 9000), call(3, 9900, 0)] };
+    expect(recordedCacheTtl(early, google, modelOf)).toBe(5 * 60);
+    expect(recordedHits(early, 5 * 60, modelOf)).toEqual({ eligible: 2, hit: 1 });
+    expect(recordedCacheTtl({ id: 'g', messages: [call(0, 9000, 0), call(1, 9500, 0)] }, google, modelOf)).toBeUndefined();
+    // Each model's calls are timed against that model's previous call.
+    const two = { id: 'g', messages: [call(0, 9000, 0), call(1, 300, 0, 'gemini-2.5-flash-lite'), call(8, 9500, 9000)] };
+    expect(recordedCacheTtl(two, google, modelOf)).toBe(8 * 60);
+  });
+
+  it('bills a Gemini session with the TTL its record shows', async () => {
+    const t: Transcript = {
+      id: 'g',
+      messages: [user(40_000, 0), call(0, 12_000, 0), user(400, 9), call(9, 12_150, 12_000)],
+      metadata: { source: { format: 'gemini' } },
+    };
+    const choice = chooseCache(t, recordedUsage(t), { prices: {}, callGapSeconds: 10 });
+    expect([choice.rules.name, choice.rules.ttlSeconds]).toEqual(['google', 9 * 60]);
+    const billed = await replay(t, {}, { tokenizer: tok, window: 100_000, cache: choice.rules });
+    // The second call reads the first call's prompt (40,000 / 4 + 3), 9 minutes later.
+    expect(billed.cachedInput).toBe(10_003);
+    expect((await replay(t, {}, { tokenizer: tok, window: 100_000, cache: google })).cachedInput).toBe(0);
   });
 });
 
@@ -227,7 +278,7 @@ describe('tcompact simulate --cache on the bundled Claude Code session', { timeo
     const run = await runMain(['simulate', session, '--out', out, '--cache', 'lru']);
     expect([run.code, run.stderr.trim()]).toEqual([
       2,
-      'tcompact simulate: E_USAGE: simulate: --cache must be one of anthropic-5m, anthropic-1h, openai, ideal, none (got "lru")',
+      'tcompact simulate: E_USAGE: simulate: --cache must be one of anthropic-5m, anthropic-1h, openai, google, ideal, none (got "lru")',
     ]);
   });
 });

@@ -9,6 +9,7 @@ import { resolvePolicy } from '../../../src/replay/policies/resolve.js';
 import { ReplayOptionsSchema } from '../../../src/replay/replay-options.js';
 import { replayTranscript } from '../../../src/replay/transcript-replay.js';
 import { getTokenizer } from '../../../src/tokens/tokenizer.js';
+import { READ } from '../../formats/helpers.js';
 
 // One session per agent, each call's input computed from its messages, with one jump that only one call's input shows
 // and the next call's takes back (test/fixtures/unlogged-content/SOURCE.md).
@@ -21,13 +22,12 @@ const SESSIONS = {
 const tok = getTokenizer('o200k_base');
 
 async function read(file: string): Promise<Transcript> {
-  for await (const item of readInputs([join(FIXTURES, file)], {})) if (item.kind === 'transcript') return item.transcript;
+  for await (const item of readInputs([join(FIXTURES, file)], READ)) if (item.kind === 'transcript') return item.transcript;
   throw new Error(`no transcript in ${file}`);
 }
 
 /** Indices of the replies whose recorded input is above zero, in order. */
-const recordedCalls = (messages: readonly Message[]) =>
-  messages.flatMap((m, i) => (m.role === 'assistant' && (recordedPromptTokens(m) ?? 0) > 0 ? [i] : []));
+const recordedCalls = (messages: readonly Message[]) => messages.flatMap((m, i) => (m.role === 'assistant' && (recordedPromptTokens(m) ?? 0) > 0 ? [i] : []));
 
 describe('unlogged content is carried only while later records show it, for every agent', { timeout: 60_000 }, () => {
   for (const [agent, { file, jump }] of Object.entries(SESSIONS)) {
