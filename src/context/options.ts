@@ -56,7 +56,8 @@ const ContextManagerOptionsSchema = z.strictObject({
   maxAttempts: z.number().int().min(1).default(DEFAULT_MAX_ATTEMPTS),
   /**
    * The provider's prompt cache the manager weighs its edits against (see `edits`): an edit makes the provider write
-   * again everything after the first message it changes. @default "anthropic-5m"
+   * again everything after the first message it changes (`google` for an agent on Gemini; its TTL is the 5-minute floor,
+   * as no record is at hand). @default "anthropic-5m"
    */
   cache: z.enum(CACHE_MODEL_NAMES).default('anthropic-5m'),
   /**
