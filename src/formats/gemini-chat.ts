@@ -17,9 +17,9 @@ import type { InputItem, ReadOptions } from './types.js';
  *   when its record has none, and are counted in metadata.toolResponseRecords.
  * - `gemini` records -> assistant messages: text -> content, `thoughts` (`subject`, `description`) and thought parts ->
  *   `reasoning_content`, marked `reasoning_not_resent` (the CLI drops thought parts from the history it sends back, and
- *   Google bills the recorded `thoughts`, not the summaries), `tokens` -> `usage`, `model`, `timestamp`; `toolCalls` -> tool calls (`JSON.stringify(args)`)
- *   each followed by its `tool` message from `result` (`functionResponse.response.output`, or `.error`), `is_error`
- *   for status `error` and `cancelled`. A call with no result (still running when the file was written) is left to the
+ *   Google bills the recorded `thoughts`, not the summaries), `tokens` -> `usage`, `model`, `timestamp`; `toolCalls`
+ *   -> tool calls (`JSON.stringify(args)`) each followed by its `tool` message from `result`
+ *   (`functionResponse.response.output`, or `.error`), `is_error` for status `error` and `cancelled`. A call with no result (still running when the file was written) is left to the
  *   pairing repair, which reports it (`missingResultFilled`).
  * - A `gemini` record that follows one without tool calls, with no user record between (a tool-response record that
  *   answered none of the logged calls does not count): the same `tokens.input` marks the first `retried` (the CLI sent
