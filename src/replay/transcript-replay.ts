@@ -1,5 +1,5 @@
 import type { Message } from '../model/message.js';
-import { isSourceSummary } from '../model/recorded.js';
+import { isSourceSummary, recordedCall } from '../model/recorded.js';
 import type { Transcript } from '../model/transcript.js';
 import { transcriptProject } from '../model/project.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from '../retention/hindsight.js';
@@ -8,13 +8,14 @@ import { contextTokens } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { type CacheChoice, chooseCache } from './billing/cache-choice.js';
 import type { CacheModelName, CacheRules } from '../provider/cache-rules.js';
-import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
+import { type Cost, rewriteCostOf } from './billing/prices.js';
 import {
   type EmbeddedUsage,
   type RecordedUsage,
   embeddedUsage,
   recordedCacheRead,
   recordedCost,
+  recordedInputCost,
   recordedUsage,
   recordedUsageByModel,
 } from './billing/recorded-usage.js';
@@ -22,7 +23,10 @@ import { type RecordedTokenScale, recordedTokenScale, scaledTokenizer, scalesCou
 import { CompactionCallMeter } from './compaction-calls.js';
 import type { Policy } from './policies/policy.js';
 import type { ModelRun, PolicyRun } from './policy-run.js';
-import { type ReplayStats, replay } from './replay.js';
+import { type ReplayStats, type ReplayedCall, replay } from './replay.js';
+import { costOfBill } from './billing/prices.js';
+import { type FidelityCall, type SessionFidelity, sessionFidelity } from './fidelity/session-fidelity.js';
+import { SOURCE_OWN, sourcePolicy } from './policies/source-policy.js';
 import type { ReplayDeps, ReplayOptions } from './replay-options.js';
 
 /** Where a transcript came from. */
@@ -58,6 +62,8 @@ export interface TranscriptSimulation {
   recorded?: PricedUsage;
   /** Subagent calls its source embedded beside its messages (Claude Code's progress records), by subagent; never replayed. */
   embedded?: (Omit<EmbeddedUsage, 'byModel'> & PricedUsage)[];
+  /** With recorded usage: how far the `source` replay departs from the record (see fidelity/session-fidelity.ts). */
+  fidelity?: SessionFidelity;
 }
 
 /** Recorded usage at its models' prices: by the model each call names, their costs adding up to `cost`. */
@@ -197,6 +203,27 @@ export async function replayTranscript(
     policies: {},
   };
   const prompts: Record<string, number[]> = {};
+  const replayOptions = {
+    tokenizer,
+    window: o.window,
+    basePrompt,
+    cache: rules,
+    modelOf,
+    callGapSeconds: o.callGapSeconds,
+    ...(warmBase ? { warmBase } : {}),
+    ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
+    ...(unlogged.size > 0 ? { unlogged: (i: number) => unlogged.get(i) ?? 0 } : {}),
+  };
+  // The replay held against the record: `source` among the policies, else replayed apart for it alone.
+  const heldAgainstRecord = recorded && o.fidelity ? (policies.find((p) => p.replaysSource) ?? sourcePolicy('own')) : undefined;
+  const fidelityCalls: FidelityCall[] = [];
+  const onFidelityCall = (prompt: number, call: ReplayedCall) => {
+    const inputCost = costOfBill({ input: prompt, cachedRead: call.read, cacheWrites: call.written, output: 0 }, env.pricesAt(call.messageIndex)).withCache;
+    fidelityCalls.push({ ...call, prompt, inputCost });
+  };
+  if (heldAgainstRecord && !policies.includes(heldAgainstRecord)) {
+    await replay(transcript, heldAgainstRecord.instantiate(env), { ...replayOptions, onCall: onFidelityCall });
+  }
   for (const policy of policies) {
     const calls: number[] = (prompts[policy.name] = []);
     const instance = policy.instantiate(env);
@@ -207,18 +234,14 @@ export async function replayTranscript(
       hindsight.points++;
       addHindsightScore(hindsight, scoreHindsight(probesAt(index), viewOfMessages(context), { root }));
     };
+    const held = policy === heldAgainstRecord;
     const stats = await replay(transcript, instance, {
-      tokenizer,
-      window: o.window,
-      basePrompt,
-      onCall: (n) => calls.push(n),
+      ...replayOptions,
+      onCall: (n, call) => {
+        calls.push(n);
+        if (held) onFidelityCall(n, call);
+      },
       onCompaction,
-      cache: rules,
-      modelOf,
-      callGapSeconds: o.callGapSeconds,
-      ...(warmBase ? { warmBase } : {}),
-      ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
-      ...(unlogged.size > 0 ? { unlogged: (i: number) => unlogged.get(i) ?? 0 } : {}),
     });
     const figures = instance.figures?.();
     const run: PolicyRun = { ...priced(stats, rules, choice), ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}) };
@@ -232,6 +255,18 @@ export async function replayTranscript(
     result.policies[policy.name] = run;
   }
   if (recorded) result.recorded = { ...recorded, ...pricedUsage(recordedUsageByModel(transcript, modelOf), choice) };
+  if (heldAgainstRecord) {
+    const fidelity = sessionFidelity(transcript, fidelityCalls, {
+      policy: SOURCE_OWN,
+      recordedInputCost: (i) => {
+        const call = recordedCall(transcript.messages[i]);
+        return call ? recordedInputCost(call, choice.pricingOf(modelOf(transcript.messages[i])).rates) : 0;
+      },
+      unloggedAt: (i) => unlogged.get(i) ?? 0,
+      basePrompt,
+    });
+    if (fidelity) result.fidelity = fidelity;
+  }
   const embedded = embeddedUsage(transcript, choice.mainModel);
   if (embedded.length > 0) result.embedded = embedded.map(({ byModel, ...e }) => ({ ...e, ...pricedUsage(byModel, choice) }));
   const untimed = !transcript.messages.some((m) => m.timestamp !== undefined);
