@@ -237,9 +237,15 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     policyOf.set(c.name, { candidate: c, policy: `${c.runtime === 'anthropic' ? 'anthropic' : 'config'}:${file}`, file });
   }
   // The first pass also holds the `source` replay against the record, where the archive recorded usage.
-  const { totals, fidelity } = await replayAll(source, ['default', OPTIMAL_RESULTS, ...[...policyOf.values()].map((p) => p.policy)], pass, `${candidates.length} settings`, {
-    fidelity: true,
-  });
+  const { totals, fidelity } = await replayAll(
+    source,
+    ['default', OPTIMAL_RESULTS, ...[...policyOf.values()].map((p) => p.policy)],
+    pass,
+    `${candidates.length} settings`,
+    {
+      fidelity: true,
+    },
+  );
   const results = candidates.map((c) => {
     const p = policyOf.get(c.name)!;
     return resultOf(totals.get(p.policy)!, c.name, {

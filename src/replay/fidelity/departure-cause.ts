@@ -3,13 +3,7 @@ import { followsBranchSwitch, followsResume, holdsUnloggedContent, isSourceSumma
 
 /** What the record shows where a replayed call first departs from it (see {@link departureCauses}). */
 export type DepartureCause =
-  | 'synthetic-reply'
-  | 'unlogged-content'
-  | 'source-compaction'
-  | 'branch-switch'
-  | 'resume-rebuild'
-  | 'first-call'
-  | 'unexplained-jump';
+  'synthetic-reply' | 'unlogged-content' | 'source-compaction' | 'branch-switch' | 'resume-rebuild' | 'first-call' | 'unexplained-jump';
 
 /** One call's prompt, recorded against replayed, and the unlogged tokens the replayed one carries. */
 export interface CallPrompt {

@@ -8,11 +8,11 @@ import type { SessionFidelity } from './session-fidelity.js';
 /** How the fidelity table is read: its columns, where the causes come from, and its thresholds. */
 export const FIDELITY_NOTE =
   "Each session with recorded usage, its 'source' replay (its own compactions replayed where it made them; their " +
-  "calls left out, as sources record them apart) held against the record. Input: uncached input, cache writes and " +
-  'cache reads summed over the calls. Input cost: the same at each model\'s prices with caching; the output is left ' +
+  'calls left out, as sources record them apart) held against the record. Input: uncached input, cache writes and ' +
+  "cache reads summed over the calls. Input cost: the same at each model's prices with caching; the output is left " +
   "out, as Claude Code records a reply's usage mid-stream. First call off: the first call whose replayed prompt is more " +
   'than 10% from its recorded one, and what the record shows since the call before it: a synthetic reply (no model ' +
-  "produced it), unlogged content (the token scale placed tokens the log lacks there, a message holds content the log " +
+  'produced it), unlogged content (the token scale placed tokens the log lacks there, a message holds content the log ' +
   "shows only in part, or the replay carries such tokens where the record's input fell), the source's own compaction, a " +
   'branch switch, a resume rebuild, the first call without the unrecorded system prompt; else an unexplained jump. ' +
   'Unlogged: the unlogged tokens the replay billed over the recorded input; a session is flagged where they pass 10%.';

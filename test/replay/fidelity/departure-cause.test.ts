@@ -29,7 +29,11 @@ describe('what was there at a departing call', () => {
   });
 
   it('finds a synthetic reply (model <synthetic>, usage all 0), the departing call itself or one since the call before', () => {
-    const synthetic = reply({ model: '<synthetic>', usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 }, content: 'No response requested.' });
+    const synthetic = reply({
+      model: '<synthetic>',
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 },
+      content: 'No response requested.',
+    });
     expect(departureCauses(context([user(), reply(), user(), synthetic]))).toEqual(['synthetic-reply']);
     expect(departureCauses(context([user(), reply(), synthetic, user(), reply()]))).toEqual(['synthetic-reply']);
     // A real model's reply with usage is no synthetic one, nor a '<synthetic>' one that records tokens.
