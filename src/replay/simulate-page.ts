@@ -307,6 +307,12 @@ function recordedSection(s: SimulatePageInput): Section[] {
   ];
 }
 
+/** A session id short enough for a narrow column: a long leading id cut to 8 characters, a subagent's suffix kept. */
+function shortId(id: string): string {
+  const [head, ...rest] = id.split(':');
+  return [head.length > 13 ? `${head.slice(0, 8)}…` : head, ...rest].join(':');
+}
+
 /** Each session's replay against its record, and the archive's summary. */
 function fidelitySection(s: SimulatePageInput): Section[] {
   if (!s.fidelity) return [];
@@ -321,7 +327,7 @@ function fidelitySection(s: SimulatePageInput): Section[] {
     const d = f.departure;
     return [
       [
-        { text: t.id, title: `${t.file}:${t.line}` },
+        { text: shortId(t.id), title: `${t.id} (${t.file}:${t.line})` },
         num(f.calls.recorded),
         ...pairCells(f.input),
         ...pairCells(f.cacheWrites),
