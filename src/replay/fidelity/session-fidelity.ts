@@ -38,6 +38,7 @@ export interface CallDeparture {
 export interface SessionFidelity {
   /** The policy whose replay is held against the record: `source`, the session's own compactions replayed. */
   policy: string;
+  /** The calls the record holds (synthetic replies left out) and those the replay made. */
   calls: { recorded: number; replayed: number };
   input: FidelityPair;
   cacheWrites: FidelityPair;
@@ -81,7 +82,8 @@ export function sessionFidelity(transcript: Transcript, calls: readonly Fidelity
   const messages = transcript.messages;
   const recorded = { calls: 0, input: 0, written: 0, cost: 0 };
   for (const [i, m] of messages.entries()) {
-    const call = m.role === 'assistant' ? recordedCall(m) : undefined;
+    // A synthetic reply is no call the provider saw (its usage is all 0): not one of the record's calls.
+    const call = m.role === 'assistant' && !isSyntheticReply(m) ? recordedCall(m) : undefined;
     if (!call) continue;
     recorded.calls++;
     recorded.input += call.uncached + call.written + call.read;

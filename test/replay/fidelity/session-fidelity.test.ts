@@ -35,7 +35,7 @@ describe('one session held against its record', () => {
     const messages = [user(), reply(10_000), user(), synthetic(), user(), reply(11_000)];
     const f = sessionFidelity({ id: 's', messages }, [call(1, 10_000), call(3, 10_500), call(5, 11_000)], inputs)!;
     expect(f.syntheticCalls).toBe(1);
-    expect(f.calls).toEqual({ recorded: 3, replayed: 3 });
+    expect(f.calls).toEqual({ recorded: 2, replayed: 3 });
     expect(f.departure).toMatchObject({ call: 2, messageIndex: 3, recorded: 0, replayed: 10_500, causes: ['synthetic-reply'] });
     expect(f.input).toEqual({ recorded: 21_000, replayed: 31_500, offBy: 0.5 });
   });
