@@ -11,9 +11,16 @@ const TextContent = z.union([z.string(), z.array(TextPartSchema)]);
 
 /**
  * Extensions the format readers record beside the OpenAI fields (read them through model/recorded.ts). Every role: when
- * the source logged the message (ISO 8601 text or epoch milliseconds).
+ * the source logged the message (ISO 8601 text or epoch milliseconds), and the marks a reader sets where the history it
+ * linearized changed course.
  */
-const Recorded = { timestamp: z.union([z.string(), z.number()]).optional() };
+const Recorded = {
+  timestamp: z.union([z.string(), z.number()]).optional(),
+  /** The first message on another branch of the session's tree than the message before it (two processes wrote one file). */
+  branch_switch: z.boolean().optional(),
+  /** The first message after a resume that rebuilt the prompt from the chain (what fell off the chain was not sent). */
+  resume_rebuild: z.boolean().optional(),
+};
 
 const SystemMessageSchema = z.looseObject({
   role: z.literal('system'),

@@ -13,6 +13,12 @@ export const isSourceSummary = (m: Message): boolean => m.is_compact_summary ===
 /** Text the client added rather than the user typed (`is_meta`; `isMeta` as Claude Code logs it). */
 export const isClientText = (m: Message): boolean => m.is_meta === true || m.isMeta === true;
 
+/** The message is the first on another branch than the one before it (`branch_switch`, set by the reader). */
+export const followsBranchSwitch = (m: Message): boolean => m.branch_switch === true;
+
+/** The message is the first after a resume that rebuilt the prompt from the chain (`resume_rebuild`, set by the reader). */
+export const followsResume = (m: Message): boolean => m.resume_rebuild === true;
+
 /** When the source logged the message, in epoch milliseconds; undefined when it recorded no valid time. */
 export function timestampMs(m: Message): number | undefined {
   const t = m.timestamp;
@@ -46,6 +52,16 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0
  */
 export function recordedCall(m: Message): RecordedCall | undefined {
   return isRecord(m.usage) ? callOfUsage(m.usage) : undefined;
+}
+
+/**
+ * A reply no model produced: Claude Code logs its own notices (after an interrupted turn, at a usage limit) as
+ * assistant records naming the model `<synthetic>`, with every usage field 0.
+ */
+export function isSyntheticReply(m: Message): boolean {
+  if (m.role !== 'assistant' || m.model !== '<synthetic>') return false;
+  const call = recordedCall(m);
+  return call === undefined || call.uncached + call.written + call.read + call.output === 0;
 }
 
 /** A usage record's tokens, in Anthropic's or OpenAI's field names (see {@link recordedCall}). */

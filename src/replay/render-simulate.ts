@@ -7,6 +7,7 @@ import type { ByGroup, PolicyTotals, SimulationReport } from './simulation-repor
 import type { CacheReport } from './billing/cache-choice.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../provider/cache-rules.js';
 import { billedModelNames, byModelRows, priceSource } from './by-model.js';
+import { fidelitySection } from './fidelity/render-fidelity.js';
 
 const KIND_LABELS: Record<(typeof PROBE_KINDS)[number], string> = {
   artifact: 'artifacts',
@@ -264,6 +265,7 @@ export function renderSimulation(r: SimulationReport): string {
   }
   out.push(...byModelSection(r));
   if (r.recorded) out.push(...recordedSection(r.recorded, outputCostOf(r)));
+  out.push(...fidelitySection(r.fidelity, r.perTranscript));
   if (r.byFormat) out.push('', ...byGroupSection(r.byFormat, 'source format', { corner: 'policy', groupsAs: 'columns' }));
   if (r.byProject) out.push('', ...byGroupSection(r.byProject, 'project', { corner: 'project', groupsAs: 'rows' }));
   return `${out.join('\n')}\n`;

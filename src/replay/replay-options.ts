@@ -61,6 +61,11 @@ export const ReplayOptionsSchema = z.strictObject({
    * model's list price. @default the online price
    */
   batch: z.strictObject({ in: z.number().nonnegative().optional(), out: z.number().nonnegative().optional() }).optional(),
+  /**
+   * Hold the `source` replay of each transcript with recorded usage against its record, call by call (see
+   * fidelity/session-fidelity.ts), replaying `source` for it when it is not among the policies. @default true
+   */
+  fidelity: z.boolean().default(true),
   /** Score hindsight at every micro-compaction as well as at compactions (how `tune` weighs masking against clearing). @default false */
   hindsightAtMicro: z.boolean().default(false),
 });

@@ -23,8 +23,11 @@ export interface ReplayLoopOptions {
    * agent adds but its session file does not record (Claude Code's). Counted in every prompt, always cached. @default 0
    */
   basePrompt?: number;
-  /** Told each call's prompt size, in call order (for a chart of one transcript's prompts). */
-  onCall?: (promptTokens: number) => void;
+  /**
+   * Told each call's prompt size, in call order (for a chart of one transcript's prompts), and how it was billed (to
+   * hold each call against its record).
+   */
+  onCall?: (promptTokens: number, call: ReplayedCall) => void;
   /**
    * Told each compaction the manager made (micro-compaction not included): the index in `transcript.messages` of the
    * reply whose call it preceded, and the context after it.
@@ -52,6 +55,17 @@ export interface ReplayLoopOptions {
    * which count the transcript's text, do not see them. @default none
    */
   unlogged?: readonly UnloggedSpan[];
+}
+
+/** How one call of a replay was billed, beside its prompt size. */
+export interface ReplayedCall {
+  /** The index in `transcript.messages` of the reply the call produced. */
+  messageIndex: number;
+  /** Of the prompt, tokens read from the cache and tokens written to it. */
+  read: number;
+  written: number;
+  /** Of the prompt, unlogged tokens (see ReplayLoopOptions.unlogged). */
+  unlogged: number;
 }
 
 /** What one transcript's replay under one policy cost, in tokens. */
@@ -213,8 +227,8 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         if (result.status === 'compacted' || (result.microCompacted && options.microIsCompaction)) options.onCompaction?.(messageIndex, context);
       }
       stats.calls++;
-      const prompt = tokens + unloggedIn(context);
-      options.onCall?.(prompt);
+      const unloggedTokens = unloggedIn(context);
+      const prompt = tokens + unloggedTokens;
       if (stats.calls === 1) stats.firstPrompt = prompt;
       stats.billedInput += prompt;
       const own = cacheOf(message);
@@ -226,6 +240,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         atMs,
         warmBase: options.warmBase?.(messageIndex),
       });
+      options.onCall?.(prompt, { messageIndex, read: billed.read, written: billed.written, unlogged: unloggedTokens });
       stats.cachedInput += billed.read;
       stats.cacheWrites += billed.written;
       const rewritten = rules.kind === 'off' ? 0 : Math.max(0, prompt - billed.read - (appended - own.appendedAt));

@@ -6,6 +6,10 @@ import { type Cell, num, sortableTable } from '../report/html/table.js';
 import { writePage } from '../report/html/write-pages.js';
 import type { ByGroup, PolicyTotals, SimulationReport } from './simulation-report.js';
 import { billedModelNames, byModelRows, priceSource } from './by-model.js';
+import { fidelityLine, offByText } from './fidelity/fidelity-summary.js';
+import { FIDELITY_NOTE, causesText, unloggedText } from './fidelity/render-fidelity.js';
+import type { FidelityPair } from './fidelity/session-fidelity.js';
+import type { TranscriptSimulation } from './transcript-replay.js';
 
 /** What the page shows of a policy's totals. */
 type PolicyFigures = Pick<
@@ -38,8 +42,10 @@ function savingCell(withCache: number, none: number): Cell {
 /** What the page shows of simulate.json: the report, with the inputs the command was given. */
 export interface SimulatePageInput extends Pick<
   SimulationReport,
-  'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat' | 'byProject' | 'modelPrices'
+  'tokenizer' | 'window' | 'transcripts' | 'recorded' | 'trace' | 'byFormat' | 'byProject' | 'modelPrices' | 'fidelity'
 > {
+  /** Each transcript's fidelity, for the table (the rest of each transcript's figures is not shown). */
+  perTranscript?: readonly Pick<TranscriptSimulation, 'id' | 'file' | 'line' | 'fidelity'>[];
   inputs: readonly string[];
   thresholds: Pick<SimulationReport['thresholds'], 'compaction'>;
   policies: readonly PolicyFigures[];
@@ -301,6 +307,61 @@ function recordedSection(s: SimulatePageInput): Section[] {
   ];
 }
 
+/** A session id short enough for a narrow column: a long leading id cut to 8 characters, a subagent's suffix kept. */
+function shortId(id: string): string {
+  const [head, ...rest] = id.split(':');
+  return [head.length > 13 ? `${head.slice(0, 8)}…` : head, ...rest].join(':');
+}
+
+/** Each session's replay against its record, and the archive's summary. */
+function fidelitySection(s: SimulatePageInput): Section[] {
+  if (!s.fidelity) return [];
+  const pairCells = (p: FidelityPair, money = false): Cell[] => [
+    num(p.recorded, money ? usdFine(p.recorded) : int(p.recorded)),
+    num(p.replayed, money ? usdFine(p.replayed) : int(p.replayed)),
+    p.offBy === null ? null : num(p.offBy, offByText(p)),
+  ];
+  const rows = (s.perTranscript ?? []).flatMap((t): Cell[][] => {
+    const f = t.fidelity;
+    if (!f) return [];
+    const d = f.departure;
+    return [
+      [
+        { text: shortId(t.id), title: `${t.id} (${t.file}:${t.line})` },
+        num(f.calls.recorded),
+        ...pairCells(f.input),
+        ...pairCells(f.cacheWrites),
+        ...pairCells(f.inputCost, true),
+        num(f.unlogged.share, unloggedText(f)),
+        d ? num(d.call) : null,
+        d ? num(d.recorded) : null,
+        d ? num(d.replayed) : null,
+        causesText(f),
+      ],
+    ];
+  });
+  const numeric = (label: string) => ({ label, numeric: true });
+  return [
+    {
+      title: 'The replay against the record',
+      intro: `${fidelityLine(s.fidelity)} ${FIDELITY_NOTE}`,
+      html: sortableTable(
+        [
+          { label: 'session' },
+          numeric('calls'),
+          ...['input', 'writes', 'input cost'].flatMap((x) => [numeric(`${x} recorded`), numeric(`${x} replayed`), numeric(`${x} off`)]),
+          numeric('unlogged'),
+          numeric('first call off'),
+          numeric('its prompt recorded'),
+          numeric('its prompt replayed'),
+          { label: 'what was there' },
+        ],
+        rows,
+      ),
+    },
+  ];
+}
+
 /** The page of a `simulate` report. */
 export function simulatePage(s: SimulatePageInput): Page {
   const none = s.policies[0];
@@ -313,7 +374,7 @@ export function simulatePage(s: SimulatePageInput): Page {
       { key: 'policies.0.billedInput', label: 'input billed without compaction', value: none.billedInput, text: int(none.billedInput) },
       { key: 'policies.0.cost.withCache', label: 'cost without compaction, cached', value: none.cost.withCache, text: usdShort(none.cost.withCache) },
     ],
-    sections: [costSection(s), ...byModelSection(s), ...byGroupSections(s), traceSection(s), failureSection(s), ...recordedSection(s)],
+    sections: [costSection(s), ...byModelSection(s), ...byGroupSections(s), traceSection(s), failureSection(s), ...recordedSection(s), ...fidelitySection(s)],
   };
 }
 

@@ -7,6 +7,7 @@ import type { CacheReport, ModelPricesReport } from './billing/cache-choice.js';
 import type { Cost, Prices } from './billing/prices.js';
 import { emptyRecordedUsage } from './billing/recorded-usage.js';
 import type { TokenScale } from './billing/token-ratio.js';
+import type { FidelitySummary } from './fidelity/fidelity-summary.js';
 import type { PointResult, Policy } from './policies/policy.js';
 import { type PolicyRun, RUN_MERGE, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
 import type { PricedUsage, TranscriptSimulation } from './transcript-replay.js';
@@ -116,6 +117,11 @@ export interface SimulationReport {
   transcripts: number;
   policies: PolicyTotals[];
   recorded?: RecordedReport;
+  /**
+   * With recorded usage: how far the `source` replay departs from the record, over the transcripts that carry one
+   * (each one's own in `perTranscript[].fidelity`).
+   */
+  fidelity?: FidelitySummary;
   perTranscript: TranscriptSimulation[];
   /** Absent when no transcript made a call. */
   trace?: PromptTrace;

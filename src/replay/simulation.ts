@@ -10,6 +10,7 @@ import { resolvePolicies } from './policies/resolve.js';
 import { type ReplayDeps, type ReplayOptions, type ReplayOptionsInput, ReplayOptionsSchema } from './replay-options.js';
 import { type PromptTrace, type SimulationReport, byGroup, policyTotals, recordedReport, sourcePointsReport } from './simulation-report.js';
 import { formatGroups, projectGroups } from '../report/groups.js';
+import { fidelitySummary } from './fidelity/fidelity-summary.js';
 import { type TranscriptReplay, type TranscriptSimulation, type TranscriptSource, replayTranscript } from './transcript-replay.js';
 
 /** Every model a call was billed as, replayed or recorded, in the order first met. */
@@ -109,6 +110,8 @@ export class Simulation {
     }
     const recorded = recordedReport(this.perTranscript, source);
     if (recorded) report.recorded = recorded;
+    const fidelity = fidelitySummary(this.perTranscript.flatMap((t) => t.fidelity ?? []));
+    if (fidelity) report.fidelity = fidelity;
     return report;
   }
 }

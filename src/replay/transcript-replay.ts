@@ -1,5 +1,5 @@
 import type { Message } from '../model/message.js';
-import { isSourceSummary } from '../model/recorded.js';
+import { isSourceSummary, recordedCall } from '../model/recorded.js';
 import type { Transcript } from '../model/transcript.js';
 import { transcriptProject } from '../model/project.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from '../retention/hindsight.js';
@@ -15,6 +15,7 @@ import {
   embeddedUsage,
   recordedCacheRead,
   recordedCost,
+  recordedInputCost,
   recordedUsage,
   recordedUsageByModel,
 } from './billing/recorded-usage.js';
@@ -30,7 +31,9 @@ import {
 import { CompactionCallMeter } from './compaction-calls.js';
 import type { Policy } from './policies/policy.js';
 import type { ModelRun, PolicyRun } from './policy-run.js';
-import { type ReplayStats, replay } from './replay.js';
+import { type ReplayStats, type ReplayedCall, replay } from './replay.js';
+import { type FidelityCall, type SessionFidelity, sessionFidelity } from './fidelity/session-fidelity.js';
+import { SOURCE_OWN, sourcePolicy } from './policies/source-policy.js';
 import type { ReplayDeps, ReplayOptions } from './replay-options.js';
 
 /** Where a transcript came from. */
@@ -77,6 +80,8 @@ export interface TranscriptSimulation {
   recorded?: PricedUsage;
   /** Subagent calls its source embedded beside its messages (Claude Code's progress records), by subagent; never replayed. */
   embedded?: (Omit<EmbeddedUsage, 'byModel'> & PricedUsage)[];
+  /** With recorded usage: how far the `source` replay departs from the record (see fidelity/session-fidelity.ts). */
+  fidelity?: SessionFidelity;
 }
 
 /** Recorded usage at its models' prices: by the model each call names, their costs adding up to `cost`. */
@@ -231,6 +236,27 @@ export async function replayTranscript(
     policies: {},
   };
   const prompts: Record<string, number[]> = {};
+  const replayOptions = {
+    tokenizer,
+    window: o.window,
+    basePrompt,
+    cache: rules,
+    modelOf,
+    callGapSeconds: o.callGapSeconds,
+    ...(warmBase ? { warmBase } : {}),
+    ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
+    ...(unlogged.length > 0 ? { unlogged } : {}),
+  };
+  // The replay held against the record: `source` among the policies, else replayed apart for it alone.
+  const heldAgainstRecord = recorded && o.fidelity ? (policies.find((p) => p.replaysSource) ?? sourcePolicy('own')) : undefined;
+  const fidelityCalls: FidelityCall[] = [];
+  const onFidelityCall = (prompt: number, call: ReplayedCall) => {
+    const inputCost = costOfBill({ input: prompt, cachedRead: call.read, cacheWrites: call.written, output: 0 }, env.pricesAt(call.messageIndex)).withCache;
+    fidelityCalls.push({ ...call, prompt, inputCost });
+  };
+  if (heldAgainstRecord && !policies.includes(heldAgainstRecord)) {
+    await replay(transcript, heldAgainstRecord.instantiate(env), { ...replayOptions, onCall: onFidelityCall });
+  }
   for (const policy of policies) {
     const calls: number[] = (prompts[policy.name] = []);
     const instance = policy.instantiate(env);
@@ -241,18 +267,14 @@ export async function replayTranscript(
       hindsight.points++;
       addHindsightScore(hindsight, scoreHindsight(probesAt(index), viewOfMessages(context), { root }));
     };
+    const held = policy === heldAgainstRecord;
     const stats = await replay(transcript, instance, {
-      tokenizer,
-      window: o.window,
-      basePrompt,
-      onCall: (n) => calls.push(n),
+      ...replayOptions,
+      onCall: (n, call) => {
+        calls.push(n);
+        if (held) onFidelityCall(n, call);
+      },
       onCompaction,
-      cache: rules,
-      modelOf,
-      callGapSeconds: o.callGapSeconds,
-      ...(warmBase ? { warmBase } : {}),
-      ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
-      ...(unlogged.length > 0 ? { unlogged } : {}),
     });
     const figures = instance.figures?.();
     const run: PolicyRun = { ...priced(stats, rules, choice), ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}) };
@@ -266,6 +288,18 @@ export async function replayTranscript(
     result.policies[policy.name] = run;
   }
   if (recorded) result.recorded = { ...recorded, ...pricedUsage(recordedUsageByModel(transcript, modelOf), choice) };
+  if (heldAgainstRecord) {
+    const fidelity = sessionFidelity(transcript, fidelityCalls, {
+      policy: SOURCE_OWN,
+      recordedInputCost: (i) => {
+        const call = recordedCall(transcript.messages[i]);
+        return call ? recordedInputCost(call, choice.pricingOf(modelOf(transcript.messages[i])).rates) : 0;
+      },
+      unloggedAt: (i) => unlogged.reduce((n, span) => (span.at === i && span.from === i + 1 ? n + span.tokens : n), 0),
+      basePrompt,
+    });
+    if (fidelity) result.fidelity = fidelity;
+  }
   const embedded = embeddedUsage(transcript, choice.mainModel);
   if (embedded.length > 0) result.embedded = embedded.map(({ byModel, ...e }) => ({ ...e, ...pricedUsage(byModel, choice) }));
   const untimed = !transcript.messages.some((m) => m.timestamp !== undefined);

@@ -1,5 +1,6 @@
 import { NO_VALUE, int, pct, ratio, signedChange, usdShort } from '../report/format.js';
 import { markdownTable } from '../report/markdown-table.js';
+import { fidelityLine } from '../replay/fidelity/fidelity-summary.js';
 import type { TuneReport, TuneResult } from './tune-run.js';
 
 const TIGHT = { layout: 'tight' } as const;
@@ -57,6 +58,7 @@ export function renderTune(r: TuneReport): string {
     '',
     `The floor: \`optimal\`, the hindsight-optimal schedule (clears and compactions planned with the whole transcript known, recall not weighed), costs ${usdShort(r.baselines.optimal.cost.withCache)} with caching, ${vsNone(r.baselines.optimal, none)} against none; the recommendation costs ${timesFloor(rec, r.baselines.optimal)} the floor. ${resultsFloorLine(r)}`,
     '',
+    ...(r.fidelity ? [`${fidelityLine(r.fidelity)} The figures below rest on that replay; \`simulate\` gives the table per session.`, ''] : []),
     `Tuned to the archive's ${r.grid.cache} cache, warm for ${r.grid.expectedCalls} calls after a call on average: the \`-at-least\` clears free at least what pays for the rewrite they cause, and the cache-aware ContextManager weighs its edits the same way.`,
     '',
     '## Tools',

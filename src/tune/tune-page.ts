@@ -5,10 +5,14 @@ import { escapeHtml } from '../report/html/escape.js';
 import type { Page } from '../report/html/page.js';
 import { num, sortableTable } from '../report/html/table.js';
 import { writePage } from '../report/html/write-pages.js';
+import { fidelityLine } from '../replay/fidelity/fidelity-summary.js';
 import type { TuneReport, TuneResult } from './tune-run.js';
 
 /** What the page shows of tune.json: the report, with the inputs the command was given. */
-export interface TunePageInput extends Pick<TuneReport, 'transcripts' | 'recallFloor' | 'tools' | 'baselines' | 'candidates' | 'recommended' | 'exports'> {
+export interface TunePageInput extends Pick<
+  TuneReport,
+  'transcripts' | 'recallFloor' | 'tools' | 'baselines' | 'candidates' | 'recommended' | 'exports' | 'fidelity'
+> {
   inputs: readonly string[];
 }
 
@@ -90,6 +94,14 @@ export function tunePage(t: TunePageInput): Page {
           '* on the frontier',
         ),
       },
+      ...(t.fidelity
+        ? [
+            {
+              title: 'The replay against the record',
+              intro: `${fidelityLine(t.fidelity)} The figures above rest on that replay; simulate gives the table per session.`,
+            },
+          ]
+        : []),
       {
         title: 'Tools',
         intro: "Each tool's results in all the tokens of the archive, and how often the session used the file or command of a call again after its result.",

@@ -12,6 +12,7 @@ import { type ReplayOptionsInput, ReplayOptionsSchema } from '../replay/replay-o
 import { ArchiveTokenScale, type TokenScale, measureTokenScale, scalesCounts } from '../replay/billing/token-ratio.js';
 import { Simulation } from '../replay/simulation.js';
 import type { PolicyTotals } from '../replay/simulation-report.js';
+import type { FidelitySummary } from '../replay/fidelity/fidelity-summary.js';
 import type { TranscriptReplay } from '../replay/transcript-replay.js';
 import { type GridContext, type TuneCandidate, neededTools, tuneCandidates } from './candidates.js';
 import { WarmRuns } from './warm-runs.js';
@@ -84,6 +85,8 @@ export interface TuneReport {
    */
   recommended: TuneResult & { meetsFloor: boolean; beatsNone: boolean };
   exports: (TuneResult & { runtime: ExportRuntime; exact: boolean; note?: string; load: string; file: string })[];
+  /** With recorded usage: how far the archive's `source` replay departs from the record (see replay/fidelity/). */
+  fidelity?: FidelitySummary;
 }
 
 /** Transcripts to read, as many times as tune needs to pass over them (the archive is never held in memory). */
@@ -119,7 +122,13 @@ interface Pass {
   tokenScaleFallback?: TokenScale;
 }
 
-async function replayAll(source: TranscriptSource, policies: string[], pass: Pass, what: string): Promise<Map<string, PolicyTotals>> {
+/** A pass's figures: each policy's totals by name, and with recorded usage how far the `source` replay departs from it. */
+interface PassResult {
+  totals: Map<string, PolicyTotals>;
+  fidelity?: FidelitySummary;
+}
+
+async function replayAll(source: TranscriptSource, policies: string[], pass: Pass, what: string, { fidelity = false } = {}): Promise<PassResult> {
   const { options, tokenizer, pool } = pass;
   const settings: ReplayOptionsInput = {
     policies,
@@ -133,6 +142,7 @@ async function replayAll(source: TranscriptSource, policies: string[], pass: Pas
     ...(pass.tokenScaleFallback ? { tokenScaleFallback: pass.tokenScaleFallback } : {}),
     // Masking on every call loses what it masks, as a clear does: both are scored where they edit.
     hindsightAtMicro: true,
+    fidelity,
   };
   const simulation = new Simulation({ ...settings, tokenizer });
   let done = 0;
@@ -147,7 +157,8 @@ async function replayAll(source: TranscriptSource, policies: string[], pass: Pas
   } else {
     for await (const item of source()) accept(await simulation.replayTranscript(item.transcript, sourceOf(item)));
   }
-  return new Map(simulation.report().policies.map((p) => [p.name, p]));
+  const report = simulation.report();
+  return { totals: new Map(report.policies.map((p) => [p.name, p])), ...(report.fidelity ? { fidelity: report.fidelity } : {}) };
 }
 
 function sourceOf(item: { file: string; line: number; format?: string }): { file: string; line: number; format?: string } {
@@ -225,7 +236,16 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     await writeJson(file, c.runtime === 'anthropic' ? { edits: [c.edit] } : c.options);
     policyOf.set(c.name, { candidate: c, policy: `${c.runtime === 'anthropic' ? 'anthropic' : 'config'}:${file}`, file });
   }
-  const totals = await replayAll(source, ['default', OPTIMAL_RESULTS, ...[...policyOf.values()].map((p) => p.policy)], pass, `${candidates.length} settings`);
+  // The first pass also holds the `source` replay against the record, where the archive recorded usage.
+  const { totals, fidelity } = await replayAll(
+    source,
+    ['default', OPTIMAL_RESULTS, ...[...policyOf.values()].map((p) => p.policy)],
+    pass,
+    `${candidates.length} settings`,
+    {
+      fidelity: true,
+    },
+  );
   const results = candidates.map((c) => {
     const p = policyOf.get(c.name)!;
     return resultOf(totals.get(p.policy)!, c.name, {
@@ -254,7 +274,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     // Each file replayed as its own runtime applies it (tcompact's through the ContextManager it configures).
     written.push({ e, file, policy: `${e.runtime === 'tcompact' ? 'config' : e.runtime}:${file}` });
   }
-  const exportTotals = await replayAll(
+  const { totals: exportTotals } = await replayAll(
     source,
     written.map((w) => w.policy),
     pass,
@@ -286,5 +306,6 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     candidates: results,
     recommended,
     exports,
+    ...(fidelity ? { fidelity } : {}),
   };
 }

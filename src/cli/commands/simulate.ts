@@ -112,6 +112,8 @@ export const simulateCommand = defineCommand({
   usage: 'Usage: tcompact simulate [input...] --out DIR [--policy NAME]... [options]',
   description: `Replays each transcript as the agent loop that produced it: every assistant message is one model call whose
 prompt is every earlier message as the policy leaves it. Writes simulate.json, simulate.md and simulate.html (a self-contained page with charts) in DIR.
+With recorded usage, each session's 'source' replay is held against its record: input, cache writes and input-side
+cost, and the first call more than 10% off with what was there (the section "The replay against the record").
 With no input, reads the current user's agent sessions ('tcompact sources' lists them), which the
 --agent, --since, --until and --project flags select, and says on stderr which folders it read.
 

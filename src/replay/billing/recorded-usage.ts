@@ -121,3 +121,8 @@ export function recordedCost(r: RecordedUsage, rates: ModelRates): Cost {
     withCache: (r.uncachedInput * rates.input + writes + r.cacheRead * rates.cacheRead + out) / 1e6,
   };
 }
+
+/** What one recorded call's input cost with caching at its model's rates, in US dollars: `recordedCost` without the output. */
+export function recordedInputCost(call: RecordedCall, rates: ModelRates): number {
+  return recordedCost({ ...usageOfCalls([call])!, output: 0 }, rates).withCache;
+}
