@@ -323,6 +323,8 @@ export class RolloutBuilder {
     // With token_count events, a request none priced is one the record does not bill (interrupted, failed).
     if (this.sawUsage) for (const m of this.unpriced) m.unpriced_request = true;
     if (this.models.length > 0) this.metadata.models = this.models;
+    // The Responses API leaves a finished turn's reasoning out of later prompts (see model/turn-reasoning.ts).
+    this.metadata.reasoningScope = 'turn';
     if (this.encryptedReasoning > 0) this.metadata.encryptedReasoning = this.encryptedReasoning;
     return this.system ? [this.system, ...this.messages] : this.messages;
   }

@@ -9,7 +9,8 @@ import { callModelOf } from './billing/cache-choice.js';
 import { CallClock } from './billing/call-clock.js';
 import { PromptCache } from './billing/prompt-cache.js';
 import { contentBlocks } from '../provider/cache-rules.js';
-import { answeringModel, isSourceSummary } from '../model/recorded.js';
+import { answeringModel, isSourceSummary, isUnpricedRequest } from '../model/recorded.js';
+import { keepsReasoningPerTurn, withoutReasoning } from '../model/turn-reasoning.js';
 
 /** How one transcript's agent loop is replayed under one policy. */
 export interface ReplayLoopOptions {
@@ -165,11 +166,23 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   const unlogged = new Map<Message, number>();
   const sized = (m: Message) => tokensOf(m, tok) + (unlogged.get(m) ?? 0);
   const unloggedIn = (messages: readonly Message[]) => (unlogged.size === 0 ? 0 : messages.reduce((n, m) => n + (unlogged.get(m) ?? 0), 0));
+  const perTurnReasoning = keepsReasoningPerTurn(transcript.metadata);
 
   for (const [messageIndex, message] of transcript.messages.entries()) {
     const atMs = clock.next(message);
     if (!replayed(message)) continue;
-    if (message.role === 'assistant') {
+    if (perTurnReasoning && message.role === 'user') {
+      // A new turn: the finished turns' reasoning leaves the prompt.
+      for (let i = 0; i < context.length; i++) {
+        const without = withoutReasoning(context[i]);
+        if (without === context[i]) continue;
+        tokens -= tokensOf(context[i], tok) - tokensOf(without, tok);
+        const extra = unlogged.get(context[i]);
+        if (extra !== undefined) unlogged.set(without, extra);
+        context[i] = without;
+      }
+    }
+    if (message.role === 'assistant' && !isUnpricedRequest(message)) {
       if (policy.micro) {
         const out = await policy.micro({ messages: context, tokens, window: options.window, reason: 'threshold' });
         if (out.messages !== context && !sameMessages(out.messages, context)) {
