@@ -232,7 +232,7 @@ describe('Codex rollout adapter', () => {
     });
     const compactions = t.transcript.metadata?.compactions as { summaryIndex: number; replacementHistoryItems: number }[];
     expect(compactions).toEqual([{ summaryIndex: 7, replacementHistoryItems: 2 }]);
-    expect(m[7]).toMatchObject({ role: "user", is_compact_summary: true });
+    expect(m[7]).toMatchObject({ role: 'user', is_compact_summary: true });
     expect(t.transcript.metadata).toMatchObject({ models: ['gpt-5', 'gpt-5-codex'], encryptedReasoning: 1 });
   });
 
