@@ -172,15 +172,15 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
     const atMs = clock.next(message);
     if (!replayed(message)) continue;
     if (perTurnReasoning && message.role === 'user') {
-      // A new turn: the finished turns' reasoning leaves the prompt.
-      for (let i = 0; i < context.length; i++) {
-        const without = withoutReasoning(context[i]);
-        if (without === context[i]) continue;
+      // A new turn: the finished turns' reasoning leaves the prompt (a new array: earlier prompts keep theirs).
+      const next = context.map(withoutReasoning);
+      next.forEach((without, i) => {
+        if (without === context[i]) return;
         tokens -= tokensOf(context[i], tok) - tokensOf(without, tok);
         const extra = unlogged.get(context[i]);
         if (extra !== undefined) unlogged.set(without, extra);
-        context[i] = without;
-      }
+      });
+      context = next;
     }
     if (message.role === 'assistant' && !isUnpricedRequest(message)) {
       if (policy.micro) {
