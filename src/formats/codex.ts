@@ -3,7 +3,7 @@ import { baseName, errorItem, finishTranscript, skippedItem } from './_items.js'
 import { lineItem, readJsonl } from './_jsonl.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
-export { isLegacySessionMeta } from './_codex-rollout.js';
+export { isLegacySessionMeta } from './_codex-items.js';
 
 /**
  * Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`): one transcript per file. Built from Codex's
