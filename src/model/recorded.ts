@@ -10,6 +10,12 @@ import type { Transcript } from './transcript.js';
 /** The summary a source put in place of the history at its own compaction (`is_compact_summary`). */
 export const isSourceSummary = (m: Message): boolean => m.is_compact_summary === true;
 
+/**
+ * A request the source made but its record does not price (Codex: a response cut by `turn_aborted` before any
+ * `token_count`): its items stay in the history that later requests sent, but it is no billed call.
+ */
+export const isUnpricedRequest = (m: Message): boolean => m.unpriced_request === true;
+
 /** Text the client added rather than the user typed (`is_meta`; `isMeta` as Claude Code logs it). */
 export const isClientText = (m: Message): boolean => m.is_meta === true || m.isMeta === true;
 

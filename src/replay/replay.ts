@@ -9,7 +9,8 @@ import { callModelOf } from './billing/cache-choice.js';
 import { CallClock } from './billing/call-clock.js';
 import { PromptCache } from './billing/prompt-cache.js';
 import { contentBlocks, rulesForModel } from '../provider/cache-rules.js';
-import { answeringModel, historyMessage, isSourceSummary, recordedOutputOf } from '../model/recorded.js';
+import { answeringModel, historyMessage, isSourceSummary, isUnpricedRequest, recordedOutputOf } from '../model/recorded.js';
+import { keepsReasoningPerTurn, withoutReasoning } from '../model/turn-reasoning.js';
 import type { UnloggedSpan } from './billing/token-ratio.js';
 
 /** How one transcript's agent loop is replayed under one policy. */
@@ -191,11 +192,23 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   };
   const sized = (m: Message) => tokensOf(m, tok) + extraOf(m);
   const unloggedIn = (messages: readonly Message[]) => (unlogged.size === 0 ? 0 : messages.reduce((n, m) => n + extraOf(m), 0));
+  const perTurnReasoning = keepsReasoningPerTurn(transcript.metadata);
 
   for (const [messageIndex, message] of transcript.messages.entries()) {
     const atMs = clock.next(message);
     if (!replayed(message)) continue;
-    if (message.role === 'assistant') {
+    if (perTurnReasoning && message.role === 'user') {
+      // A new turn: the finished turns' reasoning leaves the prompt (a new array: earlier prompts keep theirs).
+      const next = context.map(withoutReasoning);
+      next.forEach((without, i) => {
+        if (without === context[i]) return;
+        tokens -= tokensOf(context[i], tok) - tokensOf(without, tok);
+        const spans = unlogged.get(context[i]);
+        if (spans !== undefined) unlogged.set(without, spans);
+      });
+      context = next;
+    }
+    if (message.role === 'assistant' && !isUnpricedRequest(message)) {
       callAt = messageIndex;
       if (policy.micro) {
         const out = await policy.micro({ messages: context, tokens, window: options.window, reason: 'threshold' });

@@ -29,6 +29,7 @@ import {
   unloggedGrowth,
 } from './billing/token-ratio.js';
 import { CompactionCallMeter } from './compaction-calls.js';
+import { asSent } from './sent-tool-output.js';
 import type { Policy } from './policies/policy.js';
 import type { ModelRun, PolicyRun } from './policy-run.js';
 import { type ReplayStats, type ReplayedCall, replay } from './replay.js';
@@ -185,6 +186,7 @@ export async function replayTranscript(
   o: ReplayOptions,
   deps: ReplayDeps,
 ): Promise<TranscriptReplay> {
+  transcript = asSent(transcript);
   const recorded = recordedUsage(transcript);
   const scale = o.tokenRatio === 'recorded' ? recordedTokenScale(transcript, deps.tokenizer, o.tokenScaleFallback) : undefined;
   const ratio = o.tokenRatio === 'recorded' ? (scale?.ratio ?? 1) : o.tokenRatio;

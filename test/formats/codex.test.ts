@@ -57,7 +57,8 @@ describe('Codex rollout adapter', () => {
     expect(t.transcript.id).toBe('0199a213-81c0-7800-8aa1-bbab2a035a53');
     expect(t.repairs).toEqual({});
     const m = t.transcript.messages;
-    expect(m.map((x) => x.role)).toEqual(['system', 'user', 'user', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    // The web search and the answer after it are one response: one request.
+    expect(m.map((x) => x.role)).toEqual(['system', 'user', 'user', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant', 'tool']);
     expect(m[0].content).toBe('You are Codex, a coding agent running in a terminal. Keep changes minimal and explain what you did.');
     expect(m[3]).toMatchObject({
       content: null,
@@ -74,7 +75,13 @@ describe('Codex rollout adapter', () => {
       tool_calls: [{ id: 'call_patch_list', function: { name: 'apply_patch' } }],
     });
     expect((m[6] as { tool_calls: { function: { arguments: string } }[] }).tool_calls[0].function.arguments).toMatch(/^\*\*\* Begin Patch\n/);
-    expect(m[9]).toEqual({ role: 'tool', tool_call_id: 'call_npm_test', content: 'npm ERR! missing script: test', is_error: true });
+    expect(m[9]).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_npm_test',
+      content: 'npm ERR! missing script: test',
+      is_error: true,
+      timestamp: '2025-10-29T00:59:49.000Z',
+    });
     expect(t.transcript.metadata).toMatchObject({
       sessionId: '0199a213-81c0-7800-8aa1-bbab2a035a53',
       cwd: '/home/dev/todo-cli',
@@ -123,7 +130,8 @@ describe('Codex rollout adapter', () => {
     expect(t.repairs).toEqual({});
     expect(t.transcript.metadata).toMatchObject({ sessionId: '5973b6c0-94b8-487b-a530-2aeb6098ae0e', git: { branch: 'main' }, encryptedReasoning: 1 });
     const m = t.transcript.messages;
-    expect(m.map((x) => x.role)).toEqual(['user', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(m.map((x) => x.role)).toEqual(['user', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool']);
+    expect(m[8].content).toMatch(/^Fixed: src\/store\.js/);
     expect(m.filter(isAssistant).flatMap((x) => (x.tool_calls ?? []).map((c) => [c.id, c.function.name]))).toEqual([
       ['call_store', 'shell'],
       ['call_patch', 'apply_patch'],
@@ -199,15 +207,20 @@ describe('Codex rollout adapter', () => {
     expect(accountedUnits(items)).toBe(lineCount(COMPACTED));
     expect(skippedOf(items).map((s) => [s.line, s.reason])).toEqual([
       [8, 'record:response_item/ghost_snapshot'],
-      [10, 'record:event_msg/turn_aborted'],
       [13, 'record:event_msg/context_compacted'],
       [15, 'blank'],
     ]);
     const [t] = transcriptsOf(items);
     expect(t.repairs).toEqual({ missingResultFilled: 1 });
     const m = t.transcript.messages;
-    expect(m[6]).toEqual({ role: 'tool', tool_call_id: 'call_dev_server', content: NO_RESULT_TEXT });
-    expect(m[3]).toMatchObject({ tool_calls: [{ id: 'web_search_1', function: { name: 'web_search' } }] });
+    // The web search and the call after it are one response: one request, whose interrupted call gets the repair.
+    expect(m[5]).toEqual({ role: 'tool', tool_call_id: 'call_dev_server', content: NO_RESULT_TEXT });
+    expect(m[3]).toMatchObject({
+      tool_calls: [
+        { id: 'web_search_1', function: { name: 'web_search' } },
+        { id: 'call_dev_server', function: { name: 'shell' } },
+      ],
+    });
     expect(m[1]).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_health_curl', function: { name: 'local_shell' } }] });
     expect(JSON.parse((m[1] as { tool_calls: { function: { arguments: string } }[] }).tool_calls[0].function.arguments)).toMatchObject({
       type: 'exec',
@@ -218,8 +231,8 @@ describe('Codex rollout adapter', () => {
       content: [{ type: 'text' }, { type: 'image_url', image_url: { url: expect.stringMatching(/^data:image\/png;base64,/) } }],
     });
     const compactions = t.transcript.metadata?.compactions as { summaryIndex: number; replacementHistoryItems: number }[];
-    expect(compactions).toEqual([{ summaryIndex: 8, replacementHistoryItems: 2 }]);
-    expect(m[8]).toMatchObject({ role: 'user', is_compact_summary: true });
+    expect(compactions).toEqual([{ summaryIndex: 7, replacementHistoryItems: 2 }]);
+    expect(m[7]).toMatchObject({ role: 'user', is_compact_summary: true });
     expect(t.transcript.metadata).toMatchObject({ models: ['gpt-5', 'gpt-5-codex'], encryptedReasoning: 1 });
   });
 

@@ -1,7 +1,9 @@
 import type { CompactionHandler, CompactionOutput, CompactionRequest } from '../../context/compaction-handler.js';
 import { strategyCompaction, withFocus } from '../../context/strategy-compaction.js';
-import type { Message } from '../../model/message.js';
+import { type Message, messageContent } from '../../model/message.js';
+import { contentText } from '../../model/content.js';
 import { historyMessage, isSourceSummary } from '../../model/recorded.js';
+import { originalOf } from '../../model/turn-reasoning.js';
 import { RefSink } from '../../refs/ref-store.js';
 import { hindsightProbes, scoreHindsight } from '../../retention/hindsight.js';
 import { viewOfMessages } from '../../retention/model-view.js';
@@ -96,7 +98,8 @@ type PointCompaction = (point: SourcePoint, request: CompactionRequest) => Compa
 
 /**
  * The source's own: its recorded summary (or the history it kept, Codex's replacement history) in place of everything
- * before the point; what came after the point stays.
+ * before the point; what came after the point stays. The system and developer messages ahead stay unless what the
+ * source kept holds them already (Codex's replacement history keeps the developer message): nothing is sent twice.
  */
 function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompaction {
   // The replay's prompts hold replies as later prompts hold them (historyMessage): both objects map to the index.
@@ -109,8 +112,10 @@ function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompac
   return (point, { messages }) => {
     const kept = point.kept ?? (point.summary ? [point.summary] : undefined);
     if (!kept) return undefined;
-    const after = messages.filter((m) => (indexOf.get(m) ?? -1) >= point.index);
-    const next = [...leadingSystem(messages), ...kept, ...after];
+    const after = messages.filter((m) => (indexOf.get(originalOf(m)) ?? -1) >= point.index);
+    const held = new Set(kept.map((k) => `${k.role}\u0000${contentText(messageContent(k))}`));
+    const lead = leadingSystem(messages).filter((m) => !held.has(`${m.role}\u0000${contentText(messageContent(m))}`));
+    const next = [...lead, ...kept, ...after];
     return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt };
   };
 }

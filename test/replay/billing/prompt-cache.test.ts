@@ -172,7 +172,7 @@ describe('openai: automatic prefix caching from 1,024 tokens in 128-token steps'
     ).toEqual({ read: 1024 + 0, written: 0, uncached: 146 });
   });
 
-  it('caches nothing below 1,024 tokens and forgets after five minutes', () => {
+  it('caches nothing below 1,024 tokens, keeps a prefix five minutes on, and forgets it after ten', () => {
     const x = msg(1000);
     expect(
       bill('openai', 0, [
@@ -184,7 +184,13 @@ describe('openai: automatic prefix caching from 1,024 tokens in 128-token steps'
     expect(
       bill('openai', 0, [
         [0, [a]],
-        [301, [a, msg(1)]],
+        [305, [a, msg(1)]],
+      ])[1].read,
+    ).toBe(2048);
+    expect(
+      bill('openai', 0, [
+        [0, [a]],
+        [601, [a, msg(1)]],
       ])[1].read,
     ).toBe(0);
   });
