@@ -27,6 +27,7 @@ const KINDS: Record<string, string> = {
   PrivateKeyP12: 'gcp-service-account-key',
   GCP_SERVICE_ACCOUNT_KEY_ID: 'gcp-service-account-key',
   PrivateKey: 'private-key',
+  ESCAPED_PRIVATE_KEY: 'private-key',
   PackageJSON_xOauthToken: 'github-token',
   Npmrc_authToken: 'npm-token',
   NPM_ACCESS_TOKEN: 'npm-token',

@@ -9,6 +9,7 @@ import { restoreWithFates } from '../refs/restore.js';
 import { VIEW_DIR, transcriptPageName } from '../report/html/transcript-pages.js';
 import { writeRunPage } from '../pipeline/sink/run-page.js';
 import { RUN_HTML } from '../report/html/write-pages.js';
+import { SecretMasker } from '../secrets/mask.js';
 import { getTokenizer } from '../tokens/tokenizer.js';
 import { findTranscripts, readLostProbes, readRunReport } from './run-folder.js';
 import { transcriptView } from './transcript-view.js';
@@ -23,6 +24,8 @@ export interface ViewOptions {
   evalDir?: string;
   /** Where the pages go. @default RUN_DIR/view */
   outDir?: string;
+  /** Masks the secrets of every page and of the run page written again. @default masking on */
+  masker?: SecretMasker;
 }
 
 export interface ViewResult {
@@ -50,6 +53,7 @@ const hrefFrom = (runDir: string, file: string): string => relative(runDir, file
  */
 export async function writeViews(options: ViewOptions): Promise<ViewResult> {
   const { runDir } = options;
+  const masker = options.masker ?? new SecretMasker();
   const report = await readRunReport(runDir);
   if (report.settings.refs === false) {
     throw new TcompactError('E_USAGE', `view: ${runDir} was compacted with --no-refs: there is no side store to give back its originals`);
@@ -89,7 +93,7 @@ export async function writeViews(options: ViewOptions): Promise<ViewResult> {
     });
     const path = join(outDir, transcriptPageName(id));
     try {
-      await writeFileAtomic(path, [renderViewPage(view)]);
+      await writeFileAtomic(path, [renderViewPage(masker.value(view))]);
     } catch (err) {
       throw new TcompactError('E_IO', `view: cannot write ${path}: ${(err as Error).message}`);
     }
@@ -104,7 +108,8 @@ export async function writeViews(options: ViewOptions): Promise<ViewResult> {
       if (page !== undefined) pages.set(t.id, hrefFrom(runDir, page));
     }
     const { errors } = runFinalPaths(runDir);
-    result.runPage = await writeRunPage({ html: runPage, errors }, 'run', report, { ...report.settings, workers: report.workers }, { runDir, pages });
+    const shown = masker.value(report);
+    result.runPage = await writeRunPage({ html: runPage, errors }, 'run', shown, { ...shown.settings, workers: shown.workers }, { runDir, pages });
   }
   return result;
 }

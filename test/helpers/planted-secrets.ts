@@ -30,6 +30,12 @@ export interface PlantedSecret {
   value: string;
   /** A line of text carrying it as an agent would see it. */
   line: string;
+  /**
+   * Whether the value alone says what it is (a prefix such as `ghp_` or `AKIA`). A 40-character AWS secret key, a
+   * password or a line of a key's body is a secret only by its context (`aws_secret_access_key =`, `postgres://u:`,
+   * `-----BEGIN`), and no scanner can tell it from any other string without it.
+   */
+  bare: boolean;
 }
 
 export function plantedSecrets(seed = 'tc'): PlantedSecret[] {
@@ -49,23 +55,24 @@ export function plantedSecrets(seed = 'tc'): PlantedSecret[] {
   const dbPassword = f('dbpw', 14);
   const redisPassword = `${f('rpw', 10)}!x`;
   return [
-    { kind: 'aws-access-key-id', value: awsId, line: `export AWS_ACCESS_KEY_ID=${awsId}` },
-    { kind: 'aws-secret-access-key', value: awsSecret, line: `aws_secret_access_key = ${awsSecret}` },
+    { kind: 'aws-access-key-id', value: awsId, line: `export AWS_ACCESS_KEY_ID=${awsId}`, bare: true },
+    { kind: 'aws-secret-access-key', value: awsSecret, line: `aws_secret_access_key = ${awsSecret}`, bare: false },
     {
       kind: 'gcp-service-account-key',
       value: gcpKeyId,
       line: `{"type": "service_account", "project_id": "demo", "private_key_id": "${gcpKeyId}", "private_key": "${gcpKey}\\n"}`,
+      bare: false,
     },
-    { kind: 'private-key', value: gcpKey.split('\\n')[3] ?? '', line: `gcp key body ${gcpKey}` },
-    { kind: 'github-token', value: github, line: `curl -H "Authorization: token ${github}" https://api.github.com/user` },
-    { kind: 'gitlab-token', value: gitlab, line: `git clone https://oauth2:${gitlab}@gitlab.com/acme/app.git` },
-    { kind: 'slack-token', value: slack, line: `SLACK_BOT_TOKEN=${slack}` },
-    { kind: 'npm-token', value: npm, line: `//registry.npmjs.org/:_authToken=${npm}` },
-    { kind: 'stripe-key', value: stripe, line: `STRIPE_SECRET_KEY=${stripe}` },
-    { kind: 'openai-key', value: openai, line: `OPENAI_API_KEY=${openai}` },
-    { kind: 'anthropic-key', value: anthropic, line: `ANTHROPIC_API_KEY=${anthropic}` },
-    { kind: 'private-key', value: (rsa.split('\n')[5] ?? '').slice(0, 40), line: rsa },
-    { kind: 'connection-string', value: dbPassword, line: `DATABASE_URL=postgres://app:${dbPassword}@db.internal:5432/app` },
-    { kind: 'url-password', value: redisPassword, line: `REDIS_URL=redis://default:${redisPassword}@cache.internal:6379` },
+    { kind: 'private-key', value: gcpKey.split('\\n')[3] ?? '', line: `gcp key body ${gcpKey}`, bare: false },
+    { kind: 'github-token', value: github, line: `curl -H "Authorization: token ${github}" https://api.github.com/user`, bare: true },
+    { kind: 'gitlab-token', value: gitlab, line: `git clone https://oauth2:${gitlab}@gitlab.com/acme/app.git`, bare: true },
+    { kind: 'slack-token', value: slack, line: `SLACK_BOT_TOKEN=${slack}`, bare: true },
+    { kind: 'npm-token', value: npm, line: `//registry.npmjs.org/:_authToken=${npm}`, bare: true },
+    { kind: 'stripe-key', value: stripe, line: `STRIPE_SECRET_KEY=${stripe}`, bare: true },
+    { kind: 'openai-key', value: openai, line: `OPENAI_API_KEY=${openai}`, bare: true },
+    { kind: 'anthropic-key', value: anthropic, line: `ANTHROPIC_API_KEY=${anthropic}`, bare: true },
+    { kind: 'private-key', value: (rsa.split('\n')[5] ?? '').slice(0, 40), line: rsa, bare: false },
+    { kind: 'connection-string', value: dbPassword, line: `DATABASE_URL=postgres://app:${dbPassword}@db.internal:5432/app`, bare: false },
+    { kind: 'url-password', value: redisPassword, line: `REDIS_URL=redis://default:${redisPassword}@cache.internal:6379`, bare: false },
   ];
 }
