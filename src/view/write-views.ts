@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { type ErrorCode, TcompactError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { runFinalPaths } from '../pipeline/store/ordered-writer.js';
@@ -8,6 +8,7 @@ import { REFS_FILE, readRefFile } from '../refs/ref-file.js';
 import { restoreWithFates } from '../refs/restore.js';
 import { VIEW_DIR, transcriptPageName } from '../report/html/transcript-pages.js';
 import { writeRunPage } from '../pipeline/sink/run-page.js';
+import { localHref } from '../report/html/local-href.js';
 import { RUN_HTML } from '../report/html/write-pages.js';
 import { SecretMasker } from '../secrets/mask.js';
 import { getTokenizer } from '../tokens/tokenizer.js';
@@ -42,9 +43,6 @@ export interface ViewResult {
   /** The run page, written again with its table linking to the pages; undefined when the run has none. */
   runPage?: string;
 }
-
-/** A path relative to the run page, with `/` whatever the platform. */
-const hrefFrom = (runDir: string, file: string): string => relative(runDir, file).split(sep).join('/');
 
 /**
  * Writes one page per transcript of a run (see view-page.ts): the original from the side store, the compacted one
@@ -105,7 +103,7 @@ export async function writeViews(options: ViewOptions): Promise<ViewResult> {
     const pages = new Map<string, string>();
     for (const t of report.spread.largest) {
       const page = [outDir, join(runDir, VIEW_DIR)].map((dir) => join(dir, transcriptPageName(t.id))).find((path) => existsSync(path));
-      if (page !== undefined) pages.set(t.id, hrefFrom(runDir, page));
+      if (page !== undefined) pages.set(t.id, localHref(runDir, page));
     }
     const { errors } = runFinalPaths(runDir);
     const shown = masker.value(report);
