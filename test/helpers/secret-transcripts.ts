@@ -19,13 +19,13 @@ export interface SecretCorpus {
 
 const FILLER = 'The build compiled the module graph, ran the linter over every package and wrote the bundle. ';
 
-function canonical(id: string, secrets: PlantedSecret[]): object {
+function canonical(id: string, secrets: PlantedSecret[], payload: string): object {
   const messages: object[] = [{ role: 'system', content: 'You are a coding agent.' }];
   secrets.forEach((s, i) => {
-    const call = `call_${id}_${i}`;
+    const call = `call_${id}_${i}${payload}`;
     const failing = i % 3 === 2;
     messages.push(
-      { role: 'user', content: `Please deploy with this: ${s.line}` },
+      { role: 'user', content: `Please deploy with this: ${s.line} ${payload}` },
       {
         role: 'assistant',
         content: null,
@@ -36,16 +36,25 @@ function canonical(id: string, secrets: PlantedSecret[]): object {
       {
         role: 'tool',
         tool_call_id: call,
-        content: failing ? `Error: deploy failed, ${s.line} was refused (exit 1)\n${FILLER.repeat(20)}` : `cat .env\n${s.line}\n${FILLER.repeat(30)}`,
+        content: failing
+          ? `Error: deploy failed, ${s.line} was refused (exit 1) ${payload}\n${FILLER.repeat(20)}`
+          : `cat .env\n${s.line}\n${payload}${FILLER.repeat(30)}`,
       },
     );
   });
   messages.push({ role: 'user', content: 'Thanks, all done.' }, { role: 'assistant', content: 'Deployed.' });
-  return { id, messages };
+  return { id: `${id}${payload}`, messages };
 }
 
-function claudeCodeSession(secrets: PlantedSecret[]): string {
-  const base = { isSidechain: false, userType: 'external', cwd: '/home/user/app', sessionId: 'secret-session', version: '2.1.38', gitBranch: 'main' };
+function claudeCodeSession(secrets: PlantedSecret[], payload: string): string {
+  const base = {
+    isSidechain: false,
+    userType: 'external',
+    cwd: `/home/user/app${payload}`,
+    sessionId: `secret-session${payload}`,
+    version: '2.1.38',
+    gitBranch: 'main',
+  };
   const lines: object[] = [];
   let parent: string | null = null;
   let n = 0;
@@ -55,16 +64,16 @@ function claudeCodeSession(secrets: PlantedSecret[]): string {
     parent = uuid;
   };
   secrets.forEach((s, i) => {
-    const tool = `toolu_${String(i).padStart(20, '0')}`;
-    add({ type: 'user', message: { role: 'user', content: `My credentials: ${s.line}` } });
+    const tool = `toolu_${String(i).padStart(20, '0')}${payload}`;
+    add({ type: 'user', message: { role: 'user', content: `My credentials: ${s.line} ${payload}` } });
     add({
       type: 'assistant',
       message: {
-        model: 'claude-opus-4-6',
+        model: `claude-opus-4-6${payload}`,
         id: `msg_${i}`,
         type: 'message',
         role: 'assistant',
-        content: [{ type: 'tool_use', id: tool, name: 'Bash', input: { command: s.bare ? `grep -r '${s.value}' .` : `echo '${s.line}' >> .env` } }],
+        content: [{ type: 'tool_use', id: tool, name: `Bash${payload}`, input: { command: s.bare ? `grep -r '${s.value}' .` : `echo '${s.line}' >> .env` } }],
         stop_reason: 'tool_use',
         usage: { input_tokens: 3, cache_creation_input_tokens: 1000, cache_read_input_tokens: 1000 * i, output_tokens: 20 },
       },
@@ -88,12 +97,19 @@ function claudeCodeSession(secrets: PlantedSecret[]): string {
   return `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`;
 }
 
-export function writeSecretCorpus(dir: string): SecretCorpus {
+/**
+ * `payload`, when given, is added to every field a page shows: transcript and tool-call ids, tool names, arguments,
+ * results, user text, model names and the project folder.
+ */
+export function writeSecretCorpus(dir: string, payload = ''): SecretCorpus {
   const secrets = plantedSecrets();
   mkdirSync(join(dir, 'claude-code'), { recursive: true });
   const archive = join(dir, 'archive.jsonl');
   const session = join(dir, 'claude-code', 'session.jsonl');
-  writeFileSync(archive, `${[canonical('deploy-1', secrets), canonical('deploy-2', [...secrets].reverse())].map((t) => JSON.stringify(t)).join('\n')}\n`);
-  writeFileSync(session, claudeCodeSession(secrets));
+  writeFileSync(
+    archive,
+    `${[canonical('deploy-1', secrets, payload), canonical('deploy-2', [...secrets].reverse(), payload)].map((t) => JSON.stringify(t)).join('\n')}\n`,
+  );
+  writeFileSync(session, claudeCodeSession(secrets, payload));
   return { dir, archive, session, secrets };
 }
