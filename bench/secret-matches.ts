@@ -24,7 +24,12 @@ function visit(value: unknown, where: string): void {
     return;
   }
   if (Array.isArray(value)) value.forEach((v) => visit(v, where));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) (visit(k, where), visit(v, where));
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      visit(k, where);
+      visit(v, where);
+    }
+  }
 }
 
 for await (const item of readInputs(process.argv.slice(2), { maxLineBytes: DEFAULT_MAX_LINE_BYTES })) {
