@@ -36,8 +36,8 @@ const FLAGS = {
   ...COMPACTION_FLAGS,
   'dry-run': booleanFlag({ description: 'compact and print the report, write nothing' }),
   ...READ_FLAGS,
-  ...LLM_FLAGS,
   ...SECRET_FLAGS,
+  ...LLM_FLAGS,
 };
 
 export const compactCommand = defineCommand({

@@ -71,8 +71,8 @@ const FLAGS = {
   'price-out': { ...LLM_FLAGS['price-out'], section: undefined, description: 'US dollars per million completion tokens of --model' },
   ...INPUT_FLAGS,
   ...SOURCE_FLAGS,
-  ...BATCH_FLAGS,
   ...SECRET_FLAGS,
+  ...BATCH_FLAGS,
 };
 
 function judgeOptions(values: FlagValues<typeof FLAGS> & { judge: string }): JudgeOptionsInput {

@@ -61,9 +61,9 @@ const FLAGS = {
   }),
   quiet: booleanFlag({ description: 'no progress output' }),
   ...SOURCE_FLAGS,
+  ...SECRET_FLAGS,
   ...LLM_FLAGS,
   ...BATCH_FLAGS,
-  ...SECRET_FLAGS,
 };
 
 export const runCommand = defineCommand({
