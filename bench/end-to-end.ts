@@ -14,7 +14,9 @@ export const PROFILES_DIR = join(RESULTS_DIR, 'profiles');
 
 interface Variant {
   name: string;
-  kind: 'read' | 'json' | 'tokenize' | 'pipeline';
+  kind: 'read' | 'json' | 'tokenize' | 'secrets' | 'pipeline';
+  /** For kind 'pipeline': strategies run before the chosen ones (`redact-secrets`). */
+  before?: readonly string[];
   /** For kind 'tokenize': the engine counting. */
   engine?: 'gpt-tokenizer' | 'tcompact';
   pipeline?: Omit<RunOptions, 'strategies'>;
@@ -28,6 +30,14 @@ const TOKENIZE_C: Variant = {
   kind: 'tokenize',
   engine: 'tcompact',
 };
+
+/** The secret scan alone (bench/baselines/secret-scan.mjs): what masking or redacting costs on every text field. */
+const SECRET_SCAN: Variant = { name: 'the secret scan alone, every text field, 1 core', kind: 'secrets' };
+
+/** A pipeline run with `redact-secrets` before the chosen strategies: against the same run without, the scan's cost in a run. */
+function redacting(label: string): Variant {
+  return { ...pipeline(label, 2, 'o200k_base'), name: `tcompact run, redact-secrets + ${label}, exact, --workers 2`, before: ['redact-secrets'] };
+}
 
 function pipeline(label: string, workers: number, tokenizer: RunOptions['tokenizer']): Variant {
   return {
@@ -44,7 +54,7 @@ function fullVariants(label: string): Variant[] {
 
 /** The real-text archive: what exact counting costs on agent text (heuristic runs would repeat the synthetic ones). */
 function realTextVariants(label: string): Variant[] {
-  return [TOKENIZE_B, TOKENIZE_C, pipeline(label, 2, 'o200k_base')];
+  return [TOKENIZE_B, TOKENIZE_C, SECRET_SCAN, pipeline(label, 2, 'o200k_base'), redacting(label)];
 }
 
 /** A 10 KB session: runs on it cost what a run costs whatever its input. */
@@ -97,7 +107,13 @@ async function runVariant(
   if (v.kind === 'read') run = await runMeasured(process.execPath, [join(BASELINES, 'read-only.mjs'), file], ctx.tmpDir);
   else if (v.kind === 'json') run = await runMeasured(process.execPath, [join(BASELINES, 'json-roundtrip.mjs'), file, `${outDir}.jsonl`], ctx.tmpDir);
   else if (v.kind === 'tokenize') run = await runMeasured(process.execPath, [join(BASELINES, 'tokenize-only.mjs'), file, v.engine!], ctx.tmpDir);
-  else run = await runMeasured(process.execPath, [...nodeArgs, ...runArgs([file], outDir, { ...v.pipeline!, strategies })], ctx.tmpDir);
+  else if (v.kind === 'secrets') run = await runMeasured(process.execPath, [join(BASELINES, 'secret-scan.mjs'), file], ctx.tmpDir);
+  else
+    run = await runMeasured(
+      process.execPath,
+      [...nodeArgs, ...runArgs([file], outDir, { ...v.pipeline!, strategies: [...(v.before ?? []), ...strategies] })],
+      ctx.tmpDir,
+    );
   rmSync(`${outDir}.jsonl`, { force: true });
   if (run.exitCode !== 0) throw new Error(`${v.name} exited with ${run.exitCode}: ${run.stderr.slice(0, 2000)}`);
   const extra: Record<string, number> = {};
@@ -105,6 +121,11 @@ async function runVariant(
     const out = JSON.parse(run.stdout) as { tokens: number; countMs: number };
     extra.tokens = out.tokens;
     extra.countMs = out.countMs;
+  }
+  if (v.kind === 'secrets') {
+    const out = JSON.parse(run.stdout) as { secrets: number; scanMs: number };
+    extra.secrets = out.secrets;
+    extra.scanMs = out.scanMs;
   }
   if (v.kind === 'pipeline') {
     const reportPath = join(outDir, 'report.json');
@@ -209,6 +230,19 @@ function rowTable(title: string, rows: readonly E2eRow[], notes: string[], headl
     notes,
     headline,
   };
+}
+
+/**
+ * What the secret scan costs: alone per MB, and in a run as `redact-secrets` before the chosen strategies, against the
+ * same run without it (a run without `redact-secrets` scans only its report, not the transcripts).
+ */
+function secretScanNote(rows: readonly E2eRow[], label: string): string {
+  const cpu = (name: string) => rows.find((r) => r.variant === name)?.cpuMsPerMB ?? null;
+  const alone = cpu(SECRET_SCAN.name);
+  const plain = cpu(pipeline(label, 2, 'o200k_base').name);
+  const redacted = cpu(redacting(label).name);
+  const share = plain === null || redacted === null ? 'n/a' : `${(((redacted - plain) / plain) * 100).toFixed(1)}%`;
+  return `Secret scan: ${alone === null ? 'n/a' : alone.toFixed(0)} CPU ms/MB alone (reading and parsing included); redact-secrets adds ${share} CPU per MB to the exact run with 2 workers.`;
 }
 
 /** The start of a run in CPU ms, and its share of the same run's CPU per MB on the synthetic archive. */
@@ -389,7 +423,7 @@ export const endToEndBench: Benchmark = {
       rowTable(
         `Real-text archive, ${(real.bytes / 1e6).toFixed(0)} MB spliced from the ${real.corpus} real transcripts (${medianOf})`,
         rt.rows,
-        [`tcompact's engine / gpt-tokenizer alone: ${fmt(tokenizerGain(r))}.`],
+        [`tcompact's engine / gpt-tokenizer alone: ${fmt(tokenizerGain(r))}.`, secretScanNote(rt.rows, chosen.label)],
         true,
       ),
       rowTable(

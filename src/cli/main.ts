@@ -2,6 +2,7 @@ import { type ErrorCode, TcompactError, errorInfoOf, isSystemError } from '../er
 import type { CliIO, Command } from './command.js';
 import { EXIT } from './exit-codes.js';
 import { COMMANDS } from './commands.js';
+import { maskedIO } from './secret-flags.js';
 
 const VERSION = '0.1.0';
 
@@ -43,6 +44,8 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write(`${command.help}\n`);
     return EXIT.OK;
   }
+  // Every command whose outputs people share masks secrets in what it prints, errors included, unless told not to.
+  if ('show-secrets' in command.flags && !rest.includes('--show-secrets')) io = maskedIO(io);
   try {
     return await command.run(rest, io);
   } catch (err) {

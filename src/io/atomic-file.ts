@@ -2,6 +2,7 @@ import { open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { writeError } from '../errors.js';
+import { makeDir } from './make-dir.js';
 
 /** Temporary files carry this marker, so a later start can find and remove the ones a killed run left behind. */
 const TEMP_MARKER = '.tmp-';
@@ -113,6 +114,8 @@ export class AtomicFile {
 
 /** Writes a whole file atomically: temporary name, fsync, rename, fsync of the directory. */
 export async function writeFileAtomic(path: string, parts: readonly (string | Uint8Array)[]): Promise<void> {
+  // Every writer creates its folder, as `run` does its --out (`stats --html new/x.html`).
+  await makeDir(dirname(path));
   const file = await AtomicFile.create(path);
   try {
     for (const part of parts) await file.write(part);

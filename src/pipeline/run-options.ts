@@ -29,6 +29,8 @@ export interface RunOptions {
   maxItemsPerShard?: number;
   /** @default DEFAULT_WORKER_HEAP_MB */
   workerHeapMb?: number;
+  /** Leave secrets as they are in report.json, report.md and report.html (`--show-secrets`). @default false */
+  showSecrets?: boolean;
   /** First abort: stop planning, let in-flight shards finish and commit. */
   stop?: AbortSignal;
   /** Abort: drop in-flight shards too. */

@@ -142,6 +142,7 @@ async function openRun(options: RunOptions, prepared: Prepared, plan: RunPlan, o
       paths: plan.paths,
       config: job.config,
       tool: prepared.output?.tool ?? 'run',
+      showSecrets: options.showSecrets ?? false,
       settings: reportSettings(
         job.config,
         job.steps.map((s) => s.strategy.name),

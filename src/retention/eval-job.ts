@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { TcompactError, writeError } from '../errors.js';
 import type { InputItem } from '../formats/types.js';
 import { AtomicFile, writeFileAtomic } from '../io/atomic-file.js';
+import { SecretMasker } from '../secrets/mask.js';
 import { makeDir } from '../io/make-dir.js';
 import { gatherAndSettle } from '../llm/batch-phase.js';
 import type { Batcher } from '../llm/batcher.js';
@@ -32,6 +33,8 @@ interface EvalJob {
   tally: () => { errors: number; skipped: number };
   /** Progress lines (batches sent). */
   note: (line: string) => void;
+  /** Masks the secrets of lost.jsonl, eval.json, eval.md and eval.html (the identity with --show-secrets). */
+  masker: SecretMasker;
 }
 
 /**
@@ -52,7 +55,7 @@ export async function runEvalJob(job: EvalJob): Promise<string> {
     for await (const item of job.readItems()) {
       if (!job.accept(item)) continue;
       let lines = '';
-      for (const l of await evaluation.add(item.transcript, item, compactedOf(item))) lines += `${JSON.stringify(l)}\n`;
+      for (const l of await evaluation.add(item.transcript, item, compactedOf(item))) lines += `${JSON.stringify(job.masker.value(l))}\n`;
       if (lines !== '') await lost.write(lines);
     }
     await lost.rename();
@@ -66,7 +69,7 @@ export async function runEvalJob(job: EvalJob): Promise<string> {
   const report = evaluation.report();
   const original = report.rows[0];
   const { errors, skipped } = job.tally();
-  const json = {
+  const unmasked = {
     tool: 'tcompact eval',
     inputs: [...job.inputs],
     settings: job.settings,
@@ -76,7 +79,9 @@ export async function runEvalJob(job: EvalJob): Promise<string> {
     errors,
     skipped,
   };
-  const markdown = renderEvaluation(report);
+  // The Markdown masks on a masker of its own: the counts are those of what eval.json shows.
+  const markdown = renderEvaluation(new SecretMasker(job.masker.show).value(report));
+  const json = { ...job.masker.value(unmasked), secretsMasked: job.masker.counts };
   try {
     await writeFileAtomic(join(job.out, 'eval.json'), [`${JSON.stringify(json, null, 2)}\n`]);
     await writeFileAtomic(join(job.out, 'eval.md'), [markdown]);

@@ -4,6 +4,7 @@ import { classifyTangents } from './llm/classify-tangents.js';
 import { summarize } from './llm/summarize.js';
 import { maskObservations } from './mask-observations.js';
 import { pruneTools } from './prune-tools.js';
+import { redactSecrets } from './redact-secrets.js';
 import { sanitize } from './sanitize.js';
 import { stripAttachments } from './strip-attachments.js';
 import { stripReasoning } from './strip-reasoning.js';
@@ -17,6 +18,7 @@ import type { AnyStrategy } from './types.js';
  */
 export const STRATEGIES: Readonly<Record<string, AnyStrategy>> = {
   [sanitize.name]: sanitize,
+  [redactSecrets.name]: redactSecrets,
   [stripReasoning.name]: stripReasoning,
   [maskObservations.name]: maskObservations,
   [stripToolResults.name]: stripToolResults,

@@ -41,11 +41,14 @@ export async function findTranscripts(runDir: string, ids: readonly string[]): P
   if (!existsSync(path)) throw new TcompactError('E_IO', `view: ${path} does not exist`);
   const wanted = new Set(ids);
   const needles = [...wanted].map((id) => Buffer.from(JSON.stringify(id)));
+  // Lines are kept as the input wrote them, and writers escape ids differently (Python's json writes "caf\u00e9", some
+  // write \/): a line with such an escape is parsed whatever its bytes.
+  const escapes = [Buffer.from('\\u'), Buffer.from('\\/')];
   const found = new Map<string, FoundTranscript>();
   const repeated = new Set<string>();
   for await (const raw of readLines(path, { maxLineBytes: DEFAULT_MAX_LINE_BYTES })) {
     const bytes = raw.bytes;
-    if (bytes === null || !needles.some((n) => bytes.includes(n))) continue;
+    if (bytes === null || !(needles.some((n) => bytes.includes(n)) || escapes.some((e) => bytes.includes(e)))) continue;
     const decoded = decodeLine(raw, DEFAULT_MAX_LINE_BYTES);
     if (decoded.kind !== 'text') continue;
     let transcript: Transcript | undefined;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { type ErrorCode, TcompactError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { runFinalPaths } from '../pipeline/store/ordered-writer.js';
@@ -8,7 +8,9 @@ import { REFS_FILE, readRefFile } from '../refs/ref-file.js';
 import { restoreWithFates } from '../refs/restore.js';
 import { VIEW_DIR, transcriptPageName } from '../report/html/transcript-pages.js';
 import { writeRunPage } from '../pipeline/sink/run-page.js';
+import { localHref } from '../report/html/local-href.js';
 import { RUN_HTML } from '../report/html/write-pages.js';
+import { SecretMasker } from '../secrets/mask.js';
 import { getTokenizer } from '../tokens/tokenizer.js';
 import { findTranscripts, readLostProbes, readRunReport } from './run-folder.js';
 import { transcriptView } from './transcript-view.js';
@@ -23,6 +25,8 @@ export interface ViewOptions {
   evalDir?: string;
   /** Where the pages go. @default RUN_DIR/view */
   outDir?: string;
+  /** Masks the secrets of every page and of the run page written again. @default masking on */
+  masker?: SecretMasker;
 }
 
 export interface ViewResult {
@@ -40,9 +44,6 @@ export interface ViewResult {
   runPage?: string;
 }
 
-/** A path relative to the run page, with `/` whatever the platform. */
-const hrefFrom = (runDir: string, file: string): string => relative(runDir, file).split(sep).join('/');
-
 /**
  * Writes one page per transcript of a run (see view-page.ts): the original from the side store, the compacted one
  * from transcripts.jsonl, aligned; then writes the run's report.html again, the same page with its table of the largest
@@ -50,6 +51,7 @@ const hrefFrom = (runDir: string, file: string): string => relative(runDir, file
  */
 export async function writeViews(options: ViewOptions): Promise<ViewResult> {
   const { runDir } = options;
+  const masker = options.masker ?? new SecretMasker();
   const report = await readRunReport(runDir);
   if (report.settings.refs === false) {
     throw new TcompactError('E_USAGE', `view: ${runDir} was compacted with --no-refs: there is no side store to give back its originals`);
@@ -89,7 +91,7 @@ export async function writeViews(options: ViewOptions): Promise<ViewResult> {
     });
     const path = join(outDir, transcriptPageName(id));
     try {
-      await writeFileAtomic(path, [renderViewPage(view)]);
+      await writeFileAtomic(path, [renderViewPage(masker.value(view))]);
     } catch (err) {
       throw new TcompactError('E_IO', `view: cannot write ${path}: ${(err as Error).message}`);
     }
@@ -101,10 +103,11 @@ export async function writeViews(options: ViewOptions): Promise<ViewResult> {
     const pages = new Map<string, string>();
     for (const t of report.spread.largest) {
       const page = [outDir, join(runDir, VIEW_DIR)].map((dir) => join(dir, transcriptPageName(t.id))).find((path) => existsSync(path));
-      if (page !== undefined) pages.set(t.id, hrefFrom(runDir, page));
+      if (page !== undefined) pages.set(t.id, localHref(runDir, page));
     }
     const { errors } = runFinalPaths(runDir);
-    result.runPage = await writeRunPage({ html: runPage, errors }, 'run', report, { ...report.settings, workers: report.workers }, { runDir, pages });
+    const shown = masker.value(report);
+    result.runPage = await writeRunPage({ html: runPage, errors }, 'run', shown, { ...shown.settings, workers: shown.workers }, { runDir, pages });
   }
   return result;
 }

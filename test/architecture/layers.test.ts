@@ -12,6 +12,7 @@ import { ROOT } from '../helpers/paths.js';
 const LAYERS = [
   'errors.ts',
   'io',
+  'secrets',
   'model',
   'tokens',
   'provider',

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { transcriptPageName } from '../../src/report/html/transcript-pages.js';
+import { runMain } from '../helpers/cli-in-process.js';
 import { type CliResult, runCli, tempDir } from '../pipeline/helpers.js';
 
 /** `tcompact run` then `tcompact view` from the built command line, on the bundled tau-bench sessions. */
@@ -41,7 +42,7 @@ describe('tcompact view', () => {
   it("links the run page's transcript rows to their pages, relatively, and changes nothing else in it", () => {
     const page = readFileSync(join(run, 'report.html'), 'utf8');
     const hrefs = [...page.matchAll(/<a href="([^"]*)">([^<]*)<\/a>/g)].map((m) => [m[2], m[1]]);
-    expect(hrefs).toEqual(largestIds().map((id) => [id, `view/${transcriptPageName(id)}`]));
+    expect(hrefs).toEqual(largestIds().map((id) => [id, `./view/${transcriptPageName(id)}`]));
     // Before `view`, each row said how to make its page.
     expect(runPage).toContain(`<td title="No page yet: tcompact view ${run} --id gpt-4o-airline#task-2-trial-1">gpt-4o-airline#task-2-trial-1</td>`);
     expect(withoutLinks(page)).toBe(withoutLinks(runPage));
@@ -56,7 +57,7 @@ describe('tcompact view', () => {
     const html = readFileSync(join(elsewhere, transcriptPageName(DEDUPED)), 'utf8');
     expect(html.match(/<div class="row removed"/g)).toHaveLength(2);
     expect(html).toContain('<span class="s">dedup-tools</span>');
-    expect([...readFileSync(join(run, 'report.html'), 'utf8').matchAll(/<a href="view\//g)]).toHaveLength(20);
+    expect([...readFileSync(join(run, 'report.html'), 'utf8').matchAll(/<a href="\.\/view\//g)]).toHaveLength(20);
   });
 
   it('exits 1 naming an id the run does not have, and still writes the others', async () => {
@@ -74,5 +75,48 @@ describe('tcompact view', () => {
     const noEval = await runCli(['view', run, '--eval', dir]);
     expect(noEval.code).toBe(2);
     expect(noEval.stderr).toContain(`view: ${join(dir, 'lost.jsonl')} does not exist`);
+  });
+
+  it('links a page in a folder whose name holds a scheme as a ./-relative, percent-encoded path', async () => {
+    const id = largestIds()[0];
+    for (const name of ['javascript:alert(1)', 'view:x #1']) {
+      const out = join(run, name);
+      const r = await runCli(['view', run, '--id', id, '--out', out]);
+      expect(r.code, r.stderr).toBe(0);
+      const page = readFileSync(join(run, 'report.html'), 'utf8');
+      const href = [...page.matchAll(/<a href="([^"]*)">([^<]*)<\/a>/g)].find((m) => m[2] === id)?.[1];
+      expect(href).toBe(`./${encodeURIComponent(name)}/${transcriptPageName(id)}`);
+      // Resolved against the run page, the link is the page's file, not a script or another scheme.
+      expect(new URL(href ?? '', `file://${run}/`).pathname).toBe(`${join(run, encodeURIComponent(name))}/${transcriptPageName(id)}`);
+    }
+  });
+});
+
+/**
+ * Ids the input wrote with JSON escapes, as Python's json.dumps does by default (`"caf\u00e9"`) or as any writer may
+ * escape U+2028: transcripts.jsonl keeps an unchanged transcript's line as the input had it, so the lookup must parse.
+ */
+describe('tcompact view --id with an id the input escaped', () => {
+  it('finds the transcript and writes its page', async () => {
+    const escaped = join(dir, 'escaped');
+    mkdirSync(escaped);
+    const archive = join(escaped, 'archive.jsonl');
+    const ids = ['caf\u00e9', 'line\u2028break'];
+    const line = (id: string) =>
+      JSON.stringify({
+        id,
+        messages: [
+          { role: 'user', content: `hello ${id}` },
+          { role: 'assistant', content: 'hi' },
+        ],
+      }).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    writeFileSync(archive, `${ids.map(line).join('\n')}\n`);
+    expect(readFileSync(archive, 'utf8')).toContain('"caf\\u00e9"');
+    const out = join(escaped, 'run');
+    expect((await runMain(['run', archive, '--out', out, '--quiet', '--workers', '1'])).code).toBe(0);
+    const r = await runMain(['view', out, ...ids.flatMap((id) => ['--id', id])]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    for (const id of ids) expect(existsSync(join(out, 'view', transcriptPageName(id))), id).toBe(true);
   });
 });

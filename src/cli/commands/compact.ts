@@ -16,6 +16,7 @@ import { COMPACTION_FLAGS } from '../compaction-flags.js';
 import { text } from '../flag-values.js';
 import { booleanFlag, valueFlag } from '../flags.js';
 import { READ_FLAGS } from '../input-flags.js';
+import { SECRET_FLAGS } from '../secret-flags.js';
 
 /** `out.jsonl` -> `out.refs.jsonl`, `out.errors.jsonl`, `out.report.json`, `out.report.md`, `out.report.html`. */
 function compactOutputPaths(out: string): SinkPaths {
@@ -35,6 +36,7 @@ const FLAGS = {
   ...COMPACTION_FLAGS,
   'dry-run': booleanFlag({ description: 'compact and print the report, write nothing' }),
   ...READ_FLAGS,
+  ...SECRET_FLAGS,
   ...LLM_FLAGS,
 };
 
@@ -72,7 +74,17 @@ and renamed into place when complete. Prints tokens saved per strategy.`,
     let report: RunReport;
     try {
       const outcome = await runPipeline(
-        { inputs, outDir: workDir, config, workers: 1, inProcess: true, maxLineBytes, ...(from ? { from } : {}), ...(llm ? { llm } : {}) },
+        {
+          inputs,
+          outDir: workDir,
+          config,
+          workers: 1,
+          inProcess: true,
+          showSecrets: values['show-secrets'],
+          maxLineBytes,
+          ...(from ? { from } : {}),
+          ...(llm ? { llm } : {}),
+        },
         prepared,
       );
       if (outcome.status !== 'done') throw new TcompactError('E_INTERNAL', 'compact: the run stopped before its end');

@@ -21,6 +21,7 @@ import type { InputItem } from '../../formats/types.js';
 import { InputTally } from './_input-tally.js';
 import { restoreSources } from './restore.js';
 import { COMPACTION_FLAGS, TAIL_FLAGS } from '../compaction-flags.js';
+import { SECRET_FLAGS, maskedLine, maskerFromFlags } from '../secret-flags.js';
 
 /** The row of a compacted archive's transcripts: named after what compacted them, when its journal says. */
 function compactedRowName(by: string | undefined): string {
@@ -70,6 +71,7 @@ const FLAGS = {
   'price-out': { ...LLM_FLAGS['price-out'], section: undefined, description: 'US dollars per million completion tokens of --model' },
   ...INPUT_FLAGS,
   ...SOURCE_FLAGS,
+  ...SECRET_FLAGS,
   ...BATCH_FLAGS,
 };
 
@@ -156,6 +158,7 @@ summaries' first, then the judge's about the compacted contexts; what a batch do
     // The gathering pass's judge asks through the same session (its batches), and its tallies are dropped.
     const gatherJudge = values.batch && judge?.session.batcher ? new Judge(judge.session) : undefined;
     const tally = new InputTally(io);
+    const masker = maskerFromFlags(values);
     const markdown = await runEvalJob({
       inputs: label,
       settings: {
@@ -176,7 +179,9 @@ summaries' first, then the judge's about the compacted contexts; what a batch do
       accept: (item) => tally.accept(item),
       tally: () => ({ errors: tally.errors, skipped: tally.skipped }),
       note: (line) => io.stderr.write(`${line}\n`),
+      masker,
     });
+    io.stderr.write(maskedLine(masker));
     io.stdout.write(markdown);
     io.stdout.write(
       `\nWrote ${join(out, 'eval.json')}, eval.md, eval.html and lost.jsonl (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,

@@ -20,6 +20,7 @@ import type { RunProgress } from '../../pipeline/run-options.js';
 import { nothingYielded } from '../nothing-yielded.js';
 import { EXIT } from '../exit-codes.js';
 import { COMPACTION_FLAGS } from '../compaction-flags.js';
+import { SECRET_FLAGS } from '../secret-flags.js';
 
 const FLAGS = {
   out: valueFlag({ valueName: 'DIR', description: 'output directory', parse: text, required: 'see help' }),
@@ -60,6 +61,7 @@ const FLAGS = {
   }),
   quiet: booleanFlag({ description: 'no progress output' }),
   ...SOURCE_FLAGS,
+  ...SECRET_FLAGS,
   ...LLM_FLAGS,
   ...BATCH_FLAGS,
 };
@@ -125,6 +127,7 @@ once there is room), 130 interrupted.`,
           config,
           workers,
           resume: values.resume,
+          showSecrets: values['show-secrets'],
           maxLineBytes,
           from,
           workerHeapMb,

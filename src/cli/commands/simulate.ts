@@ -26,6 +26,7 @@ import { createLlmSession } from '../../llm/session.js';
 import { LLM_FLAGS, llmOptionsFromFlags } from '../llm-flags.js';
 import { InputTally } from './_input-tally.js';
 import { createStatusLine } from '../../report/progress.js';
+import { SECRET_FLAGS, maskedLine, maskerFromFlags } from '../secret-flags.js';
 
 /** The LLM steps' flags, worded for the replay: its model's calls, not the replayed agent's (--price-in/--price-out). */
 const LLM_STEP_FLAGS = {
@@ -104,6 +105,7 @@ const FLAGS = {
   ...LLM_STEP_FLAGS,
   ...INPUT_FLAGS,
   ...SOURCE_FLAGS,
+  ...SECRET_FLAGS,
 };
 
 export const simulateCommand = defineCommand({
@@ -194,12 +196,13 @@ ${Object.values(POLICIES)
       status.stop();
       await llm?.close();
     }
-    const report = simulation.report();
+    const masker = maskerFromFlags(values);
+    const report = masker.value(simulation.report());
     const markdown = renderSimulation(report);
     try {
       await makeDir(out);
       await writeFileAtomic(join(out, 'simulate.json'), [
-        `${JSON.stringify({ tool: 'tcompact simulate', inputs: label, ...report, errors: tally.errors, skipped: tally.skipped }, null, 2)}\n`,
+        `${JSON.stringify({ tool: 'tcompact simulate', inputs: label, ...report, errors: tally.errors, skipped: tally.skipped, secretsMasked: masker.counts }, null, 2)}\n`,
       ]);
       await writeFileAtomic(join(out, 'simulate.md'), [markdown]);
     } catch (err) {
@@ -207,6 +210,7 @@ ${Object.values(POLICIES)
     }
     await writeSimulatePage(out, { inputs: label, ...report });
     io.stdout.write(markdown);
+    io.stdout.write(maskedLine(masker));
     io.stdout.write(
       `\nWrote ${join(out, 'simulate.json')}, simulate.md and simulate.html (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
     );

@@ -17,6 +17,7 @@ import { renderGroupFigures } from '../../report/render-groups.js';
 import { transcriptProject } from '../../model/project.js';
 import { isAssistant } from '../../model/message.js';
 import { ArchiveUsage, type TranscriptUsage, usageLine } from '../../replay/billing/archive-usage.js';
+import { SECRET_FLAGS, maskedLine, maskerFromFlags } from '../secret-flags.js';
 
 interface TranscriptStats {
   id: string;
@@ -37,6 +38,7 @@ const FLAGS = {
   window: valueFlag({ valueName: 'N', description: 'context window in tokens', parse: integer(1), default: DEFAULT_WINDOW }),
   ...INPUT_FLAGS,
   ...SOURCE_FLAGS,
+  ...SECRET_FLAGS,
 };
 
 export const statsCommand = defineCommand({
@@ -55,7 +57,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
     const tokenizer = getTokenizer(values.tokenizer);
     const maxLineBytes = values['max-line-bytes'];
 
-    const transcripts: TranscriptStats[] = [];
+    let transcripts: TranscriptStats[] = [];
     const total = emptyBreakdown();
     const formats = new FigureGroups(formatGroups);
     const projects = new FigureGroups(projectGroups);
@@ -83,10 +85,12 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
       const recorded = usage.add(item.transcript);
       if (recorded.recorded || recorded.embedded) transcripts[transcripts.length - 1].usage = recorded;
     }
-    const recordedUsage = usage.result();
+    const masker = maskerFromFlags(values);
+    const recordedUsage = masker.value(usage.result());
     const totalTokens = transcripts.reduce((n, t) => n + t.tokens, 0);
-    const byFormat = formats.result();
-    const byProject = projects.result();
+    const byFormat = masker.value(formats.result());
+    const byProject = masker.value(projects.result());
+    transcripts = masker.value(transcripts);
     if (values.html !== undefined) {
       const archiveTotal = { transcripts: transcripts.length, tokens: totalTokens, byCategory: total };
       io.stderr.write(
@@ -104,6 +108,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
         ...(recordedUsage ? { recordedUsage } : {}),
         errors: tally.errors,
         skipped: tally.skipped,
+        secretsMasked: masker.counts,
       };
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     } else {
@@ -117,6 +122,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
         `\nTotal: ${transcripts.length} transcripts, ${totalTokens} tokens (${tokenizer.name}), ${tally.errors} errors, ${tally.skipped} skipped\n`,
       );
       for (const line of renderBreakdown(total)) io.stdout.write(`${line}\n`);
+      io.stdout.write(maskedLine(masker));
       if (byFormat) for (const line of renderGroupFigures('By source format:', 'format', byFormat)) io.stdout.write(`${line}\n`);
       if (byProject) for (const line of renderGroupFigures('By project:', 'project', byProject)) io.stdout.write(`${line}\n`);
       if (recordedUsage) {

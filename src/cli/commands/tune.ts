@@ -17,6 +17,7 @@ import { REPLAY_FLAGS, priceFlags } from '../replay-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { InputTally } from './_input-tally.js';
 import { createStatusLine } from '../../report/progress.js';
+import { SECRET_FLAGS, maskedLine, maskerFromFlags } from '../secret-flags.js';
 
 const DEFAULT_RECALL_FLOOR = 0.95;
 
@@ -38,6 +39,7 @@ const FLAGS = {
   }),
   ...INPUT_FLAGS,
   ...SOURCE_FLAGS,
+  ...SECRET_FLAGS,
 };
 
 export const tuneCommand = defineCommand({
@@ -73,7 +75,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
     if ((await nothingIn(source)) && tally.transcripts === 0) return tally.nothingYielded('tune', label) ?? EXIT.INPUT_ERRORS;
     await makeDir(out);
     const status = createStatusLine(io.stderr);
-    const report = await runTune(source, {
+    const tuned = await runTune(source, {
       progress: (line) => status.set(`tune: ${line}`),
       window: values.window,
       tokenizer: getTokenizer(values.tokenizer),
@@ -86,10 +88,12 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
       outDir: out,
       workers,
     }).finally(() => status.stop());
+    const masker = maskerFromFlags(values);
+    const report = masker.value(tuned);
     const markdown = renderTune(report);
     try {
       await writeFileAtomic(join(out, 'tune.json'), [
-        `${JSON.stringify({ tool: 'tcompact tune', inputs: label, ...report, errors: tally.errors, skipped: tally.skipped }, null, 2)}\n`,
+        `${JSON.stringify({ tool: 'tcompact tune', inputs: label, ...report, errors: tally.errors, skipped: tally.skipped, secretsMasked: masker.counts }, null, 2)}\n`,
       ]);
       await writeFileAtomic(join(out, 'tune.md'), [markdown]);
     } catch (err) {
@@ -97,6 +101,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
     }
     await writeTunePage(out, { inputs: label, ...report });
     io.stdout.write(markdown);
+    io.stdout.write(maskedLine(masker));
     io.stdout.write(
       `\nWrote ${join(out, 'tune.json')}, tune.md, tune.html and exports/ (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
     );

@@ -6,6 +6,7 @@ import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { text } from '../flag-values.js';
 import { listFlag, valueFlag } from '../flags.js';
+import { SECRET_FLAGS, maskedLine, maskerFromFlags } from '../secret-flags.js';
 
 const FLAGS = {
   id: listFlag({
@@ -20,6 +21,7 @@ const FLAGS = {
     parse: text,
   }),
   out: valueFlag({ valueName: 'DIR', description: 'where the pages go', parse: text, shownDefault: `RUN_DIR/${VIEW_DIR}` }),
+  ...SECRET_FLAGS,
 };
 
 export const viewCommand = defineCommand({
@@ -37,15 +39,19 @@ run's report.html again, its table of the largest transcripts linking to their p
   epilogue:
     'Exit codes: 0 ok, 1 some transcript was not found or could not be restored (the others are written), 2 usage error, 74 a\nfile could not be read or written (E_IO).',
   async run({ values, positionals }, io) {
+    const masker = maskerFromFlags(values);
     const result = await writeViews({
+      masker,
       runDir: positionals[0],
       ...(values.id && { ids: values.id }),
       ...(values.eval !== undefined && { evalDir: values.eval }),
       ...(values.out !== undefined && { outDir: values.out }),
     });
-    for (const id of result.missing) io.stderr.write(`view: transcript "${id}" is not in ${positionals[0]}/transcripts.jsonl\n`);
-    for (const f of result.failed) io.stderr.write(`view: ${f.code}: ${f.message}\n`);
-    for (const id of result.repeated) io.stderr.write(`view: transcript "${id}" is on several lines; its page shows the first\n`);
+    const shown = (line: string): string => masker.text(line);
+    for (const id of result.missing) io.stderr.write(shown(`view: transcript "${id}" is not in ${positionals[0]}/transcripts.jsonl\n`));
+    for (const f of result.failed) io.stderr.write(shown(`view: ${f.code}: ${f.message}\n`));
+    for (const id of result.repeated) io.stderr.write(shown(`view: transcript "${id}" is on several lines; its page shows the first\n`));
+    io.stdout.write(maskedLine(masker));
     io.stdout.write(
       `view: ${result.pages.length} page${result.pages.length === 1 ? '' : 's'} in ${result.outDir}` +
         `${result.runPage === undefined ? '' : `; ${result.runPage} links to them`}\n`,

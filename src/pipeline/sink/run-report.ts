@@ -14,6 +14,8 @@ import { bump, emptyCounts } from '../shard/shard-builder.js';
  */
 export interface RunReport {
   tool: string;
+  /** Secrets masked as `[secret: KIND]` in this report, by kind; absent when none was (or with `--show-secrets`). */
+  secretsMasked?: Record<string, number>;
   inputs: string[];
   /** What produced the output: the strategies as given, the steps they expand to, the tail and window, refs on or off. */
   settings: {

@@ -5,6 +5,7 @@ import { type FinalPaths, type MergeableShard, type MergedListener, OrderedWrite
 import { renderRunReport } from './report-markdown.js';
 import { writeRunPage } from './run-page.js';
 import { type DistributedReport, type RunReport, RunReportBuilder } from './run-report.js';
+import { SecretMasker } from '../../secrets/mask.js';
 
 /** The final files of a run or a compact, report.html included. */
 export interface SinkPaths extends FinalPaths {
@@ -37,6 +38,8 @@ interface SinkOptions {
   /** `run` or `compact`: the report's tool and page title. */
   tool: 'run' | 'compact';
   settings: RunReport['settings'];
+  /** Leave secrets as they are in the reports (`--show-secrets`); else each is masked as `[secret: KIND]`. */
+  showSecrets: boolean;
   onMerged?: MergedListener;
 }
 
@@ -85,12 +88,16 @@ export class RunSink {
     const report = this.builder.build({ ...meta, tool: this.options.tool === 'run' ? 'tcompact' : 'tcompact compact', settings: this.options.settings });
     if (extras.llm) report.llm = extras.llm;
     if (extras.distributed) report.distributed = extras.distributed;
-    await this.writer.finish(`${JSON.stringify(report, null, 2)}\n`, renderRunReport(report, this.builder.archiveReport()));
+    const masker = new SecretMasker(this.options.showSecrets);
+    const shown = masker.value(report);
+    if (masker.total > 0) shown.secretsMasked = masker.counts;
+    const archive = new SecretMasker(this.options.showSecrets).value(this.builder.archiveReport());
+    await this.writer.finish(`${JSON.stringify(shown, null, 2)}\n`, renderRunReport(shown, archive));
     const { paths } = this.options;
     // A run's table of transcripts says how to make their pages (`tcompact view`), which then link them.
     const links = this.options.tool === 'run' ? { runDir: dirname(paths.reportHtml), pages: new Map<string, string>() } : undefined;
-    await writeRunPage({ html: paths.reportHtml, errors: paths.errors }, this.options.tool, report, { ...report.settings, workers: report.workers }, links);
-    return report;
+    await writeRunPage({ html: paths.reportHtml, errors: paths.errors }, this.options.tool, shown, { ...shown.settings, workers: shown.workers }, links);
+    return shown;
   }
 
   discard(): Promise<void> {

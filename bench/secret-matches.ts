@@ -1,0 +1,41 @@
+/**
+ * What the secret scan masks in an archive, for looking at by eye: `npx tsx bench/secret-matches.ts DIR...` reads every
+ * transcript under the folders (any format tcompact reads), masks it as a shared output would (every string, keys
+ * included), and prints the count by kind, then each match with 40 characters either side. docs/secrets.md gives the
+ * figures on the shared corpus.
+ */
+import { readInputs } from '../src/formats/read-inputs.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../src/io/line-reader.js';
+import { findSecrets } from '../src/secrets/detector.js';
+
+const counts: Record<string, number> = {};
+const samples: string[] = [];
+let transcripts = 0;
+let strings = 0;
+
+function visit(value: unknown, where: string): void {
+  if (typeof value === 'string') {
+    strings++;
+    for (const m of findSecrets(value)) {
+      counts[m.kind] = (counts[m.kind] ?? 0) + 1;
+      const around = `${value.slice(Math.max(0, m.start - 40), m.start)}«${value.slice(m.start, m.end)}»${value.slice(m.end, m.end + 40)}`;
+      samples.push(`${m.kind}\t${where}\t${JSON.stringify(around)}`);
+    }
+    return;
+  }
+  if (Array.isArray(value)) value.forEach((v) => visit(v, where));
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      visit(k, where);
+      visit(v, where);
+    }
+  }
+}
+
+for await (const item of readInputs(process.argv.slice(2), { maxLineBytes: DEFAULT_MAX_LINE_BYTES })) {
+  if (item.kind !== 'transcript') continue;
+  transcripts++;
+  visit(item.transcript, `${item.file}:${item.line}`);
+}
+process.stdout.write(`${transcripts} transcripts, ${strings} strings; masks by kind: ${JSON.stringify(counts)}\n`);
+for (const s of samples) process.stdout.write(`${s}\n`);
