@@ -2,7 +2,9 @@ import { type ModelMessage, generateText, jsonSchema, tool as aiTool } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromModelMessages, toModelMessage, toModelMessages, toolOutput } from '../../src/adapters/ai-sdk/model-messages.js';
-import { type CheckReport, tcompactPrepareStep } from '../../src/adapters/ai-sdk/prepare-step.js';
+import { tcompactPrepareStep } from '../../src/adapters/ai-sdk/prepare-step.js';
+import type { CheckReport } from '../../src/adapters/conversation.js';
+import type { ContextManagerOptionsInput } from '../../src/context/options.js';
 import { contentText } from '../../src/model/content.js';
 import { type Message, isAssistant, isTool } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
@@ -19,7 +21,7 @@ beforeAll(async () => {
 function answer(reply: Message) {
   if (!isAssistant(reply)) throw new Error(`expected an assistant message, got ${reply.role}`);
   const calls = reply.tool_calls ?? [];
-  const [message] = toModelMessage(reply, () => '') as [{ content: Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string> }];
+  const [message] = toModelMessage(reply, () => '') as unknown as [{ content: Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string> }];
   return {
     // The parts the session recorded (a model returns a call's arguments as its JSON text).
     content: message.content.map((p) => (p.type === 'tool-call' ? { ...p, input: calls.find((c) => c.id === p.toolCallId)!.function.arguments } : p)) as {
@@ -37,7 +39,7 @@ function answer(reply: Message) {
  * the model answering with the recorded replies and each tool with its recorded result (a failure where the session
  * recorded one); the loop stops where the session's user spoke next. Returns the messages of every step sent.
  */
-async function aiSdkLoop(t: Transcript, options: object, reports: CheckReport[] = []): Promise<{ sent: ModelMessage[][]; history: ModelMessage[] }> {
+async function aiSdkLoop(t: Transcript, options: ContextManagerOptionsInput, reports: CheckReport[] = []): Promise<{ sent: ModelMessage[][]; history: ModelMessage[] }> {
   const messages = replayedMessages(t);
   const results = resultsOf(messages);
   let at = 0;

@@ -38,7 +38,7 @@ function canonicalUserContent(content: string | readonly { type: string }[]): Us
  */
 export function toolOutput(m: ToolMessage): ToolResultPart['output'] {
   if (typeof m.content !== 'string' && m.content.length > 1 && !m.is_error) {
-    return { type: 'content', value: m.content.map((p) => ({ type: 'text' as const, text: p.text })) };
+    return { type: 'content', value: m.content.map((p) => ({ type: 'text' as const, text: contentText([p]) })) };
   }
   const value = typeof m.content === 'string' ? m.content : contentText(m.content);
   return { type: m.is_error ? 'error-text' : 'text', value };
