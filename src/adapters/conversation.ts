@@ -17,7 +17,10 @@ export interface CheckReport {
   share: number;
   /** A cache-aware edit or micro-compaction changed the prompt at this call. */
   microCompacted: boolean;
-  /** Leading messages of the prompt sent that stay the same until the next edit (see ContextManager.stableMessages). */
+  /**
+   * Leading messages of the prompt sent that stay the same until the next edit: the manager's frozen boundary as of the
+   * last edit that changed the prompt (see ContextManager.stableMessages), where a cache breakpoint keeps being read.
+   */
   stableMessages: number;
 }
 
@@ -45,6 +48,8 @@ export class ManagedConversation {
   /** The prompt the manager left at the last call, and its tokens. */
   private sent: readonly Message[] = [];
   private sentTokens: number;
+  /** The stable prefix as of the last edit that changed the prompt (see CheckReport.stableMessages). */
+  private stable = 0;
 
   constructor(
     private readonly options: ContextManagerOptionsInput,
@@ -69,6 +74,8 @@ export class ManagedConversation {
       for (const m of added) tokens += totalOf(countMessage(m, this.tokenizer));
     }
     const result = await this.manager.check({ messages, tokens, at: this.hooks.now?.() ?? Date.now() });
+    // The manager also freezes its boundary when an edit it tried saved nothing; the marks move only with the prompt.
+    if (result.messages !== messages) this.stable = this.manager.stableMessages;
     this.seen = history;
     this.sent = result.messages;
     this.sentTokens = result.tokens;
@@ -79,7 +86,7 @@ export class ManagedConversation {
       tokensBefore: tokens,
       share: result.share,
       microCompacted: result.microCompacted,
-      stableMessages: this.manager.stableMessages,
+      stableMessages: this.stable,
     };
     this.hooks.onCheck?.(report);
     return { messages: result.messages, report };
@@ -90,6 +97,7 @@ export class ManagedConversation {
     this.seen = [];
     this.sent = [];
     this.sentTokens = this.baseTokens;
+    this.stable = 0;
   }
 }
 
