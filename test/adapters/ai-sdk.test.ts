@@ -10,7 +10,21 @@ import { type Message, isAssistant, isTool } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { groupToolResults, inCallOrder, plain } from '../helpers/runtime-messages.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { LOOPS, asRuntimeHolds, bundledSessions, costOfPrompts, costOfReplay, replayClock, replayOf, replayedMessages, resultsOf, sameRefs, sameRefsJson, toolNames, writeConfig } from './session-loop.js';
+import {
+  LOOPS,
+  asRuntimeHolds,
+  bundledSessions,
+  costOfPrompts,
+  costOfReplay,
+  replayClock,
+  replayOf,
+  replayedMessages,
+  resultsOf,
+  sameRefs,
+  sameRefsJson,
+  toolNames,
+  writeConfig,
+} from './session-loop.js';
 
 let sessions: Transcript[] = [];
 beforeAll(async () => {
@@ -39,7 +53,11 @@ function answer(reply: Message) {
  * the model answering with the recorded replies and each tool with its recorded result (a failure where the session
  * recorded one); the loop stops where the session's user spoke next. Returns the messages of every step sent.
  */
-async function aiSdkLoop(t: Transcript, options: ContextManagerOptionsInput, reports: CheckReport[] = []): Promise<{ sent: ModelMessage[][]; history: ModelMessage[] }> {
+async function aiSdkLoop(
+  t: Transcript,
+  options: ContextManagerOptionsInput,
+  reports: CheckReport[] = [],
+): Promise<{ sent: ModelMessage[][]; history: ModelMessage[] }> {
   const messages = replayedMessages(t);
   const results = resultsOf(messages);
   let at = 0;
@@ -105,7 +123,12 @@ describe('tcompact/ai-sdk: tcompactPrepareStep in a generateText loop', () => {
         });
         // The replay's stated cost is the cost of its prompts; the runtime's prompts cost the same, refs named alike.
         expect(costOfPrompts(t, ours.prompts)).toEqual(costOfReplay(ours.stats));
-        expect(costOfPrompts(t, sent.map((s) => sameRefs(fromModelMessages(s))))).toEqual(costOfPrompts(t, ours.prompts.map(sameRefs)));
+        expect(
+          costOfPrompts(
+            t,
+            sent.map((s) => sameRefs(fromModelMessages(s))),
+          ),
+        ).toEqual(costOfPrompts(t, ours.prompts.map(sameRefs)));
         // The SDK's history stays whole: every result the session recorded is there as it was.
         expect(fromModelMessages(history).filter(isTool).length).toBe(replayedMessages(t).filter(isTool).length);
         edited += reports.filter((r) => r.reason !== 'none').length;

@@ -8,7 +8,20 @@ import { type Message, isAssistant, isTool } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { inCallOrder } from '../helpers/runtime-messages.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { LOOPS, asRuntimeHolds, bundledSessions, costOfPrompts, costOfReplay, replayClock, replayOf, replayedMessages, resultsOf, sameRefs, sameRefsJson, writeConfig } from './session-loop.js';
+import {
+  LOOPS,
+  asRuntimeHolds,
+  bundledSessions,
+  costOfPrompts,
+  costOfReplay,
+  replayClock,
+  replayOf,
+  replayedMessages,
+  resultsOf,
+  sameRefs,
+  sameRefsJson,
+  writeConfig,
+} from './session-loop.js';
 
 let sessions: Transcript[] = [];
 beforeAll(async () => {
@@ -18,7 +31,8 @@ beforeAll(async () => {
 type Body = { messages: Anthropic.MessageParam[] };
 
 /** The body without its breakpoints: what the model reads. */
-const unmarked = (body: Body): Anthropic.MessageParam[] => JSON.parse(JSON.stringify(body.messages).replace(/,"cache_control":\{"type":"ephemeral"\}/g, '')) as Anthropic.MessageParam[];
+const unmarked = (body: Body): Anthropic.MessageParam[] =>
+  JSON.parse(JSON.stringify(body.messages).replace(/,"cache_control":\{"type":"ephemeral"\}/g, '')) as Anthropic.MessageParam[];
 const breakpoints = (text: string) => (text.match(/"cache_control":\{/g) ?? []).length;
 
 /**
@@ -26,7 +40,11 @@ const breakpoints = (text: string) => (text.match(/"cache_control":\{/g) ?? []).
  * sends them to a local fetch that keeps the body and answers with the session's next recorded reply; each tool call is
  * answered with its recorded result; a user turn ends where the session's user spoke next.
  */
-async function anthropicLoop(t: Transcript, options: ContextManagerOptionsInput, reports: CheckReport[]): Promise<{ bodies: string[]; history: Anthropic.MessageParam[] }> {
+async function anthropicLoop(
+  t: Transcript,
+  options: ContextManagerOptionsInput,
+  reports: CheckReport[],
+): Promise<{ bodies: string[]; history: Anthropic.MessageParam[] }> {
   const messages = replayedMessages(t);
   const results = resultsOf(messages);
   let at = 0;
@@ -85,7 +103,12 @@ describe('tcompact/anthropic: tcompactAnthropic before each messages.create', ()
           expect(sameRefsJson(sent[call]), `${t.id}, call ${call}`).toEqual(sameRefsJson(toAnthropic(inCallOrder(prompt))));
         });
         expect(costOfPrompts(t, ours.prompts)).toEqual(costOfReplay(ours.stats));
-        expect(costOfPrompts(t, sent.map((s) => sameRefs(fromAnthropic(s))))).toEqual(costOfPrompts(t, ours.prompts.map(sameRefs)));
+        expect(
+          costOfPrompts(
+            t,
+            sent.map((s) => sameRefs(fromAnthropic(s))),
+          ),
+        ).toEqual(costOfPrompts(t, ours.prompts.map(sameRefs)));
         edited += reports.filter((r) => r.reason !== 'none').length;
       }
       expect(edited).toBeGreaterThan(0);

@@ -71,7 +71,11 @@ const shape = (m: BaseMessage) => ({
  * returned and the user's new messages; the model answers with the recorded replies, each tool with its recorded result,
  * and the agent ends a turn where the session's user spoke next. Returns the prompts the model got and the final state.
  */
-async function langChainLoop(t: Transcript, options: ContextManagerOptionsInput, reports: CheckReport[]): Promise<{ prompts: BaseMessage[][]; state: BaseMessage[] }> {
+async function langChainLoop(
+  t: Transcript,
+  options: ContextManagerOptionsInput,
+  reports: CheckReport[],
+): Promise<{ prompts: BaseMessage[][]; state: BaseMessage[] }> {
   const messages = replayedMessages(t);
   const results = resultsOf(messages);
   let at = 0;
@@ -121,9 +125,18 @@ describe('tcompact/langchain: tcompactMiddleware in a createAgent loop', () => {
           expect(sameRefsJson(prompts[call].map(shape)), `${t.id}, call ${call}`).toEqual(sameRefsJson(toLangChain(inCallOrder(prompt)).map(shape)));
         });
         expect(costOfPrompts(t, ours.prompts)).toEqual(costOfReplay(ours.stats));
-        expect(costOfPrompts(t, prompts.map((p) => sameRefs(fromLangChain(p))))).toEqual(costOfPrompts(t, ours.prompts.map(sameRefs)));
+        expect(
+          costOfPrompts(
+            t,
+            prompts.map((p) => sameRefs(fromLangChain(p))),
+          ),
+        ).toEqual(costOfPrompts(t, ours.prompts.map(sameRefs)));
         // The agent's state keeps the whole history: every result the session recorded, as recorded.
-        expect(fromLangChain(state).filter(isTool)).toEqual(inCallOrder(replayedMessages(t)).filter(isTool).map((m) => fromLangChainMessage(toLangChainMessage(m))));
+        expect(fromLangChain(state).filter(isTool)).toEqual(
+          inCallOrder(replayedMessages(t))
+            .filter(isTool)
+            .map((m) => fromLangChainMessage(toLangChainMessage(m))),
+        );
         edited += reports.filter((r) => r.reason !== 'none').length;
       }
       expect(edited).toBeGreaterThan(0);

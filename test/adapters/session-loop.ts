@@ -108,7 +108,10 @@ export async function replayOf(t: Transcript, configPath: string, window: number
  * The cost of prompts a runtime sent (as canonical messages) under the cache rules that bill the replay: the same
  * content at the same place is the same cached message, the replay's call times, the session's replies as output.
  */
-export function costOfPrompts(t: Transcript, prompts: readonly (readonly Message[])[]): { withCache: number; input: number; cachedRead: number; cacheWrites: number } {
+export function costOfPrompts(
+  t: Transcript,
+  prompts: readonly (readonly Message[])[],
+): { withCache: number; input: number; cachedRead: number; cacheWrites: number } {
   const cache = new PromptCache(RULES);
   const times = callTimes(t);
   const interned = new Map<string, Message>();

@@ -10,7 +10,7 @@ import { ClearToolUsesEdit, contextEditingMiddleware, createAgent, createMiddlew
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toModelMessages } from '../../bench/lib/peer-formats.js';
+import { toModelMessages } from '../../src/adapters/ai-sdk/model-messages.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { contentText } from '../../src/model/content.js';
 import { type Message, isAssistant, isTool } from '../../src/model/message.js';
@@ -174,7 +174,7 @@ describe('tune exports, handed unchanged to the real runtimes', () => {
         expect(theirs.length).toBe(ours.length);
         const history = historyAtCalls(t);
         ours.forEach((prompt, call) => {
-          expect(theirs[call], `${t.id}, call ${call}`).toEqual(plain(groupToolResults(toModelMessages({ id: t.id, messages: inCallOrder(prompt) }))));
+          expect(theirs[call], `${t.id}, call ${call}`).toEqual(plain(groupToolResults(toModelMessages(inCallOrder(prompt)))));
           if (prompt.length < history[call]) edited++;
         });
         parallel += theirs.flat().filter((m) => m.role === 'tool' && m.content.length > 1).length;
@@ -313,7 +313,7 @@ async function aiSdkPrompts(t: Transcript, settings: Omit<Parameters<typeof prun
   while (at < messages.length) {
     const input: Message[] = [];
     while (at < messages.length && !isAssistant(messages[at])) input.push(messages[at++]);
-    history = [...history, ...toModelMessages({ id: t.id, messages: input })];
+    history = [...history, ...toModelMessages(input)];
     if (at >= messages.length) break;
     const run = await generateText({
       model,

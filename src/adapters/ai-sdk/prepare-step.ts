@@ -80,7 +80,8 @@ class ModelMessageMap {
         const results = m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : [];
         converted.forEach((c, i) => this.origin.set(c, { message: m, part: results[i] }));
         for (const p of results) this.parts.set(p.toolCallId, p);
-        if (m.role === 'assistant' && typeof m.content !== 'string') for (const p of m.content) if (p.type === 'tool-call') this.names.set(p.toolCallId, p.toolName);
+        if (m.role === 'assistant' && typeof m.content !== 'string')
+          for (const p of m.content) if (p.type === 'tool-call') this.names.set(p.toolCallId, p.toolName);
       }
       out.push(...converted);
     }
@@ -108,10 +109,12 @@ class ModelMessageMap {
         group ??= { parts: [], from: [] };
         const tm = m as ToolMessage;
         const earlier = this.parts.get(tm.tool_call_id);
-        const part: ToolPart = origin?.part ?? {
-          ...(earlier ?? { type: 'tool-result', toolCallId: tm.tool_call_id, toolName: this.names.get(tm.tool_call_id) ?? '' }),
-          output: toolOutput(tm),
-        } as ToolPart;
+        const part: ToolPart =
+          origin?.part ??
+          ({
+            ...(earlier ?? { type: 'tool-result', toolCallId: tm.tool_call_id, toolName: this.names.get(tm.tool_call_id) ?? '' }),
+            output: toolOutput(tm),
+          } as ToolPart);
         group.parts.push(part);
         group.from.push(origin?.part ? origin.message : undefined);
         indexOf.push(out.length);

@@ -109,7 +109,9 @@ function messageParts(m: Message): Block[] {
   const content = (m as UserMessage).content;
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) return [{ type: 'text', text: contentText(content) }];
-  return content.map((p): Block => (p.type === 'image_url' ? { type: 'image', source: { type: 'url', url: p.image_url.url } } : { type: 'text', text: contentText([p]) }));
+  return content.map((p): Block =>
+    p.type === 'image_url' ? { type: 'image', source: { type: 'url', url: p.image_url.url } } : { type: 'text', text: contentText([p]) },
+  );
 }
 
 /** Canonical messages as MessageParams: consecutive pieces of one role share a message, tool results first. */
@@ -118,7 +120,14 @@ export function toAnthropic(messages: readonly Message[]): Anthropic.MessagePara
   for (const m of messages) {
     const { role, blocks } = toAnthropicBlocks(m);
     const last = out.at(-1);
-    if (last && last.role === role && role === 'user' && m.role === 'tool' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result')) {
+    if (
+      last &&
+      last.role === role &&
+      role === 'user' &&
+      m.role === 'tool' &&
+      Array.isArray(last.content) &&
+      last.content.every((b) => b.type === 'tool_result')
+    ) {
       (last.content as Block[]).push(...blocks);
     } else out.push({ role, content: blocks });
   }

@@ -50,14 +50,29 @@ export function tcompactAnthropic(options: ContextManagerOptionsInput, hooks: Ad
   return Object.defineProperty(edit, 'lastCheck', { get: () => lastCheck }) as TcompactAnthropic;
 }
 
+type Marked = { cache_control?: unknown; content?: unknown };
+
+/** Breakpoints in blocks (a tool result's own blocks included), without serializing them. */
+function marksIn(blocks: unknown): number {
+  if (!Array.isArray(blocks)) return 0;
+  let n = 0;
+  for (const b of blocks as Marked[]) {
+    if (b === null || typeof b !== 'object') continue;
+    if (b.cache_control) n++;
+    if (Array.isArray(b.content)) n += marksIn(b.content);
+  }
+  return n;
+}
+
 function hasMark(value: unknown): boolean {
-  return JSON.stringify(value ?? null).includes('"cache_control":{');
+  return marksIn(value) > 0;
 }
 
 /** Breakpoints the caller put in the params. */
 function countBreakpoints(params: Params): number {
-  const count = (value: unknown) => (JSON.stringify(value ?? null).match(/"cache_control":\{/g) ?? []).length;
-  return count(params.system) + count(params.tools) + count(params.messages);
+  let n = marksIn(params.system) + marksIn(params.tools);
+  for (const m of params.messages) n += marksIn(m.content);
+  return n;
 }
 
 function markLast<B extends { cache_control?: Anthropic.CacheControlEphemeral | null }>(blocks: readonly B[]): B[] {
@@ -121,7 +136,8 @@ class AnthropicMessageMap {
     const flush = () => {
       if (!current) return;
       const owner = current.owner;
-      const same = owner !== undefined && current.whole && (typeof owner.content === 'string' ? current.blocks.length === 0 : sameBlocks(owner.content, current.blocks));
+      const same =
+        owner !== undefined && current.whole && (typeof owner.content === 'string' ? current.blocks.length === 0 : sameBlocks(owner.content, current.blocks));
       out.push(same ? owner : ({ role: current.role, content: current.blocks } as Anthropic.MessageParam));
       current = undefined;
     };

@@ -25,14 +25,21 @@ export function toLangChainMessage(m: Message): BaseMessage | undefined {
       content:
         typeof c === 'string'
           ? c
-          : c.map((p) => (p.type === 'image_url' ? { type: 'image_url', image_url: { url: p.image_url.url } } : { type: 'text', text: p.type === 'text' ? p.text : '' })),
+          : c.map((p) =>
+              p.type === 'image_url' ? { type: 'image_url', image_url: { url: p.image_url.url } } : { type: 'text', text: p.type === 'text' ? p.text : '' },
+            ),
     });
   }
   if (m.role === 'assistant') {
     const a = m as AssistantMessage;
     return new AIMessage({
       content: textBlocks(a.content),
-      tool_calls: (a.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: parseArgs(c.function.arguments) as Record<string, unknown>, type: 'tool_call' as const })),
+      tool_calls: (a.tool_calls ?? []).map((c) => ({
+        id: c.id,
+        name: c.function.name,
+        args: parseArgs(c.function.arguments) as Record<string, unknown>,
+        type: 'tool_call' as const,
+      })),
       additional_kwargs: a.reasoning_content ? { reasoning_content: a.reasoning_content } : {},
     });
   }

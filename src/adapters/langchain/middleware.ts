@@ -71,7 +71,8 @@ class LangChainMessageMap {
       const fresh = toLangChainMessage(m);
       if (!fresh) return [];
       const earlier = m.role === 'tool' ? this.results.get((m as CanonicalTool).tool_call_id) : undefined;
-      if (earlier) return [new ToolMessage({ content: fresh.content, tool_call_id: earlier.tool_call_id, name: earlier.name, status: (fresh as ToolMessage).status })];
+      if (earlier)
+        return [new ToolMessage({ content: fresh.content, tool_call_id: earlier.tool_call_id, name: earlier.name, status: (fresh as ToolMessage).status })];
       return [fresh];
     });
   }
