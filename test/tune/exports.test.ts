@@ -10,7 +10,7 @@ import { ClearToolUsesEdit, contextEditingMiddleware, createAgent, createMiddlew
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toModelMessages } from '../../src/adapters/ai-sdk/model-messages.js';
+import { toModelMessage, toModelMessages, toolOutput } from '../../src/adapters/ai-sdk/model-messages.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { contentText } from '../../src/model/content.js';
 import { type Message, isAssistant, isTool } from '../../src/model/message.js';
@@ -281,13 +281,13 @@ async function aiSdkPrompts(t: Transcript, settings: Omit<Parameters<typeof prun
       const reply = messages[at++];
       if (!isAssistant(reply)) throw new Error(`expected an assistant message, got ${reply.role}`);
       const calls = reply.tool_calls ?? [];
-      const text = contentText(reply.content);
+      // The parts the session recorded, each text part its own (a model returns a call's arguments as its JSON text).
+      const [message] = toModelMessage(reply, () => '') as unknown as [{ content: Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string> }];
       return {
-        content: [
-          ...(reply.reasoning_content ? [{ type: 'reasoning' as const, text: reply.reasoning_content }] : []),
-          ...(text === '' ? [] : [{ type: 'text' as const, text }]),
-          ...calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.function.name, input: c.function.arguments })),
-        ],
+        content: message.content.map((p) => (p.type === 'tool-call' ? { ...p, input: calls.find((c) => c.id === p.toolCallId)!.function.arguments } : p)) as {
+          type: 'text';
+          text: string;
+        }[],
         finishReason: { unified: calls.length > 0 ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
         usage: { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } },
         warnings: [],
@@ -305,6 +305,8 @@ async function aiSdkPrompts(t: Transcript, settings: Omit<Parameters<typeof prun
           if (result.is_error) throw new Error(contentText(result.content));
           return contentText(result.content);
         },
+        // A result recorded in parts goes back to the model in parts, as the session's did.
+        toModelOutput: ({ toolCallId }) => toolOutput(results.get(toolCallId)!) as { type: 'text'; value: string },
       }),
     ]),
   );
