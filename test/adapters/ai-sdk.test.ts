@@ -1,11 +1,11 @@
-import { type ModelMessage, generateText, jsonSchema, tool as aiTool } from 'ai';
+import { type ModelMessage, generateText } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fromModelMessages, toModelMessage, toModelMessages, toolOutput } from '../../src/adapters/ai-sdk/model-messages.js';
+import { fromModelMessages, toModelMessages } from '../../src/adapters/ai-sdk/model-messages.js';
+import { recordedAnswer, recordedTools } from '../helpers/scripted-ai-sdk.js';
 import { tcompactPrepareStep } from '../../src/adapters/ai-sdk/prepare-step.js';
 import type { CheckReport } from '../../src/adapters/conversation.js';
 import type { ContextManagerOptionsInput } from '../../src/context/options.js';
-import { contentText } from '../../src/model/content.js';
 import { type Message, isAssistant, isTool } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { groupToolResults, inCallOrder, plain } from '../helpers/runtime-messages.js';
@@ -31,23 +31,6 @@ beforeAll(async () => {
   sessions = await bundledSessions();
 });
 
-/** A reply of the session as the mock model's answer to one call. */
-function answer(reply: Message) {
-  if (!isAssistant(reply)) throw new Error(`expected an assistant message, got ${reply.role}`);
-  const calls = reply.tool_calls ?? [];
-  const [message] = toModelMessage(reply, () => '') as unknown as [{ content: Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string> }];
-  return {
-    // The parts the session recorded (a model returns a call's arguments as its JSON text).
-    content: message.content.map((p) => (p.type === 'tool-call' ? { ...p, input: calls.find((c) => c.id === p.toolCallId)!.function.arguments } : p)) as {
-      type: 'text';
-      text: string;
-    }[],
-    finishReason: { unified: calls.length > 0 ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
-    usage: { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } },
-    warnings: [],
-  };
-}
-
 /**
  * The session run as an AI SDK agent under the adapter: each user turn is a generateText call on the whole history,
  * the model answering with the recorded replies and each tool with its recorded result (a failure where the session
@@ -63,23 +46,9 @@ async function aiSdkLoop(
   let at = 0;
   const sent: ModelMessage[][] = [];
   const model = new MockLanguageModelV3({
-    doGenerate: async () => answer(messages[at++]),
+    doGenerate: async () => recordedAnswer(messages[at++]),
   });
-  const tools = Object.fromEntries(
-    toolNames(messages).map((name) => [
-      name,
-      aiTool({
-        inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
-        execute: async (_input, { toolCallId }) => {
-          const result = results.get(toolCallId)!;
-          if (result.is_error) throw new Error(contentText(result.content));
-          return contentText(result.content);
-        },
-        // A result recorded in parts goes back to the model in parts, as the session's did.
-        toModelOutput: ({ toolCallId }) => toolOutput(results.get(toolCallId)!) as { type: 'text'; value: string },
-      }),
-    ]),
-  );
+  const tools = recordedTools(toolNames(messages), results);
   const prepareStep = tcompactPrepareStep(options, { now: replayClock(t), onCheck: (r) => reports.push(r) });
   let history: ModelMessage[] = [];
   while (at < messages.length) {

@@ -4,13 +4,14 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { BaseMessage } from '@langchain/core/messages';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { ChatResult } from '@langchain/core/outputs';
-import { type ModelMessage, generateText, jsonSchema, pruneMessages, tool as aiTool } from 'ai';
+import { type ModelMessage, generateText, pruneMessages } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { ClearToolUsesEdit, contextEditingMiddleware, createAgent, createMiddleware, tool as langChainTool } from 'langchain';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toModelMessage, toModelMessages, toolOutput } from '../../src/adapters/ai-sdk/model-messages.js';
+import { toModelMessages } from '../../src/adapters/ai-sdk/model-messages.js';
+import { recordedAnswer, recordedTools } from '../helpers/scripted-ai-sdk.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { contentText } from '../../src/model/content.js';
 import { type Message, isAssistant, isTool } from '../../src/model/message.js';
@@ -277,39 +278,9 @@ async function aiSdkPrompts(t: Transcript, settings: Omit<Parameters<typeof prun
   const results = resultsOf(messages);
   let at = 0;
   const model = new MockLanguageModelV3({
-    doGenerate: async () => {
-      const reply = messages[at++];
-      if (!isAssistant(reply)) throw new Error(`expected an assistant message, got ${reply.role}`);
-      const calls = reply.tool_calls ?? [];
-      // The parts the session recorded, each text part its own (a model returns a call's arguments as its JSON text).
-      const [message] = toModelMessage(reply, () => '') as unknown as [{ content: Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string> }];
-      return {
-        content: message.content.map((p) => (p.type === 'tool-call' ? { ...p, input: calls.find((c) => c.id === p.toolCallId)!.function.arguments } : p)) as {
-          type: 'text';
-          text: string;
-        }[],
-        finishReason: { unified: calls.length > 0 ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
-        usage: { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } },
-        warnings: [],
-      };
-    },
+    doGenerate: async () => recordedAnswer(messages[at++]),
   });
-  const tools = Object.fromEntries(
-    toolNames(messages).map((name) => [
-      name,
-      aiTool({
-        inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
-
-        execute: async (_input, { toolCallId }) => {
-          const result = results.get(toolCallId)!;
-          if (result.is_error) throw new Error(contentText(result.content));
-          return contentText(result.content);
-        },
-        // A result recorded in parts goes back to the model in parts, as the session's did.
-        toModelOutput: ({ toolCallId }) => toolOutput(results.get(toolCallId)!) as { type: 'text'; value: string },
-      }),
-    ]),
-  );
+  const tools = recordedTools(toolNames(messages), results);
   const prompts: ModelMessage[][] = [];
   let history: ModelMessage[] = [];
   while (at < messages.length) {
