@@ -11,7 +11,10 @@ import { CHECK_WINDOW, largestSession, measureCheckLatency, type CheckLatency, t
 import { realCorpora, type CorpusSpec } from './lib/corpora.js';
 import { freshTokenizer } from './lib/fresh-tokenizer.js';
 import { BUNDLED, ROOT } from './lib/paths.js';
-import { fromLangChain, fromModelMessages, indexCalls, langChainCounter, toLangChain, toModelMessages, type CallIndex } from './lib/peer-formats.js';
+import { fromModelMessages, toModelMessages } from '../src/adapters/ai-sdk/model-messages.js';
+import { type CallIndex, indexCalls } from '../src/adapters/call-index.js';
+import { fromLangChain, toLangChain } from '../src/adapters/langchain/langchain-messages.js';
+import { langChainCounter } from './lib/langchain-counter.js';
 import type { Benchmark, BenchContext, BenchOutput, Cell, Ratio, Table } from './lib/results.js';
 import { applyAll, freshContext, loadStrategies, runAll, stepsFor } from './lib/tcompact-steps.js';
 import { runTiny, type TinyTask } from './lib/tiny.js';
@@ -146,10 +149,10 @@ export const peersBench: Benchmark = {
       }
       ctx.log(`peers: ${corpus.name}: ${corpus.transcripts.length} transcripts, ${corpus.messages} messages`);
       const ts = corpus.transcripts;
-      const indexes: CallIndex[] = ts.map(indexCalls);
+      const indexes: CallIndex[] = ts.map((t) => indexCalls(t.messages));
 
       let t0 = performance.now();
-      const model: ModelMessage[][] = ts.map(toModelMessages);
+      const model: ModelMessage[][] = ts.map((t) => toModelMessages(t.messages));
       const aiConversionMs = performance.now() - t0;
       const keep = ts.map(lastTurnLength);
       const prune = () =>
@@ -158,7 +161,7 @@ export const peersBench: Benchmark = {
         );
 
       t0 = performance.now();
-      const lc: BaseMessage[][] = ts.map(toLangChain);
+      const lc: BaseMessage[][] = ts.map((t) => toLangChain(t.messages));
       const lcConversionMs = performance.now() - t0;
       const exact = getTokenizer('o200k_base');
       const budgets = lc.map((m, i) => Math.floor(langChainCounter((x) => exact.count(x), indexes[i])(m) * LANGCHAIN_BUDGET));
@@ -197,11 +200,11 @@ export const peersBench: Benchmark = {
 
       // Outputs of one more untimed run, judged on the canonical form. The peers' inputs are the round-tripped
       // transcripts (unknown roles have no equivalent there), so their savings are measured against what they got.
-      const aiBase = model.map((m, i) => fromModelMessages(ts[i].id, m, indexes[i]));
-      const aiOut = prune().map((m, i) => fromModelMessages(ts[i].id, m, indexes[i]));
+      const aiBase = model.map((m, i) => ({ id: ts[i].id, messages: fromModelMessages(m, indexes[i]) }));
+      const aiOut = prune().map((m, i) => ({ id: ts[i].id, messages: fromModelMessages(m, indexes[i]) }));
       outcomes.push({ ...judge(corpus.name, AI_PRUNE, aiBase, aiOut, mean(AI_PRUNE.name), corpus), conversionMs: aiConversionMs });
-      const lcBase = lc.map((m, i) => fromLangChain(ts[i].id, m, indexes[i]));
-      const lcOut = (await trim()).map((m, i) => fromLangChain(ts[i].id, m, indexes[i]));
+      const lcBase = lc.map((m, i) => ({ id: ts[i].id, messages: fromLangChain(m, indexes[i]) }));
+      const lcOut = (await trim()).map((m, i) => ({ id: ts[i].id, messages: fromLangChain(m, indexes[i]) }));
       outcomes.push({ ...judge(corpus.name, LC_TRIM, lcBase, lcOut, mean(LC_TRIM.name), corpus), conversionMs: lcConversionMs });
       if (stripSteps)
         outcomes.push(
@@ -291,6 +294,22 @@ export const peersBench: Benchmark = {
           target: `<= ${CHECK_P99_TARGET_MS}`,
           met: l.check.p99Ms <= CHECK_P99_TARGET_MS,
         },
+        ...l.adapters.flatMap(({ name, figures }) => [
+          {
+            name: `${spec.name}, largest session: ${name} median per call`,
+            value: figures.medianMs,
+            unit: ' ms',
+            target: `<= ${CHECK_MEDIAN_TARGET_MS}`,
+            met: figures.medianMs <= CHECK_MEDIAN_TARGET_MS,
+          },
+          {
+            name: `${spec.name}, largest session: ${name} p99 per call`,
+            value: figures.p99Ms,
+            unit: ' ms',
+            target: `<= ${CHECK_P99_TARGET_MS}`,
+            met: figures.p99Ms <= CHECK_P99_TARGET_MS,
+          },
+        ]),
       );
     }
     const latencyRow = (l: CheckLatency, method: string, f: LatencyFigures): Cell[] => [
@@ -305,11 +324,16 @@ export const peersBench: Benchmark = {
       f.samples,
     ];
     const latencyTable: Table = {
-      title: 'ContextManager.check() per call beside pruneMessages, largest Claude Code session (one core, in memory)',
+      title: 'ContextManager.check() and the runtime adapters per call beside pruneMessages, largest Claude Code session (one core, in memory)',
       columns: ['corpus', 'messages', 'tokens', 'call', 'calls per replay', 'median ms', 'p99 ms', 'max ms', 'samples'],
-      rows: latencies.flatMap((l) => [latencyRow(l, 'ContextManager.check()', l.check), latencyRow(l, AI_PRUNE.name, l.prune)]),
+      rows: latencies.flatMap((l) => [
+        latencyRow(l, 'ContextManager.check()', l.check),
+        ...l.adapters.map((a) => latencyRow(l, a.name, a.figures)),
+        latencyRow(l, AI_PRUNE.name, l.prune),
+      ]),
       notes: [
         `ContextManager.check({ messages, tokens, at }) with the default options (window ${CHECK_WINDOW.toLocaleString('en-US')}, cache anthropic-5m, mask-observations edits, auto at 90%), called before each assistant reply with the prompt it returned last time plus the messages since, as an agent loop calls it; tokens are counted before each call (o200k_base), untimed; \`at\` is the session's own clock where recorded. A fresh manager per replay, after one untimed warm-up replay.`,
+        "The adapters (tcompact/ai-sdk, tcompact/langchain, tcompact/anthropic): the same options and clock, each call taking the runtime's whole history so far (built once in its shape, untimed) through conversion to canonical messages, check() and conversion back (and the Anthropic breakpoints); a fresh adapter per replay, after one untimed warm-up replay.",
         `${AI_PRUNE.name}: the same options as above, on the session's unedited prefix before each assistant reply (converted once, untimed).`,
         ...latencies.map(
           (l) =>

@@ -1,7 +1,7 @@
 /**
  * Per-call latency of `ContextManager.check()` as an agent loop calls it: once before each assistant reply, with the
  * prompt so far (what the previous check returned, plus the messages since). The AI SDK's `pruneMessages` runs on the
- * same session's prefixes, one call per reply, for a per-call figure beside it.
+ * same session's prefixes, one call per reply, for a per-call figure beside it, and so does each runtime adapter.
  */
 import { pruneMessages, type ModelMessage } from 'ai';
 import { ContextManager } from '../../src/context/context-manager.js';
@@ -11,7 +11,8 @@ import type { Transcript } from '../../src/model/transcript.js';
 import { lastUserRequestIndex } from '../../src/model/validity.js';
 import { countTranscript } from '../../src/tokens/breakdown.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
-import { toModelMessages } from './peer-formats.js';
+import { toModelMessages } from '../../src/adapters/ai-sdk/model-messages.js';
+import { ADAPTERS, type AdapterName, replayAdapter } from './adapter-latency.js';
 
 /** The window the manager is given: that of the replay's figures, which the shared corpus's largest session outgrows, so its checks must edit. */
 export const CHECK_WINDOW = 128_000;
@@ -37,6 +38,8 @@ export interface CheckLatency {
   window: number;
   check: LatencyFigures;
   prune: LatencyFigures;
+  /** Each adapter's whole call (conversion, check, conversion back), with the same options and clock. */
+  adapters: { name: AdapterName; figures: LatencyFigures }[];
   /** What the checks returned over one replay, by reason (`none`, `cold`, `pays-off`, `window`). */
   reasons: Record<string, number>;
 }
@@ -92,7 +95,7 @@ async function _replayChecks(t: Transcript): Promise<{ ms: number[]; reasons: st
 
 /** `pruneMessages` on the prompt before each assistant reply, with the peers table's options; conversion untimed. */
 function _replayPrunes(t: Transcript): number[] {
-  const model = toModelMessages(t);
+  const model = toModelMessages(t.messages);
   // toModelMessages gives one message per canonical message of a known role: the prefix of the first i is a slice.
   const known = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
   const ms: number[] = [];
@@ -122,6 +125,13 @@ export async function measureCheckLatency(session: string, t: Transcript, replay
     check.push(...(await _replayChecks(t)).ms);
     prune.push(..._replayPrunes(t));
   }
+  const adapters: CheckLatency['adapters'] = [];
+  for (const name of ADAPTERS) {
+    await replayAdapter(name, t, CHECK_WINDOW);
+    const samples: number[] = [];
+    for (let i = 0; i < replays; i++) samples.push(...(await replayAdapter(name, t, CHECK_WINDOW)));
+    adapters.push({ name, figures: _figures(samples, warm.ms.length) });
+  }
   const reasons: Record<string, number> = {};
   for (const r of warm.reasons) reasons[r] = (reasons[r] ?? 0) + 1;
   return {
@@ -131,6 +141,7 @@ export async function measureCheckLatency(session: string, t: Transcript, replay
     window: CHECK_WINDOW,
     check: _figures(check, warm.ms.length),
     prune: _figures(prune, warm.ms.length),
+    adapters,
     reasons,
   };
 }

@@ -125,6 +125,14 @@ export class ContextManager {
     };
   }
 
+  /**
+   * Leading messages of the last prompt checked that no cache-aware edit changes again until a compaction: the end of
+   * the stable prefix, where a cache breakpoint keeps being read between edits. 0 without `edits`.
+   */
+  get stableMessages(): number {
+    return this.edit ? this.ledger.frozen : 0;
+  }
+
   private get stuck(): boolean {
     return this.failedInARow >= this.options.maxAttempts;
   }

@@ -61,6 +61,11 @@ export class EditLedger {
     this.last = messages[messages.length - 1];
   }
 
+  /** Leading messages of the last prompt seen that no edit changes again (a full compaction aside). */
+  get frozen(): number {
+    return Math.min(this.boundary, this.cum.length - 1);
+  }
+
   /** What masking everything maskable between the boundary and the protected tail would do, or undefined when nothing is. */
   estimate(): EditEstimate | undefined {
     const { tailStart } = protectedRange(this.messages, this.tail);

@@ -19,7 +19,21 @@ export interface RuntimeExport {
   note?: string;
   /** How an agent hands the file to the runtime. */
   load: string;
+  /** How the same runtime runs tcompact's own setting (exports/tcompact.json) through its adapter instead. */
+  adapter?: string;
 }
+
+/** Each runtime's adapter, loading `tcompact.json` (the ContextManager export) unchanged. */
+const ADAPTER: Record<Exclude<ExportRuntime, 'tcompact'>, string> = {
+  anthropic:
+    '`const edit = tcompactAnthropic(settings)` (`tcompact/anthropic`, settings: tcompact.json), then `client.messages.create(await edit({ ...request, messages: history }))` on every call: the edits and at most 4 cache breakpoints on the stable prefix and the tail',
+  langchain:
+    '`createAgent({ ...agent, middleware: [tcompactMiddleware(settings)] })` (`tcompact/langchain`, settings: tcompact.json): the request is edited, the agent state kept whole',
+  'ai-sdk': '`prepareStep: tcompactPrepareStep(settings)` (`tcompact/ai-sdk`, settings: tcompact.json) in `generateText` or `streamText`, one per conversation',
+};
+
+/** The runtime's export with its adapter's snippet. */
+const withAdapter = (e: RuntimeExport): RuntimeExport => (e.runtime === 'tcompact' ? e : { ...e, adapter: ADAPTER[e.runtime] });
 
 /** How each runtime loads its file (its JSON as `settings`): what the replay of that file assumes. */
 const LOAD: Record<ExportRuntime, string> = {
@@ -145,5 +159,5 @@ export function runtimeExports(candidate: TuneCandidate, window: number, tools: 
     withNote(langchainExport(candidate, window), cold),
     withNote(aiSdkExport(candidate, window, tools), cold),
     tcompactExport(candidate, window),
-  ];
+  ].map(withAdapter);
 }

@@ -106,6 +106,10 @@ export function renderTune(r: TuneReport): string {
     '',
     ...r.exports.map((e) => `- ${e.runtime}: ${e.load}`),
     '',
+    "tcompact's own setting (tcompact.json) inside each runtime, through its adapter:",
+    '',
+    ...r.exports.flatMap((e) => (e.adapter ? [`- ${e.runtime}: ${e.adapter}`] : [])),
+    '',
   ];
   return lines.join('\n');
 }

@@ -20,6 +20,7 @@ import { defaultCacheModel } from '../replay/billing/cache-choice.js';
 import { recordedUsage } from '../replay/billing/recorded-usage.js';
 import { OPTIMAL, OPTIMAL_RESULTS } from '../replay/policies/optimal/optimal-policy.js';
 import type { CacheModelName } from '../provider/cache-rules.js';
+import { usdShort } from '../report/format.js';
 import { type ExportRuntime, type RuntimeExport, runtimeExports } from './exports.js';
 import { type ToolUsage, ToolUsageTally } from './tool-usage.js';
 
@@ -84,7 +85,7 @@ export interface TuneReport {
    * false). `beatsNone` false: it costs no less than `none`, which is then the advice (no compaction at all).
    */
   recommended: TuneResult & { meetsFloor: boolean; beatsNone: boolean };
-  exports: (TuneResult & { runtime: ExportRuntime; exact: boolean; note?: string; load: string; file: string })[];
+  exports: (TuneResult & { runtime: ExportRuntime; exact: boolean; note?: string; load: string; adapter?: string; file: string })[];
   /** With recorded usage: how far the archive's `source` replay departs from the record (see replay/fidelity/). */
   fidelity?: FidelitySummary;
 }
@@ -280,14 +281,19 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     pass,
     'the exports',
   );
-  const exports = written.map((w) => ({
-    ...resultOf(exportTotals.get(w.policy)!, w.e.runtime, { runtime: w.e.runtime, file: join('exports', `${w.e.runtime}.json`) }),
-    runtime: w.e.runtime,
-    exact: w.e.exact,
-    ...(w.e.note ? { note: w.e.note } : {}),
-    load: w.e.load,
-    file: join('exports', `${w.e.runtime}.json`),
-  }));
+  const exports = written.map((w) => {
+    const result = resultOf(exportTotals.get(w.policy)!, w.e.runtime, { runtime: w.e.runtime, file: join('exports', `${w.e.runtime}.json`) });
+    const note = [w.e.note, costlierThanNone(w.e, result.cost.withCache, none.cost.withCache)].filter((n) => n !== undefined).join('; ');
+    return {
+      ...result,
+      runtime: w.e.runtime,
+      exact: w.e.exact,
+      ...(note ? { note } : {}),
+      load: w.e.load,
+      ...(w.e.adapter ? { adapter: w.e.adapter } : {}),
+      file: join('exports', `${w.e.runtime}.json`),
+    };
+  });
 
   return {
     transcripts,
@@ -308,4 +314,10 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     exports,
     ...(fidelity ? { fidelity } : {}),
   };
+}
+
+/** The note of a runtime's own editing that costs more than no compaction on the archive, with the figure. */
+function costlierThanNone(e: RuntimeExport, cost: number, none: number): string | undefined {
+  if (e.runtime === 'tcompact' || !(none > 0) || cost <= none) return undefined;
+  return `the runtime's own editing costs ${(cost / none).toFixed(2)}× \`none\` with caching on this archive (${usdShort(cost)} against ${usdShort(none)}): run tcompact.json through its adapter instead`;
 }

@@ -8,6 +8,8 @@ import { ROOT } from '../helpers/paths.js';
  * below, never from one above, and no import circle exists between files. Inside pipeline/, the shard format, the job,
  * the plan, the store and the worker side never import the sink or the executors, which run on the main thread.
  * Inside replay/, the billing vocabulary never imports the policies, and neither imports the engine around them.
+ * The runtimes' adapters (adapters/) are subpath exports with optional peer dependencies: nothing else imports them or
+ * a runtime, so the core loads without any runtime installed.
  */
 const LAYERS = [
   'errors.ts',
@@ -25,6 +27,7 @@ const LAYERS = [
   'pipeline',
   'worker-process',
   'context',
+  'adapters',
   'retention',
   'replay',
   'tune',
@@ -79,6 +82,27 @@ function upwardImports(graph: Graph): string[] {
   return out;
 }
 
+/** The runtimes the adapters serve: optional peer dependencies, imported by adapters/ alone. */
+const RUNTIME_PACKAGES = /^(ai|ai\/.*|langchain|langchain\/.*|@langchain\/.*|@anthropic-ai\/sdk|@anthropic-ai\/sdk\/.*)$/;
+
+/** Package imports (type-only too) of a file that name a runtime. */
+function runtimeImportsOf(text: string): string[] {
+  return [...text.matchAll(/^(?:import|export)\s+[^'";]*?from\s+'([^'.][^']*)'/gm)].map((m) => m[1]).filter((name) => RUNTIME_PACKAGES.test(name));
+}
+
+/** Files outside adapters/ that import an adapter or a runtime. */
+function coreIntoAdapters(files: readonly string[], textOf = (f: string) => readFileSync(f, 'utf8')): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    if (relative(SRC, file).startsWith('adapters/')) continue;
+    const text = textOf(file);
+    for (const target of importsOf(file, text))
+      if (relative(SRC, target).startsWith('adapters/')) out.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+    for (const name of runtimeImportsOf(text)) out.push(`${relative(SRC, file)} -> ${name}`);
+  }
+  return out;
+}
+
 function importCycles(graph: Graph): string[] {
   const state = new Map<string, 'open' | 'done'>();
   const cycles: string[] = [];
@@ -109,6 +133,19 @@ describe('module layers', () => {
 
   it('has no import circle between files', () => {
     expect(importCycles(new Map(files.map((f) => [f, importsOf(f)])))).toEqual([]);
+  });
+
+  it('keeps the adapters and their runtimes out of everything else', () => {
+    expect(coreIntoAdapters(files)).toEqual([]);
+  });
+
+  it('catches a core file that imports an adapter or a runtime, type-only too', () => {
+    const file = join(SRC, 'context/a.ts');
+    const texts: Record<string, string> = {
+      [file]: "import { tcompactPrepareStep } from '../adapters/ai-sdk/prepare-step.js';\nimport type { ModelMessage } from 'ai';\nimport { z } from 'zod';\n",
+      [join(SRC, 'adapters/ai-sdk/b.ts')]: "import type { ModelMessage } from 'ai';\n",
+    };
+    expect(coreIntoAdapters(Object.keys(texts), (f) => texts[f])).toEqual(['context/a.ts -> adapters/ai-sdk/prepare-step.ts', 'context/a.ts -> ai']);
   });
 
   it('counts a type-only import or re-export as an import', () => {

@@ -4,13 +4,14 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { BaseMessage } from '@langchain/core/messages';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { ChatResult } from '@langchain/core/outputs';
-import { type ModelMessage, generateText, jsonSchema, pruneMessages, tool as aiTool } from 'ai';
+import { type ModelMessage, generateText, pruneMessages } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { ClearToolUsesEdit, contextEditingMiddleware, createAgent, createMiddleware, tool as langChainTool } from 'langchain';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toModelMessages } from '../../bench/lib/peer-formats.js';
+import { toModelMessages } from '../../src/adapters/ai-sdk/model-messages.js';
+import { recordedAnswer, recordedTools } from '../helpers/scripted-ai-sdk.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { contentText } from '../../src/model/content.js';
 import { type Message, isAssistant, isTool } from '../../src/model/message.js';
@@ -174,7 +175,7 @@ describe('tune exports, handed unchanged to the real runtimes', () => {
         expect(theirs.length).toBe(ours.length);
         const history = historyAtCalls(t);
         ours.forEach((prompt, call) => {
-          expect(theirs[call], `${t.id}, call ${call}`).toEqual(plain(groupToolResults(toModelMessages({ id: t.id, messages: inCallOrder(prompt) }))));
+          expect(theirs[call], `${t.id}, call ${call}`).toEqual(plain(groupToolResults(toModelMessages(inCallOrder(prompt)))));
           if (prompt.length < history[call]) edited++;
         });
         parallel += theirs.flat().filter((m) => m.role === 'tool' && m.content.length > 1).length;
@@ -277,43 +278,15 @@ async function aiSdkPrompts(t: Transcript, settings: Omit<Parameters<typeof prun
   const results = resultsOf(messages);
   let at = 0;
   const model = new MockLanguageModelV3({
-    doGenerate: async () => {
-      const reply = messages[at++];
-      if (!isAssistant(reply)) throw new Error(`expected an assistant message, got ${reply.role}`);
-      const calls = reply.tool_calls ?? [];
-      const text = contentText(reply.content);
-      return {
-        content: [
-          ...(reply.reasoning_content ? [{ type: 'reasoning' as const, text: reply.reasoning_content }] : []),
-          ...(text === '' ? [] : [{ type: 'text' as const, text }]),
-          ...calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.function.name, input: c.function.arguments })),
-        ],
-        finishReason: { unified: calls.length > 0 ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
-        usage: { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } },
-        warnings: [],
-      };
-    },
+    doGenerate: async () => recordedAnswer(messages[at++]),
   });
-  const tools = Object.fromEntries(
-    toolNames(messages).map((name) => [
-      name,
-      aiTool({
-        inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
-
-        execute: async (_input, { toolCallId }) => {
-          const result = results.get(toolCallId)!;
-          if (result.is_error) throw new Error(contentText(result.content));
-          return contentText(result.content);
-        },
-      }),
-    ]),
-  );
+  const tools = recordedTools(toolNames(messages), results);
   const prompts: ModelMessage[][] = [];
   let history: ModelMessage[] = [];
   while (at < messages.length) {
     const input: Message[] = [];
     while (at < messages.length && !isAssistant(messages[at])) input.push(messages[at++]);
-    history = [...history, ...toModelMessages({ id: t.id, messages: input })];
+    history = [...history, ...toModelMessages(input)];
     if (at >= messages.length) break;
     const run = await generateText({
       model,

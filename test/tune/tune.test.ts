@@ -114,6 +114,14 @@ describe('tcompact tune (bundled Claude Code sessions)', () => {
     parseContextManagerOptions(read('tcompact.json'));
     LangChainClearToolUsesSchema.parse(read('langchain.json'));
     for (const name of ['tune.md', 'tune.html']) expect(existsSync(join(out, name))).toBe(true);
+    // Each runtime's export names its adapter beside it; one whose own editing costs more than none says so, with the figure.
+    for (const e of report.exports.filter((x) => x.runtime !== 'tcompact')) {
+      expect(e.adapter, e.runtime).toContain('tcompact.json');
+      expect(md).toContain(`- ${e.runtime}: ${e.adapter}`);
+      const costlier = e.cost.withCache > report.baselines.none.cost.withCache;
+      const figure = `costs ${(e.cost.withCache / report.baselines.none.cost.withCache).toFixed(2)}× \`none\` with caching on this archive (${usdShort(e.cost.withCache)} against`;
+      expect(e.note?.includes(figure) ?? false, e.runtime).toBe(costlier);
+    }
 
     // simulate replays each runtime's export, with that runtime's semantics, to the figures tune reports for it.
     const runtimes = ['anthropic', 'langchain', 'ai-sdk'];

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ModelMessage, pruneMessages } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { fromModelMessages, indexCalls, toModelMessages } from '../../../bench/lib/peer-formats.js';
+import { fromModelMessages, toModelMessages } from '../../../src/adapters/ai-sdk/model-messages.js';
+import { indexCalls } from '../../../src/adapters/call-index.js';
 import { ContextManager } from '../../../src/context/context-manager.js';
 import { resolvePolicy } from '../../../src/replay/policies/resolve.js';
 import { CACHE_RULES } from '../../../src/provider/cache-rules.js';
@@ -135,13 +136,13 @@ describe('ai-sdk:FILE, pruneMessages as the AI SDK applies it', () => {
       const options = AiSdkPruneSchema.parse(raw);
       let changed = 0;
       for (const t of transcripts) {
-        const index = indexCalls(t);
+        const index = indexCalls(t.messages);
         // The SDK's own history: a step's results in one tool message.
-        const steps = groupToolResults(toModelMessages(t));
-        const theirs = fromModelMessages(t.id, pruneMessages({ messages: steps, ...(raw as object) } as { messages: ModelMessage[] }), index);
+        const steps = groupToolResults(toModelMessages(t.messages));
+        const theirs = { id: t.id, messages: fromModelMessages(pruneMessages({ messages: steps, ...(raw as object) } as { messages: ModelMessage[] }), index) };
         const ours = { id: t.id, messages: pruneMessagesLike(t.messages, options) };
         // Compared through the SDK's own message shape, which is what both sides mean.
-        expect(groupToolResults(toModelMessages(ours))).toEqual(groupToolResults(toModelMessages(theirs)));
+        expect(groupToolResults(toModelMessages(ours.messages))).toEqual(groupToolResults(toModelMessages(theirs.messages)));
         if (ours.messages.length !== t.messages.length) changed++;
       }
       if (raw.toolCalls !== 'none') expect(changed).toBeGreaterThan(0);

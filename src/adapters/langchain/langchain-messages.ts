@@ -1,0 +1,103 @@
+/**
+ * Canonical messages <-> LangChain's `BaseMessage`. Text in parts stays in parts (each part is a block of Anthropic's
+ * cache lookback); tool-call arguments travel parsed, and a {@link CallIndex} gives back the original argument strings.
+ */
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { contentText, type ContentPart } from '../../model/content.js';
+import type { AssistantMessage, Message, ToolMessage as CanonicalTool, UserMessage } from '../../model/message.js';
+import { type CallIndex, callOf, parseArgs } from '../call-index.js';
+
+type Block = { type: string; text?: string; image_url?: { url: string } | string };
+
+function textBlocks(content: string | readonly ContentPart[] | null | undefined): string | { type: 'text'; text: string }[] {
+  if (content === null || content === undefined) return '';
+  if (typeof content === 'string') return content;
+  if (content.length === 1 && content[0].type === 'text') return content[0].text;
+  return content.flatMap((p) => (p.type === 'text' ? [{ type: 'text' as const, text: p.text }] : []));
+}
+
+/** One canonical message as a LangChain message (undefined for a role LangChain has no equivalent of). */
+export function toLangChainMessage(m: Message): BaseMessage | undefined {
+  if (m.role === 'system' || m.role === 'developer') return new SystemMessage(contentText(m.content as string));
+  if (m.role === 'user') {
+    const c = (m as UserMessage).content;
+    return new HumanMessage({
+      content:
+        typeof c === 'string'
+          ? c
+          : c.map((p) =>
+              p.type === 'image_url' ? { type: 'image_url', image_url: { url: p.image_url.url } } : { type: 'text', text: p.type === 'text' ? p.text : '' },
+            ),
+    });
+  }
+  if (m.role === 'assistant') {
+    const a = m as AssistantMessage;
+    return new AIMessage({
+      content: textBlocks(a.content),
+      tool_calls: (a.tool_calls ?? []).map((c) => ({
+        id: c.id,
+        name: c.function.name,
+        args: parseArgs(c.function.arguments) as Record<string, unknown>,
+        type: 'tool_call' as const,
+      })),
+      additional_kwargs: a.reasoning_content ? { reasoning_content: a.reasoning_content } : {},
+    });
+  }
+  if (m.role === 'tool') {
+    const tm = m as CanonicalTool;
+    return new ToolMessage({ content: textBlocks(tm.content), tool_call_id: tm.tool_call_id, status: tm.is_error ? 'error' : 'success' });
+  }
+  return undefined;
+}
+
+export function toLangChain(messages: readonly Message[]): BaseMessage[] {
+  return messages.flatMap((m) => toLangChainMessage(m) ?? []);
+}
+
+function canonicalText(content: BaseMessage['content']): string | { type: 'text'; text: string }[] {
+  if (typeof content === 'string') return content;
+  const blocks = (content as Block[]).flatMap((p) => (p.type === 'text' ? [{ type: 'text' as const, text: p.text ?? '' }] : []));
+  return blocks.length === 1 ? blocks[0].text : blocks;
+}
+
+/** One LangChain message as a canonical message (undefined for one with no canonical role). */
+export function fromLangChainMessage(m: BaseMessage | undefined, index?: CallIndex): Message | undefined {
+  // trimMessages returns [undefined] when even the system message alone is over the budget.
+  if (m === undefined) return undefined;
+  const type = m.getType();
+  if (type === 'system') return { role: 'system', content: contentText(canonicalText(m.content)) };
+  if (type === 'human') {
+    const c = m.content as string | Block[];
+    return {
+      role: 'user',
+      content:
+        typeof c === 'string'
+          ? c
+          : c.map((p): ContentPart => {
+              if (p.type !== 'image_url') return { type: 'text', text: p.text ?? '' };
+              return { type: 'image_url', image_url: { url: typeof p.image_url === 'string' ? p.image_url : (p.image_url?.url ?? '') } };
+            }),
+    };
+  }
+  if (type === 'ai') {
+    const ai = m as AIMessage;
+    const text = canonicalText(ai.content);
+    const a: AssistantMessage = { role: 'assistant', content: text === '' || (Array.isArray(text) && text.length === 0) ? null : text };
+    const reasoning = ai.additional_kwargs.reasoning_content;
+    if (typeof reasoning === 'string') a.reasoning_content = reasoning;
+    const calls = (ai.tool_calls ?? []).map((c) => callOf(c.id ?? '', c.name, c.args, index));
+    if (calls.length > 0) a.tool_calls = calls;
+    return a;
+  }
+  if (type === 'tool') {
+    const tm = m as ToolMessage;
+    const c: CanonicalTool = { role: 'tool', tool_call_id: tm.tool_call_id, content: canonicalText(tm.content) };
+    if (tm.status === 'error') c.is_error = true;
+    return c;
+  }
+  return undefined;
+}
+
+export function fromLangChain(messages: readonly (BaseMessage | undefined)[], index?: CallIndex): Message[] {
+  return messages.flatMap((m) => fromLangChainMessage(m, index) ?? []);
+}

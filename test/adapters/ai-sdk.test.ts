@@ -1,0 +1,109 @@
+import { type ModelMessage, generateText } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fromModelMessages, toModelMessages } from '../../src/adapters/ai-sdk/model-messages.js';
+import { recordedAnswer, recordedTools } from '../helpers/scripted-ai-sdk.js';
+import { tcompactPrepareStep } from '../../src/adapters/ai-sdk/prepare-step.js';
+import type { CheckReport } from '../../src/adapters/conversation.js';
+import type { ContextManagerOptionsInput } from '../../src/context/options.js';
+import { type Message, isAssistant, isTool } from '../../src/model/message.js';
+import type { Transcript } from '../../src/model/transcript.js';
+import { groupToolResults, inCallOrder, plain } from '../helpers/runtime-messages.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import {
+  LOOPS,
+  asRuntimeHolds,
+  bundledSessions,
+  costOfPrompts,
+  costOfReplay,
+  replayClock,
+  replayOf,
+  replayedMessages,
+  resultsOf,
+  sameRefs,
+  sameRefsJson,
+  toolNames,
+  writeConfig,
+} from './session-loop.js';
+
+let sessions: Transcript[] = [];
+beforeAll(async () => {
+  sessions = await bundledSessions();
+});
+
+/**
+ * The session run as an AI SDK agent under the adapter: each user turn is a generateText call on the whole history,
+ * the model answering with the recorded replies and each tool with its recorded result (a failure where the session
+ * recorded one); the loop stops where the session's user spoke next. Returns the messages of every step sent.
+ */
+async function aiSdkLoop(
+  t: Transcript,
+  options: ContextManagerOptionsInput,
+  reports: CheckReport[] = [],
+): Promise<{ sent: ModelMessage[][]; history: ModelMessage[] }> {
+  const messages = replayedMessages(t);
+  const results = resultsOf(messages);
+  let at = 0;
+  const sent: ModelMessage[][] = [];
+  const model = new MockLanguageModelV3({
+    doGenerate: async () => recordedAnswer(messages[at++]),
+  });
+  const tools = recordedTools(toolNames(messages), results);
+  const prepareStep = tcompactPrepareStep(options, { now: replayClock(t), onCheck: (r) => reports.push(r) });
+  let history: ModelMessage[] = [];
+  while (at < messages.length) {
+    const input: Message[] = [];
+    while (at < messages.length && !isAssistant(messages[at])) input.push(messages[at++]);
+    history = [...history, ...toModelMessages(input)];
+    if (at >= messages.length) break;
+    const run = await generateText({
+      model,
+      tools,
+      messages: history,
+      prepareStep: async (step) => {
+        const prepared = await prepareStep(step);
+        sent.push(prepared.messages);
+        return prepared;
+      },
+      stopWhen: () => {
+        while (at < messages.length && isTool(messages[at])) at++;
+        return !(at < messages.length && isAssistant(messages[at]));
+      },
+    });
+    history = [...history, ...run.response.messages];
+  }
+  return { sent, history };
+}
+
+describe('tcompact/ai-sdk: tcompactPrepareStep in a generateText loop', () => {
+  it.each(LOOPS)(
+    'with the $name options, sends at each step of every bundled Claude Code session the prompt `simulate --policy config:FILE` replays, at the cost it states',
+    async ({ options, runtimeView }) => {
+      const config = writeConfig(tempDir('ai-sdk-loop'), 'tcompact', options);
+      let edited = 0;
+      for (const recorded of sessions) {
+        const t = runtimeView ? asRuntimeHolds(recorded, (m) => fromModelMessages(toModelMessages([m]))) : recorded;
+        const reports: CheckReport[] = [];
+        const { sent, history } = await aiSdkLoop(t, options, reports);
+        const ours = await replayOf(t, config, options.window);
+        expect(sent.length, t.id).toBe(ours.prompts.length);
+        ours.prompts.forEach((prompt, call) => {
+          expect(sameRefsJson(plain(sent[call])), `${t.id}, call ${call}`).toEqual(sameRefsJson(plain(groupToolResults(toModelMessages(inCallOrder(prompt))))));
+        });
+        // The replay's stated cost is the cost of its prompts; the runtime's prompts cost the same, refs named alike.
+        expect(costOfPrompts(t, ours.prompts)).toEqual(costOfReplay(ours.stats));
+        expect(
+          costOfPrompts(
+            t,
+            sent.map((s) => sameRefs(fromModelMessages(s))),
+          ),
+        ).toEqual(costOfPrompts(t, ours.prompts.map(sameRefs)));
+        // The SDK's history stays whole: every result the session recorded is there as it was.
+        expect(fromModelMessages(history).filter(isTool).length).toBe(replayedMessages(t).filter(isTool).length);
+        edited += reports.filter((r) => r.reason !== 'none').length;
+      }
+      expect(edited).toBeGreaterThan(0);
+    },
+    180_000,
+  );
+});

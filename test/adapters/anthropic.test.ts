@@ -1,0 +1,138 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fromAnthropic, toAnthropic, toAnthropicBlocks } from '../../src/adapters/anthropic/anthropic-messages.js';
+import { MAX_BREAKPOINTS, tcompactAnthropic } from '../../src/adapters/anthropic/edit-params.js';
+import type { CheckReport } from '../../src/adapters/conversation.js';
+import type { ContextManagerOptionsInput } from '../../src/context/options.js';
+import { type Message, isAssistant, isTool } from '../../src/model/message.js';
+import type { Transcript } from '../../src/model/transcript.js';
+import { inCallOrder } from '../helpers/runtime-messages.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import {
+  LOOPS,
+  asRuntimeHolds,
+  bundledSessions,
+  costOfPrompts,
+  costOfReplay,
+  replayClock,
+  replayOf,
+  replayedMessages,
+  resultsOf,
+  sameRefs,
+  sameRefsJson,
+  writeConfig,
+} from './session-loop.js';
+
+let sessions: Transcript[] = [];
+beforeAll(async () => {
+  sessions = await bundledSessions();
+});
+
+type Body = { messages: Anthropic.MessageParam[] };
+
+/** The body without its breakpoints: what the model reads. */
+const unmarked = (body: Body): Anthropic.MessageParam[] =>
+  JSON.parse(JSON.stringify(body.messages).replace(/,"cache_control":\{"type":"ephemeral"\}/g, '')) as Anthropic.MessageParam[];
+const breakpoints = (text: string) => (text.match(/"cache_control":\{/g) ?? []).length;
+
+/**
+ * The session run with the Anthropic SDK: before each call the editor edits the params of the whole history; the SDK
+ * sends them to a local fetch that keeps the body and answers with the session's next recorded reply; each tool call is
+ * answered with its recorded result; a user turn ends where the session's user spoke next.
+ */
+async function anthropicLoop(
+  t: Transcript,
+  options: ContextManagerOptionsInput,
+  reports: CheckReport[],
+): Promise<{ bodies: string[]; history: Anthropic.MessageParam[] }> {
+  const messages = replayedMessages(t);
+  const results = resultsOf(messages);
+  let at = 0;
+  const bodies: string[] = [];
+  const client = new Anthropic({
+    apiKey: 'test',
+    baseURL: 'http://127.0.0.1:9',
+    maxRetries: 0,
+    fetch: async (_url: string | URL | Request, init?: RequestInit) => {
+      bodies.push(init!.body as string);
+      const reply = messages[at++];
+      if (!isAssistant(reply)) throw new Error(`expected an assistant message, got ${reply.role}`);
+      const calls = reply.tool_calls ?? [];
+      const body = {
+        id: `msg_${at}`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-6',
+        content: toAnthropicBlocks(reply).blocks,
+        stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      };
+      return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+    },
+  });
+  const edit = tcompactAnthropic(options, { now: replayClock(t), onCheck: (r) => reports.push(r) });
+  const history: Anthropic.MessageParam[] = [];
+  while (at < messages.length) {
+    while (at < messages.length && !isAssistant(messages[at])) history.push(...toAnthropic([messages[at++]]));
+    while (at < messages.length && isAssistant(messages[at])) {
+      const reply = await client.messages.create(await edit({ model: 'claude-sonnet-4-6', max_tokens: 1024, messages: history }));
+      history.push({ role: 'assistant', content: reply.content as Anthropic.ContentBlockParam[] });
+      const calls = reply.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+      if (calls.length > 0) history.push(...toAnthropic(calls.map((id) => results.get(id)!)));
+      while (at < messages.length && isTool(messages[at])) at++;
+    }
+  }
+  return { bodies, history };
+}
+
+describe('tcompact/anthropic: tcompactAnthropic before each messages.create', () => {
+  it.each(LOOPS)(
+    'with the $name options, the SDK sends at each call of every bundled Claude Code session the prompt `simulate --policy config:FILE` replays, at the cost it states',
+    async ({ options, runtimeView }) => {
+      const config = writeConfig(tempDir('anthropic-loop'), 'tcompact', options);
+      let edited = 0;
+      for (const recorded of sessions) {
+        const t = runtimeView ? asRuntimeHolds(recorded, (m: Message) => fromAnthropic(toAnthropic([m]))) : recorded;
+        const reports: CheckReport[] = [];
+        const { bodies } = await anthropicLoop(t, options, reports);
+        const sent = bodies.map((b) => unmarked(JSON.parse(b) as Body));
+        const ours = await replayOf(t, config, options.window);
+        expect(sent.length, t.id).toBe(ours.prompts.length);
+        ours.prompts.forEach((prompt, call) => {
+          expect(sameRefsJson(sent[call]), `${t.id}, call ${call}`).toEqual(sameRefsJson(toAnthropic(inCallOrder(prompt))));
+        });
+        expect(costOfPrompts(t, ours.prompts)).toEqual(costOfReplay(ours.stats));
+        expect(
+          costOfPrompts(
+            t,
+            sent.map((s) => sameRefs(fromAnthropic(s))),
+          ),
+        ).toEqual(costOfPrompts(t, ours.prompts.map(sameRefs)));
+        edited += reports.filter((r) => r.reason !== 'none').length;
+      }
+      expect(edited).toBeGreaterThan(0);
+    },
+    180_000,
+  );
+
+  it('sends at most 4 breakpoints, and the body before the first one is byte-identical from call to call between edits', async () => {
+    const options = LOOPS[0].options;
+    let compared = 0;
+    for (const t of sessions) {
+      const reports: CheckReport[] = [];
+      const { bodies } = await anthropicLoop(t, options, reports);
+      for (const body of bodies) expect(breakpoints(body)).toBeLessThanOrEqual(MAX_BREAKPOINTS);
+      for (let call = 1; call < bodies.length; call++) {
+        const [before, now] = [reports[call - 1], reports[call]];
+        const unedited = now.reason === 'none' && !now.microCompacted && now.status !== 'compacted';
+        if (!unedited || now.stableMessages === 0) continue;
+        const prefix = (body: string) => body.slice(0, body.indexOf('"cache_control"'));
+        expect(prefix(bodies[call]), `${t.id}, call ${call}`).toBe(prefix(bodies[call - 1]));
+        expect(before.stableMessages).toBe(now.stableMessages);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(0);
+  }, 180_000);
+});

@@ -1,0 +1,146 @@
+import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { ChatResult } from '@langchain/core/outputs';
+import { createAgent, createMiddleware, tool as langChainTool } from 'langchain';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { CheckReport } from '../../src/adapters/conversation.js';
+import { fromLangChain, fromLangChainMessage, toLangChain, toLangChainMessage } from '../../src/adapters/langchain/langchain-messages.js';
+import { tcompactMiddleware } from '../../src/adapters/langchain/middleware.js';
+import type { ContextManagerOptionsInput } from '../../src/context/options.js';
+import { type Message, isAssistant, isTool } from '../../src/model/message.js';
+import type { Transcript } from '../../src/model/transcript.js';
+import { inCallOrder } from '../helpers/runtime-messages.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import {
+  LOOPS,
+  asRuntimeHolds,
+  bundledSessions,
+  costOfPrompts,
+  costOfReplay,
+  replayClock,
+  replayOf,
+  replayedMessages,
+  resultsOf,
+  sameRefs,
+  sameRefsJson,
+  toolNames,
+  writeConfig,
+} from './session-loop.js';
+
+let sessions: Transcript[] = [];
+beforeAll(async () => {
+  sessions = await bundledSessions();
+});
+
+/** A chat model that answers each call with the session's next recorded reply, and keeps the prompts it was sent. */
+class ScriptedChatModel extends BaseChatModel {
+  readonly prompts: BaseMessage[][] = [];
+
+  constructor(private readonly next: () => Message) {
+    super({});
+  }
+
+  _llmType(): string {
+    return 'scripted';
+  }
+
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    this.prompts.push([...messages]);
+    const reply = this.next();
+    if (!isAssistant(reply)) throw new Error(`expected an assistant message, got ${reply.role}`);
+    const message = toLangChainMessage(reply) as AIMessage;
+    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
+  }
+
+  override bindTools(): this {
+    return this;
+  }
+}
+
+/** What a LangChain message says, as the model reads it. */
+const shape = (m: BaseMessage) => ({
+  type: m.getType(),
+  content: m.content,
+  calls: AIMessage.isInstance(m) ? (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name, args: c.args })) : undefined,
+  callId: ToolMessage.isInstance(m) ? m.tool_call_id : undefined,
+});
+
+/**
+ * The session run as a LangChain agent with the middleware: each user turn is an invoke on the state the last one
+ * returned and the user's new messages; the model answers with the recorded replies, each tool with its recorded result,
+ * and the agent ends a turn where the session's user spoke next. Returns the prompts the model got and the final state.
+ */
+async function langChainLoop(
+  t: Transcript,
+  options: ContextManagerOptionsInput,
+  reports: CheckReport[],
+): Promise<{ prompts: BaseMessage[][]; state: BaseMessage[] }> {
+  const messages = replayedMessages(t);
+  const results = resultsOf(messages);
+  let at = 0;
+  const model = new ScriptedChatModel(() => messages[at++]);
+  const tools = toolNames(messages).map((name) =>
+    // The recorded result, in parts where the session recorded parts.
+    langChainTool((_input: unknown, config: { toolCall?: { id?: string } }) => toLangChainMessage(results.get(config.toolCall!.id!)!) as ToolMessage, {
+      name,
+      description: name,
+      schema: z.looseObject({}),
+    }),
+  );
+  const turns = createMiddleware({
+    name: 'RecordedTurns',
+    beforeModel: {
+      canJumpTo: ['end'],
+      hook: () => {
+        while (at < messages.length && isTool(messages[at])) at++;
+        return at < messages.length && isAssistant(messages[at]) ? undefined : { jumpTo: 'end' as const };
+      },
+    },
+  });
+  const agent = createAgent({ model, tools, middleware: [turns, tcompactMiddleware(options, { now: replayClock(t), onCheck: (r) => reports.push(r) })] });
+  let state: BaseMessage[] = [];
+  while (at < messages.length) {
+    const input: Message[] = [];
+    while (at < messages.length && !isAssistant(messages[at])) input.push(messages[at++]);
+    if (at >= messages.length) break;
+    state = (await agent.invoke({ messages: [...state, ...toLangChain(input)] }, { recursionLimit: 100_000 })).messages;
+  }
+  return { prompts: model.prompts, state };
+}
+
+describe('tcompact/langchain: tcompactMiddleware in a createAgent loop', () => {
+  it.each(LOOPS)(
+    'with the $name options, the model gets at each call of every bundled Claude Code session the prompt `simulate --policy config:FILE` replays, at the cost it states',
+    async ({ options, runtimeView }) => {
+      const config = writeConfig(tempDir('langchain-loop'), 'tcompact', options);
+      let edited = 0;
+      for (const recorded of sessions) {
+        const t = runtimeView ? asRuntimeHolds(recorded, (m) => [fromLangChainMessage(toLangChainMessage(m))!]) : recorded;
+        const reports: CheckReport[] = [];
+        const { prompts, state } = await langChainLoop(t, options, reports);
+        const ours = await replayOf(t, config, options.window);
+        expect(prompts.length, t.id).toBe(ours.prompts.length);
+        ours.prompts.forEach((prompt, call) => {
+          expect(sameRefsJson(prompts[call].map(shape)), `${t.id}, call ${call}`).toEqual(sameRefsJson(toLangChain(inCallOrder(prompt)).map(shape)));
+        });
+        expect(costOfPrompts(t, ours.prompts)).toEqual(costOfReplay(ours.stats));
+        expect(
+          costOfPrompts(
+            t,
+            prompts.map((p) => sameRefs(fromLangChain(p))),
+          ),
+        ).toEqual(costOfPrompts(t, ours.prompts.map(sameRefs)));
+        // The agent's state keeps the whole history: every result the session recorded, as recorded.
+        expect(fromLangChain(state).filter(isTool)).toEqual(
+          inCallOrder(replayedMessages(t))
+            .filter(isTool)
+            .map((m) => fromLangChainMessage(toLangChainMessage(m))),
+        );
+        edited += reports.filter((r) => r.reason !== 'none').length;
+      }
+      expect(edited).toBeGreaterThan(0);
+    },
+    180_000,
+  );
+});

@@ -1,0 +1,162 @@
+/**
+ * What the adapters' loops are compared with: the bundled Claude Code sessions, the prompts `simulate --policy
+ * config:FILE` replays for them (its engine, `replay`, with the policy `simulate` resolves from the file), the cost it
+ * states, and the same cache rules pricing the prompts a runtime sent.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readInputs } from '../../src/formats/read-inputs.js';
+import { type Message, isAssistant, isTool } from '../../src/model/message.js';
+import type { Transcript } from '../../src/model/transcript.js';
+import { CACHE_RULES, DEFAULT_CALL_GAP_SECONDS, contentBlocks } from '../../src/provider/cache-rules.js';
+import { CallClock } from '../../src/replay/billing/call-clock.js';
+import { DEFAULT_PRICES, costOfBill } from '../../src/replay/billing/prices.js';
+import { PromptCache } from '../../src/replay/billing/prompt-cache.js';
+import { resolvePolicy } from '../../src/replay/policies/resolve.js';
+import { type ReplayStats, replay, replayed } from '../../src/replay/replay.js';
+import { countMessage, totalOf } from '../../src/tokens/breakdown.js';
+import { getTokenizer } from '../../src/tokens/tokenizer.js';
+import { ROOT } from '../helpers/paths.js';
+import { policyEnv } from '../helpers/policy-env.js';
+
+export const CLAUDE_CODE = join(ROOT, 'datasets/bundled/claude-code');
+const tok = getTokenizer('o200k_base');
+/** The cache that bills the bundled Claude Code sessions (Anthropic's 5-minute cache). */
+const RULES = CACHE_RULES['anthropic-5m'];
+
+/**
+ * ContextManager options the loops run with: a window where the cache-aware edits mask old results, and one small
+ * enough that the auto pipeline compacts the largest session too.
+ */
+export const CONFIGS = {
+  edits: { window: 60_000, editTail: { results: 2, messages: 2 } },
+  compaction: { window: 12_000 },
+} as const;
+
+/**
+ * The loops: the edits options on the sessions as recorded (their timestamps make some edits `cold`), the compaction
+ * options on the sessions as a runtime holds them (`asRuntimeHolds`), where a second checkpoint, which quotes the
+ * first one's ref, cuts its text at the same token.
+ */
+export const LOOPS = [
+  { name: 'edits', options: CONFIGS.edits, runtimeView: false },
+  { name: 'compaction', options: CONFIGS.compaction, runtimeView: true },
+] as const;
+
+/**
+ * The session with only what a runtime's messages hold (no timestamps, usage or model: the calls are then 10 s apart),
+ * through the given round trip.
+ */
+export function asRuntimeHolds(t: Transcript, roundTrip: (m: Message) => Message[]): Transcript {
+  return { id: t.id, messages: t.messages.filter(replayed).flatMap(roundTrip) };
+}
+
+export async function bundledSessions(): Promise<Transcript[]> {
+  const out: Transcript[] = [];
+  for await (const item of readInputs([CLAUDE_CODE], { maxLineBytes: 64 * 1024 * 1024 })) if (item.kind === 'transcript') out.push(item.transcript);
+  return out.filter((t) => t.messages.some(isAssistant));
+}
+
+/** Writes the options as the JSON file `config:FILE` reads. */
+export function writeConfig(dir: string, name: string, options: object): string {
+  const path = join(dir, `${name}.json`);
+  writeFileSync(path, JSON.stringify(options));
+  return path;
+}
+
+/** The messages the agent loop replays, in the session's order. */
+export const replayedMessages = (t: Transcript): Message[] => t.messages.filter(replayed);
+export const resultsOf = (messages: readonly Message[]) => new Map(messages.filter(isTool).map((m) => [m.tool_call_id, m]));
+export const toolNames = (messages: readonly Message[]) => [
+  ...new Set(messages.flatMap((m) => (isAssistant(m) ? (m.tool_calls ?? []).map((c) => c.function.name) : []))),
+];
+
+/** When the replay makes each call (what the adapters' `now` hook is given, call by call). */
+export function callTimes(t: Transcript): number[] {
+  const clock = new CallClock(t.messages, DEFAULT_CALL_GAP_SECONDS * 1000);
+  const out: number[] = [];
+  for (const m of t.messages) {
+    const at = clock.next(m);
+    if (replayed(m) && isAssistant(m)) out.push(at);
+  }
+  return out;
+}
+
+/** A clock that gives the replay's call times in order. */
+export function replayClock(t: Transcript): () => number {
+  const times = callTimes(t);
+  let call = 0;
+  return () => times[call++];
+}
+
+/** Every prompt the replay of `config:FILE` sends, and the figures it states. */
+export async function replayOf(t: Transcript, configPath: string, window: number): Promise<{ prompts: Message[][]; stats: ReplayStats }> {
+  const instance = resolvePolicy(`config:${configPath}`, tok).instantiate(policyEnv({ tokenizer: tok, window, cache: RULES }));
+  const manager = instance.manager!;
+  const prompts: Message[][] = [];
+  const watched = Object.create(manager) as typeof manager;
+  watched.check = async (input) => {
+    const result = await manager.check(input);
+    prompts.push([...result.messages]);
+    return result;
+  };
+  const stats = await replay(t, { ...instance, manager: watched }, { tokenizer: tok, window, cache: RULES });
+  return { prompts, stats };
+}
+
+/**
+ * The cost of prompts a runtime sent (as canonical messages) under the cache rules that bill the replay: the same
+ * content at the same place is the same cached message, the replay's call times, the session's replies as output.
+ */
+export function costOfPrompts(
+  t: Transcript,
+  prompts: readonly (readonly Message[])[],
+): { withCache: number; input: number; cachedRead: number; cacheWrites: number } {
+  const cache = new PromptCache(RULES);
+  const times = callTimes(t);
+  const interned = new Map<string, Message>();
+  const intern = (m: Message) => {
+    const key = JSON.stringify(m);
+    let known = interned.get(key);
+    if (!known) interned.set(key, (known = m));
+    return known;
+  };
+  const bill = { input: 0, cachedRead: 0, cacheWrites: 0, output: 0 };
+  prompts.forEach((prompt, call) => {
+    const messages = prompt.map(intern);
+    const billed = cache.call({
+      messages,
+      tokensOf: (i) => totalOf(countMessage(messages[i], tok)),
+      blocksOf: (i) => contentBlocks(messages[i]),
+      baseTokens: 0,
+      atMs: times[call],
+    });
+    bill.input += messages.reduce((n, m) => n + totalOf(countMessage(m, tok)), 0);
+    bill.cachedRead += billed.read;
+    bill.cacheWrites += billed.written;
+  });
+  bill.output = replayedMessages(t)
+    .filter(isAssistant)
+    .reduce((n, m) => n + totalOf(countMessage(m, tok)), 0);
+  return { ...bill, withCache: costOfBill(bill, DEFAULT_PRICES).withCache };
+}
+
+/** The cost the replay states, at the same prices. */
+export function costOfReplay(stats: ReplayStats): { withCache: number; input: number; cachedRead: number; cacheWrites: number } {
+  const bill = { input: stats.billedInput, cachedRead: stats.cachedInput, cacheWrites: stats.cacheWrites, output: stats.outputTokens };
+  return { ...bill, withCache: costOfBill(bill, DEFAULT_PRICES).withCache };
+}
+
+const REF = /\(ref: [0-9a-f]{16}\)/g;
+const SAME_REF = '(ref: 0000000000000000)';
+
+/**
+ * The prompt with every ref named alike: a ref is the hash of what a strategy removed, and the session file's messages
+ * carry fields (timestamps, usage, model) that no runtime holds, so the same removal hashes differently on each side.
+ */
+export function sameRefs(prompt: readonly Message[]): Message[] {
+  return prompt.map((m) => (REF.test(JSON.stringify(m)) ? (JSON.parse(JSON.stringify(m).replace(REF, SAME_REF)) as Message) : m));
+}
+
+/** ModelMessages (or any runtime's JSON) with every ref named alike. */
+export const sameRefsJson = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(REF, SAME_REF)) as T;

@@ -1,0 +1,40 @@
+/** A recorded session as the AI SDK's mock model and tools answer it: its replies and its tool results, in parts. */
+import { type ModelMessage, jsonSchema, tool as aiTool } from 'ai';
+import { toModelMessage, toolOutput } from '../../src/adapters/ai-sdk/model-messages.js';
+import { contentText } from '../../src/model/content.js';
+import { type Message, type ToolMessage, isAssistant } from '../../src/model/message.js';
+
+/** A reply of the session as the mock model's answer to one call. */
+export function recordedAnswer(reply: Message) {
+  if (!isAssistant(reply)) throw new Error(`expected an assistant message, got ${reply.role}`);
+  const calls = reply.tool_calls ?? [];
+  const [message] = toModelMessage(reply, () => '') as unknown as [{ content: Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string> }];
+  return {
+    // The parts the session recorded, each text part its own (a model returns a call's arguments as its JSON text).
+    content: message.content.map((p) => (p.type === 'tool-call' ? { ...p, input: calls.find((c) => c.id === p.toolCallId)!.function.arguments } : p)) as {
+      type: 'text';
+      text: string;
+    }[],
+    finishReason: { unified: calls.length > 0 ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
+    usage: { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } },
+    warnings: [],
+  };
+}
+
+/** Tools that answer each call with the session's recorded result (a failure where it recorded one), in its parts. */
+export function recordedTools(names: readonly string[], results: ReadonlyMap<string, ToolMessage>) {
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      aiTool({
+        inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
+        execute: async (_input, { toolCallId }) => {
+          const result = results.get(toolCallId)!;
+          if (result.is_error) throw new Error(contentText(result.content));
+          return contentText(result.content);
+        },
+        toModelOutput: ({ toolCallId }) => toolOutput(results.get(toolCallId)!) as { type: 'text'; value: string },
+      }),
+    ]),
+  );
+}
