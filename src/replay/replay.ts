@@ -46,6 +46,11 @@ export interface ReplayLoopOptions {
    */
   warmBase?: (messageIndex: number) => number;
   /**
+   * Tokens of the base prefix the provider read at the call of the assistant message at this index, as recorded (see
+   * CachedPrompt.baseHeld); undefined where nothing was recorded. @default none
+   */
+  baseHeld?: (messageIndex: number) => number | undefined;
+  /**
    * Tokens the provider had with the message at this index that the transcript does not hold (see
    * billing/token-ratio.ts `unloggedGrowth`): billed with the message wherever it sits in a prompt; the policies, which
    * count the transcript's text, do not see them. @default none
@@ -212,6 +217,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         baseTokens: toolsTokens,
         atMs,
         warmBase: options.warmBase?.(messageIndex),
+        baseHeld: options.baseHeld?.(messageIndex),
       });
       stats.cachedInput += billed.read;
       stats.cacheWrites += billed.written;

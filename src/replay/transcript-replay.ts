@@ -167,6 +167,8 @@ export async function replayTranscript(
   const { rules, modelOf } = choice;
   const llmRates = choice.pricingOf(deps.llm ? deps.llm.usage().model : choice.mainModel).rates;
   const warmBase = o.basePrompt === 'recorded' ? (i: number) => recordedCacheRead(transcript.messages[i]) ?? 0 : undefined;
+  // With the base measured on the record, a recorded read that stops inside it shows the base changed there.
+  const baseHeld = o.basePrompt === 'recorded' ? (i: number) => recordedCacheRead(transcript.messages[i]) : undefined;
   const env = {
     tokenizer,
     window: o.window,
@@ -217,6 +219,7 @@ export async function replayTranscript(
       modelOf,
       callGapSeconds: o.callGapSeconds,
       ...(warmBase ? { warmBase } : {}),
+      ...(baseHeld ? { baseHeld } : {}),
       ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
       ...(unlogged.size > 0 ? { unlogged: (i: number) => unlogged.get(i) ?? 0 } : {}),
     });
