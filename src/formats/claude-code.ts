@@ -22,6 +22,9 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   and become one assistant message (thinking -> `reasoning_content`, text -> `content`, tool_use -> `tool_calls`),
  *   carrying the `model`, the `usage` of the reply's last record (whose `output_tokens` is the latest) and the timestamp.
  *   Thinking blocks logged without their text (only a signature) are counted in `thinking_blocks_without_text`.
+ * - A reply Claude Code wrote itself (`message.model` `<synthetic>`, usage all 0, no `requestId`: "No response
+ *   requested." after an interrupted turn, usage-limit notices with `isApiErrorMessage`) is marked `is_synthetic`: it
+ *   stays in the conversation, but no model answered it, so it is neither a call nor one of `metadata.models`.
  * - A session running two branches at once can log a reply's records apart, a record of the other branch between
  *   them. The records after the break become a message of their own (merged back, a tool call would no longer sit
  *   right before its result), but the request is one model call: its usage (the latest record's) stays on the first
@@ -367,6 +370,9 @@ class Relogs {
   }
 }
 
+/** The model Claude Code names on a reply it wrote itself, with no API call: no usage, no `requestId`. */
+const SYNTHETIC_MODEL = '<synthetic>';
+
 /** Assembles the canonical messages of one session from its conversation records, in order. */
 function buildMessages(records: readonly ConversationRec[]): Built {
   const messages: Message[] = [];
@@ -443,9 +449,10 @@ function buildMessages(records: readonly ConversationRec[]): Built {
       for (const k of keys) if (!carriers.has(k)) carriers.set(k, carrier ?? reply.index);
       for (const block of record.message.content) addAssistantBlock(reply.blocks, block);
       const model = record.message.model;
+      if (model === SYNTHETIC_MODEL) reply.extra.is_synthetic = true;
       if (model !== undefined) {
         reply.extra.model = model;
-        if (!models.includes(model)) models.push(model);
+        if (!models.includes(model) && model !== SYNTHETIC_MODEL) models.push(model);
       }
       // The request's usage stays on its first message, the latest record's (closed: the message is final).
       if (record.message.usage !== undefined) {

@@ -53,6 +53,11 @@ const AssistantMessageSchema = z.looseObject({
   model: z.string().optional(),
   /** Extension: the provider's usage record of the call that produced this reply, in the provider's own field names. */
   usage: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Extension: a reply the client wrote itself, with no model call behind it (Claude Code's `<synthetic>` model: "No
+   * response requested.", usage-limit notices). It stays in the conversation but is no call.
+   */
+  is_synthetic: z.boolean().optional(),
 });
 const ToolMessageSchema = z.looseObject({
   role: z.literal('tool'),

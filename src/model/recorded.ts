@@ -20,8 +20,14 @@ export function timestampMs(m: Message): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** The model that answered, as recorded on the reply. */
-export const answeringModel = (m: Message): string | undefined => (typeof m.model === 'string' ? m.model : undefined);
+/** A reply the client wrote with no model call behind it (`is_synthetic`): no call, no usage, no model. */
+export const isSyntheticReply = (m: Message): boolean => m.role === 'assistant' && m.is_synthetic === true;
+
+/** An assistant message that a model call produced: every reply but a synthetic one. */
+export const isModelCall = (m: Message): boolean => m.role === 'assistant' && m.is_synthetic !== true;
+
+/** The model that answered, as recorded on the reply (none on a synthetic reply). */
+export const answeringModel = (m: Message): string | undefined => (typeof m.model === 'string' && !isSyntheticReply(m) ? m.model : undefined);
 
 /** One recorded model call's tokens, whichever provider's field names its usage record uses. */
 export interface RecordedCall {
@@ -40,12 +46,12 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /**
- * The usage a reply recorded, or undefined without one: Anthropic's (`input_tokens` uncached, plus
+ * The usage a reply recorded, or undefined without one (a synthetic reply's zeros are no call's): Anthropic's (`input_tokens` uncached, plus
  * `cache_creation_input_tokens` and `cache_read_input_tokens`) or OpenAI's (`input_tokens` in total, of which
  * `cached_input_tokens` were read).
  */
 export function recordedCall(m: Message): RecordedCall | undefined {
-  return isRecord(m.usage) ? callOfUsage(m.usage) : undefined;
+  return isRecord(m.usage) && !isSyntheticReply(m) ? callOfUsage(m.usage) : undefined;
 }
 
 /** A usage record's tokens, in Anthropic's or OpenAI's field names (see {@link recordedCall}). */

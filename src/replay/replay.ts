@@ -9,7 +9,7 @@ import { callModelOf } from './billing/cache-choice.js';
 import { CallClock } from './billing/call-clock.js';
 import { PromptCache } from './billing/prompt-cache.js';
 import { contentBlocks } from '../provider/cache-rules.js';
-import { answeringModel, isSourceSummary } from '../model/recorded.js';
+import { answeringModel, isModelCall, isSourceSummary } from '../model/recorded.js';
 
 /** How one transcript's agent loop is replayed under one policy. */
 export interface ReplayLoopOptions {
@@ -60,7 +60,7 @@ export interface ReplayLoopOptions {
 
 /** What one transcript's replay under one policy cost, in tokens. */
 export interface ReplayStats {
-  /** Model calls: one per assistant message. */
+  /** Model calls: one per assistant message, but a synthetic reply (see model/recorded.ts `isModelCall`). */
   calls: number;
   /** Sum of every call's prompt (all earlier messages as the policy left them, plus tool definitions). */
   billedInput: number;
@@ -174,7 +174,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   for (const [messageIndex, message] of transcript.messages.entries()) {
     const atMs = clock.next(message);
     if (!replayed(message)) continue;
-    if (message.role === 'assistant') {
+    if (isModelCall(message)) {
       if (policy.micro) {
         const out = await policy.micro({ messages: context, tokens, window: options.window, reason: 'threshold' });
         if (out.messages !== context && !sameMessages(out.messages, context)) {

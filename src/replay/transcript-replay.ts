@@ -1,5 +1,5 @@
 import type { Message } from '../model/message.js';
-import { isSourceSummary } from '../model/recorded.js';
+import { isSourceSummary, recordedCall } from '../model/recorded.js';
 import type { Transcript } from '../model/transcript.js';
 import { transcriptProject } from '../model/project.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from '../retention/hindsight.js';
@@ -81,7 +81,7 @@ export interface TranscriptReplay {
  */
 function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | undefined, tokenizer: Tokenizer): number {
   if (!recorded) return 0;
-  const first = transcript.messages.findIndex((m) => m.role === 'assistant');
+  const first = transcript.messages.findIndex((m) => recordedCall(m) !== undefined);
   const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
   return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer));
 }

@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message.js';
-import { answeringModel } from '../../model/recorded.js';
+import { answeringModel, isModelCall } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../../provider/cache-rules.js';
 import { MODEL_PRICES, type PriceTable, findModelPrice } from '../../provider/model-prices.js';
@@ -52,7 +52,7 @@ export function chooseCache(transcript: Transcript, recorded: RecordedUsage | un
   const modelOf = callModelOf(transcript);
   const pricings = new Map<string, ModelPricing>();
   const replies = new Map<string, number>();
-  for (const m of transcript.messages) if (m.role === 'assistant') replies.set(modelOf(m), (replies.get(modelOf(m)) ?? 0) + 1);
+  for (const m of transcript.messages) if (isModelCall(m)) replies.set(modelOf(m), (replies.get(modelOf(m)) ?? 0) + 1);
   let mainModel: string | undefined;
   for (const [model, n] of replies) if (mainModel === undefined || n > (replies.get(mainModel) ?? 0)) mainModel = model;
   return {

@@ -3,7 +3,7 @@ import { contentText } from '../../model/content.js';
 import { type Message, isRole } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { collapseWhitespace } from '../../retention/normalize.js';
-import { compactionRecords, isSourceSummary } from '../../model/recorded.js';
+import { compactionRecords, isModelCall, isSourceSummary } from '../../model/recorded.js';
 
 /** What marked a compaction point in the source. */
 export type SourcePointKind =
@@ -90,8 +90,8 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
   });
 
   // Ordinal of each assistant message among the calls. A source's summary messages (a replacement history repeats
-  // assistant replies) are no model calls: the replay leaves them out too.
-  const isCall = (m: Message) => m.role === 'assistant' && !isSourceSummary(m);
+  // assistant replies) and a client's synthetic replies are no model calls: the replay leaves them out too.
+  const isCall = (m: Message) => isModelCall(m) && !isSourceSummary(m);
   const callOf = new Map<number, number>();
   let calls = 0;
   messages.forEach((m, i) => {
