@@ -22,6 +22,12 @@ export interface ReplayLoopOptions {
    * agent adds but its session file does not record (Claude Code's). Counted in every prompt, always cached. @default 0
    */
   basePrompt?: number;
+  /**
+   * The base prompt of the call of the assistant message at this index, where it is not `basePrompt` (a client that
+   * sends each model its own system prompt): the difference is added to that call's prompt, always cached like the
+   * base. @default basePrompt for every call
+   */
+  basePromptOf?: (messageIndex: number) => number | undefined;
   /** Told each call's prompt size, in call order (for a chart of one transcript's prompts). */
   onCall?: (promptTokens: number) => void;
   /**
@@ -205,7 +211,9 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         if (result.status === 'compacted' || (result.microCompacted && options.microIsCompaction)) options.onCompaction?.(messageIndex, context);
       }
       stats.calls++;
-      const prompt = tokens + unloggedIn(context);
+      const ownBase = options.basePromptOf?.(messageIndex);
+      const baseDelta = ownBase === undefined ? 0 : ownBase - (options.basePrompt ?? 0);
+      const prompt = tokens + unloggedIn(context) + baseDelta;
       options.onCall?.(prompt);
       if (stats.calls === 1) stats.firstPrompt = prompt;
       stats.billedInput += prompt;
@@ -214,7 +222,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         messages: context,
         tokensOf: (i) => sized(context[i]),
         blocksOf: (i) => contentBlocks(context[i]),
-        baseTokens: toolsTokens,
+        baseTokens: toolsTokens + baseDelta,
         atMs,
         warmBase: options.warmBase?.(messageIndex),
         baseHeld: options.baseHeld?.(messageIndex),

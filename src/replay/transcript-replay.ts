@@ -6,7 +6,7 @@ import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHinds
 import { viewOfMessages } from '../retention/model-view.js';
 import { contextTokens } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
-import { type CacheChoice, chooseCache } from './billing/cache-choice.js';
+import { type CacheChoice, callModelOf as modelOfCall, chooseCache } from './billing/cache-choice.js';
 import type { CacheModelName, CacheRules } from '../provider/cache-rules.js';
 import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
 import {
@@ -86,6 +86,26 @@ function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | un
   return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer));
 }
 
+/**
+ * Each model's own base prompt, where the record shows it differs from the first call's: the first recorded call of
+ * each model, less what the replay puts in that prompt (the messages before it and the tool definitions). A client can
+ * send each model its own system prompt and tools (Claude Code gives a command run on Haiku a shorter one). A model
+ * whose first call comes after the source's own compaction keeps the transcript's base: its prompt is not the messages
+ * before it.
+ */
+function recordedBasePromptByModel(transcript: Transcript, modelOf: (m: Message) => string, tokenizer: Tokenizer): Map<string, number> {
+  const out = new Map<string, number>();
+  const messages = transcript.messages;
+  for (const [i, m] of messages.entries()) {
+    if (isSourceSummary(m)) break;
+    const call = recordedCall(m);
+    if (!call || out.has(modelOf(m))) continue;
+    const before = contextTokens(messages.slice(0, i), transcript.tools, tokenizer);
+    out.set(modelOf(m), Math.max(0, call.uncached + call.written + call.read - before));
+  }
+  return out;
+}
+
 function unloggedReport(unlogged: ReadonlyMap<number, number>): { messages: number; tokens: number } {
   let tokens = 0;
   for (const n of unlogged.values()) tokens += n;
@@ -162,6 +182,8 @@ export async function replayTranscript(
   const tokenizer = ratio === 1 && framing === 0 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio, framing);
   const unlogged = scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : new Map<number, number>();
   const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
+  const baseByModel = o.basePrompt === 'recorded' ? recordedBasePromptByModel(transcript, modelOfCall(transcript), tokenizer) : undefined;
+  const basePromptOf = baseByModel && baseByModel.size > 1 ? (i: number) => baseByModel.get(modelOfCall(transcript)(transcript.messages[i])) : undefined;
   const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
   const choice = chooseCache(transcript, recorded, o);
   const { rules, modelOf } = choice;
@@ -220,6 +242,7 @@ export async function replayTranscript(
       callGapSeconds: o.callGapSeconds,
       ...(warmBase ? { warmBase } : {}),
       ...(baseHeld ? { baseHeld } : {}),
+      ...(basePromptOf ? { basePromptOf } : {}),
       ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
       ...(unlogged.size > 0 ? { unlogged: (i: number) => unlogged.get(i) ?? 0 } : {}),
     });
