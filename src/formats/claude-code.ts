@@ -11,6 +11,7 @@ import {
 } from './_anthropic-blocks.js';
 import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
 import { lineItem, readJsonl } from './_jsonl.js';
+import { type BranchMark, findBranches } from './_branches.js';
 import { orderByParent } from './_parent-order.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
@@ -179,7 +180,9 @@ class SessionState {
       (r) => r.record.uuid,
       (r) => this.conversationParent(r.record),
     );
-    const built = buildMessages(ordered.items.map((r) => r.record));
+    const records = ordered.items.map((r) => r.record);
+    const marks = findBranches(records.map((r) => ({ id: r.uuid, parent: this.conversationParent(r), prompt: isPrompt(r), call: isCall(r) })));
+    const built = buildMessages(records, new Map([...marks].map(([i, mark]) => [records[i], mark])));
     if (built.messages.length === 0) {
       // Only compaction boundaries and no message: nothing to make a transcript of, but every line is accounted for.
       for (const r of this.records) yield skippedItem(r.at, 'record:system/compact_boundary');
@@ -374,7 +377,7 @@ class Relogs {
 const SYNTHETIC_MODEL = '<synthetic>';
 
 /** Assembles the canonical messages of one session from its conversation records, in order. */
-function buildMessages(records: readonly ConversationRec[]): Built {
+function buildMessages(records: readonly ConversationRec[], branches: ReadonlyMap<ConversationRec, BranchMark>): Built {
   const messages: Message[] = [];
   const models: string[] = [];
   const compactions: ClaudeCodeCompaction[] = [];
@@ -435,6 +438,7 @@ function buildMessages(records: readonly ConversationRec[]): Built {
     }
     const extra: Record<string, unknown> = {};
     if (record.timestamp !== undefined) extra.timestamp = record.timestamp;
+    const branch = branchFields(branches.get(record));
     if (record.type === 'assistant') {
       const id = record.message.id ?? record.uuid ?? `record-${messages.length}`;
       if (record.message.id !== undefined && relogs.assistant(id, reply?.id === id, record.message.content)) continue;
@@ -444,8 +448,12 @@ function buildMessages(records: readonly ConversationRec[]): Built {
         closeReply();
         reply = { id, index: messages.length, blocks: emptyAssistantBlocks(), extra };
         messages.push({ role: 'assistant', content: null }); // placeholder until the reply is complete
-        if (carrier !== undefined) splitReplies++;
+        if (carrier !== undefined) {
+          splitReplies++;
+          reply.extra.continues_call = true;
+        }
       }
+      Object.assign(reply.extra, branch);
       for (const k of keys) if (!carriers.has(k)) carriers.set(k, carrier ?? reply.index);
       for (const block of record.message.content) addAssistantBlock(reply.blocks, block);
       const model = record.message.model;
@@ -462,6 +470,7 @@ function buildMessages(records: readonly ConversationRec[]): Built {
       if (record.isApiErrorMessage === true) reply.extra.is_api_error = true;
       continue;
     }
+    Object.assign(extra, branch);
     if (record.isMeta === true) extra.is_meta = true;
     const isSummary = record.isCompactSummary === true;
     if (isSummary) extra.is_compact_summary = true;
@@ -484,6 +493,25 @@ function buildMessages(records: readonly ConversationRec[]): Built {
   }
   closeReply();
   return { messages, models, compactions: compactions.map(dropUndefined), warnings, relogDropped: relogs.dropped, splitReplies };
+}
+
+/** A user record the user typed: not tool results alone, not client text, not a compaction summary. */
+function isPrompt(r: ConversationRec): boolean {
+  if (r.type !== 'user' || r.isMeta === true || r.isCompactSummary === true) return false;
+  const content = r.message.content;
+  return typeof content === 'string' || content.some((block) => !isToolResultBlock(block));
+}
+
+/** An assistant record of a reply a model answered. */
+const isCall = (r: ConversationRec): boolean => r.type === 'assistant' && r.message.usage !== undefined && r.message.model !== SYNTHETIC_MODEL;
+
+/** The message fields of a record's place among a forked session's branches (none outside a fork). */
+function branchFields(mark: BranchMark | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (mark?.thread !== undefined) out.thread = mark.thread;
+  if (mark?.branchPoint !== undefined) out.branch_point = mark.branchPoint;
+  if (mark?.branchFrom !== undefined) out.branch_from = mark.branchFrom;
+  return out;
 }
 
 function remapCompaction(c: ClaudeCodeCompaction, at: (index: number) => number): ClaudeCodeCompaction {

@@ -11,9 +11,16 @@ const TextContent = z.union([z.string(), z.array(TextPartSchema)]);
 
 /**
  * Extensions the format readers record beside the OpenAI fields (read them through model/recorded.ts). Every role: when
- * the source logged the message (ISO 8601 text or epoch milliseconds).
+ * the source logged the message (ISO 8601 text or epoch milliseconds), and in a session whose history forks into
+ * branches (two processes writing one Claude Code file): the branch it is on (`thread`, absent on the first), the
+ * fork it is the last shared message before (`branch_point`), the fork whose branch it starts (`branch_from`).
  */
-const Recorded = { timestamp: z.union([z.string(), z.number()]).optional() };
+const Recorded = {
+  timestamp: z.union([z.string(), z.number()]).optional(),
+  thread: z.number().int().min(1).optional(),
+  branch_point: z.number().int().min(0).optional(),
+  branch_from: z.number().int().min(0).optional(),
+};
 
 const SystemMessageSchema = z.looseObject({
   role: z.literal('system'),
@@ -58,6 +65,11 @@ const AssistantMessageSchema = z.looseObject({
    * response requested.", usage-limit notices). It stays in the conversation but is no call.
    */
   is_synthetic: z.boolean().optional(),
+  /**
+   * Extension: the rest of a reply whose records another branch's records split (Claude Code): the same request as the
+   * reply before it on its branch, which carries the usage. No call of its own.
+   */
+  continues_call: z.boolean().optional(),
 });
 const ToolMessageSchema = z.looseObject({
   role: z.literal('tool'),

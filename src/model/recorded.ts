@@ -23,8 +23,35 @@ export function timestampMs(m: Message): number | undefined {
 /** A reply the client wrote with no model call behind it (`is_synthetic`): no call, no usage, no model. */
 export const isSyntheticReply = (m: Message): boolean => m.role === 'assistant' && m.is_synthetic === true;
 
-/** An assistant message that a model call produced: every reply but a synthetic one. */
-export const isModelCall = (m: Message): boolean => m.role === 'assistant' && m.is_synthetic !== true;
+/**
+ * An assistant message that is a model call of its own: every reply but a synthetic one and the rest of a reply whose
+ * records another branch split (`continues_call`: the same request).
+ */
+export const isModelCall = (m: Message): boolean => m.role === 'assistant' && m.is_synthetic !== true && m.continues_call !== true;
+
+/** The branch of a forked session a message is on (`thread`): 0 for the first branch and for every unforked session. */
+export const callThread = (m: Message): number => (typeof m.thread === 'number' ? m.thread : 0);
+
+/** The fork a message is the last shared message before (`branch_point`), if any. */
+export const branchPoint = (m: Message): number | undefined => (typeof m.branch_point === 'number' ? m.branch_point : undefined);
+
+/** The fork whose branch this message starts (`branch_from`), if any: its history is everything up to that branch point. */
+export const branchFrom = (m: Message): number | undefined => (typeof m.branch_from === 'number' ? m.branch_from : undefined);
+
+/**
+ * Indices of the model calls that follow a branch switch: the call before them (in the transcript's order) was on
+ * another branch, so their recorded input does not grow from that call's.
+ */
+export function callsAfterBranchSwitch(messages: readonly Message[]): Set<number> {
+  const out = new Set<number>();
+  let previous: number | undefined;
+  messages.forEach((m, i) => {
+    if (!isModelCall(m)) return;
+    if (previous !== undefined && callThread(m) !== previous) out.add(i);
+    previous = callThread(m);
+  });
+  return out;
+}
 
 /** The model that answered, as recorded on the reply (none on a synthetic reply). */
 export const answeringModel = (m: Message): string | undefined => (typeof m.model === 'string' && !isSyntheticReply(m) ? m.model : undefined);

@@ -9,7 +9,7 @@ import { callModelOf } from './billing/cache-choice.js';
 import { CallClock } from './billing/call-clock.js';
 import { PromptCache } from './billing/prompt-cache.js';
 import { contentBlocks } from '../provider/cache-rules.js';
-import { answeringModel, isModelCall, isSourceSummary } from '../model/recorded.js';
+import { answeringModel, branchFrom, branchPoint, callThread, isModelCall, isSourceSummary } from '../model/recorded.js';
 
 /** How one transcript's agent loop is replayed under one policy. */
 export interface ReplayLoopOptions {
@@ -147,7 +147,9 @@ export function replayed(message: Message): boolean {
 
 /**
  * Replays a transcript as the agent loop that produced it: each assistant message is one model call whose prompt is
- * every earlier message as the policy left it. The context grows by one message at a time; token totals are kept
+ * every earlier message as the policy left it. In a session whose history forks (`thread`, see model/message.ts),
+ * earlier means earlier on the call's own branch: each branch is a thread with its own context, which starts as the
+ * context at the fork, so what the branches share is billed once; the policy's manager is one for all threads. The context grows by one message at a time; token totals are kept
  * incrementally (each message is encoded once, `countMessage` being memoized per object), and after a compaction the
  * new context is summed from memoized counts, so the cost is linear in messages per call and never re-encodes text.
  */
@@ -177,9 +179,22 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   const sized = (m: Message) => tokensOf(m, tok) + (unlogged.get(m) ?? 0);
   const unloggedIn = (messages: readonly Message[]) => (unlogged.size === 0 ? 0 : messages.reduce((n, m) => n + (unlogged.get(m) ?? 0), 0));
 
+  // A forked session's branches are threads of their own: each its own context, from the shared start on.
+  const threads = new Map<number, { context: Message[]; tokens: number }>();
+  const branchPoints = new Map<number, { context: Message[]; tokens: number }>();
+  let thread = 0;
+
   for (const [messageIndex, message] of transcript.messages.entries()) {
     const atMs = clock.next(message);
     if (!replayed(message)) continue;
+    if (callThread(message) !== thread) {
+      threads.set(thread, { context, tokens });
+      thread = callThread(message);
+      const from = branchFrom(message);
+      const start = threads.get(thread) ?? (from === undefined ? undefined : branchPoints.get(from));
+      context = start ? [...start.context] : [];
+      tokens = start ? start.tokens : toolsTokens;
+    }
     if (isModelCall(message)) {
       if (policy.micro) {
         const out = await policy.micro({ messages: context, tokens, window: options.window, reason: 'threshold' });
@@ -251,6 +266,8 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
     context.push(message);
     tokens += tokensOf(message, tok);
     appended += tokensOf(message, tok) + extra;
+    const point = branchPoint(message);
+    if (point !== undefined) branchPoints.set(point, { context: [...context], tokens });
   }
   if (policy.manager) {
     stats.compactions += policy.manager.state.compactions;

@@ -20,11 +20,11 @@ const at = (s: number) => new Date(Date.UTC(2026, 0, 22, 21, 0, s)).toISOString(
  */
 const SESSION = transcript(
   [
-    user('write a poem about curry', { timestamp: at(0) }),
+    { ...user('write a poem about curry'), timestamp: at(0) },
     assistant('Here is a poem about curry.', { model: OPUS, usage: usage(9, 20_000, 0), timestamp: at(5) }),
-    user('/publish-session', { timestamp: at(10) }),
+    { ...user('/publish-session'), timestamp: at(10) },
     assistant('Published.', { model: HAIKU, usage: usage(5, 18_100, 0), timestamp: at(15) }),
-    user('thanks', { timestamp: at(20) }),
+    { ...user('thanks'), timestamp: at(20) },
     assistant('You are welcome.', { model: OPUS, usage: usage(9, 60, 20_000), timestamp: at(25) }),
   ] as Message[],
   { metadata: { source: { format: 'claude-code', file: 'x.jsonl' } } },

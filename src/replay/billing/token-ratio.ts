@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message.js';
-import { holdsUnloggedContent, isSourceSummary } from '../../model/recorded.js';
+import { callThread, holdsUnloggedContent, isSourceSummary } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { countMessage, totalOf } from '../../tokens/breakdown.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
@@ -116,13 +116,18 @@ function intervalsOf(messages: readonly Message[], tokenizer: Tokenizer): Interv
   const out: Interval[] = [];
   const pieceCounter = piecesTokenizer(tokenizer);
   let anchor: number | undefined;
+  let anchorThread = 0;
   const empty = (): Omit<Interval, 'growth'> => ({ last: -1, text: 0, overhead: 0, pieces: 0, unclean: false, compaction: false });
   let open = empty();
   for (const [index, m] of messages.entries()) {
     const recorded = m.role === 'assistant' ? recordedPromptTokens(m) : undefined;
     if (recorded !== undefined && recorded !== anchor) {
-      if (anchor !== undefined) out.push({ growth: recorded - anchor, ...open, last: index - 1, unclean: open.unclean || recorded < anchor });
+      // Across a switch between the branches of a forked session, the input does not grow from the other branch's.
+      const switched = callThread(m) !== anchorThread;
+      if (anchor !== undefined)
+        out.push({ growth: recorded - anchor, ...open, last: index - 1, unclean: open.unclean || recorded < anchor || switched, compaction: open.compaction || switched });
       anchor = recorded;
+      anchorThread = callThread(m);
       open = empty();
     }
     if (anchor === undefined) continue;
