@@ -125,7 +125,13 @@ function intervalsOf(messages: readonly Message[], tokenizer: Tokenizer): Interv
       // Across a switch between the branches of a forked session, the input does not grow from the other branch's.
       const switched = callThread(m) !== anchorThread;
       if (anchor !== undefined)
-        out.push({ growth: recorded - anchor, ...open, last: index - 1, unclean: open.unclean || recorded < anchor || switched, compaction: open.compaction || switched });
+        out.push({
+          growth: recorded - anchor,
+          ...open,
+          last: index - 1,
+          unclean: open.unclean || recorded < anchor || switched,
+          compaction: open.compaction || switched,
+        });
       anchor = recorded;
       anchorThread = callThread(m);
       open = empty();
