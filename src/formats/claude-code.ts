@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AssistantMessage, Message } from '../model/message.js';
+import type { Message } from '../model/message.js';
 import { formatIssues } from '../model/parse.js';
 import {
   addAssistantBlock,
@@ -22,6 +22,8 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  * - Claude Code writes one `assistant` record per content block; records that share `message.id` are one API reply
  *   and become one assistant message (thinking -> `reasoning_content`, text -> `content`, tool_use -> `tool_calls`),
  *   carrying the `model`, the `usage` of the reply's last record (whose `output_tokens` is the latest) and the timestamp.
+ *   Claude Code logs the usage of a reply's first stream event (`stop_reason` null), whose `output_tokens` is not what
+ *   was billed; a usage record logged with a `stop_reason` is the final one, marked `usage_final`.
  *   Thinking blocks logged without their text (only a signature) are counted in `thinking_blocks_without_text`.
  * - A reply Claude Code wrote itself (`message.model` `<synthetic>`, usage all 0, no `requestId`: "No response
  *   requested." after an interrupted turn, usage-limit notices with `isApiErrorMessage`) is marked `is_synthetic`: it
@@ -464,8 +466,11 @@ function buildMessages(records: readonly ConversationRec[], branches: ReadonlyMa
       }
       // The request's usage stays on its first message, the latest record's (closed: the message is final).
       if (record.message.usage !== undefined) {
-        if (carrier === undefined || carrier === reply.index) reply.extra.usage = record.message.usage;
-        else (messages[carrier] as AssistantMessage).usage = record.message.usage;
+        const final = typeof record.message.stop_reason === 'string';
+        const holder = carrier === undefined || carrier === reply.index ? reply.extra : (messages[carrier] as Record<string, unknown>);
+        holder.usage = record.message.usage;
+        if (final) holder.usage_final = true;
+        else delete holder.usage_final;
       }
       if (record.isApiErrorMessage === true) reply.extra.is_api_error = true;
       continue;

@@ -70,6 +70,11 @@ const AssistantMessageSchema = z.looseObject({
    * reply before it on its branch, which carries the usage. No call of its own.
    */
   continues_call: z.boolean().optional(),
+  /**
+   * Extension: the usage is the provider's final one for the call. Claude Code marks only those: it logs most replies
+   * with their first stream event's usage, whose `output_tokens` is not the billed output (see recorded.ts).
+   */
+  usage_final: z.boolean().optional(),
 });
 const ToolMessageSchema = z.looseObject({
   role: z.literal('tool'),

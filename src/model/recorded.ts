@@ -29,6 +29,17 @@ export const isSyntheticReply = (m: Message): boolean => m.role === 'assistant' 
  */
 export const isModelCall = (m: Message): boolean => m.role === 'assistant' && m.is_synthetic !== true && m.continues_call !== true;
 
+/**
+ * Whether a reply's recorded usage is a snapshot taken mid-stream, so its `output_tokens` is not the billed output:
+ * Claude Code logs the usage of a reply's first stream event (anthropics/claude-code#27361, #22671), except where it
+ * logged a `stop_reason` (`usage_final`). Other sources record the final usage.
+ */
+export function usageIsMidStream(transcript: Transcript, m: Message): boolean {
+  const source = transcript.metadata?.source;
+  const format = isRecord(source) ? source.format : undefined;
+  return format === 'claude-code' && recordedCall(m) !== undefined && m.usage_final !== true;
+}
+
 /** The branch of a forked session a message is on (`thread`): 0 for the first branch and for every unforked session. */
 export const callThread = (m: Message): number => (typeof m.thread === 'number' ? m.thread : 0);
 

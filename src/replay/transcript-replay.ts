@@ -4,7 +4,7 @@ import type { Transcript } from '../model/transcript.js';
 import { transcriptProject } from '../model/project.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from '../retention/hindsight.js';
 import { viewOfMessages } from '../retention/model-view.js';
-import { contextTokens } from '../tokens/breakdown.js';
+import { contextTokens, countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { type CacheChoice, callModelOf as modelOfCall, chooseCache } from './billing/cache-choice.js';
 import type { CacheModelName, CacheRules } from '../provider/cache-rules.js';
@@ -13,6 +13,7 @@ import {
   type EmbeddedUsage,
   type RecordedUsage,
   embeddedUsage,
+  outputAsBilled,
   recordedCacheRead,
   recordedCost,
   recordedUsage,
@@ -61,7 +62,18 @@ export interface TranscriptSimulation {
 }
 
 /** Recorded usage at its models' prices: by the model each call names, their costs adding up to `cost`. */
-export type PricedUsage = RecordedUsage & { cost: Cost; byModel: Record<string, RecordedUsage & { cost: Cost }> };
+export type PricedUsage = RecordedUsage & {
+  cost: Cost;
+  byModel: Record<string, RecordedUsage & { cost: Cost }>;
+  /**
+   * The output counted from the replies of the calls whose usage was logged mid-stream (Claude Code), beside the final
+   * calls' recorded output: what was billed (see billing/recorded-usage.ts `outputAsBilled`). `cost` uses the recorded
+   * `output`, as ccusage does; the replay's costs use the output counted from the replies.
+   */
+  outputCounted?: number;
+  /** Calls whose usage is a mid-stream snapshot. */
+  midStreamCalls?: number;
+};
 
 /** One transcript's replay under every policy, as data: what a worker thread hands back. */
 export interface TranscriptReplay {
@@ -257,7 +269,11 @@ export async function replayTranscript(
     }
     result.policies[policy.name] = run;
   }
-  if (recorded) result.recorded = { ...recorded, ...pricedUsage(recordedUsageByModel(transcript, modelOf), choice) };
+  if (recorded) {
+    result.recorded = { ...recorded, ...pricedUsage(recordedUsageByModel(transcript, modelOf), choice) };
+    const output = outputAsBilled(transcript, (m) => totalOf(countMessage(m, tokenizer)));
+    if (output) Object.assign(result.recorded, { outputCounted: output.counted, midStreamCalls: output.midStreamCalls });
+  }
   const embedded = embeddedUsage(transcript, choice.mainModel);
   if (embedded.length > 0) result.embedded = embedded.map(({ byModel, ...e }) => ({ ...e, ...pricedUsage(byModel, choice) }));
   const untimed = !transcript.messages.some((m) => m.timestamp !== undefined);
