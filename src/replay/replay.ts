@@ -28,6 +28,12 @@ export interface ReplayLoopOptions {
    * base. @default basePrompt for every call
    */
   basePromptOf?: (messageIndex: number) => number | undefined;
+  /**
+   * Whether the provider strips, from this reply's call, the thinking of the assistant turns before the last user prompt
+   * (see provider/thinking-rules.ts). Those replies then enter the prompt without their reasoning, as new content from
+   * the first one stripped on (the prefix the cache saw changed there). @default never
+   */
+  stripsEarlierThinking?: (reply: Message) => boolean;
   /** Told each call's prompt size, in call order (for a chart of one transcript's prompts). */
   onCall?: (promptTokens: number) => void;
   /**
@@ -228,15 +234,17 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       stats.calls++;
       const ownBase = options.basePromptOf?.(messageIndex);
       const baseDelta = ownBase === undefined ? 0 : ownBase - (options.basePrompt ?? 0);
-      const prompt = tokens + unloggedIn(context) + baseDelta;
+      const sent = options.stripsEarlierThinking?.(message) ? withoutEarlierThinking(context) : context;
+      const stripped = sent === context ? 0 : sent.reduce((n, m, i) => n + sized(context[i]) - (m === context[i] ? sized(m) : tokensOf(m, tok)), 0);
+      const prompt = tokens + unloggedIn(context) + baseDelta - stripped;
       options.onCall?.(prompt);
       if (stats.calls === 1) stats.firstPrompt = prompt;
       stats.billedInput += prompt;
       const own = cacheOf(message);
       const billed = own.cache.call({
-        messages: context,
-        tokensOf: (i) => sized(context[i]),
-        blocksOf: (i) => contentBlocks(context[i]),
+        messages: sent,
+        tokensOf: (i) => sized(sent[i]),
+        blocksOf: (i) => contentBlocks(sent[i]),
         baseTokens: toolsTokens + baseDelta,
         atMs,
         warmBase: options.warmBase?.(messageIndex),
@@ -275,6 +283,36 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   }
   return stats;
 }
+
+/** A reply without its thinking, the same object each time it is asked for (a stable prefix for the cache). */
+const withoutThinking = new WeakMap<Message, Message>();
+
+/**
+ * `context` as sent to a model that strips earlier thinking: the replies before the last user prompt without their
+ * reasoning (logged or not); `context` itself when there is none to strip.
+ */
+export function withoutEarlierThinking(context: readonly Message[]): readonly Message[] {
+  let lastPrompt = -1;
+  for (let i = context.length - 1; i >= 0 && lastPrompt < 0; i--) if (context[i].role === 'user') lastPrompt = i;
+  let out: Message[] | undefined;
+  for (let i = 0; i < lastPrompt; i++) {
+    const m = context[i];
+    if (m.role !== 'assistant' || !holdsThinking(m)) continue;
+    let copy = withoutThinking.get(m);
+    if (!copy) {
+      const { reasoning_content: _r, thinking_blocks_without_text: _t, redacted_thinking_blocks: _d, ...rest } = m as Record<string, unknown>;
+      withoutThinking.set(m, (copy = rest as Message));
+    }
+    out ??= [...context];
+    out[i] = copy;
+  }
+  return out ?? context;
+}
+
+const holdsThinking = (m: Message) =>
+  (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') ||
+  (typeof m.thinking_blocks_without_text === 'number' && m.thinking_blocks_without_text > 0) ||
+  (typeof m.redacted_thinking_blocks === 'number' && m.redacted_thinking_blocks > 0);
 
 function emptyModelBill(): ModelBill {
   return { calls: 0, billedInput: 0, cachedInput: 0, cacheWrites: 0, outputTokens: 0, rewritten: { cold: 0, edits: 0, other: 0 } };

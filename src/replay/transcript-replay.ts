@@ -8,6 +8,7 @@ import { contextTokens, countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { type CacheChoice, callModelOf as modelOfCall, chooseCache } from './billing/cache-choice.js';
 import type { CacheModelName, CacheRules } from '../provider/cache-rules.js';
+import { keepsEarlierThinking } from '../provider/thinking-rules.js';
 import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
 import {
   type EmbeddedUsage,
@@ -23,7 +24,7 @@ import { type RecordedTokenScale, recordedTokenScale, scaledTokenizer, scalesCou
 import { CompactionCallMeter } from './compaction-calls.js';
 import type { Policy } from './policies/policy.js';
 import type { ModelRun, PolicyRun } from './policy-run.js';
-import { type ReplayStats, replay } from './replay.js';
+import { type ReplayStats, replay, withoutEarlierThinking } from './replay.js';
 import type { ReplayDeps, ReplayOptions } from './replay-options.js';
 
 /** Where a transcript came from. */
@@ -112,7 +113,9 @@ function recordedBasePromptByModel(transcript: Transcript, modelOf: (m: Message)
     if (isSourceSummary(m)) break;
     const call = recordedCall(m);
     if (!call || out.has(modelOf(m))) continue;
-    const before = contextTokens(messages.slice(0, i), transcript.tools, tokenizer);
+    const earlier = messages.slice(0, i);
+    const sent = keepsEarlierThinking(modelOf(m)) ? earlier : withoutEarlierThinking(earlier);
+    const before = contextTokens(sent, transcript.tools, tokenizer);
     out.set(modelOf(m), Math.max(0, call.uncached + call.written + call.read - before));
   }
   return out;
@@ -255,6 +258,7 @@ export async function replayTranscript(
       ...(warmBase ? { warmBase } : {}),
       ...(baseHeld ? { baseHeld } : {}),
       ...(basePromptOf ? { basePromptOf } : {}),
+      stripsEarlierThinking: (m: Message) => !keepsEarlierThinking(modelOf(m)),
       ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
       ...(unlogged.size > 0 ? { unlogged: (i: number) => unlogged.get(i) ?? 0 } : {}),
     });
