@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AssistantMessage, Message } from '../model/message.js';
+import type { Message } from '../model/message.js';
 import { formatIssues } from '../model/parse.js';
 import {
   addAssistantBlock,
@@ -11,6 +11,7 @@ import {
 } from './_anthropic-blocks.js';
 import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
 import { lineItem, readJsonl } from './_jsonl.js';
+import { type BranchMark, findBranches } from './_branches.js';
 import { orderByParent } from './_parent-order.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
@@ -21,7 +22,12 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  * - Claude Code writes one `assistant` record per content block; records that share `message.id` are one API reply
  *   and become one assistant message (thinking -> `reasoning_content`, text -> `content`, tool_use -> `tool_calls`),
  *   carrying the `model`, the `usage` of the reply's last record (whose `output_tokens` is the latest) and the timestamp.
+ *   Claude Code logs the usage of a reply's first stream event (`stop_reason` null), whose `output_tokens` is not what
+ *   was billed; a usage record logged with a `stop_reason` is the final one, marked `usage_final`.
  *   Thinking blocks logged without their text (only a signature) are counted in `thinking_blocks_without_text`.
+ * - A reply Claude Code wrote itself (`message.model` `<synthetic>`, usage all 0, no `requestId`: "No response
+ *   requested." after an interrupted turn, usage-limit notices with `isApiErrorMessage`) is marked `is_synthetic`: it
+ *   stays in the conversation, but no model answered it, so it is neither a call nor one of `metadata.models`.
  * - A session running two branches at once can log a reply's records apart, a record of the other branch between
  *   them. The records after the break become a message of their own (merged back, a tool call would no longer sit
  *   right before its result), but the request is one model call: its usage (the latest record's) stays on the first
@@ -176,7 +182,9 @@ class SessionState {
       (r) => r.record.uuid,
       (r) => this.conversationParent(r.record),
     );
-    const built = buildMessages(ordered.items.map((r) => r.record));
+    const records = ordered.items.map((r) => r.record);
+    const marks = findBranches(records.map((r) => ({ id: r.uuid, parent: this.conversationParent(r), prompt: isPrompt(r), call: isCall(r) })));
+    const built = buildMessages(records, new Map([...marks].map(([i, mark]) => [records[i], mark])));
     if (built.messages.length === 0) {
       // Only compaction boundaries and no message: nothing to make a transcript of, but every line is accounted for.
       for (const r of this.records) yield skippedItem(r.at, 'record:system/compact_boundary');
@@ -367,8 +375,11 @@ class Relogs {
   }
 }
 
+/** The model Claude Code names on a reply it wrote itself, with no API call: no usage, no `requestId`. */
+const SYNTHETIC_MODEL = '<synthetic>';
+
 /** Assembles the canonical messages of one session from its conversation records, in order. */
-function buildMessages(records: readonly ConversationRec[]): Built {
+function buildMessages(records: readonly ConversationRec[], branches: ReadonlyMap<ConversationRec, BranchMark>): Built {
   const messages: Message[] = [];
   const models: string[] = [];
   const compactions: ClaudeCodeCompaction[] = [];
@@ -429,6 +440,7 @@ function buildMessages(records: readonly ConversationRec[]): Built {
     }
     const extra: Record<string, unknown> = {};
     if (record.timestamp !== undefined) extra.timestamp = record.timestamp;
+    const branch = branchFields(branches.get(record));
     if (record.type === 'assistant') {
       const id = record.message.id ?? record.uuid ?? `record-${messages.length}`;
       if (record.message.id !== undefined && relogs.assistant(id, reply?.id === id, record.message.content)) continue;
@@ -438,23 +450,32 @@ function buildMessages(records: readonly ConversationRec[]): Built {
         closeReply();
         reply = { id, index: messages.length, blocks: emptyAssistantBlocks(), extra };
         messages.push({ role: 'assistant', content: null }); // placeholder until the reply is complete
-        if (carrier !== undefined) splitReplies++;
+        if (carrier !== undefined) {
+          splitReplies++;
+          reply.extra.continues_call = true;
+        }
       }
+      Object.assign(reply.extra, branch);
       for (const k of keys) if (!carriers.has(k)) carriers.set(k, carrier ?? reply.index);
       for (const block of record.message.content) addAssistantBlock(reply.blocks, block);
       const model = record.message.model;
+      if (model === SYNTHETIC_MODEL) reply.extra.is_synthetic = true;
       if (model !== undefined) {
         reply.extra.model = model;
-        if (!models.includes(model)) models.push(model);
+        if (!models.includes(model) && model !== SYNTHETIC_MODEL) models.push(model);
       }
       // The request's usage stays on its first message, the latest record's (closed: the message is final).
       if (record.message.usage !== undefined) {
-        if (carrier === undefined || carrier === reply.index) reply.extra.usage = record.message.usage;
-        else (messages[carrier] as AssistantMessage).usage = record.message.usage;
+        const final = typeof record.message.stop_reason === 'string';
+        const holder = carrier === undefined || carrier === reply.index ? reply.extra : (messages[carrier] as Record<string, unknown>);
+        holder.usage = record.message.usage;
+        if (final) holder.usage_final = true;
+        else delete holder.usage_final;
       }
       if (record.isApiErrorMessage === true) reply.extra.is_api_error = true;
       continue;
     }
+    Object.assign(extra, branch);
     if (record.isMeta === true) extra.is_meta = true;
     const isSummary = record.isCompactSummary === true;
     if (isSummary) extra.is_compact_summary = true;
@@ -477,6 +498,25 @@ function buildMessages(records: readonly ConversationRec[]): Built {
   }
   closeReply();
   return { messages, models, compactions: compactions.map(dropUndefined), warnings, relogDropped: relogs.dropped, splitReplies };
+}
+
+/** A user record the user typed: not tool results alone, not client text, not a compaction summary. */
+function isPrompt(r: ConversationRec): boolean {
+  if (r.type !== 'user' || r.isMeta === true || r.isCompactSummary === true) return false;
+  const content = r.message.content;
+  return typeof content === 'string' || content.some((block) => !isToolResultBlock(block));
+}
+
+/** An assistant record of a reply a model answered. */
+const isCall = (r: ConversationRec): boolean => r.type === 'assistant' && r.message.usage !== undefined && r.message.model !== SYNTHETIC_MODEL;
+
+/** The message fields of a record's place among a forked session's branches (none outside a fork). */
+function branchFields(mark: BranchMark | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (mark?.thread !== undefined) out.thread = mark.thread;
+  if (mark?.branchPoint !== undefined) out.branch_point = mark.branchPoint;
+  if (mark?.branchFrom !== undefined) out.branch_from = mark.branchFrom;
+  return out;
 }
 
 function remapCompaction(c: ClaudeCodeCompaction, at: (index: number) => number): ClaudeCodeCompaction {

@@ -11,14 +11,16 @@ const TextContent = z.union([z.string(), z.array(TextPartSchema)]);
 
 /**
  * Extensions the format readers record beside the OpenAI fields (read them through model/recorded.ts). Every role: when
- * the source logged the message (ISO 8601 text or epoch milliseconds), and the marks a reader sets where the history it
- * linearized changed course.
+ * the source logged the message (ISO 8601 text or epoch milliseconds); in a session whose history forks into branches
+ * (two processes writing one Claude Code file): the branch it is on (`thread`, absent on the first), the fork it is the
+ * last shared message before (`branch_point`), the fork whose branch it starts (`branch_from`); and the first message
+ * after a resume that rebuilt the prompt from the chain (`resume_rebuild`: what fell off the chain was not sent).
  */
 const Recorded = {
   timestamp: z.union([z.string(), z.number()]).optional(),
-  /** The first message on another branch of the session's tree than the message before it (two processes wrote one file). */
-  branch_switch: z.boolean().optional(),
-  /** The first message after a resume that rebuilt the prompt from the chain (what fell off the chain was not sent). */
+  thread: z.number().int().min(1).optional(),
+  branch_point: z.number().int().min(0).optional(),
+  branch_from: z.number().int().min(0).optional(),
   resume_rebuild: z.boolean().optional(),
 };
 
@@ -70,6 +72,21 @@ const AssistantMessageSchema = z.looseObject({
   retried: z.boolean().optional(),
   /** Extension: a round trip the log does not hold (a tool call and its result) came after this reply, before the next call. */
   unlogged_round_trip: z.boolean().optional(),
+  /**
+   * Extension: a reply the client wrote itself, with no model call behind it (Claude Code's `<synthetic>` model: "No
+   * response requested.", usage-limit notices). It stays in the conversation but is no call.
+   */
+  is_synthetic: z.boolean().optional(),
+  /**
+   * Extension: the rest of a reply whose records another branch's records split (Claude Code): the same request as the
+   * reply before it on its branch, which carries the usage. No call of its own.
+   */
+  continues_call: z.boolean().optional(),
+  /**
+   * Extension: the usage is the provider's final one for the call. Claude Code marks only those: it logs most replies
+   * with their first stream event's usage, whose `output_tokens` is not the billed output (see recorded.ts).
+   */
+  usage_final: z.boolean().optional(),
 });
 const ToolMessageSchema = z.looseObject({
   role: z.literal('tool'),

@@ -19,9 +19,6 @@ export const isUnpricedRequest = (m: Message): boolean => m.unpriced_request ===
 /** Text the client added rather than the user typed (`is_meta`; `isMeta` as Claude Code logs it). */
 export const isClientText = (m: Message): boolean => m.is_meta === true || m.isMeta === true;
 
-/** The message is the first on another branch than the one before it (`branch_switch`, set by the reader). */
-export const followsBranchSwitch = (m: Message): boolean => m.branch_switch === true;
-
 /** The message is the first after a resume that rebuilt the prompt from the chain (`resume_rebuild`, set by the reader). */
 export const followsResume = (m: Message): boolean => m.resume_rebuild === true;
 
@@ -32,8 +29,52 @@ export function timestampMs(m: Message): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** The model that answered, as recorded on the reply. */
-export const answeringModel = (m: Message): string | undefined => (typeof m.model === 'string' ? m.model : undefined);
+/** A reply the client wrote with no model call behind it (`is_synthetic`): no call, no usage, no model. */
+export const isSyntheticReply = (m: Message): boolean => m.role === 'assistant' && m.is_synthetic === true;
+
+/**
+ * An assistant message that is a model call of its own: every reply but a synthetic one and the rest of a reply whose
+ * records another branch split (`continues_call`: the same request).
+ */
+export const isModelCall = (m: Message): boolean => m.role === 'assistant' && m.is_synthetic !== true && m.continues_call !== true;
+
+/**
+ * Whether a reply's recorded usage is a snapshot taken mid-stream, so its `output_tokens` is not the billed output:
+ * Claude Code logs the usage of a reply's first stream event (anthropics/claude-code#27361, #22671), except where it
+ * logged a `stop_reason` (`usage_final`). Other sources record the final usage.
+ */
+export function usageIsMidStream(transcript: Transcript, m: Message): boolean {
+  const source = transcript.metadata?.source;
+  const format = isRecord(source) ? source.format : undefined;
+  return format === 'claude-code' && recordedCall(m) !== undefined && m.usage_final !== true;
+}
+
+/** The branch of a forked session a message is on (`thread`): 0 for the first branch and for every unforked session. */
+export const callThread = (m: Message): number => (typeof m.thread === 'number' ? m.thread : 0);
+
+/** The fork a message is the last shared message before (`branch_point`), if any. */
+export const branchPoint = (m: Message): number | undefined => (typeof m.branch_point === 'number' ? m.branch_point : undefined);
+
+/** The fork whose branch this message starts (`branch_from`), if any: its history is everything up to that branch point. */
+export const branchFrom = (m: Message): number | undefined => (typeof m.branch_from === 'number' ? m.branch_from : undefined);
+
+/**
+ * Indices of the model calls that follow a branch switch: the call before them (in the transcript's order) was on
+ * another branch, so their recorded input does not grow from that call's.
+ */
+export function callsAfterBranchSwitch(messages: readonly Message[]): Set<number> {
+  const out = new Set<number>();
+  let previous: number | undefined;
+  messages.forEach((m, i) => {
+    if (!isModelCall(m)) return;
+    if (previous !== undefined && callThread(m) !== previous) out.add(i);
+    previous = callThread(m);
+  });
+  return out;
+}
+
+/** The model that answered, as recorded on the reply (none on a synthetic reply). */
+export const answeringModel = (m: Message): string | undefined => (typeof m.model === 'string' && !isSyntheticReply(m) ? m.model : undefined);
 
 /** One recorded model call's tokens, whichever provider's field names its usage record uses. */
 export interface RecordedCall {
@@ -52,22 +93,12 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /**
- * The usage a reply recorded, or undefined without one: Anthropic's (`input_tokens` uncached, plus
+ * The usage a reply recorded, or undefined without one (a synthetic reply's zeros are no call's): Anthropic's (`input_tokens` uncached, plus
  * `cache_creation_input_tokens` and `cache_read_input_tokens`) or OpenAI's (`input_tokens` in total, of which
  * `cached_input_tokens` were read).
  */
 export function recordedCall(m: Message): RecordedCall | undefined {
-  return isRecord(m.usage) ? callOfUsage(m.usage) : undefined;
-}
-
-/**
- * A reply no model produced: Claude Code logs its own notices (after an interrupted turn, at a usage limit) as
- * assistant records naming the model `<synthetic>`, with every usage field 0.
- */
-export function isSyntheticReply(m: Message): boolean {
-  if (m.role !== 'assistant' || m.model !== '<synthetic>') return false;
-  const call = recordedCall(m);
-  return call === undefined || call.uncached + call.written + call.read + call.output === 0;
+  return isRecord(m.usage) && !isSyntheticReply(m) ? callOfUsage(m.usage) : undefined;
 }
 
 /** A usage record's tokens, in Anthropic's or OpenAI's field names (see {@link recordedCall}). */

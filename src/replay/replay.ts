@@ -9,7 +9,17 @@ import { callModelOf } from './billing/cache-choice.js';
 import { CallClock } from './billing/call-clock.js';
 import { PromptCache } from './billing/prompt-cache.js';
 import { contentBlocks, rulesForModel } from '../provider/cache-rules.js';
-import { answeringModel, historyMessage, isSourceSummary, isUnpricedRequest, recordedOutputOf } from '../model/recorded.js';
+import {
+  answeringModel,
+  branchFrom,
+  branchPoint,
+  callThread,
+  historyMessage,
+  isModelCall,
+  isSourceSummary,
+  isUnpricedRequest,
+  recordedOutputOf,
+} from '../model/recorded.js';
 import { keepsReasoningPerTurn, withoutReasoning } from '../model/turn-reasoning.js';
 import type { UnloggedSpan } from './billing/token-ratio.js';
 
@@ -24,6 +34,18 @@ export interface ReplayLoopOptions {
    * agent adds but its session file does not record (Claude Code's). Counted in every prompt, always cached. @default 0
    */
   basePrompt?: number;
+  /**
+   * The base prompt of the call of the assistant message at this index, where it is not `basePrompt` (a client that
+   * sends each model its own system prompt): the difference is added to that call's prompt, always cached like the
+   * base. @default basePrompt for every call
+   */
+  basePromptOf?: (messageIndex: number) => number | undefined;
+  /**
+   * Whether the provider strips, from this reply's call, the thinking of the assistant turns before the last user prompt
+   * (see provider/thinking-rules.ts). Those replies then enter the prompt without their reasoning, as new content from
+   * the first one stripped on (the prefix the cache saw changed there). @default never
+   */
+  stripsEarlierThinking?: (reply: Message) => boolean;
   /**
    * Told each call's prompt size, in call order (for a chart of one transcript's prompts), and how it was billed (to
    * hold each call against its record).
@@ -51,6 +73,11 @@ export interface ReplayLoopOptions {
    */
   warmBase?: (messageIndex: number) => number;
   /**
+   * Tokens of the base prefix the provider read at the call of the assistant message at this index, as recorded (see
+   * CachedPrompt.baseHeld); undefined where nothing was recorded. @default none
+   */
+  baseHeld?: (messageIndex: number) => number | undefined;
+  /**
    * Tokens the provider had with a message that the transcript does not hold, and the calls whose prompts held them (see
    * billing/token-ratio.ts `unloggedGrowth`): billed with the message wherever it sits in those prompts; the policies,
    * which count the transcript's text, do not see them. @default none
@@ -71,7 +98,7 @@ export interface ReplayedCall {
 
 /** What one transcript's replay under one policy cost, in tokens. */
 export interface ReplayStats {
-  /** Model calls: one per assistant message. */
+  /** Model calls: one per assistant message, but a synthetic reply (see model/recorded.ts `isModelCall`). */
   calls: number;
   /** Sum of every call's prompt (all earlier messages as the policy left them, plus tool definitions). */
   billedInput: number;
@@ -152,7 +179,9 @@ export function replayed(message: Message): boolean {
 
 /**
  * Replays a transcript as the agent loop that produced it: each assistant message is one model call whose prompt is
- * every earlier message as the policy left it. The context grows by one message at a time; token totals are kept
+ * every earlier message as the policy left it. In a session whose history forks (`thread`, see model/message.ts),
+ * earlier means earlier on the call's own branch: each branch is a thread with its own context, which starts as the
+ * context at the fork, so what the branches share is billed once; the policy's manager is one for all threads. The context grows by one message at a time; token totals are kept
  * incrementally (each message is encoded once, `countMessage` being memoized per object), and after a compaction the
  * new context is summed from memoized counts, so the cost is linear in messages per call and never re-encodes text.
  */
@@ -194,9 +223,22 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   const unloggedIn = (messages: readonly Message[]) => (unlogged.size === 0 ? 0 : messages.reduce((n, m) => n + extraOf(m), 0));
   const perTurnReasoning = keepsReasoningPerTurn(transcript.metadata);
 
+  // A forked session's branches are threads of their own: each its own context, from the shared start on.
+  const threads = new Map<number, { context: Message[]; tokens: number }>();
+  const branchPoints = new Map<number, { context: Message[]; tokens: number }>();
+  let thread = 0;
+
   for (const [messageIndex, message] of transcript.messages.entries()) {
     const atMs = clock.next(message);
     if (!replayed(message)) continue;
+    if (callThread(message) !== thread) {
+      threads.set(thread, { context, tokens });
+      thread = callThread(message);
+      const from = branchFrom(message);
+      const start = threads.get(thread) ?? (from === undefined ? undefined : branchPoints.get(from));
+      context = start ? [...start.context] : [];
+      tokens = start ? start.tokens : toolsTokens;
+    }
     if (perTurnReasoning && message.role === 'user') {
       // A new turn: the finished turns' reasoning leaves the prompt (a new array: earlier prompts keep theirs).
       const next = context.map(withoutReasoning);
@@ -208,7 +250,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       });
       context = next;
     }
-    if (message.role === 'assistant' && !isUnpricedRequest(message)) {
+    if (isModelCall(message) && !isUnpricedRequest(message)) {
       callAt = messageIndex;
       if (policy.micro) {
         const out = await policy.micro({ messages: context, tokens, window: options.window, reason: 'threshold' });
@@ -240,18 +282,23 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         if (result.status === 'compacted' || (result.microCompacted && options.microIsCompaction)) options.onCompaction?.(messageIndex, context);
       }
       stats.calls++;
+      const ownBase = options.basePromptOf?.(messageIndex);
+      const baseDelta = ownBase === undefined ? 0 : ownBase - (options.basePrompt ?? 0);
+      const sent = options.stripsEarlierThinking?.(message) ? withoutEarlierThinking(context) : context;
+      const stripped = sent === context ? 0 : sent.reduce((n, m, i) => n + sized(context[i]) - (m === context[i] ? sized(m) : tokensOf(m, tok)), 0);
       const unloggedTokens = unloggedIn(context);
-      const prompt = tokens + unloggedTokens;
+      const prompt = tokens + unloggedTokens + baseDelta - stripped;
       if (stats.calls === 1) stats.firstPrompt = prompt;
       stats.billedInput += prompt;
       const own = cacheOf(message);
       const billed = own.cache.call({
-        messages: context,
-        tokensOf: (i) => sized(context[i]),
-        blocksOf: (i) => contentBlocks(context[i]),
-        baseTokens: toolsTokens,
+        messages: sent,
+        tokensOf: (i) => sized(sent[i]),
+        blocksOf: (i) => contentBlocks(sent[i]),
+        baseTokens: toolsTokens + baseDelta,
         atMs,
         warmBase: options.warmBase?.(messageIndex),
+        baseHeld: options.baseHeld?.(messageIndex),
       });
       options.onCall?.(prompt, { messageIndex, read: billed.read, written: billed.written, unlogged: unloggedTokens });
       stats.cachedInput += billed.read;
@@ -276,12 +323,15 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
     }
     // Later prompts hold the message as the client sends it back: a retried reply not at all, thoughts left out.
     const kept = historyMessage(message);
-    if (!kept) continue;
-    const spans = spansAt.get(messageIndex);
-    if (spans) unlogged.set(kept, spans);
-    context.push(kept);
-    tokens += tokensOf(kept, tok);
-    appended += tokensOf(kept, tok) + (spans?.filter((s) => s.from === messageIndex + 1).reduce((n, s) => n + s.tokens, 0) ?? 0);
+    if (kept) {
+      const spans = spansAt.get(messageIndex);
+      if (spans) unlogged.set(kept, spans);
+      context.push(kept);
+      tokens += tokensOf(kept, tok);
+      appended += tokensOf(kept, tok) + (spans?.filter((s) => s.from === messageIndex + 1).reduce((n, s) => n + s.tokens, 0) ?? 0);
+    }
+    const point = branchPoint(message);
+    if (point !== undefined) branchPoints.set(point, { context: [...context], tokens });
   }
   if (policy.manager) {
     stats.compactions += policy.manager.state.compactions;
@@ -289,6 +339,36 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   }
   return stats;
 }
+
+/** A reply without its thinking, the same object each time it is asked for (a stable prefix for the cache). */
+const withoutThinking = new WeakMap<Message, Message>();
+
+/**
+ * `context` as sent to a model that strips earlier thinking: the replies before the last user prompt without their
+ * reasoning (logged or not); `context` itself when there is none to strip.
+ */
+export function withoutEarlierThinking(context: readonly Message[]): readonly Message[] {
+  let lastPrompt = -1;
+  for (let i = context.length - 1; i >= 0 && lastPrompt < 0; i--) if (context[i].role === 'user') lastPrompt = i;
+  let out: Message[] | undefined;
+  for (let i = 0; i < lastPrompt; i++) {
+    const m = context[i];
+    if (m.role !== 'assistant' || !holdsThinking(m)) continue;
+    let copy = withoutThinking.get(m);
+    if (!copy) {
+      const { reasoning_content: _r, thinking_blocks_without_text: _t, redacted_thinking_blocks: _d, ...rest } = m as Record<string, unknown>;
+      withoutThinking.set(m, (copy = rest as Message));
+    }
+    out ??= [...context];
+    out[i] = copy;
+  }
+  return out ?? context;
+}
+
+const holdsThinking = (m: Message) =>
+  (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') ||
+  (typeof m.thinking_blocks_without_text === 'number' && m.thinking_blocks_without_text > 0) ||
+  (typeof m.redacted_thinking_blocks === 'number' && m.redacted_thinking_blocks > 0);
 
 function emptyModelBill(): ModelBill {
   return { calls: 0, billedInput: 0, cachedInput: 0, cacheWrites: 0, outputTokens: 0, rewritten: { cold: 0, edits: 0, other: 0 } };

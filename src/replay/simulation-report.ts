@@ -274,6 +274,8 @@ const RECORDED_MERGE = {
   firstCallInput: 'sum',
   cost: 'sum',
   byModel: 'sum',
+  outputCounted: 'sum',
+  midStreamCalls: 'sum',
 } as const;
 
 /** The embedded subagent calls summed, each subagent once: not again when its own transcript is among the inputs. */

@@ -4,15 +4,17 @@ import type { Transcript } from '../model/transcript.js';
 import { transcriptProject } from '../model/project.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from '../retention/hindsight.js';
 import { viewOfMessages } from '../retention/model-view.js';
-import { contextTokens } from '../tokens/breakdown.js';
+import { contextTokens, countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
-import { type CacheChoice, chooseCache, recordedHits } from './billing/cache-choice.js';
+import { type CacheChoice, callModelOf as modelOfCall, chooseCache, recordedHits } from './billing/cache-choice.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../provider/cache-rules.js';
+import { keepsEarlierThinking } from '../provider/thinking-rules.js';
 import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
 import {
   type EmbeddedUsage,
   type RecordedUsage,
   embeddedUsage,
+  outputAsBilled,
   recordedCacheRead,
   recordedCost,
   recordedInputCost,
@@ -32,7 +34,7 @@ import { CompactionCallMeter } from './compaction-calls.js';
 import { asSent } from './sent-tool-output.js';
 import type { Policy } from './policies/policy.js';
 import type { ModelRun, PolicyRun } from './policy-run.js';
-import { type ReplayStats, type ReplayedCall, replay } from './replay.js';
+import { type ReplayStats, type ReplayedCall, replay, withoutEarlierThinking } from './replay.js';
 import { type FidelityCall, type SessionFidelity, sessionFidelity } from './fidelity/session-fidelity.js';
 import { SOURCE_OWN, sourcePolicy } from './policies/source-policy.js';
 import type { ReplayDeps, ReplayOptions } from './replay-options.js';
@@ -86,7 +88,18 @@ export interface TranscriptSimulation {
 }
 
 /** Recorded usage at its models' prices: by the model each call names, their costs adding up to `cost`. */
-export type PricedUsage = RecordedUsage & { cost: Cost; byModel: Record<string, RecordedUsage & { cost: Cost }> };
+export type PricedUsage = RecordedUsage & {
+  cost: Cost;
+  byModel: Record<string, RecordedUsage & { cost: Cost }>;
+  /**
+   * The output counted from the replies of the calls whose usage was logged mid-stream (Claude Code), beside the final
+   * calls' recorded output: what was billed (see billing/recorded-usage.ts `outputAsBilled`). `cost` uses the recorded
+   * `output`, as ccusage does; the replay's costs use the output counted from the replies.
+   */
+  outputCounted?: number;
+  /** Calls whose usage is a mid-stream snapshot. */
+  midStreamCalls?: number;
+};
 
 /** One transcript's replay under every policy, as data: what a worker thread hands back. */
 export interface TranscriptReplay {
@@ -106,9 +119,31 @@ export interface TranscriptReplay {
  */
 function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | undefined, tokenizer: Tokenizer): number {
   if (!recorded) return 0;
-  const first = transcript.messages.findIndex((m) => m.role === 'assistant');
+  const first = transcript.messages.findIndex((m) => recordedCall(m) !== undefined);
   const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
   return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer));
+}
+
+/**
+ * Each model's own base prompt, where the record shows it differs from the first call's: the first recorded call of
+ * each model, less what the replay puts in that prompt (the messages before it and the tool definitions). A client can
+ * send each model its own system prompt and tools (Claude Code gives a command run on Haiku a shorter one). A model
+ * whose first call comes after the source's own compaction keeps the transcript's base: its prompt is not the messages
+ * before it.
+ */
+function recordedBasePromptByModel(transcript: Transcript, modelOf: (m: Message) => string, tokenizer: Tokenizer): Map<string, number> {
+  const out = new Map<string, number>();
+  const messages = transcript.messages;
+  for (const [i, m] of messages.entries()) {
+    if (isSourceSummary(m)) break;
+    const call = recordedCall(m);
+    if (!call || out.has(modelOf(m))) continue;
+    const earlier = messages.slice(0, i);
+    const sent = keepsEarlierThinking(modelOf(m)) ? earlier : withoutEarlierThinking(earlier);
+    const before = contextTokens(sent, transcript.tools, tokenizer);
+    out.set(modelOf(m), Math.max(0, call.uncached + call.written + call.read - before));
+  }
+  return out;
 }
 
 function unloggedReport(
@@ -194,11 +229,15 @@ export async function replayTranscript(
   const tokenizer = ratio === 1 && framing === 0 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio, framing);
   const unlogged = scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : [];
   const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
+  const baseByModel = o.basePrompt === 'recorded' ? recordedBasePromptByModel(transcript, modelOfCall(transcript), tokenizer) : undefined;
+  const basePromptOf = baseByModel && baseByModel.size > 1 ? (i: number) => baseByModel.get(modelOfCall(transcript)(transcript.messages[i])) : undefined;
   const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
   const choice = chooseCache(transcript, recorded, o);
   const { rules, modelOf } = choice;
   const llmRates = choice.pricingOf(deps.llm ? deps.llm.usage().model : choice.mainModel).rates;
   const warmBase = o.basePrompt === 'recorded' ? (i: number) => recordedCacheRead(transcript.messages[i]) ?? 0 : undefined;
+  // With the base measured on the record, a recorded read that stops inside it shows the base changed there.
+  const baseHeld = o.basePrompt === 'recorded' ? (i: number) => recordedCacheRead(transcript.messages[i]) : undefined;
   const env = {
     tokenizer,
     window: o.window,
@@ -246,6 +285,9 @@ export async function replayTranscript(
     modelOf,
     callGapSeconds: o.callGapSeconds,
     ...(warmBase ? { warmBase } : {}),
+    ...(baseHeld ? { baseHeld } : {}),
+    ...(basePromptOf ? { basePromptOf } : {}),
+    stripsEarlierThinking: (m: Message) => !keepsEarlierThinking(modelOf(m)),
     ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
     ...(unlogged.length > 0 ? { unlogged } : {}),
   };
@@ -289,7 +331,11 @@ export async function replayTranscript(
     }
     result.policies[policy.name] = run;
   }
-  if (recorded) result.recorded = { ...recorded, ...pricedUsage(recordedUsageByModel(transcript, modelOf), choice) };
+  if (recorded) {
+    result.recorded = { ...recorded, ...pricedUsage(recordedUsageByModel(transcript, modelOf), choice) };
+    const output = outputAsBilled(transcript, (m) => totalOf(countMessage(m, tokenizer)));
+    if (output) Object.assign(result.recorded, { outputCounted: output.counted, midStreamCalls: output.midStreamCalls });
+  }
   if (heldAgainstRecord) {
     const fidelity = sessionFidelity(transcript, fidelityCalls, {
       policy: SOURCE_OWN,

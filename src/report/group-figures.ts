@@ -5,7 +5,7 @@ import type { Groups } from './groups.js';
 export interface GroupFigures {
   transcripts: number;
   tokens: number;
-  /** Model calls: assistant messages. */
+  /** Model calls: assistant messages but synthetic replies. */
   calls: number;
   toolCalls: number;
   /** Tokens per model call: what each reply of the group's sessions carried on average. */

@@ -1,7 +1,7 @@
 import { readInputs } from '../../formats/read-inputs.js';
 import { renderBreakdown, percent } from '../../report/bars.js';
 import { writeStatsPage } from '../../report/html/write-pages.js';
-import { type Breakdown, addBreakdown, countTranscript, emptyBreakdown } from '../../tokens/breakdown.js';
+import { type Breakdown, addBreakdown, countMessage, countTranscript, emptyBreakdown, totalOf } from '../../tokens/breakdown.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { DEFAULT_WINDOW, windowStatus, type WindowStatus } from '../../tokens/window.js';
 import { InputTally } from './_input-tally.js';
@@ -16,7 +16,10 @@ import { formatGroups, projectGroups } from '../../report/groups.js';
 import { renderGroupFigures } from '../../report/render-groups.js';
 import { transcriptProject } from '../../model/project.js';
 import { isAssistant } from '../../model/message.js';
+import { isSyntheticReply } from '../../model/recorded.js';
+import { int } from '../../report/format.js';
 import { ArchiveUsage, type TranscriptUsage, usageLine } from '../../replay/billing/archive-usage.js';
+import { type OutputAsBilled, outputAsBilled } from '../../replay/billing/recorded-usage.js';
 import { SECRET_FLAGS, maskedLine, maskerFromFlags } from '../secret-flags.js';
 
 interface TranscriptStats {
@@ -28,6 +31,10 @@ interface TranscriptStats {
   windowShare: number;
   status: WindowStatus;
   byCategory: Breakdown;
+  /** The output recorded and as billed (the mid-stream calls' replies counted), when it recorded usage. */
+  output?: OutputAsBilled;
+  /** Replies the client wrote itself, with no model call (Claude Code's `<synthetic>`): left out of the calls. */
+  syntheticReplies?: number;
   /** The usage its source recorded, and the subagent calls it embedded (absent when none). */
   usage?: TranscriptUsage;
 }
@@ -63,13 +70,17 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
     const projects = new FigureGroups(projectGroups);
     const tally = new InputTally(io);
     const usage = new ArchiveUsage();
+    let syntheticReplies = 0;
+    const outputTotal: OutputAsBilled = { recorded: 0, counted: 0, midStreamCalls: 0 };
     for await (const item of readInputs(inputs, { maxLineBytes, from })) {
       if (!tally.accept(item)) continue;
       const counted = countTranscript(item.transcript, tokenizer);
       addBreakdown(total, counted.byCategory);
       const replies = item.transcript.messages.filter(isAssistant);
+      const synthetic = replies.filter(isSyntheticReply).length;
+      syntheticReplies += synthetic;
       const toolCalls = replies.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
-      const figures = { tokens: counted.total, calls: replies.length, toolCalls, byCategory: counted.byCategory };
+      const figures = { tokens: counted.total, calls: replies.length - synthetic, toolCalls, byCategory: counted.byCategory };
       formats.add(item.format, figures);
       projects.add(transcriptProject(item.transcript), figures);
       transcripts.push({
@@ -81,7 +92,15 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
         windowShare: counted.total / window,
         status: windowStatus(counted.total, window),
         byCategory: counted.byCategory,
+        ...(synthetic > 0 ? { syntheticReplies: synthetic } : {}),
       });
+      const output = outputAsBilled(item.transcript, (m) => totalOf(countMessage(m, tokenizer)));
+      if (output) {
+        transcripts[transcripts.length - 1].output = output;
+        outputTotal.recorded += output.recorded;
+        outputTotal.counted += output.counted;
+        outputTotal.midStreamCalls += output.midStreamCalls;
+      }
       const recorded = usage.add(item.transcript);
       if (recorded.recorded || recorded.embedded) transcripts[transcripts.length - 1].usage = recorded;
     }
@@ -102,10 +121,10 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
         tokenizer: tokenizer.name,
         window,
         transcripts,
-        total: { transcripts: transcripts.length, tokens: totalTokens, byCategory: total },
+        total: { transcripts: transcripts.length, tokens: totalTokens, byCategory: total, ...(syntheticReplies > 0 ? { syntheticReplies } : {}) },
         ...(byFormat ? { byFormat } : {}),
         ...(byProject ? { byProject } : {}),
-        ...(recordedUsage ? { recordedUsage } : {}),
+        ...(recordedUsage ? { recordedUsage, outputAsBilled: outputTotal } : {}),
         errors: tally.errors,
         skipped: tally.skipped,
         secretsMasked: masker.counts,
@@ -116,6 +135,8 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
         io.stdout.write(`${t.id}  (${t.file}:${t.line})  ${t.messages} messages, ${t.tokens} tokens, ${percent(t.tokens, window)} of ${window}: ${t.status}\n`);
         for (const line of renderBreakdown(t.byCategory)) io.stdout.write(`${line}\n`);
         if (t.usage?.recorded) io.stdout.write(`  recorded usage: ${usageLine(t.usage.recorded)}\n`);
+        if (t.output?.midStreamCalls) io.stdout.write(`  ${outputNote(t.output)}\n`);
+        if (t.syntheticReplies) io.stdout.write(`  ${syntheticNote(t.syntheticReplies)}\n`);
         for (const e of t.usage?.embedded ?? []) io.stdout.write(`  embedded subagent ${e.agentId}: ${usageLine(e)}\n`);
       }
       io.stdout.write(
@@ -128,6 +149,8 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
       if (recordedUsage) {
         const { recorded, embedded, inOwnTranscripts } = recordedUsage;
         io.stdout.write(`\nRecorded usage (${recordedUsage.transcripts} transcripts): ${usageLine(recorded)}\n`);
+        if (syntheticReplies > 0) io.stdout.write(`${syntheticNote(syntheticReplies)}\n`);
+        if (outputTotal.midStreamCalls > 0) io.stdout.write(`${outputNote(outputTotal)}\n`);
         if (embedded.agents > 0 || inOwnTranscripts.agents > 0) {
           io.stdout.write(
             `Embedded subagent calls (progress records): ${usageLine(embedded)} of ${embedded.agents} subagents without a transcript of their own; ` +
@@ -139,3 +162,8 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
     return tally.nothingYielded('stats', label) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
   },
 });
+
+const syntheticNote = (n: number) => `${n} synthetic ${n === 1 ? 'reply' : 'replies'} (written by the client, no model call) left out of the calls`;
+
+const outputNote = (o: OutputAsBilled) =>
+  `output as billed: ${int(o.counted)} tokens, against ${int(o.recorded)} recorded: the usage of ${int(o.midStreamCalls)} calls was logged mid-stream, their output is counted from the replies`;

@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message.js';
-import { answeringModel, recordedCall, timestampMs } from '../../model/recorded.js';
+import { answeringModel, isModelCall, recordedCall, timestampMs } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../../provider/cache-rules.js';
 import { MODEL_PRICES, type PriceTable, findModelPrice } from '../../provider/model-prices.js';
@@ -54,7 +54,7 @@ export function chooseCache(transcript: Transcript, recorded: RecordedUsage | un
   const rules = ttl === undefined ? listed : { ...listed, ttlSeconds: ttl };
   const pricings = new Map<string, ModelPricing>();
   const replies = new Map<string, number>();
-  for (const m of transcript.messages) if (m.role === 'assistant') replies.set(modelOf(m), (replies.get(modelOf(m)) ?? 0) + 1);
+  for (const m of transcript.messages) if (isModelCall(m)) replies.set(modelOf(m), (replies.get(modelOf(m)) ?? 0) + 1);
   let mainModel: string | undefined;
   for (const [model, n] of replies) if (mainModel === undefined || n > (replies.get(mainModel) ?? 0)) mainModel = model;
   return {

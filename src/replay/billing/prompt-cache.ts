@@ -17,6 +17,13 @@ export interface CachedPrompt {
    * conversation: another session or subagent with the same system prompt and tools had just sent it. @default 0
    */
   warmBase?: number;
+  /**
+   * Tokens of the base prefix the provider is known to have read at this call (its recorded cache read), when that is
+   * less than the whole base: the provider then held nothing longer, whatever the messages, because the base itself
+   * changed after that many tokens (Claude Code rewrites its system prompt when an MCP server reconnects or after its
+   * own compaction). Every entry of this conversation is gone and the call reads that much. @default none
+   */
+  baseHeld?: number;
 }
 
 /** How one call's input was billed: `read` from the cache, `written` to it, the rest plain input. */
@@ -52,7 +59,9 @@ export class PromptCache {
     const nodes = this.nodesOf(prompt.messages, shared);
     const hadPrevious = this.previous !== undefined;
     this.previous = { messages: prompt.messages.slice(), nodes };
-    const warm = Math.min(prompt.warmBase ?? 0, cum[0]);
+    const held = prompt.baseHeld;
+    if (held !== undefined && held < cum[0]) this.entries.clear();
+    const warm = held !== undefined && held < cum[0] ? held : Math.min(prompt.warmBase ?? 0, cum[0]);
     switch (this.rules.kind) {
       case 'off':
         return { read: 0, written: 0, uncached: total };

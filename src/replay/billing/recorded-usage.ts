@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message.js';
-import { type RecordedCall, callOfUsage, embeddedCalls, recordedCall } from '../../model/recorded.js';
+import { type RecordedCall, callOfUsage, embeddedCalls, recordedCall, usageIsMidStream } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import type { Cost, ModelRates } from './prices.js';
 
@@ -26,6 +26,36 @@ export interface RecordedUsage {
    * billed at twice the input price where the 5-minute ones are at 1.25 times.
    */
   cacheCreation1h: number;
+}
+
+/**
+ * A transcript's output as its source recorded it and as it was billed: a call whose usage was logged mid-stream (see
+ * model/recorded.ts `usageIsMidStream`) is counted from its reply's content instead of its recorded `output_tokens`.
+ */
+export interface OutputAsBilled {
+  /** The recorded `output_tokens`, summed (what ccusage sums). */
+  recorded: number;
+  /** The final calls' recorded output plus the mid-stream calls' replies counted: what the provider billed. */
+  counted: number;
+  /** Calls whose usage is a mid-stream snapshot. */
+  midStreamCalls: number;
+}
+
+/** A transcript's {@link OutputAsBilled}, each mid-stream reply counted by `countReply`; undefined without recorded calls. */
+export function outputAsBilled(transcript: Transcript, countReply: (reply: Message) => number): OutputAsBilled | undefined {
+  let calls = 0;
+  const out: OutputAsBilled = { recorded: 0, counted: 0, midStreamCalls: 0 };
+  for (const m of transcript.messages) {
+    const call = recordedCall(m);
+    if (!call) continue;
+    calls++;
+    out.recorded += call.output;
+    if (usageIsMidStream(transcript, m)) {
+      out.midStreamCalls++;
+      out.counted += countReply(m);
+    } else out.counted += call.output;
+  }
+  return calls > 0 ? out : undefined;
 }
 
 /** The input tokens a recorded call read from the provider's cache, or undefined for a message without usage. */

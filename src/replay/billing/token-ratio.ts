@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message.js';
-import { historyMessage, holdsUnloggedContent, isSourceSummary } from '../../model/recorded.js';
+import { callThread, historyMessage, holdsUnloggedContent, isSourceSummary } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { countMessage, totalOf } from '../../tokens/breakdown.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
@@ -122,13 +122,25 @@ function intervalsOf(messages: readonly Message[], tokenizer: Tokenizer): Interv
   const out: Interval[] = [];
   const pieceCounter = piecesTokenizer(tokenizer);
   let anchor: number | undefined;
+  let anchorThread = 0;
   const empty = (): Omit<Interval, 'growth'> => ({ last: -1, call: -1, text: 0, overhead: 0, pieces: 0, unclean: false, compaction: false });
   let open = empty();
   for (const [index, original] of messages.entries()) {
     const recorded = original.role === 'assistant' ? recordedPromptTokens(original) : undefined;
     if (recorded !== undefined && recorded > 0 && recorded !== anchor) {
-      if (anchor !== undefined) out.push({ growth: recorded - anchor, ...open, last: index - 1, call: index, unclean: open.unclean || recorded < anchor });
+      // Across a switch between the branches of a forked session, the input does not grow from the other branch's.
+      const switched = callThread(original) !== anchorThread;
+      if (anchor !== undefined)
+        out.push({
+          growth: recorded - anchor,
+          ...open,
+          last: index - 1,
+          call: index,
+          unclean: open.unclean || recorded < anchor || switched,
+          compaction: open.compaction || switched,
+        });
       anchor = recorded;
+      anchorThread = callThread(original);
       open = empty();
     }
     if (anchor === undefined) continue;

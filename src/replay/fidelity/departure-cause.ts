@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message.js';
-import { followsBranchSwitch, followsResume, holdsUnloggedContent, isSourceSummary, isSyntheticReply } from '../../model/recorded.js';
+import { callThread, followsResume, holdsUnloggedContent, isSourceSummary, isSyntheticReply } from '../../model/recorded.js';
 
 /** What the record shows where a replayed call first departs from it (see {@link departureCauses}). */
 export type DepartureCause =
@@ -55,7 +55,8 @@ export const DEPARTURE_DETECTORS: readonly Detector[] = [
     },
   },
   { cause: 'source-compaction', explains: (c) => since(c).some(isSourceSummary) },
-  { cause: 'branch-switch', explains: (c) => since(c).some(followsBranchSwitch) },
+  // The call before was on another branch of a forked session (`thread`): its input is no start for this one's.
+  { cause: 'branch-switch', explains: (c) => c.from >= 0 && callThread(c.messages[c.from]) !== callThread(c.messages[c.to]) },
   { cause: 'resume-rebuild', explains: (c) => since(c).some(followsResume) },
   // The first call without the system prompt and tools the session file does not hold (`--base-prompt recorded`).
   { cause: 'first-call', explains: (c) => c.from < 0 && c.basePrompt === 0 },

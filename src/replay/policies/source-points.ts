@@ -3,7 +3,7 @@ import { contentText } from '../../model/content.js';
 import { type Message, isRole } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { collapseWhitespace } from '../../retention/normalize.js';
-import { compactionRecords, isSourceSummary, isUnpricedRequest } from '../../model/recorded.js';
+import { compactionRecords, isModelCall, isSourceSummary, isUnpricedRequest } from '../../model/recorded.js';
 
 /** What marked a compaction point in the source. */
 export type SourcePointKind =
@@ -90,8 +90,9 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
   });
 
   // Ordinal of each assistant message among the calls. A source's summary messages (a replacement history repeats
-  // assistant replies) are no model calls: the replay leaves them out too.
-  const isCall = (m: Message) => m.role === 'assistant' && !isSourceSummary(m) && !isUnpricedRequest(m);
+  // assistant replies), a client's synthetic replies and requests the record does not price are no model calls: the
+  // replay leaves them out too.
+  const isCall = (m: Message) => isModelCall(m) && !isSourceSummary(m) && !isUnpricedRequest(m);
   const callOf = new Map<number, number>();
   let calls = 0;
   messages.forEach((m, i) => {

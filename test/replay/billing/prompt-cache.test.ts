@@ -147,6 +147,25 @@ describe('a base prefix held warm from outside the conversation (another session
   });
 });
 
+describe('a recorded read that stops inside the base prefix (the provider read no more: the base changed there)', () => {
+  const [a, b, c] = [msg(100), msg(200), msg(300)];
+  const call = (cache: PromptCache, at: number, messages: Msg[], baseHeld?: number) =>
+    cache.call({ messages, tokensOf: (i) => messages[i].tokens, blocksOf: (i) => messages[i].blocks, baseTokens: 2000, atMs: at * SECOND, baseHeld });
+
+  it('reads that much and writes the rest, though the conversation entries were live, and the next call reads the new ones', () => {
+    const cache = new PromptCache(CACHE_RULES['anthropic-5m']);
+    expect(call(cache, 0, [a, b])).toEqual({ read: 0, written: 2300, uncached: 0 });
+    expect(call(cache, 10, [a, b, c], 1500)).toEqual({ read: 1500, written: 1100, uncached: 0 });
+    expect(call(cache, 20, [a, b, c, msg(10)], 2600)).toEqual({ read: 2600, written: 10, uncached: 0 });
+  });
+
+  it('changes nothing when the read covers the whole base', () => {
+    const cache = new PromptCache(CACHE_RULES['anthropic-5m']);
+    call(cache, 0, [a, b]);
+    expect(call(cache, 10, [a, b, c], 2300)).toEqual({ read: 2300, written: 300, uncached: 0 });
+  });
+});
+
 describe('openai: automatic prefix caching from 1,024 tokens in 128-token steps', () => {
   it('reads the longest live prefix rounded down to a 128-token step above 1,024, with no write', () => {
     const a = msg(1500);

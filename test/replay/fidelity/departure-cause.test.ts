@@ -28,15 +28,16 @@ describe('what was there at a departing call', () => {
     expect(departureCauses(context(plain()))).toEqual(['unexplained-jump']);
   });
 
-  it('finds a synthetic reply (model <synthetic>, usage all 0), the departing call itself or one since the call before', () => {
+  it('finds a synthetic reply the reader marked (is_synthetic), the departing call itself or one since the call before', () => {
     const synthetic = reply({
       model: '<synthetic>',
       usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 },
       content: 'No response requested.',
+      is_synthetic: true,
     });
     expect(departureCauses(context([user(), reply(), user(), synthetic]))).toEqual(['synthetic-reply']);
     expect(departureCauses(context([user(), reply(), synthetic, user(), reply()]))).toEqual(['synthetic-reply']);
-    // A real model's reply with usage is no synthetic one, nor a '<synthetic>' one that records tokens.
+    // A reply the reader did not mark is no synthetic one, whatever model it names.
     expect(departureCauses(context([user(), reply(), user(), reply({ model: '<synthetic>' })]))).toEqual(['unexplained-jump']);
   });
 
@@ -57,8 +58,10 @@ describe('what was there at a departing call', () => {
     expect(departureCauses(context([user(), reply(), user({ is_compact_summary: true }), reply()]))).toEqual(['source-compaction']);
   });
 
-  it('finds a branch switch the reader marked (branch_switch)', () => {
-    expect(departureCauses(context([user(), reply(), user({ branch_switch: true }), reply()]))).toEqual(['branch-switch']);
+  it("finds a branch switch: the departing call is on another branch (thread) than the call before", () => {
+    expect(departureCauses(context([user(), reply(), user({ thread: 1 }), reply({ thread: 1 })]))).toEqual(['branch-switch']);
+    // Both calls on the same branch of a forked session: no switch between them.
+    expect(departureCauses(context([user({ thread: 1 }), reply({ thread: 1 }), user({ thread: 1 }), reply({ thread: 1 })]))).toEqual(['unexplained-jump']);
   });
 
   it('finds a resume rebuild the reader marked (resume_rebuild)', () => {
@@ -71,7 +74,7 @@ describe('what was there at a departing call', () => {
   });
 
   it('reports every cause found, in the detectors order', () => {
-    const both = [user(), reply(), user({ is_compact_summary: true }), user({ branch_switch: true }), reply()];
+    const both = [user(), reply(), user({ is_compact_summary: true }), user({ thread: 2 }), reply({ thread: 2 })];
     expect(departureCauses(context(both))).toEqual(['source-compaction', 'branch-switch']);
     expect(DEPARTURE_DETECTORS.map((d) => d.cause)).toEqual([
       'synthetic-reply',

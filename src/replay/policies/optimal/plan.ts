@@ -1,5 +1,5 @@
 import { type Message, type ToolMessage, isAssistant, isTool } from '../../../model/message.js';
-import { answeringModel, isSourceSummary } from '../../../model/recorded.js';
+import { answeringModel, isModelCall, isSourceSummary } from '../../../model/recorded.js';
 import type { Transcript } from '../../../model/transcript.js';
 import { countMessage, totalOf } from '../../../tokens/breakdown.js';
 import type { Tokenizer } from '../../../tokens/tokenizer.js';
@@ -82,7 +82,7 @@ export class TranscriptPlan {
       const atMs = clock.next(m);
       if (isSourceSummary(m)) return;
       const i = this.messages.length;
-      if (isAssistant(m)) {
+      if (isAssistant(m) && isModelCall(m)) {
         this.calls.push({ reply: i, messageIndex, atMs, cacheKey: (perModel && answeringModel(m)) || '', uses: this.uses.length });
         m.tool_calls?.forEach((call, slot) => {
           open.set(call.id, this.uses.length);
