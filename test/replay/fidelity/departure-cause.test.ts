@@ -58,7 +58,7 @@ describe('what was there at a departing call', () => {
     expect(departureCauses(context([user(), reply(), user({ is_compact_summary: true }), reply()]))).toEqual(['source-compaction']);
   });
 
-  it("finds a branch switch: the departing call is on another branch (thread) than the call before", () => {
+  it('finds a branch switch: the departing call is on another branch (thread) than the call before', () => {
     expect(departureCauses(context([user(), reply(), user({ thread: 1 }), reply({ thread: 1 })]))).toEqual(['branch-switch']);
     // Both calls on the same branch of a forked session: no switch between them.
     expect(departureCauses(context([user({ thread: 1 }), reply({ thread: 1 }), user({ thread: 1 }), reply({ thread: 1 })]))).toEqual(['unexplained-jump']);
