@@ -76,7 +76,19 @@ describe('the package', () => {
   it('resolves the subpaths through the package exports', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; sideEffects: boolean };
     expect(pkg.sideEffects).toBe(false);
-    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './formats', './llm', './package.json', './replay', './retention', './sources', './tune']);
+    expect(Object.keys(pkg.exports).sort()).toEqual([
+      '.',
+      './ai-sdk',
+      './anthropic',
+      './formats',
+      './langchain',
+      './llm',
+      './package.json',
+      './replay',
+      './retention',
+      './sources',
+      './tune',
+    ]);
     const llm = await import(join(ROOT, 'dist/src/llm/index.js'));
     expect(typeof llm.createLlmSession).toBe('function');
     const formats = await import(join(ROOT, 'dist/src/formats/index.js'));

@@ -131,7 +131,12 @@ function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | un
  * whose first call comes after the source's own compaction keeps the transcript's base: its prompt is not the messages
  * before it.
  */
-function recordedBasePromptByModel(transcript: Transcript, modelOf: (m: Message) => string, tokenizer: Tokenizer): Map<string, number> {
+function recordedBasePromptByModel(
+  transcript: Transcript,
+  modelOf: (m: Message) => string,
+  tokenizer: Tokenizer,
+  unlogged: readonly UnloggedSpan[],
+): Map<string, number> {
   const out = new Map<string, number>();
   const messages = transcript.messages;
   for (const [i, m] of messages.entries()) {
@@ -140,7 +145,9 @@ function recordedBasePromptByModel(transcript: Transcript, modelOf: (m: Message)
     if (!call || out.has(modelOf(m))) continue;
     const earlier = messages.slice(0, i);
     const sent = keepsEarlierThinking(modelOf(m)) ? earlier : withoutEarlierThinking(earlier);
-    const before = contextTokens(sent, transcript.tools, tokenizer);
+    // The unlogged content the replay carries in this call's prompt is no part of the base.
+    const carried = unlogged.reduce((n, s) => (s.at < i && s.from <= i && (s.until === undefined || i < s.until) ? n + s.tokens : n), 0);
+    const before = contextTokens(sent, transcript.tools, tokenizer) + carried;
     out.set(modelOf(m), Math.max(0, call.uncached + call.written + call.read - before));
   }
   return out;
@@ -229,7 +236,7 @@ export async function replayTranscript(
   const tokenizer = ratio === 1 && framing === 0 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio, framing);
   const unlogged = scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : [];
   const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
-  const baseByModel = o.basePrompt === 'recorded' ? recordedBasePromptByModel(transcript, modelOfCall(transcript), tokenizer) : undefined;
+  const baseByModel = o.basePrompt === 'recorded' ? recordedBasePromptByModel(transcript, modelOfCall(transcript), tokenizer, unlogged) : undefined;
   const basePromptOf = baseByModel && baseByModel.size > 1 ? (i: number) => baseByModel.get(modelOfCall(transcript)(transcript.messages[i])) : undefined;
   const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
   const choice = chooseCache(transcript, recorded, o);

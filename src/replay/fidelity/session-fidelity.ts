@@ -99,8 +99,10 @@ export function sessionFidelity(transcript: Transcript, calls: readonly Fidelity
     replayed.written += call.written;
     replayed.cost += call.inputCost;
     replayed.unlogged += call.unlogged;
-    if (isSyntheticReply(messages[call.messageIndex])) replayed.synthetic++;
-    const own = recordedPromptTokens(messages[call.messageIndex]);
+    const synthetic = isSyntheticReply(messages[call.messageIndex]);
+    if (synthetic) replayed.synthetic++;
+    // A synthetic reply billed as a call departs there: no request stands behind it, so its record is 0.
+    const own = synthetic ? 0 : recordedPromptTokens(messages[call.messageIndex]);
     if (own === undefined || departure) continue;
     const prompt: CallPrompt = { recorded: own, replayed: call.prompt, unlogged: call.unlogged };
     if (Math.abs(call.prompt - own) > CALL_DEPARTURE * own) {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readInputs } from '../../../src/formats/read-inputs.js';
 import type { Message } from '../../../src/model/message.js';
+import { isModelCall } from '../../../src/model/recorded.js';
 import type { Transcript } from '../../../src/model/transcript.js';
 import { recordedPromptTokens } from '../../../src/replay/billing/recorded-usage.js';
 import { measureTokenScale, unloggedGrowth } from '../../../src/replay/billing/token-ratio.js';
@@ -48,15 +49,18 @@ describe('unlogged content is carried only while later records show it, for ever
       const options = ReplayOptionsSchema.parse({ policies: ['source'], window: 1_000_000, basePrompt: 'recorded', tokenRatio: 'recorded' });
       const { result, prompts } = await replayTranscript(transcript, { file, line: 1 }, [resolvePolicy('source', tok)], options, { tokenizer: tok });
       expect(result.tokenScale!.unlogged).toMatchObject({ messages: 1, billed: span.tokens });
-      // Calls the record does not measure (a synthetic reply's all-zero usage) are the Claude Code reader's to mark.
-      const replies = transcript.messages.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
-      const measured = prompts.source.filter((_, c) => calls.includes(replies[c])).reduce((a, b) => a + b, 0);
+      // A synthetic reply is no call (the Claude Code reader marks it): every replayed call is one the record measured.
+      const replies = transcript.messages.flatMap((m, i) => (isModelCall(m) ? [i] : []));
+      expect(replies).toEqual(calls);
+      const measured = prompts.source.reduce((a, b) => a + b, 0);
       expect(Math.abs(measured / result.recorded!.input - 1)).toBeLessThan(0.05);
     });
   }
 
-  it('Claude Code: growth is never measured from the synthetic reply with all-zero usage', async () => {
-    const transcript = await read(SESSIONS['Claude Code'].file);
+  it('Claude Code: growth is never measured from the synthetic reply with all-zero usage, even unmarked', async () => {
+    const read_ = await read(SESSIONS['Claude Code'].file);
+    // The rule holds on its own: without the reader's mark the reply's all-zero usage reads as a prompt of 0 tokens.
+    const transcript = { ...read_, messages: read_.messages.map(({ is_synthetic: _marked, ...m }) => m as Message) };
     const synthetic = transcript.messages.findIndex((m) => m.role === 'assistant' && m.model === '<synthetic>');
     expect(synthetic).toBeGreaterThan(0);
     expect(recordedPromptTokens(transcript.messages[synthetic])).toBe(0);

@@ -18,6 +18,7 @@ const synthetic = (): Message =>
     content: 'No response requested.',
     model: '<synthetic>',
     usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 },
+    is_synthetic: true,
   }) as Message;
 const user = (): Message => ({ role: 'user', content: 'next' });
 const call = (messageIndex: number, prompt: number, unlogged = 0): FidelityCall => ({
