@@ -33,6 +33,9 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   right before its result), but the request is one model call: its usage (the latest record's) stays on the first
  *   message, and the later ones carry none, so the request is counted once (`repairs.splitReplies`). A record is of
  *   the same request when it shares `message.id` or `requestId`.
+ * - A resume (`--resume`) logs the history again from the resumed leaf's `parentUuid` chain; the copy is dropped as a
+ *   re-log, and the first message going on from it is marked `resume_rebuild`, with the parallel calls the chain left
+ *   out in `resume_left_out` (see `Resumes`).
  * - `tool_result` blocks of user records become `tool` messages (with `is_error`); other user content becomes a user
  *   message. User content that arrives while a reply is still open (hook reminders between a tool use and its result)
  *   is placed after the reply's tool results, so each result stays right after its call.
@@ -382,15 +385,15 @@ class Relogs {
  * side records (a `tool_use` record's children are the next block of its reply and its result; the chain goes on
  * through one of them) fall off it, and the copy keeps only the calls whose result is on the chain. The first record
  * kept after a dropped copy, going on from it, is the first after the resume: its message is marked `resume_rebuild`,
- * with the calls seen so far whose `tool_use` and result are not both on its chain in `resume_left_out`. The messages
+ * with, in `resume_left_out`, the calls of the replies on its chain whose `tool_use` and result are not both on it. The messages
  * stay the originals (the canonical transcript keeps every call); the replay leaves those calls out from there on.
  */
 class Resumes {
   private readonly byUuid = new Map<string, ConversationRec>();
   /** Uuids of records dropped as a logged-again copy since the last resume found. */
   private readonly copies = new Set<string>();
-  /** tool_use ids of the kept assistant records, in order. */
-  private readonly calls: string[] = [];
+  /** tool_use ids of the kept assistant records, in order, with the message.id of their reply. */
+  private readonly calls: { id: string; reply?: string }[] = [];
 
   constructor(
     records: readonly ConversationRec[],
@@ -409,19 +412,25 @@ class Resumes {
     const parent = this.parentOf(record);
     const fields: Record<string, unknown> = {};
     if (parent !== undefined && this.copies.has(parent)) {
-      const onChain = this.chainCalls(parent);
-      const leftOut = this.calls.filter((id) => !onChain.has(id));
+      const chain = this.chain(parent);
+      // Of a reply on the chain, the calls whose result is not: they fell off it. Whole stretches off the chain (what
+      // came before a compaction boundary) are the source's own compaction, not this.
+      const leftOut = this.calls.filter((c) => c.reply !== undefined && chain.replies.has(c.reply) && !chain.calls.has(c.id)).map((c) => c.id);
       fields.resume_rebuild = true;
       if (leftOut.length > 0) fields.resume_left_out = leftOut;
       this.copies.clear();
     }
     if (record.type === 'assistant')
-      for (const block of record.message.content) if (toolUseId(block) !== undefined) this.calls.push(toolUseId(block) as string);
+      for (const block of record.message.content) {
+        const id = toolUseId(block);
+        if (id !== undefined) this.calls.push({ id, reply: record.message.id });
+      }
     return fields;
   }
 
-  /** The calls whose `tool_use` and result are both on the chain that ends at `uuid`. */
-  private chainCalls(uuid: string): Set<string> {
+  /** On the chain that ends at `uuid`: the replies (message.id) and the calls whose `tool_use` and result both are. */
+  private chain(uuid: string): { replies: Set<string>; calls: Set<string> } {
+    const replies = new Set<string>();
     const uses = new Set<string>();
     const results = new Set<string>();
     const seen = new Set<string>();
@@ -429,11 +438,14 @@ class Resumes {
       seen.add(at);
       const r = this.byUuid.get(at);
       if (!r) break;
-      if (r.type === 'assistant') for (const b of r.message.content) if (toolUseId(b) !== undefined) uses.add(toolUseId(b) as string);
+      if (r.type === 'assistant') {
+        if (r.message.id !== undefined) replies.add(r.message.id);
+        for (const b of r.message.content) if (toolUseId(b) !== undefined) uses.add(toolUseId(b) as string);
+      }
       if (r.type === 'user' && Array.isArray(r.message.content)) for (const b of r.message.content) if (isToolResultBlock(b)) results.add(b.tool_use_id);
       at = this.parentOf(r);
     }
-    return new Set([...uses].filter((id) => results.has(id)));
+    return { replies, calls: new Set([...uses].filter((id) => results.has(id))) };
   }
 }
 
