@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readClaudeCode } from '../../src/formats/claude-code.js';
@@ -7,6 +8,7 @@ import type { Transcript } from '../../src/model/transcript.js';
 import { recordedPromptTokens } from '../../src/replay/billing/recorded-usage.js';
 import { Simulation } from '../../src/replay/simulation.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { READ, collect, transcriptsOf } from './helpers.js';
 
 /**
@@ -51,6 +53,22 @@ describe('Claude Code: a resume whose rebuilt chain leaves parallel calls out', 
     expect(m.map((x, i) => (followsResume(x) ? i : -1)).filter((i) => i >= 0)).toEqual([RESUMED_AT]);
     expect(m[RESUMED_AT]).toMatchObject({ role: 'user', content: 'Now add a README that documents --prefix' });
     expect(resumeLeftOut(m[RESUMED_AT])).toEqual(['toolu_p1', 'toolu_p2']);
+  });
+
+  it('writes the same canonical transcript as the session with no resume: the copy dropped, the originals kept', async () => {
+    // The file without the copy (uuids c-*), the resumed session going on from the original leaf.
+    const lines = readFileSync(FILE, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { uuid: string; parentUuid: string | null })
+      .filter((r) => !r.uuid.startsWith('c-'))
+      .map((r) => (r.parentUuid === 'c-a6' ? { ...r, parentUuid: 'p-a6' } : r));
+    const file = join(tempDir('resume'), 'no-resume.jsonl');
+    writeFileSync(file, lines.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const [plain] = transcriptsOf(await collect(readClaudeCode(file, READ)));
+    const { resume_rebuild: _r, resume_left_out: _l, ...first } = transcript.messages[RESUMED_AT] as Record<string, unknown>;
+    expect(transcript.messages.map((m, i) => (i === RESUMED_AT ? first : m))).toEqual(plain.transcript.messages);
+    expect(plain.transcript.messages.some(followsResume)).toBe(false);
   });
 
   it('bills the calls after the resume without what the chain left out: within 2% of the record', async () => {
