@@ -33,6 +33,9 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   right before its result), but the request is one model call: its usage (the latest record's) stays on the first
  *   message, and the later ones carry none, so the request is counted once (`repairs.splitReplies`). A record is of
  *   the same request when it shares `message.id` or `requestId`.
+ * - A resume (`--resume`) logs the history again from the resumed leaf's `parentUuid` chain; the copy is dropped as a
+ *   re-log, and the first message going on from it is marked `resume_rebuild`, with the parallel calls the chain left
+ *   out in `resume_left_out` (see `Resumes`).
  * - `tool_result` blocks of user records become `tool` messages (with `is_error`); other user content becomes a user
  *   message. User content that arrives while a reply is still open (hook reminders between a tool use and its result)
  *   is placed after the reply's tool results, so each result stays right after its call.
@@ -184,7 +187,7 @@ class SessionState {
     );
     const records = ordered.items.map((r) => r.record);
     const marks = findBranches(records.map((r) => ({ id: r.uuid, parent: this.conversationParent(r), prompt: isPrompt(r), call: isCall(r) })));
-    const built = buildMessages(records, new Map([...marks].map(([i, mark]) => [records[i], mark])));
+    const built = buildMessages(records, new Map([...marks].map(([i, mark]) => [records[i], mark])), (r) => this.conversationParent(r));
     if (built.messages.length === 0) {
       // Only compaction boundaries and no message: nothing to make a transcript of, but every line is accounted for.
       for (const r of this.records) yield skippedItem(r.at, 'record:system/compact_boundary');
@@ -375,11 +378,86 @@ class Relogs {
   }
 }
 
+/**
+ * Resumes: on `--resume`, Claude Code rebuilds the prompt by following the `parentUuid` chain from the leaf it resumes
+ * and logs that history again (new uuids, the same message ids, contents and timestamps), which the reader drops as a
+ * re-log. The rebuilt history is the chain, not what the session had sent: parallel tool calls whose results sit on
+ * side records (a `tool_use` record's children are the next block of its reply and its result; the chain goes on
+ * through one of them) fall off it, and the copy keeps only the calls whose result is on the chain. The first record
+ * kept after a dropped copy, going on from it, is the first after the resume: its message is marked `resume_rebuild`,
+ * with, in `resume_left_out`, the calls of the replies on its chain whose `tool_use` and result are not both on it. The messages
+ * stay the originals (the canonical transcript keeps every call); the replay leaves those calls out from there on.
+ */
+class Resumes {
+  private readonly byUuid = new Map<string, ConversationRec>();
+  /** Uuids of records dropped as a logged-again copy since the last resume found. */
+  private readonly copies = new Set<string>();
+  /** tool_use ids of the kept assistant records, in order, with the message.id of their reply. */
+  private readonly calls: { id: string; reply?: string }[] = [];
+
+  constructor(
+    records: readonly ConversationRec[],
+    private readonly parentOf: (record: ConversationRec) => string | undefined,
+  ) {
+    for (const r of records) if (r.uuid !== undefined && !this.byUuid.has(r.uuid)) this.byUuid.set(r.uuid, r);
+  }
+
+  /** Notes a record dropped as a copy of one logged before. */
+  copied(record: ConversationRec): void {
+    if (record.uuid !== undefined) this.copies.add(record.uuid);
+  }
+
+  /** The resume fields of a kept record: none unless it goes on from a dropped copy. Notes the record's calls. */
+  resumedAt(record: ConversationRec): Record<string, unknown> {
+    const parent = this.parentOf(record);
+    const fields: Record<string, unknown> = {};
+    if (parent !== undefined && this.copies.has(parent)) {
+      const chain = this.chain(parent);
+      // Of a reply on the chain, the calls whose result is not: they fell off it. Whole stretches off the chain (what
+      // came before a compaction boundary) are the source's own compaction, not this.
+      const leftOut = this.calls.filter((c) => c.reply !== undefined && chain.replies.has(c.reply) && !chain.calls.has(c.id)).map((c) => c.id);
+      fields.resume_rebuild = true;
+      if (leftOut.length > 0) fields.resume_left_out = leftOut;
+      this.copies.clear();
+    }
+    if (record.type === 'assistant')
+      for (const block of record.message.content) {
+        const id = toolUseId(block);
+        if (id !== undefined) this.calls.push({ id, reply: record.message.id });
+      }
+    return fields;
+  }
+
+  /** On the chain that ends at `uuid`: the replies (message.id) and the calls whose `tool_use` and result both are. */
+  private chain(uuid: string): { replies: Set<string>; calls: Set<string> } {
+    const replies = new Set<string>();
+    const uses = new Set<string>();
+    const results = new Set<string>();
+    const seen = new Set<string>();
+    for (let at: string | undefined = uuid; at !== undefined && !seen.has(at);) {
+      seen.add(at);
+      const r = this.byUuid.get(at);
+      if (!r) break;
+      if (r.type === 'assistant') {
+        if (r.message.id !== undefined) replies.add(r.message.id);
+        for (const b of r.message.content) if (toolUseId(b) !== undefined) uses.add(toolUseId(b) as string);
+      }
+      if (r.type === 'user' && Array.isArray(r.message.content)) for (const b of r.message.content) if (isToolResultBlock(b)) results.add(b.tool_use_id);
+      at = this.parentOf(r);
+    }
+    return { replies, calls: new Set([...uses].filter((id) => results.has(id))) };
+  }
+}
+
 /** The model Claude Code names on a reply it wrote itself, with no API call: no usage, no `requestId`. */
 const SYNTHETIC_MODEL = '<synthetic>';
 
 /** Assembles the canonical messages of one session from its conversation records, in order. */
-function buildMessages(records: readonly ConversationRec[], branches: ReadonlyMap<ConversationRec, BranchMark>): Built {
+function buildMessages(
+  records: readonly ConversationRec[],
+  branches: ReadonlyMap<ConversationRec, BranchMark>,
+  parentOf: (record: ConversationRec) => string | undefined,
+): Built {
   const messages: Message[] = [];
   const models: string[] = [];
   const compactions: ClaudeCodeCompaction[] = [];
@@ -394,6 +472,7 @@ function buildMessages(records: readonly ConversationRec[], branches: ReadonlyMa
   // A record equal to an earlier one in message id, content and timestamp is that record logged again (a resume
   // re-logs a stretch with new uuids), wherever it sits: the reply it belongs to may still be open.
   const exact = new Set<string>();
+  const resumes = new Resumes(records, parentOf);
 
   const place = (message: Message, onPlaced?: (index: number) => void) => {
     onPlaced?.(messages.length);
@@ -434,6 +513,7 @@ function buildMessages(records: readonly ConversationRec[], branches: ReadonlyMa
       const key = JSON.stringify([record.type, id ?? null, record.timestamp, record.message.content]);
       if (exact.has(key)) {
         relogs.dropped++;
+        resumes.copied(record);
         continue;
       }
       exact.add(key);
@@ -443,7 +523,11 @@ function buildMessages(records: readonly ConversationRec[], branches: ReadonlyMa
     const branch = branchFields(branches.get(record));
     if (record.type === 'assistant') {
       const id = record.message.id ?? record.uuid ?? `record-${messages.length}`;
-      if (record.message.id !== undefined && relogs.assistant(id, reply?.id === id, record.message.content)) continue;
+      if (record.message.id !== undefined && relogs.assistant(id, reply?.id === id, record.message.content)) {
+        resumes.copied(record);
+        continue;
+      }
+      const resume = resumes.resumedAt(record);
       const keys = requestKeys(record.message.id, record.requestId);
       const carrier = keys.map((k) => carriers.get(k)).find((i) => i !== undefined);
       if (reply?.id !== id) {
@@ -455,7 +539,7 @@ function buildMessages(records: readonly ConversationRec[], branches: ReadonlyMa
           reply.extra.continues_call = true;
         }
       }
-      Object.assign(reply.extra, branch);
+      Object.assign(reply.extra, branch, resume);
       for (const k of keys) if (!carriers.has(k)) carriers.set(k, carrier ?? reply.index);
       for (const block of record.message.content) addAssistantBlock(reply.blocks, block);
       const model = record.message.model;
@@ -475,13 +559,16 @@ function buildMessages(records: readonly ConversationRec[], branches: ReadonlyMa
       if (record.isApiErrorMessage === true) reply.extra.is_api_error = true;
       continue;
     }
-    Object.assign(extra, branch);
     if (record.isMeta === true) extra.is_meta = true;
     const isSummary = record.isCompactSummary === true;
     if (isSummary) extra.is_compact_summary = true;
     const content = relogs.userContent(record.message.content);
     // A record of repeated results alone leaves nothing.
-    if (content !== record.message.content && content.length === 0) continue;
+    if (content !== record.message.content && content.length === 0) {
+      resumes.copied(record);
+      continue;
+    }
+    Object.assign(extra, branch, resumes.resumedAt(record));
     const turn = userTurnMessages(content, extra);
     for (const tool of turn.tools) messages.push(tool);
     if (!turn.user) continue;

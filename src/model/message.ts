@@ -14,7 +14,9 @@ const TextContent = z.union([z.string(), z.array(TextPartSchema)]);
  * the source logged the message (ISO 8601 text or epoch milliseconds); in a session whose history forks into branches
  * (two processes writing one Claude Code file): the branch it is on (`thread`, absent on the first), the fork it is the
  * last shared message before (`branch_point`), the fork whose branch it starts (`branch_from`); and the first message
- * after a resume that rebuilt the prompt from the chain (`resume_rebuild`: what fell off the chain was not sent).
+ * after a resume that rebuilt the prompt from the chain (`resume_rebuild`: what fell off the chain was not sent), with
+ * the tool calls the rebuilt chain left out, whose `tool_use` blocks and results no later call sent (`resume_left_out`,
+ * their ids).
  */
 const Recorded = {
   timestamp: z.union([z.string(), z.number()]).optional(),
@@ -22,6 +24,7 @@ const Recorded = {
   branch_point: z.number().int().min(0).optional(),
   branch_from: z.number().int().min(0).optional(),
   resume_rebuild: z.boolean().optional(),
+  resume_left_out: z.array(z.string()).optional(),
 };
 
 const SystemMessageSchema = z.looseObject({

@@ -22,6 +22,14 @@ export const isClientText = (m: Message): boolean => m.is_meta === true || m.isM
 /** The message is the first after a resume that rebuilt the prompt from the chain (`resume_rebuild`, set by the reader). */
 export const followsResume = (m: Message): boolean => m.resume_rebuild === true;
 
+/**
+ * The tool calls a resume's rebuilt prompt left out (`resume_left_out`, on the message that `followsResume`): ids of
+ * `tool_use` blocks whose results sat off the new leaf's `parentUuid` chain. From that message on, no prompt holds
+ * them or their results.
+ */
+export const resumeLeftOut = (m: Message): readonly string[] =>
+  followsResume(m) && Array.isArray(m.resume_left_out) ? m.resume_left_out.filter((id): id is string => typeof id === 'string') : [];
+
 /** When the source logged the message, in epoch milliseconds; undefined when it recorded no valid time. */
 export function timestampMs(m: Message): number | undefined {
   const t = m.timestamp;

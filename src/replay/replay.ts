@@ -1,5 +1,5 @@
 import type { PolicyInstance } from './policies/policy.js';
-import type { Message } from '../model/message.js';
+import { isAssistant, isTool, type Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
@@ -19,6 +19,7 @@ import {
   isSourceSummary,
   isUnpricedRequest,
   recordedOutputOf,
+  resumeLeftOut,
 } from '../model/recorded.js';
 import { keepsReasoningPerTurn, withoutReasoning } from '../model/turn-reasoning.js';
 import type { UnloggedSpan } from './billing/token-ratio.js';
@@ -250,6 +251,20 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       });
       context = next;
     }
+    const leftOut = resumeLeftOut(message);
+    if (leftOut.length > 0) {
+      // A resume rebuilt the prompt from the chain: the calls it left out and their results are sent no more.
+      const rebuilt = withoutCalls(context, new Set(leftOut));
+      for (const [before, after] of rebuilt.changed) {
+        tokens -= tokensOf(before, tok) - (after === undefined ? 0 : tokensOf(after, tok));
+        const spans = unlogged.get(before);
+        if (after !== undefined && spans !== undefined) unlogged.set(after, spans);
+      }
+      if (rebuilt.changed.length > 0) {
+        edits++;
+        context = rebuilt.context;
+      }
+    }
     if (isModelCall(message) && !isUnpricedRequest(message)) {
       callAt = messageIndex;
       if (policy.micro) {
@@ -338,6 +353,32 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
     stats.stuck = policy.manager.state.stuck;
   }
   return stats;
+}
+
+/**
+ * `context` without the tool calls whose ids are in `ids` and their results: a reply keeps its other calls and its
+ * text, and goes when nothing is left of it. `changed` pairs each message taken out or changed with what replaced it.
+ */
+export function withoutCalls(context: readonly Message[], ids: ReadonlySet<string>): { context: Message[]; changed: [Message, Message | undefined][] } {
+  const out: Message[] = [];
+  const changed: [Message, Message | undefined][] = [];
+  for (const m of context) {
+    if (isTool(m) && ids.has(m.tool_call_id)) {
+      changed.push([m, undefined]);
+      continue;
+    }
+    if (!isAssistant(m) || !m.tool_calls?.some((c) => ids.has(c.id))) {
+      out.push(m);
+      continue;
+    }
+    const { tool_calls: calls = [], ...rest } = m;
+    const kept = calls.filter((c) => !ids.has(c.id));
+    const empty = kept.length === 0 && (rest.content === null || rest.content === undefined || rest.content.length === 0) && !rest.reasoning_content;
+    const replacement: Message | undefined = empty ? undefined : kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
+    changed.push([m, replacement]);
+    if (replacement) out.push(replacement);
+  }
+  return { context: out, changed };
 }
 
 /** A reply without its thinking, the same object each time it is asked for (a stable prefix for the cache). */

@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message.js';
-import { callThread, historyMessage, holdsUnloggedContent, isSourceSummary } from '../../model/recorded.js';
+import { callThread, followsResume, historyMessage, holdsUnloggedContent, isSourceSummary } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { countMessage, totalOf } from '../../tokens/breakdown.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
@@ -64,7 +64,7 @@ interface Interval {
  * grows by the messages that came between them, each piece of their text counted `ratio` times ours plus `framing`.
  *
  * Intervals whose growth is not the messages between them are left out: a call whose input shrank or that follows a
- * compaction summary (the source's own compaction), and intervals that hold content the log does not (thinking logged
+ * compaction summary (the source's own compaction) or a resume that rebuilt the prompt (`followsResume`), and intervals that hold content the log does not (thinking logged
  * without its text, tool definitions a tool search loaded, blocks with no canonical equivalent: see
  * `holdsUnloggedContent`). On the rest, `ratio` is the Theil–Sen slope of growth against text, both per piece (the
  * median of the pairwise slopes): an interval that grew by something the log does not show moves it by its rank, not
@@ -144,6 +144,11 @@ function intervalsOf(messages: readonly Message[], tokenizer: Tokenizer): Interv
       open = empty();
     }
     if (anchor === undefined) continue;
+    // A resume rebuilt the prompt from the chain: what it left out is gone, as at a compaction.
+    if (followsResume(original)) {
+      open.unclean = true;
+      open.compaction = true;
+    }
     if (isSourceSummary(original)) {
       open.unclean = true;
       open.compaction = true;
