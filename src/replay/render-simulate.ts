@@ -404,6 +404,14 @@ function recordedSection(recorded: NonNullable<SimulationReport['recorded']>, ou
     'the record. Its compaction calls are left out here: a source records them apart (Claude Code in its',
     '`agent-acompact-*` subagent files, transcripts of their own). The input cost (cached) leaves out the output:',
     "Claude Code records the usage of a reply's first stream event, whose `output_tokens` are not the billed ones.",
+    ...(u.midStreamCalls
+      ? [
+          '',
+          `Output as billed: ${int(u.outputCounted ?? 0)} tokens counted from the replies' content, against ${int(u.output)} recorded, ` +
+            `whose usage was logged mid-stream on ${int(u.midStreamCalls)} of ${int(u.calls)} calls. The recorded costs above use the recorded output ` +
+            "(as ccusage does); the replays bill these calls' output counted from the replies.",
+        ]
+      : []),
     ...(recorded.embedded ? embeddedNote(recorded.embedded, u.cost.withCache) : []),
   ];
 }

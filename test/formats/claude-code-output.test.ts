@@ -45,7 +45,7 @@ describe('Claude Code output: recorded mid-stream, billed as the replies hold', 
     expect(output.counted).toBe(calls.slice(0, 3).reduce((n, m) => n + count(m), 0) + 25);
   });
 
-  it('is reported by stats and in simulate.json beside the recorded output', async () => {
+  it('is reported by stats, in simulate.json and in simulate.md beside the recorded output', async () => {
     const stats = await runMain(['stats', FILE, '--json']);
     expect(JSON.parse(stats.stdout).outputAsBilled).toEqual({ recorded: 155, counted: expect.any(Number), midStreamCalls: 4 });
     const out = tempDir('output-simulate');
@@ -53,5 +53,9 @@ describe('Claude Code output: recorded mid-stream, billed as the replies hold', 
     const [sim] = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')).perTranscript;
     expect(sim.recorded).toMatchObject({ output: 155, midStreamCalls: 4 });
     expect(sim.recorded.outputCounted).toBe(sim.policies.none.outputTokens);
+    // simulate.md says both outputs and which one each cost uses.
+    const md = readFileSync(join(out, 'simulate.md'), 'utf8');
+    expect(md).toContain(`Output as billed: ${sim.recorded.outputCounted} tokens counted from the replies' content, against 155 recorded`);
+    expect(md).toContain('mid-stream on 4 of 4 calls. The recorded costs above use the recorded output');
   });
 });
