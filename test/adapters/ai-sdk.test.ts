@@ -1,12 +1,11 @@
-import { type ModelMessage, generateText } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import type { ModelMessage } from 'ai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromModelMessages, toModelMessages } from '../../src/adapters/ai-sdk/model-messages.js';
-import { recordedAnswer, recordedTools } from '../helpers/scripted-ai-sdk.js';
+import { recordedGenerateTextLoop } from '../helpers/scripted-ai-sdk.js';
 import { tcompactPrepareStep } from '../../src/adapters/ai-sdk/prepare-step.js';
 import type { CheckReport } from '../../src/adapters/conversation.js';
 import type { ContextManagerOptionsInput } from '../../src/context/options.js';
-import { type Message, isAssistant, isTool } from '../../src/model/message.js';
+import { isTool } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { groupToolResults, inCallOrder, plain } from '../helpers/runtime-messages.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -19,10 +18,8 @@ import {
   replayClock,
   replayOf,
   replayedMessages,
-  resultsOf,
   sameRefs,
   sameRefsJson,
-  toolNames,
   writeConfig,
 } from './session-loop.js';
 
@@ -41,37 +38,13 @@ async function aiSdkLoop(
   options: ContextManagerOptionsInput,
   reports: CheckReport[] = [],
 ): Promise<{ sent: ModelMessage[][]; history: ModelMessage[] }> {
-  const messages = replayedMessages(t);
-  const results = resultsOf(messages);
-  let at = 0;
   const sent: ModelMessage[][] = [];
-  const model = new MockLanguageModelV3({
-    doGenerate: async () => recordedAnswer(messages[at++]),
-  });
-  const tools = recordedTools(toolNames(messages), results);
   const prepareStep = tcompactPrepareStep(options, { now: replayClock(t), onCheck: (r) => reports.push(r) });
-  let history: ModelMessage[] = [];
-  while (at < messages.length) {
-    const input: Message[] = [];
-    while (at < messages.length && !isAssistant(messages[at])) input.push(messages[at++]);
-    history = [...history, ...toModelMessages(input)];
-    if (at >= messages.length) break;
-    const run = await generateText({
-      model,
-      tools,
-      messages: history,
-      prepareStep: async (step) => {
-        const prepared = await prepareStep(step);
-        sent.push(prepared.messages);
-        return prepared;
-      },
-      stopWhen: () => {
-        while (at < messages.length && isTool(messages[at])) at++;
-        return !(at < messages.length && isAssistant(messages[at]));
-      },
-    });
-    history = [...history, ...run.response.messages];
-  }
+  const history = await recordedGenerateTextLoop(replayedMessages(t), async (step) => {
+    const prepared = await prepareStep(step);
+    sent.push(prepared.messages);
+    return prepared;
+  });
   return { sent, history };
 }
 

@@ -1,8 +1,10 @@
 /** A recorded session as the AI SDK's mock model and tools answer it: its replies and its tool results, in parts. */
-import { type ModelMessage, jsonSchema, tool as aiTool } from 'ai';
-import { toModelMessage, toolOutput } from '../../src/adapters/ai-sdk/model-messages.js';
+import { type ModelMessage, type PrepareStepFunction, type ToolSet, generateText, jsonSchema, tool as aiTool } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { toModelMessage, toModelMessages, toolOutput } from '../../src/adapters/ai-sdk/model-messages.js';
 import { contentText } from '../../src/model/content.js';
-import { type Message, type ToolMessage, isAssistant } from '../../src/model/message.js';
+import { type Message, type ToolMessage, isAssistant, isTool } from '../../src/model/message.js';
+import { resultsOf, toolNames } from '../adapters/session-loop.js';
 
 /** A reply of the session as the mock model's answer to one call. */
 export function recordedAnswer(reply: Message) {
@@ -37,4 +39,38 @@ export function recordedTools(names: readonly string[], results: ReadonlyMap<str
       }),
     ]),
   );
+}
+
+/** What `generateText` calls before each step: it may hand the model other messages than the SDK's history. */
+export type StepPreparer = PrepareStepFunction<ToolSet>;
+
+/**
+ * A session's replayed messages run as an AI SDK agent: each user turn is a generateText call on the whole history,
+ * `prepareStep` applied before every step, the mock model answering with the recorded replies and each tool with its
+ * recorded result (a failure where the session recorded one); the loop stops where the session's user spoke next.
+ * Returns the history the SDK kept.
+ */
+export async function recordedGenerateTextLoop(messages: readonly Message[], prepareStep: StepPreparer): Promise<ModelMessage[]> {
+  let at = 0;
+  const model = new MockLanguageModelV3({ doGenerate: async () => recordedAnswer(messages[at++]) });
+  const tools: ToolSet = recordedTools(toolNames(messages), resultsOf(messages));
+  let history: ModelMessage[] = [];
+  while (at < messages.length) {
+    const input: Message[] = [];
+    while (at < messages.length && !isAssistant(messages[at])) input.push(messages[at++]);
+    history = [...history, ...toModelMessages(input)];
+    if (at >= messages.length) break;
+    const run = await generateText({
+      model,
+      tools,
+      messages: history,
+      prepareStep,
+      stopWhen: () => {
+        while (at < messages.length && isTool(messages[at])) at++;
+        return !(at < messages.length && isAssistant(messages[at]));
+      },
+    });
+    history = [...history, ...run.response.messages];
+  }
+  return history;
 }

@@ -4,18 +4,17 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { BaseMessage } from '@langchain/core/messages';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { ChatResult } from '@langchain/core/outputs';
-import { type ModelMessage, generateText, pruneMessages } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import { type ModelMessage, pruneMessages } from 'ai';
 import { ClearToolUsesEdit, contextEditingMiddleware, createAgent, createMiddleware, tool as langChainTool } from 'langchain';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toModelMessages } from '../../src/adapters/ai-sdk/model-messages.js';
-import { recordedAnswer, recordedTools } from '../helpers/scripted-ai-sdk.js';
+import { recordedGenerateTextLoop } from '../helpers/scripted-ai-sdk.js';
+import { replayedMessages, resultsOf, toolNames } from '../adapters/session-loop.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { contentText } from '../../src/model/content.js';
 import { type Message, isAssistant, isTool } from '../../src/model/message.js';
-import { isSourceSummary } from '../../src/model/recorded.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { CACHE_RULES } from '../../src/provider/cache-rules.js';
 import { resolvePolicy } from '../../src/replay/policies/resolve.js';
@@ -71,14 +70,8 @@ async function replayedPrompts(t: Transcript, policy: string, window: number): P
   return prompts;
 }
 
-/** The messages the agent loop replays (the source's own summaries are not part of it). */
-const replayedMessages = (t: Transcript) => t.messages.filter((m) => !isSourceSummary(m));
-const resultsOf = (messages: readonly Message[]) => new Map(messages.filter(isTool).map((m) => [m.tool_call_id, m]));
 /** How many messages came before each call. */
 const historyAtCalls = (t: Transcript) => replayedMessages(t).flatMap((m, i) => (isAssistant(m) ? [i] : []));
-const toolNames = (messages: readonly Message[]) => [
-  ...new Set(messages.flatMap((m) => (isAssistant(m) ? (m.tool_calls ?? []).map((c) => c.function.name) : []))),
-];
 
 describe('tune exports, handed unchanged to the real runtimes', () => {
   it('each export type-checks as the argument of its runtime API', () => {
@@ -274,35 +267,11 @@ async function langChainPrompts(t: Transcript, settings: ConstructorParameters<t
  * result (a failure where the session recorded one); the loop stops where the session's user spoke next.
  */
 async function aiSdkPrompts(t: Transcript, settings: Omit<Parameters<typeof pruneMessages>[0], 'messages'>): Promise<ModelMessage[][]> {
-  const messages = replayedMessages(t);
-  const results = resultsOf(messages);
-  let at = 0;
-  const model = new MockLanguageModelV3({
-    doGenerate: async () => recordedAnswer(messages[at++]),
-  });
-  const tools = recordedTools(toolNames(messages), results);
   const prompts: ModelMessage[][] = [];
-  let history: ModelMessage[] = [];
-  while (at < messages.length) {
-    const input: Message[] = [];
-    while (at < messages.length && !isAssistant(messages[at])) input.push(messages[at++]);
-    history = [...history, ...toModelMessages(input)];
-    if (at >= messages.length) break;
-    const run = await generateText({
-      model,
-      tools,
-      messages: history,
-      prepareStep: ({ messages: step }) => {
-        const pruned = pruneMessages({ messages: step, ...settings });
-        prompts.push(plain(pruned));
-        return { messages: pruned };
-      },
-      stopWhen: () => {
-        while (at < messages.length && isTool(messages[at])) at++;
-        return !(at < messages.length && isAssistant(messages[at]));
-      },
-    });
-    history = [...history, ...run.response.messages];
-  }
+  await recordedGenerateTextLoop(replayedMessages(t), ({ messages: step }) => {
+    const pruned = pruneMessages({ messages: step, ...settings });
+    prompts.push(plain(pruned));
+    return { messages: pruned };
+  });
   return prompts;
 }
