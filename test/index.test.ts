@@ -39,7 +39,7 @@ describe('the root API', () => {
     const result = compactor.compact(big);
     expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
     expect(api.findViolations(result.transcript.messages)).toEqual([]);
-    const back = api.restoreTranscript(result.transcript, result.refs!.entries);
+    const back = api.restoreTranscript(result.transcript, result.refs!);
     expect(back.ok && JSON.stringify(back.value)).toBe(JSON.stringify(big));
   });
 

@@ -4,7 +4,7 @@ import { errorItem, skippedItem } from './_items.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 type JsonlEntry =
-  | { kind: 'value'; at: SourcePosition; value: unknown /** The line's decoded text. */; text: string }
+  | { kind: 'value'; at: SourcePosition; value: unknown /** The line's decoded text, and the bytes it was decoded from. */; text: string; bytes: Buffer }
   | { kind: 'blank'; at: SourcePosition }
   | { kind: 'error'; at: SourcePosition; error: ErrorInfo };
 
@@ -24,7 +24,7 @@ export function jsonlEntry(file: string, raw: RawLine, maxLineBytes: number): Js
   if (decoded.kind === 'blank') return { kind: 'blank', at };
   if (decoded.kind === 'error') return { kind: 'error', at, error: decoded.error };
   try {
-    return { kind: 'value', at, value: JSON.parse(decoded.text), text: decoded.text };
+    return { kind: 'value', at, value: JSON.parse(decoded.text), text: decoded.text, bytes: decoded.bytes };
   } catch (err) {
     const message = (err as Error).message;
     return {

@@ -14,7 +14,16 @@ export function archiveLineItem(file: string, raw: RawLine, maxLineBytes: number
   if (entry.kind !== 'value') return lineItem(entry);
   const parsed = parseTranscript(entry.value);
   if (!parsed.ok) return errorItem(entry.at, parsed.error.code, parsed.error.message);
-  return { kind: 'transcript', ...entry.at, transcript: parsed.value.transcript, lines: 1, warnings: parsed.value.warnings, repairs: {}, source: entry.text };
+  return {
+    kind: 'transcript',
+    ...entry.at,
+    transcript: parsed.value.transcript,
+    lines: 1,
+    warnings: parsed.value.warnings,
+    repairs: {},
+    source: entry.text,
+    sourceBytes: entry.bytes,
+  };
 }
 
 /** Reads a canonical tcompact archive (OpenAI chat JSONL, one transcript per line) as a stream. */

@@ -53,6 +53,8 @@ export type InputItem =
        * that comes through compaction unchanged is written out as this text, not serialized again.
        */
       source?: string;
+      /** The UTF-8 bytes of `source`, as read: the side store keeps them as the input of a compaction without encoding it again. */
+      sourceBytes?: Uint8Array;
     })
   | {
       kind: 'error';

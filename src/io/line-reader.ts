@@ -85,7 +85,8 @@ export async function* readLines(path: string, options: LineReaderOptions): Asyn
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-type DecodedLine = { kind: 'text'; text: string } | { kind: 'blank' } | { kind: 'error'; error: ErrorInfo };
+/** `bytes`: the UTF-8 bytes `text` was decoded from (the line without a BOM or `\r`). */
+type DecodedLine = { kind: 'text'; text: string; bytes: Buffer } | { kind: 'blank' } | { kind: 'error'; error: ErrorInfo };
 
 /**
  * Decodes a line strictly: invalid UTF-8 is an error (never replaced by U+FFFD), a BOM on the first line and a
@@ -108,7 +109,7 @@ export function decodeLine(raw: RawLine, maxLineBytes: number): DecodedLine {
     return { kind: 'error', error: { code: 'E_UTF8', message: `invalid UTF-8 at byte ${firstInvalidUtf8(bytes)} of the line` } };
   }
   if (text.trim() === '') return { kind: 'blank' };
-  return { kind: 'text', text };
+  return { kind: 'text', text, bytes };
 }
 
 /** Offset of the first byte that starts an invalid UTF-8 sequence (for the error message). */

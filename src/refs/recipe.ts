@@ -1,27 +1,43 @@
 import { z } from 'zod';
-import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { REF_LENGTH, type RefSink } from './ref-store.js';
 
 const RefSchema = z.string().regex(new RegExp(`^[0-9a-f]{${REF_LENGTH}}$`));
 
+const KeepSchema = z.strictObject({ keep: z.number().int().min(0), n: z.number().int().min(2).optional() });
+
 /**
  * How to rebuild the transcript as it was before one compaction (one "layer") from the transcript after it. Stored in
  * the side store as JSON; its ref is in the compacted transcript's `metadata.tcompact.restore`.
+ *
+ * Version 2 stores the layer's input whole (`input`, from the input line's own bytes when the reader had them), so
+ * nothing of it is serialized again; `messages` only maps each input message to where it went, for views.
  */
-export const RecipeSchema = z.strictObject({
+const RecipeV2Schema = z.strictObject({
+  v: z.literal(2),
+  /** Ref of the layer's input, whole. */
+  input: RefSchema,
+  /**
+   * Each message of the input, in order: `{keep, n}` is a run of `n` (default 1) messages that survived as they were,
+   * at `keep`, `keep + 1`, ... in the compacted transcript; `{ref}` one that did not (a locator of it in the input).
+   */
+  messages: z.array(z.union([KeepSchema, z.strictObject({ ref: RefSchema })])),
+});
+
+/** Version 1, which stored each message that did not survive and each changed field; still read. */
+const RecipeV1Schema = z.strictObject({
   v: z.literal(1),
   /** The top-level keys of the transcript before compaction, in their order. */
   keys: z.array(z.string()),
   /**
-   * Each message before compaction, in order: `{keep, n}` is a run of `n` (default 1) messages that survived as they
-   * were, at `keep`, `keep + 1`, ... in the compacted transcript; `{ref}` is a message stored in the side store. A
-   * strategy that replaced a message's content (or some of its parts) already stored it: then `{ref}` is the message
-   * with that content (or those parts) set to null, and `content` (or `parts`, by index) gives the stored value's ref.
+   * Each message before compaction, in order: `{keep, n}` as in version 2; `{ref}` is a message stored in the side
+   * store. A strategy that replaced a message's content (or some of its parts) already stored it: then `{ref}` is the
+   * message with that content (or those parts) set to null, and `content` (or `parts`, by index) gives the stored
+   * value's ref.
    */
   messages: z.array(
     z.union([
-      z.strictObject({ keep: z.number().int().min(0), n: z.number().int().min(2).optional() }),
+      KeepSchema,
       z.strictObject({
         ref: RefSchema,
         content: RefSchema.optional(),
@@ -32,7 +48,10 @@ export const RecipeSchema = z.strictObject({
   /** Top-level fields (other than `messages`) whose value changed: their JSON in the side store. */
   fields: z.record(z.string(), RefSchema),
 });
+
+export const RecipeSchema = z.discriminatedUnion('v', [RecipeV1Schema, RecipeV2Schema]);
 export type Recipe = z.infer<typeof RecipeSchema>;
+export type RecipeV1 = z.infer<typeof RecipeV1Schema>;
 export type RecipeEntry = Recipe['messages'][number];
 
 /** What tcompact records in `metadata.tcompact` of a transcript it changed. */
@@ -80,8 +99,8 @@ function sameTranscript(a: Transcript, b: Transcript): boolean {
 }
 
 /**
- * Builds the recipe that turns `after` (once `withRestoreRef` has marked it) back into `before`, storing in `sink` every
- * message that did not survive as the same object, every changed field, and the recipe itself. Returns the recipe's ref.
+ * Stores in `sink` the input of this compaction whole and a recipe that maps each of its messages to where it went
+ * (kept at an index of `after`, or a locator of it in the input); returns the recipe's ref.
  */
 function storeRecipe(before: Transcript, after: Transcript, sink: RefSink): string {
   const positions = new Map<object, number[]>();
@@ -90,54 +109,28 @@ function storeRecipe(before: Transcript, after: Transcript, sink: RefSink): stri
     if (list) list.push(j);
     else positions.set(m, [j]);
   });
+  const input = sink.storeLayer(before);
   const messages: RecipeEntry[] = [];
   let run: { keep: number; n: number } | undefined;
   const flush = () => {
     if (run) messages.push(run.n === 1 ? { keep: run.keep } : { keep: run.keep, n: run.n });
     run = undefined;
   };
-  for (const m of before.messages) {
+  before.messages.forEach((m, i) => {
     const j = positions.get(m)?.shift();
     if (j === undefined) {
       flush();
-      messages.push(storeMessage(m, sink));
+      messages.push({ ref: sink.storeLocator(before, ['messages', i]) });
     } else if (run && run.keep + run.n === j) {
       run.n++;
     } else {
       flush();
       run = { keep: j, n: 1 };
     }
-  }
+  });
   flush();
-  const fields: Record<string, string> = {};
-  for (const key of Object.keys(before)) {
-    if (key === 'messages') continue;
-    // `metadata` always changes: withRestoreRef writes the recipe's ref into it.
-    if (key !== 'metadata' && Object.hasOwn(after, key) && sameValue(before[key], after[key])) continue;
-    fields[key] = sink.putJson(JSON.stringify(before[key]));
-  }
-  const recipe: Recipe = { v: 1, keys: Object.keys(before), messages, fields };
+  const recipe: Recipe = { v: 2, input, messages };
   return sink.putJson(JSON.stringify(recipe));
-}
-
-/** A message that did not survive, without what a strategy already stored of it (see {@link RecipeSchema}). */
-function storeMessage(m: Message, sink: RefSink): RecipeEntry {
-  const content = sink.storedRef(m.content);
-  if (content !== undefined) return { ref: sink.putJson(JSON.stringify({ ...m, content: null })), content };
-  const original: unknown = m.content;
-  if (Array.isArray(original)) {
-    let skeleton: unknown[] | undefined;
-    const parts: Record<string, string> = {};
-    original.forEach((part: unknown, i) => {
-      const ref = sink.storedRef(part);
-      if (ref === undefined) return;
-      skeleton ??= original.slice();
-      skeleton[i] = null;
-      parts[i] = ref;
-    });
-    if (skeleton) return { ref: sink.putJson(JSON.stringify({ ...m, content: skeleton })), parts };
-  }
-  return { ref: sink.putJson(JSON.stringify(m)) };
 }
 
 /** `after` with `metadata.tcompact` pointing at the recipe; one more layer than `before` had. */

@@ -1,67 +1,199 @@
 import { hash } from 'node:crypto';
+import type { Message } from '../model/message.js';
 import { REF_LENGTH } from '../model/ref.js';
-import { formatRefLine } from './ref-file.js';
+import type { Transcript } from '../model/transcript.js';
+import { type RefPath, formatRefLine, layerLineParts, locatorLine, resolvePath } from './ref-file.js';
 
 /** Length of a short reference in hex characters (64 bits of SHA-256: collisions need ~4e9 distinct pieces). */
 export { REF_LENGTH };
 
-export function refOf(data: string): string {
+/** The short reference of `data`: text (hashed as its UTF-8 bytes) or those bytes themselves. */
+export function refOf(data: string | Uint8Array): string {
   // The one-shot hash: half the time of createHash().update().digest() on the short pieces a strategy stores.
   return hash('sha256', data, 'hex').slice(0, REF_LENGTH);
 }
 
+/** The ref of a piece of a stored layer input: derived from the layer's ref and the piece's path, not its content. */
+export function locatorRef(layer: string, path: RefPath): string {
+  return refOf(`${layer}/${path.join('/')}`);
+}
+
+/** One side-store entry as a sink holds it. */
+export type SinkEntry =
+  /** JSON text (what strategies store); refs.jsonl embeds it as it is. */
+  | { kind: 'json'; text: string }
+  /** Text that is not JSON, stored as a JSON string. */
+  | { kind: 'data'; text: string }
+  /** The whole input of a compaction as JSON: the bytes of its input line when the reader had them. */
+  | { kind: 'layer'; text: string | Uint8Array; transcript?: Transcript }
+  /** A piece of a stored layer input, named by its path in it. */
+  | { kind: 'at'; layer: string; path: RefPath };
+
+/** A piece a strategy may replace: its ref now (for the placeholder), stored only when `keep` is called. */
+export interface PendingRef {
+  readonly ref: string;
+  keep(): void;
+}
+
+/** The input of one compaction: its messages' places, built when a strategy first asks for one. */
+interface Layer {
+  transcript: Transcript;
+  source?: string | Uint8Array;
+  ref?: string;
+  places?: Map<object, number>;
+}
+
 /**
- * Collects content that a strategy replaced or removed, keyed by its content hash. A sink is filled inside a worker
- * and its entries travel back with the shard; `--no-refs` passes no sink at all.
+ * Collects what compaction replaced or removed, keyed by short refs. The input of each compaction that changed a
+ * transcript is stored whole, once (from its input line's own bytes when the reader kept them, so nothing is
+ * serialized again); what a strategy replaces is then named by where it sits in that input (a locator) whenever it is
+ * the input's own, unchanged piece, and stored by content otherwise. A sink is filled inside a worker and its entries
+ * travel back with the shard; `--no-refs` passes no sink at all.
  */
 export class RefSink {
-  readonly entries = new Map<string, string>();
-  /** Refs whose data is JSON text (stored by {@link putJson} or {@link putValue}): refs.jsonl embeds it as it is. */
-  readonly jsonRefs = new Set<string>();
-  /** Refs of values stored by {@link putValue}, keyed by the value (a content string, a parts array, a part). */
-  private readonly values = new Map<unknown, string>();
+  readonly entries = new Map<string, SinkEntry>();
+  private readonly sources = new WeakMap<Transcript, string | Uint8Array>();
+  private readonly layers = new WeakMap<Transcript, Layer>();
+  private current: Layer | undefined;
+
+  /**
+   * Gives the exact JSON text of `transcript` (its input line, as text or UTF-8 bytes) so that storing it as a layer
+   * input costs no serialization. The text must parse to `transcript`.
+   */
+  withSource(transcript: Transcript, source: string | Uint8Array): void {
+    this.sources.set(transcript, source);
+  }
+
+  /** Marks `input` as the transcript now being compacted: its own pieces are then stored as locators into it. */
+  enterLayer(input: Transcript): void {
+    this.current = this.layerOf(input);
+  }
+
+  private layerOf(t: Transcript): Layer {
+    let layer = this.layers.get(t);
+    if (!layer) {
+      layer = { transcript: t, source: this.sources.get(t) };
+      this.layers.set(t, layer);
+    }
+    return layer;
+  }
+
+  private layerRef(layer: Layer): string {
+    if (layer.ref === undefined) {
+      layer.source ??= JSON.stringify(layer.transcript);
+      layer.ref = refOf(layer.source);
+    }
+    return layer.ref;
+  }
+
+  /** Stores `input` whole (once) as a layer input and returns its ref. */
+  storeLayer(input: Transcript): string {
+    const layer = this.layerOf(input);
+    const ref = this.layerRef(layer);
+    if (!this.entries.has(ref)) this.entries.set(ref, { kind: 'layer', text: layer.source!, transcript: input });
+    return ref;
+  }
+
+  /** Stores a locator of `path` in the stored layer input `input` and returns its ref. */
+  storeLocator(input: Transcript, path: RefPath): string {
+    const layer = this.storeLayer(input);
+    const ref = locatorRef(layer, path);
+    if (!this.entries.has(ref)) this.entries.set(ref, { kind: 'at', layer, path });
+    return ref;
+  }
+
+  /** Where message `m` sits in the input now being compacted, if it is one of its own messages. */
+  private placeOf(m: Message): { layer: Layer; index: number } | undefined {
+    const layer = this.current;
+    if (!layer) return undefined;
+    if (!layer.places) {
+      layer.places = new Map();
+      layer.transcript.messages.forEach((message, i) => {
+        if (!layer.places!.has(message)) layer.places!.set(message, i);
+      });
+    }
+    const index = layer.places.get(m);
+    return index === undefined ? undefined : { layer, index };
+  }
+
+  private pending(value: unknown, place: { layer: Layer; index: number } | undefined, path: RefPath): PendingRef {
+    if (place) {
+      const ref = locatorRef(this.layerRef(place.layer), path);
+      return { ref, keep: () => void this.storeLocator(place.layer.transcript, path) };
+    }
+    const json = JSON.stringify(value);
+    const ref = refOf(json);
+    return { ref, keep: () => void this.putJson(json, ref) };
+  }
+
+  /** The content of message `m`, which a strategy is about to replace. */
+  contentRef(m: Message): PendingRef {
+    const place = this.placeOf(m);
+    return this.pending(m.content, place, place ? ['messages', place.index, 'content'] : []);
+  }
+
+  /** Part `part` of message `m`'s content array, which a strategy is about to replace. */
+  partRef(m: Message, part: number): PendingRef {
+    const place = this.placeOf(m);
+    return this.pending((m.content as unknown[])[part], place, place ? ['messages', place.index, 'content', part] : []);
+  }
 
   /**
    * Stores `data` and returns its short reference; storing the same data twice returns the same reference. `ref`, when
    * the caller already hashed `data`, must be `refOf(data)`.
    */
   put(data: string, ref = refOf(data)): string {
-    if (!this.entries.has(ref)) this.entries.set(ref, data);
+    if (!this.entries.has(ref)) this.entries.set(ref, { kind: 'data', text: data });
     return ref;
   }
 
   /** {@link put} for data that is JSON text (`JSON.stringify`'s output), which the side store file keeps unescaped. */
   putJson(json: string, ref = refOf(json)): string {
-    if (!this.entries.has(ref)) {
-      this.entries.set(ref, json);
-      this.jsonRefs.add(ref);
-    }
+    if (!this.entries.has(ref)) this.entries.set(ref, { kind: 'json', text: json });
     return ref;
-  }
-
-  /** Every entry as refs.jsonl lines, in order of first appearance. */
-  lines(): string {
-    let text = '';
-    for (const [ref, data] of this.entries) text += formatRefLine(ref, data, this.jsonRefs.has(ref));
-    return text;
   }
 
   /**
-   * Stores a message's content or one of its parts as JSON (`json`, `ref`: when the caller already has them) and
-   * remembers the ref, so the restore recipe can point at it instead of storing it a second time inside the message.
+   * Every entry as refs.jsonl lines, in order of first appearance: strings, and the bytes of stored input lines as they
+   * were read (each between the two strings of its line), for the caller to write without encoding them again. With
+   * `known`, refs in it are left out and those written are added to it.
    */
-  putValue(value: unknown, json = JSON.stringify(value), ref = refOf(json)): string {
-    this.putJson(json, ref);
-    this.values.set(value, ref);
-    return ref;
+  chunks(known?: Set<string>): (string | Uint8Array)[] {
+    const out: (string | Uint8Array)[] = [];
+    let text = '';
+    for (const [ref, entry] of this.entries) {
+      if (known) {
+        if (known.has(ref)) continue;
+        known.add(ref);
+      }
+      if (entry.kind === 'at') text += locatorLine(ref, entry.layer, entry.path);
+      else if (entry.kind !== 'layer') text += formatRefLine(ref, entry.text, entry.kind === 'json');
+      else if (typeof entry.text === 'string') text += formatRefLine(ref, entry.text, true);
+      else {
+        const [head, tail] = layerLineParts(ref);
+        out.push(text + head, entry.text);
+        text = tail;
+      }
+    }
+    if (text !== '') out.push(text);
+    return out;
   }
 
-  /** The ref under which {@link putValue} stored this value, if it did. */
-  storedRef(value: unknown): string | undefined {
-    return this.values.get(value);
+  /** {@link chunks} as one string. */
+  lines(): string {
+    return this.chunks()
+      .map((c) => (typeof c === 'string' ? c : Buffer.from(c.buffer, c.byteOffset, c.byteLength).toString('utf8')))
+      .join('');
   }
 
+  /** The stored data of `ref`: a locator's piece is read from its layer input. */
   get(ref: string): string | undefined {
-    return this.entries.get(ref);
+    const entry = this.entries.get(ref);
+    if (entry === undefined) return undefined;
+    if (entry.kind !== 'at') return typeof entry.text === 'string' ? entry.text : Buffer.from(entry.text).toString('utf8');
+    const layer = this.entries.get(entry.layer);
+    if (layer?.kind !== 'layer') return undefined;
+    const input: unknown = layer.transcript ?? JSON.parse(this.get(entry.layer)!);
+    return resolvePath(input, entry.path);
   }
 }

@@ -1,10 +1,10 @@
 import { type Outcome, fail, ok } from '../errors.js';
 import { formatIssues } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
-import { type Recipe, type RecipeEntry, RecipeSchema, tcompactMetadata } from './recipe.js';
+import { type Recipe, type RecipeV1, RecipeSchema, tcompactMetadata } from './recipe.js';
 import { refOf } from './ref-store.js';
 
-/** Where restore looks refs up: a `RefSink`, or the Map `readRefFile` returns. */
+/** Where restore looks refs up: a `RefSink`, the `SideStore` that `readRefFile` returns, or any Map of ref to data. */
 export interface RefLookup {
   get(ref: string): string | undefined;
 }
@@ -21,7 +21,7 @@ function load(refs: RefLookup, ref: string, what: string): string {
   return data;
 }
 
-function loadMessage(refs: RefLookup, entry: Extract<RecipeEntry, { ref: string }>): unknown {
+function loadMessage(refs: RefLookup, entry: Extract<RecipeV1['messages'][number], { ref: string }>): unknown {
   const message: unknown = JSON.parse(load(refs, entry.ref, 'message'));
   if (entry.content === undefined && entry.parts === undefined) return message;
   const m = message as { content?: unknown } | null;
@@ -34,7 +34,7 @@ function loadMessage(refs: RefLookup, entry: Extract<RecipeEntry, { ref: string 
   return message;
 }
 
-function undoLayer(t: Transcript, recipe: Recipe, refs: RefLookup): Transcript {
+function undoLayerV1(t: Transcript, recipe: RecipeV1, refs: RefLookup): Transcript {
   const messages: unknown[] = [];
   for (const entry of recipe.messages) {
     if ('ref' in entry) {
@@ -53,6 +53,26 @@ function undoLayer(t: Transcript, recipe: Recipe, refs: RefLookup): Transcript {
     else out[key] = t[key];
   }
   return out as Transcript;
+}
+
+/** Checks that every message the recipe keeps is there in the compacted transcript. */
+function checkKept(t: Transcript, recipe: Recipe): void {
+  for (const entry of recipe.messages) {
+    if ('ref' in entry) continue;
+    const n = entry.n ?? 1;
+    if (entry.keep + n > t.messages.length)
+      throw new RestoreError(`recipe keeps messages ${entry.keep}..${entry.keep + n - 1} but the transcript has ${t.messages.length}`);
+  }
+}
+
+function undoLayer(t: Transcript, recipe: Recipe, refs: RefLookup): Transcript {
+  if (recipe.v === 1) return undoLayerV1(t, recipe, refs);
+  checkKept(t, recipe);
+  const input: unknown = JSON.parse(load(refs, recipe.input, 'layer input'));
+  if (input === null || typeof input !== 'object' || !Array.isArray((input as Transcript).messages)) {
+    throw new RestoreError(`layer input ${recipe.input} is not a transcript`);
+  }
+  return input as Transcript;
 }
 
 /**

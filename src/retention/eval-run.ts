@@ -228,6 +228,9 @@ export class Evaluation {
     const next: Message = { role: 'user', content: '' };
     const input = nextTurn ? { ...transcript, messages: [...transcript.messages, next] } : transcript;
     const refs = new RefSink();
+    // What a step replaces is named in the transcript as read, as `run` names it: the placeholders, and so the tokens
+    // scored, are those of the run's output (the next-turn message is the pipelines' own, never replaced).
+    refs.enterLayer(transcript);
     const results = await Promise.all(pipelines.map((p) => p.job.fold(input, refs, p.llm)));
     pipelines.forEach((p, i) => {
       let result = results[i].transcript;

@@ -15,6 +15,7 @@ export interface CompactResult extends RunResult {
  * restores the earlier compacted transcript, whose own recipe restores the one before (layers).
  */
 export function compactTranscript(input: Transcript, steps: readonly PipelineStep[], ctx: StrategyContext): CompactResult {
+  ctx.refs?.enterLayer(input);
   const run = runSteps(input, steps, ctx);
   return { ...run, ...finishCompaction(input, run.transcript, ctx.refs) };
 }

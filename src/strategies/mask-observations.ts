@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { contentText } from '../model/content.js';
 import { type Message, type ToolMessage, isTool } from '../model/message.js';
 import { errorLine, isFailedResult } from '../model/tool-outcome.js';
-import { refOf } from '../refs/ref-store.js';
 import { BoundaryFields, ToolHintsField } from './_config.js';
 import { fewerTokens, withMessages } from './_edit.js';
 import { isCompactedResult, maskText } from './_placeholders.js';
@@ -46,12 +45,12 @@ export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
       const text = contentText(m.content);
       const bytes = Buffer.byteLength(text, 'utf8');
       if (bytes <= config.minBytes || isCompactedResult(text)) continue;
-      // Only the side store needs the original's JSON (its ref goes in the placeholder).
-      const original = ctx.refs ? JSON.stringify(m.content) : undefined;
-      const ref = original === undefined ? undefined : refOf(original);
+      // The placeholder names the original's ref; it is stored only if the placeholder is taken.
+      const original = ctx.refs?.contentRef(m);
+      const ref = original?.ref;
       const next: ToolMessage = { ...m, content: maskText(tool, ref, isFailedResult(m) ? errorLine(m) : undefined) };
       if (!fewerTokens(m, next, ctx.tokenizer)) continue;
-      if (original !== undefined) ctx.refs?.putValue(m.content, original, ref);
+      original?.keep();
       out ??= messages.slice();
       out[i] = next;
       masked++;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type ContentPart, type TextPart, isAttachmentPart } from '../model/content.js';
 import type { Message } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';
-import { refOf } from '../refs/ref-store.js';
+import type { PendingRef } from '../refs/ref-store.js';
 import { BoundaryFields } from './_config.js';
 import { attachmentInfo } from './_attachment-info.js';
 import { fewerTokens, withMessages } from './_edit.js';
@@ -14,27 +14,30 @@ const StripAttachmentsConfigSchema = z.strictObject({ ...BoundaryFields });
 
 interface Stripped {
   parts: ContentPart[];
-  /** Originals of the replaced parts, for the side store. */
-  originals: { part: ContentPart; json: string; ref: string | undefined }[];
+  /** The replaced parts' refs, kept in the side store when the change is taken. */
+  originals: PendingRef[];
+  /** How many parts were replaced. */
+  count: number;
   bytes: number;
 }
 
-function stripParts(parts: readonly ContentPart[], ctx: StrategyContext): Stripped | undefined {
+function stripParts(m: Message, parts: readonly ContentPart[], ctx: StrategyContext): Stripped | undefined {
   let out: ContentPart[] | undefined;
   const originals: Stripped['originals'] = [];
   let bytes = 0;
+  let count = 0;
   parts.forEach((part, i) => {
     const info = isAttachmentPart(part) ? attachmentInfo(part) : undefined;
     if (!info) return;
-    const json = JSON.stringify(part);
-    const ref = ctx.refs ? refOf(json) : undefined;
-    const text = `${ATTACHMENT_PREFIX}${info.mime}, ${info.bytes} bytes]${refSuffix(ref)}`;
+    const original = ctx.refs?.partRef(m, i);
+    const text = `${ATTACHMENT_PREFIX}${info.mime}, ${info.bytes} bytes]${refSuffix(original?.ref)}`;
     out ??= parts.slice();
     out[i] = { type: 'text', text } satisfies TextPart;
-    originals.push({ part, json, ref });
+    if (original) originals.push(original);
+    count++;
     bytes += info.bytes;
   });
-  return out && { parts: out, originals, bytes };
+  return out && { parts: out, originals, count, bytes };
 }
 
 /**
@@ -56,15 +59,15 @@ export const stripAttachments: Strategy<typeof StripAttachmentsConfigSchema> = {
     for (let i = headEnd; i < tailStart; i++) {
       const m = messages[i];
       if (i === lastRequest || (m.role !== 'user' && m.role !== 'tool') || !Array.isArray(m.content)) continue;
-      const stripped = stripParts(m.content as ContentPart[], ctx);
+      const stripped = stripParts(m, m.content as ContentPart[], ctx);
       if (!stripped) continue;
       const next = { ...m, content: stripped.parts } as Message;
       if (!fewerTokens(m, next, ctx.tokenizer)) continue;
-      for (const o of stripped.originals) ctx.refs?.putValue(o.part, o.json, o.ref);
+      for (const original of stripped.originals) original.keep();
       out ??= messages.slice();
       out[i] = next;
       messagesChanged++;
-      attachments += stripped.originals.length;
+      attachments += stripped.count;
       attachmentBytes += stripped.bytes;
     }
     return {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { contentText } from '../model/content.js';
 import { type Message, type ToolMessage, isAssistant, isTool } from '../model/message.js';
-import { refOf } from '../refs/ref-store.js';
 import { BoundaryFields, ToolHintsField } from './_config.js';
 import { fewerTokens, removeToolCalls, withMessages } from './_edit.js';
 import { STRIP_PREFIX, isCompactedResult, refSuffix } from './_placeholders.js';
@@ -98,12 +97,12 @@ export const stripToolResults: Strategy<typeof StripToolResultsConfigSchema> = {
       }
       const text = contentText(m.content);
       if (isCompactedResult(text)) continue;
-      // Only the side store needs the original's JSON (its ref goes in the placeholder).
-      const original = ctx.refs ? JSON.stringify(m.content) : undefined;
-      const ref = original === undefined ? undefined : refOf(original);
+      // The placeholder names the original's ref; it is stored only if the placeholder is taken.
+      const original = ctx.refs?.contentRef(m);
+      const ref = original?.ref;
       const next: ToolMessage = { ...m, content: strippedText(tool, m, config.lineChars, ref) };
       if (!fewerTokens(m, next, ctx.tokenizer)) continue;
-      if (original !== undefined) ctx.refs?.putValue(m.content, original, ref);
+      original?.keep();
       out ??= messages.slice();
       out[i] = next;
       stripped++;

@@ -5,7 +5,7 @@ import type { LlmRunUsage } from '../../src/llm/session.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
-import { parseRefLine } from '../../src/refs/ref-file.js';
+import { SIDE_STORE_HEADER, SIDE_STORE_VERSION, SideStore, parseRefLine } from '../../src/refs/ref-file.js';
 import { type FakeServer, type RecordedRequest, deterministicSummary, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { readJsonl, realArchiveLines, runCli, sha256, tempDir } from './helpers.js';
@@ -59,11 +59,14 @@ async function writeLongArchive(path: string): Promise<string[]> {
   return lines.map((l) => (JSON.parse(l) as Transcript).id);
 }
 
-function readRefs(out: string): Map<string, string> {
-  const lines = readFileSync(join(out, 'refs.jsonl'), 'utf8')
+function readRefs(out: string): SideStore {
+  const [header, ...lines] = readFileSync(join(out, 'refs.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l !== '');
-  return new Map(lines.map(parseRefLine).map((e) => [e.ref, e.data]));
+  expect(header).toBe(SIDE_STORE_HEADER.trimEnd());
+  const store = new SideStore(SIDE_STORE_VERSION);
+  for (const line of lines) store.add(parseRefLine(line));
+  return store;
 }
 
 const SUMMARY_HEAD = /^\[tcompact summary of (\d+) messages?\] \(ref: ([0-9a-f]{16})\)\n\n/;

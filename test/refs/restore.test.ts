@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { restoreCommand } from '../../src/cli/commands/restore.js';
-import { formatRefLine, parseRefLine } from '../../src/refs/ref-file.js';
+import { SIDE_STORE_HEADER, formatRefLine, locatorLine, parseRefLine } from '../../src/refs/ref-file.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { RecipeSchema, tcompactMetadata } from '../../src/refs/recipe.js';
-import { RefSink, refOf } from '../../src/refs/ref-store.js';
+import { RefSink, locatorRef, refOf } from '../../src/refs/ref-store.js';
 import { restoreTranscript, restoreWithFates } from '../../src/refs/restore.js';
 import { checkpoint } from '../../src/strategies/checkpoint.js';
 import { compactTranscript } from '../../src/strategies/compact-transcript.js';
@@ -53,6 +53,12 @@ function readTwice(): Transcript {
   );
 }
 
+/** Characters a sink's entries take in the side store file. */
+const storedChars = (sink: RefSink): number => sink.lines().length;
+
+/** A sink's entries as a Map of ref to data, to alter. */
+const asMap = (sink: RefSink): Map<string, string> => new Map([...sink.entries.keys()].map((ref) => [ref, sink.get(ref)!]));
+
 /** What `tcompact` writes and reads back: the output line parsed again. */
 const roundTrip = (t: Transcript): Transcript => JSON.parse(JSON.stringify(t)) as Transcript;
 
@@ -71,9 +77,13 @@ describe('compactTranscript and restoreTranscript', () => {
     expect(r.transcript.tools).toEqual([{ type: 'function', function: { name: 'Read' } }]);
     expect(r.transcript.metadata).toEqual({ source: 'test', n: 1, tcompact: { restore: r.restore, layers: 1 } });
     const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
-    expect(recipe.keys).toEqual(['id', 'messages', 'tools', 'metadata']);
-    expect(recipe.messages).toEqual([{ keep: 0, n: 2 }, { ref: expect.any(String) }, { ref: expect.any(String) }, { keep: 2, n: 4 }]);
-    expect(Object.keys(recipe.fields).sort()).toEqual(['metadata', 'tools']);
+    // The input is stored whole, once; the recipe maps each of its messages to where it went.
+    expect(recipe).toEqual({
+      v: 2,
+      input: refOf(JSON.stringify(input)),
+      messages: [{ keep: 0, n: 2 }, { ref: expect.any(String) }, { ref: expect.any(String) }, { keep: 2, n: 4 }],
+    });
+    expect(ctx.refs!.get(refOf(JSON.stringify(input)))).toBe(JSON.stringify(input));
     expect(JSON.stringify(restored(r.transcript, ctx.refs!))).toBe(JSON.stringify(input));
   });
 
@@ -155,7 +165,7 @@ describe('compactTranscript and restoreTranscript', () => {
     expect(untouched.ok && untouched.value.fates).toEqual(original.messages.map((_, i) => ({ kept: i })));
   });
 
-  it('stores a masked result once: the recipe points at the content the strategy stored', () => {
+  it('stores a masked result once, inside the stored input: its placeholder names where it sits there', () => {
     const big = `${fileText}\n`.repeat(3);
     const input = deepFreeze(
       transcript([
@@ -170,19 +180,14 @@ describe('compactTranscript and restoreTranscript', () => {
     const ctx = makeContext();
     const r = compactTranscript(input, [step(maskObservations, { keepResults: 0 })], ctx);
     expect(r.transcript.messages[3].content).toMatch(/^\[Previous: used Bash\]/);
-    const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
-    const contentRef = refOf(JSON.stringify(big));
-    expect(recipe.messages).toEqual([
-      { keep: 0, n: 3 },
-      { ref: expect.any(String), content: contentRef },
-      { keep: 4, n: 2 },
-    ]);
-    const stored = [...ctx.refs!.entries.values()].reduce((n, data) => n + data.length, 0);
-    expect(stored).toBeLessThan(JSON.stringify(big).length + 1000);
+    const ref = /\(ref: ([0-9a-f]{16})\)/.exec(r.transcript.messages[3].content as string)![1];
+    expect(ref).toBe(locatorRef(refOf(JSON.stringify(input)), ['messages', 3, 'content']));
+    expect(ctx.refs!.get(ref)).toBe(JSON.stringify(big));
+    expect(storedChars(ctx.refs!)).toBeLessThan(JSON.stringify(input).length + 1000);
     expect(JSON.stringify(restored(r.transcript, ctx.refs!))).toBe(JSON.stringify(input));
   });
 
-  it('stores a stripped attachment once: the recipe points at the part by index', () => {
+  it('stores a stripped attachment once, inside the stored input: its placeholder names the part by index', () => {
     const image = { type: 'image_url' as const, image_url: { url: `data:image/png;base64,${'iVBORw0KGgo'.repeat(400)}` } };
     const input = deepFreeze(
       transcript([
@@ -196,10 +201,11 @@ describe('compactTranscript and restoreTranscript', () => {
     );
     const ctx = makeContext();
     const r = compactTranscript(input, [step(stripAttachments)], ctx);
-    const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
-    expect(recipe.messages[1]).toEqual({ ref: expect.any(String), parts: { 1: refOf(JSON.stringify(image)) } });
-    const stored = [...ctx.refs!.entries.values()].reduce((n, data) => n + data.length, 0);
-    expect(stored).toBeLessThan(image.image_url.url.length + 1000);
+    const text = (r.transcript.messages[3].content as { type: string; text?: string }[])[1].text!;
+    const ref = /\(ref: ([0-9a-f]{16})\)/.exec(text)![1];
+    expect(ref).toBe(locatorRef(refOf(JSON.stringify(input)), ['messages', 3, 'content', 1]));
+    expect(ctx.refs!.get(ref)).toBe(JSON.stringify(image));
+    expect(storedChars(ctx.refs!)).toBeLessThan(JSON.stringify(input).length + 1000);
     expect(JSON.stringify(restored(r.transcript, ctx.refs!))).toBe(JSON.stringify(input));
   });
 
@@ -207,17 +213,17 @@ describe('compactTranscript and restoreTranscript', () => {
     const ctx = makeContext();
     const r = compactTranscript(readTwice(), [step(dedupTools)], ctx);
     const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
-    const lost = (recipe.messages[1] as { ref: string }).ref;
-    const partial = new Map([...ctx.refs!.entries].filter(([ref]) => ref !== lost));
+    const lost = recipe.v === 2 ? recipe.input : '';
+    const partial = new Map([...asMap(ctx.refs!)].filter(([ref]) => ref !== lost));
     expect(restoreTranscript(r.transcript, partial)).toEqual({
       ok: false,
-      error: { code: 'E_REF', message: `transcript "t1": message: ref ${lost} is missing from the side store` },
+      error: { code: 'E_REF', message: `transcript "t1": layer input: ref ${lost} is missing from the side store` },
     });
-    const altered = new Map(ctx.refs!.entries);
-    altered.set(lost, '{"role":"user","content":"forged"}');
+    const altered = asMap(ctx.refs!);
+    altered.set(lost, JSON.stringify({ ...readTwice(), id: 'forged' }));
     expect(restoreTranscript(r.transcript, altered)).toEqual({
       ok: false,
-      error: { code: 'E_REF', message: `transcript "t1": message: the side store entry for ref ${lost} does not match its content` },
+      error: { code: 'E_REF', message: `transcript "t1": layer input: the side store entry for ref ${lost} does not match its content` },
     });
     expect(restoreTranscript(r.transcript, new Map())).toEqual({
       ok: false,
@@ -263,12 +269,14 @@ describe('tcompact restore', () => {
   it('reads each side-store line form: JSON embedded as written, the same reformatted, and text as a string', async () => {
     const dir = tempDir('restore');
     const a = archive();
-    // tcompact writes every entry in the JSON form, its data unescaped.
-    expect(a.refs.every((line) => /^\{"ref":"[0-9a-f]{16}","json":[[{]/.test(line))).toBe(true);
+    // tcompact writes every entry in the JSON form, its data unescaped, or as a locator into a stored input.
+    expect(a.refs.every((line) => /^\{"ref":"[0-9a-f]{16}","(json":[[{]|at":"[0-9a-f]{16}","path":\[)/.test(line))).toBe(true);
     const entries = a.refs.map((line) => parseRefLine(line.trimEnd()));
     const forms = {
-      asString: entries.map(({ ref, data }) => formatRefLine(ref, data)),
-      reformatted: entries.map(({ ref, data }) => `${JSON.stringify({ ref, json: JSON.parse(data) as unknown }, null, 1).replaceAll('\n', '')}\n`),
+      asString: entries.map((e) => ('data' in e ? formatRefLine(e.ref, e.data) : locatorLine(e.ref, e.at, e.path))),
+      reformatted: entries.map(
+        (e) => `${JSON.stringify('data' in e ? { ref: e.ref, json: JSON.parse(e.data) as unknown } : e, null, 1).replaceAll('\n', '')}\n`,
+      ),
     };
     for (const [name, lines] of Object.entries(forms)) {
       mkdirSync(join(dir, name));
@@ -283,13 +291,35 @@ describe('tcompact restore', () => {
   it('names the transcript of a missing ref, leaves it out, restores the rest and exits 1', async () => {
     const dir = tempDir('restore');
     const a = archive();
-    const lost = refOf(JSON.stringify(result('a', 'another first read')));
+    const lost = refOf(JSON.stringify(a.inputs[2]));
     writeFileSync(join(dir, 'c.jsonl'), a.lines);
     writeFileSync(join(dir, 'c.refs.jsonl'), a.refs.filter((line) => !line.startsWith(`{"ref":"${lost}"`)).join(''));
     const r = await restoreCli([join(dir, 'c.jsonl'), '--out', join(dir, 'back.jsonl')]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`${join(dir, 'c.jsonl')}:3: E_REF: transcript "t3": message: ref ${lost} is missing from the side store\n`);
+    expect(r.stderr).toBe(`${join(dir, 'c.jsonl')}:3: E_REF: transcript "t3": layer input: ref ${lost} is missing from the side store\n`);
     expect(readFileSync(join(dir, 'back.jsonl'), 'utf8')).toBe(`${a.expected.split('\n').slice(0, 2).join('\n')}\n`);
+  });
+
+  it('restores an archive whose side store is in the first format (version 1, no header) byte for byte', async () => {
+    const fixture = join(import.meta.dirname, '..', 'fixtures', 'side-store-v1');
+    const dir = tempDir('restore');
+    const r = await restoreCli([fixture, '--out', join(dir, 'back.jsonl')]);
+    expect(r).toEqual({ code: 0, stdout: `restore: 1 restored, 1 unchanged, 0 failed, 0 blank lines skipped -> ${join(dir, 'back.jsonl')}\n`, stderr: '' });
+    expect(readFileSync(join(dir, 'back.jsonl'), 'utf8')).toBe(readFileSync(join(fixture, 'restored.jsonl'), 'utf8'));
+  });
+
+  it('refuses a side store of a newer version than it reads, naming that version', async () => {
+    const dir = tempDir('restore');
+    const a = archive();
+    mkdirSync(join(dir, 'out'));
+    writeFileSync(join(dir, 'out', 'transcripts.jsonl'), a.lines);
+    writeFileSync(join(dir, 'out', 'refs.jsonl'), `{"tcompact":"side-store","v":3}\n${a.refs.join('')}`);
+    await expect(restoreCli([join(dir, 'out'), '--out', join(dir, 'back.jsonl')])).rejects.toThrow(
+      `${join(dir, 'out', 'refs.jsonl')} is a side store of version 3; this tcompact reads versions 1 to 2`,
+    );
+    writeFileSync(join(dir, 'out', 'refs.jsonl'), `${SIDE_STORE_HEADER}${a.refs.join('')}`);
+    expect((await restoreCli([join(dir, 'out'), '--out', join(dir, 'back.jsonl')])).code).toBe(0);
+    expect(readFileSync(join(dir, 'back.jsonl'), 'utf8')).toBe(a.expected);
   });
 
   it('requires --out and exactly one input', async () => {

@@ -88,6 +88,7 @@ describe('eval --compacted', () => {
     const at = refs.findIndex((l) => l.startsWith(`{"ref":"${recipe}"`));
     expect(at).toBeGreaterThanOrEqual(0);
     const entry = parseRefLine(refs[at]);
+    if (!('data' in entry)) throw new Error('a restore recipe is stored as data');
     refs[at] = formatRefLine(entry.ref, `${entry.data} `).trimEnd();
     writeFileSync(refsPath, refs.join('\n'));
     const audit = await runMain(['eval', '--compacted', join(dir, 'run'), '--out', join(dir, 'audit')]);

@@ -7,7 +7,6 @@ import { canonicalJson } from '../../src/io/canonical-json.js';
 import { isAssistant } from '../../src/model/message.js';
 import { describeToolCall, normalizePath } from '../../src/model/tool-semantics.js';
 import type { Transcript } from '../../src/model/transcript.js';
-import { formatRefLine } from '../../src/refs/ref-file.js';
 import { RefSink } from '../../src/refs/ref-store.js';
 import { restoreTranscript } from '../../src/refs/restore.js';
 import { callSites, failedOrMissing } from '../../src/strategies/_call-sites.js';
@@ -136,7 +135,7 @@ describe.skipIf(!hasCorpus(REAL))(REAL, () => {
       outputs.push(roundTrip(r.transcript));
     }
     writeFileSync(join(dir, 'out.jsonl'), `${lines.join('\n')}\n`);
-    writeFileSync(join(dir, 'out.refs.jsonl'), [...sink.entries].map(([ref, data]) => formatRefLine(ref, data)).join(''));
+    writeFileSync(join(dir, 'out.refs.jsonl'), sink.lines());
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     let err = '';

@@ -1,15 +1,16 @@
 import { TcompactError } from '../../errors.js';
 import type { LlmSession } from '../../llm/session.js';
 import type { Transcript } from '../../model/transcript.js';
-import { formatRefLine, parseRefLine } from '../../refs/ref-file.js';
+import { SIDE_STORE_VERSION, SideStore, parseRefLine } from '../../refs/ref-file.js';
 import { RefSink } from '../../refs/ref-store.js';
+import type { RefLookup } from '../../refs/restore.js';
 import type { Job } from '../job/job.js';
 import { encodeShardOutput, sectionTexts } from '../shard/encoding.js';
 import type { ShardHook } from './shard-hook.js';
 
 /** One transcript's new side-store entries; lookups fall through to the shard's side store. */
 class TranscriptRefs extends RefSink {
-  constructor(private readonly shard: RefSink) {
+  constructor(private readonly shard: RefLookup) {
     super();
   }
 
@@ -33,19 +34,22 @@ export function createLlmStage(job: Job, llm: LlmSession): ShardHook {
     const lines = texts.transcripts.split('\n');
     lines.pop();
     // The shard's side store so far: a summary made over an earlier compaction looks the originals up in it.
-    const sink = new RefSink();
+    const sink = new SideStore(SIDE_STORE_VERSION);
+    const known = new Set<string>();
     for (const line of texts.refs.split('\n')) {
       if (line === '') continue;
-      const { ref, data } = parseRefLine(line);
-      sink.entries.set(ref, data);
+      const entry = parseRefLine(line);
+      sink.add(entry);
+      known.add(entry.ref);
     }
-    const known = new Set(sink.entries.keys());
     // Each transcript stores its refs apart, merged below in transcript order: refs.jsonl must not depend on which
     // answer came back first.
     const own = handedOn.map(() => (keepRefs ? new TranscriptRefs(sink) : null));
     await Promise.all(
       handedOn.map(async ({ index, resumeAt }, i) => {
-        const run = await job.resume(JSON.parse(lines[index]) as Transcript, resumeAt, own[i], llm);
+        const handed = JSON.parse(lines[index]) as Transcript;
+        own[i]?.withSource(handed, lines[index]);
+        const run = await job.resume(handed, resumeAt, own[i], llm);
         const final = run.transcript;
         lines[index] = JSON.stringify(final);
         const report = output.report.transcripts[index];
@@ -57,14 +61,7 @@ export function createLlmStage(job: Job, llm: LlmSession): ShardHook {
     );
     // Jobs cut short by a hard stop fell back without the model: such a shard must not commit, or a resume would keep it.
     if (signal.aborted) throw new TcompactError('E_LLM', 'interrupted while the LLM stage was running');
-    let refs = texts.refs;
-    for (const transcriptRefs of own) {
-      for (const [ref, data] of transcriptRefs?.entries ?? []) {
-        if (known.has(ref)) continue;
-        known.add(ref);
-        refs += formatRefLine(ref, data, transcriptRefs?.jsonRefs.has(ref));
-      }
-    }
+    const refs = [texts.refs, ...own.flatMap((transcriptRefs) => transcriptRefs?.chunks(known) ?? [])];
     return encodeShardOutput({ transcripts: lines.map((l) => `${l}\n`).join(''), errors: texts.errors, refs }, output.report);
   };
 }

@@ -74,6 +74,7 @@ export function createJob(config: CompactConfig, options: JobOptions = {}): Job 
     ...finishCompaction(input, run.transcript, refsOf(refs)),
   });
   const start = (input: Transcript, refs: RefSink | null): JobStart => {
+    refsOf(refs)?.enterLayer(input);
     const run = runUntilAsync(input, steps, { tokenizer: tokenizer(), refs: refsOf(refs), window });
     if (run.next === undefined) return { kind: 'done', result: finish(input, run, refsOf(refs)) };
     const { next, ...partial } = run;
@@ -81,6 +82,8 @@ export function createJob(config: CompactConfig, options: JobOptions = {}): Job 
   };
   const continueFrom = async (base: Transcript, partial: Transcript, resumeAt: number, refs: RefSink | null, llm: LlmSession): Promise<CompactResult> => {
     const ctx = { tokenizer: tokenizer(), refs: refsOf(refs), window, llm };
+    // A transcript handed on is a layer of its own; a fold continued from `start` stays in the layer it entered there.
+    if (base === partial) ctx.refs?.enterLayer(base);
     return finish(base, await runStepsAsync(partial, steps.slice(resumeAt), ctx), ctx.refs);
   };
   return {

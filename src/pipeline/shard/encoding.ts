@@ -6,20 +6,37 @@ interface SectionTexts {
   refs: string;
 }
 
+/** The sections to encode: the refs section may hold bytes already encoded (input lines the side store keeps). */
+interface SectionParts {
+  transcripts: string;
+  errors: string;
+  refs: string | readonly (string | Uint8Array)[];
+}
+
+const byteLength = (chunks: readonly (string | Uint8Array)[]): number =>
+  chunks.reduce((n, c) => n + (typeof c === 'string' ? Buffer.byteLength(c, 'utf8') : c.byteLength), 0);
+
 /**
  * Encodes the sections into one buffer of its own (never a slice of Node's shared Buffer pool, which must not be
  * transferred), writing each string straight into it.
  */
-export function encodeShardOutput(texts: SectionTexts, report: ShardReport, handedOn?: HandedOnTranscript[]): ShardOutput {
+export function encodeShardOutput(texts: SectionParts, report: ShardReport, handedOn?: HandedOnTranscript[]): ShardOutput {
+  const refs = typeof texts.refs === 'string' ? [texts.refs] : texts.refs;
   const sizes: SectionSizes = {
     transcripts: Buffer.byteLength(texts.transcripts, 'utf8'),
     errors: Buffer.byteLength(texts.errors, 'utf8'),
-    refs: Buffer.byteLength(texts.refs, 'utf8'),
+    refs: byteLength(refs),
   };
   const body = Buffer.allocUnsafeSlow(sizes.transcripts + sizes.errors + sizes.refs);
   let at = body.write(texts.transcripts, 0, 'utf8');
   at += body.write(texts.errors, at, 'utf8');
-  body.write(texts.refs, at, 'utf8');
+  for (const chunk of refs) {
+    if (typeof chunk === 'string') at += body.write(chunk, at, 'utf8');
+    else {
+      body.set(chunk, at);
+      at += chunk.byteLength;
+    }
+  }
   const output: ShardOutput = { body, sizes, report };
   if (handedOn && handedOn.length > 0) output.handedOn = handedOn;
   return output;

@@ -68,7 +68,7 @@ export class ShardBuilder {
   }
 
   finish(): ShardOutput {
-    const texts = { transcripts: this.transcripts.join(''), errors: this.errors.join(''), refs: this.refs.lines() };
+    const texts = { transcripts: this.transcripts.join(''), errors: this.errors.join(''), refs: this.refs.chunks() };
     return encodeShardOutput(texts, { counts: this.counts, transcripts: this.reports }, this.handedOn);
   }
 }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { REFS_FILE } from '../../refs/ref-file.js';
+import { REFS_FILE, SIDE_STORE_HEADER } from '../../refs/ref-file.js';
 import { AtomicFile } from '../../io/atomic-file.js';
 import type { ShardDescriptor, ShardReport } from '../shard/types.js';
 import { type StoredShard, readShard } from './shard-store.js';
@@ -47,8 +47,6 @@ export class OrderedWriter {
   private readonly committed = new Set<number>();
   private next = 0;
   private chain: Promise<void> = Promise.resolve();
-  /** Refs already written; bounded (see {@link SEEN_REFS_MAX}). */
-  private readonly seenRefs = new Set<string>();
 
   private constructor(
     private readonly paths: FinalPaths,
@@ -71,6 +69,7 @@ export class OrderedWriter {
       const transcripts = await create(paths.transcripts);
       const errors = await create(paths.errors);
       const refs = keepRefs ? await create(paths.refs) : null;
+      await refs?.write(SIDE_STORE_HEADER);
       return new OrderedWriter(paths, outDir, transcripts, errors, refs, onMerged);
     } catch (err) {
       for (const file of opened) await file.discard();
@@ -100,40 +99,12 @@ export class OrderedWriter {
       held = undefined;
       await this.transcripts.write(stored.transcripts);
       await this.errors.write(stored.errors);
-      if (this.refs) for (const run of this.newRefs(stored.refs)) await this.refs.write(run);
+      // Each shard's refs go as they are: deduplicating across shards on this thread cost more than the repeats it saved.
+      await this.refs?.write(stored.refs);
       this.committed.delete(this.next);
       this.onMerged(this.next, stored.report, stored.shard);
       this.next++;
     }
-  }
-
-  /**
-   * Keeps each ref's first appearance only (refs are content hashes: a later copy holds the same data); once more than
-   * {@link SEEN_REFS_MAX} refs were seen, a repeat of an old one may be written again, which is harmless. Returns the
-   * runs of consecutive kept lines as views of `lines`, so nothing is copied and a shard of new refs is one write.
-   */
-  private newRefs(lines: Buffer): Buffer[] {
-    const runs: Buffer[] = [];
-    let runStart = -1;
-    let from = 0;
-    while (from < lines.length) {
-      const nl = lines.indexOf(10, from);
-      const end = nl === -1 ? lines.length : nl + 1;
-      const ref = refOfLine(lines.subarray(from, end));
-      const keep = !this.seenRefs.has(ref);
-      if (keep) {
-        if (this.seenRefs.size >= SEEN_REFS_MAX) this.seenRefs.clear();
-        this.seenRefs.add(ref);
-      }
-      if (keep && runStart === -1) runStart = from;
-      if (!keep && runStart !== -1) {
-        runs.push(lines.subarray(runStart, from));
-        runStart = -1;
-      }
-      from = end;
-    }
-    if (runStart !== -1) runs.push(lines.subarray(runStart));
-    return runs;
   }
 
   /** Waits for pending merges; every shard below `total` must have been committed. */
@@ -169,21 +140,4 @@ export class OrderedWriter {
     await this.chain.catch(() => undefined);
     for (const file of [this.transcripts, this.errors, this.refs]) await file?.discard();
   }
-}
-
-/**
- * How many refs the merge remembers for deduplication: a 1 GB archive has ~330k refs, and an unbounded set made the
- * main thread's memory grow with the archive. Repeats are mostly near each other (a re-read file, a system prompt), and
- * the set is emptied in shard order, so the output stays the same for any worker count.
- */
-const SEEN_REFS_MAX = 100_000;
-
-const PREFIX = '{"ref":"';
-
-function refOfLine(line: Buffer): string {
-  if (line.toString('latin1', 0, PREFIX.length) === PREFIX) {
-    const end = line.indexOf(34, PREFIX.length);
-    if (end !== -1) return line.toString('utf8', PREFIX.length, end);
-  }
-  return (JSON.parse(line.toString('utf8')) as { ref: string }).ref;
 }

@@ -45,6 +45,8 @@ function addItem(builder: ShardBuilder, item: InputItem, job: Job, format: strin
     return;
   }
   const at = { file: item.file, line: item.line, byteOffset: item.byteOffset };
+  const source = item.sourceBytes ?? item.source;
+  if (source !== undefined) builder.refs.withSource(item.transcript, source);
   let compacted: Compacted;
   try {
     compacted = compactInWorker(job, item.transcript, builder.refs);

@@ -1,3 +1,4 @@
+import { SIDE_STORE_HEADER } from '../../../src/refs/ref-file.js';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,22 +20,13 @@ async function committed(dir: string, all: RealShard[]): Promise<void> {
   for (const { planned, output } of all) await commitShard(dir, planned.shard, output, false);
 }
 
-/** What the merged files must hold: every shard's sections in shard order, each ref once. */
+/** What the merged files must hold: every shard's sections in shard order, the side store after its header. */
 function expected(all: RealShard[]) {
   const texts = all.map((s) => sectionTexts(s.output));
-  const seen = new Set<string>();
-  const refs = texts
-    .flatMap((t) => t.refs.split('\n').filter((l) => l !== ''))
-    .filter((l) => {
-      const ref = (JSON.parse(l) as { ref: string }).ref;
-      if (seen.has(ref)) return false;
-      seen.add(ref);
-      return true;
-    });
   return {
     transcripts: texts.map((t) => t.transcripts).join(''),
     errors: texts.map((t) => t.errors).join(''),
-    refs: refs.map((l) => `${l}\n`).join(''),
+    refs: SIDE_STORE_HEADER + texts.map((t) => t.refs).join(''),
   };
 }
 
@@ -96,7 +88,7 @@ describe('ordered writer', () => {
     expect(read(join(dir, 'transcripts.jsonl'))).toBe(`${texts[0].transcripts}${texts[1].transcripts}{"id":"from-file"}\n`);
   });
 
-  it('writes each ref once even when several shards hold it', async () => {
+  it('writes the refs of each shard as they are after the header, a repeat across shards included', async () => {
     const all = await shards();
     const dir = tempDir('ordered-writer');
     // The same real shard twice in a row: every ref of the second copy is a repeat.
@@ -108,7 +100,7 @@ describe('ordered writer', () => {
     await writer.finish('{}', '');
     const refs = read(join(dir, 'refs.jsonl'));
     expect(refs).not.toBe('');
-    expect(refs).toBe(sectionTexts(all[0].output).refs);
+    expect(refs).toBe(SIDE_STORE_HEADER + sectionTexts(all[0].output).refs.repeat(2));
     expect(read(join(dir, 'transcripts.jsonl'))).toBe(sectionTexts(all[0].output).transcripts.repeat(2));
   });
 
