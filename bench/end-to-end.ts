@@ -39,22 +39,43 @@ function redacting(label: string): Variant {
   return { ...pipeline(label, 2, 'o200k_base'), name: `tcompact run, redact-secrets + ${label}, exact, --workers 2`, before: ['redact-secrets'] };
 }
 
-function pipeline(label: string, workers: number, tokenizer: RunOptions['tokenizer']): Variant {
+function pipeline(label: string, workers: number, tokenizer: RunOptions['tokenizer'], refs = true): Variant {
   return {
-    name: `tcompact run, ${label}, ${tokenizer === 'heuristic' ? 'heuristic' : 'exact'}, --workers ${workers}`,
+    name: `tcompact run, ${label}, ${tokenizer === 'heuristic' ? 'heuristic' : 'exact'}, --workers ${workers}${refs ? '' : ', --no-refs'}`,
     kind: 'pipeline',
-    pipeline: { workers, tokenizer },
+    pipeline: { workers, tokenizer, refs },
   };
 }
 
 /** Every variant, for the main synthetic archive. */
 function fullVariants(label: string): Variant[] {
-  return [READ, JSON_A, TOKENIZE_B, TOKENIZE_C, pipeline(label, 1, 'o200k_base'), pipeline(label, 2, 'o200k_base'), pipeline(label, 2, 'heuristic')];
+  return [
+    READ,
+    JSON_A,
+    TOKENIZE_B,
+    TOKENIZE_C,
+    pipeline(label, 1, 'o200k_base'),
+    pipeline(label, 2, 'o200k_base'),
+    pipeline(label, 2, 'heuristic'),
+    pipeline(label, 2, 'heuristic', false),
+  ];
 }
 
-/** The real-text archive: what exact counting costs on agent text (heuristic runs would repeat the synthetic ones). */
+/**
+ * The real-text archive: what exact counting costs on agent text, and the heuristic run with and without the side
+ * store against the JSON round trip on text whose shapes are the real ones.
+ */
 function realTextVariants(label: string): Variant[] {
-  return [TOKENIZE_B, TOKENIZE_C, SECRET_SCAN, pipeline(label, 2, 'o200k_base'), redacting(label)];
+  return [
+    JSON_A,
+    TOKENIZE_B,
+    TOKENIZE_C,
+    SECRET_SCAN,
+    pipeline(label, 2, 'o200k_base'),
+    pipeline(label, 2, 'heuristic'),
+    pipeline(label, 2, 'heuristic', false),
+    redacting(label),
+  ];
 }
 
 /** A 10 KB session: runs on it cost what a run costs whatever its input. */
@@ -65,7 +86,7 @@ const START_FILE = join(BUNDLED, 'claude-code', 'short.jsonl');
  * thread start, the final files and pages, which the per-MB figures of a smaller archive carry more of.
  */
 function startVariants(label: string): Variant[] {
-  return fullVariants(label).filter((v) => v.kind === 'pipeline');
+  return fullVariants(label).filter((v) => v.kind === 'pipeline' && v.pipeline?.refs !== false);
 }
 
 /** A new user's first run: `tcompact run --workers 2` against the one-core baselines. */
@@ -86,6 +107,8 @@ export interface E2eRow {
   cpuMsPerMB?: number | null;
   tokens?: number;
   tokensSaved?: number;
+  /** Bytes of the side store a pipeline run wrote (refs.jsonl). */
+  refsBytes?: number;
   note?: string;
 }
 
@@ -135,6 +158,8 @@ async function runVariant(
       if (typeof report.tokens?.saved === 'number') extra.tokensSaved = report.tokens.saved;
       if (typeof report.lines?.failed === 'number') extra.failedLines = report.lines.failed;
     }
+    const refsPath = join(outDir, 'refs.jsonl');
+    if (existsSync(refsPath)) extra.refsBytes = statSync(refsPath).size;
   }
   return { run, extra };
 }
@@ -204,6 +229,7 @@ async function measureArchive(
     if (countMs[k].length > 0) row.tokenizerOnlyMbPerSec = mb / (median(countMs[k]) / 1000);
     if (extras[k].tokens !== undefined) row.tokens = extras[k].tokens;
     if (extras[k].tokensSaved !== undefined) row.tokensSaved = extras[k].tokensSaved;
+    if (extras[k].refsBytes !== undefined) row.refsBytes = extras[k].refsBytes;
     if (extras[k].failedLines) row.note = `${extras[k].failedLines} lines failed`;
     return row;
   });
@@ -213,7 +239,7 @@ async function measureArchive(
 function rowTable(title: string, rows: readonly E2eRow[], notes: string[], headline: boolean): Table {
   return {
     title,
-    columns: ['variant', 'wall s', 'MB/s', 'CPU ms/MB', 'peak RSS MB', 'tokens', 'tokens saved'],
+    columns: ['variant', 'wall s', 'MB/s', 'CPU ms/MB', 'peak RSS MB', 'tokens', 'tokens saved', 'refs.jsonl MB'],
     rows: rows.map((r): Cell[] => [
       r.variant + (r.note ? ` (${r.note})` : ''),
       r.wallMs === null ? null : r.wallMs / 1000,
@@ -226,6 +252,7 @@ function rowTable(title: string, rows: readonly E2eRow[], notes: string[], headl
       r.peakRssMB,
       r.tokens ?? '',
       r.tokensSaved ?? '',
+      r.refsBytes === undefined ? '' : r.refsBytes / 1e6,
     ]),
     notes,
     headline,
@@ -271,7 +298,8 @@ function startTable(rows: readonly E2eRow[], startMb: number, synRows: readonly 
 
 /** Ratio helpers over one archive's rows. */
 function ratios(rows: readonly E2eRow[]) {
-  const by = (name: string) => rows.find((r) => r.variant.includes(name));
+  // A row whose name ends with `name`, else the first that contains it (`heuristic, --workers 2` is not its --no-refs twin).
+  const by = (name: string) => rows.find((r) => r.variant.endsWith(name)) ?? rows.find((r) => r.variant.includes(name));
   const speed = (name: string) => by(name)?.mbPerSec ?? null;
   const tokenizerOnly = (name: string) => by(name)?.tokenizerOnlyMbPerSec ?? null;
   const cpuPerMb = (name: string) => by(name)?.cpuMsPerMB ?? null;
@@ -284,7 +312,26 @@ function ratios(rows: readonly E2eRow[]) {
     const value = cpuPerMb(row);
     return { name, value, unit: ' ms/MB', target: `<= ${max}`, met: value === null ? null : value <= max };
   };
-  return { speed, tokenizerOnly, ratio, cpuAtMost };
+  /** CPU per MB of one row against another's, at most `max` times it. */
+  const cpuRatioAtMost = (name: string, row: string, base: string, max: number): Ratio => {
+    const a = cpuPerMb(row);
+    const b = cpuPerMb(base);
+    const value = a !== null && b !== null ? a / b : null;
+    return { name, value, target: `<= ${max}`, met: value === null ? null : value <= max };
+  };
+  /** What the side store costs: CPU per MB of the run with refs less the same run with `--no-refs`. */
+  const refsCost = (name: string, row: string, max: number): Ratio => {
+    const a = by(row)?.cpuMsPerMB ?? null;
+    const b = by(`${row}, --no-refs`)?.cpuMsPerMB ?? null;
+    const value = a !== null && b !== null ? a - b : null;
+    return { name, value, unit: ' ms/MB', target: `<= ${max}`, met: value === null ? null : value <= max };
+  };
+  /** Bytes of refs.jsonl per input byte. */
+  const refsDisk = (name: string, row: string, mb: number): Ratio => {
+    const bytes = rows.find((r) => r.variant.endsWith(row))?.refsBytes;
+    return { name, value: bytes === undefined ? null : bytes / (mb * 1e6) };
+  };
+  return { speed, tokenizerOnly, ratio, cpuAtMost, cpuRatioAtMost, refsCost, refsDisk };
 }
 
 /**
@@ -393,6 +440,13 @@ export const endToEndBench: Benchmark = {
         1.6,
       ),
       s.ratio(`heuristic, 2 workers / baseline (a) JSON round trip, synthetic ${synMb}`, s.speed('heuristic, --workers 2'), s.speed('baseline (a)'), 1.0),
+      s.cpuRatioAtMost(`CPU per MB: heuristic, 2 workers / baseline (a) JSON round trip, synthetic ${synMb}`, 'heuristic, --workers 2', 'baseline (a)', 2.0),
+      r.cpuRatioAtMost(`CPU per MB: heuristic, 2 workers / baseline (a) JSON round trip, real text ${synMb}`, 'heuristic, --workers 2', 'baseline (a)', 2.0),
+      r.cpuRatioAtMost(`CPU per MB: exact, 2 workers / baseline (c) tcompact's engine alone, real text ${synMb}`, 'exact, --workers 2', 'baseline (c)', 1.6),
+      s.refsCost(`side store: CPU per MB with refs less --no-refs, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2', 5),
+      r.refsCost(`side store: CPU per MB with refs less --no-refs, heuristic, 2 workers, real text ${synMb}`, 'heuristic, --workers 2', 5),
+      s.refsDisk(`side store: refs.jsonl bytes per input byte, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2', bytes / 1e6),
+      r.refsDisk(`side store: refs.jsonl bytes per input byte, heuristic, 2 workers, real text ${synMb}`, 'heuristic, --workers 2', real.bytes / 1e6),
       s.cpuAtMost(`CPU per MB, exact, 2 workers, synthetic ${synMb}`, 'exact, --workers 2', 50),
       r.cpuAtMost(`CPU per MB, exact, 2 workers, real text ${synMb}`, 'exact, --workers 2', 60),
       s.cpuAtMost(`CPU per MB, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2', 20),

@@ -55,10 +55,25 @@ export interface RunOptions {
   tokenizer: 'o200k_base' | 'heuristic';
   /** Strategies and presets, in order. */
   strategies: readonly string[];
+  /** `--no-refs`: no side store. @default true */
+  refs?: boolean;
 }
 
 /** The `tcompact run` command line the benchmarks use. */
 export function runArgs(inputs: readonly string[], outDir: string, o: RunOptions): string[] {
   const strategies = o.strategies.flatMap((s) => ['--strategy', s]);
-  return [CLI, 'run', ...inputs, '--out', outDir, ...strategies, '--workers', String(o.workers), '--tokenizer', o.tokenizer, '--quiet'];
+  return [
+    CLI,
+    'run',
+    ...inputs,
+    '--out',
+    outDir,
+    ...strategies,
+    '--workers',
+    String(o.workers),
+    '--tokenizer',
+    o.tokenizer,
+    ...(o.refs === false ? ['--no-refs'] : []),
+    '--quiet',
+  ];
 }
