@@ -25,7 +25,7 @@ export type SinkEntry =
   /** Text that is not JSON, stored as a JSON string. */
   | { kind: 'data'; text: string }
   /** The whole input of a compaction as JSON: the bytes of its input line when the reader had them. */
-  | { kind: 'layer'; text: string | Uint8Array; transcript?: Transcript }
+  | { kind: 'layer'; text: string | Uint8Array }
   /** A piece of a stored layer input, named by its path in it. */
   | { kind: 'at'; layer: string; path: RefPath };
 
@@ -35,7 +35,7 @@ export interface PendingRef {
   keep(): void;
 }
 
-/** The input of one compaction: its messages' places, built when a strategy first asks for one. */
+/** The input of one compaction: its messages' places (message to index), built when a strategy first asks for one. */
 interface Layer {
   transcript: Transcript;
   source?: string | Uint8Array;
@@ -55,6 +55,8 @@ export class RefSink {
   private readonly sources = new WeakMap<Transcript, string | Uint8Array>();
   private readonly layers = new WeakMap<Transcript, Layer>();
   private current: Layer | undefined;
+  /** The stored input a locator was last read from, parsed (a transcript's pieces are looked up together). */
+  private parsed: { ref: string; value: unknown } | undefined;
 
   /**
    * Gives the exact JSON text of `transcript` (its input line, as text or UTF-8 bytes) so that storing it as a layer
@@ -90,7 +92,7 @@ export class RefSink {
   storeLayer(input: Transcript): string {
     const layer = this.layerOf(input);
     const ref = this.layerRef(layer);
-    if (!this.entries.has(ref)) this.entries.set(ref, { kind: 'layer', text: layer.source!, transcript: input });
+    if (!this.entries.has(ref)) this.entries.set(ref, { kind: 'layer', text: layer.source! });
     return ref;
   }
 
@@ -102,24 +104,23 @@ export class RefSink {
     return ref;
   }
 
-  /** Where message `m` sits in the input now being compacted, if it is one of its own messages. */
-  private placeOf(m: Message): { layer: Layer; index: number } | undefined {
+  /**
+   * The piece at `within` of message `m`: a locator when `m` is one of the messages of the input now being compacted
+   * (as it was read, so the piece is there), else its JSON by content.
+   */
+  private pending(m: Message, within: RefPath, value: unknown): PendingRef {
     const layer = this.current;
-    if (!layer) return undefined;
-    if (!layer.places) {
-      layer.places = new Map();
+    if (layer && !layer.places) {
+      const places = new Map<object, number>();
       layer.transcript.messages.forEach((message, i) => {
-        if (!layer.places!.has(message)) layer.places!.set(message, i);
+        if (!places.has(message)) places.set(message, i);
       });
+      layer.places = places;
     }
-    const index = layer.places.get(m);
-    return index === undefined ? undefined : { layer, index };
-  }
-
-  private pending(value: unknown, place: { layer: Layer; index: number } | undefined, path: RefPath): PendingRef {
-    if (place) {
-      const ref = locatorRef(this.layerRef(place.layer), path);
-      return { ref, keep: () => void this.storeLocator(place.layer.transcript, path) };
+    const index = layer?.places?.get(m);
+    if (layer && index !== undefined) {
+      const path = ['messages', index, ...within];
+      return { ref: locatorRef(this.layerRef(layer), path), keep: () => void this.storeLocator(layer.transcript, path) };
     }
     const json = JSON.stringify(value);
     const ref = refOf(json);
@@ -128,14 +129,12 @@ export class RefSink {
 
   /** The content of message `m`, which a strategy is about to replace. */
   contentRef(m: Message): PendingRef {
-    const place = this.placeOf(m);
-    return this.pending(m.content, place, place ? ['messages', place.index, 'content'] : []);
+    return this.pending(m, ['content'], m.content);
   }
 
   /** Part `part` of message `m`'s content array, which a strategy is about to replace. */
   partRef(m: Message, part: number): PendingRef {
-    const place = this.placeOf(m);
-    return this.pending((m.content as unknown[])[part], place, place ? ['messages', place.index, 'content', part] : []);
+    return this.pending(m, ['content', part], (m.content as unknown[])[part]);
   }
 
   /**
@@ -191,9 +190,11 @@ export class RefSink {
     const entry = this.entries.get(ref);
     if (entry === undefined) return undefined;
     if (entry.kind !== 'at') return typeof entry.text === 'string' ? entry.text : Buffer.from(entry.text).toString('utf8');
-    const layer = this.entries.get(entry.layer);
-    if (layer?.kind !== 'layer') return undefined;
-    const input: unknown = layer.transcript ?? JSON.parse(this.get(entry.layer)!);
-    return resolvePath(input, entry.path);
+    if (this.parsed?.ref !== entry.layer) {
+      const input = this.entries.get(entry.layer);
+      if (input?.kind !== 'layer') return undefined;
+      this.parsed = { ref: entry.layer, value: JSON.parse(this.get(entry.layer)!) };
+    }
+    return resolvePath(this.parsed.value, entry.path);
   }
 }
