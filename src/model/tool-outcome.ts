@@ -37,11 +37,29 @@ function* lines(text: string): Generator<string> {
 
 const TOOL_USE_ERROR_TAG = /<\/?tool_use_error>/;
 
+/** What {@link isFailedResult} read a result's first line from, and what it found. */
+interface FailureRead {
+  content: ToolMessage['content'];
+  failed: boolean;
+}
+
+/**
+ * First-line reads by result object: dedup-tools, mask-observations and checkpoint each ask about the same unchanged
+ * results, and reading the first line of a large one (its text joined, whitespace collapsed) is what costs. An entry
+ * holds for as long as the result's `content` is the same value it was read from.
+ */
+const failureReads = new WeakMap<ToolMessage, FailureRead>();
+
 /** Whether a tool result reports a failure: its `is_error` flag when the producer sets one, else its first line. */
 export function isFailedResult(message: ToolMessage): boolean {
   if (typeof message.is_error === 'boolean') return message.is_error;
-  const first = lines(contentText(message.content)).next();
-  return first.done !== true && FAILURE_LINE.test(first.value);
+  const content = message.content;
+  const known = failureReads.get(message);
+  if (known !== undefined && known.content === content) return known.failed;
+  const first = lines(contentText(content)).next();
+  const failed = first.done !== true && FAILURE_LINE.test(first.value);
+  failureReads.set(message, { content, failed });
+  return failed;
 }
 
 /**

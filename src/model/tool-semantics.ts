@@ -23,11 +23,11 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
-function pathOf(args: Record<string, unknown>): string | undefined {
+function pathOf(args: Readonly<Record<string, unknown>>): string | undefined {
   return str(args.file_path) ?? str(args.path) ?? str(args.filename) ?? str(args.notebook_path) ?? str(args.file);
 }
 
-function commandOf(args: Record<string, unknown>): string | undefined {
+function commandOf(args: Readonly<Record<string, unknown>>): string | undefined {
   const c = args.command ?? args.cmd;
   if (typeof c === 'string') return c;
   if (Array.isArray(c) && c.every((x) => typeof x === 'string')) {
@@ -38,7 +38,7 @@ function commandOf(args: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-function todosOf(args: Record<string, unknown>): { content: string; status: string }[] {
+function todosOf(args: Readonly<Record<string, unknown>>): { content: string; status: string }[] {
   const list = args.todos ?? args.plan;
   if (!Array.isArray(list)) return [];
   const out: { content: string; status: string }[] = [];
@@ -53,7 +53,12 @@ function todosOf(args: Record<string, unknown>): { content: string; status: stri
 
 /** Classifies a tool call by its name and arguments (names compared case-insensitively). */
 export function describeToolCall(name: string, argumentsJson: string): ToolAction {
-  const args = parseArguments(argumentsJson) ?? {};
+  return describeParsedCall(name, parseArguments(argumentsJson));
+}
+
+/** {@link describeToolCall} for arguments already parsed (undefined when they are not a JSON object). */
+export function describeParsedCall(name: string, parsed: Readonly<Record<string, unknown>> | undefined): ToolAction {
+  const args = parsed ?? {};
   const n = name.toLowerCase();
   if (n === 'str_replace_editor' || n === 'str_replace_based_edit_tool') {
     const path = pathOf(args);

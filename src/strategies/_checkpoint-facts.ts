@@ -1,8 +1,8 @@
-import { canonicalJson, parseArguments } from '../io/canonical-json.js';
 import { contentText, isAttachmentPart } from '../model/content.js';
-import { type Message, type ToolMessage, isUser } from '../model/message.js';
+import { type Message, type ToolCall, type ToolMessage, isUser } from '../model/message.js';
+import { callAction, callCanonicalArguments } from '../model/tool-call-facts.js';
 import { collapseWhitespace, errorLine } from '../model/tool-outcome.js';
-import { type ToolAction, describeToolCall, normalizePath } from '../model/tool-semantics.js';
+import { type ToolAction, normalizePath } from '../model/tool-semantics.js';
 import { type CallSite, callSites, failedOrMissing } from './_call-sites.js';
 
 /** What `checkpoint` keeps of a span of messages. Everything is in the order it first happened. */
@@ -69,7 +69,8 @@ function failed(messages: readonly Message[], site: CallSite): boolean {
 }
 
 /** The key under which a later success resolves an earlier failure: same command, same file, or same call. */
-function targetOf(name: string, argumentsJson: string, action: ToolAction): { key: string; what: string } {
+function targetOf(call: ToolCall, action: ToolAction): { key: string; what: string } {
+  const name = call.function.name;
   switch (action.kind) {
     case 'shell': {
       return { key: `shell\0${collapseWhitespace(action.command)}`, what: `\`${oneLine(action.command, 80)}\`` };
@@ -80,8 +81,7 @@ function targetOf(name: string, argumentsJson: string, action: ToolAction): { ke
     case 'list':
       return { key: `${action.kind}\0${name}\0${normalizePath(action.path)}`, what: `${name} ${action.path}` };
     default: {
-      const args = parseArguments(argumentsJson);
-      const shown = oneLine(args ? canonicalJson(args) : argumentsJson, 120);
+      const shown = oneLine(callCanonicalArguments(call) ?? call.function.arguments, 120);
       return { key: `other\0${name}\0${shown}`, what: `${name}(${shown})` };
     }
   }
@@ -127,10 +127,9 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
   const lastSuccess = new Map<string, number>();
   let todos: { content: string; status: string }[] | undefined;
   for (const site of callSites(messages)) {
-    const { name, arguments: argumentsJson } = site.call.function;
-    const action = describeToolCall(name, argumentsJson);
+    const action = callAction(site.call);
     const bad = failed(messages, site);
-    const target = targetOf(name, argumentsJson, action);
+    const target = targetOf(site.call, action);
     const line = site.result >= 0 ? errorLine(messages[site.result] as ToolMessage) : undefined;
     if (bad) failures.push({ key: target.key, what: target.what, message: line || 'no result recorded', seq: site.seq });
     else lastSuccess.set(target.key, site.seq);

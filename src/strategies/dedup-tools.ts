@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { canonicalJson, parseArguments } from '../io/canonical-json.js';
-import { describeToolCall, normalizePath } from '../model/tool-semantics.js';
+import { canonicalJson } from '../io/canonical-json.js';
+import type { ToolCall } from '../model/message.js';
+import { callAction, callArguments, callCanonicalArguments } from '../model/tool-call-facts.js';
+import { normalizePath } from '../model/tool-semantics.js';
 import { BoundaryFields, ToolHintsField } from './_config.js';
 import { type CallSite, callSites, failedOrMissing, removeSites } from './_call-sites.js';
 import { unchanged, withMessages } from './_edit.js';
@@ -43,14 +45,15 @@ export function rangeSubsumes(rule: RangeRule): Subsumes {
   };
 }
 
-function rangedRead(args: Readonly<Record<string, unknown>>, rule: RangeRule): { path: string; rest: string; range: LineRange } | undefined {
-  const path = args[rule.path];
-  if (typeof path !== 'string' || path === '') return undefined;
+/** `path` is the normalized path when the caller has it already. */
+function rangedRead(args: Readonly<Record<string, unknown>>, rule: RangeRule, path?: string): { path: string; rest: string; range: LineRange } | undefined {
+  const rawPath = args[rule.path];
+  if (typeof rawPath !== 'string' || rawPath === '') return undefined;
   const range = readRange(args, rule);
   if (!range) return undefined;
   const rest: Record<string, unknown> = { ...args };
   for (const key of [rule.path, rule.start, rule.end, rule.length]) if (key !== undefined) delete rest[key];
-  return { path: normalizePath(path), rest: canonicalJson(rest), range };
+  return { path: path ?? normalizePath(rawPath), rest: canonicalJson(rest), range };
 }
 
 /**
@@ -64,8 +67,9 @@ class Invalidations {
    */
   private readonly byTool = new Map<string, { all: number; withPath: number; byPath: Map<string, number> }>();
 
-  record(name: string, argumentsJson: string): void {
-    const action = describeToolCall(name, argumentsJson);
+  record(call: ToolCall): void {
+    const name = call.function.name;
+    const action = callAction(call);
     if (action.kind === 'read' || action.kind === 'list' || action.kind === 'search') return;
     let seen = this.byTool.get(name);
     if (!seen) this.byTool.set(name, (seen = { all: 0, withPath: 0, byPath: new Map() }));
@@ -108,15 +112,9 @@ interface Classified {
   /** Set when the group is checked with the built-in sweep. */
   range?: LineRange;
   call: DedupCall;
-  canCover: boolean;
 }
 
-function classify(
-  messages: Parameters<typeof failedOrMissing>[0],
-  sites: readonly CallSite[],
-  hints: ToolHints,
-  custom: Readonly<Record<string, Subsumes>>,
-): Classified[] {
+function classify(sites: readonly CallSite[], hints: ToolHints, custom: Readonly<Record<string, Subsumes>>): Classified[] {
   const invalidators = new Set<string>();
   for (const hint of Object.values(hints)) if (hint.dedup) for (const t of hint.invalidatedBy ?? []) invalidators.add(t);
   for (const name of Object.keys(custom)) for (const t of own(hints, name)?.invalidatedBy ?? []) invalidators.add(t);
@@ -127,7 +125,7 @@ function classify(
     const hint = own(hints, name);
     const predicate = own(custom, name);
     if (hint?.dedup || predicate) {
-      const args = parseArguments(argumentsJson);
+      const args = callArguments(site.call);
       const rule = hint?.range;
       const rawPath = rule && args ? args[rule.path] : undefined;
       const path = typeof rawPath === 'string' && rawPath !== '' ? normalizePath(rawPath) : undefined;
@@ -135,14 +133,13 @@ function classify(
       const epochKey = path !== undefined ? `${path}#${seen.pathEpoch(by, path)}` : `#${seen.epoch(by)}`;
       const item: Classified = {
         site,
-        identicalKey: `${name}\0${epochKey}\0${args ? canonicalJson(args) : `raw:${argumentsJson}`}`,
+        identicalKey: `${name}\0${epochKey}\0${callCanonicalArguments(site.call) ?? `raw:${argumentsJson}`}`,
         call: { name, arguments: argumentsJson, args },
-        canCover: !failedOrMissing(messages, site),
       };
       if (predicate) {
         item.groupKey = `${name}\0${epochKey}`;
       } else if (rule && args && path !== undefined) {
-        const read = rangedRead(args, rule);
+        const read = rangedRead(args, rule, path);
         if (read) {
           item.groupKey = `${name}\0${epochKey}\0${read.rest}`;
           item.range = read.range;
@@ -150,24 +147,31 @@ function classify(
       }
       out.push(item);
     }
-    if (invalidators.has(name)) seen.record(name, argumentsJson);
+    if (invalidators.has(name)) seen.record(site.call);
   }
   return out;
 }
 
-/** Calls with a later call of identical arguments (same tool, nothing invalidating in between) that can cover. */
-function identicalCovered(items: readonly Classified[]): Set<number> {
+/**
+ * Calls with a later call of identical arguments (same tool, nothing invalidating in between) that can cover. Only a
+ * call with an earlier identical one is asked whether it can cover: that reads its result, and most calls are unique.
+ */
+function identicalCovered(items: readonly Classified[], canCover: (site: CallSite) => boolean): Set<number> {
+  const first = new Map<string, number>();
+  items.forEach((item, i) => {
+    if (!first.has(item.identicalKey)) first.set(item.identicalKey, i);
+  });
   const covered = new Set<number>();
   const later = new Set<string>();
   for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i];
     if (later.has(item.identicalKey)) covered.add(item.site.seq);
-    if (item.canCover) later.add(item.identicalKey);
+    else if ((first.get(item.identicalKey) ?? i) < i && canCover(item.site)) later.add(item.identicalKey);
   }
   return covered;
 }
 
-function subsumptionCovered(items: readonly Classified[], custom: Readonly<Record<string, Subsumes>>): Set<number> {
+function subsumptionCovered(items: readonly Classified[], custom: Readonly<Record<string, Subsumes>>, canCover: (site: CallSite) => boolean): Set<number> {
   const groups = new Map<string, Classified[]>();
   for (const item of items) {
     if (item.groupKey === undefined) continue;
@@ -181,10 +185,10 @@ function subsumptionCovered(items: readonly Classified[], custom: Readonly<Recor
     const predicate = own(custom, group[0].call.name);
     const found = predicate
       ? coveredPairwise(
-          group.map((g) => ({ seq: g.site.seq, canCover: g.canCover, call: g.call })),
+          group.map((g) => ({ seq: g.site.seq, canCover: canCover(g.site), call: g.call })),
           (a, b) => predicate(a.call, b.call),
         )
-      : coveredBySweep(group.map((g): RangedRead => ({ seq: g.site.seq, canCover: g.canCover, ...(g.range as LineRange) })));
+      : coveredBySweep(group.map((g): RangedRead => ({ seq: g.site.seq, canCover: canCover(g.site), ...(g.range as LineRange) })));
     for (const seq of found) covered.add(seq);
   }
   return covered;
@@ -208,9 +212,11 @@ export function createDedupTools(options: DedupToolsOptions = {}): Strategy<type
       const { headEnd, tailStart } = protectedRange(messages, config);
       const none = { duplicatesRemoved: 0, subsumedRemoved: 0 };
       if (headEnd >= tailStart) return unchanged(transcript, none);
-      const items = classify(messages, callSites(messages), config.toolHints, custom);
-      const identical = identicalCovered(items);
-      const subsumed = subsumptionCovered(items, custom);
+      const items = classify(callSites(messages), config.toolHints, custom);
+      // A failed call (or one without a result) never covers another.
+      const canCover = (site: CallSite) => !failedOrMissing(messages, site);
+      const identical = identicalCovered(items, canCover);
+      const subsumed = subsumptionCovered(items, custom, canCover);
       const removable: CallSite[] = [];
       const details = { ...none };
       for (const { site } of items) {
