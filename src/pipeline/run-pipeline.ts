@@ -79,8 +79,8 @@ interface RunPlan {
   fingerprints: FileFingerprint[];
   bytesTotal: number;
   paths: SinkPaths;
-  /** A fresh plan of the shards, in input order (each pass reads the inputs again). */
-  shards: () => AsyncIterable<PlannedShard>;
+  /** A fresh plan of the shards, in input order (each pass reads the inputs again), hashing the ranges `hash` asks for. */
+  shards: (hash?: (index: number) => boolean) => AsyncIterable<PlannedShard>;
 }
 
 async function planRun(options: RunOptions, prepared: Prepared): Promise<RunPlan> {
@@ -98,8 +98,14 @@ async function planRun(options: RunOptions, prepared: Prepared): Promise<RunPlan
     fingerprints,
     bytesTotal: fingerprints.reduce((n, f) => n + f.size, 0),
     paths: prepared.output?.paths ?? { ...runFinalPaths(outDir), reportHtml: join(outDir, RUN_HTML) },
-    shards: () =>
-      planShards(sources, { shardBytes: run.shardBytes, maxItemsPerShard: run.maxItemsPerShard, maxLineBytes: run.maxLineBytes, from: options.from }),
+    shards: (hash) =>
+      planShards(sources, {
+        shardBytes: run.shardBytes,
+        maxItemsPerShard: run.maxItemsPerShard,
+        maxLineBytes: run.maxLineBytes,
+        from: options.from,
+        ...(hash ? { hash } : {}),
+      }),
   };
 }
 
@@ -184,7 +190,7 @@ async function execute(r: OpenRun): Promise<void> {
       const settled = await gatherBatches({
         batcher: r.llm.batcher,
         cancel: r.llm.options.batch?.cancel === true,
-        plan: plan.shards,
+        plan: () => plan.shards(),
         reusable: r.reusable,
         executor,
         stage: r.llmStage,
@@ -193,7 +199,8 @@ async function execute(r: OpenRun): Promise<void> {
       });
       if (!settled) control.stop();
     }
-    for await (const planned of plan.shards()) {
+    // The ranges of reused shards are hashed here, to match their journaled hashes; the others' workers hash them.
+    for await (const planned of plan.shards((index) => r.reusable.get(index)?.failed === false)) {
       if (control.stopped.aborted) break;
       const { shard } = planned;
       execution.shards = shard.index + 1;

@@ -2,7 +2,7 @@ import { TcompactError } from '../../errors.js';
 import { failedShardOutput } from '../shard/failed-shard.js';
 import type { Journal } from '../store/journal.js';
 import type { PlannedShard } from '../plan/plan-shards.js';
-import { type ShardDescriptor, type ShardOutput, describeShard } from '../shard/types.js';
+import { type ShardDescriptor, type ShardOutput, describeShard, withInputHash } from '../shard/types.js';
 import type { ShardHook } from './shard-hook.js';
 import { commitShard } from '../store/shard-store.js';
 import type { ExecutionCounts, ShardRun } from './executor.js';
@@ -30,7 +30,9 @@ interface SettleDeps {
  * with the output, or undefined when a hard stop dropped it. A commit that fails (disk full) rejects with E_IO and
  * nothing of the shard is kept.
  */
-export async function settleShard({ shard, items }: PlannedShard, run: ShardRun, deps: SettleDeps): Promise<ShardOutput | undefined> {
+export async function settleShard(planned: PlannedShard, run: ShardRun, deps: SettleDeps): Promise<ShardOutput | undefined> {
+  const { items } = planned;
+  let shard = planned.shard;
   let output: ShardOutput;
   let failed: boolean;
   let committed: boolean;
@@ -39,6 +41,8 @@ export async function settleShard({ shard, items }: PlannedShard, run: ShardRun,
     failed = true;
     committed = false;
   } else ({ output, standIn: failed, committed } = run);
+  // Before the hook, which may make a new output: the hash is of the input the worker read.
+  shard = withInputHash(shard, output);
   if (failed) deps.execution.failedShards++;
   if (deps.afterShard && !failed) {
     let staged: ShardOutput;
