@@ -1,7 +1,8 @@
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JournalShardEntry } from './journal.js';
 import { type MergedOffsets, NO_OFFSETS, holdsBytes } from './merged-file.js';
-import { SHARDS_DIR } from './shard-store.js';
+import { SHARDS_DIR, shardPath } from './shard-store.js';
 
 /** Where a resume picks the merged files up, and which journaled shards it reuses. */
 export interface ResumePoint {
@@ -17,14 +18,15 @@ export const FRESH_START: ResumePoint = { prefix: 0, offsets: NO_OFFSETS, reusab
 
 /**
  * The merged files keep the shards up to the last one journaled with its offsets there, provided that every shard
- * before it is journaled and did not fail: a failed shard is processed again, so nothing after it may stay. (The
+ * before it is journaled, did not fail and still has its file: a failed shard is processed again, and so is one whose
+ * file is gone (its report is lost), so nothing after it may stay. (The
  * writer never writes a shard straight into the merged files after a failed one, so no journaled shard is lost by
  * this; it keeps their own files instead.) Merged files shorter than the journal says (something removed or cut them)
  * keep nothing, and the shards that were only there are processed again.
  */
 export async function resumePoint(outDir: string, shards: ReadonlyMap<number, JournalShardEntry>): Promise<ResumePoint> {
   let whole = 0;
-  while (shards.get(whole)?.failed === false) whole++;
+  while (shards.get(whole)?.failed === false && (await exists(shardPath(outDir, whole)))) whole++;
   let last = whole - 1;
   while (last >= 0 && shards.get(last)?.merged === undefined) last--;
   let offsets = last >= 0 ? (shards.get(last)?.merged ?? NO_OFFSETS) : NO_OFFSETS;
@@ -36,4 +38,13 @@ export async function resumePoint(outDir: string, shards: ReadonlyMap<number, Jo
   }
   const reusable = new Map([...shards].filter(([index, entry]) => entry.merged === undefined || index <= last));
   return { prefix: last + 1, offsets, reusable };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sectionTexts } from '../../../src/pipeline/shard/encoding.js';
@@ -144,5 +144,19 @@ describe('writing each shard once', () => {
     const point = await resumePoint(dir, (await readJournal(dir))?.shards ?? new Map());
     expect(point.prefix).toBe(0);
     expect([...point.reusable.keys()]).toEqual([1]);
+  });
+
+  it('cuts the merged files before a shard whose file is gone, and processes the shards from there again', async () => {
+    const all = await shards();
+    const dir = tempDir('write-once');
+    const { journal, writer } = await writerIn(dir);
+    for (const { planned, output } of all) await writer.settle(planned.shard, output, false);
+    await writer.close();
+    await journal.close();
+    rmSync(shardPath(dir, 2));
+    const point = await resumePoint(dir, (await readJournal(dir))?.shards ?? new Map());
+    expect(point.prefix).toBe(2);
+    expect([...point.reusable.keys()]).toEqual([0, 1]);
+    expect(point.offsets).toEqual((await readJournal(dir))?.shards.get(1)?.merged);
   });
 });
