@@ -1,3 +1,4 @@
+import type { Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { ErrorInfo } from '../errors.js';
 
@@ -26,6 +27,8 @@ interface LineReaderOptions {
   highWaterMark?: number;
   /** Yield positions only: `bytes` is always null and nothing is buffered (accounting passes). @default false */
   positionsOnly?: boolean;
+  /** Updated with every byte read, in order: the hash of the range comes from the pass that reads it anyway. */
+  hash?: Hash;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -51,6 +54,7 @@ export async function* readLines(path: string, options: LineReaderOptions): Asyn
   let position = start;
   if (options.end !== undefined && options.end <= start) return;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
+    options.hash?.update(chunk);
     let from = 0;
     while (from < chunk.length) {
       const nl = chunk.indexOf(10, from);

@@ -10,7 +10,7 @@ import { type Journal, type JournalState, readJournal } from './store/journal.js
 import { runFinalPaths } from './store/ordered-writer.js';
 import { type OpenedOutput, openOutputDir } from './store/output-dir.js';
 import { checkSameShard } from './store/resume-check.js';
-import { heldShard, removeShardsDir, shardPath } from './store/shard-store.js';
+import { removeShardsDir, shardPath } from './store/shard-store.js';
 import { type Job, createJob } from './job/job.js';
 import { DEFAULTS, defaultWorkers } from './job/capacity.js';
 import { type RunSettings, resolveRunSettings } from './job/settings.js';
@@ -79,8 +79,8 @@ interface RunPlan {
   fingerprints: FileFingerprint[];
   bytesTotal: number;
   paths: SinkPaths;
-  /** A fresh plan of the shards, in input order (each pass reads the inputs again). */
-  shards: () => AsyncIterable<PlannedShard>;
+  /** A fresh plan of the shards, in input order (each pass reads the inputs again), hashing the ranges `hash` asks for. */
+  shards: (hash?: (index: number) => boolean) => AsyncIterable<PlannedShard>;
 }
 
 async function planRun(options: RunOptions, prepared: Prepared): Promise<RunPlan> {
@@ -98,8 +98,14 @@ async function planRun(options: RunOptions, prepared: Prepared): Promise<RunPlan
     fingerprints,
     bytesTotal: fingerprints.reduce((n, f) => n + f.size, 0),
     paths: prepared.output?.paths ?? { ...runFinalPaths(outDir), reportHtml: join(outDir, RUN_HTML) },
-    shards: () =>
-      planShards(sources, { shardBytes: run.shardBytes, maxItemsPerShard: run.maxItemsPerShard, maxLineBytes: run.maxLineBytes, from: options.from }),
+    shards: (hash) =>
+      planShards(sources, {
+        shardBytes: run.shardBytes,
+        maxItemsPerShard: run.maxItemsPerShard,
+        maxLineBytes: run.maxLineBytes,
+        from: options.from,
+        ...(hash ? { hash } : {}),
+      }),
   };
 }
 
@@ -119,7 +125,7 @@ interface OpenRun {
 }
 
 async function openRun(options: RunOptions, prepared: Prepared, plan: RunPlan, opened: OpenedOutput<RunReport> & { kind: 'open' }): Promise<OpenRun> {
-  const { journal, reusable } = opened;
+  const { journal, reusable, resume } = opened;
   const { job, run } = plan;
   const control = new RunControl(options);
   const execution: ExecutionCounts = { shards: 0, reusedShards: 0, retriedShards: 0, failedShards: 0 };
@@ -149,6 +155,7 @@ async function openRun(options: RunOptions, prepared: Prepared, plan: RunPlan, o
         { shardBytes: run.shardBytes, ...(model ? { model } : {}) },
       ),
       onMerged: (index, report, shard) => progress.merged(index, shard, report),
+      writer: { journal, resume },
     });
   } catch (err) {
     await llm?.close();
@@ -167,7 +174,14 @@ async function openRun(options: RunOptions, prepared: Prepared, plan: RunPlan, o
 async function execute(r: OpenRun): Promise<void> {
   const { options, plan, control, execution, sink, executor } = r;
   const afterShard = r.llmStage ? chainHooks(r.llmStage, options.afterShard) : options.afterShard;
-  const settleDeps = { outDir: options.outDir, journal: r.journal, abort: control.abort, execution, ...(afterShard ? { afterShard } : {}) };
+  const settleDeps = {
+    outDir: options.outDir,
+    journal: r.journal,
+    abort: control.abort,
+    execution,
+    commit: sink.settle.bind(sink),
+    ...(afterShard ? { afterShard } : {}),
+  };
   const slots = new Slots(executor.inFlight);
   const running = new Set<Promise<void>>();
   const fail = (err: unknown): void => control.fail(err);
@@ -176,7 +190,7 @@ async function execute(r: OpenRun): Promise<void> {
       const settled = await gatherBatches({
         batcher: r.llm.batcher,
         cancel: r.llm.options.batch?.cancel === true,
-        plan: plan.shards,
+        plan: () => plan.shards(),
         reusable: r.reusable,
         executor,
         stage: r.llmStage,
@@ -185,7 +199,8 @@ async function execute(r: OpenRun): Promise<void> {
       });
       if (!settled) control.stop();
     }
-    for await (const planned of plan.shards()) {
+    // The ranges of reused shards are hashed here, to match their journaled hashes; the others' workers hash them.
+    for await (const planned of plan.shards((index) => r.reusable.get(index)?.failed === false)) {
       if (control.stopped.aborted) break;
       const { shard } = planned;
       execution.shards = shard.index + 1;
@@ -205,7 +220,6 @@ async function execute(r: OpenRun): Promise<void> {
         const output = result && (await settleShard(planned, result, settleDeps));
         if (!output) return;
         r.progress.settled(shard, output.report);
-        sink.commit(shard.index, heldShard(shard, output)).catch(fail);
       })()
         .catch(fail)
         .finally(() => {
@@ -225,7 +239,7 @@ async function finish(r: OpenRun, started: number): Promise<RunOutcome> {
   const { options, control, sink, journal, execution } = r;
   const { outDir } = options;
   if (control.fatal !== undefined || control.stopped.aborted) {
-    await sink.discard();
+    await sink.close();
     await journal.close();
     if (control.fatal !== undefined) throw control.fatal;
     const state = await readJournal(outDir);
@@ -243,8 +257,8 @@ async function finish(r: OpenRun, started: number): Promise<RunOutcome> {
     await fsyncDir(outDir);
     await journal.append({ type: 'done' });
   } catch (err) {
-    // Disk full while finishing: the committed shards and the journal stay for --resume.
-    await sink.discard();
+    // Disk full while finishing: the committed shards, the merged files and the journal stay for --resume.
+    await sink.close();
     await journal.close();
     throw err;
   }

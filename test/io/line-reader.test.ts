@@ -55,7 +55,7 @@ describe('decodeLine', () => {
   const raw = (bytes: Buffer, byteOffset = 0): RawLine => ({ line: 1, byteOffset, byteLength: bytes.length, bytes, terminated: true });
 
   it('drops a BOM on the first line and a trailing CR', () => {
-    expect(decodeLine(raw(Buffer.from('\ufeff{"a":1}\r')), 10)).toEqual({ kind: 'text', text: '{"a":1}' });
+    expect(decodeLine(raw(Buffer.from('\ufeff{"a":1}\r')), 10)).toEqual({ kind: 'text', text: '{"a":1}', bytes: Buffer.from('{"a":1}') });
   });
 
   it('treats whitespace-only lines as blank', () => {

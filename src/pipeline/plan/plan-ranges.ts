@@ -7,26 +7,31 @@ interface RangePlanOptions {
   shardBytes: number;
   /** Index of the first shard (shards are numbered across the whole run). */
   firstIndex: number;
+  /** Which shards to hash (a resume: the ones it reuses); by default every one. */
+  hash?: (index: number) => boolean;
 }
 
 /**
  * Splits a canonical JSONL archive into shards of whole lines by byte range, without parsing: it only looks for `\n`
- * (memchr speed) and hashes each range as it streams past. Memory stays at one read chunk whatever the line lengths.
+ * (memchr speed), and hashes the ranges `hash` asks for as they stream past. A run's workers hash the ranges they read
+ * themselves, so a run asks only for the ones a resume reuses. Memory stays at one read chunk whatever the line lengths.
  */
 export async function* planRangeShards(file: string, options: RangePlanOptions): AsyncGenerator<RangeShard> {
+  const wanted = options.hash ?? (() => true);
   let index = options.firstIndex;
   let start = 0;
   let firstLine = 1;
   let lines = 0;
-  let hash: Hash = createHash('sha256');
+  let hash: Hash | undefined = wanted(index) ? createHash('sha256') : undefined;
   let position = 0;
   let lastByte = -1;
   const cut = (end: number): RangeShard => {
-    const shard: RangeShard = { kind: 'range', index: index++, file, start, end, firstLine, lines, sha256: hash.digest('hex') };
+    const shard: RangeShard = { kind: 'range', index: index++, file, start, end, firstLine, lines };
+    if (hash) shard.sha256 = hash.digest('hex');
     start = end;
     firstLine += lines;
     lines = 0;
-    hash = createHash('sha256');
+    hash = wanted(index) ? createHash('sha256') : undefined;
     return shard;
   };
   for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
@@ -37,11 +42,11 @@ export async function* planRangeShards(file: string, options: RangePlanOptions):
       const nl = target < chunk.length ? chunk.indexOf(10, Math.max(from, target)) : -1;
       if (nl === -1) {
         lines += countNewlines(chunk, from, chunk.length);
-        hash.update(chunk.subarray(from));
+        hash?.update(chunk.subarray(from));
         break;
       }
       lines += countNewlines(chunk, from, nl + 1);
-      hash.update(chunk.subarray(from, nl + 1));
+      hash?.update(chunk.subarray(from, nl + 1));
       from = nl + 1;
       yield cut(position + from);
     }

@@ -12,6 +12,8 @@ interface PlanOptions {
   maxItemsPerShard: number;
   maxLineBytes: number;
   from?: FormatName;
+  /** Which range shards the planner hashes (see planRangeShards); by default none: their workers hash them. */
+  hash?: (index: number) => boolean;
 }
 
 export interface PlannedShard {
@@ -29,7 +31,7 @@ export async function* planShards(sources: readonly InputSource[], options: Plan
   let index = 0;
   for (const source of sources) {
     if (source.kind === 'archive') {
-      for await (const shard of planRangeShards(source.file, { shardBytes: options.shardBytes, firstIndex: index })) {
+      for await (const shard of planRangeShards(source.file, { shardBytes: options.shardBytes, firstIndex: index, hash: options.hash ?? (() => false) })) {
         index = shard.index + 1;
         yield { shard };
       }

@@ -6,7 +6,8 @@ import type { Breakdown } from '../../tokens/breakdown.js';
 
 /**
  * A contiguous byte range of a canonical JSONL archive, made of whole lines. Self-describing: a worker (here or, later,
- * on another machine) needs nothing else to process it, and `sha256` lets a resume prove the bytes did not change.
+ * on another machine) needs nothing else to process it, and the `sha256` journaled with it lets a resume prove the
+ * bytes did not change.
  */
 export interface RangeShard {
   kind: 'range';
@@ -22,8 +23,12 @@ export interface RangeShard {
   firstLine: number;
   /** Lines in the range, a last line without `\n` included. */
   lines: number;
-  /** SHA-256 of the range's bytes, hex. */
-  sha256: string;
+  /**
+   * SHA-256 of the range's bytes, hex. The worker computes it from the bytes it reads (so the input is hashed in the
+   * same pass that processes it) and it is journaled with the shard; the planner computes it only for a shard a resume
+   * reuses, whose journaled hash it must match.
+   */
+  sha256?: string;
 }
 
 /**
@@ -121,6 +126,13 @@ export interface ShardOutput {
   report: ShardReport;
   /** Transcripts handed on to the main thread's LLM stage: which one (in the transcripts section), and from which step. */
   handedOn?: HandedOnTranscript[];
+  /** A range shard's: SHA-256 of the input bytes the worker read, hex (see RangeShard.sha256). */
+  inputSha256?: string;
+}
+
+/** The descriptor to commit: a range shard's carries the hash of the bytes its worker read. */
+export function withInputHash(shard: ShardDescriptor, output: Pick<ShardOutput, 'inputSha256'>): ShardDescriptor {
+  return shard.kind === 'range' && output.inputSha256 !== undefined ? { ...shard, sha256: output.inputSha256 } : shard;
 }
 
 export type ShardOutcome = Outcome<ShardOutput>;

@@ -1,7 +1,9 @@
 import { dirname } from 'node:path';
 import type { LlmRunUsage } from '../../llm/session.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
-import { type FinalPaths, type MergeableShard, type MergedListener, OrderedWriter } from '../store/ordered-writer.js';
+import { type FinalPaths, type MergedListener, OrderedWriter, type WriterOptions } from '../store/ordered-writer.js';
+import { heldShard } from '../store/shard-store.js';
+import type { ShardDescriptor, ShardOutput } from '../shard/types.js';
 import { renderRunReport } from './report-markdown.js';
 import { writeRunPage } from './run-page.js';
 import { type DistributedReport, type RunReport, RunReportBuilder } from './run-report.js';
@@ -31,8 +33,10 @@ export function reportSettings(config: CompactConfig, steps: readonly string[], 
 }
 
 interface SinkOptions {
-  /** Where committed shards are read from. */
+  /** Where committed shards and the merged files are. */
   outDir: string;
+  /** The run's journal, and where a resume picks the merged files up. */
+  writer?: WriterOptions;
   paths: SinkPaths;
   config: CompactConfig;
   /** `run` or `compact`: the report's tool and page title. */
@@ -66,13 +70,19 @@ export class RunSink {
         options.onMerged?.(index, report, shard);
       },
       options.paths,
+      options.writer,
     );
     return new RunSink(writer, builder, options);
   }
 
-  /** Shard `index` is committed (`held`: its output, still in memory): merge it and every shard now next in line. */
-  commit(index: number, held?: MergeableShard): Promise<void> {
-    return this.writer.commit(index, held);
+  /** Shard `index` is committed to its own file (reused by a resume): merge it and every shard now next in line. */
+  commit(index: number): Promise<void> {
+    return this.writer.commit(index);
+  }
+
+  /** A settled shard: committed and merged in its turn (`stored`: committed to its own file already). */
+  settle(shard: ShardDescriptor, output: ShardOutput, failed: boolean, stored: boolean): Promise<void> {
+    return stored ? this.writer.commit(shard.index, heldShard(shard, output), failed) : this.writer.settle(shard, output, failed);
   }
 
   /** Waits for the merges; every shard below `total` must have been committed. */
@@ -100,7 +110,8 @@ export class RunSink {
     return shown;
   }
 
-  discard(): Promise<void> {
-    return this.writer.discard();
+  /** Stops without final files: what is committed stays in DIR for a resume. */
+  close(): Promise<void> {
+    return this.writer.close();
   }
 }

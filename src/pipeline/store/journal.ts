@@ -4,11 +4,13 @@ import { z } from 'zod';
 import { writeError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import type { ShardDescriptor } from '../shard/types.js';
+import type { MergedOffsets } from './merged-file.js';
 
 /**
  * DIR/journal.jsonl: a header line (the settings and input fingerprints the run started with), then one line per
- * committed shard, appended and fsynced only after the shard's file is durable, then `done` once the final files are in
- * place. A resume trusts exactly the shards it lists.
+ * committed shard, appended and fsynced only after the shard is durable (its file in .shards, and for a shard written
+ * straight into the merged files, its bytes there: the entry then records their sizes after it), then `done` once the
+ * final files are in place. A resume trusts exactly the shards it lists.
  */
 const JOURNAL_FILE = 'journal.jsonl';
 const JOURNAL_VERSION = 1;
@@ -25,18 +27,26 @@ const HeaderSchema = z.object({
 });
 export type JournalHeader = z.infer<typeof HeaderSchema>;
 
+const OffsetsSchema = z.object({ transcripts: z.number().int().min(0), errors: z.number().int().min(0), refs: z.number().int().min(0) });
+
 const ShardEntrySchema = z.object({
   type: z.literal('shard'),
   shard: z.object({ kind: z.enum(['range', 'items']), index: z.number().int().min(0) }).loose(),
   failed: z.boolean(),
+  merged: OffsetsSchema.optional(),
 });
 const DoneSchema = z.object({ type: z.literal('done') });
 
-interface JournalShardEntry {
+export interface JournalShardEntry {
   type: 'shard';
   shard: ShardDescriptor;
   /** An E_WORKER stand-in: a resume processes the shard again instead of reusing it. */
   failed: boolean;
+  /**
+   * Set when the shard's bytes went straight into the merged files (its file in .shards then holds only its report):
+   * their sizes right after it, durable before this entry was written.
+   */
+  merged?: MergedOffsets;
 }
 
 export interface JournalState {

@@ -1,8 +1,12 @@
 import { join } from 'node:path';
+import { TcompactError } from '../../errors.js';
 import { REFS_FILE, SIDE_STORE_HEADER } from '../../refs/ref-file.js';
 import { AtomicFile } from '../../io/atomic-file.js';
-import type { ShardDescriptor, ShardReport } from '../shard/types.js';
-import { type StoredShard, readShard } from './shard-store.js';
+import { type ShardDescriptor, type ShardOutput, type ShardReport, describeShard } from '../shard/types.js';
+import type { Journal } from './journal.js';
+import { type MergedOffsets, MergedFile, NO_OFFSETS, mergedPath } from './merged-file.js';
+import type { ResumePoint } from './resume-point.js';
+import { type StoredShard, commitMergedShard, commitShard, ensureShardsDir, heldShard, readShard } from './shard-store.js';
 
 /** What the merge takes of a shard. */
 export type MergeableShard = Omit<StoredShard, 'failed'>;
@@ -37,42 +41,83 @@ export function runFinalPaths(outDir: string): FinalPaths {
   };
 }
 
+/** What the writer needs to commit shards itself, and where a resume picks the merged files up. */
+export interface WriterOptions {
+  journal?: Journal;
+  resume?: Pick<ResumePoint, 'prefix' | 'offsets'>;
+  /** Most bytes of out-of-order shards held in memory; one that does not fit is committed to its own file. */
+  heldBytesMax?: number;
+}
+
 /**
- * Merges committed shards into the final files strictly in shard order, whatever order the workers finish in, so the
- * output is byte-identical for any worker count (like `parallel -k`). Shards are read back from their committed files,
- * so the merge holds at most one shard in memory and works the same for shards reused by a resume. The final files
- * grow under temporary names and appear only when the run completes.
+ * Out-of-order shards held in memory, in bytes: a few shards per worker, so on the usual path a shard that finishes
+ * early waits here for its turn rather than being written to a file of its own and read back.
+ */
+const HELD_BYTES_MAX = 64 * 1024 * 1024;
+
+/** A shard waiting for its turn: committed to its own file (`stored`), or only in memory (`held`). */
+type Pending =
+  { kind: 'stored'; held: MergeableShard | undefined; failed: boolean } | { kind: 'held'; shard: ShardDescriptor; output: ShardOutput; failed: boolean };
+
+/**
+ * Merges shards into the final files strictly in shard order, whatever order the workers finish in, so the output is
+ * byte-identical for any worker count (like `parallel -k`). The final files grow in DIR/.shards (merged-file.ts) and
+ * appear only when the run completes.
+ *
+ * A shard is written once on the usual path: when it is next in line, its sections go straight from memory into the
+ * merged files, which are made durable before its commit (a small file with its report and the merged files' sizes,
+ * then the journal entry with those sizes). A shard that finishes early is held in memory until its turn, within
+ * {@link HELD_BYTES_MAX}; past that it is committed to its own file, dropped from memory and read back in its turn.
+ * Shards committed elsewhere (by a remote worker, or reused by a resume) are merged from their files too. After a
+ * failed shard (an E_WORKER stand-in, which a resume processes again), every later shard is committed to its own file
+ * before it is merged, so a resume that cuts the merged files back before the failed shard loses none of them.
  */
 export class OrderedWriter {
-  private readonly committed = new Set<number>();
+  private readonly pending = new Map<number, Pending>();
   private next = 0;
   private chain: Promise<void> = Promise.resolve();
+  private heldBytes = 0;
+  /** False once a failed shard was merged: from then on shards are merged from their own files only. */
+  private straight = true;
 
   private constructor(
     private readonly paths: FinalPaths,
     private readonly outDir: string,
-    private readonly transcripts: AtomicFile,
-    private readonly errors: AtomicFile,
-    private readonly refs: AtomicFile | null,
+    private readonly transcripts: MergedFile,
+    private readonly errors: MergedFile,
+    private readonly refs: MergedFile | null,
     private readonly onMerged: MergedListener,
+    private readonly options: WriterOptions,
   ) {}
 
-  /** `outDir` holds the committed shards; `paths` are the final files (by default in `outDir`). */
-  static async open(outDir: string, keepRefs: boolean, onMerged: MergedListener, paths: FinalPaths = runFinalPaths(outDir)): Promise<OrderedWriter> {
-    const opened: AtomicFile[] = [];
-    const create = async (path: string): Promise<AtomicFile> => {
-      const file = await AtomicFile.create(path);
+  /**
+   * `outDir` holds the committed shards and the merged files; `paths` are the final files (by default in `outDir`).
+   * On a resume the merged files are cut back to the resume point; a side store that starts empty gets its header.
+   */
+  static async open(
+    outDir: string,
+    keepRefs: boolean,
+    onMerged: MergedListener,
+    paths: FinalPaths = runFinalPaths(outDir),
+    options: WriterOptions = {},
+  ): Promise<OrderedWriter> {
+    const dir = await ensureShardsDir(outDir);
+    const at = options.resume?.offsets ?? NO_OFFSETS;
+    const opened: MergedFile[] = [];
+    const create = async (role: keyof MergedOffsets, finalPath: string): Promise<MergedFile> => {
+      const file = await MergedFile.open(mergedPath(dir, role), finalPath, at[role]);
       opened.push(file);
       return file;
     };
     try {
-      const transcripts = await create(paths.transcripts);
-      const errors = await create(paths.errors);
-      const refs = keepRefs ? await create(paths.refs) : null;
-      await refs?.write(SIDE_STORE_HEADER);
-      return new OrderedWriter(paths, outDir, transcripts, errors, refs, onMerged);
+      const transcripts = await create('transcripts', paths.transcripts);
+      const errors = await create('errors', paths.errors);
+      const refs = keepRefs ? await create('refs', paths.refs) : null;
+      // The header is part of the first shard's commit: it is synced with that shard's bytes, and the sizes journaled then count it.
+      if (refs && at.refs === 0) await refs.append(Buffer.from(SIDE_STORE_HEADER));
+      return new OrderedWriter(paths, outDir, transcripts, errors, refs, onMerged, options);
     } catch (err) {
-      for (const file of opened) await file.discard();
+      for (const file of opened) await file.close();
       throw err;
     }
   }
@@ -83,28 +128,97 @@ export class OrderedWriter {
   }
 
   /**
-   * Records that shard `index` is committed and merges every shard that is now next in line. `held`, the committed
-   * output still in memory, is merged from there when the shard is next in line, instead of reading its file back; a
-   * shard that has to wait is dropped from memory and read back in its turn, so the merge still holds one at a time.
+   * Shard `index` is committed to its own file already (reused by a resume, or committed by a remote worker): merge it
+   * and every shard now next in line. `held`, its output still in memory, is merged from there when the shard is next
+   * in line, instead of reading its file back; a shard that has to wait is read back in its turn.
    */
-  commit(index: number, held?: MergeableShard): Promise<void> {
-    this.committed.add(index);
-    this.chain = this.chain.then(() => this.drain(index === this.next ? held : undefined));
+  commit(index: number, held?: MergeableShard, failed = false): Promise<void> {
+    this.pending.set(index, { kind: 'stored', held: index === this.next ? held : undefined, failed });
+    return this.drain();
+  }
+
+  /**
+   * Commits a shard that is only in memory (needs the journal). Next in line: resolves once it is merged and
+   * committed. Early: resolves at once while it fits in memory (it commits in its turn; a failure then rejects the
+   * shard's merge that reached it), else once it is committed to its own file.
+   */
+  async settle(shard: ShardDescriptor, output: ShardOutput, failed: boolean): Promise<void> {
+    const { index } = shard;
+    const size = output.body.byteLength;
+    if (index !== this.next && this.heldBytes + size > (this.options.heldBytesMax ?? HELD_BYTES_MAX)) {
+      await this.store(shard, output, failed);
+      this.pending.set(index, { kind: 'stored', held: undefined, failed });
+      return this.drain();
+    }
+    this.heldBytes += size;
+    this.pending.set(index, { kind: 'held', shard, output, failed });
+    if (index === this.next) return this.drain();
+  }
+
+  /** Commits a shard to its own file and journals it. */
+  private async store(shard: ShardDescriptor, output: ShardOutput, failed: boolean): Promise<void> {
+    await commitOrFail(shard, async () => {
+      await commitShard(this.outDir, shard, output, failed);
+      await this.journal().append({ type: 'shard', shard, failed });
+    });
+  }
+
+  private journal(): Journal {
+    if (!this.options.journal) throw new Error('ordered writer: committing a shard needs the journal');
+    return this.options.journal;
+  }
+
+  /** Merges every shard now next in line; the merges run one at a time, and after a failure none runs again. */
+  private drain(): Promise<void> {
+    this.chain = this.chain.then(async () => {
+      for (let entry = this.pending.get(this.next); entry; entry = this.pending.get(this.next)) {
+        if (entry.kind === 'held') await this.mergeHeld(entry);
+        else await this.mergeStored(this.next, entry);
+        this.pending.delete(this.next);
+        this.next++;
+      }
+    });
     return this.chain;
   }
 
-  private async drain(held: MergeableShard | undefined): Promise<void> {
-    while (this.committed.has(this.next)) {
-      const stored = held ?? (await readShard(this.outDir, this.next));
-      held = undefined;
-      await this.transcripts.write(stored.transcripts);
-      await this.errors.write(stored.errors);
-      // Each shard's refs go as they are: deduplicating across shards on this thread cost more than the repeats it saved.
-      await this.refs?.write(stored.refs);
-      this.committed.delete(this.next);
-      this.onMerged(this.next, stored.report, stored.shard);
-      this.next++;
+  private async mergeHeld({ shard, output, failed }: Pending & { kind: 'held' }): Promise<void> {
+    const straight = this.straight && !failed;
+    if (!straight) await this.store(shard, output, failed);
+    if (failed) this.straight = false;
+    await this.append(heldShard(shard, output));
+    if (straight) {
+      // The bytes are durable before anything says the shard is committed.
+      for (const file of this.files()) await file.sync();
+      const merged = { transcripts: this.transcripts.size, errors: this.errors.size, refs: this.refs?.size ?? 0 };
+      await commitOrFail(shard, async () => {
+        await commitMergedShard(this.outDir, shard, output.report, merged);
+        await this.journal().append({ type: 'shard', shard, failed: false, merged });
+      });
     }
+    this.heldBytes -= output.body.byteLength;
+    this.onMerged(shard.index, output.report, shard);
+  }
+
+  private async mergeStored(index: number, { held, failed }: Pending & { kind: 'stored' }): Promise<void> {
+    const stored = held ?? (await readShard(this.outDir, index));
+    if (failed || ('failed' in stored && stored.failed === true)) this.straight = false;
+    // A shard before the resume point is in the merged files already: only its report is wanted.
+    if (index >= (this.options.resume?.prefix ?? 0)) {
+      if ('merged' in stored && stored.merged) throw new Error(`ordered writer: shard ${index} is in the part of the merged files a resume cut off`);
+      await this.append(stored);
+    }
+    this.onMerged(index, stored.report, stored.shard);
+  }
+
+  private async append(shard: Pick<MergeableShard, 'transcripts' | 'errors' | 'refs'>): Promise<void> {
+    await this.transcripts.append(shard.transcripts);
+    await this.errors.append(shard.errors);
+    // Each shard's refs go as they are: deduplicating across shards on this thread cost more than the repeats it saved.
+    await this.refs?.append(shard.refs);
+  }
+
+  private files(): MergedFile[] {
+    return this.refs ? [this.transcripts, this.errors, this.refs] : [this.transcripts, this.errors];
   }
 
   /** Waits for pending merges; every shard below `total` must have been committed. */
@@ -114,30 +228,49 @@ export class OrderedWriter {
   }
 
   /**
-   * Writes the reports and moves every final file into place, report.json last. On a failure (disk full) every
-   * temporary file goes; report.json is then missing, which marks the output incomplete.
+   * Writes the reports and moves every final file into place, report.json last. On a failure (disk full) the reports'
+   * temporary files go and the merged files stay in DIR/.shards for a resume; report.json is then missing, which marks
+   * the output incomplete.
    */
   async finish(reportJson: string, reportMd: string): Promise<void> {
     await this.chain;
-    const files = [this.transcripts, this.errors, this.refs];
+    const reports: AtomicFile[] = [];
     try {
       const md = await AtomicFile.create(this.paths.reportMd);
-      files.push(md);
+      reports.push(md);
       const json = await AtomicFile.create(this.paths.reportJson);
-      files.push(json);
+      reports.push(json);
       await md.write(reportMd);
       await json.write(reportJson);
-      for (const file of files) await file?.flush();
-      for (const file of files) await file?.rename();
+      for (const file of reports) await file.flush();
+      for (const file of this.files()) await file.moveTo();
+      for (const file of reports) await file.rename();
     } catch (err) {
-      for (const file of files) await file?.discard();
+      for (const file of reports) await file.discard();
+      await this.close();
       throw err;
     }
   }
 
-  /** Drops the temporary final files (an interrupted or failed run). */
-  async discard(): Promise<void> {
+  /**
+   * Stops without finishing (an interrupted or failed run): the merged files are closed and stay in DIR/.shards with
+   * the committed shards, for a resume. Shards still held in memory were never committed and are dropped.
+   */
+  async close(): Promise<void> {
     await this.chain.catch(() => undefined);
-    for (const file of [this.transcripts, this.errors, this.refs]) await file?.discard();
+    for (const file of this.files()) await file.close();
+  }
+}
+
+/** A failure to commit a shard (its file or its journal entry), naming the shard; nothing of it is kept. */
+async function commitOrFail(shard: ShardDescriptor, commit: () => Promise<void>): Promise<void> {
+  try {
+    await commit();
+  } catch (err) {
+    throw new TcompactError(
+      'E_IO',
+      `cannot commit shard ${shard.index} (${describeShard(shard)}): ${(err as Error).message}; nothing of this shard was kept. Fix the cause and run again with --resume`,
+      { cause: err },
+    );
   }
 }

@@ -6,11 +6,12 @@ import type { FileFingerprint } from '../../io/fingerprint.js';
 import { Journal, type JournalState, readJournal } from './journal.js';
 import { FINAL_FILES, REPORT_JSON } from './ordered-writer.js';
 import { checkResume } from './resume-check.js';
+import { FRESH_START, type ResumePoint, resumePoint } from './resume-point.js';
 import { ensureShardsDir, removeShardsDir } from './shard-store.js';
 
 export type OpenedOutput<Report> =
   /** `--resume` of a run that already completed: its report.json, nothing to do. */
-  { kind: 'finished'; report: Report } | { kind: 'open'; journal: Journal; reusable: JournalState['shards'] };
+  { kind: 'finished'; report: Report } | { kind: 'open'; journal: Journal; reusable: JournalState['shards']; resume: ResumePoint };
 
 interface OutputDirOptions {
   resume: boolean;
@@ -35,11 +36,14 @@ export async function openOutputDir<Report>(outDir: string, options: OutputDirOp
     if (report) return { kind: 'finished', report };
   }
   for (const name of [...FINAL_FILES].reverse()) await rm(join(outDir, name), { force: true });
-  if (previous && !previous.done) return { kind: 'open', journal: await Journal.reopen(outDir, previous.validBytes), reusable: previous.shards };
+  if (previous && !previous.done) {
+    const resume = await resumePoint(outDir, previous.shards);
+    return { kind: 'open', journal: await Journal.reopen(outDir, previous.validBytes), reusable: resume.reusable, resume };
+  }
   await removeShardsDir(outDir);
   await ensureShardsDir(outDir);
   const journal = await Journal.create(outDir, { settings: options.settings, settingsHash: options.settingsHash, inputs: [...options.inputs] });
-  return { kind: 'open', journal, reusable: new Map() };
+  return { kind: 'open', journal, reusable: new Map(), resume: FRESH_START };
 }
 
 async function readReport<Report>(outDir: string): Promise<Report | undefined> {

@@ -5,8 +5,12 @@ import { z } from 'zod';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
 import { sectionsOf } from '../shard/encoding.js';
 import type { ShardDescriptor, ShardOutput, ShardReport } from '../shard/types.js';
+import type { MergedOffsets } from './merged-file.js';
 
-/** Committed shards live in DIR/.shards until the final merge is done. */
+/**
+ * DIR/.shards holds a run's work until its final files are in place: one file per committed shard, and the merged
+ * files as they grow (merged-file.ts).
+ */
 export const SHARDS_DIR = '.shards';
 
 export function shardPath(outDir: string, index: number): string {
@@ -14,11 +18,13 @@ export function shardPath(outDir: string, index: number): string {
 }
 
 const HeaderSchema = z.object({
-  v: z.literal(1),
+  /** 1: the shard's sections are in this file; 2: they went straight into the merged files, which `merged` locates. */
+  v: z.union([z.literal(1), z.literal(2)]),
   shard: z.object({ kind: z.enum(['range', 'items']), index: z.number().int() }).loose(),
   /** True when the shard is the E_WORKER stand-in for a shard whose worker crashed on every attempt. */
   failed: z.boolean(),
   sections: z.object({ transcripts: z.number().int(), errors: z.number().int(), refs: z.number().int(), report: z.number().int() }),
+  merged: z.object({ transcripts: z.number().int(), errors: z.number().int(), refs: z.number().int() }).optional(),
 });
 
 export interface StoredShard {
@@ -28,6 +34,8 @@ export interface StoredShard {
   errors: Buffer;
   refs: Buffer;
   report: ShardReport;
+  /** Set for a shard whose sections are in the merged files, not here (its sections read back empty). */
+  merged?: MergedOffsets;
 }
 
 /**
@@ -38,12 +46,25 @@ export interface StoredShard {
 export async function commitShard(outDir: string, shard: ShardDescriptor, output: ShardOutput, failed: boolean): Promise<void> {
   const report = Buffer.from(JSON.stringify(output.report), 'utf8');
   const sections = { ...output.sizes, report: report.length };
-  const header = `${JSON.stringify({ v: 1, shard, failed, sections })}\n`;
-  const path = shardPath(outDir, shard.index);
+  await writeShardFile(outDir, shard.index, `${JSON.stringify({ v: 1, shard, failed, sections })}\n`, output.body, report);
+}
+
+/**
+ * Commits the file of a shard whose sections went straight into the merged files (already durable there): its header,
+ * with the merged files' sizes after it, and its report, which a resume needs for report.json.
+ */
+export async function commitMergedShard(outDir: string, shard: ShardDescriptor, shardReport: ShardReport, merged: MergedOffsets): Promise<void> {
+  const report = Buffer.from(JSON.stringify(shardReport), 'utf8');
+  const sections = { transcripts: 0, errors: 0, refs: 0, report: report.length };
+  await writeShardFile(outDir, shard.index, `${JSON.stringify({ v: 2, shard, failed: false, sections, merged })}\n`, new Uint8Array(0), report);
+}
+
+async function writeShardFile(outDir: string, index: number, header: string, body: Uint8Array, report: Buffer): Promise<void> {
+  const path = shardPath(outDir, index);
   const file = await AtomicFile.create(path);
   try {
     await file.write(header);
-    await file.write(output.body);
+    await file.write(body);
     await file.write(report);
     await file.rename();
   } catch (err) {
@@ -74,7 +95,12 @@ export async function readShard(outDir: string, index: number): Promise<StoredSh
   const refs = take(header.sections.refs);
   const report = JSON.parse(take(header.sections.report).toString('utf8')) as ShardReport;
   if (at !== data.length) throw new Error(`${shardPath(outDir, index)}: ${data.length - at} bytes beyond the sections`);
-  return { shard: header.shard as unknown as ShardDescriptor, failed: header.failed, transcripts, errors, refs, report };
+  const stored: StoredShard = { shard: header.shard as unknown as ShardDescriptor, failed: header.failed, transcripts, errors, refs, report };
+  if (header.v === 2) {
+    if (!header.merged) throw new Error(`${shardPath(outDir, index)}: no merged offsets`);
+    stored.merged = header.merged;
+  }
+  return stored;
 }
 
 export async function ensureShardsDir(outDir: string): Promise<string> {

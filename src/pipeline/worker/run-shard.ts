@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { errorInfoOf } from '../../errors.js';
 import type { InputItem } from '../../formats/types.js';
 import { archiveLineItem } from '../../formats/openai-jsonl.js';
@@ -11,8 +12,9 @@ import { ShardBuilder } from '../shard/shard-builder.js';
 const CANONICAL_FORMAT = 'openai';
 
 /**
- * Processes one shard inside a worker: reads a range shard's lines itself (or takes an items shard's items), parses
- * and validates them, compacts every transcript and counts its tokens, and returns the serialized output. Every
+ * Processes one shard inside a worker: reads a range shard's lines itself (hashing the bytes as they stream past, for
+ * the journal) or takes an items shard's items, parses and validates them, compacts every transcript and counts its
+ * tokens, and returns the serialized output. Every
  * expected failure comes back as data; only a crash of the worker itself loses the task.
  */
 export async function runShard(task: ShardTask): Promise<ShardOutcome> {
@@ -22,10 +24,13 @@ export async function runShard(task: ShardTask): Promise<ShardOutcome> {
     if (shard.kind === 'range') {
       const builder = new ShardBuilder(shard.end - shard.start);
       const { maxLineBytes } = task.job;
-      for await (const raw of readLines(shard.file, { maxLineBytes, start: shard.start, end: shard.end, firstLine: shard.firstLine })) {
+      const hash = createHash('sha256');
+      for await (const raw of readLines(shard.file, { maxLineBytes, start: shard.start, end: shard.end, firstLine: shard.firstLine, hash })) {
         addItem(builder, archiveLineItem(shard.file, raw, maxLineBytes), job, CANONICAL_FORMAT);
       }
-      return { ok: true, value: builder.finish() };
+      const output = builder.finish();
+      output.inputSha256 = hash.digest('hex');
+      return { ok: true, value: output };
     }
     const builder = new ShardBuilder();
     for (const item of task.items ?? []) addItem(builder, item, job, shard.format ?? 'unknown');

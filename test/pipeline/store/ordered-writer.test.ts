@@ -127,7 +127,7 @@ describe('ordered writer', () => {
     await writer.commit(0);
     await writer.commit(2);
     await expect(writer.drained(all.length)).rejects.toThrow(`ordered writer: 1 of ${all.length} shards merged`);
-    await writer.discard();
+    await writer.close();
     expect(finals(dir)).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { isAbsolute, join } from 'node:path';
 import { crashMessage } from '../settle-shard.js';
 import type { ShardPool } from '../shard-pool.js';
 import { failedShardOutput } from '../../shard/failed-shard.js';
-import type { ShardOutput } from '../../shard/types.js';
+import { type ShardOutput, withInputHash } from '../../shard/types.js';
 import { SHARDS_DIR, commitShard } from '../../store/shard-store.js';
 import { type ShardJobData, type ShardJobResult, decodeItems, encodeJobError } from './shard-job.js';
 
@@ -42,7 +42,7 @@ export async function processShardJob(data: ShardJobData, attempt: number, pool:
     failed = true;
   }
   try {
-    await commitShard(outDir, shard, output, failed);
+    await commitShard(outDir, withInputHash(shard, output), output, failed);
   } catch (err) {
     throw ioFault(`cannot commit shard ${shard.index} into ${outDir} on ${hostname()}: ${(err as Error).message}`);
   }
@@ -56,6 +56,7 @@ export async function processShardJob(data: ShardJobData, attempt: number, pool:
     ms: Math.round(performance.now() - started),
   };
   if (output.handedOn) result.handedOn = output.handedOn;
+  if (output.inputSha256 !== undefined) result.inputSha256 = output.inputSha256;
   return result;
 }
 

@@ -178,6 +178,7 @@ export async function startQueueExecutor(options: QueueExecutorOptions): Promise
       committed: true,
     };
     if (result.handedOn) output.output.handedOn = result.handedOn;
+    if (result.inputSha256 !== undefined) output.output.inputSha256 = result.inputSha256;
     return output;
   };
 

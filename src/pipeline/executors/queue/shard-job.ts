@@ -28,6 +28,8 @@ export interface ShardJobResult {
   sizes: SectionSizes;
   /** Transcripts left for the coordinator's LLM stage. */
   handedOn?: HandedOnTranscript[];
+  /** A range shard's: SHA-256 of the input bytes the worker read, which the coordinator journals. */
+  inputSha256?: string;
   /** `host:pid` of the worker process that ran it. */
   worker: string;
   /** 1 for the first try. */
