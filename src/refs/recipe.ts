@@ -19,9 +19,10 @@ const RecipeV2Schema = z.strictObject({
   input: RefSchema,
   /**
    * Each message of the input, in order: `{keep, n}` is a run of `n` (default 1) messages that survived as they were,
-   * at `keep`, `keep + 1`, ... in the compacted transcript; `{ref}` one that did not (a locator of it in the input).
+   * at `keep`, `keep + 1`, ... in the compacted transcript; `{gone: n}` a run of `n` that did not (they are in the
+   * stored input, at their index there).
    */
-  messages: z.array(z.union([KeepSchema, z.strictObject({ ref: RefSchema })])),
+  messages: z.array(z.union([KeepSchema, z.strictObject({ gone: z.number().int().min(1) })])),
 });
 
 /** Version 1, which stored each message that did not survive and each changed field; still read. */
@@ -52,7 +53,7 @@ const RecipeV1Schema = z.strictObject({
 export const RecipeSchema = z.discriminatedUnion('v', [RecipeV1Schema, RecipeV2Schema]);
 export type Recipe = z.infer<typeof RecipeSchema>;
 export type RecipeV1 = z.infer<typeof RecipeV1Schema>;
-export type RecipeEntry = Recipe['messages'][number];
+type RecipeV2 = z.infer<typeof RecipeV2Schema>;
 
 /** What tcompact records in `metadata.tcompact` of a transcript it changed. */
 interface TcompactMetadata {
@@ -100,7 +101,7 @@ function sameTranscript(a: Transcript, b: Transcript): boolean {
 
 /**
  * Stores in `sink` the input of this compaction whole and a recipe that maps each of its messages to where it went
- * (kept at an index of `after`, or a locator of it in the input); returns the recipe's ref.
+ * (kept at an index of `after`, or gone: then only the stored input holds it); returns the recipe's ref.
  */
 function storeRecipe(before: Transcript, after: Transcript, sink: RefSink): string {
   const positions = new Map<object, number[]>();
@@ -110,26 +111,29 @@ function storeRecipe(before: Transcript, after: Transcript, sink: RefSink): stri
     else positions.set(m, [j]);
   });
   const input = sink.storeLayer(before);
-  const messages: RecipeEntry[] = [];
+  const messages: RecipeV2['messages'] = [];
   let run: { keep: number; n: number } | undefined;
+  let gone = 0;
   const flush = () => {
     if (run) messages.push(run.n === 1 ? { keep: run.keep } : { keep: run.keep, n: run.n });
+    if (gone > 0) messages.push({ gone });
     run = undefined;
+    gone = 0;
   };
-  before.messages.forEach((m, i) => {
+  for (const m of before.messages) {
     const j = positions.get(m)?.shift();
     if (j === undefined) {
-      flush();
-      messages.push({ ref: sink.storeLocator(before, ['messages', i]) });
+      if (run) flush();
+      gone++;
     } else if (run && run.keep + run.n === j) {
       run.n++;
     } else {
       flush();
       run = { keep: j, n: 1 };
     }
-  });
+  }
   flush();
-  const recipe: Recipe = { v: 2, input, messages };
+  const recipe: RecipeV2 = { v: 2, input, messages };
   return sink.putJson(JSON.stringify(recipe));
 }
 

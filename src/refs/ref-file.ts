@@ -59,6 +59,27 @@ export function parseRefLine(line: string): RefLine {
   return { ref: entry.ref, data: entry.data ?? JSON.stringify(entry.json) };
 }
 
+/**
+ * A ref to a piece of a stored entry by its path there, `REF/messages/3`: what `get` of a side store resolves without
+ * an entry of its own (the messages a restore recipe lists as gone).
+ */
+export function piecePath(ref: string, path: RefPath): string {
+  return `${ref}/${path.join('/')}`;
+}
+
+/** The stored ref and the path of a {@link piecePath}, or undefined for a plain ref. */
+export function splitPiecePath(ref: string): { ref: string; path: RefPath } | undefined {
+  const at = ref.indexOf('/');
+  if (at === -1) return undefined;
+  return {
+    ref: ref.slice(0, at),
+    path: ref
+      .slice(at + 1)
+      .split('/')
+      .map((k) => (/^(0|[1-9][0-9]*)$/.test(k) ? Number(k) : k)),
+  };
+}
+
 /** The JSON of the value at `path` in `root`, or undefined when there is none. */
 export function resolvePath(root: unknown, path: RefPath): string | undefined {
   let value = root;
@@ -88,7 +109,7 @@ export class SideStore {
   get(ref: string): string | undefined {
     const data = this.data.get(ref);
     if (data !== undefined) return data;
-    const locator = this.locators.get(ref);
+    const locator = this.locators.get(ref) ?? pieceLocator(ref);
     if (!locator) return undefined;
     if (this.parsed?.ref !== locator.at) {
       const input = this.data.get(locator.at);
@@ -101,6 +122,11 @@ export class SideStore {
   get size(): number {
     return this.data.size + this.locators.size;
   }
+}
+
+function pieceLocator(ref: string): { at: string; path: RefPath } | undefined {
+  const piece = splitPiecePath(ref);
+  return piece && { at: piece.ref, path: piece.path };
 }
 
 /** The version a side store's first line names, or undefined when it is an entry (a version 1 file). */

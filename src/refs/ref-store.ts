@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { Message } from '../model/message.js';
 import { REF_LENGTH } from '../model/ref.js';
 import type { Transcript } from '../model/transcript.js';
-import { type RefPath, formatRefLine, layerLineParts, locatorLine, resolvePath } from './ref-file.js';
+import { type RefPath, formatRefLine, layerLineParts, locatorLine, resolvePath, splitPiecePath } from './ref-file.js';
 
 /** Length of a short reference in hex characters (64 bits of SHA-256: collisions need ~4e9 distinct pieces). */
 export { REF_LENGTH };
@@ -187,7 +187,8 @@ export class RefSink {
 
   /** The stored data of `ref`: a locator's piece is read from its layer input. */
   get(ref: string): string | undefined {
-    const entry = this.entries.get(ref);
+    const piece = splitPiecePath(ref);
+    const entry = piece ? ({ kind: 'at', layer: piece.ref, path: piece.path } as const) : this.entries.get(ref);
     if (entry === undefined) return undefined;
     if (entry.kind !== 'at') return typeof entry.text === 'string' ? entry.text : Buffer.from(entry.text).toString('utf8');
     if (this.parsed?.ref !== entry.layer) {

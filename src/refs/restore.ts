@@ -2,6 +2,7 @@ import { type Outcome, fail, ok } from '../errors.js';
 import { formatIssues } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
 import { type Recipe, type RecipeV1, RecipeSchema, tcompactMetadata } from './recipe.js';
+import { piecePath } from './ref-file.js';
 import { refOf } from './ref-store.js';
 
 /** Where restore looks refs up: a `RefSink`, the `SideStore` that `readRefFile` returns, or any Map of ref to data. */
@@ -58,7 +59,7 @@ function undoLayerV1(t: Transcript, recipe: RecipeV1, refs: RefLookup): Transcri
 /** Checks that every message the recipe keeps is there in the compacted transcript. */
 function checkKept(t: Transcript, recipe: Recipe): void {
   for (const entry of recipe.messages) {
-    if ('ref' in entry) continue;
+    if (!('keep' in entry)) continue;
     const n = entry.n ?? 1;
     if (entry.keep + n > t.messages.length)
       throw new RestoreError(`recipe keeps messages ${entry.keep}..${entry.keep + n - 1} but the transcript has ${t.messages.length}`);
@@ -77,7 +78,8 @@ function undoLayer(t: Transcript, recipe: Recipe, refs: RefLookup): Transcript {
 
 /**
  * Where a message of the original went: `kept` at this index of the compacted transcript, unchanged, or `stored` in
- * the side store under this ref (as it was when a compaction replaced, changed or removed it).
+ * the side store under this ref: `REF/messages/N`, message N of the stored input of the compaction that replaced,
+ * changed or removed it (in a version 1 side store, the ref of the message itself).
  */
 export type MessageFate = { kept: number } | { stored: string };
 
@@ -86,6 +88,9 @@ function fatesOf(recipe: Recipe): MessageFate[] {
   const out: MessageFate[] = [];
   for (const entry of recipe.messages) {
     if ('ref' in entry) out.push({ stored: entry.ref });
+    // A message gone in a version 2 layer is read from the stored input, by its index there.
+    else if ('gone' in entry)
+      for (let k = 0; k < entry.gone; k++) out.push({ stored: piecePath(recipe.v === 2 ? recipe.input : '', ['messages', out.length]) });
     else for (let j = entry.keep; j < entry.keep + (entry.n ?? 1); j++) out.push({ kept: j });
   }
   return out;

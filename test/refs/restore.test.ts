@@ -81,7 +81,7 @@ describe('compactTranscript and restoreTranscript', () => {
     expect(recipe).toEqual({
       v: 2,
       input: refOf(JSON.stringify(input)),
-      messages: [{ keep: 0, n: 2 }, { ref: expect.any(String) }, { ref: expect.any(String) }, { keep: 2, n: 4 }],
+      messages: [{ keep: 0, n: 2 }, { gone: 2 }, { keep: 2, n: 4 }],
     });
     expect(ctx.refs!.get(refOf(JSON.stringify(input)))).toBe(JSON.stringify(input));
     expect(JSON.stringify(restored(r.transcript, ctx.refs!))).toBe(JSON.stringify(input));
@@ -157,10 +157,12 @@ describe('compactTranscript and restoreTranscript', () => {
       'stored',
       3,
     ]);
+    // A message that went is read from the stored input of the layer it went in, by its index there.
     r.value.fates.forEach((f, i) => {
       if ('kept' in f) expect(second.messages[f.kept]).toEqual(original.messages[i]);
       else expect(JSON.parse(ctx.refs!.get(f.stored)!)).toEqual(original.messages[i]);
     });
+    expect(r.value.fates.filter((f) => 'stored' in f && f.stored.startsWith(`${refOf(JSON.stringify(original))}/messages/`))).toHaveLength(2);
     const untouched = restoreWithFates(original, ctx.refs!);
     expect(untouched.ok && untouched.value.fates).toEqual(original.messages.map((_, i) => ({ kept: i })));
   });
