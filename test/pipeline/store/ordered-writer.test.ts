@@ -6,7 +6,7 @@ import { encodeShardOutput, sectionTexts } from '../../../src/pipeline/shard/enc
 import { OrderedWriter, runFinalPaths } from '../../../src/pipeline/store/ordered-writer.js';
 import { commitShard, ensureShardsDir, heldShard, shardPath } from '../../../src/pipeline/store/shard-store.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { type RealShard, realShards } from './real-shards.js';
+import { type RealShard, mergedFiles, realShards } from './real-shards.js';
 
 /** Real shards, run once for the file: each test commits them into a folder of its own. */
 let cached: RealShard[] | undefined;
@@ -18,16 +18,6 @@ async function shards(): Promise<RealShard[]> {
 async function committed(dir: string, all: RealShard[]): Promise<void> {
   await ensureShardsDir(dir);
   for (const { planned, output } of all) await commitShard(dir, planned.shard, output, false);
-}
-
-/** What the merged files must hold: every shard's sections in shard order, the side store after its header. */
-function expected(all: RealShard[]) {
-  const texts = all.map((s) => sectionTexts(s.output));
-  return {
-    transcripts: texts.map((t) => t.transcripts).join(''),
-    errors: texts.map((t) => t.errors).join(''),
-    refs: SIDE_STORE_HEADER + texts.map((t) => t.refs).join(''),
-  };
 }
 
 const read = (path: string) => readFileSync(path, 'utf8');
@@ -58,7 +48,7 @@ describe('ordered writer', () => {
     for (const name of ['transcripts.jsonl', 'errors.jsonl', 'refs.jsonl', 'report.json', 'report.md']) expect(existsSync(join(dir, name))).toBe(false);
 
     await writer.finish('{"report":"json"}\n', '# report\n');
-    const want = expected(all);
+    const want = mergedFiles(all);
     const paths = runFinalPaths(dir);
     expect(read(paths.transcripts)).toBe(want.transcripts);
     expect(read(paths.errors)).toBe(want.errors);
@@ -113,7 +103,7 @@ describe('ordered writer', () => {
     const writer = await OrderedWriter.open(dir, false, () => undefined, paths);
     for (const index of all.keys()) await writer.commit(index);
     await writer.finish('{}', '');
-    expect(read(out)).toBe(expected(all).transcripts);
+    expect(read(out)).toBe(mergedFiles(all).transcripts);
     expect(existsSync(join(dir, 'compacted.refs.jsonl'))).toBe(false);
     expect(existsSync(join(dir, 'refs.jsonl'))).toBe(false);
     expect(existsSync(join(dir, 'transcripts.jsonl'))).toBe(false);

@@ -5,13 +5,25 @@ import { createJob } from '../../../src/pipeline/job/job.js';
 import { type RunSettings, resolveRunSettings } from '../../../src/pipeline/job/settings.js';
 import { resolveInputSources } from '../../../src/pipeline/plan/input-sources.js';
 import { planShards, type PlannedShard } from '../../../src/pipeline/plan/plan-shards.js';
+import { sectionTexts } from '../../../src/pipeline/shard/encoding.js';
 import type { ShardOutput } from '../../../src/pipeline/shard/types.js';
+import { SIDE_STORE_HEADER } from '../../../src/refs/ref-file.js';
 import { parseCompactConfig } from '../../../src/strategies/compact-config.js';
 import { TEST_STRATEGIES, writeRealArchive } from '../helpers.js';
 
 export interface RealShard {
   planned: PlannedShard;
   output: ShardOutput;
+}
+
+/** What the final files must hold after a merge of `all`: every shard's sections in shard order, the side store after its header. */
+export function mergedFiles(all: readonly RealShard[]): { transcripts: string; errors: string; refs: string } {
+  const texts = all.map((s) => sectionTexts(s.output));
+  return {
+    transcripts: texts.map((t) => t.transcripts).join(''),
+    errors: texts.map((t) => t.errors).join(''),
+    refs: SIDE_STORE_HEADER + texts.map((t) => t.refs).join(''),
+  };
 }
 
 interface Planned {

@@ -1,30 +1,18 @@
 import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sectionTexts } from '../../../src/pipeline/shard/encoding.js';
-import { SIDE_STORE_HEADER } from '../../../src/refs/ref-file.js';
 import { Journal, readJournal } from '../../../src/pipeline/store/journal.js';
 import { OrderedWriter, runFinalPaths } from '../../../src/pipeline/store/ordered-writer.js';
 import { resumePoint } from '../../../src/pipeline/store/resume-point.js';
 import { readShard, shardPath } from '../../../src/pipeline/store/shard-store.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { type RealShard, realShards } from './real-shards.js';
+import { type RealShard, mergedFiles, realShards } from './real-shards.js';
 
 /** Real shards, run once for the file: each test commits them into a folder of its own. */
 let cached: RealShard[] | undefined;
 async function shards(): Promise<RealShard[]> {
   cached ??= (await realShards(tempDir('write-once-src'))).shards;
   return cached;
-}
-
-/** Every shard's sections in shard order, the side store after its header: what the final files must hold. */
-function expected(all: RealShard[]) {
-  const texts = all.map((s) => sectionTexts(s.output));
-  return {
-    transcripts: texts.map((t) => t.transcripts).join(''),
-    errors: texts.map((t) => t.errors).join(''),
-    refs: SIDE_STORE_HEADER + texts.map((t) => t.refs).join(''),
-  };
 }
 
 async function writerIn(dir: string, heldBytesMax?: number) {
@@ -54,10 +42,10 @@ describe('writing each shard once', () => {
       expect(statSync(shardPath(dir, planned.shard.index)).size).toBeLessThan(output.body.byteLength + 4096);
     }
     const last = state?.shards.get(all.length - 1)?.merged;
-    expect(last?.transcripts).toBe(Buffer.byteLength(expected(all).transcripts));
+    expect(last?.transcripts).toBe(Buffer.byteLength(mergedFiles(all).transcripts));
     await writer.finish('{}\n', '# report\n');
     await journal.close();
-    const want = expected(all);
+    const want = mergedFiles(all);
     expect(read(join(dir, 'transcripts.jsonl'))).toBe(want.transcripts);
     expect(read(join(dir, 'errors.jsonl'))).toBe(want.errors);
     expect(read(join(dir, 'refs.jsonl'))).toBe(want.refs);
@@ -80,8 +68,8 @@ describe('writing each shard once', () => {
       expect((await readShard(dir, 1)).merged === undefined).toBe(heldBytesMax === 0);
       await writer.finish('{}\n', '');
       await journal.close();
-      expect(read(join(dir, 'transcripts.jsonl'))).toBe(expected(all).transcripts);
-      expect(read(join(dir, 'refs.jsonl'))).toBe(expected(all).refs);
+      expect(read(join(dir, 'transcripts.jsonl'))).toBe(mergedFiles(all).transcripts);
+      expect(read(join(dir, 'refs.jsonl'))).toBe(mergedFiles(all).refs);
     }
   });
 
@@ -109,7 +97,7 @@ describe('writing each shard once', () => {
     await writer.finish('{}\n', '');
     await journal.close();
     expect(merged).toEqual([...all.keys()]);
-    const want = expected(all);
+    const want = mergedFiles(all);
     expect(read(join(dir, 'transcripts.jsonl'))).toBe(want.transcripts);
     expect(read(join(dir, 'refs.jsonl'))).toBe(want.refs);
   });
