@@ -25,6 +25,7 @@ const KINDS: Record<string, string> = {
   AWSAccessKeyID: 'aws-access-key-id',
   AWS_ACCESS_KEY_ID: 'aws-access-key-id',
   AWSSecretAccessKey: 'aws-secret-access-key',
+  AWS_PAIRED_SECRET: 'aws-secret-access-key',
   PrivateKeyJSON: 'gcp-service-account-key',
   PrivateKeyP12: 'gcp-service-account-key',
   GCP_SERVICE_ACCOUNT_KEY_ID: 'gcp-service-account-key',

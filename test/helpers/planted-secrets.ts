@@ -42,6 +42,8 @@ export function plantedSecrets(seed = 'tc'): PlantedSecret[] {
   const f = (tag: string, n: number, alphabet?: string): string => filler(seed + tag, n, alphabet);
   const awsId = ['AK', 'IA', f('awsid', 16, UPPER)].join('');
   const awsSecret = f('awssecret', 40, B64.replace('+', 'x'));
+  const awsProseId = ['AK', 'IA', f('awsid2', 16, UPPER)].join('');
+  const awsProseSecret = f('awssecret2', 40, B64);
   const gcpKeyId = f('gcpid', 40, '0123456789abcdef');
   const gcpKey = pem('PRIVATE KEY', seed + 'gcp', '\\n');
   const github = ['gh', 'p_', f('gh', 36)].join('');
@@ -57,6 +59,12 @@ export function plantedSecrets(seed = 'tc'): PlantedSecret[] {
   return [
     { kind: 'aws-access-key-id', value: awsId, line: `export AWS_ACCESS_KEY_ID=${awsId}`, bare: true },
     { kind: 'aws-secret-access-key', value: awsSecret, line: `aws_secret_access_key = ${awsSecret}`, bare: false },
+    {
+      kind: 'aws-secret-access-key',
+      value: awsProseSecret,
+      line: `Use the deploy key ${awsProseId} with secret ${awsProseSecret} for the staging bucket.`,
+      bare: false,
+    },
     {
       kind: 'gcp-service-account-key',
       value: gcpKeyId,

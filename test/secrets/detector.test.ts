@@ -35,6 +35,40 @@ describe('findSecrets', () => {
     }
   });
 
+  describe('an AWS secret key written beside its id, without an assignment', () => {
+    const [id] = plantedSecrets().filter((p) => p.kind === 'aws-access-key-id');
+    const prose = plantedSecrets().find((p) => p.kind === 'aws-secret-access-key' && !p.line.includes('='))!;
+
+    it('is masked, with its id', () => {
+      expect(masked(prose.line)).toMatch(/^Use the deploy key \[secret: aws-access-key-id\] with secret \[secret: aws-secret-access-key\] for/);
+    });
+
+    it('is found with the id anywhere in the same 10 KiB, and not beyond', () => {
+      const near = `${id.value} ${'x '.repeat(5000)}secret: ${prose.value}.`;
+      expect(masked(near)).not.toContain(prose.value);
+      const far = `${id.value} ${'x '.repeat(5200)}secret: ${prose.value}.`;
+      expect(masked(far)).toContain(prose.value);
+    });
+
+    it('is not found without an id, nor beside the documented example id', () => {
+      expect(findSecrets(`secret: ${prose.value}`)).toEqual([]);
+      expect(findSecrets(`AKIAIOSFODNN7EXAMPLE secret: ${prose.value}`)).toEqual([]);
+    });
+
+    it('leaves hashes, identifiers, paths and longer base64 beside an id alone', () => {
+      for (const candidate of [
+        'da39a3ee5e6b4b0d3255bfef95601890afd80709', // a git object id
+        'getUserAccountSettingsFromDatabaseCache1',
+        'home/runner/work/project/src/components1',
+        'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', // AWS's documented example secret
+        `${prose.value}AAAA`, // a longer run of base64 (an image, a blob) holds no 40-character key
+      ]) {
+        const found = findSecrets(`${id.value} ${candidate}`).map((m) => m.kind);
+        expect(found, candidate).toEqual(['aws-access-key-id']);
+      }
+    });
+  });
+
   it('is not switched off by a secretlint-disable comment in the text', () => {
     const s = plantedSecrets().find((p) => p.kind === 'github-token')!;
     expect(masked(`// secretlint-disable\n${s.line}`)).not.toContain(s.value);
