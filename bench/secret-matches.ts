@@ -24,11 +24,11 @@ let strings = 0;
 function visit(value: unknown, where: string): void {
   if (typeof value === 'string') {
     strings++;
-    if (besideId) value = `${MADE_UP_ID} ${value}`;
-    for (const m of findSecrets(value)) {
-      if (besideId && value.slice(m.start, m.end) === MADE_UP_ID) continue;
+    const text = besideId ? `${MADE_UP_ID} ${value}` : value;
+    for (const m of findSecrets(text)) {
+      if (besideId && text.slice(m.start, m.end) === MADE_UP_ID) continue;
       counts[m.kind] = (counts[m.kind] ?? 0) + 1;
-      const around = `${value.slice(Math.max(0, m.start - 40), m.start)}«${value.slice(m.start, m.end)}»${value.slice(m.end, m.end + 40)}`;
+      const around = `${text.slice(Math.max(0, m.start - 40), m.start)}«${text.slice(m.start, m.end)}»${text.slice(m.end, m.end + 40)}`;
       samples.push(`${m.kind}\t${where}\t${JSON.stringify(around)}`);
     }
     return;

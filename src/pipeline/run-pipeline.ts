@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { pathExists } from '../io/path-exists.js';
 import { join } from 'node:path';
 import { type LlmSession, createLlmSession } from '../llm/session.js';
 import type { PipelineStep } from '../strategies/runner.js';
@@ -207,7 +207,7 @@ async function execute(r: OpenRun): Promise<void> {
       const prior = r.reusable.get(shard.index);
       if (prior && !prior.failed) {
         checkSameShard(prior.shard, shard);
-        if (await exists(shardPath(options.outDir, shard.index))) {
+        if (await pathExists(shardPath(options.outDir, shard.index))) {
           r.progress.reused.add(shard.index);
           execution.reusedShards++;
           sink.commit(shard.index).catch(fail);
@@ -382,13 +382,4 @@ async function openExecutor(
 function chainHooks(first: ShardHook, then: ShardHook | undefined): ShardHook {
   if (!then) return first;
   return async (output, shard, signal) => then(await first(output, shard, signal), shard, signal);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

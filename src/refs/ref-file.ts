@@ -90,6 +90,21 @@ export function resolvePath(root: unknown, path: RefPath): string | undefined {
   return JSON.stringify(value);
 }
 
+/** Locators resolved against their stored input, the last one parsed kept: a transcript's pieces are looked up together. */
+export class LocatorReader {
+  private last: { ref: string; value: unknown } | undefined;
+
+  /** The piece at `path` of the input stored as `at`; `input` gives that input's text, or undefined when none is stored. */
+  read(at: string, path: RefPath, input: () => string | undefined): string | undefined {
+    if (this.last?.ref !== at) {
+      const text = input();
+      if (text === undefined) return undefined;
+      this.last = { ref: at, value: JSON.parse(text) };
+    }
+    return resolvePath(this.last.value, path);
+  }
+}
+
 /**
  * A side store read from its file: entries by ref, locators resolved from their stored input when asked for (the last
  * input parsed is kept, since a transcript's pieces are looked up together).
@@ -97,7 +112,7 @@ export function resolvePath(root: unknown, path: RefPath): string | undefined {
 export class SideStore {
   readonly data = new Map<string, string>();
   readonly locators = new Map<string, { at: string; path: RefPath }>();
-  private parsed: { ref: string; value: unknown } | undefined;
+  private readonly inputs = new LocatorReader();
 
   constructor(readonly version: number) {}
 
@@ -111,16 +126,7 @@ export class SideStore {
     if (data !== undefined) return data;
     const locator = this.locators.get(ref) ?? pieceLocator(ref);
     if (!locator) return undefined;
-    if (this.parsed?.ref !== locator.at) {
-      const input = this.data.get(locator.at);
-      if (input === undefined) return undefined;
-      this.parsed = { ref: locator.at, value: JSON.parse(input) };
-    }
-    return resolvePath(this.parsed.value, locator.path);
-  }
-
-  get size(): number {
-    return this.data.size + this.locators.size;
+    return this.inputs.read(locator.at, locator.path, () => this.data.get(locator.at));
   }
 }
 

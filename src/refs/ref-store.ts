@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { Message } from '../model/message.js';
 import { REF_LENGTH } from '../model/ref.js';
 import type { Transcript } from '../model/transcript.js';
-import { type RefPath, formatRefLine, layerLineParts, locatorLine, resolvePath, splitPiecePath } from './ref-file.js';
+import { LocatorReader, type RefPath, formatRefLine, layerLineParts, locatorLine, splitPiecePath } from './ref-file.js';
 
 /** Length of a short reference in hex characters (64 bits of SHA-256: collisions need ~4e9 distinct pieces). */
 export { REF_LENGTH };
@@ -55,8 +55,7 @@ export class RefSink {
   private readonly sources = new WeakMap<Transcript, string | Uint8Array>();
   private readonly layers = new WeakMap<Transcript, Layer>();
   private current: Layer | undefined;
-  /** The stored input a locator was last read from, parsed (a transcript's pieces are looked up together). */
-  private parsed: { ref: string; value: unknown } | undefined;
+  private readonly inputs = new LocatorReader();
 
   /**
    * Gives the exact JSON text of `transcript` (its input line, as text or UTF-8 bytes) so that storing it as a layer
@@ -191,11 +190,6 @@ export class RefSink {
     const entry = piece ? ({ kind: 'at', layer: piece.ref, path: piece.path } as const) : this.entries.get(ref);
     if (entry === undefined) return undefined;
     if (entry.kind !== 'at') return typeof entry.text === 'string' ? entry.text : Buffer.from(entry.text).toString('utf8');
-    if (this.parsed?.ref !== entry.layer) {
-      const input = this.entries.get(entry.layer);
-      if (input?.kind !== 'layer') return undefined;
-      this.parsed = { ref: entry.layer, value: JSON.parse(this.get(entry.layer)!) };
-    }
-    return resolvePath(this.parsed.value, entry.path);
+    return this.inputs.read(entry.layer, entry.path, () => (this.entries.get(entry.layer)?.kind === 'layer' ? this.get(entry.layer) : undefined));
   }
 }

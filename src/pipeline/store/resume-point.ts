@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { pathExists } from '../../io/path-exists.js';
 import { join } from 'node:path';
 import type { JournalShardEntry } from './journal.js';
 import { type MergedOffsets, NO_OFFSETS, holdsBytes } from './merged-file.js';
@@ -26,7 +26,7 @@ export const FRESH_START: ResumePoint = { prefix: 0, offsets: NO_OFFSETS, reusab
  */
 export async function resumePoint(outDir: string, shards: ReadonlyMap<number, JournalShardEntry>): Promise<ResumePoint> {
   let whole = 0;
-  while (shards.get(whole)?.failed === false && (await exists(shardPath(outDir, whole)))) whole++;
+  while (shards.get(whole)?.failed === false && (await pathExists(shardPath(outDir, whole)))) whole++;
   let last = whole - 1;
   while (last >= 0 && shards.get(last)?.merged === undefined) last--;
   let offsets = last >= 0 ? (shards.get(last)?.merged ?? NO_OFFSETS) : NO_OFFSETS;
@@ -38,13 +38,4 @@ export async function resumePoint(outDir: string, shards: ReadonlyMap<number, Jo
   }
   const reusable = new Map([...shards].filter(([index, entry]) => entry.merged === undefined || index <= last));
   return { prefix: last + 1, offsets, reusable };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
