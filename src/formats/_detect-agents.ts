@@ -18,6 +18,7 @@ export interface JsonDocument {
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
+const QWEN_TYPES = new Set(['user', 'assistant', 'tool_result', 'system']);
 
 /**
  * JSON Lines formats whose files mix record types. Every record among a file's first lines is checked: the first must
@@ -37,6 +38,15 @@ export const AGENT_RECORD_SCHEMAS: readonly Schema<JsonRecord>[] = [
     'a goose message (role, a numeric created, a content list, no type)',
     (r) => r.type === undefined && isString(r.role) && typeof r.created === 'number' && Array.isArray(r.content),
   ]),
+  schema(
+    'qwen',
+    ['a Qwen Code record type (user, assistant, tool_result, system)', (r) => QWEN_TYPES.has(r.type as string)],
+    [
+      'string uuid and sessionId, and a parentUuid (null at the root)',
+      (r) => isString(r.uuid) && isString(r.sessionId) && (r.parentUuid === null || isString(r.parentUuid)),
+    ],
+    ['a Gemini Content message ({role, parts}) when one is recorded', (r) => r.message === undefined || Array.isArray(messageOf(r)?.parts)],
+  ),
 ];
 
 /**

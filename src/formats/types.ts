@@ -15,6 +15,7 @@ export const FORMAT_NAMES = [
   'opencode',
   'goose',
   'aider',
+  'qwen',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

@@ -77,18 +77,19 @@ describe('detectFormat', () => {
     expect(await formatOf(scratchFile('unknown.jsonl', '{"event": "click", "type": "ui"}\n'))).toMatch(
       /^E_FORMAT: unknown format: the first record is an object with keys \[event, type\] and type "ui"; tried codex, claude-code, .*openai, messages, swe-agent; none came close/,
     );
-    // A Claude Code record type and ids, but Gemini parts where Claude Code has content: closest claude-code, and why.
-    const geminiParts = { type: 'assistant', uuid: 'u', parentUuid: null, sessionId: 's', message: { role: 'model', parts: [{ text: 'hi' }] } };
-    expect(await formatOf(scratchFile('parts.jsonl', `${JSON.stringify(geminiParts)}\n`))).toMatch(
+    // A Claude Code record type and ids, but a message with neither Claude Code's content nor Qwen's Gemini parts.
+    const neither = { type: 'assistant', uuid: 'u', parentUuid: null, sessionId: 's', message: { role: 'model', text: 'hi' } };
+    expect(await formatOf(scratchFile('neither.jsonl', `${JSON.stringify(neither)}\n`))).toMatch(
       /; closest: claude-code \(the first record is a Claude Code record type but has no message\.content on user and assistant records \(not Gemini parts\)\)$/,
     );
   });
 
-  it('lets a later record rule out a format its first record fitted', async () => {
+  it('lets a later record rule out a format its first record fitted: a system record fits Claude Code and Qwen Code', async () => {
     const system = { type: 'system', subtype: 'x', uuid: 'a', parentUuid: null, sessionId: 's' };
-    const user = { type: 'user', uuid: 'b', parentUuid: 'a', sessionId: 's', message: { role: 'user', parts: [{ text: 'hi' }] } };
-    const result = await formatOf(scratchFile('later.jsonl', `${JSON.stringify(system)}\n${JSON.stringify(user)}\n`));
-    expect(result).toMatch(/^E_FORMAT: .*closest: claude-code \(record 2 is a Claude Code record type but has no message\.content/);
+    const qwen = { type: 'user', uuid: 'b', parentUuid: 'a', sessionId: 's', message: { role: 'user', parts: [{ text: 'hi' }] } };
+    const claude = { type: 'user', uuid: 'b', parentUuid: 'a', sessionId: 's', message: { role: 'user', content: 'hi' } };
+    expect(await formatOf(scratchFile('qwen.jsonl', `${JSON.stringify(system)}\n${JSON.stringify(qwen)}\n`))).toBe('qwen');
+    expect(await formatOf(scratchFile('claude.jsonl', `${JSON.stringify(system)}\n${JSON.stringify(claude)}\n`))).toBe('claude-code');
   });
 });
 
