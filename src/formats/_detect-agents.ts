@@ -77,6 +77,12 @@ export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
     ],
     ['in a session/<project>/ folder', ({ file }) => isStorageSessionPath(file)],
   ),
+  schema(
+    'continue',
+    ['a Continue session (sessionId and history)', ({ sig }) => sig.root === 'object' && has(sig, 'sessionId', 'history')],
+    ['a title or workspaceDirectory', ({ sig }) => has(sig, 'title') || has(sig, 'workspaceDirectory')],
+    ['history items that are steps ({message, contextItems}), not messages', ({ sig }) => sig.allKeys.has('contextItems') || !sig.allKeys.has('role')],
+  ),
   schema('goose', ['a goose session (working_dir and conversation)', ({ sig }) => sig.root === 'object' && has(sig, 'working_dir', 'conversation')]),
   schema('cline', ['named api_conversation_history.json', ({ file }) => /(^|[\\/])api_conversation_history\.json$/i.test(file)]),
   schema(

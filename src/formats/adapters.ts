@@ -3,6 +3,7 @@ import { readAnthropic } from './anthropic.js';
 import { readClaudeCode } from './claude-code.js';
 import { readCline } from './cline.js';
 import { readCodex } from './codex.js';
+import { readContinue } from './continue.js';
 import { readGeminiChat } from './gemini-chat.js';
 import { readGeminiCheckpoint } from './gemini-checkpoint.js';
 import { readGoose } from './goose.js';
@@ -32,4 +33,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   goose: readGoose,
   aider: readAider,
   qwen: readQwen,
+  continue: readContinue,
 };

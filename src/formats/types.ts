@@ -16,6 +16,7 @@ export const FORMAT_NAMES = [
   'goose',
   'aider',
   'qwen',
+  'continue',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
