@@ -1,46 +1,103 @@
 import { isObject } from './_items.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
-import type { FormatName } from './types.js';
+import { schema, type Schema } from './_schema.js';
 
 /**
- * Detection of the agent formats whose records look like others' at first sight (a Gemini CLI recording has
- * `messages`, a Cline history is an array of Anthropic messages): checked before the generic rules.
+ * The schemas of the agent formats, as detection checks them (`detect.ts`). A new format is one `schema(...)` line:
+ * its first rule names its own kind of record, the later ones what that record must hold, so that a look-alike (a
+ * Qwen Code chat has Claude Code's record types and ids, a Continue session SWE-agent's `history`) fails on them.
  */
 
-/**
- * A JSON Lines record: the metadata line of a Gemini CLI recording (`sessionId` and `projectHash`, no `type`); the
- * metadata line of a goose session (`working_dir`), or a goose message (`role`, a numeric `created`, a `content` list).
- */
-export function agentFormatOfRecord(value: unknown): FormatName | undefined {
-  if (!isObject(value) || value.type !== undefined) return undefined;
-  if (typeof value.sessionId === 'string' && typeof value.projectHash === 'string') return 'gemini';
-  if (typeof value.working_dir === 'string' && value.messages === undefined) return 'goose';
-  if (typeof value.role === 'string' && typeof value.created === 'number' && Array.isArray(value.content)) return 'goose';
-  return undefined;
+/** A JSON Lines record (an object). */
+export type JsonRecord = Record<string, unknown>;
+/** A whole-file JSON document: its name, and what its first record looks like. */
+export interface JsonDocument {
+  file: string;
+  sig: JsonSignature;
 }
 
+const isString = (v: unknown): v is string => typeof v === 'string';
+const QWEN_TYPES = new Set(['user', 'assistant', 'tool_result', 'system']);
+
 /**
- * A whole-file JSON document: a Gemini CLI recording (`sessionId` and `projectHash`), a Gemini CLI checkpoint
- * (`clientHistory`, or `history` in a `checkpoints` folder when the display history is too long for its next keys to
- * be seen), or a Cline/Roo history (named `api_conversation_history.json`, or messages carrying `ts`, `modelInfo` or
- * `metrics`), an OpenCode export (`info` and `messages` whose records carry `sessionID`) or a session of OpenCode's
- * JSON storage (`id` and `projectID` in a `session/<project>/` folder), or a goose session
- * (`working_dir` and `conversation`).
+ * JSON Lines formats whose files mix record types. Every record among a file's first lines is checked: the first must
+ * hold the whole schema; a later one that is of the format's kind (its first rule holds) but fails a later rule rules
+ * the format out; one of another kind is left to the reader (which keeps, skips or rejects it).
  */
-export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName | undefined {
-  const keys = new Set(sig.keys);
-  if (sig.root === 'object') {
-    if (keys.has('sessionId') && keys.has('projectHash')) return 'gemini';
-    if (keys.has('clientHistory') || (keys.has('toolCall') && keys.has('commitHash'))) return 'gemini-checkpoint';
-    if (keys.has('info') && keys.has('messages') && sig.allKeys.has('sessionID')) return 'opencode';
-    if (keys.has('id') && keys.has('projectID') && !keys.has('messages') && isStorageSessionPath(file)) return 'opencode';
-    if (keys.has('working_dir') && keys.has('conversation')) return 'goose';
-    if (keys.has('history') && /[\\/]checkpoints[\\/][^\\/]+\.json$/i.test(file)) return 'gemini-checkpoint';
-  }
-  if (/(^|[\\/])api_conversation_history\.json$/i.test(file)) return 'cline';
-  if (sig.root === 'array') {
-    if (sig.first === 'object' && keys.has('role') && (keys.has('ts') || keys.has('modelInfo') || keys.has('metrics'))) return 'cline';
-  }
-  return undefined;
+export const AGENT_RECORD_SCHEMAS: readonly Schema<JsonRecord>[] = [
+  schema('gemini', [
+    'a Gemini CLI recording header (sessionId and projectHash, no type)',
+    (r) => r.type === undefined && isString(r.sessionId) && isString(r.projectHash),
+  ]),
+  schema('goose', [
+    'a goose session header (working_dir, no type, no messages)',
+    (r) => r.type === undefined && isString(r.working_dir) && r.messages === undefined,
+  ]),
+  schema('goose', [
+    'a goose message (role, a numeric created, a content list, no type)',
+    (r) => r.type === undefined && isString(r.role) && typeof r.created === 'number' && Array.isArray(r.content),
+  ]),
+  schema(
+    'qwen',
+    ['a Qwen Code record type (user, assistant, tool_result, system)', (r) => QWEN_TYPES.has(r.type as string)],
+    [
+      'string uuid and sessionId, and a parentUuid (null at the root)',
+      (r) => isString(r.uuid) && isString(r.sessionId) && (r.parentUuid === null || isString(r.parentUuid)),
+    ],
+    ['a Gemini Content message ({role, parts}) when one is recorded', (r) => r.message === undefined || Array.isArray(messageOf(r)?.parts)],
+  ),
+];
+
+/**
+ * Whole-file JSON formats, checked on the document's first record (`peekJson`): the root object, or the first element
+ * of a root array.
+ */
+export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
+  schema('gemini', ['a root object with sessionId and projectHash', ({ sig }) => sig.root === 'object' && has(sig, 'sessionId', 'projectHash')]),
+  schema('gemini-checkpoint', [
+    'a root object with clientHistory, or toolCall and commitHash',
+    ({ sig }) => sig.root === 'object' && (has(sig, 'clientHistory') || has(sig, 'toolCall', 'commitHash')),
+  ]),
+  // A checkpoint whose display history is too long for its next keys to be seen.
+  schema('gemini-checkpoint', [
+    'a history in a checkpoints folder',
+    ({ file, sig }) => sig.root === 'object' && has(sig, 'history') && /[\\/]checkpoints[\\/][^\\/]+\.json$/i.test(file),
+  ]),
+  schema(
+    'opencode',
+    ['an OpenCode export (info and messages)', ({ sig }) => sig.root === 'object' && has(sig, 'info', 'messages')],
+    ['messages whose records carry sessionID', ({ sig }) => sig.allKeys.has('sessionID')],
+  ),
+  schema(
+    'opencode',
+    [
+      'a session of OpenCode storage (id and projectID, no messages)',
+      ({ sig }) => sig.root === 'object' && has(sig, 'id', 'projectID') && !has(sig, 'messages'),
+    ],
+    ['in a session/<project>/ folder', ({ file }) => isStorageSessionPath(file)],
+  ),
+  schema(
+    'continue',
+    ['a Continue session (sessionId and history)', ({ sig }) => sig.root === 'object' && has(sig, 'sessionId', 'history')],
+    ['a title or workspaceDirectory', ({ sig }) => has(sig, 'title') || has(sig, 'workspaceDirectory')],
+    ['history items that are steps ({message, contextItems}), not messages', ({ sig }) => sig.allKeys.has('contextItems') || !sig.allKeys.has('role')],
+  ),
+  schema('goose', ['a goose session (working_dir and conversation)', ({ sig }) => sig.root === 'object' && has(sig, 'working_dir', 'conversation')]),
+  schema('cline', ['named api_conversation_history.json', ({ file }) => /(^|[\\/])api_conversation_history\.json$/i.test(file)]),
+  schema(
+    'cline',
+    ['an array of messages', ({ sig }) => sig.root === 'array' && sig.first === 'object' && has(sig, 'role')],
+    ['carrying ts, modelInfo or metrics', ({ sig }) => ['ts', 'modelInfo', 'metrics'].some((k) => sig.keys.includes(k))],
+  ),
+];
+
+/** Whether the first record has every key named. */
+export function has(sig: JsonSignature, ...keys: string[]): boolean {
+  return keys.every((k) => sig.keys.includes(k));
+}
+
+/** A record's `message` when it is an object. */
+export function messageOf(r: JsonRecord): JsonRecord | undefined {
+  return isObject(r.message) ? r.message : undefined;
 }

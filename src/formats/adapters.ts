@@ -3,6 +3,7 @@ import { readAnthropic } from './anthropic.js';
 import { readClaudeCode } from './claude-code.js';
 import { readCline } from './cline.js';
 import { readCodex } from './codex.js';
+import { readContinue } from './continue.js';
 import { readGeminiChat } from './gemini-chat.js';
 import { readGeminiCheckpoint } from './gemini-checkpoint.js';
 import { readGoose } from './goose.js';
@@ -10,6 +11,7 @@ import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
 import { readOpenCode } from './opencode.js';
 import { readOpenHands } from './openhands.js';
+import { readQwen } from './qwen.js';
 import { readSweAgent } from './swe-agent.js';
 import type { FormatName, InputItem, ReadOptions } from './types.js';
 
@@ -30,4 +32,6 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   opencode: readOpenCode,
   goose: readGoose,
   aider: readAider,
+  qwen: readQwen,
+  continue: readContinue,
 };

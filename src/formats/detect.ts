@@ -1,10 +1,11 @@
 import { readLines } from '../io/line-reader.js';
-import { agentFormatOfJson, agentFormatOfRecord } from './_detect-agents.js';
+import { AGENT_DOCUMENT_SCHEMAS, AGENT_RECORD_SCHEMAS, has, messageOf, type JsonDocument, type JsonRecord } from './_detect-agents.js';
 import { isObject } from './_items.js';
 import { peekJson, type JsonSignature } from './_json-peek.js';
 import { isAiderHistory } from './aider.js';
 import { isLegacySessionMeta } from './codex.js';
 import { readJsonl } from './_jsonl.js';
+import { check, describeMisses, schema, type Miss, type Schema, type Verdict } from './_schema.js';
 import type { FormatName, ReadOptions } from './types.js';
 
 export type Detection =
@@ -18,23 +19,87 @@ const CLAUDE_CODE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'cu
 const CODEX_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
 /** Content block types only the Anthropic Messages API uses. */
 const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document']);
-/** How many lines of a JSONL file detection looks at for its first readable record. */
+/** How many lines of a JSONL file detection looks at: the first readable record, and the records its schema checks. */
 const FIRST_LINES = 20;
 
+/** JSON Lines formats whose records mix types: each record among the first lines is checked (see AGENT_RECORD_SCHEMAS). */
+const RECORD_SCHEMAS: readonly Schema<JsonRecord>[] = [
+  schema(
+    'codex',
+    ['a Codex record type (session_meta, response_item, event_msg, turn_context, compacted)', (r) => CODEX_TYPES.has(r.type as string)],
+    ['a payload', (r) => 'payload' in r],
+  ),
+  schema('codex', ['a 2025 Codex session header ({id, timestamp, instructions?, git?})', isLegacySessionMeta]),
+  schema(
+    'claude-code',
+    ['a Claude Code record type', (r) => CLAUDE_CODE_TYPES.has(r.type as string)],
+    ['a sessionId, uuid, leafUuid or messageId', (r) => ['sessionId', 'uuid', 'leafUuid', 'messageId'].some((k) => k in r)],
+    ['message.content on user and assistant records (not Gemini parts)', (r) => (r.type !== 'user' && r.type !== 'assistant') || hasContent(messageOf(r))],
+  ),
+  ...AGENT_RECORD_SCHEMAS,
+];
+
+/** JSON Lines formats that hold one transcript per line: the first record decides. */
+const TRANSCRIPT_LINE_SCHEMAS: readonly Schema<unknown>[] = [
+  schema(
+    'anthropic',
+    ['messages', (v) => isObject(v) && Array.isArray(v.messages)],
+    ['Anthropic content blocks or a top-level system', (v) => isAnthropicConversation(v as JsonRecord)],
+  ),
+  schema('openai', ['messages', (v) => isObject(v) && Array.isArray(v.messages)], ['a string id', (v) => typeof (v as JsonRecord).id === 'string']),
+  schema('messages', ['messages or traj', (v) => isObject(v) && (Array.isArray(v.messages) || Array.isArray(v.traj))]),
+  schema('messages', ['an array of messages (objects with a role)', (v) => Array.isArray(v) && v.every((m) => isObject(m) && typeof m.role === 'string')]),
+  schema(
+    'swe-agent',
+    ['a history', (v) => isObject(v) && Array.isArray(v.history)],
+    [
+      'history entries that are messages, not Continue steps ({message, contextItems})',
+      (v) => ((v as JsonRecord).history as unknown[]).every((h) => !isObject(h) || !('contextItems' in h)),
+    ],
+  ),
+];
+
+/** Whole-file JSON formats, checked on the first record (see AGENT_DOCUMENT_SCHEMAS); agents' first. */
+const DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
+  ...AGENT_DOCUMENT_SCHEMAS,
+  schema(
+    'swe-agent',
+    ['a root object with a history', ({ sig }) => sig.root === 'object' && has(sig, 'history')],
+    [
+      'history entries that are messages (role, content), not Gemini parts nor Continue steps ({message, contextItems})',
+      ({ sig }) => sig.allKeys.has('role') && sig.allKeys.has('content') && !sig.allKeys.has('parts') && !sig.allKeys.has('contextItems'),
+    ],
+  ),
+  schema(
+    'openhands',
+    ['an array of events', ({ sig }) => sig.root === 'array' && sig.first === 'object'],
+    ['events with action or observation', ({ sig }) => has(sig, 'action') || has(sig, 'observation')],
+  ),
+  schema(
+    'anthropic',
+    ['messages', ({ sig }) => sig.first === 'object' && has(sig, 'messages')],
+    [
+      'Anthropic content blocks or a top-level system',
+      ({ sig }) => has(sig, 'system') || [...sig.types].some((t) => ANTHROPIC_BLOCKS.has(t)) || (sig.types.has('image') && sig.allKeys.has('source')),
+    ],
+  ),
+  schema('messages', ['messages or traj', ({ sig }) => sig.first === 'object' && (has(sig, 'messages') || has(sig, 'traj'))]),
+  schema('messages', ['an array of messages (objects with a role)', ({ sig }) => sig.root === 'array' && sig.first === 'object' && has(sig, 'role')]),
+  schema('messages', ['an array of message lists', ({ sig }) => sig.root === 'array' && sig.first === 'array' && sig.roles.size > 0]),
+];
+
 /**
- * Recognises a file's format from its name and its first record, never reading the whole file:
+ * Recognises a file's format from its name and its first records, never reading the whole file. A format claims a
+ * file only when its own schema holds (the tables above and in `_detect-agents.ts`):
  * - `.traj` -> `swe-agent`;
  * - `.md` -> `aider` when a `# aider chat started at` line is among its first lines (a chat history), else E_FORMAT;
- * - JSON Lines (`.jsonl`, or any file whose first non-blank line is a whole JSON value), by the first record:
- *   `type` session_meta/response_item/... with a `payload`, or a 2025 rollout's `{id, timestamp, instructions?, git?}`
- *   -> `codex`; a Claude Code record `type` with `sessionId`,
- *   `uuid`, `leafUuid` or `messageId` -> `claude-code`; `messages` with Anthropic blocks or a top-level `system` ->
- *   `anthropic`; `messages` with an `id` -> `openai` (the canonical archive); `messages` or `traj` without `id`, or a
- *   bare array of messages -> `messages`;
- * - whole-file JSON, by the first record (the object, or the first element of the top-level array): `history` ->
- *   `swe-agent`; events with `action` or `observation` -> `openhands`; `messages`/`traj` -> `anthropic` or `messages`
- *   as above; messages (objects with a `role`) -> `messages`.
- * Anything else is E_FORMAT naming what was seen.
+ * - JSON Lines (`.jsonl`, or any file whose first non-blank line is a whole JSON value): the agent formats whose
+ *   records mix types (Codex, Claude Code, Gemini CLI, goose...) are checked on each of the first records, the first of
+ *   them holding the whole schema; the format that holds on the most of them wins (the first in the table on a tie).
+ *   Else the first record decides between the one-transcript-per-line formats: `anthropic` (Anthropic blocks or a
+ *   `system`), `openai` (the canonical archive: `messages` and an `id`), `messages`, `swe-agent`;
+ * - whole-file JSON: by its first record (the object, or the first element of the top-level array).
+ * Anything else is one E_FORMAT naming what was seen, the formats tried, and the closest one with what it lacked.
  */
 export async function detectFormat(file: string, options: ReadOptions): Promise<Detection> {
   if (/\.traj$/i.test(file)) return { ok: true, format: 'swe-agent', layout: 'json' };
@@ -51,14 +116,15 @@ export async function detectFormat(file: string, options: ReadOptions): Promise<
   const jsonl = /\.jsonl$/i.test(file);
   if (!jsonl && !/\.json$/i.test(file)) {
     const first = await firstLineValue(file, options);
-    if (first !== undefined && (isObject(first) || Array.isArray(first))) return fromJsonlRecord(first);
+    if (first !== undefined && (isObject(first) || Array.isArray(first))) return fromJsonlRecords(await firstJsonlRecords(file, options));
   }
   if (jsonl) {
-    const scan = await firstJsonlRecord(file, options);
-    if (scan.kind === 'none') return { ok: true, format: undefined, layout: 'jsonl' };
-    // Nothing readable in the first lines: read it as the canonical archive, which reports each bad line.
-    if (scan.kind === 'unreadable') return { ok: true, format: 'openai', layout: 'jsonl' };
-    return fromJsonlRecord(scan.value);
+    const scan = await firstJsonlRecords(file, options);
+    if (scan.length === 0) {
+      // Nothing readable in the first lines: read it as the canonical archive, which reports each bad line.
+      return (await hasBadLine(file, options)) ? { ok: true, format: 'openai', layout: 'jsonl' } : { ok: true, format: undefined, layout: 'jsonl' };
+    }
+    return fromJsonlRecords(scan);
   }
   let sig: JsonSignature;
   try {
@@ -67,34 +133,82 @@ export async function detectFormat(file: string, options: ReadOptions): Promise<
     const code = (err as { code?: unknown }).code === 'E_UTF8' ? 'E_UTF8' : (err as { syscall?: unknown }).syscall ? 'E_IO' : 'E_JSON';
     return { ok: false, code, message: (err as Error).message, layout: 'json' };
   }
-  const agent = agentFormatOfJson(file, sig);
-  return agent ? { ok: true, format: agent, layout: 'json' } : fromJsonSignature(sig);
+  return fromJsonSignature(file, sig);
 }
 
-function fromJsonlRecord(value: unknown): Detection {
-  const format = classifyRecord(value);
-  if (format) return { ok: true, format, layout: 'jsonl' };
-  return { ok: false, code: 'E_FORMAT', message: `unknown format: the first record is ${describeValue(value)}`, layout: 'jsonl' };
+function fromJsonlRecords(records: readonly unknown[]): Detection {
+  const { claims, misses } = jsonlClaims(records);
+  if (claims.length > 0) return { ok: true, format: claims[0], layout: 'jsonl' };
+  return {
+    ok: false,
+    code: 'E_FORMAT',
+    message: `unknown format: the first record is ${describeValue(records[0])}; ${describeMisses(misses)}`,
+    layout: 'jsonl',
+  };
 }
 
-/** The format a single parsed record belongs to, or undefined. */
-function classifyRecord(value: unknown): FormatName | undefined {
-  if (Array.isArray(value)) return value.every((m) => isObject(m) && typeof m.role === 'string') ? 'messages' : undefined;
-  if (!isObject(value)) return undefined;
-  const agent = agentFormatOfRecord(value);
-  if (agent) return agent;
-  if (typeof value.type === 'string') {
-    if (CODEX_TYPES.has(value.type) && 'payload' in value) return 'codex';
-    if (CLAUDE_CODE_TYPES.has(value.type) && ['sessionId', 'uuid', 'leafUuid', 'messageId'].some((k) => k in value)) return 'claude-code';
+interface Claims {
+  /** Every format whose schema holds, the one detection picks first. */
+  claims: FormatName[];
+  /** The others, and why. */
+  misses: Miss[];
+}
+
+function jsonlClaims(records: readonly unknown[]): Claims {
+  const misses: Miss[] = [];
+  const held: { format: FormatName; held: number }[] = [];
+  for (const s of RECORD_SCHEMAS) {
+    const outcome = holdsOnRecords(s, records);
+    if ('reason' in outcome) misses.push(outcome);
+    else held.push({ format: s.format, held: outcome.held });
   }
-  if (Array.isArray(value.messages)) {
-    if (isAnthropicConversation(value)) return 'anthropic';
-    return typeof value.id === 'string' ? 'openai' : 'messages';
+  // The most records held first; the table's order on a tie (a stable sort).
+  const claims = held.sort((a, b) => b.held - a.held).map((h) => h.format);
+  for (const s of TRANSCRIPT_LINE_SCHEMAS) {
+    const verdict = check(s, records[0]);
+    if (verdict.ok) claims.push(s.format);
+    else
+      misses.push({
+        format: s.format,
+        passed: verdict.passed,
+        of: s.rules.length,
+        reason: verdict.passed > 0 ? `${s.rules[0][0]}, but no ${verdict.failed}` : `not ${verdict.failed}`,
+      });
   }
-  if (Array.isArray(value.traj)) return 'messages';
-  if (isLegacySessionMeta(value)) return 'codex';
-  if (Array.isArray(value.history)) return 'swe-agent';
-  return undefined;
+  return { claims: [...new Set(claims)], misses };
+}
+
+/**
+ * Every format whose schema holds on a file, the one `detectFormat` picks first: for tests that check no format claims
+ * another's files. `.traj` and Markdown files, named by their extension, give detectFormat's answer alone.
+ */
+export async function claimsOf(file: string, options: ReadOptions): Promise<FormatName[]> {
+  if (/\.(traj|md)$/i.test(file)) {
+    const d = await detectFormat(file, options);
+    return d.ok && d.format !== undefined ? [d.format] : [];
+  }
+  if (/\.json$/i.test(file)) return documentClaims(file, await peekJson(file)).claims;
+  const records = await firstJsonlRecords(file, options);
+  return records.length === 0 ? [] : jsonlClaims(records).claims;
+}
+
+/** How many of the records a mixed-record schema holds on, or why it does not claim them. */
+function holdsOnRecords(s: Schema<JsonRecord>, records: readonly unknown[]): { held: number } | Miss {
+  let held = 0;
+  for (const [i, value] of records.entries()) {
+    const verdict: Verdict = isObject(value) ? check(s, value) : { ok: false, passed: 0, failed: s.rules[0][0] };
+    if (verdict.ok) held++;
+    else if (i === 0 || verdict.passed > 0) {
+      const where = i === 0 ? 'the first record' : `record ${i + 1}`;
+      const reason = verdict.passed > 0 ? `${where} is ${s.rules[0][0]} but has no ${verdict.failed}` : `${where} is not ${verdict.failed}`;
+      return { format: s.format, passed: verdict.passed + (i > 0 ? 1 : 0), of: s.rules.length + 1, reason };
+    }
+  }
+  return { held };
+}
+
+function hasContent(message: JsonRecord | undefined): boolean {
+  return message !== undefined && 'content' in message && !('parts' in message);
 }
 
 function isAnthropicConversation(value: Record<string, unknown>): boolean {
@@ -110,24 +224,35 @@ function isAnthropicConversation(value: Record<string, unknown>): boolean {
   return false;
 }
 
-function fromJsonSignature(sig: JsonSignature): Detection {
-  const json = (format: FormatName): Detection => ({ ok: true, format, layout: 'json' });
+function fromJsonSignature(file: string, sig: JsonSignature): Detection {
   if (sig.root === 'empty') return { ok: true, format: undefined, layout: 'json' };
   if (sig.root === 'array' && sig.first === 'none') return { ok: true, format: undefined, layout: 'json' };
-  if (sig.first === 'object') {
-    const keys = new Set(sig.keys);
-    if (sig.root === 'object' && keys.has('history')) return json('swe-agent');
-    if (sig.root === 'array' && (keys.has('action') || keys.has('observation'))) return json('openhands');
-    if (keys.has('messages')) {
-      const anthropic = keys.has('system') || [...sig.types].some((t) => ANTHROPIC_BLOCKS.has(t)) || (sig.types.has('image') && sig.allKeys.has('source'));
-      return json(anthropic ? 'anthropic' : 'messages');
-    }
-    if (keys.has('traj')) return json('messages');
-    if (sig.root === 'array' && keys.has('role')) return json('messages');
-  }
-  if (sig.root === 'array' && sig.first === 'array' && sig.roles.size > 0) return json('messages');
+  const { claims, misses } = documentClaims(file, sig);
+  if (claims.length > 0) return { ok: true, format: claims[0], layout: 'json' };
   const what = sig.first === 'object' ? `an object with keys [${sig.keys.slice(0, 12).join(', ')}]` : `a ${sig.first}`;
-  return { ok: false, code: 'E_FORMAT', message: `unknown format: a JSON ${sig.root} whose first record is ${what}`, layout: 'json' };
+  return {
+    ok: false,
+    code: 'E_FORMAT',
+    message: `unknown format: a JSON ${sig.root} whose first record is ${what}; ${describeMisses(misses)}`,
+    layout: 'json',
+  };
+}
+
+function documentClaims(file: string, sig: JsonSignature): Claims {
+  const claims: FormatName[] = [];
+  const misses: Miss[] = [];
+  for (const s of DOCUMENT_SCHEMAS) {
+    const verdict = check(s, { file, sig });
+    if (verdict.ok) claims.push(s.format);
+    else
+      misses.push({
+        format: s.format,
+        passed: verdict.passed,
+        of: s.rules.length,
+        reason: verdict.passed > 0 ? `${s.rules[0][0]}, but no ${verdict.failed}` : `not ${verdict.failed}`,
+      });
+  }
+  return { claims: [...new Set(claims)], misses };
 }
 
 function describeValue(value: unknown): string {
@@ -138,17 +263,24 @@ function describeValue(value: unknown): string {
   return `an object with keys [${keys.slice(0, 12).join(', ')}${keys.length > 12 ? ', ...' : ''}]${type}`;
 }
 
-type FirstRecord = { kind: 'value'; value: unknown } | { kind: 'none' } | { kind: 'unreadable' };
-
-async function firstJsonlRecord(file: string, options: ReadOptions): Promise<FirstRecord> {
+/** The records among a JSONL file's first lines (bad and blank lines left out). */
+async function firstJsonlRecords(file: string, options: ReadOptions): Promise<unknown[]> {
+  const values: unknown[] = [];
   let seen = 0;
-  let bad = 0;
   for await (const entry of readJsonl(file, options)) {
-    if (entry.kind === 'value') return { kind: 'value', value: entry.value };
-    if (entry.kind === 'error') bad++;
+    if (entry.kind === 'value') values.push(entry.value);
     if (++seen >= FIRST_LINES) break;
   }
-  return bad > 0 ? { kind: 'unreadable' } : { kind: 'none' };
+  return values;
+}
+
+async function hasBadLine(file: string, options: ReadOptions): Promise<boolean> {
+  let seen = 0;
+  for await (const entry of readJsonl(file, options)) {
+    if (entry.kind === 'error') return true;
+    if (++seen >= FIRST_LINES) break;
+  }
+  return false;
 }
 
 /** The first non-blank line parsed as JSON, or undefined when it is not a whole JSON value. */

@@ -15,6 +15,8 @@ export const FORMAT_NAMES = [
   'opencode',
   'goose',
   'aider',
+  'qwen',
+  'continue',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

@@ -69,13 +69,27 @@ describe('detectFormat', () => {
     for (const [name, content, format] of cases) expect(await formatOf(scratchFile(name, `${content}\n`)), name).toBe(format);
   });
 
-  it('names what it saw when the format is unknown', async () => {
-    expect(await formatOf(scratchFile('unknown.json', '{"rows": [1, 2], "total": 2}'))).toBe(
-      'E_FORMAT: unknown format: a JSON object whose first record is an object with keys [rows, total]',
+  it('names what it saw, the formats tried and the closest one when the format is unknown', async () => {
+    const json = await formatOf(scratchFile('unknown.json', '{"rows": [1, 2], "total": 2}'));
+    expect(json).toMatch(
+      /^E_FORMAT: unknown format: a JSON object whose first record is an object with keys \[rows, total\]; tried gemini, .*swe-agent, .*messages; none came close/,
     );
-    expect(await formatOf(scratchFile('unknown.jsonl', '{"event": "click", "type": "ui"}\n'))).toBe(
-      'E_FORMAT: unknown format: the first record is an object with keys [event, type] and type "ui"',
+    expect(await formatOf(scratchFile('unknown.jsonl', '{"event": "click", "type": "ui"}\n'))).toMatch(
+      /^E_FORMAT: unknown format: the first record is an object with keys \[event, type\] and type "ui"; tried codex, claude-code, .*openai, messages, swe-agent; none came close/,
     );
+    // A Claude Code record type and ids, but a message with neither Claude Code's content nor Qwen's Gemini parts.
+    const neither = { type: 'assistant', uuid: 'u', parentUuid: null, sessionId: 's', message: { role: 'model', text: 'hi' } };
+    expect(await formatOf(scratchFile('neither.jsonl', `${JSON.stringify(neither)}\n`))).toMatch(
+      /; closest: claude-code \(the first record is a Claude Code record type but has no message\.content on user and assistant records \(not Gemini parts\)\)$/,
+    );
+  });
+
+  it('lets a later record rule out a format its first record fitted: a system record fits Claude Code and Qwen Code', async () => {
+    const system = { type: 'system', subtype: 'x', uuid: 'a', parentUuid: null, sessionId: 's' };
+    const qwen = { type: 'user', uuid: 'b', parentUuid: 'a', sessionId: 's', message: { role: 'user', parts: [{ text: 'hi' }] } };
+    const claude = { type: 'user', uuid: 'b', parentUuid: 'a', sessionId: 's', message: { role: 'user', content: 'hi' } };
+    expect(await formatOf(scratchFile('qwen.jsonl', `${JSON.stringify(system)}\n${JSON.stringify(qwen)}\n`))).toBe('qwen');
+    expect(await formatOf(scratchFile('claude.jsonl', `${JSON.stringify(system)}\n${JSON.stringify(claude)}\n`))).toBe('claude-code');
   });
 });
 
