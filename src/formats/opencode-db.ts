@@ -15,9 +15,13 @@ const REQUIRED = {
   part: ['id', 'message_id', 'session_id', 'data'],
 } as const;
 
-/** Whether a store's tables are OpenCode's: the three tables with the columns this reader reads. */
+/**
+ * Whether a store is OpenCode's (or Kilo's): its `session`, `message` and `part` tables, a message keyed to its session
+ * and a part to its message. A store of this shape that lacks another column the reader needs (a later schema) is
+ * still OpenCode's, and its reading says which column is missing.
+ */
 export function isOpenCodeStore(store: SqliteStore): boolean {
-  return missingColumns(store, REQUIRED) === undefined;
+  return missingColumns(store, { session: ['id'], message: ['id', 'session_id'], part: ['id', 'message_id', 'session_id'] }) === undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runSqlitePython } from './sqlite-writer.js';
 
@@ -51,6 +51,7 @@ export function writeOpenCodeDatabase(file: string, sessions: readonly OpenCodeE
       rows.messages.push([id, info.id, m.info.time?.created, m.info.time?.created, JSON.stringify(data), parts]);
     }
   }
+  mkdirSync(dirname(file), { recursive: true });
   const input = join(dirname(file), '.rows.json');
   writeFileSync(input, JSON.stringify({ ...rows, walFrom: layout.walFrom ?? rows.messages.length, tail: layout.uncommittedTail === true }));
   try {
