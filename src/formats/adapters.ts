@@ -10,6 +10,7 @@ import { readGoose } from './goose.js';
 import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
 import { readOpenCode } from './opencode.js';
+import { readOpenCodeDatabase } from './opencode-db.js';
 import { readOpenHands } from './openhands.js';
 import { readQwen } from './qwen.js';
 import { readSweAgent } from './swe-agent.js';
@@ -30,6 +31,7 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   'gemini-checkpoint': readGeminiCheckpoint,
   cline: readCline,
   opencode: readOpenCode,
+  'opencode-db': readOpenCodeDatabase,
   goose: readGoose,
   aider: readAider,
   qwen: readQwen,

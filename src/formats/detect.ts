@@ -1,5 +1,6 @@
 import { readLines } from '../io/line-reader.js';
 import { AGENT_DOCUMENT_SCHEMAS, AGENT_RECORD_SCHEMAS, has, messageOf, type JsonDocument, type JsonRecord } from './_detect-agents.js';
+import { detectStore, isSqliteFile } from './_detect-stores.js';
 import { isObject } from './_items.js';
 import { peekJson, type JsonSignature } from './_json-peek.js';
 import { isAiderHistory } from './aider.js';
@@ -12,7 +13,7 @@ export type Detection =
   | { ok: true; format: FormatName; layout: 'jsonl' | 'json' }
   /** The file holds no record at all (empty, or blank lines only). */
   | { ok: true; format: undefined; layout: 'jsonl' | 'json' }
-  | { ok: false; code: 'E_FORMAT' | 'E_JSON' | 'E_UTF8' | 'E_IO'; message: string; layout: 'jsonl' | 'json' };
+  | { ok: false; code: 'E_FORMAT' | 'E_JSON' | 'E_UTF8' | 'E_IO' | 'E_SQLITE'; message: string; layout: 'jsonl' | 'json' };
 
 /** Record types of Claude Code session files. */
 const CLAUDE_CODE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'custom-title', 'progress', 'file-history-snapshot', 'queue-operation']);
@@ -102,6 +103,8 @@ const DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
  * Anything else is one E_FORMAT naming what was seen, the formats tried, and the closest one with what it lacked.
  */
 export async function detectFormat(file: string, options: ReadOptions): Promise<Detection> {
+  // A SQLite database, whatever its name, is the store whose schema it has (_detect-stores.ts); one unit per session.
+  if (await isSqliteFile(file)) return { ...(await detectStore(file)), layout: 'json' };
   if (/\.traj$/i.test(file)) return { ok: true, format: 'swe-agent', layout: 'json' };
   // Markdown is read line by line (the line is its unit, as for JSON Lines).
   if (/\.md$/i.test(file))

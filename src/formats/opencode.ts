@@ -3,7 +3,7 @@ import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../model/
 import { baseName, errorItem, finishTranscript, isObject } from './_items.js';
 import { isStorageSession, readStorageMessages } from './_opencode-storage.js';
 import { readRecords } from './_records.js';
-import type { InputItem, ReadOptions } from './types.js';
+import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
  * OpenCode session exports (`opencode export <session>`: `{info, messages: [{info, parts}]}`), one transcript per
@@ -49,23 +49,26 @@ export async function* readOpenCode(file: string, options: ReadOptions): AsyncGe
       yield errorItem(at, 'E_SCHEMA', 'an OpenCode export needs an info object and a messages array');
       continue;
     }
-    const builder = new ExportBuilder();
-    const error = builder.read(list);
-    if (error !== undefined) {
-      yield errorItem(at, 'E_SCHEMA', error);
-      continue;
-    }
-    const metadata: Record<string, unknown> = { source: { format: 'opencode', file } };
-    for (const key of ['projectID', 'directory', 'parentID', 'title', 'version', 'time'] as const) if (info[key] !== undefined) metadata[key] = info[key];
-    Object.assign(metadata, builder.metadata());
-    const id = typeof info.id === 'string' ? info.id : baseName(file);
-    const marks = builder.compactions;
-    const indexedMetadata = (to: (index: number) => number) =>
-      marks.length === 0
-        ? {}
-        : { compactions: marks.map((c) => ({ boundaryIndex: to(c.boundaryIndex), summaryIndex: to(c.summaryIndex), trigger: c.trigger })) };
-    yield finishTranscript({ id, messages: builder.messages, metadata, indexedMetadata }, at, 1);
+    yield opencodeSession(info, list, at, { format: 'opencode', file });
   }
+}
+
+/**
+ * One OpenCode session as a transcript item: its info and its `{info, parts}` list, as an export holds them, the JSON
+ * storage gives them back, or the database's rows rebuild them (opencode-db.ts). `source` goes to metadata.source.
+ */
+export function opencodeSession(info: Record<string, unknown>, list: unknown[], at: SourcePosition, source: Record<string, unknown>): InputItem {
+  const builder = new ExportBuilder();
+  const error = builder.read(list);
+  if (error !== undefined) return errorItem(at, 'E_SCHEMA', error);
+  const metadata: Record<string, unknown> = { source };
+  for (const key of ['projectID', 'directory', 'parentID', 'title', 'version', 'time'] as const) if (info[key] !== undefined) metadata[key] = info[key];
+  Object.assign(metadata, builder.metadata());
+  const id = typeof info.id === 'string' ? info.id : baseName(at.file);
+  const marks = builder.compactions;
+  const indexedMetadata = (to: (index: number) => number) =>
+    marks.length === 0 ? {} : { compactions: marks.map((c) => ({ boundaryIndex: to(c.boundaryIndex), summaryIndex: to(c.summaryIndex), trigger: c.trigger })) };
+  return finishTranscript({ id, messages: builder.messages, metadata, indexedMetadata }, at, 1);
 }
 
 class ExportBuilder {

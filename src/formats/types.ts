@@ -13,6 +13,7 @@ export const FORMAT_NAMES = [
   'gemini-checkpoint',
   'cline',
   'opencode',
+  'opencode-db',
   'goose',
   'aider',
   'qwen',

@@ -3,6 +3,11 @@ import { join } from 'node:path';
 
 /** File names a directory walk takes as inputs. */
 const DATA_FILE = /\.(jsonl|json|traj)$/i;
+/**
+ * The SQLite stores agents keep their sessions in, by name (OpenCode's `opencode.db` and `opencode-<channel>.db`, Kilo
+ * CLI's `kilo.db`): other `.db` files in a walked folder are not sessions.
+ */
+const STORE_FILE = /^(opencode|kilo)(-[\w.-]+)?\.db$/i;
 /** aider's Markdown chat history (`.aider.chat.history.md`, or a copy named `chat-history.md`); other Markdown is docs. */
 const AIDER_HISTORY = /(^|[.-])chat[.-]history\.md$/i;
 
@@ -42,7 +47,7 @@ export async function* walkDataFiles(dir: string): AsyncGenerator<string> {
       if (!SKIPPED_DIRS.has(entry.name) && (!entry.name.startsWith('.') || AGENT_DIRS.has(entry.name))) dirs.push(entry.name);
       continue;
     }
-    const input = DATA_FILE.test(entry.name) || AIDER_HISTORY.test(entry.name);
+    const input = DATA_FILE.test(entry.name) || AIDER_HISTORY.test(entry.name) || STORE_FILE.test(entry.name);
     if ((entry.name.startsWith('.') && !AIDER_HISTORY.test(entry.name)) || SETTINGS_FILE.test(entry.name) || COMPANION_FILE.test(entry.name)) continue;
     if (entry.isFile() && input) files.push(entry.name);
     else if (entry.isSymbolicLink() && input) {

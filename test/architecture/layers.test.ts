@@ -14,6 +14,7 @@ import { ROOT } from '../helpers/paths.js';
 const LAYERS = [
   'errors.ts',
   'io',
+  'sqlite',
   'secrets',
   'model',
   'tokens',

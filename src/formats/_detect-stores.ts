@@ -1,0 +1,45 @@
+import { open } from 'node:fs/promises';
+import { openSqliteStore } from '../sqlite/database.js';
+import { isOpenCodeStore } from './opencode-db.js';
+import type { FormatName } from './types.js';
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+export type StoreDetection = { ok: true; format: FormatName } | { ok: false; code: 'E_FORMAT' | 'E_SQLITE' | 'E_IO'; message: string };
+
+/** Whether a file starts with SQLite's header string: a database, whatever its name. */
+export async function isSqliteFile(file: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+    const buffer = Buffer.alloc(SQLITE_MAGIC.length);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return bytesRead === buffer.length && buffer.toString('latin1') === SQLITE_MAGIC;
+  } catch {
+    return false;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * The agent store a SQLite database is, asked of each store reader by its own schema (tables and the columns it
+ * reads), never by a table name alone: Crush and goose both have `sessions` and `messages`. A store that cannot be
+ * read is its E_SQLITE error; one that is no agent's store is E_FORMAT listing its tables.
+ */
+export async function detectStore(file: string): Promise<StoreDetection> {
+  const opened = await openSqliteStore(file);
+  // The caller names the file before the message.
+  const unnamed = (message: string) => (message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message);
+  if (!opened.ok) return { ok: false, code: opened.error.code === 'E_IO' ? 'E_IO' : 'E_SQLITE', message: unnamed(opened.error.message) };
+  const store = opened.value;
+  try {
+    if (isOpenCodeStore(store)) return { ok: true, format: 'opencode-db' };
+    const tables = [...store.tables().keys()];
+    return { ok: false, code: 'E_FORMAT', message: `unknown format: a SQLite database whose tables [${tables.slice(0, 12).join(', ')}] are no agent's store` };
+  } catch (err) {
+    return { ok: false, code: 'E_SQLITE', message: unnamed((err as Error).message) };
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,58 @@
+import { TcompactError } from '../errors.js';
+import { openSqliteStore, type SqliteStore } from '../sqlite/database.js';
+import { errorItem } from './_items.js';
+import type { InputItem, SourcePosition } from './types.js';
+
+/**
+ * What the readers of agents' SQLite stores share. A store is read whole (src/sqlite/: the database and the committed
+ * frames of its WAL, never written); each session in it is one unit of accounting, at `line` its 1-based position in
+ * the store's order (and `record` the 0-based one). A store that cannot be read is one error naming the file.
+ */
+
+/** The position of a store's n-th session (0-based). */
+export function sessionPosition(file: string, index: number): SourcePosition {
+  return { file, line: index + 1, byteOffset: 0, record: index };
+}
+
+/** The store's required tables and columns, each missing one named; undefined when all are there. */
+export function missingColumns(store: SqliteStore, required: Readonly<Record<string, readonly string[]>>): string | undefined {
+  const tables = store.tables();
+  const missing: string[] = [];
+  for (const [table, columns] of Object.entries(required)) {
+    const have = tables.get(table);
+    if (have === undefined) missing.push(`table ${table}`);
+    else for (const column of columns) if (!have.has(column)) missing.push(`${table}.${column}`);
+  }
+  return missing.length === 0 ? undefined : missing.join(', ');
+}
+
+/**
+ * Opens the store, runs `read` over it and closes it. The store's own failures (a hot journal, a file cut mid-page, a
+ * query on a malformed image) are one error item for the file at its first unit; items `read` yielded stay yielded.
+ */
+export async function* readStore(file: string, read: (store: SqliteStore) => Iterable<InputItem>): AsyncGenerator<InputItem> {
+  const whole: SourcePosition = { file, line: 1, byteOffset: 0 };
+  const opened = await openSqliteStore(file);
+  if (!opened.ok) {
+    yield errorItem(whole, opened.error.code, opened.error.message);
+    return;
+  }
+  try {
+    yield* read(opened.value);
+  } catch (err) {
+    if (!TcompactError.isInstance(err)) throw err;
+    yield errorItem(whole, err.code, err.message);
+  } finally {
+    opened.value.close();
+  }
+}
+
+/** A JSON text column parsed, or an error for the unit it belongs to. */
+export function parseColumn(value: unknown, what: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (typeof value !== 'string') return { ok: false, message: `${what}: not JSON text` };
+  try {
+    return { ok: true, value: JSON.parse(value) as unknown };
+  } catch (err) {
+    return { ok: false, message: `${what}: ${(err as Error).message}` };
+  }
+}
