@@ -1,6 +1,7 @@
 import { isObject } from './_items.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
+import { isPiSessionHeader } from './_pi-entries.js';
 import type { FormatName } from './types.js';
 
 /**
@@ -43,4 +44,16 @@ export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName 
     if (sig.first === 'object' && keys.has('role') && (keys.has('ts') || keys.has('modelInfo') || keys.has('metrics'))) return 'cline';
   }
   return undefined;
+}
+
+/** OpenClaw's session files: `agents/<agent>/sessions/<id>.jsonl`, and the archives `<id>.jsonl.reset.<time>`, `.deleted.`. */
+const OPENCLAW_SESSION = /([\\/]agents[\\/][^\\/]+[\\/]sessions[\\/][^\\/]+$)|(\.jsonl\.(reset|deleted)\.[^\\/]+$)/i;
+
+/**
+ * A JSON Lines first record that is a session header of pi's format (`{type: "session", id, timestamp, cwd?, version?}`,
+ * `isPiSessionHeader`): `openclaw` where OpenClaw keeps its sessions (its own files are pi's), else `pi`.
+ */
+export function sessionFormatOfRecord(file: string, value: unknown): FormatName | undefined {
+  if (!isPiSessionHeader(value)) return undefined;
+  return OPENCLAW_SESSION.test(file) ? 'openclaw' : 'pi';
 }

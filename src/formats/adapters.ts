@@ -10,6 +10,7 @@ import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
 import { readOpenCode } from './opencode.js';
 import { readOpenHands } from './openhands.js';
+import { readOpenClaw, readPi } from './pi.js';
 import { readSweAgent } from './swe-agent.js';
 import type { FormatName, InputItem, ReadOptions } from './types.js';
 
@@ -30,4 +31,6 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   opencode: readOpenCode,
   goose: readGoose,
   aider: readAider,
+  pi: readPi,
+  openclaw: readOpenClaw,
 };

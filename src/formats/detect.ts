@@ -1,5 +1,5 @@
 import { readLines } from '../io/line-reader.js';
-import { agentFormatOfJson, agentFormatOfRecord } from './_detect-agents.js';
+import { agentFormatOfJson, agentFormatOfRecord, sessionFormatOfRecord } from './_detect-agents.js';
 import { isObject } from './_items.js';
 import { peekJson, type JsonSignature } from './_json-peek.js';
 import { isAiderHistory } from './aider.js';
@@ -26,6 +26,7 @@ const FIRST_LINES = 20;
  * - `.traj` -> `swe-agent`;
  * - `.md` -> `aider` when a `# aider chat started at` line is among its first lines (a chat history), else E_FORMAT;
  * - JSON Lines (`.jsonl`, or any file whose first non-blank line is a whole JSON value), by the first record:
+ *   pi's session header -> `pi`, or `openclaw` in an OpenClaw sessions folder or for its archives;
  *   `type` session_meta/response_item/... with a `payload`, or a 2025 rollout's `{id, timestamp, instructions?, git?}`
  *   -> `codex`; a Claude Code record `type` with `sessionId`,
  *   `uuid`, `leafUuid` or `messageId` -> `claude-code`; `messages` with Anthropic blocks or a top-level `system` ->
@@ -51,14 +52,14 @@ export async function detectFormat(file: string, options: ReadOptions): Promise<
   const jsonl = /\.jsonl$/i.test(file);
   if (!jsonl && !/\.json$/i.test(file)) {
     const first = await firstLineValue(file, options);
-    if (first !== undefined && (isObject(first) || Array.isArray(first))) return fromJsonlRecord(first);
+    if (first !== undefined && (isObject(first) || Array.isArray(first))) return fromJsonlRecord(first, file);
   }
   if (jsonl) {
     const scan = await firstJsonlRecord(file, options);
     if (scan.kind === 'none') return { ok: true, format: undefined, layout: 'jsonl' };
     // Nothing readable in the first lines: read it as the canonical archive, which reports each bad line.
     if (scan.kind === 'unreadable') return { ok: true, format: 'openai', layout: 'jsonl' };
-    return fromJsonlRecord(scan.value);
+    return fromJsonlRecord(scan.value, file);
   }
   let sig: JsonSignature;
   try {
@@ -71,8 +72,8 @@ export async function detectFormat(file: string, options: ReadOptions): Promise<
   return agent ? { ok: true, format: agent, layout: 'json' } : fromJsonSignature(sig);
 }
 
-function fromJsonlRecord(value: unknown): Detection {
-  const format = classifyRecord(value);
+function fromJsonlRecord(value: unknown, file: string): Detection {
+  const format = sessionFormatOfRecord(file, value) ?? classifyRecord(value);
   if (format) return { ok: true, format, layout: 'jsonl' };
   return { ok: false, code: 'E_FORMAT', message: `unknown format: the first record is ${describeValue(value)}`, layout: 'jsonl' };
 }

@@ -15,6 +15,8 @@ export const FORMAT_NAMES = [
   'opencode',
   'goose',
   'aider',
+  'pi',
+  'openclaw',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
