@@ -83,7 +83,7 @@ const isZeroUsage = (u: Record<string, unknown>) =>
  * An assistant message (`AssistantMessage`): text -> content, thinking -> reasoning_content (redacted or signature-only
  * blocks counted), toolCall -> tool_calls, usage mapped by {@link piUsage}. pi leaves replies that ended in `error` or
  * `aborted` out of every later prompt (packages/ai/src/providers/transform-messages.ts): they are marked `retried`
- * (billed, never sent again); one whose usage is all zeros is no priced call (`unpriced_request`).
+ * (billed, never sent again); one whose usage is all zeros is no priced call (`unpriced_request`, no `usage`).
  */
 function assistant(m: Record<string, unknown>): Converted {
   if (!Array.isArray(m.content)) return { kind: 'error', message: 'message.content: expected an array of blocks' };
@@ -117,8 +117,10 @@ function assistant(m: Record<string, unknown>): Converted {
   if (typeof m.stopReason === 'string') out.stop_reason = m.stopReason;
   if (typeof m.errorMessage === 'string') out.error_message = m.errorMessage;
   if (isObject(m.usage)) {
-    out.usage = piUsage(m.usage);
-    if (isZeroUsage(out.usage)) out.unpriced_request = true;
+    // All zeros: the request failed before the provider counted anything (ccusage leaves it out too).
+    const usage = piUsage(m.usage);
+    if (isZeroUsage(usage)) out.unpriced_request = true;
+    else out.usage = usage;
   }
   if (m.stopReason === 'error' || m.stopReason === 'aborted') out.retried = true;
   return { kind: 'messages', messages: [out] };
