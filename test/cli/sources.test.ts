@@ -123,7 +123,7 @@ describe('tcompact sources', () => {
       'tcompact sources: E_USAGE: --since must be a day (YYYY-MM-DD, UTC) or a time with its zone (YYYY-MM-DDThh:mm[:ss]Z or +hh:mm), got "2026-13-01"\n',
     ]);
     const agent = await run(['sources', '--agent', 'cursor'], linuxEnvironment(home));
-    expect(agent.stderr).toBe('tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, goose; got "cursor"\n');
+    expect(agent.stderr).toBe('tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, goose, pi, openclaw; got "cursor"\n');
     const input = await run(['sources', home], linuxEnvironment(home));
     expect([input.code, input.stderr]).toEqual([2, `tcompact sources: E_USAGE: sources: takes no input, got "${home}" (see 'tcompact sources --help')\n`]);
   });
