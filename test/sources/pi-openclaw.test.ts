@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { readInputs } from '../../src/formats/read-inputs.js';
+import { recordedUsage } from '../../src/replay/billing/recorded-usage.js';
 import { discoverInputs } from '../../src/sources/discover.js';
 import { parseSourceFilters } from '../../src/sources/filters.js';
 import type { SourceEnvironment } from '../../src/sources/types.js';
@@ -11,6 +13,14 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 const LIVE = '3c9d2e1f-0a4b-4c6d-8e7f-9a0b1c2d3e4f';
+
+/**
+ * The cache reads of OpenClaw's sessions in this home: the record's (the live session 12,181 and the reset one 2,412,
+ * test/formats/pi-usage.test.ts), and ccusage 20.0.24's (`ccusage openclaw session --json --offline`, OPENCLAW_DIR at
+ * the state folder), which reads the pre-compaction copy as a session of its own and counts the live session's 12,181
+ * twice.
+ */
+const OPENCLAW_CACHE_READ = { record: 14_593, ccusage: 26_774 };
 
 /**
  * A home with pi's fixture sessions in `~/.pi/agent/sessions/` and OpenClaw's in the folder of its former name,
@@ -55,6 +65,15 @@ describe("pi's and OpenClaw's sessions where they write them", () => {
       '2b8c1d0e-9f3a-4b5c-8d6e-7f8091a2b3c4.jsonl.reset.2026-03-07T07-29-59.512Z',
       `${LIVE}.jsonl`,
     ]);
+    const items = [];
+    for await (const item of readInputs(
+      inputs.filter((f) => f.includes('.clawdbot')),
+      { maxLineBytes: 1 << 26 },
+    ))
+      items.push(item);
+    const read = items.flatMap((i) => (i.kind === 'transcript' ? [recordedUsage(i.transcript)?.cacheRead ?? 0] : []));
+    expect(read.reduce((a, b) => a + b, 0)).toBe(OPENCLAW_CACHE_READ.record);
+    expect(OPENCLAW_CACHE_READ.ccusage - OPENCLAW_CACHE_READ.record).toBe(12_181);
     const notes = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ agent: ['pi'], project: '/home/dev/notes' }) });
     expect(notes.found[0].sessions).toBe(2);
   });
