@@ -1,7 +1,9 @@
 import { isObject } from './_items.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
+import { isPiSessionHeader } from './_pi-entries.js';
 import { schema, type Schema } from './_schema.js';
+import type { FormatName } from './types.js';
 
 /**
  * The schemas of the agent formats, as detection checks them (`detect.ts`). A new format is one `schema(...)` line:
@@ -26,6 +28,8 @@ const QWEN_TYPES = new Set(['user', 'assistant', 'tool_result', 'system']);
  * the format out; one of another kind is left to the reader (which keeps, skips or rejects it).
  */
 export const AGENT_RECORD_SCHEMAS: readonly Schema<JsonRecord>[] = [
+  // OpenClaw writes pi's format: `formatAt` names the files by where they lie.
+  schema('pi', ['a pi session header ({type: "session", id, timestamp, cwd?, version?})', isPiSessionHeader]),
   schema('gemini', [
     'a Gemini CLI recording header (sessionId and projectHash, no type)',
     (r) => r.type === undefined && isString(r.sessionId) && isString(r.projectHash),
@@ -100,4 +104,12 @@ export function has(sig: JsonSignature, ...keys: string[]): boolean {
 /** A record's `message` when it is an object. */
 export function messageOf(r: JsonRecord): JsonRecord | undefined {
   return isObject(r.message) ? r.message : undefined;
+}
+
+/** OpenClaw's session files: `agents/<agent>/sessions/<id>.jsonl`, and the archives `<id>.jsonl.reset.<time>`, `.deleted.`. */
+const OPENCLAW_SESSION = /([\\/]agents[\\/][^\\/]+[\\/]sessions[\\/][^\\/]+$)|(\.jsonl\.(reset|deleted)\.[^\\/]+$)/i;
+
+/** The format a file of `format`'s schema is read as where it lies: pi's files are OpenClaw's where OpenClaw keeps them. */
+export function formatAt(file: string, format: FormatName): FormatName {
+  return format === 'pi' && OPENCLAW_SESSION.test(file) ? 'openclaw' : format;
 }

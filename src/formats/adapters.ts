@@ -13,6 +13,7 @@ import { readOpenCode } from './opencode.js';
 import { readOpenCodeDatabase } from './opencode-db.js';
 import { readOpenHands } from './openhands.js';
 import { readQwen } from './qwen.js';
+import { readOpenClaw, readPi } from './pi.js';
 import { readSweAgent } from './swe-agent.js';
 import type { FormatName, InputItem, ReadOptions } from './types.js';
 
@@ -36,4 +37,6 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   aider: readAider,
   qwen: readQwen,
   continue: readContinue,
+  pi: readPi,
+  openclaw: readOpenClaw,
 };

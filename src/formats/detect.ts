@@ -1,5 +1,5 @@
 import { readLines } from '../io/line-reader.js';
-import { AGENT_DOCUMENT_SCHEMAS, AGENT_RECORD_SCHEMAS, has, messageOf, type JsonDocument, type JsonRecord } from './_detect-agents.js';
+import { AGENT_DOCUMENT_SCHEMAS, AGENT_RECORD_SCHEMAS, formatAt, has, messageOf, type JsonDocument, type JsonRecord } from './_detect-agents.js';
 import { detectStore, isSqliteFile } from './_detect-stores.js';
 import { isObject } from './_items.js';
 import { peekJson, type JsonSignature } from './_json-peek.js';
@@ -119,7 +119,7 @@ export async function detectFormat(file: string, options: ReadOptions): Promise<
   const jsonl = /\.jsonl$/i.test(file);
   if (!jsonl && !/\.json$/i.test(file)) {
     const first = await firstLineValue(file, options);
-    if (first !== undefined && (isObject(first) || Array.isArray(first))) return fromJsonlRecords(await firstJsonlRecords(file, options));
+    if (first !== undefined && (isObject(first) || Array.isArray(first))) return fromJsonlRecords(file, await firstJsonlRecords(file, options));
   }
   if (jsonl) {
     const scan = await firstJsonlRecords(file, options);
@@ -127,7 +127,7 @@ export async function detectFormat(file: string, options: ReadOptions): Promise<
       // Nothing readable in the first lines: read it as the canonical archive, which reports each bad line.
       return (await hasBadLine(file, options)) ? { ok: true, format: 'openai', layout: 'jsonl' } : { ok: true, format: undefined, layout: 'jsonl' };
     }
-    return fromJsonlRecords(scan);
+    return fromJsonlRecords(file, scan);
   }
   let sig: JsonSignature;
   try {
@@ -139,9 +139,9 @@ export async function detectFormat(file: string, options: ReadOptions): Promise<
   return fromJsonSignature(file, sig);
 }
 
-function fromJsonlRecords(records: readonly unknown[]): Detection {
+function fromJsonlRecords(file: string, records: readonly unknown[]): Detection {
   const { claims, misses } = jsonlClaims(records);
-  if (claims.length > 0) return { ok: true, format: claims[0], layout: 'jsonl' };
+  if (claims.length > 0) return { ok: true, format: formatAt(file, claims[0]), layout: 'jsonl' };
   return {
     ok: false,
     code: 'E_FORMAT',
@@ -192,7 +192,7 @@ export async function claimsOf(file: string, options: ReadOptions): Promise<Form
   }
   if (/\.json$/i.test(file)) return documentClaims(file, await peekJson(file)).claims;
   const records = await firstJsonlRecords(file, options);
-  return records.length === 0 ? [] : jsonlClaims(records).claims;
+  return records.length === 0 ? [] : jsonlClaims(records).claims.map((f) => formatAt(file, f));
 }
 
 /** How many of the records a mixed-record schema holds on, or why it does not claim them. */

@@ -18,6 +18,8 @@ export const FORMAT_NAMES = [
   'aider',
   'qwen',
   'continue',
+  'pi',
+  'openclaw',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

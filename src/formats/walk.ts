@@ -1,13 +1,13 @@
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
-/** File names a directory walk takes as inputs. */
-const DATA_FILE = /\.(jsonl|json|traj)$/i;
 /**
  * The SQLite stores agents keep their sessions in, by name (OpenCode's `opencode.db` and `opencode-<channel>.db`, Kilo
  * CLI's `kilo.db`): other `.db` files in a walked folder are not sessions.
  */
 const STORE_FILE = /^(opencode|kilo)(-[\w.-]+)?\.db$/i;
+/** File names a directory walk takes as inputs; OpenClaw renames a session it resets or deletes `<id>.jsonl.reset.<time>`. */
+const DATA_FILE = /\.(jsonl|json|traj)$|\.jsonl\.(reset|deleted)\.\d{4}-\d{2}-\d{2}T[\d.-]+Z$/i;
 /** aider's Markdown chat history (`.aider.chat.history.md`, or a copy named `chat-history.md`); other Markdown is docs. */
 const AIDER_HISTORY = /(^|[.-])chat[.-]history\.md$/i;
 
@@ -30,16 +30,21 @@ const SETTINGS_FILE = /^settings(\.[\w-]+)?\.json$/i;
  */
 const COMPANION_FILE = /^(ui_messages|task_metadata|context_history|history_item|_index)\.json$/i;
 
+/** OpenClaw's index of a folder's sessions (`agents/<agent>/sessions/sessions.json`): keys and ids, no conversation. */
+const SESSION_INDEX = /^sessions\.json$/i;
+
 /**
  * The data files under a directory, recursively, in a fixed order: in each directory its files by name, then its
  * subdirectories by name (so a Claude Code `<session>.jsonl` comes before `<session>/subagents/`). Only `.jsonl`,
- * `.json` and `.traj` files and aider chat histories (`.aider.chat.history.md`) are inputs; other files (READMEs,
- * licences), agent settings files, Cline's and Roo's companion files (COMPANION_FILE), entries whose
- * name starts with a dot (except the agents' own folders, AGENT_DIRS, and aider's history) and `node_modules` are not.
+ * `.json` and `.traj` files, OpenClaw's archived sessions (`<id>.jsonl.reset.<time>`, `.deleted.`) and aider chat
+ * histories (`.aider.chat.history.md`) are inputs; other files (READMEs, licences), agent settings files, Cline's and
+ * Roo's companion files (COMPANION_FILE), OpenClaw's index `sessions/sessions.json`, entries whose name starts with a
+ * dot (except the agents' own folders, AGENT_DIRS, and aider's history) and `node_modules` are not.
  * Symbolic links to directories are not followed (no cycles).
  */
 export async function* walkDataFiles(dir: string): AsyncGenerator<string> {
   const entries = await readdir(dir, { withFileTypes: true });
+  const sessionsDir = basename(dir) === 'sessions';
   const files: string[] = [];
   const dirs: string[] = [];
   for (const entry of entries) {
@@ -49,6 +54,7 @@ export async function* walkDataFiles(dir: string): AsyncGenerator<string> {
     }
     const input = DATA_FILE.test(entry.name) || AIDER_HISTORY.test(entry.name) || STORE_FILE.test(entry.name);
     if ((entry.name.startsWith('.') && !AIDER_HISTORY.test(entry.name)) || SETTINGS_FILE.test(entry.name) || COMPANION_FILE.test(entry.name)) continue;
+    if (sessionsDir && SESSION_INDEX.test(entry.name)) continue;
     if (entry.isFile() && input) files.push(entry.name);
     else if (entry.isSymbolicLink() && input) {
       const target = await stat(join(dir, entry.name)).catch(() => undefined);

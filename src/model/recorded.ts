@@ -174,6 +174,8 @@ export interface CompactionRecord {
   summaryIndex?: unknown;
   replacementFrom?: unknown;
   replacementTo?: unknown;
+  /** The first message of the history kept after the summary (pi's `firstKeptEntryId`). */
+  keptFromIndex?: unknown;
   trigger?: unknown;
   preTokens?: unknown;
   encrypted?: unknown;

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { AGENT_NAMES, type SourceEnvironment } from '../../src/sources/types.js';
+import type { SourceEnvironment } from '../../src/sources/types.js';
 import { HOME_SESSIONS, TODO_CLI, buildAgentHome, linuxEnvironment } from '../helpers/agent-home.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { cliFaults, outputDigest, runCli } from '../pipeline/helpers.js';
@@ -123,7 +123,9 @@ describe('tcompact sources', () => {
       'tcompact sources: E_USAGE: --since must be a day (YYYY-MM-DD, UTC) or a time with its zone (YYYY-MM-DDThh:mm[:ss]Z or +hh:mm), got "2026-13-01"\n',
     ]);
     const agent = await run(['sources', '--agent', 'cursor'], linuxEnvironment(home));
-    expect(agent.stderr).toBe('tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, goose; got "cursor"\n');
+    expect(agent.stderr).toBe(
+      'tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, goose, pi, openclaw; got "cursor"\n',
+    );
     const input = await run(['sources', home], linuxEnvironment(home));
     expect([input.code, input.stderr]).toEqual([2, `tcompact sources: E_USAGE: sources: takes no input, got "${home}" (see 'tcompact sources --help')\n`]);
   });
@@ -249,7 +251,8 @@ describe('every command that reads files, with no input', () => {
     const out = tempDir('no-input-tune');
     const r = await run(['tune', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--window', '20000'], linuxEnvironment(home));
     expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, 'tcompact tune: no input given: reading 15 agent sessions from 10 folders:']);
-    for (const agent of AGENT_NAMES) expect(r.stderr).toMatch(new RegExp(`^  ${agent} +\\d+ sessions`, 'm'));
+    // Every agent the home holds (pi's and OpenClaw's are read in test/sources/pi-openclaw.test.ts).
+    for (const agent of Object.keys(HOME_SESSIONS)) expect(r.stderr).toMatch(new RegExp(`^  ${agent} +\\d+ sessions`, 'm'));
     const tune = JSON.parse(readFileSync(join(out, 'tune.json'), 'utf8')) as { transcripts: number; errors: number; inputs: string[] };
     expect([tune.transcripts, tune.errors]).toEqual([Object.values(HOME_TRANSCRIPTS).reduce((n, k) => n + k, 0), 0]);
     expect(tune.inputs).toHaveLength(10);

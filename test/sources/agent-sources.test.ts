@@ -31,6 +31,11 @@ describe('where each agent writes its sessions', () => {
       'roo-code tasks /home/dev/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'opencode storage /home/dev/.local/share/opencode',
       'goose sessions /home/dev/.local/share/goose/sessions',
+      'pi sessions /home/dev/.pi/agent/sessions',
+      'openclaw sessions /home/dev/.openclaw/agents',
+      'openclaw sessions /home/dev/.clawdbot/agents',
+      'openclaw sessions /home/dev/.moltbot/agents',
+      'openclaw sessions /home/dev/.moldbot/agents',
     ]);
   });
 
@@ -66,6 +71,11 @@ describe('where each agent writes its sessions', () => {
       'roo-code tasks C:\\Users\\dev\\AppData\\Roaming\\Code\\User\\globalStorage\\rooveterinaryinc.roo-cline\\tasks (APPDATA)',
       'opencode storage C:\\Users\\dev\\.local\\share\\opencode',
       'goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions (APPDATA)',
+      'pi sessions C:\\Users\\dev\\.pi\\agent\\sessions',
+      'openclaw sessions C:\\Users\\dev\\.openclaw\\agents',
+      'openclaw sessions C:\\Users\\dev\\.clawdbot\\agents',
+      'openclaw sessions C:\\Users\\dev\\.moltbot\\agents',
+      'openclaw sessions C:\\Users\\dev\\.moldbot\\agents',
     ]);
   });
 
@@ -83,6 +93,8 @@ describe('where each agent writes its sessions', () => {
       XDG_CONFIG_HOME: '/work/config',
       XDG_DATA_HOME: '/work/data',
       GOOSE_PATH_ROOT: '/work/goose',
+      PI_CODING_AGENT_DIR: '~/pi-agent',
+      OPENCLAW_STATE_DIR: '/work/openclaw',
     };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
     expect(found.filter((l) => !/Code - |VSCodium|roo-code/.test(l))).toEqual([
@@ -96,6 +108,26 @@ describe('where each agent writes its sessions', () => {
       'cline tasks /work/cline/data/tasks (CLINE_DIR)',
       'opencode storage /work/data/opencode (XDG_DATA_HOME)',
       'goose sessions /work/goose/data/sessions (GOOSE_PATH_ROOT)',
+      'pi sessions /home/dev/pi-agent/sessions (PI_CODING_AGENT_DIR)',
+      'openclaw sessions /work/openclaw/agents (OPENCLAW_STATE_DIR)',
+    ]);
+  });
+
+  it("takes ccusage's lists of pi's sessions folders and OpenClaw's state folders first, and OpenClaw's own home", () => {
+    const ccusage = locations({
+      home: '/home/dev',
+      env: { PI_AGENT_DIR: '/a/sessions,~/b', OPENCLAW_DIR: '/c', PI_CODING_AGENT_DIR: '/x', OPENCLAW_STATE_DIR: '/y' },
+      platform: 'linux',
+    });
+    expect(ccusage.filter((l) => /^(pi|openclaw) /.test(l))).toEqual([
+      'pi sessions /a/sessions (PI_AGENT_DIR)',
+      'pi sessions /home/dev/b (PI_AGENT_DIR)',
+      'openclaw sessions /c/agents (OPENCLAW_DIR)',
+    ]);
+    const openclaw = locations({ home: '/home/dev', env: { OPENCLAW_HOME: '/srv/bot', CLAWDBOT_STATE_DIR: ' ' }, platform: 'linux' });
+    expect(openclaw.filter((l) => l.startsWith('openclaw')).slice(0, 2)).toEqual([
+      'openclaw sessions /srv/bot/.openclaw/agents (OPENCLAW_HOME)',
+      'openclaw sessions /srv/bot/.clawdbot/agents (OPENCLAW_HOME)',
     ]);
   });
 

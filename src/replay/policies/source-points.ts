@@ -9,7 +9,7 @@ import { compactionRecords, isModelCall, isSourceSummary, isUnpricedRequest } fr
 export type SourcePointKind =
   /** Claude Code's `compact_boundary` (auto or manual), from `metadata.compactions`. */
   | 'boundary'
-  /** Codex's `compacted` record (its summary is in the transcript), from `metadata.compactions`. */
+  /** Codex's `compacted` record or pi's `compaction` entry (the summary is in the transcript), from `metadata.compactions`. */
   | 'compacted'
   /** Codex's encrypted `compaction` item: the point is known, what it kept is not. */
   | 'encrypted'
@@ -33,6 +33,11 @@ export interface SourcePoint {
   summary?: Message;
   /** The messages the source kept as the whole context from here on (Codex's `replacement_history`), when recorded. */
   kept?: Message[];
+  /**
+   * The first message of the history the source kept after its summary (pi's `firstKeptEntryId`): the context becomes
+   * the summary, then the messages from this index on.
+   */
+  keptFrom?: number;
   /** The source's summary exists but cannot be read (Codex's encrypted `compaction` item): it is named, never scored. */
   opaque?: true;
 }
@@ -63,7 +68,7 @@ function compactCommand(m: Message): string | null | undefined {
 export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
   const messages = transcript.messages;
   const n = messages.length;
-  const marks: { at: number; kind: SourcePointKind; focus?: string; summary?: Message; kept?: Message[]; opaque?: true }[] = [];
+  const marks: { at: number; kind: SourcePointKind; focus?: string; summary?: Message; kept?: Message[]; keptFrom?: number; opaque?: true }[] = [];
   for (const raw of compactionRecords(transcript)) {
     const summary = isIndex(raw.summaryIndex, n - 1) ? messages[raw.summaryIndex] : undefined;
     const at = [raw.boundaryIndex, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
@@ -74,7 +79,15 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     const to = raw.replacementTo;
     const kept = isIndex(from, n) && isIndex(to, n) && to > from ? messages.slice(from, to) : undefined;
     const opaque = raw.encrypted === true || raw.encryptedSummary === true;
-    marks.push({ at: at as number, kind, ...(summary ? { summary } : {}), ...(kept ? { kept } : {}), ...(opaque ? { opaque: true as const } : {}) });
+    const keptFrom = summary && isIndex(raw.keptFromIndex, n) && raw.keptFromIndex <= (at as number) ? raw.keptFromIndex : undefined;
+    marks.push({
+      at: at as number,
+      kind,
+      ...(summary ? { summary } : {}),
+      ...(kept ? { kept } : {}),
+      ...(keptFrom !== undefined ? { keptFrom } : {}),
+      ...(opaque ? { opaque: true as const } : {}),
+    });
   }
   messages.forEach((m, i) => {
     const focus = compactCommand(m);
@@ -113,6 +126,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     if (mark.focus !== undefined) point.focus ??= mark.focus;
     if (mark.summary) point.summary ??= mark.summary;
     if (mark.kept) point.kept ??= mark.kept;
+    if (mark.keptFrom !== undefined) point.keptFrom ??= mark.keptFrom;
     if (mark.opaque) point.opaque = true;
   }
   return [...byCall.values()].sort((a, b) => a.call - b.call);

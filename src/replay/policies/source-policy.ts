@@ -98,7 +98,7 @@ type PointCompaction = (point: SourcePoint, request: CompactionRequest) => Compa
 
 /**
  * The source's own: its recorded summary (or the history it kept, Codex's replacement history) in place of everything
- * before the point; what came after the point stays. The system and developer messages ahead stay unless what the
+ * before the point; what came after the point stays, and with pi also what it kept before it (from `keptFrom`). The system and developer messages ahead stay unless what the
  * source kept holds them already (Codex's replacement history keeps the developer message): nothing is sent twice.
  */
 function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompaction {
@@ -112,7 +112,9 @@ function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompac
   return (point, { messages }) => {
     const kept = point.kept ?? (point.summary ? [point.summary] : undefined);
     if (!kept) return undefined;
-    const after = messages.filter((m) => (indexOf.get(originalOf(m)) ?? -1) >= point.index);
+    // What the source kept: from its first kept message (pi), else from the point on.
+    const from = point.kept ? point.index : (point.keptFrom ?? point.index);
+    const after = messages.filter((m) => (indexOf.get(originalOf(m)) ?? -1) >= from);
     const held = new Set(kept.map((k) => `${k.role}\u0000${contentText(messageContent(k))}`));
     const lead = leadingSystem(messages).filter((m) => !held.has(`${m.role}\u0000${contentText(messageContent(m))}`));
     const next = [...lead, ...kept, ...after];
