@@ -1,4 +1,5 @@
 import { isObject } from './_items.js';
+import { isAmpThreadSignature } from './amp.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
 import type { FormatName } from './types.js';
@@ -26,7 +27,7 @@ export function agentFormatOfRecord(value: unknown): FormatName | undefined {
  * be seen), or a Cline/Roo history (named `api_conversation_history.json`, or messages carrying `ts`, `modelInfo` or
  * `metrics`), an OpenCode export (`info` and `messages` whose records carry `sessionID`) or a session of OpenCode's
  * JSON storage (`id` and `projectID` in a `session/<project>/` folder), or a goose session
- * (`working_dir` and `conversation`).
+ * (`working_dir` and `conversation`), or an Amp thread (see isAmpThreadSignature).
  */
 export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName | undefined {
   const keys = new Set(sig.keys);
@@ -36,6 +37,7 @@ export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName 
     if (keys.has('info') && keys.has('messages') && sig.allKeys.has('sessionID')) return 'opencode';
     if (keys.has('id') && keys.has('projectID') && !keys.has('messages') && isStorageSessionPath(file)) return 'opencode';
     if (keys.has('working_dir') && keys.has('conversation')) return 'goose';
+    if (isAmpThreadSignature(sig)) return 'amp';
     if (keys.has('history') && /[\\/]checkpoints[\\/][^\\/]+\.json$/i.test(file)) return 'gemini-checkpoint';
   }
   if (/(^|[\\/])api_conversation_history\.json$/i.test(file)) return 'cline';

@@ -1,4 +1,5 @@
 import { readAider } from './aider.js';
+import { readAmp } from './amp.js';
 import { readAnthropic } from './anthropic.js';
 import { readClaudeCode } from './claude-code.js';
 import { readCline } from './cline.js';
@@ -30,4 +31,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   opencode: readOpenCode,
   goose: readGoose,
   aider: readAider,
+  amp: readAmp,
 };

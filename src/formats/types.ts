@@ -15,6 +15,7 @@ export const FORMAT_NAMES = [
   'opencode',
   'goose',
   'aider',
+  'amp',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
