@@ -1,5 +1,6 @@
 import { isObject } from './_items.js';
 import { isAmpThreadSignature } from './amp.js';
+import { isKimiRecord } from './kimi.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
 import type { FormatName } from './types.js';
@@ -11,9 +12,11 @@ import type { FormatName } from './types.js';
 
 /**
  * A JSON Lines record: the metadata line of a Gemini CLI recording (`sessionId` and `projectHash`, no `type`); the
- * metadata line of a goose session (`working_dir`), or a goose message (`role`, a numeric `created`, a `content` list).
+ * metadata line of a goose session (`working_dir`), or a goose message (`role`, a numeric `created`, a `content` list);
+ * a Kimi CLI context or wire record (see isKimiRecord).
  */
 export function agentFormatOfRecord(value: unknown): FormatName | undefined {
+  if (isKimiRecord(value)) return 'kimi';
   if (!isObject(value) || value.type !== undefined) return undefined;
   if (typeof value.sessionId === 'string' && typeof value.projectHash === 'string') return 'gemini';
   if (typeof value.working_dir === 'string' && value.messages === undefined) return 'goose';

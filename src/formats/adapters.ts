@@ -7,6 +7,7 @@ import { readCodex } from './codex.js';
 import { readGeminiChat } from './gemini-chat.js';
 import { readGeminiCheckpoint } from './gemini-checkpoint.js';
 import { readGoose } from './goose.js';
+import { readKimi } from './kimi.js';
 import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
 import { readOpenCode } from './opencode.js';
@@ -32,4 +33,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   goose: readGoose,
   aider: readAider,
   amp: readAmp,
+  kimi: readKimi,
 };

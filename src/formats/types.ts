@@ -16,6 +16,7 @@ export const FORMAT_NAMES = [
   'goose',
   'aider',
   'amp',
+  'kimi',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
