@@ -1,5 +1,6 @@
 import { isObject } from './_items.js';
 import { isAmpThreadSignature } from './amp.js';
+import { isDroidRecord, isDroidSettingsSignature } from './droid.js';
 import { isKimiRecord } from './kimi.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
@@ -13,10 +14,11 @@ import type { FormatName } from './types.js';
 /**
  * A JSON Lines record: the metadata line of a Gemini CLI recording (`sessionId` and `projectHash`, no `type`); the
  * metadata line of a goose session (`working_dir`), or a goose message (`role`, a numeric `created`, a `content` list);
- * a Kimi CLI context or wire record (see isKimiRecord).
+ * a Kimi CLI context or wire record (see isKimiRecord); a Factory Droid record (see isDroidRecord).
  */
 export function agentFormatOfRecord(value: unknown): FormatName | undefined {
   if (isKimiRecord(value)) return 'kimi';
+  if (isDroidRecord(value)) return 'droid';
   if (!isObject(value) || value.type !== undefined) return undefined;
   if (typeof value.sessionId === 'string' && typeof value.projectHash === 'string') return 'gemini';
   if (typeof value.working_dir === 'string' && value.messages === undefined) return 'goose';
@@ -30,7 +32,8 @@ export function agentFormatOfRecord(value: unknown): FormatName | undefined {
  * be seen), or a Cline/Roo history (named `api_conversation_history.json`, or messages carrying `ts`, `modelInfo` or
  * `metrics`), an OpenCode export (`info` and `messages` whose records carry `sessionID`) or a session of OpenCode's
  * JSON storage (`id` and `projectID` in a `session/<project>/` folder), or a goose session
- * (`working_dir` and `conversation`), or an Amp thread (see isAmpThreadSignature).
+ * (`working_dir` and `conversation`), an Amp thread (see isAmpThreadSignature), or a Factory Droid session's settings
+ * (see isDroidSettingsSignature).
  */
 export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName | undefined {
   const keys = new Set(sig.keys);
@@ -41,6 +44,7 @@ export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName 
     if (keys.has('id') && keys.has('projectID') && !keys.has('messages') && isStorageSessionPath(file)) return 'opencode';
     if (keys.has('working_dir') && keys.has('conversation')) return 'goose';
     if (isAmpThreadSignature(sig)) return 'amp';
+    if (isDroidSettingsSignature(file, sig)) return 'droid';
     if (keys.has('history') && /[\\/]checkpoints[\\/][^\\/]+\.json$/i.test(file)) return 'gemini-checkpoint';
   }
   if (/(^|[\\/])api_conversation_history\.json$/i.test(file)) return 'cline';

@@ -6,6 +6,7 @@ import { readCline } from './cline.js';
 import { readCodex } from './codex.js';
 import { readGeminiChat } from './gemini-chat.js';
 import { readGeminiCheckpoint } from './gemini-checkpoint.js';
+import { readDroid } from './droid.js';
 import { readGoose } from './goose.js';
 import { readKimi } from './kimi.js';
 import { readMessages } from './messages.js';
@@ -34,4 +35,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   aider: readAider,
   amp: readAmp,
   kimi: readKimi,
+  droid: readDroid,
 };

@@ -17,6 +17,7 @@ export const FORMAT_NAMES = [
   'aider',
   'amp',
   'kimi',
+  'droid',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
