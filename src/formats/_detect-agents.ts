@@ -1,4 +1,7 @@
 import { isObject } from './_items.js';
+import { isAmpThreadSignature } from './amp.js';
+import { isDroidRecord, isDroidSettingsSignature } from './droid.js';
+import { isKimiRecord } from './kimi.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
 import { isPiSessionHeader } from './_pi-entries.js';
@@ -30,6 +33,8 @@ const QWEN_TYPES = new Set(['user', 'assistant', 'tool_result', 'system']);
 export const AGENT_RECORD_SCHEMAS: readonly Schema<JsonRecord>[] = [
   // OpenClaw writes pi's format: `formatAt` names the files by where they lie.
   schema('pi', ['a pi session header ({type: "session", id, timestamp, cwd?, version?})', isPiSessionHeader]),
+  schema('kimi', ['a Kimi CLI context or wire record (kimi.ts isKimiRecord)', isKimiRecord]),
+  schema('droid', ['a Factory Droid record (droid.ts isDroidRecord)', isDroidRecord]),
   schema('gemini', [
     'a Gemini CLI recording header (sessionId and projectHash, no type)',
     (r) => r.type === undefined && isString(r.sessionId) && isString(r.projectHash),
@@ -88,6 +93,8 @@ export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
     ['history items that are steps ({message, contextItems}), not messages', ({ sig }) => sig.allKeys.has('contextItems') || !sig.allKeys.has('role')],
   ),
   schema('goose', ['a goose session (working_dir and conversation)', ({ sig }) => sig.root === 'object' && has(sig, 'working_dir', 'conversation')]),
+  schema('amp', ['an Amp thread (amp.ts isAmpThreadSignature)', ({ sig }) => sig.root === 'object' && isAmpThreadSignature(sig)]),
+  schema('droid', ["a Factory Droid session's settings", ({ file, sig }) => sig.root === 'object' && isDroidSettingsSignature(file, sig)]),
   schema('cline', ['named api_conversation_history.json', ({ file }) => /(^|[\\/])api_conversation_history\.json$/i.test(file)]),
   schema(
     'cline',

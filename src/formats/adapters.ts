@@ -1,4 +1,5 @@
 import { readAider } from './aider.js';
+import { readAmp } from './amp.js';
 import { readAnthropic } from './anthropic.js';
 import { readClaudeCode } from './claude-code.js';
 import { readCline } from './cline.js';
@@ -6,7 +7,9 @@ import { readCodex } from './codex.js';
 import { readContinue } from './continue.js';
 import { readGeminiChat } from './gemini-chat.js';
 import { readGeminiCheckpoint } from './gemini-checkpoint.js';
+import { readDroid } from './droid.js';
 import { readGoose } from './goose.js';
+import { readKimi } from './kimi.js';
 import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
 import { readOpenCode } from './opencode.js';
@@ -39,4 +42,7 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   continue: readContinue,
   pi: readPi,
   openclaw: readOpenClaw,
+  amp: readAmp,
+  kimi: readKimi,
+  droid: readDroid,
 };

@@ -20,6 +20,9 @@ export const FORMAT_NAMES = [
   'continue',
   'pi',
   'openclaw',
+  'amp',
+  'kimi',
+  'droid',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

@@ -139,6 +139,31 @@ export function holdsUnloggedContent(m: Message): boolean {
 const isToolReference = (part: unknown): boolean =>
   isRecord(part) && part.type === 'text' && typeof part.text === 'string' && part.text.startsWith('{"type":"tool_reference"');
 
+/**
+ * Usage a source records only as totals for a whole session, never call by call (Factory Droid's `settings.json`):
+ * `metadata.sessionUsage {model?, usage}`, the usage in Anthropic's or OpenAI's field names. These are never spread
+ * over the replies: reports show them as a session's totals, and the replay's fidelity says its calls are not recorded
+ * one by one.
+ */
+export interface SessionTotals {
+  model?: string;
+  /** The session's tokens, as one {@link RecordedCall} would hold them (the number of calls is not recorded). */
+  tokens: RecordedCall;
+  /** Thinking tokens recorded apart from the output, when the source does (Droid's `thinkingTokens`). */
+  thinking: number;
+}
+
+/** The session totals a transcript's source recorded in place of per-call usage, or undefined. */
+export function sessionTotals(transcript: Transcript): SessionTotals | undefined {
+  const recorded = transcript.metadata?.sessionUsage;
+  if (!isRecord(recorded) || !isRecord(recorded.usage)) return undefined;
+  return {
+    ...(typeof recorded.model === 'string' ? { model: recorded.model } : {}),
+    tokens: callOfUsage(recorded.usage),
+    thinking: num(recorded.usage.thinking_tokens),
+  };
+}
+
 /** One subagent's calls that a session logged inside its own file (Claude Code's `agent_progress` records). */
 export interface EmbeddedAgentCalls {
   agentId: string;

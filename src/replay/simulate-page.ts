@@ -7,7 +7,7 @@ import { writePage } from '../report/html/write-pages.js';
 import type { ByGroup, PolicyTotals, SimulationReport } from './simulation-report.js';
 import { billedModelNames, byModelRows, priceSource } from './by-model.js';
 import { fidelityLine, offByText } from './fidelity/fidelity-summary.js';
-import { FIDELITY_NOTE, causesText, unloggedText } from './fidelity/render-fidelity.js';
+import { FIDELITY_NOTE, callsText, causesText, unloggedText } from './fidelity/render-fidelity.js';
 import type { FidelityPair } from './fidelity/session-fidelity.js';
 import type { TranscriptSimulation } from './transcript-replay.js';
 
@@ -328,7 +328,7 @@ function fidelitySection(s: SimulatePageInput): Section[] {
     return [
       [
         { text: shortId(t.id), title: `${t.id} (${t.file}:${t.line})` },
-        num(f.calls.recorded),
+        f.perCall ? num(f.calls.recorded) : num(0, callsText(f)),
         ...pairCells(f.input),
         ...pairCells(f.cacheWrites),
         ...pairCells(f.inputCost, true),

@@ -1,5 +1,5 @@
 import type { Message } from '../model/message.js';
-import { isSourceSummary, recordedCall } from '../model/recorded.js';
+import { isSourceSummary, recordedCall, sessionTotals } from '../model/recorded.js';
 import type { Transcript } from '../model/transcript.js';
 import { transcriptProject } from '../model/project.js';
 import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from '../retention/hindsight.js';
@@ -299,7 +299,8 @@ export async function replayTranscript(
     ...(unlogged.length > 0 ? { unlogged } : {}),
   };
   // The replay held against the record: `source` among the policies, else replayed apart for it alone.
-  const heldAgainstRecord = recorded && o.fidelity ? (policies.find((p) => p.replaysSource) ?? sourcePolicy('own')) : undefined;
+  const totals = recorded ? undefined : sessionTotals(transcript);
+  const heldAgainstRecord = (recorded || totals) && o.fidelity ? (policies.find((p) => p.replaysSource) ?? sourcePolicy('own')) : undefined;
   const fidelityCalls: FidelityCall[] = [];
   const onFidelityCall = (prompt: number, call: ReplayedCall) => {
     const inputCost = costOfBill({ input: prompt, cachedRead: call.read, cacheWrites: call.written, output: 0 }, env.pricesAt(call.messageIndex)).withCache;
@@ -352,6 +353,7 @@ export async function replayTranscript(
       },
       unloggedAt: (i) => unlogged.reduce((n, span) => (span.at === i && span.from === i + 1 ? n + span.tokens : n), 0),
       basePrompt,
+      ...(totals ? { totalsInputCost: recordedInputCost(totals.tokens, choice.pricingOf(totals.model ?? choice.mainModel).rates) } : {}),
     });
     if (fidelity) result.fidelity = fidelity;
   }

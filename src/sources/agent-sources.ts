@@ -1,4 +1,7 @@
 import type { AgentSource } from './types.js';
+import { amp } from './agents/amp.js';
+import { kimi } from './agents/kimi.js';
+import { droid } from './agents/droid.js';
 import { claudeCode } from './agents/claude-code.js';
 import { codex } from './agents/codex.js';
 import { gemini } from './agents/gemini.js';
@@ -9,4 +12,4 @@ import { pi } from './agents/pi.js';
 import { cline, rooCode } from './agents/vscode-tasks.js';
 
 /** Every agent's source, in the order of AGENT_NAMES (the order `tcompact sources` lists them in). */
-export const AGENT_SOURCES: readonly AgentSource[] = [claudeCode, codex, gemini, cline, rooCode, opencode, goose, pi, openclaw];
+export const AGENT_SOURCES: readonly AgentSource[] = [claudeCode, codex, gemini, cline, rooCode, opencode, goose, pi, openclaw, amp, kimi, droid];

@@ -1,7 +1,7 @@
 import type { FormatName } from '../formats/types.js';
 
 /** The agents whose sessions `tcompact sources` finds, in the order it lists them. */
-export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'cline', 'roo-code', 'opencode', 'goose', 'pi', 'openclaw'] as const;
+export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'cline', 'roo-code', 'opencode', 'goose', 'pi', 'openclaw', 'amp', 'kimi', 'droid'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 /**
@@ -18,7 +18,7 @@ export interface SourceEnvironment {
 }
 
 /** What a folder holds. */
-export type SourceKind = 'projects' | 'sessions' | 'archived sessions' | 'chats' | 'checkpoints' | 'tasks' | 'storage';
+export type SourceKind = 'projects' | 'sessions' | 'archived sessions' | 'chats' | 'checkpoints' | 'tasks' | 'storage' | 'threads';
 
 /** A folder where an agent writes sessions, derived from the environment alone (it may not exist). */
 export interface Location {

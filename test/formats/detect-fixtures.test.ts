@@ -23,7 +23,11 @@ const FOLDERS: Readonly<Record<string, FormatName | 'none'>> = {
   strategies: 'none',
 };
 /** Files named here are not inputs although their folder's are (a side store beside the archive it belongs to). */
-const NOT_INPUTS: Readonly<Record<string, 'none'>> = { 'side-store-v1/refs.jsonl': 'none', 'continue/sessions/sessions.json': 'none' };
+const NOT_INPUTS: Readonly<Record<string, 'none'>> = {
+  'side-store-v1/refs.jsonl': 'none',
+  'continue/sessions/sessions.json': 'none',
+  'kimi/kimi.json': 'none',
+};
 
 /** The generic readers of message lists: any conversation-shaped file fits them too, after its own format. */
 const GENERIC: ReadonlySet<FormatName> = new Set(['messages', 'anthropic', 'openai']);

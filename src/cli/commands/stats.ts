@@ -18,7 +18,7 @@ import { transcriptProject } from '../../model/project.js';
 import { isAssistant } from '../../model/message.js';
 import { isSyntheticReply } from '../../model/recorded.js';
 import { int } from '../../report/format.js';
-import { ArchiveUsage, type TranscriptUsage, usageLine } from '../../replay/billing/archive-usage.js';
+import { ArchiveUsage, type TranscriptUsage, totalsLine, usageLine } from '../../replay/billing/archive-usage.js';
 import { type OutputAsBilled, outputAsBilled } from '../../replay/billing/recorded-usage.js';
 import { SECRET_FLAGS, maskedLine, maskerFromFlags } from '../secret-flags.js';
 
@@ -102,7 +102,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
         outputTotal.midStreamCalls += output.midStreamCalls;
       }
       const recorded = usage.add(item.transcript);
-      if (recorded.recorded || recorded.embedded) transcripts[transcripts.length - 1].usage = recorded;
+      if (recorded.recorded || recorded.embedded || recorded.sessionTotals) transcripts[transcripts.length - 1].usage = recorded;
     }
     const masker = maskerFromFlags(values);
     const recordedUsage = masker.value(usage.result());
@@ -135,6 +135,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
         io.stdout.write(`${t.id}  (${t.file}:${t.line})  ${t.messages} messages, ${t.tokens} tokens, ${percent(t.tokens, window)} of ${window}: ${t.status}\n`);
         for (const line of renderBreakdown(t.byCategory)) io.stdout.write(`${line}\n`);
         if (t.usage?.recorded) io.stdout.write(`  recorded usage: ${usageLine(t.usage.recorded)}\n`);
+        if (t.usage?.sessionTotals) io.stdout.write(`  recorded usage: ${totalsLine(t.usage.sessionTotals)}\n`);
         if (t.output?.midStreamCalls) io.stdout.write(`  ${outputNote(t.output)}\n`);
         if (t.syntheticReplies) io.stdout.write(`  ${syntheticNote(t.syntheticReplies)}\n`);
         for (const e of t.usage?.embedded ?? []) io.stdout.write(`  embedded subagent ${e.agentId}: ${usageLine(e)}\n`);
@@ -147,8 +148,9 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
       if (byFormat) for (const line of renderGroupFigures('By source format:', 'format', byFormat)) io.stdout.write(`${line}\n`);
       if (byProject) for (const line of renderGroupFigures('By project:', 'project', byProject)) io.stdout.write(`${line}\n`);
       if (recordedUsage) {
-        const { recorded, embedded, inOwnTranscripts } = recordedUsage;
+        const { recorded, embedded, inOwnTranscripts, sessionTotals } = recordedUsage;
         io.stdout.write(`\nRecorded usage (${recordedUsage.transcripts} transcripts): ${usageLine(recorded)}\n`);
+        if (sessionTotals) io.stdout.write(`Recorded session totals (${sessionTotals.transcripts} transcripts): ${totalsLine(sessionTotals)}\n`);
         if (syntheticReplies > 0) io.stdout.write(`${syntheticNote(syntheticReplies)}\n`);
         if (outputTotal.midStreamCalls > 0) io.stdout.write(`${outputNote(outputTotal)}\n`);
         if (embedded.agents > 0 || inOwnTranscripts.agents > 0) {

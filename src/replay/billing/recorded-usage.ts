@@ -1,5 +1,5 @@
 import type { Message } from '../../model/message.js';
-import { type RecordedCall, callOfUsage, embeddedCalls, recordedCall, usageIsMidStream } from '../../model/recorded.js';
+import { type RecordedCall, callOfUsage, embeddedCalls, recordedCall, sessionTotals, usageIsMidStream } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import type { Cost, ModelRates } from './prices.js';
 
@@ -81,6 +81,17 @@ export function recordedUsageByModel(transcript: Transcript, modelOf: (m: Messag
     if (call) calls.push({ model: modelOf(m), call });
   }
   return usageByModel(calls);
+}
+
+/**
+ * A session's recorded totals (model/recorded.ts `sessionTotals`) in the shape of a recorded usage whose calls are not
+ * known (`calls` 0, no first call); undefined when the source recorded none.
+ */
+export function sessionTotalUsage(transcript: Transcript): RecordedUsage | undefined {
+  const totals = sessionTotals(transcript);
+  if (!totals) return undefined;
+  const usage = usageOfCalls([totals.tokens]) as RecordedUsage;
+  return { ...usage, calls: 0, firstCallInput: 0 };
 }
 
 /** Recorded calls summed by model. */

@@ -17,6 +17,14 @@ export const FIDELITY_NOTE =
   'branch switch, a resume rebuild, the first call without the unrecorded system prompt; else an unexplained jump. ' +
   'Unlogged: the unlogged tokens the replay billed over the recorded input; a session is flagged where they pass 10%.';
 
+/** A session's calls, recorded and replayed; a session whose source records only totals says its calls are not recorded one by one. */
+export const callsText = (f: SessionFidelity): string =>
+  !f.perCall
+    ? `not recorded one by one (${int(f.calls.replayed)} replayed; held against the session's totals)`
+    : f.calls.recorded === f.calls.replayed
+      ? int(f.calls.recorded)
+      : `${int(f.calls.recorded)} (${int(f.calls.replayed)} replayed)`;
+
 /** What was there at a session's first departing call, as the reports name it. */
 export const causesText = (f: SessionFidelity): string => (f.departure ? f.departure.causes.map((c) => DEPARTURE_LABELS[c]).join(', ') : NO_VALUE);
 
@@ -56,7 +64,7 @@ export function fidelitySection(summary: FidelitySummary | undefined, perTranscr
       ],
       rows.map(({ t, f }) => [
         t.id,
-        f.calls.recorded === f.calls.replayed ? int(f.calls.recorded) : `${int(f.calls.recorded)} (${int(f.calls.replayed)} replayed)`,
+        callsText(f),
         int(f.input.recorded),
         int(f.input.replayed),
         offByText(f.input),

@@ -1,4 +1,4 @@
-import { isSyntheticReply, recordedCall } from '../../model/recorded.js';
+import { isSyntheticReply, recordedCall, sessionTotals } from '../../model/recorded.js';
 import type { Transcript } from '../../model/transcript.js';
 import { recordedPromptTokens } from '../billing/recorded-usage.js';
 import type { ReplayedCall } from '../replay.js';
@@ -40,6 +40,11 @@ export interface SessionFidelity {
   policy: string;
   /** The calls the record holds (synthetic replies left out) and those the replay made. */
   calls: { recorded: number; replayed: number };
+  /**
+   * False when the source records usage only as the session's totals (model/recorded.ts `sessionTotals`): the figures
+   * are held against those totals, no call against a record of its own (`calls.recorded` is 0, no departure).
+   */
+  perCall: boolean;
   input: FidelityPair;
   cacheWrites: FidelityPair;
   /** In US dollars: uncached input, cache writes and cache reads, each at its model's price. */
@@ -69,6 +74,8 @@ export interface FidelityInputs {
   recordedInputCost: (messageIndex: number) => number;
   unloggedAt: (index: number) => number;
   basePrompt: number;
+  /** The input-side cost with caching of the session's recorded totals, when the source records only those. */
+  totalsInputCost?: number;
 }
 
 export const pair = (recorded: number, replayed: number): FidelityPair => ({
@@ -90,7 +97,7 @@ export function sessionFidelity(transcript: Transcript, calls: readonly Fidelity
     recorded.written += call.written;
     recorded.cost += inputs.recordedInputCost(i);
   }
-  if (recorded.calls === 0) return undefined;
+  if (recorded.calls === 0) return totalsFidelity(transcript, calls, inputs);
   const replayed = { input: 0, written: 0, cost: 0, unlogged: 0, synthetic: 0 };
   let departure: CallDeparture | undefined;
   let previous: (CallPrompt & { index: number }) | undefined;
@@ -123,12 +130,44 @@ export function sessionFidelity(transcript: Transcript, calls: readonly Fidelity
   return {
     policy: inputs.policy,
     calls: { recorded: recorded.calls, replayed: calls.length },
+    perCall: true,
     input: pair(recorded.input, replayed.input),
     cacheWrites: pair(recorded.written, replayed.written),
     inputCost: pair(recorded.cost, replayed.cost),
     unlogged: { tokens: replayed.unlogged, share },
     syntheticCalls: replayed.synthetic,
     ...(departure ? { departure } : {}),
+    unloggedFlag: share > UNLOGGED_FLAG,
+  };
+}
+
+/** A session whose source records only its totals, held against them as a whole; undefined without totals either. */
+function totalsFidelity(transcript: Transcript, calls: readonly FidelityCall[], inputs: FidelityInputs): SessionFidelity | undefined {
+  const totals = sessionTotals(transcript);
+  if (!totals) return undefined;
+  const t = totals.tokens;
+  const input = t.uncached + t.written + t.read;
+  const sum = (f: (c: FidelityCall) => number) => calls.reduce((n, c) => n + f(c), 0);
+  const unlogged = sum((c) => c.unlogged);
+  const share = input > 0 ? unlogged / input : 0;
+  return {
+    policy: inputs.policy,
+    calls: { recorded: 0, replayed: calls.length },
+    perCall: false,
+    input: pair(
+      input,
+      sum((c) => c.prompt),
+    ),
+    cacheWrites: pair(
+      t.written,
+      sum((c) => c.written),
+    ),
+    inputCost: pair(
+      inputs.totalsInputCost ?? 0,
+      sum((c) => c.inputCost),
+    ),
+    unlogged: { tokens: unlogged, share },
+    syntheticCalls: calls.filter((c) => isSyntheticReply(transcript.messages[c.messageIndex])).length,
     unloggedFlag: share > UNLOGGED_FLAG,
   };
 }

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectFormat } from '../../src/formats/detect.js';
+import { readInputs } from '../../src/formats/read-inputs.js';
+import { isAssistant } from '../../src/model/message.js';
+import { recordedUsage } from '../../src/replay/billing/recorded-usage.js';
+import { runMain } from '../helpers/cli-in-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { READ, collect, transcriptsOf } from './helpers.js';
+
+// Sessions written by test/fixtures/kimi/generate.mjs in the shapes Kimi CLI writes (see test/fixtures/kimi/README.md).
+const HOME = join(import.meta.dirname, '..', 'fixtures', 'kimi');
+const SESSIONS = join(HOME, 'sessions', '34a6993d67e48728f49d001d6f91d44c');
+const COMPACTED = '3f1c9a2e-6b7d-4e58-9a0b-1c2d3e4f5a6b';
+const REVERTED = '8d2e4f60-1a3b-4c5d-9e7f-a0b1c2d3e4f5';
+
+/**
+ * `KIMI_DATA_DIR=test/fixtures/kimi npx -y ccusage@20.0.24 kimi session --json --offline`, per session: `inputTokens`
+ * (Kimi's `input_other`), `cacheCreationTokens`, `cacheReadTokens`, `outputTokens`.
+ */
+const CCUSAGE: Record<string, { inputTokens: number; cacheCreationTokens: number; cacheReadTokens: number; outputTokens: number }> = {
+  [COMPACTED]: { inputTokens: 23482, cacheCreationTokens: 0, cacheReadTokens: 48128, outputTokens: 291 },
+  [REVERTED]: { inputTokens: 13040, cacheCreationTokens: 0, cacheReadTokens: 16896, outputTokens: 107 },
+};
+
+async function read() {
+  const items = await collect(readInputs([join(HOME, 'sessions')], READ));
+  return { items, transcripts: Object.fromEntries(transcriptsOf(items).map((t) => [t.transcript.id, t])) };
+}
+
+describe('Kimi CLI sessions', () => {
+  it('detects the context files and the wire log as kimi', async () => {
+    for (const name of ['context.jsonl', 'context_1.jsonl', 'wire.jsonl'])
+      expect(await detectFormat(join(SESSIONS, COMPACTED, name), READ)).toEqual({ ok: true, format: 'kimi', layout: 'jsonl' });
+  });
+
+  it('reads one transcript per session and accounts for every line once', async () => {
+    const { items, transcripts } = await read();
+    expect(Object.keys(transcripts).sort()).toEqual([COMPACTED, REVERTED]);
+    expect(items.filter((i) => i.kind === 'error')).toEqual([]);
+    const lines = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean).length;
+    for (const id of [COMPACTED, REVERTED]) {
+      const dir = join(SESSIONS, id);
+      expect(transcripts[id].lines).toBe(lines(join(dir, 'context.jsonl')));
+      const skipped = items.filter((i) => i.kind === 'skipped' && i.file.startsWith(dir));
+      expect(skipped.filter((i) => i.kind === 'skipped' && i.reason === 'record:kimi/rotated-context')).toHaveLength(lines(join(dir, 'context_1.jsonl')));
+      expect(skipped.filter((i) => i.kind === 'skipped' && i.reason === 'record:kimi/wire')).toHaveLength(lines(join(dir, 'wire.jsonl')));
+      expect(transcripts[id].warnings).toEqual([]);
+      expect(transcripts[id].transcript.metadata).toMatchObject({ cwd: '/home/dev/todo-cli', sessionId: id });
+    }
+  });
+
+  it('takes the rotated context before the compaction and marks what the compaction kept', async () => {
+    const t = (await read()).transcripts[COMPACTED].transcript;
+    expect(t.messages[0].role).toBe('system');
+    const [compaction] = t.metadata?.compactions as { summaryIndex: number; replacementFrom: number; replacementTo: number }[];
+    const kept = t.messages.slice(compaction.replacementFrom, compaction.replacementTo);
+    expect(kept.map((m) => m.role)).toEqual(['user', 'user', 'assistant', 'tool']);
+    expect(kept.every((m) => m.is_compact_summary === true && m.usage === undefined)).toBe(true);
+    expect(JSON.stringify(t.messages[compaction.summaryIndex].content)).toContain('Previous context has been compacted');
+    const first = t.messages.find(isAssistant);
+    expect(first?.reasoning_content).toMatch(/^Probably JSON.parse on empty text/);
+    expect(first?.tool_calls?.[0]).toMatchObject({ id: 'ReadFile:0', function: { name: 'ReadFile', arguments: '{"path":"src/store.ts"}' } });
+  });
+
+  it("marks a D-Mail's revert as the history starting over from the repeated messages", async () => {
+    const t = (await read()).transcripts[REVERTED].transcript;
+    const [revert] = t.metadata?.compactions as { revert: boolean; replacementFrom: number; replacementTo: number }[];
+    expect(revert.revert).toBe(true);
+    expect(t.messages.slice(revert.replacementFrom, revert.replacementTo).map((m) => m.role)).toEqual(['user', 'user', 'assistant', 'tool', 'user']);
+    expect(JSON.stringify(t.messages[revert.replacementTo].content)).toContain('D-Mail');
+  });
+
+  it.each([COMPACTED, REVERTED])('records the usage ccusage reads, step by step: %s', async (id) => {
+    const usage = recordedUsage((await read()).transcripts[id].transcript)!;
+    const oracle = CCUSAGE[id];
+    expect({
+      inputTokens: usage.uncachedInput,
+      cacheCreationTokens: usage.cacheCreation,
+      cacheReadTokens: usage.cacheRead,
+      outputTokens: usage.output,
+    }).toEqual(oracle);
+  });
+
+  it('simulate: the source replay within 5% of each session', async () => {
+    const dir = tempDir('kimi-sim-'); // removed when the test ends
+    const out = join(dir, 'sim');
+    const run = await runMain([
+      'simulate',
+      join(HOME, 'sessions'),
+      '--policy',
+      'source',
+      '--window',
+      '200000',
+      '--base-prompt',
+      'recorded',
+      '--token-ratio',
+      'recorded',
+      '--out',
+      out,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as {
+      perTranscript: { id: string; policies: { source: { calls: number; billedInput: number } }; recorded: { calls: number; input: number } }[];
+    };
+    expect(report.perTranscript).toHaveLength(2);
+    for (const t of report.perTranscript) {
+      expect(t.policies.source.calls).toBe(t.recorded.calls);
+      expect(Math.abs(t.policies.source.billedInput / t.recorded.input - 1), t.id).toBeLessThan(0.05);
+    }
+  });
+});
