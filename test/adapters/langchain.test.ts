@@ -15,7 +15,8 @@ import { tempDir } from '../helpers/temp-dir.js';
 import {
   LOOPS,
   asRuntimeHolds,
-  bundledSessions,
+  flagsAsHeld,
+  loopSessions,
   costOfPrompts,
   costOfReplay,
   replayClock,
@@ -30,7 +31,7 @@ import {
 
 let sessions: Transcript[] = [];
 beforeAll(async () => {
-  sessions = await bundledSessions();
+  sessions = await loopSessions();
 });
 
 /** A chat model that answers each call with the session's next recorded reply, and keeps the prompts it was sent. */
@@ -116,7 +117,8 @@ describe('tcompact/langchain: tcompactMiddleware in a createAgent loop', () => {
       const config = writeConfig(tempDir('langchain-loop'), 'tcompact', options);
       let edited = 0;
       for (const recorded of sessions) {
-        const t = runtimeView ? asRuntimeHolds(recorded, (m) => [fromLangChainMessage(toLangChainMessage(m))!]) : recorded;
+        const roundTrip = (m: Message) => [fromLangChainMessage(toLangChainMessage(m))!];
+        const t = runtimeView ? asRuntimeHolds(recorded, roundTrip) : flagsAsHeld(recorded, roundTrip);
         const reports: CheckReport[] = [];
         const { prompts, state } = await langChainLoop(t, options, reports);
         const ours = await replayOf(t, config, options.window);

@@ -45,9 +45,14 @@ export function toLangChainMessage(m: Message): BaseMessage | undefined {
   }
   if (m.role === 'tool') {
     const tm = m as CanonicalTool;
-    return new ToolMessage({ content: textBlocks(tm.content), tool_call_id: tm.tool_call_id, status: tm.is_error ? 'error' : 'success' });
+    return new ToolMessage({ content: textBlocks(tm.content), tool_call_id: tm.tool_call_id, status: statusOf(tm.is_error) });
   }
   return undefined;
+}
+
+/** A ToolMessage's `status` is optional, as the canonical flag is: `success` is an explicit `is_error: false`. */
+function statusOf(isError: boolean | undefined): 'error' | 'success' | undefined {
+  return isError === undefined ? undefined : isError ? 'error' : 'success';
 }
 
 export function toLangChain(messages: readonly Message[]): BaseMessage[] {
@@ -92,7 +97,7 @@ export function fromLangChainMessage(m: BaseMessage | undefined, index?: CallInd
   if (type === 'tool') {
     const tm = m as ToolMessage;
     const c: CanonicalTool = { role: 'tool', tool_call_id: tm.tool_call_id, content: canonicalText(tm.content) };
-    if (tm.status === 'error') c.is_error = true;
+    if (tm.status !== undefined) c.is_error = tm.status === 'error';
     return c;
   }
   return undefined;
