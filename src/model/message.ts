@@ -95,7 +95,12 @@ const ToolMessageSchema = z.looseObject({
   role: z.literal('tool'),
   tool_call_id: z.string().min(1),
   content: z.union([z.string(), z.array(ContentPartSchema)]),
-  /** Extension: the tool reported a failure (Claude Code `is_error`, OpenHands error observations). */
+  /**
+   * Extension: whether the tool reported a failure (Claude Code and the Messages API's `is_error`, OpenHands error
+   * observations, LangChain's ToolMessage `status`, the AI SDK's output type). `false` is the producer saying it did not
+   * fail; no flag means it cannot say (tau-bench, SWE-agent, a ToolMessage without `status`), and the result's first
+   * line tells (model/tool-outcome.ts). The runtimes' converters keep what the runtime's message says, no more.
+   */
   is_error: z.boolean().optional(),
   /** Extension some producers add (tau-bench): the tool's name. */
   name: z.string().optional(),

@@ -5,14 +5,15 @@ import { recordedGenerateTextLoop } from '../helpers/scripted-ai-sdk.js';
 import { tcompactPrepareStep } from '../../src/adapters/ai-sdk/prepare-step.js';
 import type { CheckReport } from '../../src/adapters/conversation.js';
 import type { ContextManagerOptionsInput } from '../../src/context/options.js';
-import { isTool } from '../../src/model/message.js';
+import { type Message, isTool } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { groupToolResults, inCallOrder, plain } from '../helpers/runtime-messages.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import {
   LOOPS,
   asRuntimeHolds,
-  bundledSessions,
+  flagsAsHeld,
+  loopSessions,
   costOfPrompts,
   costOfReplay,
   replayClock,
@@ -25,7 +26,7 @@ import {
 
 let sessions: Transcript[] = [];
 beforeAll(async () => {
-  sessions = await bundledSessions();
+  sessions = await loopSessions();
 });
 
 /**
@@ -55,7 +56,8 @@ describe('tcompact/ai-sdk: tcompactPrepareStep in a generateText loop', () => {
       const config = writeConfig(tempDir('ai-sdk-loop'), 'tcompact', options);
       let edited = 0;
       for (const recorded of sessions) {
-        const t = runtimeView ? asRuntimeHolds(recorded, (m) => fromModelMessages(toModelMessages([m]))) : recorded;
+        const roundTrip = (m: Message) => fromModelMessages(toModelMessages([m]));
+        const t = runtimeView ? asRuntimeHolds(recorded, roundTrip) : flagsAsHeld(recorded, roundTrip);
         const reports: CheckReport[] = [];
         const { sent, history } = await aiSdkLoop(t, options, reports);
         const ours = await replayOf(t, config, options.window);

@@ -9,9 +9,13 @@ import type { Transcript } from '../../src/model/transcript.js';
 import { inCallOrder } from '../helpers/runtime-messages.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import {
+  CONFIGS,
+  FIXTURE,
   LOOPS,
   asRuntimeHolds,
   bundledSessions,
+  flagsAsHeld,
+  loopSessions,
   costOfPrompts,
   costOfReplay,
   replayClock,
@@ -25,7 +29,7 @@ import {
 
 let sessions: Transcript[] = [];
 beforeAll(async () => {
-  sessions = await bundledSessions();
+  sessions = await loopSessions();
 });
 
 type Body = { messages: Anthropic.MessageParam[] };
@@ -93,7 +97,8 @@ describe('tcompact/anthropic: tcompactAnthropic before each messages.create', ()
       const config = writeConfig(tempDir('anthropic-loop'), 'tcompact', options);
       let edited = 0;
       for (const recorded of sessions) {
-        const t = runtimeView ? asRuntimeHolds(recorded, (m: Message) => fromAnthropic(toAnthropic([m]))) : recorded;
+        const roundTrip = (m: Message) => fromAnthropic(toAnthropic([m]));
+        const t = runtimeView ? asRuntimeHolds(recorded, roundTrip) : flagsAsHeld(recorded, roundTrip);
         const reports: CheckReport[] = [];
         const { bodies } = await anthropicLoop(t, options, reports);
         const sent = bodies.map((b) => unmarked(JSON.parse(b) as Body));
@@ -115,6 +120,25 @@ describe('tcompact/anthropic: tcompactAnthropic before each messages.create', ()
     },
     180_000,
   );
+
+  it('keeps an explicit `is_error: false`: results that say `error:` on their first line but did not fail are checkpointed as ok, as the replay does', async () => {
+    const [recorded] = await bundledSessions([FIXTURE('is-error-false')]);
+    const roundTrip = (m: Message) => fromAnthropic(toAnthropic([m]));
+    expect(recorded.messages.filter(isTool).map((m) => roundTrip(m)[0])).toEqual(
+      recorded.messages
+        .filter(isTool)
+        .map(({ tool_call_id, content, is_error }) =>
+          is_error === undefined ? { role: 'tool', tool_call_id, content } : { role: 'tool', tool_call_id, content, is_error },
+        ),
+    );
+    const t = asRuntimeHolds(recorded, roundTrip);
+    const { bodies } = await anthropicLoop(t, CONFIGS.compaction, []);
+    const sent = bodies.join('\n');
+    expect(sent).toContain('- ok `uv run serve');
+    expect(sent).not.toContain('FAILED `uv run serve');
+    // The one result flagged true is still a failure.
+    expect(sent).toContain('FAILED `uv run pytest -x`');
+  });
 
   it('sends at most 4 breakpoints, and the body before the first one is byte-identical from call to call between edits', async () => {
     const options = LOOPS[0].options;

@@ -8,14 +8,16 @@ import type { CheckReport } from '../../src/adapters/conversation.js';
 import { fromLangChain, fromLangChainMessage, toLangChain, toLangChainMessage } from '../../src/adapters/langchain/langchain-messages.js';
 import { tcompactMiddleware } from '../../src/adapters/langchain/middleware.js';
 import type { ContextManagerOptionsInput } from '../../src/context/options.js';
-import { type Message, isAssistant, isTool } from '../../src/model/message.js';
+import { type AssistantMessage, type Message, isAssistant, isTool } from '../../src/model/message.js';
+import { toAnthropicBlocks } from '../../src/adapters/anthropic/anthropic-messages.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { inCallOrder } from '../helpers/runtime-messages.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import {
   LOOPS,
   asRuntimeHolds,
-  bundledSessions,
+  flagsAsHeld,
+  loopSessions,
   costOfPrompts,
   costOfReplay,
   replayClock,
@@ -30,7 +32,7 @@ import {
 
 let sessions: Transcript[] = [];
 beforeAll(async () => {
-  sessions = await bundledSessions();
+  sessions = await loopSessions();
 });
 
 /** A chat model that answers each call with the session's next recorded reply, and keeps the prompts it was sent. */
@@ -49,7 +51,7 @@ class ScriptedChatModel extends BaseChatModel {
     this.prompts.push([...messages]);
     const reply = this.next();
     if (!isAssistant(reply)) throw new Error(`expected an assistant message, got ${reply.role}`);
-    const message = toLangChainMessage(reply) as AIMessage;
+    const message = chatAnthropicReply(reply);
     return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
   }
 
@@ -58,10 +60,34 @@ class ScriptedChatModel extends BaseChatModel {
   }
 }
 
-/** What a LangChain message says, as the model reads it. */
+/**
+ * A recorded reply as ChatAnthropic returns it: the reply's blocks (thinking, text, tool_use) as its `content`, a lone
+ * text block as a string, and the calls with their arguments parsed as `tool_calls`.
+ */
+function chatAnthropicReply(reply: AssistantMessage): AIMessage {
+  const { blocks } = toAnthropicBlocks(reply);
+  const content = blocks.length === 1 && blocks[0].type === 'text' ? blocks[0].text : (blocks as { type: string }[]);
+  const tool_calls = (reply.tool_calls ?? []).map((c) => ({
+    id: c.id,
+    name: c.function.name,
+    args: JSON.parse(c.function.arguments) as Record<string, unknown>,
+    type: 'tool_call' as const,
+  }));
+  return new AIMessage({ content, tool_calls });
+}
+
+/** A message's text as the model reads it: its text blocks (a lone one as a string), not its thinking or tool_use blocks. */
+function textOf(content: BaseMessage['content']): BaseMessage['content'] {
+  if (typeof content === 'string') return content;
+  const texts = (content as { type: string; text?: string }[]).filter((b) => !['thinking', 'redacted_thinking', 'reasoning', 'tool_use'].includes(b.type));
+  return texts.length === 0 ? '' : texts.length === 1 && texts[0].type === 'text' ? texts[0].text! : texts;
+}
+
+/** What a LangChain message says, as the model reads it, and the reasoning the manager counts in it. */
 const shape = (m: BaseMessage) => ({
   type: m.getType(),
-  content: m.content,
+  content: textOf(m.content),
+  reasoning: AIMessage.isInstance(m) ? (fromLangChainMessage(m) as AssistantMessage).reasoning_content : undefined,
   calls: AIMessage.isInstance(m) ? (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name, args: c.args })) : undefined,
   callId: ToolMessage.isInstance(m) ? m.tool_call_id : undefined,
 });
@@ -109,6 +135,35 @@ async function langChainLoop(
   return { prompts: model.prompts, state };
 }
 
+describe('tcompact/langchain: fromLangChainMessage', () => {
+  it("counts ChatAnthropic's thinking blocks as reasoning, beside additional_kwargs.reasoning_content; blocks without text are counted as the Claude Code reader counts them", () => {
+    const content = [
+      { type: 'thinking', thinking: 'First, the queue.', signature: 'sig1' },
+      { type: 'thinking', thinking: '', signature: 'sig2' },
+      { type: 'redacted_thinking', data: 'EuYBCkQ' },
+      { type: 'text', text: 'The queue waits on parse_request.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
+    ];
+    const ai = new AIMessage({ content, tool_calls: [{ id: 'toolu_1', name: 'Bash', args: { command: 'ls' }, type: 'tool_call' }] });
+    expect(fromLangChainMessage(ai)).toEqual({
+      role: 'assistant',
+      content: 'The queue waits on parse_request.',
+      reasoning_content: 'First, the queue.',
+      thinking_blocks_without_text: 1,
+      redacted_thinking_blocks: 1,
+      tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } }],
+    });
+    const both = new AIMessage({
+      content: [
+        { type: 'reasoning', reasoning: 'standard block' },
+        { type: 'text', text: 'ok' },
+      ],
+      additional_kwargs: { reasoning_content: 'kwargs' },
+    });
+    expect(fromLangChainMessage(both)).toEqual({ role: 'assistant', content: 'ok', reasoning_content: 'kwargs\n\nstandard block' });
+  });
+});
+
 describe('tcompact/langchain: tcompactMiddleware in a createAgent loop', () => {
   it.each(LOOPS)(
     'with the $name options, the model gets at each call of every bundled Claude Code session the prompt `simulate --policy config:FILE` replays, at the cost it states',
@@ -116,7 +171,8 @@ describe('tcompact/langchain: tcompactMiddleware in a createAgent loop', () => {
       const config = writeConfig(tempDir('langchain-loop'), 'tcompact', options);
       let edited = 0;
       for (const recorded of sessions) {
-        const t = runtimeView ? asRuntimeHolds(recorded, (m) => [fromLangChainMessage(toLangChainMessage(m))!]) : recorded;
+        const roundTrip = (m: Message) => [fromLangChainMessage(toLangChainMessage(m))!];
+        const t = runtimeView ? asRuntimeHolds(recorded, roundTrip) : flagsAsHeld(recorded, roundTrip);
         const reports: CheckReport[] = [];
         const { prompts, state } = await langChainLoop(t, options, reports);
         const ours = await replayOf(t, config, options.window);

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readInputs } from '../../src/formats/read-inputs.js';
-import { type Message, isAssistant, isTool } from '../../src/model/message.js';
+import { type Message, type ToolMessage, isAssistant, isTool } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { CACHE_RULES, DEFAULT_CALL_GAP_SECONDS, contentBlocks } from '../../src/provider/cache-rules.js';
 import { CallClock } from '../../src/replay/billing/call-clock.js';
@@ -20,6 +20,9 @@ import { ROOT } from '../helpers/paths.js';
 import { policyEnv } from '../helpers/policy-env.js';
 
 export const CLAUDE_CODE = join(ROOT, 'datasets/bundled/claude-code');
+/** Claude Code sessions with the shapes the bundled ones lack (see test/fixtures/adapter-sessions/README.md). */
+const FIXTURES = join(ROOT, 'test/fixtures/adapter-sessions');
+export const FIXTURE = (name: string) => join(FIXTURES, `${name}.jsonl`);
 const tok = getTokenizer('o200k_base');
 /** The cache that bills the bundled Claude Code sessions (Anthropic's 5-minute cache). */
 const RULES = CACHE_RULES['anthropic-5m'];
@@ -34,7 +37,7 @@ export const CONFIGS = {
 } as const;
 
 /**
- * The loops: the edits options on the sessions as recorded (their timestamps make some edits `cold`), the compaction
+ * The loops: the edits options on the sessions as recorded (their timestamps make some edits `cold`, see flagsAsHeld), the compaction
  * options on the sessions as a runtime holds them (`asRuntimeHolds`), where a second checkpoint, which quotes the
  * first one's ref, cuts its text at the same token.
  */
@@ -51,10 +54,28 @@ export function asRuntimeHolds(t: Transcript, roundTrip: (m: Message) => Message
   return { id: t.id, messages: t.messages.filter(replayed).flatMap(roundTrip) };
 }
 
-export async function bundledSessions(): Promise<Transcript[]> {
+export async function bundledSessions(inputs: readonly string[] = [CLAUDE_CODE]): Promise<Transcript[]> {
   const out: Transcript[] = [];
-  for await (const item of readInputs([CLAUDE_CODE], { maxLineBytes: 64 * 1024 * 1024 })) if (item.kind === 'transcript') out.push(item.transcript);
+  for await (const item of readInputs([...inputs], { maxLineBytes: 64 * 1024 * 1024 })) if (item.kind === 'transcript') out.push(item.transcript);
   return out.filter((t) => t.messages.some(isAssistant));
+}
+
+/** The sessions the loops run: the bundled ones, and the fixtures with the shapes they lack. */
+export const loopSessions = () => bundledSessions([CLAUDE_CODE, FIXTURE('is-error-false'), FIXTURE('thinking-blocks')]);
+
+/**
+ * The session as recorded, each tool result's `is_error` as the runtime's messages hold it (the round trip's): a
+ * runtime that marks every result holds `false` where the session has no flag.
+ */
+export function flagsAsHeld(t: Transcript, roundTrip: (m: Message) => Message[]): Transcript {
+  const messages = t.messages.map((m) => {
+    if (!isTool(m)) return m;
+    const held = (roundTrip(m)[0] as ToolMessage).is_error;
+    if (held === m.is_error) return m;
+    const { is_error: _recorded, ...rest } = m;
+    return held === undefined ? rest : { ...rest, is_error: held };
+  });
+  return { ...t, messages };
 }
 
 /** Writes the options as the JSON file `config:FILE` reads. */

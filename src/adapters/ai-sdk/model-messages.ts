@@ -101,7 +101,11 @@ function outputContent(output: ToolResultPart['output']): { content: ToolMessage
   return { content: text, error };
 }
 
-/** One ModelMessage as canonical messages: a tool message gives one per result. */
+/**
+ * One ModelMessage as canonical messages: a tool message gives one per result. The SDK says of every result whether it
+ * failed (`error-text`, `error-json`, `execution-denied`, or an output of the tool that returned), so each carries an
+ * `is_error` flag: none is left to its first line (see model/tool-outcome.ts).
+ */
 export function fromModelMessage(m: ModelMessage, index?: CallIndex): Message[] {
   if (m.role === 'system') return [{ role: 'system', content: m.content }];
   if (m.role === 'user') return [{ role: 'user', content: canonicalUserContent(m.content) }];
@@ -119,9 +123,7 @@ export function fromModelMessage(m: ModelMessage, index?: CallIndex): Message[] 
   return m.content.flatMap((p) => {
     if (p.type !== 'tool-result') return [];
     const { content, error } = outputContent(p.output);
-    const tm: ToolMessage = { role: 'tool', tool_call_id: p.toolCallId, content };
-    if (error) tm.is_error = true;
-    return [tm];
+    return [{ role: 'tool', tool_call_id: p.toolCallId, content, is_error: error } satisfies ToolMessage];
   });
 }
 

@@ -53,7 +53,8 @@ export function fromAnthropicMessage(m: Anthropic.MessageParam, index?: CallInde
     }
     const content = typeof b.content === 'string' || b.content === undefined ? (b.content ?? '') : textOf(b.content as { type: string; text?: string }[]);
     const tm: ToolMessage = { role: 'tool', tool_call_id: b.tool_use_id, content };
-    if (b.is_error) tm.is_error = true;
+    // `false` is kept: it says the tool did not fail, where no flag leaves the first line to tell (see model/tool-outcome.ts).
+    if (typeof b.is_error === 'boolean') tm.is_error = b.is_error;
     pieces.push({ message: tm, blocks: [b] });
   }
   if (rest.length > 0) {
@@ -85,7 +86,7 @@ export function toolResultBlock(m: ToolMessage): Anthropic.ToolResultBlockParam 
     tool_use_id: m.tool_call_id,
     content: typeof m.content === 'string' ? m.content : (textBlocks(m.content) as ToolResultContent),
   };
-  if (m.is_error) block.is_error = true;
+  if (typeof m.is_error === 'boolean') block.is_error = m.is_error;
   return block;
 }
 

@@ -8,6 +8,7 @@ import type { AssistantMessage, Message, ToolMessage as CanonicalTool, UserMessa
 import { type CallIndex, callOf, parseArgs } from '../call-index.js';
 
 type Block = { type: string; text?: string; image_url?: { url: string } | string };
+type ThinkingBlock = { type: string; thinking?: unknown; reasoning?: unknown };
 
 function textBlocks(content: string | readonly ContentPart[] | null | undefined): string | { type: 'text'; text: string }[] {
   if (content === null || content === undefined) return '';
@@ -45,9 +46,14 @@ export function toLangChainMessage(m: Message): BaseMessage | undefined {
   }
   if (m.role === 'tool') {
     const tm = m as CanonicalTool;
-    return new ToolMessage({ content: textBlocks(tm.content), tool_call_id: tm.tool_call_id, status: tm.is_error ? 'error' : 'success' });
+    return new ToolMessage({ content: textBlocks(tm.content), tool_call_id: tm.tool_call_id, status: statusOf(tm.is_error) });
   }
   return undefined;
+}
+
+/** A ToolMessage's `status` is optional, as the canonical flag is: `success` is an explicit `is_error: false`. */
+function statusOf(isError: boolean | undefined): 'error' | 'success' | undefined {
+  return isError === undefined ? undefined : isError ? 'error' : 'success';
 }
 
 export function toLangChain(messages: readonly Message[]): BaseMessage[] {
@@ -58,6 +64,32 @@ function canonicalText(content: BaseMessage['content']): string | { type: 'text'
   if (typeof content === 'string') return content;
   const blocks = (content as Block[]).flatMap((p) => (p.type === 'text' ? [{ type: 'text' as const, text: p.text ?? '' }] : []));
   return blocks.length === 1 ? blocks[0].text : blocks;
+}
+
+/**
+ * An AIMessage's reasoning as the canonical fields hold it: `additional_kwargs.reasoning_content` (OpenAI-compatible
+ * servers) and the thinking blocks of its content (ChatAnthropic's `thinking`, LangChain's standard `reasoning`), joined
+ * by a blank line; blocks without text (a signature only) and `redacted_thinking` blocks are counted, as the Claude Code
+ * reader counts them, since their text is not there to count.
+ */
+function reasoningOf(ai: AIMessage): { reasoning_content?: string; thinking_blocks_without_text?: number; redacted_thinking_blocks?: number } {
+  const texts: string[] = [];
+  const kwargs = ai.additional_kwargs.reasoning_content;
+  if (typeof kwargs === 'string' && kwargs !== '') texts.push(kwargs);
+  let withoutText = 0;
+  let redacted = 0;
+  for (const b of typeof ai.content === 'string' ? [] : (ai.content as ThinkingBlock[])) {
+    const text = b.type === 'thinking' ? b.thinking : b.type === 'reasoning' ? b.reasoning : undefined;
+    if (typeof text === 'string') {
+      if (text !== '') texts.push(text);
+      else withoutText++;
+    } else if (b.type === 'redacted_thinking') redacted++;
+  }
+  const out: ReturnType<typeof reasoningOf> = {};
+  if (texts.length > 0) out.reasoning_content = texts.join('\n\n');
+  if (withoutText > 0) out.thinking_blocks_without_text = withoutText;
+  if (redacted > 0) out.redacted_thinking_blocks = redacted;
+  return out;
 }
 
 /** One LangChain message as a canonical message (undefined for one with no canonical role). */
@@ -83,8 +115,7 @@ export function fromLangChainMessage(m: BaseMessage | undefined, index?: CallInd
     const ai = m as AIMessage;
     const text = canonicalText(ai.content);
     const a: AssistantMessage = { role: 'assistant', content: text === '' || (Array.isArray(text) && text.length === 0) ? null : text };
-    const reasoning = ai.additional_kwargs.reasoning_content;
-    if (typeof reasoning === 'string') a.reasoning_content = reasoning;
+    Object.assign(a, reasoningOf(ai));
     const calls = (ai.tool_calls ?? []).map((c) => callOf(c.id ?? '', c.name, c.args, index));
     if (calls.length > 0) a.tool_calls = calls;
     return a;
@@ -92,7 +123,7 @@ export function fromLangChainMessage(m: BaseMessage | undefined, index?: CallInd
   if (type === 'tool') {
     const tm = m as ToolMessage;
     const c: CanonicalTool = { role: 'tool', tool_call_id: tm.tool_call_id, content: canonicalText(tm.content) };
-    if (tm.status === 'error') c.is_error = true;
+    if (tm.status !== undefined) c.is_error = tm.status === 'error';
     return c;
   }
   return undefined;
