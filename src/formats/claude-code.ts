@@ -13,6 +13,7 @@ import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './
 import { lineItem, readJsonl } from './_jsonl.js';
 import { type BranchMark, findBranches } from './_branches.js';
 import { orderByParent } from './_parent-order.js';
+import { replyKey, sessionReplyKeys } from './_claude-code-parent.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
@@ -51,7 +52,7 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   same calls, when that file is among the inputs).
  */
 export async function* readClaudeCode(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  const session = new SessionState(file);
+  const session = new SessionState(file, await sessionReplyKeys(file, options));
   for await (const entry of readJsonl(file, options)) {
     if (entry.kind !== 'value') {
       yield lineItem(entry);
@@ -125,7 +126,11 @@ class SessionState {
     versions: [],
   };
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    /** Reply keys the session's own file logs, when this is a subagent's file (see sessionReplyKeys). */
+    private readonly sessionReplies: ReadonlySet<string>,
+  ) {}
 
   accept(value: unknown, at: SourcePosition): Accepted {
     if (!isObject(value) || typeof value.type !== 'string')
@@ -187,7 +192,7 @@ class SessionState {
     );
     const records = ordered.items.map((r) => r.record);
     const marks = findBranches(records.map((r) => ({ id: r.uuid, parent: this.conversationParent(r), prompt: isPrompt(r), call: isCall(r) })));
-    const built = buildMessages(records, new Map([...marks].map(([i, mark]) => [records[i], mark])), (r) => this.conversationParent(r));
+    const built = buildMessages(records, new Map([...marks].map(([i, mark]) => [records[i], mark])), (r) => this.conversationParent(r), this.sessionReplies);
     if (built.messages.length === 0) {
       // Only compaction boundaries and no message: nothing to make a transcript of, but every line is accounted for.
       for (const r of this.records) yield skippedItem(r.at, 'record:system/compact_boundary');
@@ -222,6 +227,7 @@ class SessionState {
     const repairs: Record<string, number> = ordered.moved > 0 ? { reorderedByParent: ordered.moved } : {};
     if (built.relogDropped > 0) repairs.relogDropped = built.relogDropped;
     if (built.splitReplies > 0) repairs.splitReplies = built.splitReplies;
+    if (built.loggedBySession > 0) repairs.loggedBySession = built.loggedBySession;
     const indexedMetadata = (at: (index: number) => number) =>
       built.compactions.length === 0 ? {} : { compactions: built.compactions.map((c) => remapCompaction(c, at)) };
     const draft = { id, messages: built.messages, metadata, warnings, repairs, indexedMetadata };
@@ -256,6 +262,8 @@ interface Built {
   relogDropped: number;
   /** Messages that continue a request logged apart: they carry no usage, the request's first message does. */
   splitReplies: number;
+  /** Replies of the session a subagent's file logs again: they carry no usage, the session's file does. */
+  loggedBySession: number;
 }
 
 /** One subagent's calls embedded in the session's progress records, as `metadata.embeddedCalls` lists them. */
@@ -457,6 +465,7 @@ function buildMessages(
   records: readonly ConversationRec[],
   branches: ReadonlyMap<ConversationRec, BranchMark>,
   parentOf: (record: ConversationRec) => string | undefined,
+  sessionReplies: ReadonlySet<string>,
 ): Built {
   const messages: Message[] = [];
   const models: string[] = [];
@@ -469,6 +478,7 @@ function buildMessages(
   /** By request key (see requestKeys): the message that carries the request's usage. */
   const carriers = new Map<string, number>();
   let splitReplies = 0;
+  const loggedBySession = new Set<number>();
   // A record equal to an earlier one in message id, content and timestamp is that record logged again (a resume
   // re-logs a stretch with new uuids), wherever it sits: the reply it belongs to may still be open.
   const exact = new Set<string>();
@@ -548,8 +558,14 @@ function buildMessages(
         reply.extra.model = model;
         if (!models.includes(model) && model !== SYNTHETIC_MODEL) models.push(model);
       }
+      const key = replyKey(record.message.id, record.requestId);
+      if (key !== undefined && sessionReplies.has(key)) {
+        // The session's own call, logged again here: history of this subagent, billed in the session's file.
+        reply.extra.logged_by_session = true;
+        loggedBySession.add(reply.index);
+      }
       // The request's usage stays on its first message, the latest record's (closed: the message is final).
-      if (record.message.usage !== undefined) {
+      else if (record.message.usage !== undefined) {
         const final = typeof record.message.stop_reason === 'string';
         const holder = carrier === undefined || carrier === reply.index ? reply.extra : (messages[carrier] as Record<string, unknown>);
         holder.usage = record.message.usage;
@@ -584,7 +600,15 @@ function buildMessages(
     } else placeUser(turn.user);
   }
   closeReply();
-  return { messages, models, compactions: compactions.map(dropUndefined), warnings, relogDropped: relogs.dropped, splitReplies };
+  return {
+    messages,
+    models,
+    compactions: compactions.map(dropUndefined),
+    warnings,
+    relogDropped: relogs.dropped,
+    splitReplies,
+    loggedBySession: loggedBySession.size,
+  };
 }
 
 /** A user record the user typed: not tool results alone, not client text, not a compaction summary. */
