@@ -185,8 +185,18 @@ class SessionState {
 
   *finish(): Generator<InputItem> {
     if (this.records.length === 0) return;
+    const { main, sidechains } = inlineSidechains(this.records, (r) => this.conversationParent(r));
+    if (main.length > 0) yield* this.transcriptOf(main);
+    for (const [k, records] of sidechains.entries()) yield* this.transcriptOf(records, k + 1);
+  }
+
+  /**
+   * The transcript of the session's records, or of one of its inline sidechains (`sidechain`: its number in the file,
+   * from 1): a subagent's conversation that Claude Code 1.0 logged in the session's own file.
+   */
+  private *transcriptOf(recordsInFile: readonly { at: SourcePosition; record: ConversationRec }[], sidechain?: number): Generator<InputItem> {
     const ordered = orderByParent(
-      this.records,
+      recordsInFile,
       (r) => r.record.uuid,
       (r) => this.conversationParent(r.record),
     );
@@ -195,13 +205,14 @@ class SessionState {
     const built = buildMessages(records, new Map([...marks].map(([i, mark]) => [records[i], mark])), (r) => this.conversationParent(r), this.sessionReplies);
     if (built.messages.length === 0) {
       // Only compaction boundaries and no message: nothing to make a transcript of, but every line is accounted for.
-      for (const r of this.records) yield skippedItem(r.at, 'record:system/compact_boundary');
+      for (const r of recordsInFile) yield skippedItem(r.at, 'record:system/compact_boundary');
       return;
     }
     const m = this.meta;
     const sessionId = m.sessionIds[0];
-    const isSubagent = m.isSidechain === true && m.agentId !== undefined;
-    const id = isSubagent ? `${sessionId ?? baseName(this.file)}:agent-${m.agentId}` : (sessionId ?? baseName(this.file));
+    const isSubagent = sidechain === undefined && m.isSidechain === true && m.agentId !== undefined;
+    const session = sessionId ?? baseName(this.file);
+    const id = sidechain !== undefined ? `${session}:sidechain-${sidechain}` : isSubagent ? `${session}:agent-${m.agentId}` : session;
     const metadata: Record<string, unknown> = { source: { format: 'claude-code', file: this.file } };
     if (sessionId !== undefined) metadata.sessionId = sessionId;
     if (m.sessionIds.length > 1) metadata.sessionIds = m.sessionIds;
@@ -211,16 +222,16 @@ class SessionState {
     if (m.versions.length > 1) metadata.versions = m.versions;
     if (m.slug !== undefined) metadata.slug = m.slug;
     if (built.models.length > 0) metadata.models = built.models;
-    metadata.isSidechain = m.isSidechain ?? false;
-    if (isSubagent) {
-      metadata.agentId = m.agentId;
-      if (sessionId !== undefined) metadata.parentSessionId = sessionId;
+    metadata.isSidechain = sidechain !== undefined || (m.isSidechain ?? false);
+    if (isSubagent) metadata.agentId = m.agentId;
+    if ((isSubagent || sidechain !== undefined) && sessionId !== undefined) metadata.parentSessionId = sessionId;
+    if (sidechain === undefined) {
+      if (this.subagents.size > 0) {
+        metadata.subagents = [...this.subagents].map(([agentId, toolUseId]) => (toolUseId === undefined ? { agentId } : { agentId, toolUseId }));
+      }
+      const embedded = this.embedded.list((agentId) => `${session}:agent-${agentId}`);
+      if (embedded.length > 0) metadata.embeddedCalls = embedded;
     }
-    if (this.subagents.size > 0) {
-      metadata.subagents = [...this.subagents].map(([agentId, toolUseId]) => (toolUseId === undefined ? { agentId } : { agentId, toolUseId }));
-    }
-    const embedded = this.embedded.list((agentId) => `${sessionId ?? baseName(this.file)}:agent-${agentId}`);
-    if (embedded.length > 0) metadata.embeddedCalls = embedded;
 
     const warnings = [...built.warnings];
     if (ordered.moved > 0) warnings.push(`${ordered.moved} records came before their parent in the file and were moved after it`);
@@ -231,8 +242,8 @@ class SessionState {
     const indexedMetadata = (at: (index: number) => number) =>
       built.compactions.length === 0 ? {} : { compactions: built.compactions.map((c) => remapCompaction(c, at)) };
     const draft = { id, messages: built.messages, metadata, warnings, repairs, indexedMetadata };
-    const first = this.records[0].at;
-    yield finishTranscript(draft, { file: first.file, line: first.line, byteOffset: first.byteOffset }, this.records.length);
+    const first = recordsInFile[0].at;
+    yield finishTranscript(draft, { file: first.file, line: first.line, byteOffset: first.byteOffset }, recordsInFile.length);
   }
 
   /** The nearest ancestor that is a kept record, following parents through skipped records (progress, system). */
@@ -609,6 +620,55 @@ function buildMessages(
     splitReplies,
     loggedBySession: loggedBySession.size,
   };
+}
+
+/**
+ * Claude Code 1.0 logged a subagent's conversation (a `Task`) in the session's own file, its records marked
+ * `isSidechain: true` and chained apart from the session's (the sidechain's first record has no parent in the
+ * session). 2.0 writes them in `<session>/subagents/agent-*.jsonl`. In a file that holds the session's own records,
+ * the sidechain records are split off by chain, one group per subagent conversation (in file order), so they are not
+ * read as calls of the session; a file of sidechain records alone (a subagent's own file) stays whole.
+ */
+function inlineSidechains<T extends { record: ConversationRec }>(
+  records: readonly T[],
+  parentOf: (record: ConversationRec) => string | undefined,
+): { main: T[]; sidechains: T[][] } {
+  const isSide = (r: ConversationRec): boolean => r.isSidechain === true;
+  if (!records.some((r) => isSide(r.record)) || records.every((r) => isSide(r.record))) return { main: [...records], sidechains: [] };
+  const byUuid = new Map<string, ConversationRec>();
+  for (const r of records) if (r.record.uuid !== undefined) byUuid.set(r.record.uuid, r.record);
+  const rootOf = new Map<ConversationRec, ConversationRec>();
+  const root = (record: ConversationRec): ConversationRec => {
+    // Up the chain while the parent is a sidechain record; a parent of the session's own, or a cycle, ends it.
+    const path = new Set<ConversationRec>();
+    let at = record;
+    let found = rootOf.get(at);
+    while (found === undefined) {
+      path.add(at);
+      const parent = parentOf(at);
+      const up = parent === undefined ? undefined : byUuid.get(parent);
+      if (up === undefined || !isSide(up) || path.has(up)) found = at;
+      else {
+        at = up;
+        found = rootOf.get(at);
+      }
+    }
+    for (const r of path) rootOf.set(r, found);
+    return found;
+  };
+  const main: T[] = [];
+  const groups = new Map<ConversationRec, T[]>();
+  for (const r of records) {
+    if (!isSide(r.record)) {
+      main.push(r);
+      continue;
+    }
+    const key = root(r.record);
+    const group = groups.get(key);
+    if (group) group.push(r);
+    else groups.set(key, [r]);
+  }
+  return { main, sidechains: [...groups.values()] };
 }
 
 /** A user record the user typed: not tool results alone, not client text, not a compaction summary. */

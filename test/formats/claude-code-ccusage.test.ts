@@ -42,6 +42,7 @@ describe('Claude Code recorded usage equals ccusage, session by session', () => 
       'permission-mode-first': [6, 21_580, 21_400, 92],
       'image-tool-result': [6, 21_220, 20_500, 70],
       'image-user-message': [3, 22_100, 0, 20],
+      'inline-sidechain': [15, 27_220, 45_120, 190],
       'two-processes-fork': [18, 20_440, 100_679, 262],
       'synthetic-replies': [12, 20_660, 60_780, 155],
       'thinking-across-turns': [12, 20_320, 60_310, 25],
