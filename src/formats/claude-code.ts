@@ -13,6 +13,7 @@ import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './
 import { lineItem, readJsonl } from './_jsonl.js';
 import { type BranchMark, findBranches } from './_branches.js';
 import { orderByParent } from './_parent-order.js';
+import { replyKey, sessionReplyKeys } from './_claude-code-parent.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
@@ -51,7 +52,7 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   same calls, when that file is among the inputs).
  */
 export async function* readClaudeCode(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  const session = new SessionState(file);
+  const session = new SessionState(file, await sessionReplyKeys(file, options));
   for await (const entry of readJsonl(file, options)) {
     if (entry.kind !== 'value') {
       yield lineItem(entry);
@@ -125,7 +126,11 @@ class SessionState {
     versions: [],
   };
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    /** Reply keys the session's own file logs, when this is a subagent's file (see sessionReplyKeys). */
+    private readonly sessionReplies: ReadonlySet<string>,
+  ) {}
 
   accept(value: unknown, at: SourcePosition): Accepted {
     if (!isObject(value) || typeof value.type !== 'string')
@@ -180,23 +185,34 @@ class SessionState {
 
   *finish(): Generator<InputItem> {
     if (this.records.length === 0) return;
+    const { main, sidechains } = inlineSidechains(this.records, (r) => this.conversationParent(r));
+    if (main.length > 0) yield* this.transcriptOf(main);
+    for (const [k, records] of sidechains.entries()) yield* this.transcriptOf(records, k + 1);
+  }
+
+  /**
+   * The transcript of the session's records, or of one of its inline sidechains (`sidechain`: its number in the file,
+   * from 1): a subagent's conversation that Claude Code 1.0 logged in the session's own file.
+   */
+  private *transcriptOf(recordsInFile: readonly { at: SourcePosition; record: ConversationRec }[], sidechain?: number): Generator<InputItem> {
     const ordered = orderByParent(
-      this.records,
+      recordsInFile,
       (r) => r.record.uuid,
       (r) => this.conversationParent(r.record),
     );
     const records = ordered.items.map((r) => r.record);
     const marks = findBranches(records.map((r) => ({ id: r.uuid, parent: this.conversationParent(r), prompt: isPrompt(r), call: isCall(r) })));
-    const built = buildMessages(records, new Map([...marks].map(([i, mark]) => [records[i], mark])), (r) => this.conversationParent(r));
+    const built = buildMessages(records, new Map([...marks].map(([i, mark]) => [records[i], mark])), (r) => this.conversationParent(r), this.sessionReplies);
     if (built.messages.length === 0) {
       // Only compaction boundaries and no message: nothing to make a transcript of, but every line is accounted for.
-      for (const r of this.records) yield skippedItem(r.at, 'record:system/compact_boundary');
+      for (const r of recordsInFile) yield skippedItem(r.at, 'record:system/compact_boundary');
       return;
     }
     const m = this.meta;
     const sessionId = m.sessionIds[0];
-    const isSubagent = m.isSidechain === true && m.agentId !== undefined;
-    const id = isSubagent ? `${sessionId ?? baseName(this.file)}:agent-${m.agentId}` : (sessionId ?? baseName(this.file));
+    const isSubagent = sidechain === undefined && m.isSidechain === true && m.agentId !== undefined;
+    const session = sessionId ?? baseName(this.file);
+    const id = sidechain !== undefined ? `${session}:sidechain-${sidechain}` : isSubagent ? `${session}:agent-${m.agentId}` : session;
     const metadata: Record<string, unknown> = { source: { format: 'claude-code', file: this.file } };
     if (sessionId !== undefined) metadata.sessionId = sessionId;
     if (m.sessionIds.length > 1) metadata.sessionIds = m.sessionIds;
@@ -206,27 +222,28 @@ class SessionState {
     if (m.versions.length > 1) metadata.versions = m.versions;
     if (m.slug !== undefined) metadata.slug = m.slug;
     if (built.models.length > 0) metadata.models = built.models;
-    metadata.isSidechain = m.isSidechain ?? false;
-    if (isSubagent) {
-      metadata.agentId = m.agentId;
-      if (sessionId !== undefined) metadata.parentSessionId = sessionId;
+    metadata.isSidechain = sidechain !== undefined || (m.isSidechain ?? false);
+    if (isSubagent) metadata.agentId = m.agentId;
+    if ((isSubagent || sidechain !== undefined) && sessionId !== undefined) metadata.parentSessionId = sessionId;
+    if (sidechain === undefined) {
+      if (this.subagents.size > 0) {
+        metadata.subagents = [...this.subagents].map(([agentId, toolUseId]) => (toolUseId === undefined ? { agentId } : { agentId, toolUseId }));
+      }
+      const embedded = this.embedded.list((agentId) => `${session}:agent-${agentId}`);
+      if (embedded.length > 0) metadata.embeddedCalls = embedded;
     }
-    if (this.subagents.size > 0) {
-      metadata.subagents = [...this.subagents].map(([agentId, toolUseId]) => (toolUseId === undefined ? { agentId } : { agentId, toolUseId }));
-    }
-    const embedded = this.embedded.list((agentId) => `${sessionId ?? baseName(this.file)}:agent-${agentId}`);
-    if (embedded.length > 0) metadata.embeddedCalls = embedded;
 
     const warnings = [...built.warnings];
     if (ordered.moved > 0) warnings.push(`${ordered.moved} records came before their parent in the file and were moved after it`);
     const repairs: Record<string, number> = ordered.moved > 0 ? { reorderedByParent: ordered.moved } : {};
     if (built.relogDropped > 0) repairs.relogDropped = built.relogDropped;
     if (built.splitReplies > 0) repairs.splitReplies = built.splitReplies;
+    if (built.loggedBySession > 0) repairs.loggedBySession = built.loggedBySession;
     const indexedMetadata = (at: (index: number) => number) =>
       built.compactions.length === 0 ? {} : { compactions: built.compactions.map((c) => remapCompaction(c, at)) };
     const draft = { id, messages: built.messages, metadata, warnings, repairs, indexedMetadata };
-    const first = this.records[0].at;
-    yield finishTranscript(draft, { file: first.file, line: first.line, byteOffset: first.byteOffset }, this.records.length);
+    const first = recordsInFile[0].at;
+    yield finishTranscript(draft, { file: first.file, line: first.line, byteOffset: first.byteOffset }, recordsInFile.length);
   }
 
   /** The nearest ancestor that is a kept record, following parents through skipped records (progress, system). */
@@ -256,6 +273,8 @@ interface Built {
   relogDropped: number;
   /** Messages that continue a request logged apart: they carry no usage, the request's first message does. */
   splitReplies: number;
+  /** Replies of the session a subagent's file logs again: they carry no usage, the session's file does. */
+  loggedBySession: number;
 }
 
 /** One subagent's calls embedded in the session's progress records, as `metadata.embeddedCalls` lists them. */
@@ -457,6 +476,7 @@ function buildMessages(
   records: readonly ConversationRec[],
   branches: ReadonlyMap<ConversationRec, BranchMark>,
   parentOf: (record: ConversationRec) => string | undefined,
+  sessionReplies: ReadonlySet<string>,
 ): Built {
   const messages: Message[] = [];
   const models: string[] = [];
@@ -469,6 +489,7 @@ function buildMessages(
   /** By request key (see requestKeys): the message that carries the request's usage. */
   const carriers = new Map<string, number>();
   let splitReplies = 0;
+  const loggedBySession = new Set<number>();
   // A record equal to an earlier one in message id, content and timestamp is that record logged again (a resume
   // re-logs a stretch with new uuids), wherever it sits: the reply it belongs to may still be open.
   const exact = new Set<string>();
@@ -548,8 +569,14 @@ function buildMessages(
         reply.extra.model = model;
         if (!models.includes(model) && model !== SYNTHETIC_MODEL) models.push(model);
       }
+      const key = replyKey(record.message.id, record.requestId);
+      if (key !== undefined && sessionReplies.has(key)) {
+        // The session's own call, logged again here: history of this subagent, billed in the session's file.
+        reply.extra.logged_by_session = true;
+        loggedBySession.add(reply.index);
+      }
       // The request's usage stays on its first message, the latest record's (closed: the message is final).
-      if (record.message.usage !== undefined) {
+      else if (record.message.usage !== undefined) {
         const final = typeof record.message.stop_reason === 'string';
         const holder = carrier === undefined || carrier === reply.index ? reply.extra : (messages[carrier] as Record<string, unknown>);
         holder.usage = record.message.usage;
@@ -584,7 +611,64 @@ function buildMessages(
     } else placeUser(turn.user);
   }
   closeReply();
-  return { messages, models, compactions: compactions.map(dropUndefined), warnings, relogDropped: relogs.dropped, splitReplies };
+  return {
+    messages,
+    models,
+    compactions: compactions.map(dropUndefined),
+    warnings,
+    relogDropped: relogs.dropped,
+    splitReplies,
+    loggedBySession: loggedBySession.size,
+  };
+}
+
+/**
+ * Claude Code 1.0 logged a subagent's conversation (a `Task`) in the session's own file, its records marked
+ * `isSidechain: true` and chained apart from the session's (the sidechain's first record has no parent in the
+ * session). 2.0 writes them in `<session>/subagents/agent-*.jsonl`. In a file that holds the session's own records,
+ * the sidechain records are split off by chain, one group per subagent conversation (in file order), so they are not
+ * read as calls of the session; a file of sidechain records alone (a subagent's own file) stays whole.
+ */
+function inlineSidechains<T extends { record: ConversationRec }>(
+  records: readonly T[],
+  parentOf: (record: ConversationRec) => string | undefined,
+): { main: T[]; sidechains: T[][] } {
+  const isSide = (r: ConversationRec): boolean => r.isSidechain === true;
+  if (!records.some((r) => isSide(r.record)) || records.every((r) => isSide(r.record))) return { main: [...records], sidechains: [] };
+  const byUuid = new Map<string, ConversationRec>();
+  for (const r of records) if (r.record.uuid !== undefined) byUuid.set(r.record.uuid, r.record);
+  const rootOf = new Map<ConversationRec, ConversationRec>();
+  const root = (record: ConversationRec): ConversationRec => {
+    // Up the chain while the parent is a sidechain record; a parent of the session's own, or a cycle, ends it.
+    const path = new Set<ConversationRec>();
+    let at = record;
+    let found = rootOf.get(at);
+    while (found === undefined) {
+      path.add(at);
+      const parent = parentOf(at);
+      const up = parent === undefined ? undefined : byUuid.get(parent);
+      if (up === undefined || !isSide(up) || path.has(up)) found = at;
+      else {
+        at = up;
+        found = rootOf.get(at);
+      }
+    }
+    for (const r of path) rootOf.set(r, found);
+    return found;
+  };
+  const main: T[] = [];
+  const groups = new Map<ConversationRec, T[]>();
+  for (const r of records) {
+    if (!isSide(r.record)) {
+      main.push(r);
+      continue;
+    }
+    const key = root(r.record);
+    const group = groups.get(key);
+    if (group) group.push(r);
+    else groups.set(key, [r]);
+  }
+  return { main, sidechains: [...groups.values()] };
 }
 
 /** A user record the user typed: not tool results alone, not client text, not a compaction summary. */

@@ -15,8 +15,43 @@ export type Detection =
   | { ok: true; format: undefined; layout: 'jsonl' | 'json' }
   | { ok: false; code: 'E_FORMAT' | 'E_JSON' | 'E_UTF8' | 'E_IO' | 'E_SQLITE'; message: string; layout: 'jsonl' | 'json' };
 
-/** Record types of Claude Code session files. */
-const CLAUDE_CODE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'custom-title', 'progress', 'file-history-snapshot', 'queue-operation']);
+/**
+ * Record types of Claude Code session files: the conversation (`user`, `assistant`, `system`, `attachment`), and the
+ * metadata records the 1.x and 2.x clients append (session titles, the last prompt, permission and agent settings,
+ * snapshots, context-collapse commits), any of which can be a file's first record (a 2.1 session starts with
+ * `permission-mode`). The list is the session store's write switch and its facet keys in Claude Code's bundle.
+ */
+const CLAUDE_CODE_TYPES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'attachment',
+  'progress',
+  'summary',
+  'task-summary',
+  'custom-title',
+  'ai-title',
+  'last-prompt',
+  'tag',
+  'agent-name',
+  'agent-color',
+  'agent-setting',
+  'mode',
+  'permission-mode',
+  'isolation-latch',
+  'worktree-state',
+  'pr-link',
+  'bridge-session',
+  'file-history-snapshot',
+  'attribution-snapshot',
+  'content-replacement',
+  'fork-context-ref',
+  'speculation-accept',
+  'queue-operation',
+  'marble-origami-commit',
+  'marble-origami-snapshot',
+  'marble-origami-reset',
+]);
 const CODEX_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
 /** Content block types only the Anthropic Messages API uses. */
 const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document']);

@@ -86,6 +86,11 @@ const AssistantMessageSchema = z.looseObject({
    */
   continues_call: z.boolean().optional(),
   /**
+   * Extension: a reply of the session that started this subagent, logged again in the subagent's file under the same
+   * message and request ids (Claude Code's compaction agent): the session's call, billed there. No call of its own.
+   */
+  logged_by_session: z.boolean().optional(),
+  /**
    * Extension: the usage is the provider's final one for the call. Claude Code marks only those: it logs most replies
    * with their first stream event's usage, whose `output_tokens` is not the billed output (see recorded.ts).
    */

@@ -41,10 +41,12 @@ export function timestampMs(m: Message): number | undefined {
 export const isSyntheticReply = (m: Message): boolean => m.role === 'assistant' && m.is_synthetic === true;
 
 /**
- * An assistant message that is a model call of its own: every reply but a synthetic one and the rest of a reply whose
- * records another branch split (`continues_call`: the same request).
+ * An assistant message that is a model call of its own: every reply but a synthetic one, the rest of a reply whose
+ * records another branch split (`continues_call`: the same request), and a reply of the session a subagent's file
+ * logged again (`logged_by_session`: the session's call).
  */
-export const isModelCall = (m: Message): boolean => m.role === 'assistant' && m.is_synthetic !== true && m.continues_call !== true;
+export const isModelCall = (m: Message): boolean =>
+  m.role === 'assistant' && m.is_synthetic !== true && m.continues_call !== true && m.logged_by_session !== true;
 
 /**
  * Whether a reply's recorded usage is a snapshot taken mid-stream, so its `output_tokens` is not the billed output:

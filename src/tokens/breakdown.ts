@@ -1,6 +1,7 @@
 import { type ContentPart, isAttachmentPart } from '../model/content.js';
 import { type Message, isKnownRole } from '../model/message.js';
 import type { ToolDef, Transcript } from '../model/transcript.js';
+import { imageTokens } from './image-tokens.js';
 import type { Tokenizer } from './tokenizer.js';
 
 /**
@@ -14,8 +15,9 @@ export type Breakdown = Record<Category, number>;
 
 export const MESSAGE_OVERHEAD_TOKENS = 3;
 /**
- * Attachments (images, files, audio) are billed by the model's own rules (image tiles, pages), not by BPE over their
- * base64. tcompact counts them as ceil(payload characters / 4): a stable size figure, documented as an estimate.
+ * Attachments are billed by the model's own rules, not by BPE over their base64. An image is counted as Anthropic
+ * bills it, from the size in its header (see image-tokens.ts); files and audio as ceil(payload characters / 4), a
+ * stable size figure, documented as an estimate.
  */
 const ATTACHMENT_CHARS_PER_TOKEN = 4;
 
@@ -43,11 +45,11 @@ export function totalOf(b: Readonly<Breakdown>): number {
   return b.system + b.tools + b.user + b.assistant + b.reasoning + b.toolCalls + b.toolResults + b.attachments + b.other + b.overhead;
 }
 
-function attachmentPayload(part: ContentPart): string {
-  if (part.type === 'image_url') return part.image_url.url;
-  if (part.type === 'file') return part.file.file_data ?? part.file.file_id ?? '';
-  if (part.type === 'input_audio') return part.input_audio.data;
-  return '';
+function attachmentTokens(part: ContentPart): number {
+  if (part.type === 'image_url') return imageTokens(part.image_url.url);
+  if (part.type === 'file') return Math.ceil((part.file.file_data ?? part.file.file_id ?? '').length / ATTACHMENT_CHARS_PER_TOKEN);
+  if (part.type === 'input_audio') return Math.ceil(part.input_audio.data.length / ATTACHMENT_CHARS_PER_TOKEN);
+  return 0;
 }
 
 function countContent(content: unknown, textCategory: Category, b: Breakdown, tok: Tokenizer): void {
@@ -58,7 +60,7 @@ function countContent(content: unknown, textCategory: Category, b: Breakdown, to
   }
   if (!Array.isArray(content)) return;
   for (const part of content as ContentPart[]) {
-    if (isAttachmentPart(part)) b.attachments += Math.ceil(attachmentPayload(part).length / ATTACHMENT_CHARS_PER_TOKEN);
+    if (isAttachmentPart(part)) b.attachments += attachmentTokens(part);
     else if (part.type === 'text') b[textCategory] += tok.count(part.text);
     else if (part.type === 'refusal') b[textCategory] += tok.count(part.refusal);
   }

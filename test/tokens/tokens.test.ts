@@ -4,6 +4,7 @@ import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { createTokenizer, getTokenizer } from '../../src/tokens/tokenizer.js';
 import { addBreakdown, type Breakdown, CATEGORIES, countTranscript, emptyBreakdown, MESSAGE_OVERHEAD_TOKENS, totalOf } from '../../src/tokens/breakdown.js';
 import type { Transcript } from '../../src/model/transcript.js';
+import { MAX_IMAGE_TOKENS } from '../../src/tokens/image-tokens.js';
 
 describe('tokenizer', () => {
   it('counts o200k_base tokens exactly as the encoder does on known strings', () => {
@@ -72,7 +73,8 @@ describe('countTranscript', () => {
     const n = (s: string) => encode(s).length;
     expect(b.system).toBe(n('You are a helpful agent.'));
     expect(b.user).toBe(n('Read the file.'));
-    expect(b.attachments).toBe(Math.ceil('data:image/png;base64,AAAABBBBCCCC'.length / 4));
+    // An image whose payload has no readable header costs the most one image costs (see image-tokens.test.ts).
+    expect(b.attachments).toBe(MAX_IMAGE_TOKENS);
     expect(b.reasoning).toBe(n('I should call the read tool.'));
     expect(b.toolCalls).toBe(n('read_file') + n('{"path":"a.ts"}'));
     expect(b.toolResults).toBe(n('export const a = 1;'));

@@ -1,0 +1,55 @@
+import { stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { readLines } from '../io/line-reader.js';
+import { isObject } from './_items.js';
+import type { ReadOptions } from './types.js';
+
+/**
+ * A subagent's file can log replies of the session that started it again, under their own `message.id` and
+ * `requestId` (a compaction agent's `agent-acompact-*.jsonl` holds the history it summarises). Those are requests of
+ * the session, billed once: ccusage keys a reply by its message and request ids across all files, and so does the
+ * reader, by looking up the session's own file `<dir>/<session>.jsonl` beside `<dir>/<session>/subagents/`.
+ */
+const SUBAGENT_FILE = /[\\/]subagents[\\/]agent-[^\\/]+\.jsonl$/i;
+
+/** The key ccusage dedups a reply by: its message id and request id, both recorded. */
+export function replyKey(messageId: unknown, requestId: unknown): string | undefined {
+  return typeof messageId === 'string' && typeof requestId === 'string' ? `${messageId}:${requestId}` : undefined;
+}
+
+const REQUEST_ID = Buffer.from('"requestId"');
+/** The last files looked up, by path, with the size and time they had (a batch reads many subagents of one session). */
+const recent = new Map<string, { size: number; mtimeMs: number; keys: ReadonlySet<string> }>();
+const RECENT_FILES = 8;
+
+/** The reply keys the session's own file logs, for a subagent file; empty for any other file or when there is none. */
+export async function sessionReplyKeys(file: string, options: ReadOptions): Promise<ReadonlySet<string>> {
+  if (!SUBAGENT_FILE.test(file)) return new Set();
+  const sessionDir = dirname(dirname(file));
+  const session = join(dirname(sessionDir), `${basename(sessionDir)}.jsonl`);
+  let info;
+  try {
+    info = await stat(session);
+  } catch {
+    return new Set();
+  }
+  const hit = recent.get(session);
+  if (hit && hit.size === info.size && hit.mtimeMs === info.mtimeMs) return hit.keys;
+  const keys = new Set<string>();
+  for await (const raw of readLines(session, { maxLineBytes: options.maxLineBytes })) {
+    if (raw.bytes === null || raw.bytes.indexOf(REQUEST_ID) < 0) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw.bytes.toString('utf8'));
+    } catch {
+      continue; // the session's own reading reports it
+    }
+    if (!isObject(value) || value.type !== 'assistant' || !isObject(value.message)) continue;
+    const key = replyKey(value.message.id, value.requestId);
+    if (key !== undefined) keys.add(key);
+  }
+  recent.delete(session);
+  recent.set(session, { size: info.size, mtimeMs: info.mtimeMs, keys });
+  if (recent.size > RECENT_FILES) recent.delete(recent.keys().next().value as string);
+  return keys;
+}
