@@ -60,6 +60,8 @@ export class PiSession {
   private header = false;
   /** v1 files have no ids: pi gives each entry the previous one as parent (`migrateV1ToV2`). */
   private previousId: string | undefined;
+  /** Every record after the header, as pi counts its entries (the id of those kept as entries): a v1 compaction indexes them. */
+  private readonly fileEntries: (string | undefined)[] = [];
   /** The model of the last `model_change` (OpenClaw's replies may leave it out). */
   private currentModel: string | undefined;
 
@@ -79,11 +81,13 @@ export class PiSession {
       return { kind: 'kept' };
     }
     if (!this.header) return { kind: 'error', message: 'expected the session header ({type: "session", ...}) first' };
+    const index = this.fileEntries.push(undefined) - 1;
     if (!isPiEntryType(value.type)) return { kind: 'skipped', reason: `record:${typeof value.type === 'string' ? value.type : 'unknown'}` };
     const id = typeof value.id === 'string' && value.id !== '' ? value.id : this.version < 2 ? `#${line}` : undefined;
     if (id === undefined) return { kind: 'error', message: 'id: expected a string (entries of version 2 and later have ids)' };
     const parent = this.version < 2 && typeof value.id !== 'string' ? this.previousId : typeof value.parentId === 'string' ? value.parentId : undefined;
     this.previousId = id;
+    this.fileEntries[index] = id;
     const entry: Entry = { id, parent, type: value.type, timestamp: typeof value.timestamp === 'string' ? value.timestamp : undefined, messages: [] };
     this.entries.push(entry);
     return this.fill(entry, value);
@@ -155,7 +159,7 @@ export class PiSession {
     // A v1 compaction's `firstKeptEntryIndex` counts the header as entry 0 (pi's `migrateV1ToV2`).
     for (const e of this.entries) {
       if (e.compaction && e.firstKeptEntryIndex !== undefined && e.compaction.firstKeptEntryId === undefined)
-        e.compaction.firstKeptEntryId = this.entries[e.firstKeptEntryIndex - 1]?.id;
+        e.compaction.firstKeptEntryId = this.fileEntries[e.firstKeptEntryIndex - 1];
     }
     const ordered = orderByParent(
       this.entries,

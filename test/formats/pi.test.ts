@@ -9,7 +9,7 @@ import type { AssistantMessage, Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
 import { sourceCompactionPoints } from '../../src/replay/policies/source-points.js';
-import { READ, accountedUnits, collect, errorsOf, lineCount, rawJsonl, scratchFile, skippedOf, transcriptsOf } from './helpers.js';
+import { READ, accountedUnits, collect, errorsOf, expectCompactRestores, lineCount, rawJsonl, scratchFile, skippedOf, transcriptsOf } from './helpers.js';
 
 // Written by generate.mjs from pi's session manager (see test/fixtures/pi/README.md).
 const PI = join(import.meta.dirname, '..', 'fixtures', 'pi', 'sessions');
@@ -177,6 +177,12 @@ describe('detection and walks of pi and OpenClaw files', () => {
     const items = await collect(readInputs([PI, OPENCLAW], READ));
     expect(errorsOf(items)).toEqual([]);
     expect(transcriptsOf(items).map((i) => i.format)).toEqual(['pi', 'pi', 'pi', 'pi', 'openclaw', 'openclaw', 'openclaw']);
+  });
+
+  it('compacts every session and restores it byte for byte', async () => {
+    const items = await collect(readInputs([PI, OPENCLAW], READ));
+    const transcripts = transcriptsOf(items).map((i) => i.transcript);
+    expect(expectCompactRestores(transcripts, 4000)).toBeGreaterThan(0);
   });
 
   it('does not take a pi-like line without the header fields as pi', async () => {
