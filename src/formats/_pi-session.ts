@@ -60,6 +60,10 @@ export class PiSession {
   private header = false;
   /** v1 files have no ids: pi gives each entry the previous one as parent (`migrateV1ToV2`). */
   private previousId: string | undefined;
+  /** Every record after the header, as pi counts its entries (the id of those kept as entries): a v1 compaction indexes them. */
+  private readonly fileEntries: (string | undefined)[] = [];
+  /** The system prompt an early header recorded. */
+  private system: Message | undefined;
   /** The model of the last `model_change` (OpenClaw's replies may leave it out). */
   private currentModel: string | undefined;
 
@@ -76,14 +80,23 @@ export class PiSession {
       if (typeof value.cwd === 'string' && value.cwd !== '') m.cwd = value.cwd;
       if (typeof value.parentSession === 'string') m.parentSession = value.parentSession;
       m.startedAt = value.timestamp;
+      // Headers before v2 named the session's model (`model`, later `provider` and `modelId`), and the first ones held
+      // the system prompt pi sent (session-manager.ts of November 2025).
+      const model = typeof value.modelId === 'string' ? value.modelId : typeof value.model === 'string' ? value.model : undefined;
+      if (model !== undefined && model !== '') this.currentModel = model;
+      if (typeof value.branchedFrom === 'string') m.branchedFrom = value.branchedFrom;
+      if (typeof value.systemPrompt === 'string' && value.systemPrompt !== '')
+        this.system = { role: 'system', content: value.systemPrompt, timestamp: value.timestamp };
       return { kind: 'kept' };
     }
     if (!this.header) return { kind: 'error', message: 'expected the session header ({type: "session", ...}) first' };
+    const index = this.fileEntries.push(undefined) - 1;
     if (!isPiEntryType(value.type)) return { kind: 'skipped', reason: `record:${typeof value.type === 'string' ? value.type : 'unknown'}` };
     const id = typeof value.id === 'string' && value.id !== '' ? value.id : this.version < 2 ? `#${line}` : undefined;
     if (id === undefined) return { kind: 'error', message: 'id: expected a string (entries of version 2 and later have ids)' };
     const parent = this.version < 2 && typeof value.id !== 'string' ? this.previousId : typeof value.parentId === 'string' ? value.parentId : undefined;
     this.previousId = id;
+    this.fileEntries[index] = id;
     const entry: Entry = { id, parent, type: value.type, timestamp: typeof value.timestamp === 'string' ? value.timestamp : undefined, messages: [] };
     this.entries.push(entry);
     return this.fill(entry, value);
@@ -108,7 +121,8 @@ export class PiSession {
         return { kind: 'kept' };
       }
       case 'model_change': {
-        const model = typeof e.modelId === 'string' ? e.modelId : undefined;
+        // `model` alone before pi recorded the provider.
+        const model = typeof e.modelId === 'string' ? e.modelId : typeof e.model === 'string' ? e.model : undefined;
         if (model === undefined) return { kind: 'error', message: 'modelId: expected a string' };
         this.currentModel = model;
         return { kind: 'kept' };
@@ -147,7 +161,7 @@ export class PiSession {
 
   /** Whether any entry was read (a file with a header alone makes no transcript). */
   get hasMessages(): boolean {
-    return this.entries.some((e) => e.messages.length > 0);
+    return this.system !== undefined || this.entries.some((e) => e.messages.length > 0);
   }
 
   finish(): BuiltSession {
@@ -155,7 +169,7 @@ export class PiSession {
     // A v1 compaction's `firstKeptEntryIndex` counts the header as entry 0 (pi's `migrateV1ToV2`).
     for (const e of this.entries) {
       if (e.compaction && e.firstKeptEntryIndex !== undefined && e.compaction.firstKeptEntryId === undefined)
-        e.compaction.firstKeptEntryId = this.entries[e.firstKeptEntryIndex - 1]?.id;
+        e.compaction.firstKeptEntryId = this.fileEntries[e.firstKeptEntryIndex - 1];
     }
     const ordered = orderByParent(
       this.entries,
@@ -172,7 +186,7 @@ export class PiSession {
         call: e.messages.some((m) => m.role === 'assistant' && m.usage !== undefined),
       })),
     );
-    const messages: Message[] = [];
+    const messages: Message[] = this.system ? [this.system] : [];
     const compactions: PiCompaction[] = [];
     const branchSummaries: number[] = [];
     /** Per entry id: the index of the first message at or after it, and of the last message on its chain up to it. */

@@ -2,7 +2,7 @@ import type { Transcript } from './transcript.js';
 
 /**
  * Where each reader records the project a session belongs to, in the order they are looked at: the folder the agent
- * worked in (Claude Code and Codex `cwd`, Cline's and Roo Code's `workspace`, goose's `working_dir`, OpenCode's
+ * worked in (Claude Code, Codex, pi and OpenClaw `cwd`, Cline's and Roo Code's `workspace`, goose's `working_dir`, OpenCode's
  * `directory`), or what stands for it (Gemini CLI's `projectHash`, the SHA-256 of that folder). These are what
  * `--project` matches when sessions are discovered (src/sources/agents/), read back from the transcript.
  */

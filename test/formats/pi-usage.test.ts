@@ -28,6 +28,7 @@ const OPENCLAW = join(import.meta.dirname, '..', 'fixtures', 'openclaw');
 const CCUSAGE: Record<string, { input: number; written: number; read: number; output: number; cost: number }> = {
   '0195a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b': { input: 60, written: 24480, read: 47928, output: 328, cost: 0.1112784 },
   '0195a1b2-4d5e-7f60-8b9c-1d2e3f4a5b6c': { input: 6217, written: 0, read: 19910, output: 220, cost: 0.027924 },
+  '5e0d1c2b-3a4f-4e5d-9c6b-7a8f9e0d1c2b': { input: 24, written: 5032, read: 5008, output: 89, cost: 0.0217794 },
   '6f1e2d3c-4b5a-4968-8776-655443322110': { input: 24, written: 3715, read: 7292, output: 89, cost: 0.01752585 },
   '7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d': { input: 6, written: 2420, read: 0, output: 25, cost: 0.009468 },
   '1a7b0c9d-8e2f-4a3b-9c4d-5e6f70819a2b': { input: 6, written: 2402, read: 0, output: 13, cost: 0.0092205 },

@@ -9,7 +9,7 @@ import type { AssistantMessage, Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
 import { sourceCompactionPoints } from '../../src/replay/policies/source-points.js';
-import { READ, accountedUnits, collect, errorsOf, lineCount, rawJsonl, scratchFile, skippedOf, transcriptsOf } from './helpers.js';
+import { READ, accountedUnits, collect, errorsOf, expectCompactRestores, lineCount, rawJsonl, scratchFile, skippedOf, transcriptsOf } from './helpers.js';
 
 // Written by generate.mjs from pi's session manager (see test/fixtures/pi/README.md).
 const PI = join(import.meta.dirname, '..', 'fixtures', 'pi', 'sessions');
@@ -17,6 +17,7 @@ const OPENCLAW = join(import.meta.dirname, '..', 'fixtures', 'openclaw', 'agents
 const TOOLS = join(PI, '--home-dev-shop--', '2026-03-05T09-00-00-000Z_0195a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl');
 const BRANCHES = join(PI, '--home-dev-shop--', '2026-03-06T14-00-00-000Z_0195a1b2-4d5e-7f60-8b9c-1d2e3f4a5b6c.jsonl');
 const V1 = join(PI, '--home-dev-notes--', '2025-11-20T08-00-00-000Z_6f1e2d3c-4b5a-4968-8776-655443322110.jsonl');
+const FIRST = join(PI, '--home-dev-notes--', '2025-11-05T16-00-00-000Z_5e0d1c2b-3a4f-4e5d-9c6b-7a8f9e0d1c2b.jsonl');
 const V2 = join(PI, '--home-dev-notes--', '2025-12-10T10-00-00-000Z_7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d.jsonl');
 const LIVE = join(OPENCLAW, '3c9d2e1f-0a4b-4c6d-8e7f-9a0b1c2d3e4f.jsonl');
 const archive = (kind: string) => join(OPENCLAW, readdirSync(OPENCLAW).find((f) => f.includes(`.jsonl.${kind}.`)) as string);
@@ -124,6 +125,15 @@ describe('pi sessions', () => {
     expect(v2.messages[1].content).toBe('Calendar: standup at 10:00.');
   });
 
+  it('reads the first layout: the system prompt and the model in the header, a model_change naming the model alone', async () => {
+    const { t } = await read(FIRST);
+    const header = raw(FIRST)[0] as unknown as { systemPrompt: string };
+    expect(t.messages[0]).toMatchObject({ role: 'system', content: header.systemPrompt });
+    expect(t.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
+    expect(assistants(t).map((m) => m.model)).toEqual(['claude-sonnet-4-5', 'claude-sonnet-4-5', 'claude-opus-4-1', 'claude-opus-4-1']);
+    expect(t.metadata).toMatchObject({ sessionVersion: 1, models: ['claude-sonnet-4-5', 'claude-opus-4-1'] });
+  });
+
   it('reports an entry that breaks the schema and reads the rest', async () => {
     const lines = [
       { type: 'session', version: 3, id: 's1', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/w' },
@@ -176,7 +186,13 @@ describe('detection and walks of pi and OpenClaw files', () => {
     }
     const items = await collect(readInputs([PI, OPENCLAW], READ));
     expect(errorsOf(items)).toEqual([]);
-    expect(transcriptsOf(items).map((i) => i.format)).toEqual(['pi', 'pi', 'pi', 'pi', 'openclaw', 'openclaw', 'openclaw']);
+    expect(transcriptsOf(items).map((i) => i.format)).toEqual(['pi', 'pi', 'pi', 'pi', 'pi', 'openclaw', 'openclaw', 'openclaw']);
+  });
+
+  it('compacts every session and restores it byte for byte', async () => {
+    const items = await collect(readInputs([PI, OPENCLAW], READ));
+    const transcripts = transcriptsOf(items).map((i) => i.transcript);
+    expect(expectCompactRestores(transcripts, 4000)).toBeGreaterThan(0);
   });
 
   it('does not take a pi-like line without the header fields as pi', async () => {

@@ -57,7 +57,7 @@ describe("pi's and OpenClaw's sessions where they write them", () => {
     const home = piHome();
     const { found, inputs } = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ agent: ['pi', 'openclaw'] }) });
     expect(found.map((s) => `${s.agent} ${s.folder.slice(home.length)} ${s.sessions} ${s.firstFrom} ${s.first?.slice(0, 10)}`)).toEqual([
-      'pi /.pi/agent/sessions 4 session 2025-11-20',
+      'pi /.pi/agent/sessions 5 session 2025-11-05',
       'openclaw /.clawdbot/agents 3 session 2026-03-05',
     ]);
     expect(inputs.filter((f) => f.includes('.clawdbot')).map((f) => f.split('/').pop())).toEqual([
@@ -75,7 +75,7 @@ describe("pi's and OpenClaw's sessions where they write them", () => {
     expect(read.reduce((a, b) => a + b, 0)).toBe(OPENCLAW_CACHE_READ.record);
     expect(OPENCLAW_CACHE_READ.ccusage - OPENCLAW_CACHE_READ.record).toBe(12_181);
     const notes = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ agent: ['pi'], project: '/home/dev/notes' }) });
-    expect(notes.found[0].sessions).toBe(2);
+    expect(notes.found[0].sessions).toBe(3);
   });
 
   it('stats with no input reads them with --agent pi and --agent openclaw, each as its format', async () => {
@@ -84,10 +84,10 @@ describe("pi's and OpenClaw's sessions where they write them", () => {
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { errors: number; byFormat: Record<string, { transcripts: number }> };
     expect(out.errors).toBe(0);
-    expect(Object.fromEntries(Object.entries(out.byFormat).map(([f, v]) => [f, v.transcripts]))).toEqual({ pi: 4, openclaw: 3 });
+    expect(Object.fromEntries(Object.entries(out.byFormat).map(([f, v]) => [f, v.transcripts]))).toEqual({ pi: 5, openclaw: 3 });
     const sources = await run(['sources'], linuxEnvironment(home));
     expect(sources.code, sources.stderr).toBe(0);
-    expect(sources.stdout).toContain('| pi | sessions | ~/.pi/agent/sessions | 4 |');
+    expect(sources.stdout).toContain('| pi | sessions | ~/.pi/agent/sessions | 5 |');
     expect(sources.stdout).toContain('| openclaw | sessions | ~/.clawdbot/agents | 3 |');
   });
 });
