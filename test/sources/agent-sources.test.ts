@@ -31,6 +31,9 @@ describe('where each agent writes its sessions', () => {
       'roo-code tasks /home/dev/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'opencode storage /home/dev/.local/share/opencode',
       'goose sessions /home/dev/.local/share/goose/sessions',
+      'amp threads /home/dev/.local/share/amp/threads',
+      'kimi sessions /home/dev/.kimi/sessions',
+      'droid sessions /home/dev/.factory/sessions',
     ]);
   });
 
@@ -66,6 +69,9 @@ describe('where each agent writes its sessions', () => {
       'roo-code tasks C:\\Users\\dev\\AppData\\Roaming\\Code\\User\\globalStorage\\rooveterinaryinc.roo-cline\\tasks (APPDATA)',
       'opencode storage C:\\Users\\dev\\.local\\share\\opencode',
       'goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions (APPDATA)',
+      'amp threads C:\\Users\\dev\\.local\\share\\amp\\threads',
+      'kimi sessions C:\\Users\\dev\\.kimi\\sessions',
+      'droid sessions C:\\Users\\dev\\.factory\\sessions',
     ]);
   });
 
@@ -96,6 +102,25 @@ describe('where each agent writes its sessions', () => {
       'cline tasks /work/cline/data/tasks (CLINE_DIR)',
       'opencode storage /work/data/opencode (XDG_DATA_HOME)',
       'goose sessions /work/goose/data/sessions (GOOSE_PATH_ROOT)',
+      'amp threads /work/data/amp/threads (XDG_DATA_HOME)',
+      'kimi sessions /home/dev/.kimi/sessions',
+      'droid sessions /home/dev/.factory/sessions',
+    ]);
+  });
+
+  it('follows the variables Amp, Kimi CLI and Droid are pointed with (ccusage takes comma-separated lists)', () => {
+    const env = { AMP_DATA_DIR: '/work/amp-a,/work/amp-b', KIMI_SHARE_DIR: '/work/kimi', DROID_SESSIONS_DIR: '/work/droid' };
+    const found = locations({ home: '/home/dev', env, platform: 'linux' });
+    expect(found.filter((l) => /^(amp|kimi|droid) /.test(l))).toEqual([
+      'amp threads /work/amp-a/threads (AMP_DATA_DIR)',
+      'amp threads /work/amp-b/threads (AMP_DATA_DIR)',
+      'kimi sessions /work/kimi/sessions (KIMI_SHARE_DIR)',
+      'droid sessions /work/droid (DROID_SESSIONS_DIR)',
+    ]);
+    const kimiData = locations({ home: '/home/dev', env: { KIMI_DATA_DIR: '/work/k1,/work/k2' }, platform: 'linux' });
+    expect(kimiData.filter((l) => l.startsWith('kimi'))).toEqual([
+      'kimi sessions /work/k1/sessions (KIMI_DATA_DIR)',
+      'kimi sessions /work/k2/sessions (KIMI_DATA_DIR)',
     ]);
   });
 
