@@ -1,7 +1,7 @@
 import { isObject } from './_items.js';
 import { isAmpThreadSignature } from './amp.js';
 import { isDroidRecord, isDroidSettingsSignature } from './droid.js';
-import { isKimiRecord } from './kimi.js';
+import { isKimiMetadataSignature, isKimiRecord } from './kimi.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
 import type { FormatName } from './types.js';
@@ -45,6 +45,7 @@ export function agentFormatOfJson(file: string, sig: JsonSignature): FormatName 
     if (keys.has('working_dir') && keys.has('conversation')) return 'goose';
     if (isAmpThreadSignature(sig)) return 'amp';
     if (isDroidSettingsSignature(file, sig)) return 'droid';
+    if (isKimiMetadataSignature(file, sig)) return 'kimi';
     if (keys.has('history') && /[\\/]checkpoints[\\/][^\\/]+\.json$/i.test(file)) return 'gemini-checkpoint';
   }
   if (/(^|[\\/])api_conversation_history\.json$/i.test(file)) return 'cline';

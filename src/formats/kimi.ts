@@ -5,6 +5,7 @@ import type { ContentPart } from '../model/content.js';
 import type { Message, ToolCall } from '../model/message.js';
 import { errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
 import { readJsonl, lineItem } from './_jsonl.js';
+import type { JsonSignature } from './_json-peek.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
@@ -25,12 +26,18 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   `input_cache_creation`, `output`: kosong `TokenUsage`) is one step, one assistant message, in order (what
  *   ccusage's Kimi reader sums). Without a wire log, the `_usage` records around each reply (its input before, input and
  *   output after, `KimiSoul._step` and `_grow_context`) give its input and output.
+ * - `kimi.json` (the share folder's work directories) is one unit skipped as `record:kimi/work-dirs`.
  * - A rotated file or a wire log read alone is part of its session: its lines are skipped (`record:kimi/rotated-context`,
  *   `record:kimi/wire`) when the session's `context.jsonl` is beside it.
  */
 export async function* readKimi(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
   const dir = dirname(file);
   const name = basename(file);
+  if (name === 'kimi.json') {
+    // The share folder's list of work directories: what the sessions' folder names hash, read with each session.
+    yield skippedItem({ file, line: 1, byteOffset: 0 }, 'record:kimi/work-dirs');
+    return;
+  }
   const siblings = await listNames(dir);
   if (name !== 'context.jsonl' && siblings.includes('context.jsonl')) {
     yield* skipAll(file, options, name === 'wire.jsonl' ? 'record:kimi/wire' : 'record:kimi/rotated-context');
@@ -90,6 +97,11 @@ export function isKimiRecord(value: unknown): boolean {
   if (value.role === '_usage') return typeof value.token_count === 'number';
   if (value.type === 'metadata') return typeof value.protocol_version === 'string' && Object.keys(value).length === 2;
   return typeof value.timestamp === 'number' && isObject(value.message) && typeof value.message.type === 'string' && 'payload' in value.message;
+}
+
+/** Whether a whole-file JSON document is Kimi CLI's `kimi.json` (its work directories, src/kimi_cli/metadata.py). */
+export function isKimiMetadataSignature(file: string, sig: JsonSignature): boolean {
+  return sig.root === 'object' && /(^|[\\/])kimi\.json$/.test(file) && sig.keys.includes('work_dirs');
 }
 
 const ROTATED = /^context_(\d+)\.jsonl$/;

@@ -35,6 +35,12 @@ describe('Kimi CLI sessions', () => {
       expect(await detectFormat(join(SESSIONS, COMPACTED, name), READ)).toEqual({ ok: true, format: 'kimi', layout: 'jsonl' });
   });
 
+  it("skips the share folder's kimi.json, whose work directories the sessions are read with", async () => {
+    const items = await collect(readInputs([HOME], READ));
+    expect(items.filter((i) => i.kind === 'error')).toEqual([]);
+    expect(items.filter((i) => i.kind === 'skipped' && i.reason === 'record:kimi/work-dirs')).toHaveLength(1);
+  });
+
   it('reads one transcript per session and accounts for every line once', async () => {
     const { items, transcripts } = await read();
     expect(Object.keys(transcripts).sort()).toEqual([COMPACTED, REVERTED]);
