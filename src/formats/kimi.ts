@@ -21,7 +21,8 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   checkpoint (`Context.revert_to`: the new file repeats the history up to it) and on `/clear` (`Context.clear`). The
  *   session is the rotated files in order, then `context.jsonl`. What a compaction or a revert put in place of the
  *   history is marked `is_compact_summary` and listed in metadata.compactions (`replacementFrom`/`replacementTo`),
- *   so `simulate --policy source` starts the context over there; a `/clear` is counted in metadata.clears.
+ *   so `simulate --policy source` starts the context over there; a `/clear` is listed too, with an empty replacement
+ *   (`cleared`), and counted in metadata.clears.
  * - Usage per model call: each `StatusUpdate` of `wire.jsonl` with a `token_usage` (`input_other`, `input_cache_read`,
  *   `input_cache_creation`, `output`: kosong `TokenUsage`) is one step, one assistant message, in order (what
  *   ccusage's Kimi reader sums). Without a wire log, the `_usage` records around each reply (its input before, input and
@@ -215,7 +216,7 @@ class SessionBuilder {
   private usageRecords = 0;
   private checkpoints = 0;
   private clears = 0;
-  private replacements: { from: number; to: number; summary: boolean }[] = [];
+  private replacements: { from: number; to: number; summary: boolean; cleared?: true }[] = [];
   /** In a compacted file, the messages before its first `_usage` are what the compaction kept. */
   private replacing: { from: number } | undefined;
 
@@ -285,7 +286,11 @@ class SessionBuilder {
   endFile(): void {
     this.closeReplacement();
     if (this.copy) this.replacements.push({ ...this.copy, summary: false });
-    else if (this.fileIndex > 0 && !this.replacements.some((r) => r.from === this.fileStart)) this.clears++;
+    else if (this.fileIndex > 0 && !this.replacements.some((r) => r.from === this.fileStart)) {
+      // `/clear` (slash.py `clear`): the new file starts with the system prompt alone; the context starts over empty.
+      this.clears++;
+      this.replacements.push({ from: this.fileStart, to: this.fileStart, summary: false, cleared: true });
+    }
     this.copy = undefined;
     this.previousFile = this.fileMessages;
   }
@@ -308,7 +313,7 @@ class SessionBuilder {
         : {
             compactions: this.replacements.map((r) => ({
               index: at(r.from + offset),
-              ...(r.summary ? { summaryIndex: at(r.from + offset) } : { revert: true }),
+              ...(r.summary ? { summaryIndex: at(r.from + offset) } : r.cleared ? { cleared: true } : { revert: true }),
               replacementFrom: at(r.from + offset),
               replacementTo: at(r.to + offset),
             })),

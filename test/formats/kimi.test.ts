@@ -14,6 +14,7 @@ const HOME = join(import.meta.dirname, '..', 'fixtures', 'kimi');
 const SESSIONS = join(HOME, 'sessions', '34a6993d67e48728f49d001d6f91d44c');
 const COMPACTED = '3f1c9a2e-6b7d-4e58-9a0b-1c2d3e4f5a6b';
 const REVERTED = '8d2e4f60-1a3b-4c5d-9e7f-a0b1c2d3e4f5';
+const CLEARED = 'c4d5e6f7-0a1b-4c2d-8e3f-405162738495';
 
 /**
  * `KIMI_DATA_DIR=test/fixtures/kimi npx -y ccusage@20.0.24 kimi session --json --offline`, per session: `inputTokens`
@@ -22,6 +23,7 @@ const REVERTED = '8d2e4f60-1a3b-4c5d-9e7f-a0b1c2d3e4f5';
 const CCUSAGE: Record<string, { inputTokens: number; cacheCreationTokens: number; cacheReadTokens: number; outputTokens: number }> = {
   [COMPACTED]: { inputTokens: 23482, cacheCreationTokens: 0, cacheReadTokens: 48128, outputTokens: 291 },
   [REVERTED]: { inputTokens: 13040, cacheCreationTokens: 0, cacheReadTokens: 16896, outputTokens: 107 },
+  [CLEARED]: { inputTokens: 11465, cacheCreationTokens: 0, cacheReadTokens: 16128, outputTokens: 141 },
 };
 
 async function read() {
@@ -43,10 +45,10 @@ describe('Kimi CLI sessions', () => {
 
   it('reads one transcript per session and accounts for every line once', async () => {
     const { items, transcripts } = await read();
-    expect(Object.keys(transcripts).sort()).toEqual([COMPACTED, REVERTED]);
+    expect(Object.keys(transcripts).sort()).toEqual([COMPACTED, REVERTED, CLEARED]);
     expect(items.filter((i) => i.kind === 'error')).toEqual([]);
     const lines = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean).length;
-    for (const id of [COMPACTED, REVERTED]) {
+    for (const id of [COMPACTED, REVERTED, CLEARED]) {
       const dir = join(SESSIONS, id);
       expect(transcripts[id].lines).toBe(lines(join(dir, 'context.jsonl')));
       const skipped = items.filter((i) => i.kind === 'skipped' && i.file.startsWith(dir));
@@ -78,7 +80,15 @@ describe('Kimi CLI sessions', () => {
     expect(JSON.stringify(t.messages[revert.replacementTo].content)).toContain('D-Mail');
   });
 
-  it.each([COMPACTED, REVERTED])('records the usage ccusage reads, step by step: %s', async (id) => {
+  it('marks a /clear as the context starting over empty, before the next prompt', async () => {
+    const t = (await read()).transcripts[CLEARED].transcript;
+    const [clear] = t.metadata?.compactions as { cleared: boolean; index: number; replacementFrom: number; replacementTo: number }[];
+    expect(clear).toMatchObject({ cleared: true, replacementFrom: clear.index, replacementTo: clear.index });
+    expect(JSON.stringify(t.messages[clear.index].content)).toContain('Rename the --all flag');
+    expect(t.metadata).toMatchObject({ clears: 1 });
+  });
+
+  it.each([COMPACTED, REVERTED, CLEARED])('records the usage ccusage reads, step by step: %s', async (id) => {
     const usage = recordedUsage((await read()).transcripts[id].transcript)!;
     const oracle = CCUSAGE[id];
     expect({
@@ -110,7 +120,7 @@ describe('Kimi CLI sessions', () => {
     const report = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as {
       perTranscript: { id: string; policies: { source: { calls: number; billedInput: number } }; recorded: { calls: number; input: number } }[];
     };
-    expect(report.perTranscript).toHaveLength(2);
+    expect(report.perTranscript).toHaveLength(3);
     for (const t of report.perTranscript) {
       expect(t.policies.source.calls).toBe(t.recorded.calls);
       expect(Math.abs(t.policies.source.billedInput / t.recorded.input - 1), t.id).toBeLessThan(0.05);
