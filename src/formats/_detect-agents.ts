@@ -1,7 +1,7 @@
 import { isObject } from './_items.js';
 import { isAmpThreadSignature } from './amp.js';
 import { isDroidRecord, isDroidSettingsSignature } from './droid.js';
-import { isKimiRecord } from './kimi.js';
+import { isKimiMetadataSignature, isKimiRecord } from './kimi.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
 import { isPiSessionHeader } from './_pi-entries.js';
@@ -95,6 +95,10 @@ export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
   schema('goose', ['a goose session (working_dir and conversation)', ({ sig }) => sig.root === 'object' && has(sig, 'working_dir', 'conversation')]),
   schema('amp', ['an Amp thread (amp.ts isAmpThreadSignature)', ({ sig }) => sig.root === 'object' && isAmpThreadSignature(sig)]),
   schema('droid', ["a Factory Droid session's settings", ({ file, sig }) => sig.root === 'object' && isDroidSettingsSignature(file, sig)]),
+  schema('kimi', [
+    "Kimi CLI's kimi.json (its projects' folders; skipped by the reader)",
+    ({ file, sig }) => sig.root === 'object' && isKimiMetadataSignature(file, sig),
+  ]),
   schema('cline', ['named api_conversation_history.json', ({ file }) => /(^|[\\/])api_conversation_history\.json$/i.test(file)]),
   schema(
     'cline',

@@ -5,6 +5,7 @@ import type { ContentPart } from '../model/content.js';
 import type { Message, ToolCall } from '../model/message.js';
 import { errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
 import { readJsonl, lineItem } from './_jsonl.js';
+import type { JsonSignature } from './_json-peek.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
@@ -20,17 +21,24 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   checkpoint (`Context.revert_to`: the new file repeats the history up to it) and on `/clear` (`Context.clear`). The
  *   session is the rotated files in order, then `context.jsonl`. What a compaction or a revert put in place of the
  *   history is marked `is_compact_summary` and listed in metadata.compactions (`replacementFrom`/`replacementTo`),
- *   so `simulate --policy source` starts the context over there; a `/clear` is counted in metadata.clears.
+ *   so `simulate --policy source` starts the context over there; a `/clear` is listed too, with an empty replacement
+ *   (`cleared`), and counted in metadata.clears.
  * - Usage per model call: each `StatusUpdate` of `wire.jsonl` with a `token_usage` (`input_other`, `input_cache_read`,
  *   `input_cache_creation`, `output`: kosong `TokenUsage`) is one step, one assistant message, in order (what
  *   ccusage's Kimi reader sums). Without a wire log, the `_usage` records around each reply (its input before, input and
  *   output after, `KimiSoul._step` and `_grow_context`) give its input and output.
+ * - `kimi.json` (the share folder's work directories) is one unit skipped as `record:kimi/work-dirs`.
  * - A rotated file or a wire log read alone is part of its session: its lines are skipped (`record:kimi/rotated-context`,
  *   `record:kimi/wire`) when the session's `context.jsonl` is beside it.
  */
 export async function* readKimi(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
   const dir = dirname(file);
   const name = basename(file);
+  if (name === 'kimi.json') {
+    // The share folder's list of work directories: what the sessions' folder names hash, read with each session.
+    yield skippedItem({ file, line: 1, byteOffset: 0 }, 'record:kimi/work-dirs');
+    return;
+  }
   const siblings = await listNames(dir);
   if (name !== 'context.jsonl' && siblings.includes('context.jsonl')) {
     yield* skipAll(file, options, name === 'wire.jsonl' ? 'record:kimi/wire' : 'record:kimi/rotated-context');
@@ -90,6 +98,11 @@ export function isKimiRecord(value: unknown): boolean {
   if (value.role === '_usage') return typeof value.token_count === 'number';
   if (value.type === 'metadata') return typeof value.protocol_version === 'string' && Object.keys(value).length === 2;
   return typeof value.timestamp === 'number' && isObject(value.message) && typeof value.message.type === 'string' && 'payload' in value.message;
+}
+
+/** Whether a whole-file JSON document is Kimi CLI's `kimi.json` (its work directories, src/kimi_cli/metadata.py). */
+export function isKimiMetadataSignature(file: string, sig: JsonSignature): boolean {
+  return sig.root === 'object' && /(^|[\\/])kimi\.json$/.test(file) && sig.keys.includes('work_dirs');
 }
 
 const ROTATED = /^context_(\d+)\.jsonl$/;
@@ -203,7 +216,7 @@ class SessionBuilder {
   private usageRecords = 0;
   private checkpoints = 0;
   private clears = 0;
-  private replacements: { from: number; to: number; summary: boolean }[] = [];
+  private replacements: { from: number; to: number; summary: boolean; cleared?: true }[] = [];
   /** In a compacted file, the messages before its first `_usage` are what the compaction kept. */
   private replacing: { from: number } | undefined;
 
@@ -273,7 +286,11 @@ class SessionBuilder {
   endFile(): void {
     this.closeReplacement();
     if (this.copy) this.replacements.push({ ...this.copy, summary: false });
-    else if (this.fileIndex > 0 && !this.replacements.some((r) => r.from === this.fileStart)) this.clears++;
+    else if (this.fileIndex > 0 && !this.replacements.some((r) => r.from === this.fileStart)) {
+      // `/clear` (slash.py `clear`): the new file starts with the system prompt alone; the context starts over empty.
+      this.clears++;
+      this.replacements.push({ from: this.fileStart, to: this.fileStart, summary: false, cleared: true });
+    }
     this.copy = undefined;
     this.previousFile = this.fileMessages;
   }
@@ -296,7 +313,7 @@ class SessionBuilder {
         : {
             compactions: this.replacements.map((r) => ({
               index: at(r.from + offset),
-              ...(r.summary ? { summaryIndex: at(r.from + offset) } : { revert: true }),
+              ...(r.summary ? { summaryIndex: at(r.from + offset) } : r.cleared ? { cleared: true } : { revert: true }),
               replacementFrom: at(r.from + offset),
               replacementTo: at(r.to + offset),
             })),

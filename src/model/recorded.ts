@@ -208,6 +208,8 @@ export interface CompactionRecord {
   encrypted?: unknown;
   encryptedSummary?: unknown;
   replacementHistoryItems?: unknown;
+  /** The source started the context over empty there (Kimi CLI's `/clear`): an empty replacement history. */
+  cleared?: unknown;
 }
 
 /** The compactions the reader listed for the transcript, each an object; none when it listed none. */

@@ -10,7 +10,7 @@ const CLAUDE = join(BUNDLED, 'claude-code');
 export const TODO_CLI = '/home/dev/todo-cli';
 
 /** Sessions the fake home holds, per agent, in the layout each agent writes (see buildAgentHome). */
-export const HOME_SESSIONS = { 'claude-code': 4, codex: 4, gemini: 3, cline: 1, 'roo-code': 1, opencode: 1, goose: 1 } as const;
+export const HOME_SESSIONS = { 'claude-code': 4, codex: 4, gemini: 3, cline: 1, 'roo-code': 1, opencode: 1, goose: 1, amp: 1, kimi: 1, droid: 1 } as const;
 
 /**
  * Writes the session of `exportFile` (an `opencode export` document) as OpenCode's JSON storage under `storage`:
@@ -40,7 +40,9 @@ export function writeOpenCodeStorage(exportFile: string, storage: string, mtime?
  * and `~/.config/claude/projects`, named by their session id as Claude Code names them; the Codex rollouts in
  * `~/.codex/sessions/YYYY/MM/DD/` and `archived_sessions/`; the Gemini CLI recordings in a hashed and a named
  * project folder of `~/.gemini/tmp`, with a checkpoint; the Cline and Roo Code tasks in VS Code's and VSCodium's
- * global storage; the OpenCode export written as its JSON storage; the goose session file. The files an agent keeps
+ * global storage; the OpenCode export written as its JSON storage; the goose session file; an Amp thread; a Kimi CLI
+ * session (its rotated context, its wire log and the share folder's `kimi.json`); a Factory Droid session and its
+ * settings. The files an agent keeps
  * beside its sessions (Cline's task history, Roo's task summary and index, Gemini's `.project_root`) follow the
  * agents' own types (docs/formats.md); `.db` and `.jsonl.zst` files stand for what tcompact does not read. Each
  * session file's modification time is the session's last recorded time (or its start plus ten minutes).
@@ -145,6 +147,18 @@ export function buildAgentHome(home: string): string {
 
   put('.local/share/goose/sessions/20251112_094402.jsonl', join(FIXTURES, 'goose', '20251112_094402.jsonl'), '2025-11-12T09:54:02Z');
   write('.local/share/goose/sessions/sessions.db', Buffer.from('SQLite format 3\0'));
+
+  const thread = 'T-019a3f52-8c1d-7e40-9b6a-2d5e8f1c3a70.json';
+  put(`.local/share/amp/threads/${thread}`, join(FIXTURES, 'amp', 'threads', thread), '2026-03-10T09:10:00Z');
+
+  const kimiSession = 'sessions/34a6993d67e48728f49d001d6f91d44c/8d2e4f60-1a3b-4c5d-9e7f-a0b1c2d3e4f5';
+  for (const name of ['context_1.jsonl', 'context.jsonl', 'wire.jsonl'])
+    put(`.kimi/${kimiSession}/${name}`, join(FIXTURES, 'kimi', kimiSession, name), '2026-04-03T10:10:00Z');
+  put('.kimi/kimi.json', join(FIXTURES, 'kimi', 'kimi.json'), '2026-04-03T10:10:00Z');
+
+  const droidSession = '-home-dev-todo-cli/a0b1c2d3-e4f5-4a6b-8c7d-0e1f2a3b4c5d';
+  for (const name of ['.jsonl', '.settings.json'])
+    put(`.factory/sessions/${droidSession}${name}`, join(FIXTURES, 'droid', 'sessions', `${droidSession}${name}`), '2026-05-04T09:10:00Z');
   return home;
 }
 

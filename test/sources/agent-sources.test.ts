@@ -36,6 +36,9 @@ describe('where each agent writes its sessions', () => {
       'openclaw sessions /home/dev/.clawdbot/agents',
       'openclaw sessions /home/dev/.moltbot/agents',
       'openclaw sessions /home/dev/.moldbot/agents',
+      'amp threads /home/dev/.local/share/amp/threads',
+      'kimi sessions /home/dev/.kimi/sessions',
+      'droid sessions /home/dev/.factory/sessions',
     ]);
   });
 
@@ -76,6 +79,9 @@ describe('where each agent writes its sessions', () => {
       'openclaw sessions C:\\Users\\dev\\.clawdbot\\agents',
       'openclaw sessions C:\\Users\\dev\\.moltbot\\agents',
       'openclaw sessions C:\\Users\\dev\\.moldbot\\agents',
+      'amp threads C:\\Users\\dev\\.local\\share\\amp\\threads',
+      'kimi sessions C:\\Users\\dev\\.kimi\\sessions',
+      'droid sessions C:\\Users\\dev\\.factory\\sessions',
     ]);
   });
 
@@ -110,6 +116,9 @@ describe('where each agent writes its sessions', () => {
       'goose sessions /work/goose/data/sessions (GOOSE_PATH_ROOT)',
       'pi sessions /home/dev/pi-agent/sessions (PI_CODING_AGENT_DIR)',
       'openclaw sessions /work/openclaw/agents (OPENCLAW_STATE_DIR)',
+      'amp threads /work/data/amp/threads (XDG_DATA_HOME)',
+      'kimi sessions /home/dev/.kimi/sessions',
+      'droid sessions /home/dev/.factory/sessions',
     ]);
   });
 
@@ -128,6 +137,22 @@ describe('where each agent writes its sessions', () => {
     expect(openclaw.filter((l) => l.startsWith('openclaw')).slice(0, 2)).toEqual([
       'openclaw sessions /srv/bot/.openclaw/agents (OPENCLAW_HOME)',
       'openclaw sessions /srv/bot/.clawdbot/agents (OPENCLAW_HOME)',
+    ]);
+  });
+
+  it('follows the variables Amp, Kimi CLI and Droid are pointed with (ccusage takes comma-separated lists)', () => {
+    const env = { AMP_DATA_DIR: '/work/amp-a,/work/amp-b', KIMI_SHARE_DIR: '/work/kimi', DROID_SESSIONS_DIR: '/work/droid' };
+    const found = locations({ home: '/home/dev', env, platform: 'linux' });
+    expect(found.filter((l) => /^(amp|kimi|droid) /.test(l))).toEqual([
+      'amp threads /work/amp-a/threads (AMP_DATA_DIR)',
+      'amp threads /work/amp-b/threads (AMP_DATA_DIR)',
+      'kimi sessions /work/kimi/sessions (KIMI_SHARE_DIR)',
+      'droid sessions /work/droid (DROID_SESSIONS_DIR)',
+    ]);
+    const kimiData = locations({ home: '/home/dev', env: { KIMI_DATA_DIR: '/work/k1,/work/k2' }, platform: 'linux' });
+    expect(kimiData.filter((l) => l.startsWith('kimi'))).toEqual([
+      'kimi sessions /work/k1/sessions (KIMI_DATA_DIR)',
+      'kimi sessions /work/k2/sessions (KIMI_DATA_DIR)',
     ]);
   });
 

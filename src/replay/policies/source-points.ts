@@ -77,7 +77,8 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
       raw.encrypted === true ? 'encrypted' : raw.boundaryIndex !== undefined || raw.trigger !== undefined ? 'boundary' : 'compacted';
     const from = raw.replacementFrom;
     const to = raw.replacementTo;
-    const kept = isIndex(from, n) && isIndex(to, n) && to > from ? messages.slice(from, to) : undefined;
+    // An empty replacement is kept only where the source says it cleared the context (else it is no replacement).
+    const kept = isIndex(from, n) && isIndex(to, n) && (to > from || (to === from && raw.cleared === true)) ? messages.slice(from, to) : undefined;
     const opaque = raw.encrypted === true || raw.encryptedSummary === true;
     const keptFrom = summary && isIndex(raw.keptFromIndex, n) && raw.keptFromIndex <= (at as number) ? raw.keptFromIndex : undefined;
     marks.push({
