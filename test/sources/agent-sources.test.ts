@@ -31,6 +31,8 @@ describe('where each agent writes its sessions', () => {
       'roo-code tasks /home/dev/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'opencode storage /home/dev/.local/share/opencode',
       'goose sessions /home/dev/.local/share/goose/sessions',
+      'qwen projects /home/dev/.qwen/projects',
+      'continue sessions /home/dev/.continue/sessions',
     ]);
   });
 
@@ -66,6 +68,8 @@ describe('where each agent writes its sessions', () => {
       'roo-code tasks C:\\Users\\dev\\AppData\\Roaming\\Code\\User\\globalStorage\\rooveterinaryinc.roo-cline\\tasks (APPDATA)',
       'opencode storage C:\\Users\\dev\\.local\\share\\opencode',
       'goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions (APPDATA)',
+      'qwen projects C:\\Users\\dev\\.qwen\\projects',
+      'continue sessions C:\\Users\\dev\\.continue\\sessions',
     ]);
   });
 
@@ -83,6 +87,8 @@ describe('where each agent writes its sessions', () => {
       XDG_CONFIG_HOME: '/work/config',
       XDG_DATA_HOME: '/work/data',
       GOOSE_PATH_ROOT: '/work/goose',
+      QWEN_RUNTIME_DIR: '/work/qwen',
+      CONTINUE_GLOBAL_DIR: '/work/continue',
     };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
     expect(found.filter((l) => !/Code - |VSCodium|roo-code/.test(l))).toEqual([
@@ -96,6 +102,8 @@ describe('where each agent writes its sessions', () => {
       'cline tasks /work/cline/data/tasks (CLINE_DIR)',
       'opencode storage /work/data/opencode (XDG_DATA_HOME)',
       'goose sessions /work/goose/data/sessions (GOOSE_PATH_ROOT)',
+      'qwen projects /work/qwen/projects (QWEN_RUNTIME_DIR)',
+      'continue sessions /work/continue/sessions (CONTINUE_GLOBAL_DIR)',
     ]);
   });
 
