@@ -6,7 +6,7 @@ import type { InputItem, ReadOptions } from './types.js';
 
 /**
  * Continue sessions (`~/.continue/sessions/<session id>.json`, `CONTINUE_GLOBAL_DIR`): one transcript per file, id the
- * `sessionId`, the file one unit. Built from continuedev/continue's `core/index.d.ts` (`Session`, `ChatHistoryItem`,
+ * `sessionId`, the file one unit; `workspaceDirectory` (a file: URI from the IDE) is the project's folder, `workspace`. Built from continuedev/continue's `core/index.d.ts` (`Session`, `ChatHistoryItem`,
  * `ChatMessage`, `Usage`, `SessionUsage`), `core/util/history.ts` (how a session is saved),
  * `gui/src/redux/util/constructMessages.ts` (what the model is sent from a history) and the CLI's
  * `extensions/cli/src/services/ChatHistoryService.ts`, `session.ts` and `compaction.ts`.
@@ -46,6 +46,9 @@ export async function* readContinue(file: string, options: ReadOptions): AsyncGe
 function sessionMetadata(session: Record<string, unknown>): Record<string, unknown> {
   const metadata: Record<string, unknown> = {};
   for (const key of ['title', 'workspaceDirectory', 'mode', 'chatModelTitle'] as const) if (typeof session[key] === 'string') metadata[key] = session[key];
+  // The project's folder, as the other agents' `workspace`: the IDE writes it as a file: URI, the CLI as a path.
+  const folder = session.workspaceDirectory;
+  if (typeof folder === 'string' && folder !== '') metadata.workspace = folder.startsWith('file://') ? decodeURIComponent(new URL(folder).pathname) : folder;
   if (isObject(session.usage)) metadata.sessionUsage = session.usage;
   return metadata;
 }

@@ -5,11 +5,28 @@ import { droid } from './agents/droid.js';
 import { claudeCode } from './agents/claude-code.js';
 import { codex } from './agents/codex.js';
 import { gemini } from './agents/gemini.js';
+import { continueAgent } from './agents/continue.js';
 import { goose } from './agents/goose.js';
+import { qwen } from './agents/qwen.js';
 import { opencode } from './agents/opencode.js';
 import { openclaw } from './agents/openclaw.js';
 import { pi } from './agents/pi.js';
 import { cline, rooCode } from './agents/vscode-tasks.js';
 
 /** Every agent's source, in the order of AGENT_NAMES (the order `tcompact sources` lists them in). */
-export const AGENT_SOURCES: readonly AgentSource[] = [claudeCode, codex, gemini, cline, rooCode, opencode, goose, pi, openclaw, amp, kimi, droid];
+export const AGENT_SOURCES: readonly AgentSource[] = [
+  claudeCode,
+  codex,
+  gemini,
+  cline,
+  rooCode,
+  opencode,
+  goose,
+  pi,
+  openclaw,
+  amp,
+  kimi,
+  droid,
+  qwen,
+  continueAgent,
+];

@@ -1,7 +1,22 @@
 import type { FormatName } from '../formats/types.js';
 
 /** The agents whose sessions `tcompact sources` finds, in the order it lists them. */
-export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'cline', 'roo-code', 'opencode', 'goose', 'pi', 'openclaw', 'amp', 'kimi', 'droid'] as const;
+export const AGENT_NAMES = [
+  'claude-code',
+  'codex',
+  'gemini',
+  'cline',
+  'roo-code',
+  'opencode',
+  'goose',
+  'pi',
+  'openclaw',
+  'amp',
+  'kimi',
+  'droid',
+  'qwen',
+  'continue',
+] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 /**

@@ -10,7 +10,20 @@ const CLAUDE = join(BUNDLED, 'claude-code');
 export const TODO_CLI = '/home/dev/todo-cli';
 
 /** Sessions the fake home holds, per agent, in the layout each agent writes (see buildAgentHome). */
-export const HOME_SESSIONS = { 'claude-code': 4, codex: 4, gemini: 3, cline: 1, 'roo-code': 1, opencode: 1, goose: 1, amp: 1, kimi: 1, droid: 1 } as const;
+export const HOME_SESSIONS = {
+  'claude-code': 4,
+  codex: 4,
+  gemini: 3,
+  cline: 1,
+  'roo-code': 1,
+  opencode: 1,
+  goose: 1,
+  amp: 1,
+  kimi: 1,
+  droid: 1,
+  qwen: 2,
+  continue: 2,
+} as const;
 
 /**
  * Writes the session of `exportFile` (an `opencode export` document) as OpenCode's JSON storage under `storage`:
@@ -42,7 +55,8 @@ export function writeOpenCodeStorage(exportFile: string, storage: string, mtime?
  * project folder of `~/.gemini/tmp`, with a checkpoint; the Cline and Roo Code tasks in VS Code's and VSCodium's
  * global storage; the OpenCode export written as its JSON storage; the goose session file; an Amp thread; a Kimi CLI
  * session (its rotated context, its wire log and the share folder's `kimi.json`); a Factory Droid session and its
- * settings. The files an agent keeps
+ * settings; the Qwen Code chats in `~/.qwen/projects/<project>/chats/`; the Continue sessions and their index in
+ * `~/.continue/sessions/`. The files an agent keeps
  * beside its sessions (Cline's task history, Roo's task summary and index, Gemini's `.project_root`) follow the
  * agents' own types (docs/formats.md); `.db` and `.jsonl.zst` files stand for what tcompact does not read. Each
  * session file's modification time is the session's last recorded time (or its start plus ten minutes).
@@ -159,6 +173,24 @@ export function buildAgentHome(home: string): string {
   const droidSession = '-home-dev-todo-cli/a0b1c2d3-e4f5-4a6b-8c7d-0e1f2a3b4c5d';
   for (const name of ['.jsonl', '.settings.json'])
     put(`.factory/sessions/${droidSession}${name}`, join(FIXTURES, 'droid', 'sessions', `${droidSession}${name}`), '2026-05-04T09:10:00Z');
+
+  const qwenChats = join(FIXTURES, 'qwen', 'projects', '-home-dev-projects-shop', 'chats');
+  put(
+    '.qwen/projects/-home-dev-projects-shop/chats/5b7e1c2a-3d4f-4a5b-8c6d-7e8f9a0b1c2d.jsonl',
+    join(qwenChats, '5b7e1c2a-3d4f-4a5b-8c6d-7e8f9a0b1c2d.jsonl'),
+    '2026-06-10T09:02:41Z',
+  );
+  put(
+    '.qwen/projects/-home-dev-projects-shop/chats/8e2d4f6a-1b3c-4d5e-9f70-8a9b0c1d2e3f.jsonl',
+    join(qwenChats, '8e2d4f6a-1b3c-4d5e-9f70-8a9b0c1d2e3f.jsonl'),
+    '2026-06-11T14:01:24Z',
+  );
+  for (const [name, mtime] of [
+    ['3f9a2c1e-7b4d-4e8f-a1c2-5d6e7f8a9b0c.json', '2025-10-09T09:00:00Z'],
+    ['1f2e3d4c-5b6a-4789-8a9b-0c1d2e3f4a5b.json', '2025-10-09T10:00:00Z'],
+    ['sessions.json', '2025-10-09T10:00:00Z'],
+  ])
+    put(`.continue/sessions/${name}`, join(FIXTURES, 'continue', 'sessions', name), mtime);
   return home;
 }
 

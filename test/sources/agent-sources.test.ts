@@ -39,6 +39,8 @@ describe('where each agent writes its sessions', () => {
       'amp threads /home/dev/.local/share/amp/threads',
       'kimi sessions /home/dev/.kimi/sessions',
       'droid sessions /home/dev/.factory/sessions',
+      'qwen projects /home/dev/.qwen/projects',
+      'continue sessions /home/dev/.continue/sessions',
     ]);
   });
 
@@ -82,6 +84,8 @@ describe('where each agent writes its sessions', () => {
       'amp threads C:\\Users\\dev\\.local\\share\\amp\\threads',
       'kimi sessions C:\\Users\\dev\\.kimi\\sessions',
       'droid sessions C:\\Users\\dev\\.factory\\sessions',
+      'qwen projects C:\\Users\\dev\\.qwen\\projects',
+      'continue sessions C:\\Users\\dev\\.continue\\sessions',
     ]);
   });
 
@@ -101,6 +105,8 @@ describe('where each agent writes its sessions', () => {
       GOOSE_PATH_ROOT: '/work/goose',
       PI_CODING_AGENT_DIR: '~/pi-agent',
       OPENCLAW_STATE_DIR: '/work/openclaw',
+      QWEN_RUNTIME_DIR: '/work/qwen',
+      CONTINUE_GLOBAL_DIR: '/work/continue',
     };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
     expect(found.filter((l) => !/Code - |VSCodium|roo-code/.test(l))).toEqual([
@@ -119,6 +125,8 @@ describe('where each agent writes its sessions', () => {
       'amp threads /work/data/amp/threads (XDG_DATA_HOME)',
       'kimi sessions /home/dev/.kimi/sessions',
       'droid sessions /home/dev/.factory/sessions',
+      'qwen projects /work/qwen/projects (QWEN_RUNTIME_DIR)',
+      'continue sessions /work/continue/sessions (CONTINUE_GLOBAL_DIR)',
     ]);
   });
 

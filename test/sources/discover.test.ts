@@ -35,6 +35,8 @@ describe('discoverInputs', () => {
       'amp threads ~/.local/share/amp/threads 1 2026-03-10 2026-03-10',
       'kimi sessions ~/.kimi/sessions 1 2026-04-03 2026-04-03',
       'droid sessions ~/.factory/sessions 1 2026-05-04 2026-05-04',
+      'qwen projects ~/.qwen/projects 2 2026-06-10 2026-06-11',
+      'continue sessions ~/.continue/sessions 2 2025-10-09 2025-10-09',
     ]);
     // A Claude Code session is its file, then its subagents'.
     expect(inputs.filter((f) => f.includes('ae4a77f8')).map((f) => f.slice(home.length))).toEqual([
@@ -42,7 +44,7 @@ describe('discoverInputs', () => {
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl',
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-acompact-946d2b.jsonl',
     ]);
-    expect(inputs).toHaveLength(20);
+    expect(inputs).toHaveLength(24);
   });
 
   it("dates each folder's first session by the sessions' own recorded start and its last by the files' modification times", async () => {
@@ -74,11 +76,50 @@ describe('discoverInputs', () => {
   it('narrows to the sessions written on or after --since and started on or before --until', async () => {
     const home = buildAgentHome(tempDir('home'));
     const since = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2026-01-01' }) });
-    expect(perAgent(since.found)).toEqual({ 'claude-code': 4, codex: 1, gemini: 1, cline: 0, 'roo-code': 0, opencode: 0, goose: 0, amp: 1, kimi: 1, droid: 1 });
+    expect(perAgent(since.found)).toEqual({
+      'claude-code': 4,
+      codex: 1,
+      gemini: 1,
+      cline: 0,
+      'roo-code': 0,
+      opencode: 0,
+      goose: 0,
+      amp: 1,
+      kimi: 1,
+      droid: 1,
+      qwen: 2,
+      continue: 0,
+    });
     const until = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ until: '2025-10-31' }) });
-    expect(perAgent(until.found)).toEqual({ 'claude-code': 0, codex: 2, gemini: 0, cline: 0, 'roo-code': 0, opencode: 0, goose: 0, amp: 0, kimi: 0, droid: 0 });
+    expect(perAgent(until.found)).toEqual({
+      'claude-code': 0,
+      codex: 2,
+      gemini: 0,
+      cline: 0,
+      'roo-code': 0,
+      opencode: 0,
+      goose: 0,
+      amp: 0,
+      kimi: 0,
+      droid: 0,
+      qwen: 0,
+      continue: 2,
+    });
     const day = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2025-11-12', until: '2025-11-12' }) });
-    expect(perAgent(day.found)).toEqual({ 'claude-code': 0, codex: 0, gemini: 2, cline: 1, 'roo-code': 0, opencode: 1, goose: 1, amp: 0, kimi: 0, droid: 0 });
+    expect(perAgent(day.found)).toEqual({
+      'claude-code': 0,
+      codex: 0,
+      gemini: 2,
+      cline: 1,
+      'roo-code': 0,
+      opencode: 1,
+      goose: 1,
+      amp: 0,
+      kimi: 0,
+      droid: 0,
+      qwen: 0,
+      continue: 0,
+    });
   });
 
   it("narrows to a project: Claude Code's project folder or working directory, the others' recorded folder", async () => {
@@ -95,15 +136,43 @@ describe('discoverInputs', () => {
       amp: 0,
       kimi: 0,
       droid: 0,
+      qwen: 0,
+      continue: 0,
     });
     const worktree = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'spotter-4te' }) });
     expect(perAgent(worktree.found)['claude-code']).toBe(1);
     const todo = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: '/home/dev/todo-cli' }) });
     // Two Codex rollouts ran in /home/dev/api, the 2025 one records no working directory; Gemini's hashed project
     // folder has no .project_root, so only its named one matches.
-    expect(perAgent(todo.found)).toEqual({ 'claude-code': 0, codex: 1, gemini: 1, cline: 1, 'roo-code': 1, opencode: 1, goose: 1, amp: 1, kimi: 1, droid: 1 });
+    expect(perAgent(todo.found)).toEqual({
+      'claude-code': 0,
+      codex: 1,
+      gemini: 1,
+      cline: 1,
+      'roo-code': 1,
+      opencode: 1,
+      goose: 1,
+      amp: 1,
+      kimi: 1,
+      droid: 1,
+      qwen: 0,
+      continue: 0,
+    });
     const api = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: '/home/dev/api' }) });
-    expect(perAgent(api.found)).toEqual({ 'claude-code': 0, codex: 2, gemini: 0, cline: 0, 'roo-code': 0, opencode: 0, goose: 0, amp: 0, kimi: 0, droid: 0 });
+    expect(perAgent(api.found)).toEqual({
+      'claude-code': 0,
+      codex: 2,
+      gemini: 0,
+      cline: 0,
+      'roo-code': 0,
+      opencode: 0,
+      goose: 0,
+      amp: 0,
+      kimi: 0,
+      droid: 0,
+      qwen: 0,
+      continue: 0,
+    });
   });
 
   it('reads CLAUDE_CONFIG_DIR instead of the default folders, as a comma-separated list, a projects folder itself included', async () => {
@@ -139,7 +208,7 @@ describe('discoverInputs', () => {
       'amp XDG_DATA_HOME true',
     ]);
     // Without the variables the moved folders are not found.
-    expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({ 'claude-code': 3, gemini: 3, kimi: 1, droid: 1 });
+    expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({ 'claude-code': 3, gemini: 3, kimi: 1, droid: 1, qwen: 2, continue: 2 });
   });
 
   it('reads a folder reached by two names once', async () => {
