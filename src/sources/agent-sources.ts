@@ -3,8 +3,8 @@ import { claudeCode } from './agents/claude-code.js';
 import { codex } from './agents/codex.js';
 import { gemini } from './agents/gemini.js';
 import { goose } from './agents/goose.js';
-import { opencode } from './agents/opencode.js';
+import { kilo, opencode } from './agents/opencode.js';
 import { cline, rooCode } from './agents/vscode-tasks.js';
 
 /** Every agent's source, in the order of AGENT_NAMES (the order `tcompact sources` lists them in). */
-export const AGENT_SOURCES: readonly AgentSource[] = [claudeCode, codex, gemini, cline, rooCode, opencode, goose];
+export const AGENT_SOURCES: readonly AgentSource[] = [claudeCode, codex, gemini, cline, rooCode, opencode, kilo, goose];

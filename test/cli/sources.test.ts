@@ -55,7 +55,9 @@ function agentOf(file: string): string {
             ? 'roo-code'
             : /opencode/.test(file)
               ? 'opencode'
-              : 'goose';
+              : /kilo/.test(file)
+                ? 'kilo'
+                : 'goose';
 }
 
 /** Transcripts per agent, by the folder each came from. */
@@ -84,7 +86,7 @@ describe('tcompact sources', () => {
     expect(r.stdout).toContain('| claude-code | projects | ~/.claude/projects | 3 | 286,494 | 2026-02-10 | 2026-02-10 |');
     expect(r.stdout).toContain('| roo-code | tasks | ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks | 1 |');
     expect(r.stdout).toContain(
-      "15 sessions in 10 folders. first: the sessions' own recorded start times; last: the latest modification time of a session's files.",
+      "17 sessions in 12 folders. first: the sessions' own recorded start times; last: the latest modification time of a session's files.",
     );
     expect(r.stdout).toContain('not read: goose ~/.local/share/goose/sessions: 1 file, 16 bytes, SQLite database');
   });
@@ -123,7 +125,9 @@ describe('tcompact sources', () => {
       'tcompact sources: E_USAGE: --since must be a day (YYYY-MM-DD, UTC) or a time with its zone (YYYY-MM-DDThh:mm[:ss]Z or +hh:mm), got "2026-13-01"\n',
     ]);
     const agent = await run(['sources', '--agent', 'cursor'], linuxEnvironment(home));
-    expect(agent.stderr).toBe('tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, goose; got "cursor"\n');
+    expect(agent.stderr).toBe(
+      'tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, kilo, goose; got "cursor"\n',
+    );
     const input = await run(['sources', home], linuxEnvironment(home));
     expect([input.code, input.stderr]).toEqual([2, `tcompact sources: E_USAGE: sources: takes no input, got "${home}" (see 'tcompact sources --help')\n`]);
   });
@@ -144,19 +148,20 @@ describe('tcompact stats with no input', () => {
       'gemini-checkpoint': 1,
       cline: 2,
       opencode: 1,
+      'opencode-db': 2,
       goose: 1,
     });
     // Per project, as each agent recorded it: the working directory (Cline's and Roo Code's beside their tasks), Gemini CLI's hash.
     expect(Object.fromEntries(Object.entries(out.byProject!).map(([p, v]) => [p, v.transcripts]))).toEqual({
       '/home/USER/projects/spotter-worktrees/spotter-4te': 3,
       '/home/dev/api': 2,
-      [TODO_CLI]: 5,
+      [TODO_CLI]: 7,
       '/home/marco/projects/spotter': 3,
       '79b6fa86e3c0d31765c7e3c6de511a7b96342a2e947135d5db396e49e27020cd': 1,
       be36aa850ed33336ee9b50e53a9026eb7feb9c91da12c0a4057f4cc20da851ec: 1,
       '(no project)': 2,
     });
-    expect(r.stderr.split('\n')[0]).toBe('tcompact stats: no input given: reading 15 agent sessions from 10 folders:');
+    expect(r.stderr.split('\n')[0]).toBe('tcompact stats: no input given: reading 17 agent sessions from 12 folders:');
     expect(r.stderr).toContain('  roo-code          1 sessions  ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks (tasks)\n');
   });
 
@@ -237,7 +242,7 @@ describe('every command that reads files, with no input', () => {
       const before = snapshot(home);
       const out = tempDir(`no-input-${command}`);
       const r = await run([command, ...args(out)], linuxEnvironment(home));
-      expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, `tcompact ${command}: no input given: reading 15 agent sessions from 10 folders:`]);
+      expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, `tcompact ${command}: no input given: reading 17 agent sessions from 12 folders:`]);
       expect(transcriptsPerAgent(files(out))).toEqual(HOME_TRANSCRIPTS);
       expect(snapshot(home)).toEqual(before);
     });
@@ -248,11 +253,11 @@ describe('every command that reads files, with no input', () => {
     const before = snapshot(home);
     const out = tempDir('no-input-tune');
     const r = await run(['tune', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--window', '20000'], linuxEnvironment(home));
-    expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, 'tcompact tune: no input given: reading 15 agent sessions from 10 folders:']);
+    expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, 'tcompact tune: no input given: reading 17 agent sessions from 12 folders:']);
     for (const agent of AGENT_NAMES) expect(r.stderr).toMatch(new RegExp(`^  ${agent} +\\d+ sessions`, 'm'));
     const tune = JSON.parse(readFileSync(join(out, 'tune.json'), 'utf8')) as { transcripts: number; errors: number; inputs: string[] };
     expect([tune.transcripts, tune.errors]).toEqual([Object.values(HOME_TRANSCRIPTS).reduce((n, k) => n + k, 0), 0]);
-    expect(tune.inputs).toHaveLength(10);
+    expect(tune.inputs).toHaveLength(12);
     expect(snapshot(home)).toEqual(before);
   });
 

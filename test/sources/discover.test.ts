@@ -30,7 +30,9 @@ describe('discoverInputs', () => {
       'gemini checkpoints ~/.gemini/tmp 1 2025-11-12 2025-11-12',
       'cline tasks ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks 1 2025-11-12 2025-11-12',
       'roo-code tasks ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks 1 2025-11-20 2025-11-20',
+      'opencode database ~/.local/share/opencode 1 2025-11-13 2025-11-13',
       'opencode storage ~/.local/share/opencode 1 2025-11-12 2025-11-12',
+      'kilo database ~/.local/share/kilo 1 2025-11-14 2025-11-14',
       'goose sessions ~/.local/share/goose/sessions 1 2025-11-12 2025-11-12',
     ]);
     // A Claude Code session is its file, then its subagents'.
@@ -39,7 +41,7 @@ describe('discoverInputs', () => {
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl',
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-acompact-946d2b.jsonl',
     ]);
-    expect(inputs).toHaveLength(17);
+    expect(inputs).toHaveLength(19);
   });
 
   it("dates each folder's first session by the sessions' own recorded start and its last by the files' modification times", async () => {
@@ -56,7 +58,6 @@ describe('discoverInputs', () => {
     const { found } = await discoverInputs(linuxEnvironment(home));
     expect(found.flatMap((s) => (s.notRead ?? []).map((n) => `${s.agent} ${n.files} ${n.reason.split(':')[0]}`))).toEqual([
       'codex 1 compressed rollouts (.jsonl.zst)',
-      'opencode 1 SQLite database',
       'goose 1 SQLite database',
     ]);
   });
@@ -71,25 +72,26 @@ describe('discoverInputs', () => {
   it('narrows to the sessions written on or after --since and started on or before --until', async () => {
     const home = buildAgentHome(tempDir('home'));
     const since = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2026-01-01' }) });
-    expect(perAgent(since.found)).toEqual({ 'claude-code': 4, codex: 1, gemini: 1, cline: 0, 'roo-code': 0, opencode: 0, goose: 0 });
+    expect(perAgent(since.found)).toEqual({ 'claude-code': 4, codex: 1, gemini: 1, cline: 0, 'roo-code': 0, opencode: 0, kilo: 0, goose: 0 });
     const until = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ until: '2025-10-31' }) });
-    expect(perAgent(until.found)).toEqual({ 'claude-code': 0, codex: 2, gemini: 0, cline: 0, 'roo-code': 0, opencode: 0, goose: 0 });
+    expect(perAgent(until.found)).toEqual({ 'claude-code': 0, codex: 2, gemini: 0, cline: 0, 'roo-code': 0, opencode: 0, kilo: 0, goose: 0 });
     const day = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2025-11-12', until: '2025-11-12' }) });
-    expect(perAgent(day.found)).toEqual({ 'claude-code': 0, codex: 0, gemini: 2, cline: 1, 'roo-code': 0, opencode: 1, goose: 1 });
+    // OpenCode's database session is a day later, Kilo's two: each is selected inside its store by its own times.
+    expect(perAgent(day.found)).toEqual({ 'claude-code': 0, codex: 0, gemini: 2, cline: 1, 'roo-code': 0, opencode: 1, kilo: 0, goose: 1 });
   });
 
   it("narrows to a project: Claude Code's project folder or working directory, the others' recorded folder", async () => {
     const home = buildAgentHome(tempDir('home'));
     const spotter = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'Spotter' }) });
-    expect(perAgent(spotter.found)).toEqual({ 'claude-code': 4, codex: 0, gemini: 0, cline: 0, 'roo-code': 0, opencode: 0, goose: 0 });
+    expect(perAgent(spotter.found)).toEqual({ 'claude-code': 4, codex: 0, gemini: 0, cline: 0, 'roo-code': 0, opencode: 0, kilo: 0, goose: 0 });
     const worktree = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'spotter-4te' }) });
     expect(perAgent(worktree.found)['claude-code']).toBe(1);
     const todo = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: '/home/dev/todo-cli' }) });
     // Two Codex rollouts ran in /home/dev/api, the 2025 one records no working directory; Gemini's hashed project
     // folder has no .project_root, so only its named one matches.
-    expect(perAgent(todo.found)).toEqual({ 'claude-code': 0, codex: 1, gemini: 1, cline: 1, 'roo-code': 1, opencode: 1, goose: 1 });
+    expect(perAgent(todo.found)).toEqual({ 'claude-code': 0, codex: 1, gemini: 1, cline: 1, 'roo-code': 1, opencode: 2, kilo: 1, goose: 1 });
     const api = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: '/home/dev/api' }) });
-    expect(perAgent(api.found)).toEqual({ 'claude-code': 0, codex: 2, gemini: 0, cline: 0, 'roo-code': 0, opencode: 0, goose: 0 });
+    expect(perAgent(api.found)).toEqual({ 'claude-code': 0, codex: 2, gemini: 0, cline: 0, 'roo-code': 0, opencode: 0, kilo: 0, goose: 0 });
   });
 
   it('reads CLAUDE_CONFIG_DIR instead of the default folders, as a comma-separated list, a projects folder itself included', async () => {
@@ -121,6 +123,8 @@ describe('discoverInputs', () => {
       'cline XDG_CONFIG_HOME true',
       'roo-code XDG_CONFIG_HOME true',
       'opencode XDG_DATA_HOME true',
+      'opencode XDG_DATA_HOME true',
+      'kilo XDG_DATA_HOME true',
       'goose XDG_DATA_HOME true',
     ]);
     // Without the variables the moved folders are not found.
