@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSourceFilters } from '../../src/sources/filters.js';
 import { discoverInputs } from '../../src/sources/discover.js';
-import { linuxEnvironment } from '../helpers/agent-home.js';
+import { linuxEnvironment, writeOpenCodeStorage } from '../helpers/agent-home.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { otherSession, readExport, writeOpenCodeDatabase } from '../helpers/opencode-database.js';
 import { runSqlitePython } from '../helpers/sqlite-writer.js';
@@ -38,6 +38,17 @@ describe('sessions inside SQLite stores', () => {
     expect(stores[0].last).toBe(new Date(SECOND.info.time!.updated!).toISOString());
     expect(inputs).toEqual([opencodeDb, kiloDb]);
     expect(sessions).toEqual({ [opencodeDb]: [FIRST.info.id, SECOND.info.id], [kiloDb]: [SECOND.info.id] });
+  });
+
+  it('reads a session the database holds from there only, not again from the JSON storage its migration left', async () => {
+    const { home, opencodeDb } = storeHome();
+    const storage = join(home, '.local', 'share', 'opencode', 'storage');
+    const exportFile = join(tempDir('store-export'), 'first.json');
+    writeFileSync(exportFile, JSON.stringify(FIRST));
+    writeOpenCodeStorage(exportFile, storage);
+    const { found, inputs } = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ agent: ['opencode'] }) });
+    expect(found.map((s) => [s.kind, s.sessions])).toEqual([['database', 2]]);
+    expect(inputs).toEqual([opencodeDb]);
   });
 
   it('selects sessions inside a store by --since and --project, and reads only those', async () => {

@@ -25,13 +25,17 @@ export const opencode: AgentSource = {
     ];
   },
   async scan(location) {
-    if (location.kind === 'database') return databaseSessions('opencode', location.dir, /^opencode(-[\w.-]+)?\.db$/);
+    const databases = await databaseSessions('opencode', location.dir, /^opencode(-[\w.-]+)?\.db$/);
+    if (location.kind === 'database') return databases;
+    // OpenCode's move to its database copies the JSON storage in and leaves it in place: a session the database holds
+    // is read from there, not twice.
+    const inDatabase = new Set(databases.sessions.map((s) => s.store?.session));
     const sessions: Session[] = [];
     const root = join(location.dir, 'storage', 'session');
     for (const project of await listDir(root)) {
       if (!project.isDirectory()) continue;
       for (const entry of await listDir(join(root, project.name))) {
-        if (!entry.isFile() || !entry.name.endsWith('.json')) continue;
+        if (!entry.isFile() || !entry.name.endsWith('.json') || inDatabase.has(entry.name.slice(0, -'.json'.length))) continue;
         const file = join(root, project.name, entry.name);
         const info = (await readSmallJson(file)) as { directory?: unknown; time?: { created?: unknown } } | undefined;
         const session = await sessionOf('opencode', [file], {
