@@ -13,8 +13,7 @@ export const ERROR_CODES = {
   E_UTF8: 'a line is not valid UTF-8',
   E_WORKER: 'the worker processing this shard crashed on every attempt',
   E_IO: 'a file could not be read or written',
-  E_SQLITE:
-    'a SQLite store could not be read as it is: a write in progress (hot journal), a file cut mid-page, or not a SQLite database',
+  E_SQLITE: 'a SQLite store could not be read as it is: a write in progress (hot journal), a file cut mid-page, or not a SQLite database',
   E_QUEUE: 'the job queue (Redis) of a distributed run could not be reached or was lost',
   E_CONFIG: 'the configuration is invalid',
   E_USAGE: 'the command line is invalid',

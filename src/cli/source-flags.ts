@@ -32,7 +32,8 @@ export async function discover(values: SourceFlagValues, io: CliIO): Promise<Dis
 
 /**
  * A command's inputs: the paths it was given, or, with none, the current user's agent sessions (the filter flags
- * select among them), listed on stderr. `label` names them for messages and pages: the paths, or the folders read.
+ * select among them), listed on stderr. `label` names them for messages and pages: the paths, or the folders read;
+ * `sessions` the selected sessions of each SQLite store among them (readInputs' option of that name).
  * The filter flags only select discovered sessions: given with inputs, they are a usage error. `output`, the command's
  * --out, must not be inside an agent's folder.
  */
@@ -42,14 +43,14 @@ export async function inputsOrDiscovered(
   values: SourceFlagValues,
   io: CliIO,
   output?: string,
-): Promise<{ inputs: string[]; label: string[]; discovered: boolean }> {
+): Promise<{ inputs: string[]; label: string[]; discovered: boolean; sessions: Record<string, string[]> }> {
   if (positionals.length > 0) {
     refuseSourceFlags(command, values, 'inputs');
-    return { inputs: positionals, label: positionals, discovered: false };
+    return { inputs: positionals, label: positionals, discovered: false, sessions: {} };
   }
   const environment = io.environment ?? currentEnvironment();
   if (output !== undefined) refuseOutputInside(command, output, environment);
-  const { inputs, found } = await discoverInputs({ ...environment, filters: sourceFilters(values) });
+  const { inputs, found, sessions: selected } = await discoverInputs({ ...environment, filters: sourceFilters(values) });
   if (inputs.length === 0) {
     const why = found.length === 0 ? 'no agent sessions were found' : 'no session found passes the filters';
     throw new TcompactError('E_USAGE', `${command}: no input given, and ${why} (see 'tcompact sources')`);
@@ -59,7 +60,7 @@ export async function inputsOrDiscovered(
   io.stderr.write(`tcompact ${command}: no input given: reading ${sessions} agent sessions from ${read.length} ${read.length === 1 ? 'folder' : 'folders'}:\n`);
   for (const s of read)
     io.stderr.write(`  ${s.agent.padEnd(12)} ${`${s.sessions}`.padStart(6)} sessions  ${tildePath(s.folder, environment.home)} (${s.kind})\n`);
-  return { inputs, label: read.map((s) => s.folder), discovered: true };
+  return { inputs, label: read.map((s) => s.folder), discovered: true, sessions: selected };
 }
 
 /** The filter flags only select discovered sessions: with inputs (or `--compacted`), they are a usage error. */

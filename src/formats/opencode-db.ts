@@ -28,12 +28,13 @@ export function isOpenCodeStore(store: SqliteStore): boolean {
  * OpenCode's SQLite database (`opencode.db`, `opencode-<channel>.db`) and Kilo CLI's (`kilo.db`): one transcript per
  * session (one unit each, in order of creation), rebuilt as the `{info, parts}` list an export holds and read by the
  * OpenCode reader (opencode.ts). As OpenCode itself lists them, messages come in order of `time_created` then id,
- * parts in id order; each row's ids go back into its `data` (json-migration.ts took them out). A store whose tables
+ * parts in id order; each row's ids go back into its `data` (json-migration.ts took them out). `options.sessions`
+ * selects sessions of the store. A store whose tables
  * lack a column this needs (a schema this version does not know) is one E_SCHEMA error; a row whose data does not
  * parse is an E_JSON error for its session.
  */
 export async function* readOpenCodeDatabase(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  void options;
+  const selected = options.sessions?.[file];
   yield* readStore(file, function* (store) {
     const missing = missingColumns(store, REQUIRED);
     if (missing !== undefined) {
@@ -41,7 +42,8 @@ export async function* readOpenCodeDatabase(file: string, options: ReadOptions):
       return;
     }
     const sessions = store.rows('SELECT * FROM session ORDER BY time_created, id');
-    for (const [index, row] of sessions.entries()) yield sessionItem(store, row, index);
+    // A session keeps its position in the store whatever the selection, so its unit is the same in every run.
+    for (const [index, row] of sessions.entries()) if (selected === undefined || selected.includes(String(row.id))) yield sessionItem(store, row, index);
   });
 }
 
@@ -79,4 +81,15 @@ function sessionInfo(row: Row): Record<string, unknown> {
   if (row.time_archived !== null && row.time_archived !== undefined) time.archived = row.time_archived;
   info.time = time;
   return info;
+}
+
+/** Each session of a store with what discovery filters on: its times, its folder and project, the bytes of its rows. */
+export function openCodeStoreSessions(store: SqliteStore): { id: string; start: unknown; end: unknown; projects: unknown[]; bytes: unknown }[] {
+  const rows = store.rows(
+    `SELECT s.id, s.time_created, s.time_updated, s.directory, s.project_id,
+       (SELECT coalesce(sum(length(data)), 0) FROM message m WHERE m.session_id = s.id)
+       + (SELECT coalesce(sum(length(data)), 0) FROM part p WHERE p.session_id = s.id) AS bytes
+     FROM session s ORDER BY s.time_created, s.id`,
+  );
+  return rows.map((r) => ({ id: String(r.id), start: r.time_created, end: r.time_updated, projects: [r.directory, r.project_id], bytes: r.bytes }));
 }

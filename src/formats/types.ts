@@ -83,4 +83,9 @@ export interface ReadOptions {
    * a `.jsonl` name means `jsonl` and anything else `json`.
    */
   layout?: 'jsonl' | 'json';
+  /**
+   * For a SQLite store named here, the ids of the only sessions to read (discovery's selection by `--since`, `--until`
+   * and `--project`); the store's other sessions are not inputs. A store not named here is read whole.
+   */
+  sessions?: Readonly<Record<string, readonly string[]>>;
 }

@@ -23,6 +23,8 @@ export interface RunOptions {
   maxLineBytes?: number;
   /** Force the input format instead of detecting it. */
   from?: FormatName;
+  /** For a SQLite store among the inputs, the only sessions to read (discovery's selection; see ReadOptions). */
+  sessions?: Readonly<Record<string, readonly string[]>>;
   /** @default DEFAULT_SHARD_BYTES */
   shardBytes?: number;
   /** @default DEFAULT_MAX_ITEMS_PER_SHARD */

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { pathExists } from '../io/path-exists.js';
 import { join } from 'node:path';
 import { type LlmSession, createLlmSession } from '../llm/session.js';
@@ -89,7 +90,9 @@ async function planRun(options: RunOptions, prepared: Prepared): Promise<RunPlan
   if (options.queue && run.llm?.options.batch)
     throw new TcompactError('E_USAGE', 'the Batch API mode (--batch) runs on one machine: it cannot be combined with --queue');
   const sources = await resolveInputSources(options.inputs, run.maxLineBytes, options.from);
-  const fingerprints = await Promise.all([...new Set(sources.map((s) => s.file))].map((f) => fingerprintFile(f)));
+  const files = [...new Set(sources.map((s) => s.file))];
+  // A SQLite store changes in its WAL as much as in its file: a resume must see both (see storeLogs).
+  const fingerprints = await Promise.all([...files, ...(await storeLogs(files))].map((f) => fingerprintFile(f)));
   const { outDir } = options;
   return {
     job,
@@ -104,6 +107,7 @@ async function planRun(options: RunOptions, prepared: Prepared): Promise<RunPlan
         maxItemsPerShard: run.maxItemsPerShard,
         maxLineBytes: run.maxLineBytes,
         from: options.from,
+        ...(options.sessions ? { sessions: options.sessions } : {}),
         ...(hash ? { hash } : {}),
       }),
   };
@@ -382,4 +386,20 @@ async function openExecutor(
 function chainHooks(first: ShardHook, then: ShardHook | undefined): ShardHook {
   if (!then) return first;
   return async (output, shard, signal) => then(await first(output, shard, signal), shard, signal);
+}
+
+/** The write-ahead logs (`NAME-wal`) beside the inputs that have one: a SQLite store's latest commits are there. */
+async function storeLogs(files: readonly string[]): Promise<string[]> {
+  const logs: string[] = [];
+  for (const file of files) {
+    const log = `${file}-wal`;
+    if (
+      await stat(log).then(
+        (info) => info.isFile(),
+        () => false,
+      )
+    )
+      logs.push(log);
+  }
+  return logs;
 }

@@ -8,7 +8,7 @@ import { gemini } from './agents/gemini.js';
 import { continueAgent } from './agents/continue.js';
 import { goose } from './agents/goose.js';
 import { qwen } from './agents/qwen.js';
-import { opencode } from './agents/opencode.js';
+import { kilo, opencode } from './agents/opencode.js';
 import { openclaw } from './agents/openclaw.js';
 import { pi } from './agents/pi.js';
 import { cline, rooCode } from './agents/vscode-tasks.js';
@@ -21,6 +21,7 @@ export const AGENT_SOURCES: readonly AgentSource[] = [
   cline,
   rooCode,
   opencode,
+  kilo,
   goose,
   pi,
   openclaw,

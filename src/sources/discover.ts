@@ -13,6 +13,11 @@ export interface DiscoverOptions extends SourceEnvironment {
 export interface Discovery {
   /** The session files that pass the filters, in reading order: what to pass to readInputs. */
   inputs: string[];
+  /**
+   * For each SQLite store among `inputs`, the ids of its sessions that pass the filters: what to pass to readInputs as
+   * its `sessions` option, so that the store's reader reads only those.
+   */
+  sessions: Record<string, string[]>;
   /** Each folder where something was found, with what passed the filters (and what cannot be read). */
   found: SourceSummary[];
   /** Every folder looked at for the selected agents, found or not. */
@@ -27,6 +32,7 @@ export interface Discovery {
 export async function discoverInputs(options: DiscoverOptions): Promise<Discovery> {
   const { filters = {}, ...environment } = options;
   const inputs: string[] = [];
+  const sessions: Record<string, string[]> = {};
   const found: SourceSummary[] = [];
   const searched: Location[] = [];
   const seen = new Set<string>();
@@ -42,9 +48,15 @@ export async function discoverInputs(options: DiscoverOptions): Promise<Discover
       const scan = await source.scan(location);
       if (scan.sessions.length === 0 && scan.notRead.length === 0) continue;
       const matched = scan.sessions.filter((s) => sessionMatches(s, filters));
-      for (const session of matched) inputs.push(...session.files);
+      for (const session of matched) {
+        if (session.store === undefined) inputs.push(...session.files);
+        else if (sessions[session.store.file] === undefined) {
+          inputs.push(session.store.file);
+          sessions[session.store.file] = [session.store.session];
+        } else sessions[session.store.file].push(session.store.session);
+      }
       found.push(summarize(location, matched, scan.notRead));
     }
   }
-  return { inputs, found, searched };
+  return { inputs, sessions, found, searched };
 }

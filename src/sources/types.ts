@@ -8,6 +8,7 @@ export const AGENT_NAMES = [
   'cline',
   'roo-code',
   'opencode',
+  'kilo',
   'goose',
   'pi',
   'openclaw',
@@ -33,7 +34,7 @@ export interface SourceEnvironment {
 }
 
 /** What a folder holds. */
-export type SourceKind = 'projects' | 'sessions' | 'archived sessions' | 'chats' | 'checkpoints' | 'tasks' | 'storage' | 'threads';
+export type SourceKind = 'projects' | 'sessions' | 'archived sessions' | 'chats' | 'checkpoints' | 'tasks' | 'storage' | 'threads' | 'database';
 
 /** A folder where an agent writes sessions, derived from the environment alone (it may not exist). */
 export interface Location {
@@ -49,13 +50,15 @@ export interface Location {
 /** One session found in a location: its files, and what filters look at. */
 export interface Session {
   agent: AgentName;
-  /** The files to read, in reading order (a Claude Code session, then its subagents). */
+  /** The files to read, in reading order (a Claude Code session, then its subagents); a store's session: the store. */
   files: string[];
+  /** A session inside a SQLite store: the store and the session's id there (its reader reads only the selected ones). */
+  store?: { file: string; session: string };
   bytes: number;
   /** When the session started: its own recorded time when it has one (`startFrom: 'session'`), else its file's mtime. */
   start: number;
   startFrom: 'session' | 'file';
-  /** When it was last written: the latest modification time of its files. */
+  /** When it was last written: the latest modification time of its files (a store's session: its own last update). */
   end: number;
   /** What `--project` matches: the project's folder, name or hash as the agent records it. */
   projects: string[];

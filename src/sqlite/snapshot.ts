@@ -56,7 +56,7 @@ async function takeOnce(file: string): Promise<DatabaseSnapshot | 'changed'> {
     fail(file, `truncated mid-page: ${main.length} bytes is not a whole number of ${pageSize}-byte pages`);
   const applied = applyWal(main, wal === undefined ? undefined : new Uint8Array(wal), pageSize);
   if (!applied.ok) fail(file, applied.reason);
-  const image = applied.value.image === main ? main : applied.value.image;
+  const { image } = applied.value;
   if (image.length > 0 && headerPageSize(image) === undefined) fail(file, 'not a SQLite database once its WAL is applied');
   markRollbackMode(image);
   return { image, walFrames: { committed: applied.value.committedFrames, uncommitted: applied.value.uncommittedFrames } };

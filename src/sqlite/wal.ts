@@ -8,7 +8,9 @@
  *   cumulative checksum) and one page. A frame is valid when its salts are the header's and its checksum, carried
  *   on from the previous frame, matches; the first invalid frame ends the log;
  * - only frames up to the last valid commit frame (non-zero database size) count: the frames after it belong to a
- *   transaction that has not committed (or was cut off by a crash) and are left out.
+ *   transaction that has not committed (or was cut off by a crash) and are left out. (SQLite rewrites a page such a
+ *   transaction already spilled in place and chains the checksums again only at its commit, so its frames often fail
+ *   the checksum early: left out either way.)
  */
 
 const WAL_HEADER = 32;

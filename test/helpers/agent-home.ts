@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { otherSession, readExport, writeOpenCodeDatabase } from './opencode-database.js';
 import { BUNDLED, ROOT } from './paths.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures');
@@ -16,7 +17,8 @@ export const HOME_SESSIONS = {
   gemini: 3,
   cline: 1,
   'roo-code': 1,
-  opencode: 1,
+  opencode: 2,
+  kilo: 1,
   goose: 1,
   amp: 1,
   kimi: 1,
@@ -53,12 +55,13 @@ export function writeOpenCodeStorage(exportFile: string, storage: string, mtime?
  * and `~/.config/claude/projects`, named by their session id as Claude Code names them; the Codex rollouts in
  * `~/.codex/sessions/YYYY/MM/DD/` and `archived_sessions/`; the Gemini CLI recordings in a hashed and a named
  * project folder of `~/.gemini/tmp`, with a checkpoint; the Cline and Roo Code tasks in VS Code's and VSCodium's
- * global storage; the OpenCode export written as its JSON storage; the goose session file; an Amp thread; a Kimi CLI
+ * global storage; the OpenCode export written as its JSON storage and, under other ids, in OpenCode's and Kilo's
+ * databases; the goose session file; an Amp thread; a Kimi CLI
  * session (its rotated context, its wire log and the share folder's `kimi.json`); a Factory Droid session and its
  * settings; the Qwen Code chats in `~/.qwen/projects/<project>/chats/`; the Continue sessions and their index in
  * `~/.continue/sessions/`. The files an agent keeps
  * beside its sessions (Cline's task history, Roo's task summary and index, Gemini's `.project_root`) follow the
- * agents' own types (docs/formats.md); `.db` and `.jsonl.zst` files stand for what tcompact does not read. Each
+ * agents' own types (docs/formats.md); goose's `sessions.db` and `.jsonl.zst` files stand for what tcompact does not read. Each
  * session file's modification time is the session's last recorded time (or its start plus ten minutes).
  */
 export function buildAgentHome(home: string): string {
@@ -157,7 +160,10 @@ export function buildAgentHome(home: string): string {
 
   const storage = join(home, '.local/share/opencode/storage');
   writeOpenCodeStorage(join(FIXTURES, 'opencode', 'ses_5b2e1c7d9ffeAbCdEf012345.json'), storage, new Date('2025-11-12T09:51:13.118Z'));
-  write('.local/share/opencode/opencode.db', Buffer.from('SQLite format 3\0'));
+  // OpenCode's database and Kilo's hold the same session under other ids, a day and two days later (in the WAL).
+  const exported = readExport(join(FIXTURES, 'opencode', 'ses_5b2e1c7d9ffeAbCdEf012345.json'));
+  writeOpenCodeDatabase(join(home, '.local/share/opencode/opencode.db'), [otherSession(exported, 'Db1', TODO_CLI, 86_400_000)], { walFrom: 0 });
+  writeOpenCodeDatabase(join(home, '.local/share/kilo/kilo.db'), [otherSession(exported, 'Kl1', TODO_CLI, 2 * 86_400_000)], { walFrom: 0 });
 
   put('.local/share/goose/sessions/20251112_094402.jsonl', join(FIXTURES, 'goose', '20251112_094402.jsonl'), '2025-11-12T09:54:02Z');
   write('.local/share/goose/sessions/sessions.db', Buffer.from('SQLite format 3\0'));

@@ -29,7 +29,9 @@ describe('where each agent writes its sessions', () => {
       'roo-code tasks /home/dev/.config/Code - Insiders/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /home/dev/.config/Code - OSS/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /home/dev/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      'opencode database /home/dev/.local/share/opencode',
       'opencode storage /home/dev/.local/share/opencode',
+      'kilo database /home/dev/.local/share/kilo',
       'goose sessions /home/dev/.local/share/goose/sessions',
       'pi sessions /home/dev/.pi/agent/sessions',
       'openclaw sessions /home/dev/.openclaw/agents',
@@ -57,6 +59,7 @@ describe('where each agent writes its sessions', () => {
       'claude-code projects /Users/dev/.claude/projects',
       'codex sessions /Users/dev/.codex/sessions',
       'codex archived sessions /Users/dev/.codex/archived_sessions',
+      'opencode database /Users/dev/.local/share/opencode',
       'opencode storage /Users/dev/.local/share/opencode',
       'goose sessions /Users/dev/.local/share/goose/sessions',
     ]);
@@ -74,7 +77,9 @@ describe('where each agent writes its sessions', () => {
       'cline tasks C:\\Users\\dev\\AppData\\Roaming\\Code\\User\\globalStorage\\saoudrizwan.claude-dev\\tasks (APPDATA)',
       'cline tasks C:\\Users\\dev\\.cline\\data\\tasks',
       'roo-code tasks C:\\Users\\dev\\AppData\\Roaming\\Code\\User\\globalStorage\\rooveterinaryinc.roo-cline\\tasks (APPDATA)',
+      'opencode database C:\\Users\\dev\\.local\\share\\opencode',
       'opencode storage C:\\Users\\dev\\.local\\share\\opencode',
+      'kilo database C:\\Users\\dev\\.local\\share\\kilo',
       'goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions (APPDATA)',
       'pi sessions C:\\Users\\dev\\.pi\\agent\\sessions',
       'openclaw sessions C:\\Users\\dev\\.openclaw\\agents',
@@ -118,7 +123,9 @@ describe('where each agent writes its sessions', () => {
       'gemini checkpoints /work/gemini-home/.gemini/tmp (GEMINI_CLI_HOME)',
       'cline tasks /work/config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks (XDG_CONFIG_HOME)',
       'cline tasks /work/cline/data/tasks (CLINE_DIR)',
+      'opencode database /work/data/opencode (XDG_DATA_HOME)',
       'opencode storage /work/data/opencode (XDG_DATA_HOME)',
+      'kilo database /work/data/kilo (XDG_DATA_HOME)',
       'goose sessions /work/goose/data/sessions (GOOSE_PATH_ROOT)',
       'pi sessions /home/dev/pi-agent/sessions (PI_CODING_AGENT_DIR)',
       'openclaw sessions /work/openclaw/agents (OPENCLAW_STATE_DIR)',
@@ -169,6 +176,7 @@ describe('where each agent writes its sessions', () => {
     expect(found.filter((l) => /^(opencode|claude-code) /.test(l))).toEqual([
       'claude-code projects /home/dev/.config/claude/projects',
       'claude-code projects /home/dev/.claude/projects',
+      'opencode database /home/dev/.local/share/opencode',
       'opencode storage /home/dev/.local/share/opencode',
     ]);
   });

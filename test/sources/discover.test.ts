@@ -30,7 +30,9 @@ describe('discoverInputs', () => {
       'gemini checkpoints ~/.gemini/tmp 1 2025-11-12 2025-11-12',
       'cline tasks ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks 1 2025-11-12 2025-11-12',
       'roo-code tasks ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks 1 2025-11-20 2025-11-20',
+      'opencode database ~/.local/share/opencode 1 2025-11-13 2025-11-13',
       'opencode storage ~/.local/share/opencode 1 2025-11-12 2025-11-12',
+      'kilo database ~/.local/share/kilo 1 2025-11-14 2025-11-14',
       'goose sessions ~/.local/share/goose/sessions 1 2025-11-12 2025-11-12',
       'amp threads ~/.local/share/amp/threads 1 2026-03-10 2026-03-10',
       'kimi sessions ~/.kimi/sessions 1 2026-04-03 2026-04-03',
@@ -44,7 +46,7 @@ describe('discoverInputs', () => {
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl',
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-acompact-946d2b.jsonl',
     ]);
-    expect(inputs).toHaveLength(24);
+    expect(inputs).toHaveLength(26);
   });
 
   it("dates each folder's first session by the sessions' own recorded start and its last by the files' modification times", async () => {
@@ -61,7 +63,6 @@ describe('discoverInputs', () => {
     const { found } = await discoverInputs(linuxEnvironment(home));
     expect(found.flatMap((s) => (s.notRead ?? []).map((n) => `${s.agent} ${n.files} ${n.reason.split(':')[0]}`))).toEqual([
       'codex 1 compressed rollouts (.jsonl.zst)',
-      'opencode 1 SQLite database',
       'goose 1 SQLite database',
     ]);
   });
@@ -83,6 +84,7 @@ describe('discoverInputs', () => {
       cline: 0,
       'roo-code': 0,
       opencode: 0,
+      kilo: 0,
       goose: 0,
       amp: 1,
       kimi: 1,
@@ -98,6 +100,7 @@ describe('discoverInputs', () => {
       cline: 0,
       'roo-code': 0,
       opencode: 0,
+      kilo: 0,
       goose: 0,
       amp: 0,
       kimi: 0,
@@ -106,6 +109,7 @@ describe('discoverInputs', () => {
       continue: 2,
     });
     const day = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2025-11-12', until: '2025-11-12' }) });
+    // OpenCode's database session is a day later, Kilo's two: each is selected inside its store by its own times.
     expect(perAgent(day.found)).toEqual({
       'claude-code': 0,
       codex: 0,
@@ -113,6 +117,7 @@ describe('discoverInputs', () => {
       cline: 1,
       'roo-code': 0,
       opencode: 1,
+      kilo: 0,
       goose: 1,
       amp: 0,
       kimi: 0,
@@ -132,6 +137,7 @@ describe('discoverInputs', () => {
       cline: 0,
       'roo-code': 0,
       opencode: 0,
+      kilo: 0,
       goose: 0,
       amp: 0,
       kimi: 0,
@@ -150,7 +156,8 @@ describe('discoverInputs', () => {
       gemini: 1,
       cline: 1,
       'roo-code': 1,
-      opencode: 1,
+      opencode: 2,
+      kilo: 1,
       goose: 1,
       amp: 1,
       kimi: 1,
@@ -166,6 +173,7 @@ describe('discoverInputs', () => {
       cline: 0,
       'roo-code': 0,
       opencode: 0,
+      kilo: 0,
       goose: 0,
       amp: 0,
       kimi: 0,
@@ -204,6 +212,8 @@ describe('discoverInputs', () => {
       'cline XDG_CONFIG_HOME true',
       'roo-code XDG_CONFIG_HOME true',
       'opencode XDG_DATA_HOME true',
+      'opencode XDG_DATA_HOME true',
+      'kilo XDG_DATA_HOME true',
       'goose XDG_DATA_HOME true',
       'amp XDG_DATA_HOME true',
     ]);

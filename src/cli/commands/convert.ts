@@ -73,9 +73,9 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
   epilogue: 'Exit codes: 0 everything converted, 1 some input failed (see FILE.errors.jsonl), 2 usage error, 74 the output could\nnot be written (E_IO).',
   async run({ values, positionals }, io) {
     const { out, to, from } = values;
-    const { inputs, label } = await inputsOrDiscovered('convert', positionals, values, io, out);
+    const { inputs, label, sessions } = await inputsOrDiscovered('convert', positionals, values, io, out);
     const maxLineBytes = values['max-line-bytes'];
-    const summary = await convert(inputs, { out, to, from, maxLineBytes }, io);
+    const summary = await convert(inputs, { out, to, from, maxLineBytes, sessions }, io);
     if (values.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else io.stdout.write(renderSummary(summary));
     const failed = Object.values(summary.errors).reduce((n, k) => n + k, 0);
@@ -89,6 +89,8 @@ interface ConvertOptions {
   to: OutputFormat;
   from?: Parameters<typeof readInputs>[1]['from'];
   maxLineBytes: number;
+  /** The selected sessions of each SQLite store among the inputs (discovery's). */
+  sessions?: Parameters<typeof readInputs>[1]['sessions'];
 }
 
 /**
@@ -122,7 +124,7 @@ export async function convert(inputs: string[], options: ConvertOptions, io: Cli
   let pending = '';
   let shownErrors = 0;
   try {
-    for await (const item of readInputs(inputs, { maxLineBytes: options.maxLineBytes, from: options.from })) {
+    for await (const item of readInputs(inputs, { maxLineBytes: options.maxLineBytes, from: options.from, sessions: options.sessions })) {
       if (item.kind === 'transcript') {
         count(summary, item);
         pending += `${JSON.stringify(options.to === 'anthropic' ? toAnthropic(item.transcript) : item.transcript)}\n`;

@@ -139,8 +139,10 @@ summaries' first, then the judge's about the compacted contexts; what a batch do
       options: llmStepOptionsFromFlags(values),
     });
     const { strategies: _ignored, tokenizer: _tok, ...shared } = config;
-    const { inputs, label } =
-      compactedPath === undefined ? await inputsOrDiscovered('eval', positionals, values, io, out) : { inputs: [compactedPath], label: [compactedPath] };
+    const { inputs, label, sessions } =
+      compactedPath === undefined
+        ? await inputsOrDiscovered('eval', positionals, values, io, out)
+        : { inputs: [compactedPath], label: [compactedPath], sessions: {} };
     const judgeInput = (judgeModel: string): JudgeOptionsInput => {
       const options = judgeOptions({ ...values, judge: judgeModel });
       if (!values.batch) return options;
@@ -154,7 +156,7 @@ summaries' first, then the judge's about the compacted contexts; what a batch do
       new Evaluation({ strategies, tokenizer, config: shared, reference: !values['no-reference'], judge: withJudge, judgeLimit, llm, given });
     const maxLineBytes = values['max-line-bytes'];
     const readItems = (): AsyncIterable<InputItem> =>
-      compacted ? readCompactedArchive(compacted, { maxLineBytes }) : readInputs(inputs, { maxLineBytes, from: values.from });
+      compacted ? readCompactedArchive(compacted, { maxLineBytes }) : readInputs(inputs, { maxLineBytes, from: values.from, sessions });
     // The gathering pass's judge asks through the same session (its batches), and its tallies are dropped.
     const gatherJudge = values.batch && judge?.session.batcher ? new Judge(judge.session) : undefined;
     const tally = new InputTally(io);

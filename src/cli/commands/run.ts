@@ -99,7 +99,7 @@ once there is room), 130 interrupted.`,
     const workerHeapMb = values['worker-heap-mb'];
     const shardBytes = values['shard-bytes'];
     const queueGraceMs = values['queue-grace-ms'];
-    const { inputs, label, discovered } = await inputsOrDiscovered('run', positionals, values, io, values.out);
+    const { inputs, label, discovered, sessions } = await inputsOrDiscovered('run', positionals, values, io, values.out);
 
     const stop = new AbortController();
     const abort = new AbortController();
@@ -122,7 +122,7 @@ once there is room), 130 interrupted.`,
       const outcome = await runPipeline(
         {
           inputs,
-          ...(discovered ? { inputsLabel: label } : {}),
+          ...(discovered ? { inputsLabel: label, sessions } : {}),
           outDir: values.out,
           config,
           workers,

@@ -159,11 +159,11 @@ ${Object.values(POLICIES)
       'price-batch-out': undefined,
     });
     const maxLineBytes = values['max-line-bytes'];
-    const { inputs, label } = await inputsOrDiscovered('simulate', positionals, values, io, out);
+    const { inputs, label, sessions } = await inputsOrDiscovered('simulate', positionals, values, io, out);
     // A first pass for the archive's token scale, which stands in for a transcript with too few clean intervals.
     const tokenScaleFallback =
       values['token-ratio'] === 'recorded'
-        ? await archiveTokenScale(transcriptsIn(readInputs(inputs, { maxLineBytes, from: values.from })), tokenizer)
+        ? await archiveTokenScale(transcriptsIn(readInputs(inputs, { maxLineBytes, from: values.from, sessions })), tokenizer)
         : undefined;
     const llm = llmOptions === undefined ? undefined : await createLlmSession(llmOptions);
     const simulation = new Simulation({
@@ -187,7 +187,7 @@ ${Object.values(POLICIES)
     const tally = new InputTally(io);
     const status = createStatusLine(io.stderr);
     try {
-      for await (const item of readInputs(inputs, { maxLineBytes, from: values.from })) {
+      for await (const item of readInputs(inputs, { maxLineBytes, from: values.from, sessions })) {
         if (!tally.accept(item)) continue;
         await simulation.add(item.transcript, item);
         status.set(`simulate: ${tally.transcripts} transcripts replayed`);

@@ -59,7 +59,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
 --agent, --since, --until and --project flags select, and says on stderr which folders it read.`,
   flags: FLAGS,
   async run({ values, positionals }, io) {
-    const { inputs, label } = await inputsOrDiscovered('stats', positionals, values, io);
+    const { inputs, label, sessions } = await inputsOrDiscovered('stats', positionals, values, io);
     const { window, from } = values;
     const tokenizer = getTokenizer(values.tokenizer);
     const maxLineBytes = values['max-line-bytes'];
@@ -72,7 +72,7 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
     const usage = new ArchiveUsage();
     let syntheticReplies = 0;
     const outputTotal: OutputAsBilled = { recorded: 0, counted: 0, midStreamCalls: 0 };
-    for await (const item of readInputs(inputs, { maxLineBytes, from })) {
+    for await (const item of readInputs(inputs, { maxLineBytes, from, sessions })) {
       if (!tally.accept(item)) continue;
       const counted = countTranscript(item.transcript, tokenizer);
       addBreakdown(total, counted.byCategory);

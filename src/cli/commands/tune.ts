@@ -60,14 +60,14 @@ With no input, reads the current user's agent sessions ('tcompact sources' lists
   flags: FLAGS,
   async run({ values, positionals }, io) {
     const { out, cache, from, workers } = values;
-    const { inputs, label } = await inputsOrDiscovered('tune', positionals, values, io, out);
+    const { inputs, label, sessions } = await inputsOrDiscovered('tune', positionals, values, io, out);
     const prices = priceFlags(values);
     const maxLineBytes = values['max-line-bytes'];
     const tally = new InputTally(io);
     let firstPass = true;
     // Every pass reads the inputs again; the first one reports their errors and counts them.
     const source: TranscriptSource = async function* () {
-      for await (const item of readInputs(inputs, { maxLineBytes, from })) {
+      for await (const item of readInputs(inputs, { maxLineBytes, from, sessions })) {
         if (firstPass ? tally.accept(item) : item.kind === 'transcript') yield item as Extract<typeof item, { kind: 'transcript' }>;
       }
       firstPass = false;

@@ -10,6 +10,8 @@ import type { Job } from './job.js';
 /** What decides a run's output besides the job: the inputs and how they are read and cut into shards. */
 interface SettingsInput {
   inputs: string[];
+  /** The selected sessions of each SQLite store among the inputs. */
+  sessions?: Readonly<Record<string, readonly string[]>>;
   from?: FormatName;
   maxLineBytes?: number;
   shardBytes?: number;
@@ -52,6 +54,8 @@ export function resolveRunSettings(input: SettingsInput, job: Job): RunSettings 
     shardBytes,
     maxItemsPerShard,
     llm: llmOptions ? llmOutputSettings(llmOptions) : null,
+    // Only when discovery selected sessions inside a store, so the settings of every other run hash as before.
+    ...(input.sessions !== undefined && Object.keys(input.sessions).length > 0 ? { sessions: input.sessions } : {}),
   };
   const settingsHash = canonicalHash(settings);
   const jobSettings: JobSettings = { config, configHash: settingsHash, maxLineBytes };

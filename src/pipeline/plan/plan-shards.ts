@@ -12,6 +12,8 @@ interface PlanOptions {
   maxItemsPerShard: number;
   maxLineBytes: number;
   from?: FormatName;
+  /** The selected sessions of each SQLite store (ReadOptions). */
+  sessions?: Readonly<Record<string, readonly string[]>>;
   /** Which range shards the planner hashes (see planRangeShards); by default none: their workers hash them. */
   hash?: (index: number) => boolean;
 }
@@ -37,7 +39,11 @@ export async function* planShards(sources: readonly InputSource[], options: Plan
       }
       continue;
     }
-    const items = readFile(source.file, { maxLineBytes: options.maxLineBytes, from: options.from });
+    const items = readFile(source.file, {
+      maxLineBytes: options.maxLineBytes,
+      from: options.from,
+      ...(options.sessions ? { sessions: options.sessions } : {}),
+    });
     const itemOptions = { shardBytes: options.shardBytes, maxItems: options.maxItemsPerShard, firstIndex: index, format: source.format };
     for await (const planned of planItemShards(source.file, items, itemOptions)) {
       index = planned.shard.index + 1;
