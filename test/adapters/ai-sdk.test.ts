@@ -55,6 +55,22 @@ async function aiSdkLoop(
   return { sent, history };
 }
 
+describe('tcompact/ai-sdk: fromModelMessage', () => {
+  it('joins no empty reasoning part into the reasoning: it is a thinking block without text, counted, and given back', () => {
+    const m: ModelMessage = {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: '' },
+        { type: 'reasoning', text: 'abc' },
+        { type: 'text', text: 'done' },
+      ],
+    };
+    const [a] = fromModelMessages([m]);
+    expect(a).toEqual({ role: 'assistant', content: 'done', reasoning_content: 'abc', thinking_blocks_without_text: 1 });
+    expect(toModelMessages([a])).toEqual([m]);
+  });
+});
+
 describe('tcompact/ai-sdk: tcompactPrepareStep in a generateText loop', () => {
   it.each(LOOPS)(
     'with the $name options, sends at each step of every bundled Claude Code session the prompt `simulate --policy config:FILE` replays, at the cost it states',

@@ -116,6 +116,22 @@ async function anthropicSession(
   };
 }
 
+describe('tcompact/anthropic: fromAnthropic', () => {
+  it('joins no empty thinking block into the reasoning: it is a thinking block without text, counted, and given back', () => {
+    const m: Anthropic.MessageParam = {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: '', signature: '' },
+        { type: 'thinking', thinking: 'abc', signature: '' },
+        { type: 'text', text: 'done' },
+      ],
+    };
+    const [a] = fromAnthropic([m]);
+    expect(a).toEqual({ role: 'assistant', content: 'done', reasoning_content: 'abc', thinking_blocks_without_text: 1 });
+    expect(toAnthropic([a])).toEqual([m]);
+  });
+});
+
 describe('tcompact/anthropic: tcompactAnthropic before each messages.create', () => {
   it.each(LOOPS)(
     'with the $name options, the SDK sends at each call of every bundled Claude Code session the prompt `simulate --policy config:FILE` replays, at the cost it states',

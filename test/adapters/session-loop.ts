@@ -63,7 +63,8 @@ export async function bundledSessions(inputs: readonly string[] = [CLAUDE_CODE])
 }
 
 /** The sessions the loops run: the bundled ones, and the fixtures with the shapes they lack. */
-export const loopSessions = () => bundledSessions([CLAUDE_CODE, FIXTURE('is-error-false'), FIXTURE('thinking-blocks'), FIXTURE('fork')]);
+export const loopSessions = () =>
+  bundledSessions([CLAUDE_CODE, FIXTURE('is-error-false'), FIXTURE('thinking-blocks'), FIXTURE('fork'), FIXTURE('empty-thinking')]);
 
 /**
  * The session as recorded, each tool result's `is_error` as the runtime's messages hold it (the round trip's): a
