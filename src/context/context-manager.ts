@@ -86,13 +86,17 @@ export class ContextManager {
   private cooldownLeft = 0;
 
   /**
-   * @param handler compacts at the trigger. @default the `strategies` option run by `strategyCompaction`, with one side
+   * @param given compacts at the trigger. @default the `strategies` option run by `strategyCompaction`, with one side
    * store for the conversation (so a checkpoint can read an earlier one through its ref)
    * @param tokenizer counts for the built-in handlers; it must count as `options.tokenizer` names (a replay passes one
    * scaled to its provider's tokens). @default the thread's shared tokenizer of `options.tokenizer`
    */
-  constructor(options: ContextManagerOptionsInput, handler?: CompactionHandler, tokenizer?: Tokenizer) {
-    this.options = parseContextManagerOptions(options);
+  constructor(
+    private readonly input: ContextManagerOptionsInput,
+    private readonly given?: CompactionHandler,
+    private readonly tokenizer?: Tokenizer,
+  ) {
+    this.options = parseContextManagerOptions(input);
     const o = this.options;
     if (tokenizer && tokenizer.name !== o.tokenizer) {
       throw new TcompactError('E_CONFIG', `ContextManager: the tokenizer given counts ${tokenizer.name}, the options name ${o.tokenizer}`);
@@ -103,11 +107,19 @@ export class ContextManager {
       validateStrategyNames(strategies, counter);
       return strategyCompaction({ strategies, tokenizer: counter, refs, tools: o.tools, extraTokens: o.extraTokens, config });
     };
-    this.handler = handler ?? builtIn(o.strategies);
+    this.handler = given ?? builtIn(o.strategies);
     this.micro = o.micro.length > 0 ? builtIn(o.micro) : undefined;
     const editTail = { keepLast: 0, keepResults: o.editTail.results, keepMessages: o.editTail.messages };
     this.edit = o.edits.length > 0 ? builtIn(o.edits, editTail) : undefined;
     this.ledger = new EditLedger(counter, editTail);
+  }
+
+  /**
+   * A manager with the same options, handler and tokenizer and none of this one's state, for another conversation: the
+   * branch of a forked session is one (see replay/replay.ts).
+   */
+  fresh(): ContextManager {
+    return new ContextManager(this.input, this.given, this.tokenizer);
   }
 
   /** Prompt size from which a compaction is due. */

@@ -1,3 +1,4 @@
+import type { ContextManager } from '../context/context-manager.js';
 import type { PolicyInstance } from './policies/policy.js';
 import { isAssistant, isTool, type Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
@@ -181,8 +182,11 @@ export function replayed(message: Message): boolean {
 /**
  * Replays a transcript as the agent loop that produced it: each assistant message is one model call whose prompt is
  * every earlier message as the policy left it. In a session whose history forks (`thread`, see model/message.ts),
- * earlier means earlier on the call's own branch: each branch is a thread with its own context, which starts as the
- * context at the fork, so what the branches share is billed once; the policy's manager is one for all threads. The context grows by one message at a time; token totals are kept
+ * earlier means earlier on the call's own branch: each branch is a thread with its own context, so what the branches
+ * share is billed once. A branch is a conversation of its own, as it is in an agent runtime (a second process going on
+ * from the session's file): under a policy with a manager it starts from the history at the fork as the session holds
+ * it, with a fresh manager (see ContextManager.fresh), as the adapters' `ManagedConversation` starts one; under the
+ * other policies, whose edits the runtime keeps in its history, from the context at the fork. The context grows by one message at a time; token totals are kept
  * incrementally (each message is encoded once, `countMessage` being memoized per object), and after a compaction the
  * new context is summed from memoized counts, so the cost is linear in messages per call and never re-encodes text.
  */
@@ -224,21 +228,34 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   const unloggedIn = (messages: readonly Message[]) => (unlogged.size === 0 ? 0 : messages.reduce((n, m) => n + extraOf(m), 0));
   const perTurnReasoning = keepsReasoningPerTurn(transcript.metadata);
 
-  // A forked session's branches are threads of their own: each its own context, from the shared start on.
-  const threads = new Map<number, { context: Message[]; tokens: number }>();
-  const branchPoints = new Map<number, { context: Message[]; tokens: number }>();
+  // A forked session's branches are threads of their own: each its own context and manager, from the shared start on.
+  // `history` is the thread's messages as the session holds them, without the policy's edits: a new branch's start.
+  const threads = new Map<number, { context: Message[]; tokens: number; history: Message[]; manager?: ContextManager }>();
+  const branchPoints = new Map<number, Message[]>();
   let thread = 0;
+  let manager = policy.manager;
+  const managers = manager ? [manager] : [];
+  let history: Message[] = [];
+  // The cache knows a message by its object; two branches' managers make equal edits as different objects, which the
+  // provider reads from the cache all the same: a forked session's prompts are billed by content.
+  const byContent = transcript.messages.some((m) => callThread(m) !== 0) ? contentInterner() : undefined;
 
   for (const [messageIndex, message] of transcript.messages.entries()) {
     const atMs = clock.next(message);
     if (!replayed(message)) continue;
     if (callThread(message) !== thread) {
-      threads.set(thread, { context, tokens });
+      threads.set(thread, { context, tokens, history, manager });
       thread = callThread(message);
-      const from = branchFrom(message);
-      const start = threads.get(thread) ?? (from === undefined ? undefined : branchPoints.get(from));
-      context = start ? [...start.context] : [];
-      tokens = start ? start.tokens : toolsTokens;
+      const known = threads.get(thread);
+      if (known) ({ context, tokens, history, manager } = known);
+      else {
+        const from = branchFrom(message);
+        history = from === undefined ? [] : [...(branchPoints.get(from) ?? [])];
+        context = [...history];
+        tokens = history.reduce((n, m) => n + tokensOf(m, tok), toolsTokens);
+        manager = policy.manager?.fresh();
+        if (manager) managers.push(manager);
+      }
     }
     if (perTurnReasoning && message.role === 'user') {
       // A new turn: the finished turns' reasoning leaves the prompt (a new array: earlier prompts keep theirs).
@@ -250,6 +267,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         if (spans !== undefined) unlogged.set(without, spans);
       });
       context = next;
+      if (manager) history = history.map(withoutReasoning);
     }
     const leftOut = resumeLeftOut(message);
     if (leftOut.length > 0) {
@@ -264,6 +282,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         edits++;
         context = rebuilt.context;
       }
+      if (manager) history = withoutCalls(history, new Set(leftOut)).context;
     }
     if (isModelCall(message) && !isUnpricedRequest(message)) {
       callAt = messageIndex;
@@ -286,8 +305,8 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
           tokens = out.tokens;
         }
       }
-      if (policy.manager) {
-        const result = await policy.manager.check({ messages: context, tokens, at: atMs });
+      if (manager) {
+        const result = await manager.check({ messages: context, tokens, at: atMs });
         if (result.microCompacted) stats.microCompactions++;
         if (result.messages !== context) {
           edits++;
@@ -307,7 +326,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       stats.billedInput += prompt;
       const own = cacheOf(message);
       const billed = own.cache.call({
-        messages: sent,
+        messages: byContent ? sent.map(byContent) : sent,
         tokensOf: (i) => sized(sent[i]),
         blocksOf: (i) => contentBlocks(sent[i]),
         baseTokens: toolsTokens + baseDelta,
@@ -342,15 +361,16 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       const spans = spansAt.get(messageIndex);
       if (spans) unlogged.set(kept, spans);
       context.push(kept);
+      if (manager) history.push(kept);
       tokens += tokensOf(kept, tok);
       appended += tokensOf(kept, tok) + (spans?.filter((s) => s.from === messageIndex + 1).reduce((n, s) => n + s.tokens, 0) ?? 0);
     }
     const point = branchPoint(message);
-    if (point !== undefined) branchPoints.set(point, { context: [...context], tokens });
+    if (point !== undefined) branchPoints.set(point, manager ? [...history] : [...context]);
   }
-  if (policy.manager) {
-    stats.compactions += policy.manager.state.compactions;
-    stats.stuck = policy.manager.state.stuck;
+  for (const m of managers) {
+    stats.compactions += m.state.compactions;
+    stats.stuck ||= m.state.stuck;
   }
   return stats;
 }
@@ -410,6 +430,19 @@ const holdsThinking = (m: Message) =>
   (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') ||
   (typeof m.thinking_blocks_without_text === 'number' && m.thinking_blocks_without_text > 0) ||
   (typeof m.redacted_thinking_blocks === 'number' && m.redacted_thinking_blocks > 0);
+
+/** The first message seen with each content, for any message with that content (each message serialised once). */
+function contentInterner(): (m: Message) => Message {
+  const keys = new WeakMap<Message, string>();
+  const first = new Map<string, Message>();
+  return (m) => {
+    let key = keys.get(m);
+    if (key === undefined) keys.set(m, (key = JSON.stringify(m)));
+    let known = first.get(key);
+    if (known === undefined) first.set(key, (known = m));
+    return known;
+  };
+}
 
 function emptyModelBill(): ModelBill {
   return { calls: 0, billedInput: 0, cachedInput: 0, cacheWrites: 0, outputTokens: 0, rewritten: { cold: 0, edits: 0, other: 0 } };

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { getEnvironmentData, setEnvironmentData } from 'node:worker_threads';
+import { TcompactError } from '../errors.js';
 import { BpeCounter } from './bpe-count.js';
 import { type RankTable, type SharedRankTable, buildRankTable, viewRankTable } from './rank-table.js';
 import { rankFileUrl, readRankFile, writeRankFile } from './rank-file.js';
@@ -70,8 +71,17 @@ function aiEncodingFromGptRanks(name: BpeEncodingName): AiEncoding {
   return { name, pat_str: constants[SPLIT_REGEX[name]].source, special_tokens: {}, stringEncoder, binaryEncoder, decoder: {} };
 }
 
+/**
+ * ai-tokenizer is an optional peer, not a dependency: it declares the AI SDK 5 as its own peer, and npm warns of that
+ * beside the AI SDK 6 that `tcompact/ai-sdk` takes. Only this engine needs it.
+ */
 function aiTokenizer(name: BpeEncodingName): CountOrdinary {
-  const { Tokenizer } = require('ai-tokenizer') as { Tokenizer: new (encoding: AiEncoding) => AiTokenizer };
+  let Tokenizer: new (encoding: AiEncoding) => AiTokenizer;
+  try {
+    ({ Tokenizer } = require('ai-tokenizer') as { Tokenizer: typeof Tokenizer });
+  } catch {
+    throw new TcompactError('E_CONFIG', 'tokenizer engine ai-tokenizer: the package ai-tokenizer is not installed (npm install ai-tokenizer)');
+  }
   const tokenizer = new Tokenizer(aiEncodingFromGptRanks(name));
   if (typeof tokenizer.encodeOrdinary !== 'function') throw new Error('ai-tokenizer has no encodeOrdinary: this version is not supported');
   return (text) => tokenizer.encodeOrdinary(text).length;

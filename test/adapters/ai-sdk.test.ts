@@ -11,14 +11,16 @@ import { groupToolResults, inCallOrder, plain } from '../helpers/runtime-message
 import { tempDir } from '../helpers/temp-dir.js';
 import {
   LOOPS,
+  type Branch,
   asRuntimeHolds,
+  branchesOf,
+  clockOf,
   flagsAsHeld,
+  inSessionOrder,
   loopSessions,
   costOfPrompts,
   costOfReplay,
-  replayClock,
   replayOf,
-  replayedMessages,
   sameRefs,
   sameRefsJson,
   writeConfig,
@@ -35,19 +37,39 @@ beforeAll(async () => {
  * recorded one); the loop stops where the session's user spoke next. Returns the messages of every step sent.
  */
 async function aiSdkLoop(
-  t: Transcript,
+  branch: Branch,
   options: ContextManagerOptionsInput,
   reports: CheckReport[] = [],
 ): Promise<{ sent: ModelMessage[][]; history: ModelMessage[] }> {
   const sent: ModelMessage[][] = [];
-  const prepareStep = tcompactPrepareStep(options, { now: replayClock(t), onCheck: (r) => reports.push(r) });
-  const history = await recordedGenerateTextLoop(replayedMessages(t), async (step) => {
-    const prepared = await prepareStep(step);
-    sent.push(prepared.messages);
-    return prepared;
-  });
+  const prepareStep = tcompactPrepareStep(options, { now: clockOf(branch.times), onCheck: (r) => reports.push(r) });
+  const history = await recordedGenerateTextLoop(
+    branch.messages,
+    async (step) => {
+      const prepared = await prepareStep(step);
+      sent.push(prepared.messages);
+      return prepared;
+    },
+    branch.start,
+  );
   return { sent, history };
 }
+
+describe('tcompact/ai-sdk: fromModelMessage', () => {
+  it('joins no empty reasoning part into the reasoning: it is a thinking block without text, counted, and given back', () => {
+    const m: ModelMessage = {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: '' },
+        { type: 'reasoning', text: 'abc' },
+        { type: 'text', text: 'done' },
+      ],
+    };
+    const [a] = fromModelMessages([m]);
+    expect(a).toEqual({ role: 'assistant', content: 'done', reasoning_content: 'abc', thinking_blocks_without_text: 1 });
+    expect(toModelMessages([a])).toEqual([m]);
+  });
+});
 
 describe('tcompact/ai-sdk: tcompactPrepareStep in a generateText loop', () => {
   it.each(LOOPS)(
@@ -59,7 +81,14 @@ describe('tcompact/ai-sdk: tcompactPrepareStep in a generateText loop', () => {
         const roundTrip = (m: Message) => fromModelMessages(toModelMessages([m]));
         const t = runtimeView ? asRuntimeHolds(recorded, roundTrip) : flagsAsHeld(recorded, roundTrip);
         const reports: CheckReport[] = [];
-        const { sent, history } = await aiSdkLoop(t, options, reports);
+        // Each branch of a forked session runs as a conversation of its own, under an adapter of its own.
+        const { branches, order } = branchesOf(t);
+        const runs = [];
+        for (const branch of branches) runs.push(await aiSdkLoop(branch, options, reports));
+        const sent = inSessionOrder(
+          runs.map((r) => r.sent),
+          order,
+        );
         const ours = await replayOf(t, config, options.window);
         expect(sent.length, t.id).toBe(ours.prompts.length);
         ours.prompts.forEach((prompt, call) => {
@@ -74,7 +103,9 @@ describe('tcompact/ai-sdk: tcompactPrepareStep in a generateText loop', () => {
           ),
         ).toEqual(costOfPrompts(t, ours.prompts.map(sameRefs)));
         // The SDK's history stays whole: every result the session recorded is there as it was.
-        expect(fromModelMessages(history).filter(isTool).length).toBe(replayedMessages(t).filter(isTool).length);
+        runs.forEach(({ history }, b) => {
+          expect(fromModelMessages(history).filter(isTool).length).toBe([...branches[b].start, ...branches[b].messages].filter(isTool).length);
+        });
         edited += reports.filter((r) => r.reason !== 'none').length;
       }
       expect(edited).toBeGreaterThan(0);

@@ -12,15 +12,17 @@ import {
   CONFIGS,
   FIXTURE,
   LOOPS,
+  type Branch,
   asRuntimeHolds,
+  branchesOf,
+  clockOf,
   bundledSessions,
   flagsAsHeld,
+  inSessionOrder,
   loopSessions,
   costOfPrompts,
   costOfReplay,
-  replayClock,
   replayOf,
-  replayedMessages,
   resultsOf,
   sameRefs,
   sameRefsJson,
@@ -45,11 +47,11 @@ const breakpoints = (text: string) => (text.match(/"cache_control":\{/g) ?? []).
  * answered with its recorded result; a user turn ends where the session's user spoke next.
  */
 async function anthropicLoop(
-  t: Transcript,
+  branch: Branch,
   options: ContextManagerOptionsInput,
   reports: CheckReport[],
 ): Promise<{ bodies: string[]; history: Anthropic.MessageParam[] }> {
-  const messages = replayedMessages(t);
+  const messages = branch.messages;
   const results = resultsOf(messages);
   let at = 0;
   const bodies: string[] = [];
@@ -75,8 +77,8 @@ async function anthropicLoop(
       return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
     },
   });
-  const edit = tcompactAnthropic(options, { now: replayClock(t), onCheck: (r) => reports.push(r) });
-  const history: Anthropic.MessageParam[] = [];
+  const edit = tcompactAnthropic(options, { now: clockOf(branch.times), onCheck: (r) => reports.push(r) });
+  const history: Anthropic.MessageParam[] = toAnthropic(branch.start);
   while (at < messages.length) {
     while (at < messages.length && !isAssistant(messages[at])) history.push(...toAnthropic([messages[at++]]));
     while (at < messages.length && isAssistant(messages[at])) {
@@ -90,6 +92,46 @@ async function anthropicLoop(
   return { bodies, history };
 }
 
+/**
+ * The session's loops: each branch of a forked session a conversation of its own, under an editor of its own. Returns
+ * every body sent, in the session's order, and each branch's bodies and reports.
+ */
+async function anthropicSession(
+  t: Transcript,
+  options: ContextManagerOptionsInput,
+): Promise<{ bodies: string[]; reports: CheckReport[]; branches: { bodies: string[]; reports: CheckReport[] }[] }> {
+  const { branches, order } = branchesOf(t);
+  const runs = [];
+  for (const branch of branches) {
+    const reports: CheckReport[] = [];
+    runs.push({ bodies: (await anthropicLoop(branch, options, reports)).bodies, reports });
+  }
+  return {
+    bodies: inSessionOrder(
+      runs.map((r) => r.bodies),
+      order,
+    ),
+    reports: runs.flatMap((r) => r.reports),
+    branches: runs,
+  };
+}
+
+describe('tcompact/anthropic: fromAnthropic', () => {
+  it('joins no empty thinking block into the reasoning: it is a thinking block without text, counted, and given back', () => {
+    const m: Anthropic.MessageParam = {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: '', signature: '' },
+        { type: 'thinking', thinking: 'abc', signature: '' },
+        { type: 'text', text: 'done' },
+      ],
+    };
+    const [a] = fromAnthropic([m]);
+    expect(a).toEqual({ role: 'assistant', content: 'done', reasoning_content: 'abc', thinking_blocks_without_text: 1 });
+    expect(toAnthropic([a])).toEqual([m]);
+  });
+});
+
 describe('tcompact/anthropic: tcompactAnthropic before each messages.create', () => {
   it.each(LOOPS)(
     'with the $name options, the SDK sends at each call of every bundled Claude Code session the prompt `simulate --policy config:FILE` replays, at the cost it states',
@@ -99,8 +141,7 @@ describe('tcompact/anthropic: tcompactAnthropic before each messages.create', ()
       for (const recorded of sessions) {
         const roundTrip = (m: Message) => fromAnthropic(toAnthropic([m]));
         const t = runtimeView ? asRuntimeHolds(recorded, roundTrip) : flagsAsHeld(recorded, roundTrip);
-        const reports: CheckReport[] = [];
-        const { bodies } = await anthropicLoop(t, options, reports);
+        const { bodies, reports } = await anthropicSession(t, options);
         const sent = bodies.map((b) => unmarked(JSON.parse(b) as Body));
         const ours = await replayOf(t, config, options.window);
         expect(sent.length, t.id).toBe(ours.prompts.length);
@@ -132,7 +173,7 @@ describe('tcompact/anthropic: tcompactAnthropic before each messages.create', ()
         ),
     );
     const t = asRuntimeHolds(recorded, roundTrip);
-    const { bodies } = await anthropicLoop(t, CONFIGS.compaction, []);
+    const { bodies } = await anthropicSession(t, CONFIGS.compaction);
     const sent = bodies.join('\n');
     expect(sent).toContain('- ok `uv run serve');
     expect(sent).not.toContain('FAILED `uv run serve');
@@ -144,17 +185,17 @@ describe('tcompact/anthropic: tcompactAnthropic before each messages.create', ()
     const options = LOOPS[0].options;
     let compared = 0;
     for (const t of sessions) {
-      const reports: CheckReport[] = [];
-      const { bodies } = await anthropicLoop(t, options, reports);
-      for (const body of bodies) expect(breakpoints(body)).toBeLessThanOrEqual(MAX_BREAKPOINTS);
-      for (let call = 1; call < bodies.length; call++) {
-        const [before, now] = [reports[call - 1], reports[call]];
-        const unedited = now.reason === 'none' && !now.microCompacted && now.status !== 'compacted';
-        if (!unedited || now.stableMessages === 0) continue;
-        const prefix = (body: string) => body.slice(0, body.indexOf('"cache_control"'));
-        expect(prefix(bodies[call]), `${t.id}, call ${call}`).toBe(prefix(bodies[call - 1]));
-        expect(before.stableMessages).toBe(now.stableMessages);
-        compared++;
+      for (const { bodies, reports } of (await anthropicSession(t, options)).branches) {
+        for (const body of bodies) expect(breakpoints(body)).toBeLessThanOrEqual(MAX_BREAKPOINTS);
+        for (let call = 1; call < bodies.length; call++) {
+          const [before, now] = [reports[call - 1], reports[call]];
+          const unedited = now.reason === 'none' && !now.microCompacted && now.status !== 'compacted';
+          if (!unedited || now.stableMessages === 0) continue;
+          const prefix = (body: string) => body.slice(0, body.indexOf('"cache_control"'));
+          expect(prefix(bodies[call]), `${t.id}, call ${call}`).toBe(prefix(bodies[call - 1]));
+          expect(before.stableMessages).toBe(now.stableMessages);
+          compared++;
+        }
       }
     }
     expect(compared).toBeGreaterThan(0);

@@ -15,14 +15,16 @@ import { inCallOrder } from '../helpers/runtime-messages.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import {
   LOOPS,
+  type Branch,
   asRuntimeHolds,
+  branchesOf,
+  clockOf,
   flagsAsHeld,
+  inSessionOrder,
   loopSessions,
   costOfPrompts,
   costOfReplay,
-  replayClock,
   replayOf,
-  replayedMessages,
   resultsOf,
   sameRefs,
   sameRefsJson,
@@ -96,13 +98,14 @@ const shape = (m: BaseMessage) => ({
  * The session run as a LangChain agent with the middleware: each user turn is an invoke on the state the last one
  * returned and the user's new messages; the model answers with the recorded replies, each tool with its recorded result,
  * and the agent ends a turn where the session's user spoke next. Returns the prompts the model got and the final state.
+ * A branch of a forked session runs as a conversation of its own, under a middleware of its own.
  */
 async function langChainLoop(
-  t: Transcript,
+  branch: Branch,
   options: ContextManagerOptionsInput,
   reports: CheckReport[],
 ): Promise<{ prompts: BaseMessage[][]; state: BaseMessage[] }> {
-  const messages = replayedMessages(t);
+  const messages = branch.messages;
   const results = resultsOf(messages);
   let at = 0;
   const model = new ScriptedChatModel(() => messages[at++]);
@@ -124,8 +127,13 @@ async function langChainLoop(
       },
     },
   });
-  const agent = createAgent({ model, tools, middleware: [turns, tcompactMiddleware(options, { now: replayClock(t), onCheck: (r) => reports.push(r) })] });
-  let state: BaseMessage[] = [];
+  const agent = createAgent({
+    model,
+    tools,
+    middleware: [turns, tcompactMiddleware(options, { now: clockOf(branch.times), onCheck: (r) => reports.push(r) })],
+  });
+  // A branch of a forked session starts from the history at its fork, the replies as the model gave them.
+  let state: BaseMessage[] = branch.start.map((m) => (isAssistant(m) ? chatAnthropicReply(m) : toLangChainMessage(m)!));
   while (at < messages.length) {
     const input: Message[] = [];
     while (at < messages.length && !isAssistant(messages[at])) input.push(messages[at++]);
@@ -174,7 +182,13 @@ describe('tcompact/langchain: tcompactMiddleware in a createAgent loop', () => {
         const roundTrip = (m: Message) => [fromLangChainMessage(toLangChainMessage(m))!];
         const t = runtimeView ? asRuntimeHolds(recorded, roundTrip) : flagsAsHeld(recorded, roundTrip);
         const reports: CheckReport[] = [];
-        const { prompts, state } = await langChainLoop(t, options, reports);
+        const { branches, order } = branchesOf(t);
+        const runs = [];
+        for (const branch of branches) runs.push(await langChainLoop(branch, options, reports));
+        const prompts = inSessionOrder(
+          runs.map((r) => r.prompts),
+          order,
+        );
         const ours = await replayOf(t, config, options.window);
         expect(prompts.length, t.id).toBe(ours.prompts.length);
         ours.prompts.forEach((prompt, call) => {
@@ -188,11 +202,13 @@ describe('tcompact/langchain: tcompactMiddleware in a createAgent loop', () => {
           ),
         ).toEqual(costOfPrompts(t, ours.prompts.map(sameRefs)));
         // The agent's state keeps the whole history: every result the session recorded, as recorded.
-        expect(fromLangChain(state).filter(isTool)).toEqual(
-          inCallOrder(replayedMessages(t))
-            .filter(isTool)
-            .map((m) => fromLangChainMessage(toLangChainMessage(m))),
-        );
+        runs.forEach(({ state }, b) => {
+          expect(fromLangChain(state).filter(isTool)).toEqual(
+            inCallOrder([...branches[b].start, ...branches[b].messages])
+              .filter(isTool)
+              .map((m) => fromLangChainMessage(toLangChainMessage(m))),
+          );
+        });
         edited += reports.filter((r) => r.reason !== 'none').length;
       }
       expect(edited).toBeGreaterThan(0);

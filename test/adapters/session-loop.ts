@@ -12,6 +12,8 @@ import { CACHE_RULES, DEFAULT_CALL_GAP_SECONDS, contentBlocks } from '../../src/
 import { CallClock } from '../../src/replay/billing/call-clock.js';
 import { DEFAULT_PRICES, costOfBill } from '../../src/replay/billing/prices.js';
 import { PromptCache } from '../../src/replay/billing/prompt-cache.js';
+import type { ContextManager } from '../../src/context/context-manager.js';
+import { branchFrom, branchPoint, callThread } from '../../src/model/recorded.js';
 import { resolvePolicy } from '../../src/replay/policies/resolve.js';
 import { type ReplayStats, replay, replayed } from '../../src/replay/replay.js';
 import { countMessage, totalOf } from '../../src/tokens/breakdown.js';
@@ -61,7 +63,8 @@ export async function bundledSessions(inputs: readonly string[] = [CLAUDE_CODE])
 }
 
 /** The sessions the loops run: the bundled ones, and the fixtures with the shapes they lack. */
-export const loopSessions = () => bundledSessions([CLAUDE_CODE, FIXTURE('is-error-false'), FIXTURE('thinking-blocks')]);
+export const loopSessions = () =>
+  bundledSessions([CLAUDE_CODE, FIXTURE('is-error-false'), FIXTURE('thinking-blocks'), FIXTURE('fork'), FIXTURE('empty-thinking')]);
 
 /**
  * The session as recorded, each tool result's `is_error` as the runtime's messages hold it (the round trip's): a
@@ -103,25 +106,69 @@ export function callTimes(t: Transcript): number[] {
   return out;
 }
 
-/** A clock that gives the replay's call times in order. */
-export function replayClock(t: Transcript): () => number {
-  const times = callTimes(t);
+/** A clock that gives these call times in order. */
+export function clockOf(times: readonly number[]): () => number {
   let call = 0;
   return () => times[call++];
 }
 
-/** Every prompt the replay of `config:FILE` sends, and the figures it states. */
+/**
+ * One branch of a session as a runtime of its own runs it (a second process going on from the session's file): the
+ * history it starts from (the fork's, as recorded), its own messages, and when the replay makes each of its calls.
+ */
+export interface Branch {
+  start: Message[];
+  messages: Message[];
+  times: number[];
+}
+
+/** The session's branches (one for an unforked session), and the branch of each call, in the session's order. */
+export function branchesOf(t: Transcript): { branches: Branch[]; order: number[] } {
+  const times = callTimes(t);
+  const byThread = new Map<number, Branch>();
+  const points = new Map<number, Message[]>();
+  const order: number[] = [];
+  for (const m of replayedMessages(t)) {
+    let branch = byThread.get(callThread(m));
+    if (!branch) {
+      const from = branchFrom(m);
+      byThread.set(callThread(m), (branch = { start: from === undefined ? [] : [...(points.get(from) ?? [])], messages: [], times: [] }));
+    }
+    branch.messages.push(m);
+    if (isAssistant(m)) {
+      order.push([...byThread.values()].indexOf(branch));
+      branch.times.push(times[order.length - 1]);
+    }
+    const point = branchPoint(m);
+    if (point !== undefined) points.set(point, [...branch.start, ...branch.messages]);
+  }
+  return { branches: [...byThread.values()], order };
+}
+
+/** Each branch's calls put back in the session's order. */
+export function inSessionOrder<T>(perBranch: readonly (readonly T[])[], order: readonly number[]): T[] {
+  const next = perBranch.map(() => 0);
+  return order.map((b) => perBranch[b][next[b]++]);
+}
+
+/**
+ * Every prompt the replay of `config:FILE` sends, and the figures it states. A forked session's branches each have a
+ * manager of their own (ContextManager.fresh): each is watched.
+ */
 export async function replayOf(t: Transcript, configPath: string, window: number): Promise<{ prompts: Message[][]; stats: ReplayStats }> {
   const instance = resolvePolicy(`config:${configPath}`, tok).instantiate(policyEnv({ tokenizer: tok, window, cache: RULES }));
-  const manager = instance.manager!;
   const prompts: Message[][] = [];
-  const watched = Object.create(manager) as typeof manager;
-  watched.check = async (input) => {
-    const result = await manager.check(input);
-    prompts.push([...result.messages]);
-    return result;
+  const watch = (manager: ContextManager): ContextManager => {
+    const watched = Object.create(manager) as ContextManager;
+    watched.check = async (input) => {
+      const result = await manager.check(input);
+      prompts.push([...result.messages]);
+      return result;
+    };
+    watched.fresh = () => watch(manager.fresh());
+    return watched;
   };
-  const stats = await replay(t, { ...instance, manager: watched }, { tokenizer: tok, window, cache: RULES });
+  const stats = await replay(t, { ...instance, manager: watch(instance.manager!) }, { tokenizer: tok, window, cache: RULES });
   return { prompts, stats };
 }
 

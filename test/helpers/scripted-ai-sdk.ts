@@ -48,13 +48,17 @@ export type StepPreparer = PrepareStepFunction<ToolSet>;
  * A session's replayed messages run as an AI SDK agent: each user turn is a generateText call on the whole history,
  * `prepareStep` applied before every step, the mock model answering with the recorded replies and each tool with its
  * recorded result (a failure where the session recorded one); the loop stops where the session's user spoke next.
- * Returns the history the SDK kept.
+ * Returns the history the SDK kept. A branch of a forked session starts from the history at its fork (`start`).
  */
-export async function recordedGenerateTextLoop(messages: readonly Message[], prepareStep: StepPreparer): Promise<ModelMessage[]> {
+export async function recordedGenerateTextLoop(
+  messages: readonly Message[],
+  prepareStep: StepPreparer,
+  start: readonly Message[] = [],
+): Promise<ModelMessage[]> {
   let at = 0;
   const model = new MockLanguageModelV3({ doGenerate: async () => recordedAnswer(messages[at++]) });
   const tools: ToolSet = recordedTools(toolNames(messages), resultsOf(messages));
-  let history: ModelMessage[] = [];
+  let history: ModelMessage[] = toModelMessages(start);
   while (at < messages.length) {
     const input: Message[] = [];
     while (at < messages.length && !isAssistant(messages[at])) input.push(messages[at++]);

@@ -6,6 +6,7 @@ import type { ModelMessage } from 'ai';
 import { contentText, type ContentPart } from '../../model/content.js';
 import type { AssistantMessage, Message, ToolMessage, UserMessage } from '../../model/message.js';
 import { type CallIndex, callOf, indexCalls, parseArgs } from '../call-index.js';
+import { thinkingWithoutText, withoutText } from '../thinking.js';
 
 type UserPart = { type: 'text'; text: string } | { type: 'image'; image: string } | { type: 'file'; data: string; mediaType: string };
 type AssistantParts = Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string>;
@@ -58,6 +59,7 @@ export function toModelMessage(m: Message, toolNameOf: (callId: string) => strin
   if (m.role === 'assistant') {
     const a = m as AssistantMessage;
     const parts: AssistantParts = [];
+    for (let i = 0; i < thinkingWithoutText(a); i++) parts.push({ type: 'reasoning', text: '' });
     if (a.reasoning_content) parts.push({ type: 'reasoning', text: a.reasoning_content });
     parts.push(...textParts(a.content));
     for (const c of a.tool_calls ?? []) parts.push({ type: 'tool-call', toolCallId: c.id, toolName: c.function.name, input: parseArgs(c.function.arguments) });
@@ -112,11 +114,14 @@ export function fromModelMessage(m: ModelMessage, index?: CallIndex): Message[] 
   if (m.role === 'assistant') {
     const parts = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
     const texts = parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
-    const reasoning = parts.flatMap((p) => (p.type === 'reasoning' ? [p.text] : [])).join('\n\n');
+    const thoughts = parts.flatMap((p) => (p.type === 'reasoning' ? [p.text] : []));
+    const reasoning = thoughts.filter((t) => t !== '').join('\n\n');
     const calls = parts.flatMap((p) => (p.type === 'tool-call' ? [callOf(p.toolCallId, p.toolName, p.input, index)] : []));
     const content = texts.length > 1 ? texts.map((text) => ({ type: 'text' as const, text })) : texts[0] || null;
     const a: AssistantMessage = { role: 'assistant', content };
     if (reasoning !== '') a.reasoning_content = reasoning;
+    // A thinking block given without its text (Anthropic's redacted or signature-only ones) is an empty part: counted.
+    withoutText(a, thoughts.filter((t) => t === '').length);
     if (calls.length > 0) a.tool_calls = calls;
     return [a];
   }

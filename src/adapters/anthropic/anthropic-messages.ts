@@ -8,6 +8,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { contentText, type ContentPart } from '../../model/content.js';
 import type { AssistantMessage, Message, ToolMessage, UserMessage } from '../../model/message.js';
 import { type CallIndex, callOf, parseArgs } from '../call-index.js';
+import { thinkingWithoutText, withoutText } from '../thinking.js';
 
 type Block = Anthropic.ContentBlockParam;
 type ToolResultContent = Exclude<Anthropic.ToolResultBlockParam['content'], string | undefined>;
@@ -36,11 +37,13 @@ export function fromAnthropicMessage(m: Anthropic.MessageParam, index?: CallInde
     return [{ message, blocks: [] }];
   }
   if (m.role === 'assistant') {
-    const reasoning = m.content.flatMap((b) => (b.type === 'thinking' ? [b.thinking] : [])).join('\n\n');
+    const thoughts = m.content.flatMap((b) => (b.type === 'thinking' ? [b.thinking] : []));
+    const reasoning = thoughts.filter((t) => t !== '').join('\n\n');
     const text = textOf(m.content as { type: string; text?: string }[]);
     const calls = m.content.flatMap((b) => (b.type === 'tool_use' ? [callOf(b.id, b.name, b.input, index)] : []));
     const a: AssistantMessage = { role: 'assistant', content: text === '' || text.length === 0 ? null : text };
     if (reasoning !== '') a.reasoning_content = reasoning;
+    withoutText(a, thoughts.filter((t) => t === '').length);
     if (calls.length > 0) a.tool_calls = calls;
     return [{ message: a, blocks: m.content }];
   }
@@ -97,6 +100,7 @@ export function toAnthropicBlocks(m: Message): { role: 'user' | 'assistant'; blo
     const a = m as AssistantMessage;
     const blocks: Block[] = [];
     // Thinking goes back without the signature the API checks: only the manager's own messages are rebuilt so.
+    for (let i = 0; i < thinkingWithoutText(a); i++) blocks.push({ type: 'thinking', thinking: '', signature: '' });
     if (a.reasoning_content) blocks.push({ type: 'thinking', thinking: a.reasoning_content, signature: '' });
     blocks.push(...textBlocks(a.content));
     for (const c of a.tool_calls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.function.name, input: parseArgs(c.function.arguments) });
