@@ -55,6 +55,13 @@ export interface SessionFidelity {
   departure?: CallDeparture;
   /** The unlogged tokens billed pass {@link UNLOGGED_FLAG} of the recorded input: the replay rests on the record there. */
   unloggedFlag: boolean;
+  /**
+   * The known departures of the source's log from what it sent that this session holds and the reading or the replay
+   * corrected (images counted as billed, replies a subagent's file logs again, an inline sidechain read apart...).
+   */
+  corrected: string[];
+  /** What of the replay is estimated from the record rather than read from the log (the post-compaction step). */
+  estimated: string[];
 }
 
 /** One replayed call as the fidelity table needs it: its billing and its input-side cost with caching. */
@@ -69,6 +76,9 @@ export interface FidelityInputs {
   recordedInputCost: (messageIndex: number) => number;
   unloggedAt: (index: number) => number;
   basePrompt: number;
+  /** What the reading and the replay corrected in this session, and what of the replay is estimated from the record. */
+  corrected?: readonly string[];
+  estimated?: readonly string[];
 }
 
 export const pair = (recorded: number, replayed: number): FidelityPair => ({
@@ -130,5 +140,7 @@ export function sessionFidelity(transcript: Transcript, calls: readonly Fidelity
     syntheticCalls: replayed.synthetic,
     ...(departure ? { departure } : {}),
     unloggedFlag: share > UNLOGGED_FLAG,
+    corrected: [...(inputs.corrected ?? [])],
+    estimated: [...(inputs.estimated ?? [])],
   };
 }
