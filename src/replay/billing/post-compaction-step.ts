@@ -7,7 +7,7 @@ import type { UnloggedSpan } from './token-ratio.js';
  * What a client sends right after its own compaction beside the summary, which the log does not hold: Claude Code
  * re-sends up to five recently read files, the plan file, invoked skills, tool and MCP announcements and the
  * SessionStart hooks' output (anthropics/claude-code#43600, #43603), logged only from 2.1.128 on as `attachment`
- * records, which the reader skips. The replay of the source's compactions is short of it by a near-constant step from
+ * records (which the reader reads as messages: such a point is left alone). The replay of the source's compactions is short of it by a near-constant step from
  * the first call after each point until the next one.
  *
  * The step is estimated from the record: at the first call after each point with a recorded summary, the recorded
@@ -19,7 +19,8 @@ export function postCompactionSteps(transcript: Transcript, replayedPrompt: Read
   const points = sourceCompactionPoints(transcript);
   const spans: UnloggedSpan[] = [];
   for (const [k, point] of points.entries()) {
-    if (!point.summary) continue;
+    // What the source logged of its re-sends (Claude Code's `attachment` records, read as messages) is sent already.
+    if (!point.summary || transcript.messages.slice(point.index, point.callIndex).some((m) => typeof m.attachment === 'string')) continue;
     const at = transcript.messages.indexOf(point.summary);
     const call = recordedCall(transcript.messages[point.callIndex]);
     const replayed = replayedPrompt.get(point.callIndex);

@@ -18,6 +18,8 @@ export function correctionsOf(transcript: Transcript, steps: readonly UnloggedSp
   const relogged = transcript.messages.filter((m) => m.logged_by_session === true).length;
   if (relogged > 0) corrected.push(`${int(relogged)} replies of the session counted there`);
   if (/:sidechain-\d+$/.test(transcript.id)) corrected.push('inline sidechain read apart');
+  const attachments = transcript.messages.filter((m) => typeof m.attachment === 'string').length;
+  if (attachments > 0) corrected.push(`${int(attachments)} logged attachments sent`);
   const estimated: string[] = [];
   if (steps.length > 0) {
     const tokens = steps.reduce((n, s) => n + s.tokens, 0);
