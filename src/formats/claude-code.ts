@@ -14,6 +14,7 @@ import { lineItem, readJsonl } from './_jsonl.js';
 import { type BranchMark, findBranches } from './_branches.js';
 import { orderByParent } from './_parent-order.js';
 import { replyKey, sessionReplyKeys } from './_claude-code-parent.js';
+import { attachmentText } from './_claude-code-attachments.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
@@ -141,6 +142,12 @@ class SessionState {
     const type = value.type;
     if (type === 'system' && value.subtype === 'compact_boundary') return this.keep(BoundaryRecord, value, at);
     if (type === 'user') return this.keep(UserRecord, value, at);
+    if (type === 'attachment') {
+      // What Claude Code adds to the next request (see attachmentText): a client-added user message.
+      const sent = attachmentText(value.attachment);
+      if (sent)
+        return this.keep(UserRecord, { ...value, type: 'user', isMeta: true, attachmentType: sent.type, message: { role: 'user', content: sent.text } }, at);
+    }
     if (type === 'assistant') return this.keep(AssistantRecord, value, at);
     if (type === 'system') return { kind: 'skipped', reason: `record:system/${typeof value.subtype === 'string' ? value.subtype : 'unknown'}` };
     return { kind: 'skipped', reason: `record:${type}` };
@@ -587,6 +594,7 @@ function buildMessages(
       continue;
     }
     if (record.isMeta === true) extra.is_meta = true;
+    if (typeof record.attachmentType === 'string') extra.attachment = record.attachmentType;
     const isSummary = record.isCompactSummary === true;
     if (isSummary) extra.is_compact_summary = true;
     const content = relogs.userContent(record.message.content);

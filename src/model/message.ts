@@ -48,6 +48,8 @@ const UserMessageSchema = z.looseObject({
   is_compact_summary: z.boolean().optional(),
   /** Extension: text the client added, not typed by the user (Claude Code `isMeta`: skill expansions, reminders). */
   is_meta: z.boolean().optional(),
+  /** Extension: what the client attached to the request, logged apart (Claude Code `attachment` records): its kind. */
+  attachment: z.string().optional(),
 });
 const AssistantMessageSchema = z.looseObject({
   role: z.literal('assistant'),

@@ -215,6 +215,8 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   const spansAt = new Map<number, UnloggedSpan[]>();
   for (const span of options.unlogged ?? []) spansAt.set(span.at, [...(spansAt.get(span.at) ?? []), span]);
   const unlogged = new Map<Message, UnloggedSpan[]>();
+  // A source's summary is never replayed as history: what its spans carry is billed wherever a policy puts it.
+  for (const [at, spans] of spansAt) if (isSourceSummary(transcript.messages[at])) unlogged.set(transcript.messages[at], spans);
   // The index of the reply whose call is being billed.
   let callAt = -1;
   const extraOf = (m: Message) => {

@@ -34,9 +34,12 @@ import { CompactionCallMeter } from './compaction-calls.js';
 import { asSent } from './sent-tool-output.js';
 import type { Policy } from './policies/policy.js';
 import type { ModelRun, PolicyRun } from './policy-run.js';
-import { type ReplayStats, type ReplayedCall, replay, withoutEarlierThinking } from './replay.js';
+import { type ReplayLoopOptions, type ReplayStats, type ReplayedCall, replay, withoutEarlierThinking } from './replay.js';
+import { postCompactionSteps, sendsUnloggedAfterCompaction } from './billing/post-compaction-step.js';
+import { correctionsOf } from './fidelity/corrections.js';
 import { type FidelityCall, type SessionFidelity, sessionFidelity } from './fidelity/session-fidelity.js';
 import { SOURCE_OWN, sourcePolicy } from './policies/source-policy.js';
+import { sourceCompactionPoints } from './policies/source-points.js';
 import type { ReplayDeps, ReplayOptions } from './replay-options.js';
 
 /** Where a transcript came from. */
@@ -297,7 +300,10 @@ export async function replayTranscript(
     stripsEarlierThinking: (m: Message) => !keepsEarlierThinking(modelOf(m)),
     ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
     ...(unlogged.length > 0 ? { unlogged } : {}),
-  };
+  } as ReplayLoopOptions;
+  // With the base prompt measured on the record, so is what the source re-sent after its compactions (estimated).
+  const steps = o.basePrompt === 'recorded' && recorded ? await estimatedPostCompactionSteps(transcript, env, replayOptions) : [];
+  if (steps.length > 0) replayOptions.unlogged = [...unlogged, ...steps];
   // The replay held against the record: `source` among the policies, else replayed apart for it alone.
   const totals = recorded ? undefined : sessionTotals(transcript);
   const heldAgainstRecord = (recorded || totals) && o.fidelity ? (policies.find((p) => p.replaysSource) ?? sourcePolicy('own')) : undefined;
@@ -352,6 +358,7 @@ export async function replayTranscript(
         return call ? recordedInputCost(call, choice.pricingOf(modelOf(transcript.messages[i])).rates) : 0;
       },
       unloggedAt: (i) => unlogged.reduce((n, span) => (span.at === i && span.from === i + 1 ? n + span.tokens : n), 0),
+      ...correctionsOf(transcript, steps),
       basePrompt,
       ...(totals ? { totalsInputCost: recordedInputCost(totals.tokens, choice.pricingOf(totals.model ?? choice.mainModel).rates) } : {}),
     });
@@ -362,4 +369,19 @@ export async function replayTranscript(
   const untimed = !transcript.messages.some((m) => m.timestamp !== undefined);
   const project = transcriptProject(transcript);
   return { result, prompts, untimed, ...(source.format === undefined ? {} : { format: source.format }), ...(project === undefined ? {} : { project }) };
+}
+
+/**
+ * The post-compaction steps of a source that re-sends unlogged content after compacting (see postCompactionSteps):
+ * measured on a replay of its own compactions without them.
+ */
+async function estimatedPostCompactionSteps(
+  transcript: Transcript,
+  env: Parameters<Policy['instantiate']>[0],
+  options: ReplayLoopOptions,
+): Promise<UnloggedSpan[]> {
+  if (!sendsUnloggedAfterCompaction(transcript) || !sourceCompactionPoints(transcript).some((p) => p.summary !== undefined)) return [];
+  const prompts = new Map<number, number>();
+  await replay(transcript, sourcePolicy('own').instantiate(env), { ...options, onCall: (prompt, call) => prompts.set(call.messageIndex, prompt) });
+  return postCompactionSteps(transcript, prompts);
 }

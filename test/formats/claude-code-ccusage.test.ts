@@ -47,6 +47,9 @@ describe('Claude Code recorded usage equals ccusage, session by session', () => 
       'synthetic-replies': [12, 20_660, 60_780, 155],
       'thinking-across-turns': [12, 20_320, 60_310, 25],
       'resume-parallel-calls': [21, 11_454, 46_903, 280],
+      'compaction-unlogged-step': [18, 29_136, 125_342, 240],
+      'compaction-attachments': [12, 23_748, 66_456, 160],
+      'deepseek-backend': [18_538, 0, 18_432, 70],
     };
     const files = Object.keys(ccusage)
       .filter((s) => !s.startsWith('7a1c'))

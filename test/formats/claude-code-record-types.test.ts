@@ -46,7 +46,6 @@ describe('Claude Code record types of the 2.x clients', () => {
     expect(recordedUsage(t.transcript)).toMatchObject({ calls: 2, cacheCreation: 21_580, cacheRead: 21_400 });
     expect(skippedOf(items).map((s) => s.reason)).toEqual([
       'record:permission-mode',
-      'record:attachment',
       'record:last-prompt',
       'record:ai-title',
       'record:agent-name',

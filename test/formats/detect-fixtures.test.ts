@@ -19,6 +19,7 @@ const FOLDERS: Readonly<Record<string, FormatName | 'none'>> = {
   'gemini-usage': 'gemini',
   checkpoints: 'gemini-checkpoint',
   fidelity: 'claude-code',
+  'adapter-sessions': 'claude-code',
   'side-store-v1': 'openai',
   strategies: 'none',
 };

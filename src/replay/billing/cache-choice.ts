@@ -103,12 +103,26 @@ export function modelPricing(model: string, rules: CacheRules, settings: Pick<Ca
 export function defaultCacheModel(transcript: Transcript, recorded?: Pick<RecordedUsage, 'cacheCreation' | 'cacheCreation1h'>): CacheModelName {
   const source = transcript.metadata?.source as { format?: unknown } | undefined;
   const format = typeof source?.format === 'string' ? source.format : undefined;
-  if (format === 'claude-code') return mostlyOneHour(recorded) ? 'anthropic-1h' : 'anthropic-5m';
+  if (format === 'claude-code') return answeredByOtherBackend(transcript) ?? (mostlyOneHour(recorded) ? 'anthropic-1h' : 'anthropic-5m');
   if (format === 'codex') return 'openai';
   if (format === 'gemini' || format === 'gemini-checkpoint') return 'google';
   const models = transcript.metadata?.models;
   const last = Array.isArray(models) ? models[models.length - 1] : undefined;
   return typeof last === 'string' ? (cacheModelOfModel(last) ?? 'anthropic-5m') : 'anthropic-5m';
+}
+
+/**
+ * Claude Code pointed at another provider's Anthropic-compatible endpoint (`ANTHROPIC_BASE_URL`, a DeepSeek model):
+ * the cache is that provider's, chosen from the models that answered, not from the client. Such backends cache
+ * prefixes on their own, write nothing (`cache_creation_input_tokens` always 0) and read in fixed steps, as OpenAI's
+ * prompt cache does: the cache its name implies, else `openai`. Undefined when a Claude model answered any call.
+ */
+function answeredByOtherBackend(transcript: Transcript): CacheModelName | undefined {
+  const models = transcript.metadata?.models;
+  if (!Array.isArray(models) || models.length === 0) return undefined;
+  const named = models.filter((m): m is string => typeof m === 'string');
+  if (named.length === 0 || named.some((m) => cacheModelOfModel(m)?.startsWith('anthropic'))) return undefined;
+  return cacheModelOfModel(named[named.length - 1]) ?? 'openai';
 }
 
 /** The provider cache a model's name implies (`gpt...`, `o1`/`o3`/`o4...`, `codex...` -> openai, `gemini...` -> google), if any. */

@@ -15,7 +15,12 @@ export const FIDELITY_NOTE =
   'produced it), unlogged content (the token scale placed tokens the log lacks there, a message holds content the log ' +
   "shows only in part, or the replay carries such tokens where the record's input fell), the source's own compaction, a " +
   'branch switch, a resume rebuild, the first call without the unrecorded system prompt; else an unexplained jump. ' +
-  'Unlogged: the unlogged tokens the replay billed over the recorded input; a session is flagged where they pass 10%.';
+  'Unlogged: the unlogged tokens the replay billed over the recorded input; a session is flagged where they pass 10%. ' +
+  "Corrected: what the reading and the replay corrected of the session's log (images counted as billed, replies a " +
+  "subagent's file logs again counted in the session, a sidechain logged inline read apart). Estimated: what the " +
+  "replay takes from the record rather than the log: after each of Claude Code's compactions, the step between the " +
+  "first call's recorded prompt and the replayed one (the files, plan, skills and tool announcements it re-sends " +
+  'unlogged), carried with the summary until the next compaction.';
 
 /** A session's calls, recorded and replayed; a session whose source records only totals says its calls are not recorded one by one. */
 export const callsText = (f: SessionFidelity): string =>
@@ -61,6 +66,8 @@ export function fidelitySection(summary: FidelitySummary | undefined, perTranscr
         'its prompt recorded',
         'its prompt replayed',
         'what was there',
+        'corrected',
+        'estimated',
       ],
       rows.map(({ t, f }) => [
         t.id,
@@ -79,8 +86,10 @@ export function fidelitySection(summary: FidelitySummary | undefined, perTranscr
         f.departure ? int(f.departure.recorded) : NO_VALUE,
         f.departure ? int(f.departure.replayed) : NO_VALUE,
         causesText(f),
+        f.corrected.length > 0 ? f.corrected.join(', ') : NO_VALUE,
+        f.estimated.length > 0 ? f.estimated.join(', ') : NO_VALUE,
       ]),
-      'lrrrrrrrrrrrrrrl',
+      'lrrrrrrrrrrrrrrlll',
     ),
   ];
 }

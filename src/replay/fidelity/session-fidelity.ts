@@ -60,6 +60,13 @@ export interface SessionFidelity {
   departure?: CallDeparture;
   /** The unlogged tokens billed pass {@link UNLOGGED_FLAG} of the recorded input: the replay rests on the record there. */
   unloggedFlag: boolean;
+  /**
+   * The known departures of the source's log from what it sent that this session holds and the reading or the replay
+   * corrected (images counted as billed, replies a subagent's file logs again, an inline sidechain read apart...).
+   */
+  corrected: string[];
+  /** What of the replay is estimated from the record rather than read from the log (the post-compaction step). */
+  estimated: string[];
 }
 
 /** One replayed call as the fidelity table needs it: its billing and its input-side cost with caching. */
@@ -76,6 +83,9 @@ export interface FidelityInputs {
   basePrompt: number;
   /** The input-side cost with caching of the session's recorded totals, when the source records only those. */
   totalsInputCost?: number;
+  /** What the reading and the replay corrected in this session, and what of the replay is estimated from the record. */
+  corrected?: readonly string[];
+  estimated?: readonly string[];
 }
 
 export const pair = (recorded: number, replayed: number): FidelityPair => ({
@@ -138,6 +148,8 @@ export function sessionFidelity(transcript: Transcript, calls: readonly Fidelity
     syntheticCalls: replayed.synthetic,
     ...(departure ? { departure } : {}),
     unloggedFlag: share > UNLOGGED_FLAG,
+    corrected: [...(inputs.corrected ?? [])],
+    estimated: [...(inputs.estimated ?? [])],
   };
 }
 
@@ -169,5 +181,7 @@ function totalsFidelity(transcript: Transcript, calls: readonly FidelityCall[], 
     unlogged: { tokens: unlogged, share },
     syntheticCalls: calls.filter((c) => isSyntheticReply(transcript.messages[c.messageIndex])).length,
     unloggedFlag: share > UNLOGGED_FLAG,
+    corrected: [...(inputs.corrected ?? [])],
+    estimated: [...(inputs.estimated ?? [])],
   };
 }

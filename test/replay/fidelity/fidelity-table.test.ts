@@ -65,26 +65,37 @@ describe('the fidelity table on a real Claude Code session', () => {
     expect(f.inputCost.replayed).toBeCloseTo(source.cost.withCache - summaries - outputCost(source.byModel, run.json), 9);
   });
 
-  it("names the first call more than 10% off its record, and the source's compaction before it", async () => {
+  it("carries the post-compaction step the record shows, so no call departs at the source's compaction any more", async () => {
     const transcript = await firstTranscript(SESSION);
     const recordedPrompts = transcript.messages.filter((m) => m.role === 'assistant').map((m) => recordedPromptTokens(m));
     const replayed = run.json.trace!.prompts.source;
     const first = replayed.findIndex((p, i) => recordedPrompts[i] !== undefined && Math.abs(p - recordedPrompts[i]!) > 0.1 * recordedPrompts[i]!);
-    expect(first).toBeGreaterThan(0);
-    expect(f.departure).toMatchObject({ call: first + 1, recorded: recordedPrompts[first], replayed: replayed[first] });
-    expect(f.departure!.causes).toContain('source-compaction');
+    expect(first).toBe(-1);
+    expect(f.departure).toBeUndefined();
+    expect(f.estimated).toEqual([expect.stringMatching(/^post-compaction step \(1 point, [\d,]+ tokens\)$/) as string]);
+  });
+
+  it("without the base prompt measured on the record, names the first call more than 10% off, and the source's compaction before it", async () => {
+    const transcript = await firstTranscript(SESSION);
+    const plain = await simulate(SESSION, ['--policy', 'source', '--base-prompt', '0', '--token-ratio', 'recorded']);
+    const g = plain.json.perTranscript[0].fidelity!;
+    const recordedPrompts = transcript.messages.filter((m) => m.role === 'assistant').map((m) => recordedPromptTokens(m));
+    const replayed = plain.json.trace!.prompts.source;
+    const first = replayed.findIndex((p, i) => recordedPrompts[i] !== undefined && Math.abs(p - recordedPrompts[i]!) > 0.1 * recordedPrompts[i]!);
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(g.departure).toMatchObject({ call: first + 1, recorded: recordedPrompts[first], replayed: replayed[first] });
+    expect(g.estimated).toEqual([]);
   });
 
   it('writes the table and its summary in simulate.json, simulate.md and simulate.html', () => {
     const s = run.json.fidelity!;
-    expect(s).toMatchObject({ policy: 'source', sessions: 1, input: f.input, inputCost: f.inputCost, cacheWrites: f.cacheWrites, departing: 1 });
+    expect(s).toMatchObject({ policy: 'source', sessions: 1, input: f.input, inputCost: f.inputCost, cacheWrites: f.cacheWrites, departing: 0 });
     expect(run.md).toContain('## The replay against the record');
-    expect(run.md).toMatch(/The 'source' replay against the record of 1 sessions: input -?\d+\.\d%/);
+    expect(run.md).toMatch(/The 'source' replay against the record of 1 sessions: input [-+]?\d+\.\d%/);
     const row = run.md.split('\n').find((l) => l.startsWith('| ae4a77f8-aedd-4bc1-888f-c94edc91af04 |'));
-    expect(row).toContain("source's compaction");
+    expect(row).toMatch(/\| – \| post-compaction step \(1 point, [\d,]+ tokens\) \|$/);
     expect(run.html).toContain('The replay against the record');
     expect(run.html).toContain('ae4a77f8-aedd-4bc1-888f-c94edc91af04');
-    expect(run.html).toContain('source&#39;s compaction');
   });
 
   it('replays source for the table when it is not among the policies, with the same figures', async () => {

@@ -1,0 +1,29 @@
+import { messageContent } from '../../model/message.js';
+import type { Transcript } from '../../model/transcript.js';
+import { int } from '../../report/format.js';
+import type { UnloggedSpan } from '../billing/token-ratio.js';
+
+/**
+ * What the fidelity table says a session's replay corrected of its log, and what it estimated from the record: the
+ * departures of a source's log from what it sent that the reader and the replay know, each named where the session
+ * holds it.
+ */
+export function correctionsOf(transcript: Transcript, steps: readonly UnloggedSpan[]): { corrected: string[]; estimated: string[] } {
+  const corrected: string[] = [];
+  const images = transcript.messages.reduce((n, m) => {
+    const content = messageContent(m);
+    return n + (Array.isArray(content) ? content.filter((p) => p.type === 'image_url').length : 0);
+  }, 0);
+  if (images > 0) corrected.push(`${int(images)} images as billed`);
+  const relogged = transcript.messages.filter((m) => m.logged_by_session === true).length;
+  if (relogged > 0) corrected.push(`${int(relogged)} replies of the session counted there`);
+  if (/:sidechain-\d+$/.test(transcript.id)) corrected.push('inline sidechain read apart');
+  const attachments = transcript.messages.filter((m) => typeof m.attachment === 'string').length;
+  if (attachments > 0) corrected.push(`${int(attachments)} logged attachments sent`);
+  const estimated: string[] = [];
+  if (steps.length > 0) {
+    const tokens = steps.reduce((n, s) => n + s.tokens, 0);
+    estimated.push(`post-compaction step (${int(steps.length)} ${steps.length === 1 ? 'point' : 'points'}, ${int(tokens)} tokens)`);
+  }
+  return { corrected, estimated };
+}
