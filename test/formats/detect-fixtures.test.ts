@@ -27,7 +27,6 @@ const FOLDERS: Readonly<Record<string, FormatName | 'none'>> = {
 const NOT_INPUTS: Readonly<Record<string, 'none'>> = {
   'side-store-v1/refs.jsonl': 'none',
   'continue/sessions/sessions.json': 'none',
-  'kimi/kimi.json': 'none',
 };
 
 /** The generic readers of message lists: any conversation-shaped file fits them too, after its own format. */
