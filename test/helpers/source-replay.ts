@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { runMain } from './cli-in-process.js';
+import { tempDir } from './temp-dir.js';
+
+interface SourceReplayRow {
+  id: string;
+  policies: { source: { calls: number; billedInput: number } };
+  recorded: { calls: number; input: number };
+}
+
+/**
+ * Replays `inputs` under their agent's own compactions as the fidelity check runs it (`simulate --policy source
+ * --window 200000 --base-prompt recorded --token-ratio recorded`) and checks each transcript: as many calls as recorded,
+ * and billed input within 5% of the recorded input. Gives the rows, for a test to count them.
+ */
+export async function expectSourceReplayWithin5Percent(inputs: readonly string[]): Promise<SourceReplayRow[]> {
+  const out = join(tempDir('source-replay'), 'sim');
+  const args = ['--policy', 'source', '--window', '200000', '--base-prompt', 'recorded', '--token-ratio', 'recorded', '--out', out];
+  const run = await runMain(['simulate', ...inputs, ...args]);
+  expect(run.code, run.stderr).toBe(0);
+  const report = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as { perTranscript: SourceReplayRow[] };
+  for (const t of report.perTranscript) {
+    expect(t.policies.source.calls, t.id).toBe(t.recorded.calls);
+    expect(Math.abs(t.policies.source.billedInput / t.recorded.input - 1), t.id).toBeLessThan(0.05);
+  }
+  return report.perTranscript;
+}
