@@ -35,7 +35,7 @@ import { asSent } from './sent-tool-output.js';
 import type { Policy } from './policies/policy.js';
 import type { ModelRun, PolicyRun } from './policy-run.js';
 import { type ReplayLoopOptions, type ReplayStats, type ReplayedCall, replay, withoutEarlierThinking } from './replay.js';
-import { postCompactionSteps, sendsUnloggedAfterCompaction } from './billing/post-compaction-step.js';
+import { postCompactionSteps, sendsUnloggedAfterCompaction } from './post-compaction-step.js';
 import { correctionsOf } from './fidelity/corrections.js';
 import { type FidelityCall, type SessionFidelity, sessionFidelity } from './fidelity/session-fidelity.js';
 import { SOURCE_OWN, sourcePolicy } from './policies/source-policy.js';

@@ -1,7 +1,7 @@
-import { recordedCall } from '../../model/recorded.js';
-import type { Transcript } from '../../model/transcript.js';
-import { sourceCompactionPoints } from '../policies/source-points.js';
-import type { UnloggedSpan } from './token-ratio.js';
+import { recordedCall } from '../model/recorded.js';
+import type { Transcript } from '../model/transcript.js';
+import { sourceCompactionPoints } from './policies/source-points.js';
+import type { UnloggedSpan } from './billing/token-ratio.js';
 
 /**
  * What a client sends right after its own compaction beside the summary, which the log does not hold: Claude Code
