@@ -1,29 +1,16 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import type { SourceEnvironment } from '../../src/sources/types.js';
 import { HOME_SESSIONS, TODO_CLI, buildAgentHome, linuxEnvironment } from '../helpers/agent-home.js';
+import { runMain } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { cliFaults, outputDigest, runCli } from '../pipeline/helpers.js';
 
 /** The CLI in this process, looking for agent sessions in `environment` instead of the user's own. */
-async function run(args: string[], environment: SourceEnvironment): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await main(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), environment });
-  return { code, stdout, stderr };
-}
+const run = (args: string[], environment: SourceEnvironment) => runMain(args, { environment });
 
 /** Every entry under a folder: path, size, modification time and content hash (files), so that any write shows. */
 function snapshot(dir: string): string[] {

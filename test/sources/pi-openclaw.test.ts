@@ -1,14 +1,13 @@
 import { copyFileSync, cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { recordedUsage } from '../../src/replay/billing/recorded-usage.js';
 import { discoverInputs } from '../../src/sources/discover.js';
 import { parseSourceFilters } from '../../src/sources/filters.js';
 import type { SourceEnvironment } from '../../src/sources/types.js';
 import { linuxEnvironment } from '../helpers/agent-home.js';
+import { runMain } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
@@ -38,19 +37,8 @@ function piHome(): string {
   return home;
 }
 
-async function run(args: string[], environment: SourceEnvironment): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await main(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), environment });
-  return { code, stdout, stderr };
-}
+/** The CLI in this process, looking for agent sessions in `environment` instead of the user's own. */
+const run = (args: string[], environment: SourceEnvironment) => runMain(args, { environment });
 
 describe("pi's and OpenClaw's sessions where they write them", () => {
   it('finds the sessions, archives included, and leaves out the pre-compaction copies, .bak archives and the index', async () => {
