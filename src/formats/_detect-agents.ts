@@ -1,5 +1,6 @@
 import { isObject } from './_items.js';
 import { isAmpThreadSignature } from './amp.js';
+import { isCopilotEvent, isCopilotEventType, isCopilotLegacySignature } from './copilot.js';
 import { isDroidRecord, isDroidSettingsSignature } from './droid.js';
 import { isKimiMetadataSignature, isKimiRecord } from './kimi.js';
 import type { JsonSignature } from './_json-peek.js';
@@ -35,6 +36,11 @@ export const AGENT_RECORD_SCHEMAS: readonly Schema<JsonRecord>[] = [
   schema('pi', ['a pi session header ({type: "session", id, timestamp, cwd?, version?})', isPiSessionHeader]),
   schema('kimi', ['a Kimi CLI context or wire record (kimi.ts isKimiRecord)', isKimiRecord]),
   schema('droid', ['a Factory Droid record (droid.ts isDroidRecord)', isDroidRecord]),
+  schema(
+    'copilot',
+    ['a GitHub Copilot CLI event type (a dotted name such as session.start or user.message, or abort)', (r: JsonRecord) => isCopilotEventType(r.type)],
+    ['the event envelope: a data object, string id and timestamp, a parentId (null for the first event)', isCopilotEvent],
+  ),
   schema('gemini', [
     'a Gemini CLI recording header (sessionId and projectHash, no type)',
     (r) => r.type === undefined && isString(r.sessionId) && isString(r.projectHash),
@@ -94,6 +100,7 @@ export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
   ),
   schema('goose', ['a goose session (working_dir and conversation)', ({ sig }) => sig.root === 'object' && has(sig, 'working_dir', 'conversation')]),
   schema('amp', ['an Amp thread (amp.ts isAmpThreadSignature)', ({ sig }) => sig.root === 'object' && isAmpThreadSignature(sig)]),
+  schema('copilot', ['a legacy GitHub Copilot CLI session (sessionId and chatMessages, with startTime or timeline)', ({ sig }) => isCopilotLegacySignature(sig)]),
   schema('droid', ["a Factory Droid session's settings", ({ file, sig }) => sig.root === 'object' && isDroidSettingsSignature(file, sig)]),
   schema('kimi', [
     "Kimi CLI's kimi.json (its projects' folders; skipped by the reader)",

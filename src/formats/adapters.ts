@@ -7,6 +7,7 @@ import { readCodex } from './codex.js';
 import { readContinue } from './continue.js';
 import { readGeminiChat } from './gemini-chat.js';
 import { readGeminiCheckpoint } from './gemini-checkpoint.js';
+import { readCopilot } from './copilot.js';
 import { readDroid } from './droid.js';
 import { readGoose } from './goose.js';
 import { readKimi } from './kimi.js';
@@ -45,4 +46,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   amp: readAmp,
   kimi: readKimi,
   droid: readDroid,
+  copilot: readCopilot,
 };
