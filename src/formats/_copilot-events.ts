@@ -18,7 +18,12 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 /** Whether a JSON Lines record is a Copilot CLI session event: a dotted type (`session.start`, `user.message`) or `abort`, with its envelope. */
 export function isCopilotEvent(value: unknown): boolean {
   if (!isObject(value) || !isCopilotEventType(value.type)) return false;
-  return isObject(value.data) && typeof value.id === 'string' && typeof value.timestamp === 'string' && (value.parentId === null || typeof value.parentId === 'string');
+  return (
+    isObject(value.data) &&
+    typeof value.id === 'string' &&
+    typeof value.timestamp === 'string' &&
+    (value.parentId === null || typeof value.parentId === 'string')
+  );
 }
 
 /** Copilot's event types are `<area>.<event>` (session, user, assistant, tool, subagent, hook...), and `abort`. */
@@ -63,8 +68,7 @@ export class CopilotSession {
     const data = isObject(value.data) ? value.data : undefined;
     if (!data) return { kind: 'error', message: `${type}: expected a data object` };
     // A subagent's events (`agentId`, formerly `parentToolCallId`) are its own conversation, not the session's prompt.
-    if (typeof value.agentId === 'string' || typeof data.parentToolCallId === 'string')
-      return { kind: 'skipped', reason: `record:subagent/${type}` };
+    if (typeof value.agentId === 'string' || typeof data.parentToolCallId === 'string') return { kind: 'skipped', reason: `record:subagent/${type}` };
     const timestamp = str(value.timestamp);
     switch (type) {
       case 'session.start':
@@ -107,8 +111,9 @@ export class CopilotSession {
       case 'session.compaction_complete':
         return this.compaction(data, timestamp);
       case 'session.model_change':
-        if (typeof data.newModel === 'string') this.metadata.lastModelChange = data.newModel;
-        return { kind: 'skipped', reason: `record:${type}` };
+        if (typeof data.newModel !== 'string') return { kind: 'skipped', reason: `record:${type}` };
+        this.metadata.lastModelChange = data.newModel;
+        return { kind: 'kept' };
       default:
         return { kind: 'skipped', reason: `record:${type}` };
     }
@@ -169,7 +174,8 @@ export class CopilotSession {
   /** A tool run: its request is the reply's (`toolRequests`); one no reply named joins the last reply's calls. */
   private toolStart(data: Record<string, unknown>): Accepted {
     const id = str(data.toolCallId);
-    if (id === undefined || id === '' || typeof data.toolName !== 'string') return { kind: 'error', message: 'tool.execution_start: expected a toolCallId and toolName' };
+    if (id === undefined || id === '' || typeof data.toolName !== 'string')
+      return { kind: 'error', message: 'tool.execution_start: expected a toolCallId and toolName' };
     if (this.requested.has(id)) return { kind: 'skipped', reason: 'record:tool.execution_start' };
     const last = [...this.messages].reverse().find((m): m is AssistantMessage => m.role === 'assistant');
     if (!last) return { kind: 'skipped', reason: 'record:tool.execution_start/no-reply' };

@@ -100,7 +100,10 @@ export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
   ),
   schema('goose', ['a goose session (working_dir and conversation)', ({ sig }) => sig.root === 'object' && has(sig, 'working_dir', 'conversation')]),
   schema('amp', ['an Amp thread (amp.ts isAmpThreadSignature)', ({ sig }) => sig.root === 'object' && isAmpThreadSignature(sig)]),
-  schema('copilot', ['a legacy GitHub Copilot CLI session (sessionId and chatMessages, with startTime or timeline)', ({ sig }) => isCopilotLegacySignature(sig)]),
+  schema('copilot', [
+    'a legacy GitHub Copilot CLI session (sessionId and chatMessages, with startTime or timeline)',
+    ({ sig }) => isCopilotLegacySignature(sig),
+  ]),
   schema('droid', ["a Factory Droid session's settings", ({ file, sig }) => sig.root === 'object' && isDroidSettingsSignature(file, sig)]),
   schema('kimi', [
     "Kimi CLI's kimi.json (its projects' folders; skipped by the reader)",
