@@ -25,6 +25,7 @@ export const HOME_SESSIONS = {
   droid: 1,
   qwen: 2,
   continue: 2,
+  copilot: 3,
 } as const;
 
 /**
@@ -59,7 +60,7 @@ export function writeOpenCodeStorage(exportFile: string, storage: string, mtime?
  * databases; the goose session file; an Amp thread; a Kimi CLI
  * session (its rotated context, its wire log and the share folder's `kimi.json`); a Factory Droid session and its
  * settings; the Qwen Code chats in `~/.qwen/projects/<project>/chats/`; the Continue sessions and their index in
- * `~/.continue/sessions/`. The files an agent keeps
+ * `~/.continue/sessions/`; Copilot CLI sessions in its three layouts under `~/.copilot`. The files an agent keeps
  * beside its sessions (Cline's task history, Roo's task summary and index, Gemini's `.project_root`) follow the
  * agents' own types (docs/formats.md); goose's `sessions.db` and `.jsonl.zst` files stand for what tcompact does not read. Each
  * session file's modification time is the session's last recorded time (or its start plus ten minutes).
@@ -197,6 +198,13 @@ export function buildAgentHome(home: string): string {
     ['sessions.json', '2025-10-09T10:00:00Z'],
   ])
     put(`.continue/sessions/${name}`, join(FIXTURES, 'continue', 'sessions', name), mtime);
+
+  const resumed = 'session-state/9a7e41d2-5c3b-4f60-8d19-6e2b0c4f7a38/events.jsonl';
+  put(`.copilot/${resumed}`, join(FIXTURES, 'copilot', resumed), '2026-06-03T14:01:36Z');
+  const flat = 'session-state/c51d7e08-2f4a-4b93-a6e0-7b8c9d0e1f23.jsonl';
+  put(`.copilot/${flat}`, join(FIXTURES, 'copilot', flat), '2026-01-12T10:30:20Z');
+  const legacy = 'history-session-state/session_e0b4c6d8-1a2b-4c3d-8e9f-0a1b2c3d4e5f_1758211451312.json';
+  put(`.copilot/${legacy}`, join(FIXTURES, 'copilot', legacy), '2025-09-18T16:04:19.877Z');
   return home;
 }
 

@@ -43,6 +43,8 @@ describe('where each agent writes its sessions', () => {
       'droid sessions /home/dev/.factory/sessions',
       'qwen projects /home/dev/.qwen/projects',
       'continue sessions /home/dev/.continue/sessions',
+      'copilot sessions /home/dev/.copilot/session-state',
+      'copilot archived sessions /home/dev/.copilot/history-session-state',
     ]);
   });
 
@@ -91,6 +93,8 @@ describe('where each agent writes its sessions', () => {
       'droid sessions C:\\Users\\dev\\.factory\\sessions',
       'qwen projects C:\\Users\\dev\\.qwen\\projects',
       'continue sessions C:\\Users\\dev\\.continue\\sessions',
+      'copilot sessions C:\\Users\\dev\\.copilot\\session-state',
+      'copilot archived sessions C:\\Users\\dev\\.copilot\\history-session-state',
     ]);
   });
 
@@ -112,6 +116,7 @@ describe('where each agent writes its sessions', () => {
       OPENCLAW_STATE_DIR: '/work/openclaw',
       QWEN_RUNTIME_DIR: '/work/qwen',
       CONTINUE_GLOBAL_DIR: '/work/continue',
+      COPILOT_HOME: '~/copilot-home',
     };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
     expect(found.filter((l) => !/Code - |VSCodium|roo-code/.test(l))).toEqual([
@@ -134,6 +139,8 @@ describe('where each agent writes its sessions', () => {
       'droid sessions /home/dev/.factory/sessions',
       'qwen projects /work/qwen/projects (QWEN_RUNTIME_DIR)',
       'continue sessions /work/continue/sessions (CONTINUE_GLOBAL_DIR)',
+      'copilot sessions /home/dev/copilot-home/session-state (COPILOT_HOME)',
+      'copilot archived sessions /home/dev/copilot-home/history-session-state (COPILOT_HOME)',
     ]);
   });
 

@@ -39,6 +39,8 @@ describe('discoverInputs', () => {
       'droid sessions ~/.factory/sessions 1 2026-05-04 2026-05-04',
       'qwen projects ~/.qwen/projects 2 2026-06-10 2026-06-11',
       'continue sessions ~/.continue/sessions 2 2025-10-09 2025-10-09',
+      'copilot sessions ~/.copilot/session-state 2 2026-01-12 2026-06-03',
+      'copilot archived sessions ~/.copilot/history-session-state 1 2025-09-18 2025-09-18',
     ]);
     // A Claude Code session is its file, then its subagents'.
     expect(inputs.filter((f) => f.includes('ae4a77f8')).map((f) => f.slice(home.length))).toEqual([
@@ -46,7 +48,7 @@ describe('discoverInputs', () => {
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl',
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-acompact-946d2b.jsonl',
     ]);
-    expect(inputs).toHaveLength(26);
+    expect(inputs).toHaveLength(29);
   });
 
   it("dates each folder's first session by the sessions' own recorded start and its last by the files' modification times", async () => {
@@ -91,6 +93,7 @@ describe('discoverInputs', () => {
       droid: 1,
       qwen: 2,
       continue: 0,
+      copilot: 2,
     });
     const until = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ until: '2025-10-31' }) });
     expect(perAgent(until.found)).toEqual({
@@ -107,6 +110,7 @@ describe('discoverInputs', () => {
       droid: 0,
       qwen: 0,
       continue: 2,
+      copilot: 1,
     });
     const day = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2025-11-12', until: '2025-11-12' }) });
     // OpenCode's database session is a day later, Kilo's two: each is selected inside its store by its own times.
@@ -124,6 +128,7 @@ describe('discoverInputs', () => {
       droid: 0,
       qwen: 0,
       continue: 0,
+      copilot: 0,
     });
   });
 
@@ -144,6 +149,7 @@ describe('discoverInputs', () => {
       droid: 0,
       qwen: 0,
       continue: 0,
+      copilot: 0,
     });
     const worktree = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'spotter-4te' }) });
     expect(perAgent(worktree.found)['claude-code']).toBe(1);
@@ -164,6 +170,7 @@ describe('discoverInputs', () => {
       droid: 1,
       qwen: 0,
       continue: 0,
+      copilot: 0,
     });
     const api = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: '/home/dev/api' }) });
     expect(perAgent(api.found)).toEqual({
@@ -180,6 +187,7 @@ describe('discoverInputs', () => {
       droid: 0,
       qwen: 0,
       continue: 0,
+      copilot: 0,
     });
   });
 
@@ -218,7 +226,7 @@ describe('discoverInputs', () => {
       'amp XDG_DATA_HOME true',
     ]);
     // Without the variables the moved folders are not found.
-    expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({ 'claude-code': 3, gemini: 3, kimi: 1, droid: 1, qwen: 2, continue: 2 });
+    expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({ 'claude-code': 3, gemini: 3, kimi: 1, droid: 1, qwen: 2, continue: 2, copilot: 3 });
   });
 
   it('reads a folder reached by two names once', async () => {
