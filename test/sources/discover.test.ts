@@ -226,7 +226,15 @@ describe('discoverInputs', () => {
       'amp XDG_DATA_HOME true',
     ]);
     // Without the variables the moved folders are not found.
-    expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({ 'claude-code': 3, gemini: 3, kimi: 1, droid: 1, qwen: 2, continue: 2, copilot: 3 });
+    expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({
+      'claude-code': 3,
+      gemini: 3,
+      kimi: 1,
+      droid: 1,
+      qwen: 2,
+      continue: 2,
+      copilot: 3,
+    });
   });
 
   it('reads a folder reached by two names once', async () => {

@@ -16,7 +16,8 @@ export const copilot: AgentSource = {
   locations(environment) {
     const paths = pathsOf(environment);
     const configured = envValue(environment, 'COPILOT_HOME');
-    const [home, origin] = configured !== undefined ? [expandHome(environment, configured), 'COPILOT_HOME'] : [paths.join(environment.home, '.copilot'), 'default'];
+    const [home, origin] =
+      configured !== undefined ? [expandHome(environment, configured), 'COPILOT_HOME'] : [paths.join(environment.home, '.copilot'), 'default'];
     return [
       { agent: 'copilot', kind: 'sessions', dir: paths.join(home, 'session-state'), origin, format: 'copilot' },
       { agent: 'copilot', kind: 'archived sessions', dir: paths.join(home, 'history-session-state'), origin, format: 'copilot' },
