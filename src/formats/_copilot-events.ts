@@ -15,14 +15,15 @@ export interface CopilotCompaction {
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-/** Whether a JSON Lines record is a Copilot CLI session event: a dotted type (`session.start`, `user.message`) or `abort`, with its envelope. */
+/**
+ * Whether a JSON Lines record is a Copilot CLI session event: a dotted type (`session.start`, `user.message`) or
+ * `abort`, a `data` object and a string `timestamp`; `id` a string and `parentId` a string or null where recorded (the
+ * published schema has both; the events its peers' tests quote from earlier builds have neither).
+ */
 export function isCopilotEvent(value: unknown): boolean {
-  if (!isObject(value) || !isCopilotEventType(value.type)) return false;
+  if (!isObject(value) || !isCopilotEventType(value.type) || !isObject(value.data) || typeof value.timestamp !== 'string') return false;
   return (
-    isObject(value.data) &&
-    typeof value.id === 'string' &&
-    typeof value.timestamp === 'string' &&
-    (value.parentId === null || typeof value.parentId === 'string')
+    (value.id === undefined || typeof value.id === 'string') && (value.parentId === undefined || value.parentId === null || typeof value.parentId === 'string')
   );
 }
 

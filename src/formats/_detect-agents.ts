@@ -39,7 +39,7 @@ export const AGENT_RECORD_SCHEMAS: readonly Schema<JsonRecord>[] = [
   schema(
     'copilot',
     ['a GitHub Copilot CLI event type (a dotted name such as session.start or user.message, or abort)', (r: JsonRecord) => isCopilotEventType(r.type)],
-    ['the event envelope: a data object, string id and timestamp, a parentId (null for the first event)', isCopilotEvent],
+    ['the event envelope: a data object, a string timestamp, a string id and a parentId (null for the first event) where recorded', isCopilotEvent],
   ),
   schema('gemini', [
     'a Gemini CLI recording header (sessionId and projectHash, no type)',

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/formats/detect.js';
@@ -133,6 +133,29 @@ describe('GitHub Copilot CLI sessions', () => {
     expect(totals.uncached + totals.written + totals.read).toBe(66580);
     expect(ccusage.inputTokens + ccusage.cacheCreationTokens + ccusage.cacheReadTokens).toBe(39750);
     expect(totals.output).toBeGreaterThan(ccusage.outputTokens);
+  });
+
+  it('reads events without id and parentId (the shape earlier builds are quoted in), and gives a bad event its own error', async () => {
+    const dir = join(tempDir('copilot-bad-'), 'session-state', 'early'); // removed when the test ends
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'events.jsonl');
+    const at = '2026-02-09T09:28:30.798Z';
+    const lines = [
+      { type: 'session.start', timestamp: at, data: { sessionId: 'early-1', context: { cwd: '/home/dev/project' } } },
+      { type: 'user.message', timestamp: at, data: { content: 'Add a health check endpoint' } },
+      { type: 'assistant.message', timestamp: at, data: { content: 42 } },
+      { type: 'assistant.message', timestamp: at, data: { content: 'Added /health.', outputTokens: 12 } },
+    ];
+    writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    expect(await detectFormat(file, READ)).toEqual({ ok: true, format: 'copilot', layout: 'jsonl' });
+    const items = await collect(readInputs([file], READ));
+    expect(items.filter((i) => i.kind === 'error').map((i) => (i.kind === 'error' ? [i.record.line, i.record.code, i.record.message] : []))).toEqual([
+      [3, 'E_SCHEMA', 'assistant.message: expected a string content'],
+    ]);
+    const [t] = transcriptsOf(items);
+    expect([t.transcript.id, t.lines, t.transcript.messages.map((m) => m.role)]).toEqual(['early-1', 3, ['user', 'assistant']]);
+    // A run without shutdown: its reply's output is the session's whole recorded usage.
+    expect(sessionTotals(t.transcript)?.tokens).toMatchObject({ uncached: 0, read: 0, output: 12 });
   });
 
   it('stats shows them as session totals; the source replay says the calls are not recorded one by one', async () => {
