@@ -3,9 +3,14 @@ import { type CopilotRun, shutdownMetrics } from './_copilot-usage.js';
 import { isObject } from './_items.js';
 import type { Accepted } from './_records.js';
 
-/** A Copilot CLI compaction in metadata.compactions: its summary's message, and what Copilot recorded of it. */
+/**
+ * A Copilot CLI compaction in metadata.compactions: its summary's message and what Copilot recorded of it, or a
+ * `/clear` (`cleared`: the context starts over empty at `at`).
+ */
 export interface CopilotCompaction {
-  summaryIndex: number;
+  summaryIndex?: number;
+  /** A `session.context_cleared`: the first message after it. */
+  clearedAt?: number;
   preTokens?: number;
   /** Copilot's trigger (`auto`, `manual`...), named apart from Claude Code's boundary `trigger`: this point is its summary. */
   compactionTrigger?: string;
@@ -111,6 +116,9 @@ export class CopilotSession {
         return { kind: 'kept' };
       case 'session.compaction_complete':
         return this.compaction(data, timestamp);
+      case 'session.context_cleared':
+        this.compactions.push({ clearedAt: this.messages.length, ...optional('messagesRemoved', num(data.messagesCleared)) });
+        return { kind: 'kept' };
       case 'session.model_change':
         if (typeof data.newModel !== 'string') return { kind: 'skipped', reason: `record:${type}` };
         this.metadata.lastModelChange = data.newModel;

@@ -24,6 +24,7 @@ export { isCopilotEvent, isCopilotEventType } from './_copilot-events.js';
  * - `session.compaction_complete` with a summary -> a user message marked `is_compact_summary`, listed in
  *   metadata.compactions with `preTokens` (`preCompactionTokens`, else the `compaction_start`'s `currentTokens`),
  *   `compactionTrigger` and `messagesRemoved`; a failed compaction is skipped as `record:session.compaction_complete/no-summary`.
+ *   `session.context_cleared` (`/clear`) is listed there as a context started over empty (`cleared`).
  * - Usage: each reply's `outputTokens` is kept on it (`recorded_output_tokens`); input and cache are recorded only per
  *   model per run, in the `session.shutdown` that ends the run (`modelMetrics`), and a resumed session has one run per
  *   start or resume. The session's usage is the sum over its runs, kept as metadata.sessionUsage (model/recorded.ts
@@ -43,7 +44,15 @@ export async function* readCopilot(file: string, options: ReadOptions): AsyncGen
   const metadata: Record<string, unknown> = { source: { format: 'copilot', file }, ...session.metadata, ...sessionUsageMetadata(session.runs) };
   const compactions = session.compactions;
   const indexedMetadata = (at: (index: number) => number) =>
-    compactions.length === 0 ? {} : { compactions: compactions.map((c) => ({ ...c, index: at(c.summaryIndex), summaryIndex: at(c.summaryIndex) })) };
+    compactions.length === 0
+      ? {}
+      : {
+          compactions: compactions.map(({ summaryIndex, clearedAt, ...c }) =>
+            clearedAt !== undefined
+              ? { ...c, index: at(clearedAt), replacementFrom: at(clearedAt), replacementTo: at(clearedAt), cleared: true }
+              : { ...c, index: at(summaryIndex as number), summaryIndex: at(summaryIndex as number) },
+          ),
+        };
   yield finishTranscript({ id: sessionIdOf(file, session.metadata.sessionId), messages: session.messages, metadata, indexedMetadata }, first, units);
 }
 

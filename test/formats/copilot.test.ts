@@ -128,6 +128,9 @@ describe('GitHub Copilot CLI sessions', () => {
   it('sums a resumed session over its runs where ccusage keeps the largest of each field, and keeps the output of a run without shutdown', async () => {
     const t = (await read()).transcripts[RESUMED].transcript;
     expect(t.metadata).toMatchObject({ resumes: 2, copilotUsage: { runs: 3, runsWithoutShutdown: 1, outputOfRunsWithoutShutdown: 120 } });
+    // The `/clear` before the third run: the context starts over empty there.
+    expect(t.metadata?.compactions).toEqual([{ index: 8, replacementFrom: 8, replacementTo: 8, cleared: true, messagesRemoved: 8 }]);
+    expect(sourceCompactionPoints(t)).toMatchObject([{ index: 8, callIndex: 9, kept: [] }]);
     const totals = sessionTotals(t)!.tokens;
     const ccusage = CCUSAGE[RESUMED];
     expect(totals.uncached + totals.written + totals.read).toBe(66580);
