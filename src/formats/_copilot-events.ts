@@ -154,7 +154,8 @@ export class CopilotSession {
       this.requested.add(call.id);
       calls.push(call);
     }
-    const reasoning = [...this.pendingReasoning, ...(typeof data.reasoningText === 'string' && data.reasoningText !== '' ? [data.reasoningText] : [])];
+    // `assistant.reasoning` is the timeline's copy of the thinking a reply may also carry as `reasoningText`: one of the two.
+    const reasoning = typeof data.reasoningText === 'string' && data.reasoningText !== '' ? [data.reasoningText] : this.pendingReasoning;
     this.pendingReasoning = [];
     const m: AssistantMessage = { role: 'assistant', content: data.content };
     if (calls.length > 0) m.tool_calls = calls;

@@ -16,8 +16,8 @@ export { isCopilotEvent, isCopilotEventType } from './_copilot-events.js';
  * - `session-state/<id>/events.jsonl` (and late 2025 `session-state/<id>.jsonl`): events `{type, data, id, parentId,
  *   timestamp, agentId?}`. `system.message` -> a system (or developer) message; `user.message` -> the user text the
  *   model was sent (`transformedContent`, else `content`); `assistant.message` -> a reply (`content`, `toolRequests` ->
- *   tool_calls, `reasoningText` and any `assistant.reasoning` before it -> reasoning_content, never sent again; a later
- *   chunk of the same `apiCallId` marked `continues_call`); `tool.execution_complete` -> the tool result
+ *   tool_calls, `reasoningText`, else the `assistant.reasoning` events before it -> reasoning_content, never sent
+ *   again; a later chunk of the same `apiCallId` marked `continues_call`); `tool.execution_complete` -> the tool result
  *   (`result.content`, else `error.message`; `is_error` when not `success`); a `tool.execution_start` whose call no
  *   reply named joins the last reply's calls, the others are skipped. A subagent's events (`agentId`, formerly
  *   `parentToolCallId`) are skipped as `record:subagent/<type>`, other events as `record:<type>`.
