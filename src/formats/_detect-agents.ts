@@ -2,6 +2,7 @@ import { isObject } from './_items.js';
 import { isAmpThreadSignature } from './amp.js';
 import { isDroidRecord, isDroidSettingsSignature } from './droid.js';
 import { isKimiMetadataSignature, isKimiRecord } from './kimi.js';
+import { isKimiCodeRecord } from './kimi-code.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
 import { isPiSessionHeader } from './_pi-entries.js';
@@ -34,6 +35,7 @@ export const AGENT_RECORD_SCHEMAS: readonly Schema<JsonRecord>[] = [
   // OpenClaw writes pi's format: `formatAt` names the files by where they lie.
   schema('pi', ['a pi session header ({type: "session", id, timestamp, cwd?, version?})', isPiSessionHeader]),
   schema('kimi', ['a Kimi CLI context or wire record (kimi.ts isKimiRecord)', isKimiRecord]),
+  schema('kimi-code', ['a Kimi Code agent record (kimi-code.ts isKimiCodeRecord)', isKimiCodeRecord]),
   schema('droid', ['a Factory Droid record (droid.ts isDroidRecord)', isDroidRecord]),
   schema('gemini', [
     'a Gemini CLI recording header (sessionId and projectHash, no type)',

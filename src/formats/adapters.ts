@@ -10,6 +10,7 @@ import { readGeminiCheckpoint } from './gemini-checkpoint.js';
 import { readDroid } from './droid.js';
 import { readGoose } from './goose.js';
 import { readKimi } from './kimi.js';
+import { readKimiCode } from './kimi-code.js';
 import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
 import { readOpenCode } from './opencode.js';
@@ -44,5 +45,6 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   openclaw: readOpenClaw,
   amp: readAmp,
   kimi: readKimi,
+  'kimi-code': readKimiCode,
   droid: readDroid,
 };

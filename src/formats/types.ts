@@ -22,6 +22,7 @@ export const FORMAT_NAMES = [
   'openclaw',
   'amp',
   'kimi',
+  'kimi-code',
   'droid',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
