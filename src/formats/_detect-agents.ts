@@ -2,7 +2,7 @@ import { isObject } from './_items.js';
 import { isAmpThreadSignature } from './amp.js';
 import { isDroidRecord, isDroidSettingsSignature } from './droid.js';
 import { isKimiMetadataSignature, isKimiRecord } from './kimi.js';
-import { isKimiCodeRecord } from './kimi-code.js';
+import { isKimiCodeRecord, isKimiCodeStateSignature } from './kimi-code.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
 import { isPiSessionHeader } from './_pi-entries.js';
@@ -100,6 +100,10 @@ export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
   schema('kimi', [
     "Kimi CLI's kimi.json (its projects' folders; skipped by the reader)",
     ({ file, sig }) => sig.root === 'object' && isKimiMetadataSignature(file, sig),
+  ]),
+  schema('kimi-code', [
+    "a Kimi Code session's state.json (its agents; skipped by the reader)",
+    ({ file, sig }) => sig.root === 'object' && isKimiCodeStateSignature(file, sig),
   ]),
   schema('cline', ['named api_conversation_history.json', ({ file }) => /(^|[\\/])api_conversation_history\.json$/i.test(file)]),
   schema(

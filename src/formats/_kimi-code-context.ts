@@ -258,8 +258,10 @@ function toMessage(raw: Record<string, unknown>): Message | string {
   if (thoughts.length > 0) message.reasoning_content = thoughts.join('\n\n');
   const calls: ToolCall[] = [];
   for (const c of Array.isArray(raw.toolCalls) ? raw.toolCalls : []) {
-    if (!isObject(c) || typeof c.id !== 'string' || typeof c.name !== 'string') return 'toolCalls: expected {id, name, arguments}';
-    calls.push({ id: c.id, type: 'function', function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : '{}' } });
+    // Protocol 1.0 wrapped the name and arguments in `function` (records/migration/v1.1.ts).
+    const fn = isObject(c) && isObject(c.function) ? c.function : c;
+    if (!isObject(c) || typeof c.id !== 'string' || !isObject(fn) || typeof fn.name !== 'string') return 'toolCalls: expected {id, name, arguments}';
+    calls.push({ id: c.id, type: 'function', function: { name: fn.name, arguments: typeof fn.arguments === 'string' ? fn.arguments : '{}' } });
   }
   if (calls.length > 0) message.tool_calls = calls;
   return message;

@@ -1,7 +1,8 @@
 import { basename, dirname } from 'node:path';
 import type { Message } from '../model/message.js';
 import { type CallUsage, KimiCodeContext, tokenUsage } from './_kimi-code-context.js';
-import { errorItem, finishTranscript, isObject } from './_items.js';
+import { errorItem, finishTranscript, isObject, skippedItem } from './_items.js';
+import type { JsonSignature } from './_json-peek.js';
 import { lineItem, readJsonl } from './_jsonl.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
@@ -21,10 +22,17 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   that step's usage; one outside a step (`session`: the compaction's own request, `compaction/full.ts`) is listed in
  *   metadata.embeddedCalls as agent `compaction`, a call of the session that no message holds. A step without a
  *   `usage.record` keeps the usage its `step.end` carried;
+ * - `state.json` beside the agents (the session's title, work directory and agents) is one unit skipped as
+ *   `record:kimi-code/state`;
  * - the system prompt is `config.update`'s `systemPrompt`; every other record (turns, permissions, tools, requests'
  *   traces, goals...) is bookkeeping, counted with the transcript by type in metadata.records.
  */
 export async function* readKimiCode(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
+  if (basename(file) === 'state.json') {
+    // The session's title, work directory and agents, read with the agents' logs: one unit, skipped.
+    yield skippedItem({ file, line: 1, byteOffset: 0 }, 'record:kimi-code/state');
+    return;
+  }
   const context = new KimiCodeContext();
   const records: Record<string, number> = {};
   const otherCalls: { model?: string; usage: CallUsage }[] = [];
@@ -156,4 +164,9 @@ export function isKimiCodeRecord(value: unknown): value is Record<string, unknow
 /** A record the reader takes: any `{type}` object (some, such as `forked`, carry no time). */
 function isRecordOfLog(value: unknown): value is Record<string, unknown> {
   return isObject(value) && typeof value.type === 'string';
+}
+
+/** Whether a whole-file JSON document is a Kimi Code session's `state.json` (session-store.ts: its agents by id). */
+export function isKimiCodeStateSignature(file: string, sig: JsonSignature): boolean {
+  return sig.root === 'object' && /(^|[\\/])state\.json$/.test(file) && sig.keys.includes('agents') && sig.keys.includes('createdAt');
 }
