@@ -228,7 +228,8 @@ function contentParts(parts: unknown[]): ContentPart[] {
   for (const p of parts) {
     if (!isObject(p)) continue;
     if (p.type === 'text' && typeof p.text === 'string') out.push({ type: 'text', text: p.text });
-    else if (p.type === 'image_url' && isObject(p.imageUrl) && typeof p.imageUrl.url === 'string') out.push({ type: 'image_url', image_url: { url: p.imageUrl.url } });
+    else if (p.type === 'image_url' && isObject(p.imageUrl) && typeof p.imageUrl.url === 'string')
+      out.push({ type: 'image_url', image_url: { url: p.imageUrl.url } });
     else if (p.type === 'image_url' && isObject(p.image_url) && typeof p.image_url.url === 'string')
       out.push({ type: 'image_url', image_url: { url: p.image_url.url } });
     else if (p.type !== 'think') out.push({ type: 'text', text: JSON.stringify(p) });

@@ -128,12 +128,14 @@ describe('Kimi Code sessions', () => {
   it.each(Object.keys(CCUSAGE))("equals ccusage's turn calls per session (its agents together): %s", async (id) => {
     const { transcripts } = await read();
     const agents = Object.values(transcripts).filter((t) => t.transcript.id === id || t.transcript.metadata?.parentSessionId === id);
-    const sum = agents.map((t) => fields(recordedUsage(t.transcript)!)).reduce((a, b) => ({
-      inputTokens: a.inputTokens + b.inputTokens,
-      cacheCreationTokens: a.cacheCreationTokens + b.cacheCreationTokens,
-      cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-      outputTokens: a.outputTokens + b.outputTokens,
-    }));
+    const sum = agents
+      .map((t) => fields(recordedUsage(t.transcript)!))
+      .reduce((a, b) => ({
+        inputTokens: a.inputTokens + b.inputTokens,
+        cacheCreationTokens: a.cacheCreationTokens + b.cacheCreationTokens,
+        cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+        outputTokens: a.outputTokens + b.outputTokens,
+      }));
     expect(sum).toEqual(CCUSAGE[id]);
   });
 
