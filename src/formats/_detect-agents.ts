@@ -3,6 +3,7 @@ import { isAmpThreadSignature } from './amp.js';
 import { isCopilotEvent, isCopilotEventType, isCopilotLegacySignature } from './copilot.js';
 import { isDroidRecord, isDroidSettingsSignature } from './droid.js';
 import { isKimiMetadataSignature, isKimiRecord } from './kimi.js';
+import { isKimiCodeRecord, isKimiCodeStateSignature } from './kimi-code.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
 import { isPiSessionHeader } from './_pi-entries.js';
@@ -35,6 +36,7 @@ export const AGENT_RECORD_SCHEMAS: readonly Schema<JsonRecord>[] = [
   // OpenClaw writes pi's format: `formatAt` names the files by where they lie.
   schema('pi', ['a pi session header ({type: "session", id, timestamp, cwd?, version?})', isPiSessionHeader]),
   schema('kimi', ['a Kimi CLI context or wire record (kimi.ts isKimiRecord)', isKimiRecord]),
+  schema('kimi-code', ['a Kimi Code agent record (kimi-code.ts isKimiCodeRecord)', isKimiCodeRecord]),
   schema('droid', ['a Factory Droid record (droid.ts isDroidRecord)', isDroidRecord]),
   schema(
     'copilot',
@@ -108,6 +110,10 @@ export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
   schema('kimi', [
     "Kimi CLI's kimi.json (its projects' folders; skipped by the reader)",
     ({ file, sig }) => sig.root === 'object' && isKimiMetadataSignature(file, sig),
+  ]),
+  schema('kimi-code', [
+    "a Kimi Code session's state.json (its agents; skipped by the reader)",
+    ({ file, sig }) => sig.root === 'object' && isKimiCodeStateSignature(file, sig),
   ]),
   schema('cline', ['named api_conversation_history.json', ({ file }) => /(^|[\\/])api_conversation_history\.json$/i.test(file)]),
   schema(

@@ -11,6 +11,7 @@ import { readCopilot } from './copilot.js';
 import { readDroid } from './droid.js';
 import { readGoose } from './goose.js';
 import { readKimi } from './kimi.js';
+import { readKimiCode } from './kimi-code.js';
 import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
 import { readOpenCode } from './opencode.js';
@@ -45,6 +46,7 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   openclaw: readOpenClaw,
   amp: readAmp,
   kimi: readKimi,
+  'kimi-code': readKimiCode,
   droid: readDroid,
   copilot: readCopilot,
 };

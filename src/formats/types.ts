@@ -22,6 +22,7 @@ export const FORMAT_NAMES = [
   'openclaw',
   'amp',
   'kimi',
+  'kimi-code',
   'droid',
   'copilot',
 ] as const;

@@ -40,6 +40,7 @@ describe('where each agent writes its sessions', () => {
       'openclaw sessions /home/dev/.moldbot/agents',
       'amp threads /home/dev/.local/share/amp/threads',
       'kimi sessions /home/dev/.kimi/sessions',
+      'kimi sessions /home/dev/.kimi-code/sessions',
       'droid sessions /home/dev/.factory/sessions',
       'qwen projects /home/dev/.qwen/projects',
       'continue sessions /home/dev/.continue/sessions',
@@ -90,6 +91,7 @@ describe('where each agent writes its sessions', () => {
       'openclaw sessions C:\\Users\\dev\\.moldbot\\agents',
       'amp threads C:\\Users\\dev\\.local\\share\\amp\\threads',
       'kimi sessions C:\\Users\\dev\\.kimi\\sessions',
+      'kimi sessions C:\\Users\\dev\\.kimi-code\\sessions',
       'droid sessions C:\\Users\\dev\\.factory\\sessions',
       'qwen projects C:\\Users\\dev\\.qwen\\projects',
       'continue sessions C:\\Users\\dev\\.continue\\sessions',
@@ -136,6 +138,7 @@ describe('where each agent writes its sessions', () => {
       'openclaw sessions /work/openclaw/agents (OPENCLAW_STATE_DIR)',
       'amp threads /work/data/amp/threads (XDG_DATA_HOME)',
       'kimi sessions /home/dev/.kimi/sessions',
+      'kimi sessions /home/dev/.kimi-code/sessions',
       'droid sessions /home/dev/.factory/sessions',
       'qwen projects /work/qwen/projects (QWEN_RUNTIME_DIR)',
       'continue sessions /work/continue/sessions (CONTINUE_GLOBAL_DIR)',
@@ -162,19 +165,21 @@ describe('where each agent writes its sessions', () => {
     ]);
   });
 
-  it('follows the variables Amp, Kimi CLI and Droid are pointed with (ccusage takes comma-separated lists)', () => {
-    const env = { AMP_DATA_DIR: '/work/amp-a,/work/amp-b', KIMI_SHARE_DIR: '/work/kimi', DROID_SESSIONS_DIR: '/work/droid' };
+  it('follows the variables Amp, Kimi CLI, Kimi Code and Droid are pointed with (ccusage takes comma-separated lists)', () => {
+    const env = { AMP_DATA_DIR: '/work/amp-a,/work/amp-b', KIMI_SHARE_DIR: '/work/kimi', KIMI_CODE_HOME: '/work/kimi-code', DROID_SESSIONS_DIR: '/work/droid' };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
     expect(found.filter((l) => /^(amp|kimi|droid) /.test(l))).toEqual([
       'amp threads /work/amp-a/threads (AMP_DATA_DIR)',
       'amp threads /work/amp-b/threads (AMP_DATA_DIR)',
       'kimi sessions /work/kimi/sessions (KIMI_SHARE_DIR)',
+      'kimi sessions /work/kimi-code/sessions (KIMI_CODE_HOME)',
       'droid sessions /work/droid (DROID_SESSIONS_DIR)',
     ]);
     const kimiData = locations({ home: '/home/dev', env: { KIMI_DATA_DIR: '/work/k1,/work/k2' }, platform: 'linux' });
     expect(kimiData.filter((l) => l.startsWith('kimi'))).toEqual([
       'kimi sessions /work/k1/sessions (KIMI_DATA_DIR)',
       'kimi sessions /work/k2/sessions (KIMI_DATA_DIR)',
+      'kimi sessions /home/dev/.kimi-code/sessions',
     ]);
   });
 
