@@ -9,6 +9,7 @@ import { readGeminiChat } from './gemini-chat.js';
 import { readGeminiCheckpoint } from './gemini-checkpoint.js';
 import { readDroid } from './droid.js';
 import { readGoose } from './goose.js';
+import { readGooseDatabase } from './goose-db.js';
 import { readKimi } from './kimi.js';
 import { readMessages } from './messages.js';
 import { readOpenAIArchive } from './openai-jsonl.js';
@@ -37,6 +38,7 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   opencode: readOpenCode,
   'opencode-db': readOpenCodeDatabase,
   goose: readGoose,
+  'goose-db': readGooseDatabase,
   aider: readAider,
   qwen: readQwen,
   continue: readContinue,

@@ -15,6 +15,7 @@ export const FORMAT_NAMES = [
   'opencode',
   'opencode-db',
   'goose',
+  'goose-db',
   'aider',
   'qwen',
   'continue',
