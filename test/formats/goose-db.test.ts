@@ -6,20 +6,14 @@ import { readGooseDatabase } from '../../src/formats/goose-db.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { sessionTotals } from '../../src/model/recorded.js';
 import { readDatabaseSnapshot } from '../../src/sqlite/snapshot.js';
-import { gooseSessionFromJsonl, writeGooseDatabase } from '../helpers/goose-database.js';
+import { gooseFixtureSessions, writeGooseDatabase } from '../helpers/goose-database.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { READ, accountedUnits, collect, errorsOf, skippedOf, transcriptsOf } from './helpers.js';
 
 // The store is written with goose's own tables (test/fixtures/goose-db/write_store.py, from goose's storage.rs and
 // migrations.rs); its sessions are the goose session file of test/fixtures/goose, as goose's legacy import copies it.
 const JSONL = join(import.meta.dirname, '..', 'fixtures', 'goose', '20251112_094402.jsonl');
-const FIRST = gooseSessionFromJsonl(JSONL, '20251112_094402', { providerName: 'anthropic', modelConfig: { model_name: 'claude-sonnet-4-20250514' } });
-const SECOND = {
-  ...gooseSessionFromJsonl(JSONL, '20251113_1', { workingDir: '/home/dev/api-server', providerName: 'openai', modelConfig: { model_name: 'gpt-4o' } }),
-  createdAt: '2025-11-13 08:00:00',
-  tokens: { total: 900, input: 700, output: 150, accumulatedTotal: 12_400, accumulatedInput: 11_000, accumulatedOutput: 1_100 },
-  messages: gooseSessionFromJsonl(JSONL, 'x').messages.map((m) => ({ ...m, id: `${m.id ?? ''}-b`, created: m.created + 86_400 })),
-};
+const [FIRST, SECOND] = gooseFixtureSessions();
 const EMPTY = { id: '20251113_2', name: 'New session', workingDir: '/home/dev', createdAt: '2025-11-13 09:00:00', messages: [] };
 
 function folderState(dir: string): Record<string, string> {

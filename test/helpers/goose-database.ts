@@ -109,3 +109,23 @@ export function gooseSessionFromJsonl(file: string, id: string, extra: Partial<G
     ...extra,
   };
 }
+
+const GOOSE_JSONL = join(ROOT, 'test', 'fixtures', 'goose', '20251112_094402.jsonl');
+
+/**
+ * The goose store's fixture sessions: the session file of test/fixtures/goose as goose's import copies it (its
+ * accumulated counters, an Anthropic model), and the same conversation a day later in another folder under an OpenAI
+ * model, whose recorded total exceeds input plus output (the thinking goose counts in the total only).
+ */
+export function gooseFixtureSessions(): [GooseStoredSession, GooseStoredSession] {
+  const first = gooseSessionFromJsonl(GOOSE_JSONL, '20251112_094402', { providerName: 'anthropic', modelConfig: { model_name: 'claude-sonnet-4-20250514' } });
+  const second = gooseSessionFromJsonl(GOOSE_JSONL, '20251113_1', {
+    workingDir: '/home/dev/api-server',
+    providerName: 'openai',
+    modelConfig: { model_name: 'gpt-4o' },
+    createdAt: '2025-11-13 08:00:00',
+    tokens: { total: 900, input: 700, output: 150, accumulatedTotal: 12_400, accumulatedInput: 11_000, accumulatedOutput: 1_100 },
+  });
+  second.messages = second.messages.map((m) => ({ ...m, id: `${m.id ?? ''}-b`, created: m.created + 86_400 }));
+  return [first, second];
+}
