@@ -5,6 +5,7 @@ import { readClaudeCode } from './claude-code.js';
 import { readCline } from './cline.js';
 import { readCodex } from './codex.js';
 import { readContinue } from './continue.js';
+import { readCrushDatabase } from './crush.js';
 import { readGeminiChat } from './gemini-chat.js';
 import { readGeminiCheckpoint } from './gemini-checkpoint.js';
 import { readDroid } from './droid.js';
@@ -47,4 +48,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   amp: readAmp,
   kimi: readKimi,
   droid: readDroid,
+  crush: readCrushDatabase,
 };

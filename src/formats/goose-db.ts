@@ -108,7 +108,8 @@ function storeMetadata(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (typeof row.session_type === 'string') out.sessionType = row.session_type;
   const model = modelOf(row.model_config_json);
-  if (model !== undefined) out.model = model;
+  // `models` names what the replay bills the session as (replay/billing/cache-choice.ts).
+  if (model !== undefined) out.models = [model];
   if (typeof row.accumulated_cost === 'number') out.accumulatedCost = row.accumulated_cost;
   const usage = sessionUsage(row);
   if (usage !== undefined) out.sessionUsage = { ...(model !== undefined ? { model } : {}), usage };

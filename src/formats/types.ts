@@ -24,6 +24,7 @@ export const FORMAT_NAMES = [
   'amp',
   'kimi',
   'droid',
+  'crush',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

@@ -55,7 +55,7 @@ describe("goose's SQLite store (sessions.db)", () => {
       working_dir: '/home/dev/todo-cli',
       description: 'Fix crash on empty todos.json',
       sessionType: 'user',
-      model: 'claude-sonnet-4-20250514',
+      models: ['claude-sonnet-4-20250514'],
       provider_name: 'anthropic',
     });
     expect(folderState(dir)).toEqual(before);
