@@ -6,6 +6,7 @@ import { claudeCode } from './agents/claude-code.js';
 import { codex } from './agents/codex.js';
 import { gemini } from './agents/gemini.js';
 import { continueAgent } from './agents/continue.js';
+import { crush } from './agents/crush.js';
 import { goose } from './agents/goose.js';
 import { qwen } from './agents/qwen.js';
 import { kilo, opencode } from './agents/opencode.js';
@@ -30,4 +31,5 @@ export const AGENT_SOURCES: readonly AgentSource[] = [
   droid,
   qwen,
   continueAgent,
+  crush,
 ];

@@ -17,6 +17,7 @@ export const AGENT_NAMES = [
   'droid',
   'qwen',
   'continue',
+  'crush',
 ] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 

@@ -32,6 +32,7 @@ describe('where each agent writes its sessions', () => {
       'opencode database /home/dev/.local/share/opencode',
       'opencode storage /home/dev/.local/share/opencode',
       'kilo database /home/dev/.local/share/kilo',
+      'goose database /home/dev/.local/share/goose/sessions',
       'goose sessions /home/dev/.local/share/goose/sessions',
       'pi sessions /home/dev/.pi/agent/sessions',
       'openclaw sessions /home/dev/.openclaw/agents',
@@ -43,6 +44,7 @@ describe('where each agent writes its sessions', () => {
       'droid sessions /home/dev/.factory/sessions',
       'qwen projects /home/dev/.qwen/projects',
       'continue sessions /home/dev/.continue/sessions',
+      'crush projects /home/dev/.local/share/crush',
     ]);
   });
 
@@ -61,12 +63,17 @@ describe('where each agent writes its sessions', () => {
       'codex archived sessions /Users/dev/.codex/archived_sessions',
       'opencode database /Users/dev/.local/share/opencode',
       'opencode storage /Users/dev/.local/share/opencode',
+      'goose database /Users/dev/.local/share/goose/sessions',
       'goose sessions /Users/dev/.local/share/goose/sessions',
     ]);
   });
 
   it('gives Windows paths, VS Code and goose under %APPDATA%, from any machine', () => {
-    const windows = locations({ home: 'C:\\Users\\dev', env: { APPDATA: 'C:\\Users\\dev\\AppData\\Roaming' }, platform: 'win32' });
+    const windows = locations({
+      home: 'C:\\Users\\dev',
+      env: { APPDATA: 'C:\\Users\\dev\\AppData\\Roaming', LOCALAPPDATA: 'C:\\Users\\dev\\AppData\\Local' },
+      platform: 'win32',
+    });
     expect(windows.filter((l) => !/Code - |VSCodium/.test(l))).toEqual([
       'claude-code projects C:\\Users\\dev\\.config\\claude\\projects',
       'claude-code projects C:\\Users\\dev\\.claude\\projects',
@@ -80,6 +87,7 @@ describe('where each agent writes its sessions', () => {
       'opencode database C:\\Users\\dev\\.local\\share\\opencode',
       'opencode storage C:\\Users\\dev\\.local\\share\\opencode',
       'kilo database C:\\Users\\dev\\.local\\share\\kilo',
+      'goose database C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions (APPDATA)',
       'goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions (APPDATA)',
       'pi sessions C:\\Users\\dev\\.pi\\agent\\sessions',
       'openclaw sessions C:\\Users\\dev\\.openclaw\\agents',
@@ -91,12 +99,17 @@ describe('where each agent writes its sessions', () => {
       'droid sessions C:\\Users\\dev\\.factory\\sessions',
       'qwen projects C:\\Users\\dev\\.qwen\\projects',
       'continue sessions C:\\Users\\dev\\.continue\\sessions',
+      'crush projects C:\\Users\\dev\\AppData\\Local\\crush (LOCALAPPDATA)',
     ]);
   });
 
   it('falls back to <home>\\AppData\\Roaming on Windows when APPDATA is not set', () => {
     const windows = locations({ home: 'C:\\Users\\dev', env: {}, platform: 'win32' });
-    expect(windows.filter((l) => l.startsWith('goose'))).toEqual(['goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions']);
+    expect(windows.filter((l) => /^(goose|crush)/.test(l))).toEqual([
+      'goose database C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions',
+      'goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions',
+      'crush projects C:\\Users\\dev\\AppData\\Local\\crush',
+    ]);
   });
 
   it('follows each variable the agents honour, and names it', () => {
@@ -112,6 +125,7 @@ describe('where each agent writes its sessions', () => {
       OPENCLAW_STATE_DIR: '/work/openclaw',
       QWEN_RUNTIME_DIR: '/work/qwen',
       CONTINUE_GLOBAL_DIR: '/work/continue',
+      CRUSH_GLOBAL_DATA: '/work/crush',
     };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
     expect(found.filter((l) => !/Code - |VSCodium|roo-code/.test(l))).toEqual([
@@ -126,6 +140,7 @@ describe('where each agent writes its sessions', () => {
       'opencode database /work/data/opencode (XDG_DATA_HOME)',
       'opencode storage /work/data/opencode (XDG_DATA_HOME)',
       'kilo database /work/data/kilo (XDG_DATA_HOME)',
+      'goose database /work/goose/data/sessions (GOOSE_PATH_ROOT)',
       'goose sessions /work/goose/data/sessions (GOOSE_PATH_ROOT)',
       'pi sessions /home/dev/pi-agent/sessions (PI_CODING_AGENT_DIR)',
       'openclaw sessions /work/openclaw/agents (OPENCLAW_STATE_DIR)',
@@ -134,6 +149,7 @@ describe('where each agent writes its sessions', () => {
       'droid sessions /home/dev/.factory/sessions',
       'qwen projects /work/qwen/projects (QWEN_RUNTIME_DIR)',
       'continue sessions /work/continue/sessions (CONTINUE_GLOBAL_DIR)',
+      'crush projects /work/crush (CRUSH_GLOBAL_DATA)',
     ]);
   });
 
