@@ -94,7 +94,8 @@ function sessionItem(store: SqliteStore, row: Row, index: number): InputItem {
   const metadata: Record<string, unknown> = { source: { format: 'crush', file: store.file }, sessionId: id, title: row.title };
   if (typeof row.parent_session_id === 'string') metadata.parentSessionId = row.parent_session_id;
   const project = crushProjectOf(store.file);
-  if (project !== undefined) metadata.project = project;
+  // `directory`, as OpenCode's, is what reports group by (model/project.ts).
+  if (project !== undefined) metadata.directory = project;
   metadata.lastRequestUsage = { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens };
   metadata.cost = row.cost;
   Object.assign(metadata, builder.metadata());

@@ -54,7 +54,9 @@ function agentOf(file: string): string {
                         ? 'continue'
                         : /kilo/.test(file)
                           ? 'kilo'
-                          : 'goose';
+                          : /\.crush\//.test(file)
+                            ? 'crush'
+                            : 'goose';
 }
 
 /** Transcripts per agent, by the folder each came from. */
@@ -83,9 +85,11 @@ describe('tcompact sources', () => {
     expect(r.stdout).toContain('| claude-code | projects | ~/.claude/projects | 3 | 286,494 | 2026-02-10 | 2026-02-10 |');
     expect(r.stdout).toContain('| roo-code | tasks | ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks | 1 |');
     expect(r.stdout).toContain(
-      "24 sessions in 17 folders. first: the sessions' own recorded start times; last: the latest modification time of a session's files.",
+      "27 sessions in 19 folders. first: the sessions' own recorded start times; last: the latest modification time of a session's files.",
     );
-    expect(r.stdout).toContain('not read: goose ~/.local/share/goose/sessions: 1 file, 16 bytes, SQLite database');
+    expect(r.stdout).toContain('| goose | database | ~/.local/share/goose/sessions | 1 | 3,647 | 2025-11-13 | 2025-11-13 |');
+    expect(r.stdout).toContain('| crush | projects | ~/.local/share/crush | 2 | 3,380 | 2026-02-03 | 2026-02-03 |');
+    expect(r.stdout).not.toContain('not read: goose');
   });
 
   it('prints the same as JSON with --json, and every folder it looked in', async () => {
@@ -123,7 +127,7 @@ describe('tcompact sources', () => {
     ]);
     const agent = await run(['sources', '--agent', 'cursor'], linuxEnvironment(home));
     expect(agent.stderr).toBe(
-      'tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, kilo, goose, pi, openclaw, amp, kimi, droid, qwen, continue; got "cursor"\n',
+      'tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, kilo, goose, pi, openclaw, amp, kimi, droid, qwen, continue, crush; got "cursor"\n',
     );
     const input = await run(['sources', home], linuxEnvironment(home));
     expect([input.code, input.stderr]).toEqual([2, `tcompact sources: E_USAGE: sources: takes no input, got "${home}" (see 'tcompact sources --help')\n`]);
@@ -147,11 +151,13 @@ describe('tcompact stats with no input', () => {
       opencode: 1,
       'opencode-db': 2,
       goose: 1,
+      'goose-db': 1,
       amp: 1,
       kimi: 1,
       droid: 1,
       qwen: 2,
       continue: 2,
+      crush: 2,
     });
     // Per project, as each agent recorded it: the working directory (Cline's and Roo Code's beside their tasks), Gemini CLI's hash.
     expect(Object.fromEntries(Object.entries(out.byProject!).map(([p, v]) => [p, v.transcripts]))).toEqual({
@@ -164,8 +170,11 @@ describe('tcompact stats with no input', () => {
       // Qwen Code's `cwd` and Continue's workspace folder (a file: URI in the IDE's session).
       '/home/dev/projects/shop': 4,
       '(no project)': 2,
+      // goose's store's session and Crush's project folder (the one holding its `.crush` folder).
+      '/home/dev/api-server': 1,
+      [join(home, 'projects', 'todo-cli')]: 2,
     });
-    expect(r.stderr.split('\n')[0]).toBe('tcompact stats: no input given: reading 24 agent sessions from 17 folders:');
+    expect(r.stderr.split('\n')[0]).toBe('tcompact stats: no input given: reading 27 agent sessions from 19 folders:');
     expect(r.stderr).toContain('  roo-code          1 sessions  ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks (tasks)\n');
   });
 
@@ -176,6 +185,7 @@ describe('tcompact stats with no input', () => {
     expect(files).toEqual([
       '/.codex/sessions/2025/11/03/rollout-2025-11-03T09-12-01-0199b7d4-1f2e-7a31-9c55-0d6e2f4a8b90.jsonl',
       '/.codex/sessions/2026/03/02/rollout-2026-03-02T10-00-00-019cad3e-7b41-7c20-9e6d-3f5a8b2c1d90.jsonl',
+      '/.local/share/goose/sessions/sessions.db',
       '/.local/share/goose/sessions/20251112_094402.jsonl',
     ]);
   });
@@ -246,7 +256,7 @@ describe('every command that reads files, with no input', () => {
       const before = snapshot(home);
       const out = tempDir(`no-input-${command}`);
       const r = await run([command, ...args(out)], linuxEnvironment(home));
-      expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, `tcompact ${command}: no input given: reading 24 agent sessions from 17 folders:`]);
+      expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, `tcompact ${command}: no input given: reading 27 agent sessions from 19 folders:`]);
       expect(transcriptsPerAgent(files(out))).toEqual(HOME_TRANSCRIPTS);
       expect(snapshot(home)).toEqual(before);
     });
@@ -257,12 +267,12 @@ describe('every command that reads files, with no input', () => {
     const before = snapshot(home);
     const out = tempDir('no-input-tune');
     const r = await run(['tune', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--window', '20000'], linuxEnvironment(home));
-    expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, 'tcompact tune: no input given: reading 24 agent sessions from 17 folders:']);
+    expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, 'tcompact tune: no input given: reading 27 agent sessions from 19 folders:']);
     // Every agent the home holds (pi's and OpenClaw's are read in test/sources/pi-openclaw.test.ts).
     for (const agent of Object.keys(HOME_SESSIONS)) expect(r.stderr).toMatch(new RegExp(`^  ${agent} +\\d+ sessions`, 'm'));
     const tune = JSON.parse(readFileSync(join(out, 'tune.json'), 'utf8')) as { transcripts: number; errors: number; inputs: string[] };
     expect([tune.transcripts, tune.errors]).toEqual([Object.values(HOME_TRANSCRIPTS).reduce((n, k) => n + k, 0), 0]);
-    expect(tune.inputs).toHaveLength(17);
+    expect(tune.inputs).toHaveLength(19);
     expect(snapshot(home)).toEqual(before);
   });
 

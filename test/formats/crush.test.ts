@@ -62,7 +62,7 @@ describe("Crush's project store (.crush/crush.db)", () => {
     expect(main.transcript.metadata).toMatchObject({
       source: { format: 'crush', file },
       title: MAIN.title,
-      project: join(dir, '..'),
+      directory: join(dir, '..'),
       models: ['claude-sonnet-4-5-20250929'],
       lastRequestUsage: { prompt_tokens: 9_120, completion_tokens: 212 },
       cost: 0.0841,

@@ -175,7 +175,10 @@ export function buildAgentHome(home: string): string {
   // Crush lists its projects in its global data folder; each project's store is in the project's `.crush` folder.
   const crushData = join(home, 'projects', 'todo-cli', '.crush');
   writeCrushDatabase(join(crushData, 'crush.db'), crushFixtureSessions(), { walFrom: 8 });
-  write('.local/share/crush/projects.json', JSON.stringify({ projects: [{ path: TODO_CLI, data_dir: crushData, last_accessed: '2026-02-03T10:11:46Z' }] }, null, 2));
+  write(
+    '.local/share/crush/projects.json',
+    JSON.stringify({ projects: [{ path: TODO_CLI, data_dir: crushData, last_accessed: '2026-02-03T10:11:46Z' }] }, null, 2),
+  );
 
   const thread = 'T-019a3f52-8c1d-7e40-9b6a-2d5e8f1c3a70.json';
   put(`.local/share/amp/threads/${thread}`, join(FIXTURES, 'amp', 'threads', thread), '2026-03-10T09:10:00Z');
