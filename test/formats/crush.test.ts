@@ -92,6 +92,7 @@ describe("Crush's project store (.crush/crush.db)", () => {
     expect(sourceCompactionPoints(t.transcript).map((p) => [p.index, p.summary === m[8]])).toEqual([[8, true]]);
   });
 
+  // No oracle to compare with: `npx -y ccusage@20.0.24 crush session --json --offline` answers `Unknown command 'crush'`.
   it('records usage only as Crush does: the last request and a running cost, no totals, no call', async () => {
     const file = join(tempDir('crush-db-usage'), 'crush.db');
     writeCrushDatabase(file, [MAIN]);
