@@ -1,5 +1,7 @@
 import { open } from 'node:fs/promises';
 import { openSqliteStore } from '../sqlite/database.js';
+import { isCrushStore } from './crush.js';
+import { isGooseStore } from './goose-db.js';
 import { isOpenCodeStore } from './opencode-db.js';
 import type { FormatName } from './types.js';
 
@@ -35,6 +37,8 @@ export async function detectStore(file: string): Promise<StoreDetection> {
   const store = opened.value;
   try {
     if (isOpenCodeStore(store)) return { ok: true, format: 'opencode-db' };
+    if (isGooseStore(store)) return { ok: true, format: 'goose-db' };
+    if (isCrushStore(store)) return { ok: true, format: 'crush' };
     const tables = [...store.tables().keys()];
     return { ok: false, code: 'E_FORMAT', message: `unknown format: a SQLite database whose tables [${tables.slice(0, 12).join(', ')}] are no agent's store` };
   } catch (err) {

@@ -5,11 +5,13 @@ import { readClaudeCode } from './claude-code.js';
 import { readCline } from './cline.js';
 import { readCodex } from './codex.js';
 import { readContinue } from './continue.js';
+import { readCrushDatabase } from './crush.js';
 import { readGeminiChat } from './gemini-chat.js';
 import { readGeminiCheckpoint } from './gemini-checkpoint.js';
 import { readCopilot } from './copilot.js';
 import { readDroid } from './droid.js';
 import { readGoose } from './goose.js';
+import { readGooseDatabase } from './goose-db.js';
 import { readKimi } from './kimi.js';
 import { readKimiCode } from './kimi-code.js';
 import { readMessages } from './messages.js';
@@ -39,6 +41,7 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   opencode: readOpenCode,
   'opencode-db': readOpenCodeDatabase,
   goose: readGoose,
+  'goose-db': readGooseDatabase,
   aider: readAider,
   qwen: readQwen,
   continue: readContinue,
@@ -49,4 +52,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   'kimi-code': readKimiCode,
   droid: readDroid,
   copilot: readCopilot,
+  crush: readCrushDatabase,
 };

@@ -15,6 +15,7 @@ export const FORMAT_NAMES = [
   'opencode',
   'opencode-db',
   'goose',
+  'goose-db',
   'aider',
   'qwen',
   'continue',
@@ -25,6 +26,7 @@ export const FORMAT_NAMES = [
   'kimi-code',
   'droid',
   'copilot',
+  'crush',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

@@ -7,6 +7,7 @@ import { codex } from './agents/codex.js';
 import { gemini } from './agents/gemini.js';
 import { continueAgent } from './agents/continue.js';
 import { copilot } from './agents/copilot.js';
+import { crush } from './agents/crush.js';
 import { goose } from './agents/goose.js';
 import { qwen } from './agents/qwen.js';
 import { kilo, opencode } from './agents/opencode.js';
@@ -32,4 +33,5 @@ export const AGENT_SOURCES: readonly AgentSource[] = [
   qwen,
   continueAgent,
   copilot,
+  crush,
 ];

@@ -18,6 +18,7 @@ export const AGENT_NAMES = [
   'qwen',
   'continue',
   'copilot',
+  'crush',
 ] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 

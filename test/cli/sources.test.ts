@@ -54,8 +54,10 @@ function agentOf(file: string): string {
                         ? 'continue'
                         : /\.copilot/.test(file)
                           ? 'copilot'
-                          : /kilo/.test(file)
-                            ? 'kilo'
+                          : /\.crush\//.test(file)
+                            ? 'crush'
+                            : /kilo/.test(file)
+                              ? 'kilo'
                             : 'goose';
 }
 
@@ -87,7 +89,9 @@ describe('tcompact sources', () => {
     expect(r.stdout).toContain(
       "27 sessions in 19 folders. first: the sessions' own recorded start times; last: the latest modification time of a session's files.",
     );
-    expect(r.stdout).toContain('not read: goose ~/.local/share/goose/sessions: 1 file, 16 bytes, SQLite database');
+    expect(r.stdout).toContain('| goose | database | ~/.local/share/goose/sessions | 1 | 3,647 | 2025-11-13 | 2025-11-13 |');
+    expect(r.stdout).toContain('| crush | projects | ~/.local/share/crush | 2 | 3,380 | 2026-02-03 | 2026-02-03 |');
+    expect(r.stdout).not.toContain('not read: goose');
   });
 
   it('prints the same as JSON with --json, and every folder it looked in', async () => {
@@ -125,7 +129,7 @@ describe('tcompact sources', () => {
     ]);
     const agent = await run(['sources', '--agent', 'cursor'], linuxEnvironment(home));
     expect(agent.stderr).toBe(
-      'tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, kilo, goose, pi, openclaw, amp, kimi, droid, qwen, continue, copilot; got "cursor"\n',
+      'tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, kilo, goose, pi, openclaw, amp, kimi, droid, qwen, continue, copilot, crush; got "cursor"\n',
     );
     const input = await run(['sources', home], linuxEnvironment(home));
     expect([input.code, input.stderr]).toEqual([2, `tcompact sources: E_USAGE: sources: takes no input, got "${home}" (see 'tcompact sources --help')\n`]);
@@ -149,12 +153,14 @@ describe('tcompact stats with no input', () => {
       opencode: 1,
       'opencode-db': 2,
       goose: 1,
+      'goose-db': 1,
       amp: 1,
       kimi: 1,
       droid: 1,
       qwen: 2,
       continue: 2,
       copilot: 3,
+      crush: 2,
     });
     // Per project, as each agent recorded it: the working directory (Cline's and Roo Code's beside their tasks), Gemini CLI's hash.
     expect(Object.fromEntries(Object.entries(out.byProject!).map(([p, v]) => [p, v.transcripts]))).toEqual({
@@ -169,6 +175,9 @@ describe('tcompact stats with no input', () => {
       // Copilot CLI's session.start context; its legacy session records no folder.
       '/home/dev/inventory': 2,
       '(no project)': 3,
+      // goose's store's session and Crush's project folder (the one holding its `.crush` folder).
+      '/home/dev/api-server': 1,
+      [join(home, 'projects', 'todo-cli')]: 2,
     });
     expect(r.stderr.split('\n')[0]).toBe('tcompact stats: no input given: reading 27 agent sessions from 19 folders:');
     expect(r.stderr).toContain('  roo-code          1 sessions  ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks (tasks)\n');
@@ -181,6 +190,7 @@ describe('tcompact stats with no input', () => {
     expect(files).toEqual([
       '/.codex/sessions/2025/11/03/rollout-2025-11-03T09-12-01-0199b7d4-1f2e-7a31-9c55-0d6e2f4a8b90.jsonl',
       '/.codex/sessions/2026/03/02/rollout-2026-03-02T10-00-00-019cad3e-7b41-7c20-9e6d-3f5a8b2c1d90.jsonl',
+      '/.local/share/goose/sessions/sessions.db',
       '/.local/share/goose/sessions/20251112_094402.jsonl',
     ]);
   });

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { crushFixtureSessions, writeCrushDatabase } from './crush-database.js';
+import { gooseFixtureSessions, writeGooseDatabase } from './goose-database.js';
 import { otherSession, readExport, writeOpenCodeDatabase } from './opencode-database.js';
 import { BUNDLED, ROOT } from './paths.js';
 
@@ -19,13 +21,14 @@ export const HOME_SESSIONS = {
   'roo-code': 1,
   opencode: 2,
   kilo: 1,
-  goose: 1,
+  goose: 2,
   amp: 1,
   kimi: 1,
   droid: 1,
   qwen: 2,
   continue: 2,
   copilot: 3,
+  crush: 2,
 } as const;
 
 /**
@@ -57,12 +60,12 @@ export function writeOpenCodeStorage(exportFile: string, storage: string, mtime?
  * `~/.codex/sessions/YYYY/MM/DD/` and `archived_sessions/`; the Gemini CLI recordings in a hashed and a named
  * project folder of `~/.gemini/tmp`, with a checkpoint; the Cline and Roo Code tasks in VS Code's and VSCodium's
  * global storage; the OpenCode export written as its JSON storage and, under other ids, in OpenCode's and Kilo's
- * databases; the goose session file; an Amp thread; a Kimi CLI
+ * databases; the goose session file and, under another id, goose's database; Crush's project list and a project's store; an Amp thread; a Kimi CLI
  * session (its rotated context, its wire log and the share folder's `kimi.json`); a Factory Droid session and its
  * settings; the Qwen Code chats in `~/.qwen/projects/<project>/chats/`; the Continue sessions and their index in
  * `~/.continue/sessions/`; Copilot CLI sessions in its three layouts under `~/.copilot`. The files an agent keeps
  * beside its sessions (Cline's task history, Roo's task summary and index, Gemini's `.project_root`) follow the
- * agents' own types (docs/formats.md); goose's `sessions.db` and `.jsonl.zst` files stand for what tcompact does not read. Each
+ * agents' own types (docs/formats.md); a compressed Codex rollout (`.jsonl.zst`) stands for what tcompact does not read. Each
  * session file's modification time is the session's last recorded time (or its start plus ten minutes).
  */
 export function buildAgentHome(home: string): string {
@@ -167,7 +170,16 @@ export function buildAgentHome(home: string): string {
   writeOpenCodeDatabase(join(home, '.local/share/kilo/kilo.db'), [otherSession(exported, 'Kl1', TODO_CLI, 2 * 86_400_000)], { walFrom: 0 });
 
   put('.local/share/goose/sessions/20251112_094402.jsonl', join(FIXTURES, 'goose', '20251112_094402.jsonl'), '2025-11-12T09:54:02Z');
-  write('.local/share/goose/sessions/sessions.db', Buffer.from('SQLite format 3\0'));
+  // goose's store holds a later session, its last messages in the WAL (test/helpers/goose-database.ts).
+  writeGooseDatabase(join(home, '.local/share/goose/sessions/sessions.db'), [gooseFixtureSessions()[1]], { walFrom: 20 });
+
+  // Crush lists its projects in its global data folder; each project's store is in the project's `.crush` folder.
+  const crushData = join(home, 'projects', 'todo-cli', '.crush');
+  writeCrushDatabase(join(crushData, 'crush.db'), crushFixtureSessions(), { walFrom: 8 });
+  write(
+    '.local/share/crush/projects.json',
+    JSON.stringify({ projects: [{ path: TODO_CLI, data_dir: crushData, last_accessed: '2026-02-03T10:11:46Z' }] }, null, 2),
+  );
 
   const thread = 'T-019a3f52-8c1d-7e40-9b6a-2d5e8f1c3a70.json';
   put(`.local/share/amp/threads/${thread}`, join(FIXTURES, 'amp', 'threads', thread), '2026-03-10T09:10:00Z');

@@ -32,6 +32,7 @@ describe('where each agent writes its sessions', () => {
       'opencode database /home/dev/.local/share/opencode',
       'opencode storage /home/dev/.local/share/opencode',
       'kilo database /home/dev/.local/share/kilo',
+      'goose database /home/dev/.local/share/goose/sessions',
       'goose sessions /home/dev/.local/share/goose/sessions',
       'pi sessions /home/dev/.pi/agent/sessions',
       'openclaw sessions /home/dev/.openclaw/agents',
@@ -46,6 +47,7 @@ describe('where each agent writes its sessions', () => {
       'continue sessions /home/dev/.continue/sessions',
       'copilot sessions /home/dev/.copilot/session-state',
       'copilot archived sessions /home/dev/.copilot/history-session-state',
+      'crush projects /home/dev/.local/share/crush',
     ]);
   });
 
@@ -64,12 +66,17 @@ describe('where each agent writes its sessions', () => {
       'codex archived sessions /Users/dev/.codex/archived_sessions',
       'opencode database /Users/dev/.local/share/opencode',
       'opencode storage /Users/dev/.local/share/opencode',
+      'goose database /Users/dev/.local/share/goose/sessions',
       'goose sessions /Users/dev/.local/share/goose/sessions',
     ]);
   });
 
   it('gives Windows paths, VS Code and goose under %APPDATA%, from any machine', () => {
-    const windows = locations({ home: 'C:\\Users\\dev', env: { APPDATA: 'C:\\Users\\dev\\AppData\\Roaming' }, platform: 'win32' });
+    const windows = locations({
+      home: 'C:\\Users\\dev',
+      env: { APPDATA: 'C:\\Users\\dev\\AppData\\Roaming', LOCALAPPDATA: 'C:\\Users\\dev\\AppData\\Local' },
+      platform: 'win32',
+    });
     expect(windows.filter((l) => !/Code - |VSCodium/.test(l))).toEqual([
       'claude-code projects C:\\Users\\dev\\.config\\claude\\projects',
       'claude-code projects C:\\Users\\dev\\.claude\\projects',
@@ -83,6 +90,7 @@ describe('where each agent writes its sessions', () => {
       'opencode database C:\\Users\\dev\\.local\\share\\opencode',
       'opencode storage C:\\Users\\dev\\.local\\share\\opencode',
       'kilo database C:\\Users\\dev\\.local\\share\\kilo',
+      'goose database C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions (APPDATA)',
       'goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions (APPDATA)',
       'pi sessions C:\\Users\\dev\\.pi\\agent\\sessions',
       'openclaw sessions C:\\Users\\dev\\.openclaw\\agents',
@@ -97,12 +105,17 @@ describe('where each agent writes its sessions', () => {
       'continue sessions C:\\Users\\dev\\.continue\\sessions',
       'copilot sessions C:\\Users\\dev\\.copilot\\session-state',
       'copilot archived sessions C:\\Users\\dev\\.copilot\\history-session-state',
+      'crush projects C:\\Users\\dev\\AppData\\Local\\crush (LOCALAPPDATA)',
     ]);
   });
 
   it('falls back to <home>\\AppData\\Roaming on Windows when APPDATA is not set', () => {
     const windows = locations({ home: 'C:\\Users\\dev', env: {}, platform: 'win32' });
-    expect(windows.filter((l) => l.startsWith('goose'))).toEqual(['goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions']);
+    expect(windows.filter((l) => /^(goose|crush)/.test(l))).toEqual([
+      'goose database C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions',
+      'goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions',
+      'crush projects C:\\Users\\dev\\AppData\\Local\\crush',
+    ]);
   });
 
   it('follows each variable the agents honour, and names it', () => {
@@ -119,6 +132,7 @@ describe('where each agent writes its sessions', () => {
       QWEN_RUNTIME_DIR: '/work/qwen',
       CONTINUE_GLOBAL_DIR: '/work/continue',
       COPILOT_HOME: '~/copilot-home',
+      CRUSH_GLOBAL_DATA: '/work/crush',
     };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
     expect(found.filter((l) => !/Code - |VSCodium|roo-code/.test(l))).toEqual([
@@ -133,6 +147,7 @@ describe('where each agent writes its sessions', () => {
       'opencode database /work/data/opencode (XDG_DATA_HOME)',
       'opencode storage /work/data/opencode (XDG_DATA_HOME)',
       'kilo database /work/data/kilo (XDG_DATA_HOME)',
+      'goose database /work/goose/data/sessions (GOOSE_PATH_ROOT)',
       'goose sessions /work/goose/data/sessions (GOOSE_PATH_ROOT)',
       'pi sessions /home/dev/pi-agent/sessions (PI_CODING_AGENT_DIR)',
       'openclaw sessions /work/openclaw/agents (OPENCLAW_STATE_DIR)',
@@ -144,6 +159,7 @@ describe('where each agent writes its sessions', () => {
       'continue sessions /work/continue/sessions (CONTINUE_GLOBAL_DIR)',
       'copilot sessions /home/dev/copilot-home/session-state (COPILOT_HOME)',
       'copilot archived sessions /home/dev/copilot-home/history-session-state (COPILOT_HOME)',
+      'crush projects /work/crush (CRUSH_GLOBAL_DATA)',
     ]);
   });
 

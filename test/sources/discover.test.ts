@@ -33,6 +33,7 @@ describe('discoverInputs', () => {
       'opencode database ~/.local/share/opencode 1 2025-11-13 2025-11-13',
       'opencode storage ~/.local/share/opencode 1 2025-11-12 2025-11-12',
       'kilo database ~/.local/share/kilo 1 2025-11-14 2025-11-14',
+      'goose database ~/.local/share/goose/sessions 1 2025-11-13 2025-11-13',
       'goose sessions ~/.local/share/goose/sessions 1 2025-11-12 2025-11-12',
       'amp threads ~/.local/share/amp/threads 1 2026-03-10 2026-03-10',
       'kimi sessions ~/.kimi/sessions 1 2026-04-03 2026-04-03',
@@ -41,6 +42,7 @@ describe('discoverInputs', () => {
       'continue sessions ~/.continue/sessions 2 2025-10-09 2025-10-09',
       'copilot sessions ~/.copilot/session-state 2 2026-01-12 2026-06-03',
       'copilot archived sessions ~/.copilot/history-session-state 1 2025-09-18 2025-09-18',
+      'crush projects ~/.local/share/crush 2 2026-02-03 2026-02-03',
     ]);
     // A Claude Code session is its file, then its subagents'.
     expect(inputs.filter((f) => f.includes('ae4a77f8')).map((f) => f.slice(home.length))).toEqual([
@@ -48,7 +50,7 @@ describe('discoverInputs', () => {
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl',
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-acompact-946d2b.jsonl',
     ]);
-    expect(inputs).toHaveLength(29);
+    expect(inputs).toHaveLength(30);
   });
 
   it("dates each folder's first session by the sessions' own recorded start and its last by the files' modification times", async () => {
@@ -60,19 +62,18 @@ describe('discoverInputs', () => {
     expect([claude.first, claude.last!.slice(0, 19)]).toEqual(['2026-02-10T21:11:52.438Z', '2026-02-10T22:59:46']);
   });
 
-  it('counts what it cannot read (SQLite databases, compressed rollouts) apart, with the reason', async () => {
+  it('counts what it cannot read (compressed rollouts) apart, with the reason', async () => {
     const home = buildAgentHome(tempDir('home'));
     const { found } = await discoverInputs(linuxEnvironment(home));
     expect(found.flatMap((s) => (s.notRead ?? []).map((n) => `${s.agent} ${n.files} ${n.reason.split(':')[0]}`))).toEqual([
       'codex 1 compressed rollouts (.jsonl.zst)',
-      'goose 1 SQLite database',
     ]);
   });
 
   it('narrows to the agents asked for, skipping the others unread', async () => {
     const home = buildAgentHome(tempDir('home'));
     const { found, searched } = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ agent: ['codex', 'goose'] }) });
-    expect(perAgent(found)).toEqual({ codex: 4, goose: 1 });
+    expect(perAgent(found)).toEqual({ codex: 4, goose: 2 });
     expect(new Set(searched.map((l) => l.agent))).toEqual(new Set(['codex', 'goose']));
   });
 
@@ -94,6 +95,7 @@ describe('discoverInputs', () => {
       qwen: 2,
       continue: 0,
       copilot: 2,
+      crush: 2,
     });
     const until = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ until: '2025-10-31' }) });
     expect(perAgent(until.found)).toEqual({
@@ -111,6 +113,7 @@ describe('discoverInputs', () => {
       qwen: 0,
       continue: 2,
       copilot: 1,
+      crush: 0,
     });
     const day = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2025-11-12', until: '2025-11-12' }) });
     // OpenCode's database session is a day later, Kilo's two: each is selected inside its store by its own times.
@@ -129,6 +132,7 @@ describe('discoverInputs', () => {
       qwen: 0,
       continue: 0,
       copilot: 0,
+      crush: 0,
     });
   });
 
@@ -150,6 +154,7 @@ describe('discoverInputs', () => {
       qwen: 0,
       continue: 0,
       copilot: 0,
+      crush: 0,
     });
     const worktree = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'spotter-4te' }) });
     expect(perAgent(worktree.found)['claude-code']).toBe(1);
@@ -171,6 +176,7 @@ describe('discoverInputs', () => {
       qwen: 0,
       continue: 0,
       copilot: 0,
+      crush: 2,
     });
     const api = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: '/home/dev/api' }) });
     expect(perAgent(api.found)).toEqual({
@@ -181,13 +187,14 @@ describe('discoverInputs', () => {
       'roo-code': 0,
       opencode: 0,
       kilo: 0,
-      goose: 0,
+      goose: 1,
       amp: 0,
       kimi: 0,
       droid: 0,
       qwen: 0,
       continue: 0,
       copilot: 0,
+      crush: 0,
     });
   });
 
@@ -223,7 +230,9 @@ describe('discoverInputs', () => {
       'opencode XDG_DATA_HOME true',
       'kilo XDG_DATA_HOME true',
       'goose XDG_DATA_HOME true',
+      'goose XDG_DATA_HOME true',
       'amp XDG_DATA_HOME true',
+      'crush XDG_DATA_HOME true',
     ]);
     // Without the variables the moved folders are not found.
     expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({
