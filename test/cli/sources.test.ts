@@ -267,6 +267,7 @@ describe('every command that reads files, with no input', () => {
     });
   }
 
+  // tune replays every session of the home under each candidate: a minute on a shared machine, more under load.
   it("tune reads every agent's sessions, says which folders on stderr, and leaves the home as it was", async () => {
     const home = buildAgentHome(tempDir('home'));
     const before = snapshot(home);
@@ -279,7 +280,7 @@ describe('every command that reads files, with no input', () => {
     expect([tune.transcripts, tune.errors]).toEqual([Object.values(HOME_TRANSCRIPTS).reduce((n, k) => n + k, 0), 0]);
     expect(tune.inputs).toHaveLength(19);
     expect(snapshot(home)).toEqual(before);
-  });
+  }, 150_000);
 
   it('keeps the exact message when the filters leave nothing, and takes the filter flags only without inputs', async () => {
     const home = buildAgentHome(tempDir('home'));
