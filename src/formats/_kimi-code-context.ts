@@ -138,12 +138,15 @@ export class KimiCodeContext {
    * `context.apply_compaction`: the context becomes the user messages it kept (`keptUserMessageCount`, the oldest
    * `keptHeadUserMessageCount` of them and the newest rest), then the summary as a user message (`contextSummary`, else
    * `summary`). A record without `keptUserMessageCount` (older builds) kept the summary, then the history from
-   * `compactedCount` on.
+   * `compactedCount` (`count`) on.
    */
   compact(r: Record<string, unknown>): string | undefined {
+    // The oldest records hold the summary as a whole message and the compacted count as `count`
+    // (agent-core-v2 `contextMemory/contextOps.ts` reads all three shapes).
     const summaryText = typeof r.contextSummary === 'string' ? r.contextSummary : typeof r.summary === 'string' ? r.summary : undefined;
-    if (summaryText === undefined) return 'context.apply_compaction: no summary';
-    const summary: Message = { role: 'user', content: summaryText };
+    const summaryMessage = summaryText === undefined && isObject(r.summary) ? toMessage(r.summary) : undefined;
+    if (summaryText === undefined && (summaryMessage === undefined || typeof summaryMessage === 'string')) return 'context.apply_compaction: no summary';
+    const summary: Message = summaryText !== undefined ? { role: 'user', content: summaryText } : (summaryMessage as Message);
     this.origins.set(summary, { kind: 'compaction_summary' });
     let kept: Message[];
     if (typeof r.keptUserMessageCount === 'number') {
@@ -152,7 +155,8 @@ export class KimiCodeContext {
       const head = typeof r.keptHeadUserMessageCount === 'number' ? Math.min(r.keptHeadUserMessageCount, total) : 0;
       kept = [...users.slice(0, head), ...users.slice(users.length - (total - head)), summary];
     } else {
-      const from = typeof r.compactedCount === 'number' ? r.compactedCount : this.live.length;
+      const count = typeof r.compactedCount === 'number' ? r.compactedCount : r.count;
+      const from = typeof count === 'number' ? count : this.live.length;
       kept = [summary, ...this.live.slice(from)];
     }
     this.replace(kept, 'compaction', kept.indexOf(summary), typeof r.tokensBefore === 'number' ? r.tokensBefore : undefined);

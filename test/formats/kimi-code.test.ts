@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/formats/detect.js';
@@ -6,6 +6,7 @@ import { readInputs } from '../../src/formats/read-inputs.js';
 import { isAssistant } from '../../src/model/message.js';
 import { embeddedUsage, recordedUsage } from '../../src/replay/billing/recorded-usage.js';
 import { expectSourceReplayWithin5Percent } from '../helpers/source-replay.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { READ, collect, transcriptsOf } from './helpers.js';
 
 // Sessions written by test/fixtures/kimi-code/generate.mjs in the shapes Kimi Code writes (see its README.md).
@@ -114,6 +115,25 @@ describe('Kimi Code sessions', () => {
     const [c] = t.metadata?.compactions as { summaryIndex: number; replacementFrom: number; replacementTo: number }[];
     // The summary, then the history from compactedCount on (a user prompt, a reply with a tool call, its result).
     expect(t.messages.slice(c.replacementFrom, c.replacementTo).map((m) => m.role)).toEqual(['user', 'user', 'assistant', 'tool']);
+    expect(c.summaryIndex).toBe(c.replacementFrom);
+  });
+
+  it('reads the oldest compaction record, its summary a whole message and its count as `count`', async () => {
+    const dir = join(tempDir('kimi-code-oldest'), 'sessions', 'wd_x_0', 's1', 'agents', 'main'); // removed when the test ends
+    mkdirSync(dir, { recursive: true });
+    const msg = (role: string, text: string) => ({ role, content: [{ type: 'text', text }], toolCalls: [] });
+    const records = [
+      { type: 'metadata', protocol_version: '1.0', created_at: 1 },
+      { type: 'context.append_message', message: msg('user', 'first'), time: 2 },
+      { type: 'context.append_message', message: msg('assistant', 'one'), time: 3 },
+      { type: 'context.append_message', message: msg('user', 'second'), time: 4 },
+      { type: 'context.apply_compaction', summary: msg('user', 'S'), count: 2, time: 5 },
+      { type: 'context.append_message', message: msg('assistant', 'two'), time: 6 },
+    ];
+    writeFileSync(join(dir, 'wire.jsonl'), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const [item] = transcriptsOf(await collect(readInputs([join(dir, 'wire.jsonl')], READ)));
+    const [c] = item.transcript.metadata?.compactions as { summaryIndex: number; replacementFrom: number; replacementTo: number }[];
+    expect(item.transcript.messages.slice(c.replacementFrom, c.replacementTo).map((m) => m.content)).toEqual(['S', 'second']);
     expect(c.summaryIndex).toBe(c.replacementFrom);
   });
 
