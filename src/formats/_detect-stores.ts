@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import { openSqliteStore } from '../sqlite/database.js';
 import { isOpenCodeStore } from './opencode-db.js';
 import type { FormatName } from './types.js';
+import { isZedStore } from './zed.js';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
@@ -35,6 +36,7 @@ export async function detectStore(file: string): Promise<StoreDetection> {
   const store = opened.value;
   try {
     if (isOpenCodeStore(store)) return { ok: true, format: 'opencode-db' };
+    if (isZedStore(store)) return { ok: true, format: 'zed' };
     const tables = [...store.tables().keys()];
     return { ok: false, code: 'E_FORMAT', message: `unknown format: a SQLite database whose tables [${tables.slice(0, 12).join(', ')}] are no agent's store` };
   } catch (err) {

@@ -18,6 +18,7 @@ import { readOpenHands } from './openhands.js';
 import { readQwen } from './qwen.js';
 import { readOpenClaw, readPi } from './pi.js';
 import { readSweAgent } from './swe-agent.js';
+import { readZedThreads } from './zed.js';
 import type { FormatName, InputItem, ReadOptions } from './types.js';
 
 export type Adapter = (file: string, options: ReadOptions) => AsyncGenerator<InputItem>;
@@ -45,4 +46,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   amp: readAmp,
   kimi: readKimi,
   droid: readDroid,
+  zed: readZedThreads,
 };

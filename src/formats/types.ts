@@ -23,6 +23,7 @@ export const FORMAT_NAMES = [
   'amp',
   'kimi',
   'droid',
+  'zed',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
