@@ -19,6 +19,7 @@ import { readQwen } from './qwen.js';
 import { readOpenClaw, readPi } from './pi.js';
 import { readSweAgent } from './swe-agent.js';
 import { readZedThreads } from './zed.js';
+import { readHermesState } from './hermes.js';
 import type { FormatName, InputItem, ReadOptions } from './types.js';
 
 export type Adapter = (file: string, options: ReadOptions) => AsyncGenerator<InputItem>;
@@ -47,4 +48,5 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   kimi: readKimi,
   droid: readDroid,
   zed: readZedThreads,
+  hermes: readHermesState,
 };

@@ -24,6 +24,7 @@ export const FORMAT_NAMES = [
   'kimi',
   'droid',
   'zed',
+  'hermes',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
