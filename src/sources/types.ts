@@ -17,6 +17,8 @@ export const AGENT_NAMES = [
   'droid',
   'qwen',
   'continue',
+  'zed',
+  'hermes',
 ] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 

@@ -25,6 +25,8 @@ export const HOME_SESSIONS = {
   droid: 1,
   qwen: 2,
   continue: 2,
+  zed: 2,
+  hermes: 3,
 } as const;
 
 /**
@@ -59,7 +61,7 @@ export function writeOpenCodeStorage(exportFile: string, storage: string, mtime?
  * databases; the goose session file; an Amp thread; a Kimi CLI
  * session (its rotated context, its wire log and the share folder's `kimi.json`); a Factory Droid session and its
  * settings; the Qwen Code chats in `~/.qwen/projects/<project>/chats/`; the Continue sessions and their index in
- * `~/.continue/sessions/`. The files an agent keeps
+ * `~/.continue/sessions/`; Zed's threads database and Hermes Agent's state store. The files an agent keeps
  * beside its sessions (Cline's task history, Roo's task summary and index, Gemini's `.project_root`) follow the
  * agents' own types (docs/formats.md); goose's `sessions.db` and `.jsonl.zst` files stand for what tcompact does not read. Each
  * session file's modification time is the session's last recorded time (or its start plus ten minutes).
@@ -197,6 +199,8 @@ export function buildAgentHome(home: string): string {
     ['sessions.json', '2025-10-09T10:00:00Z'],
   ])
     put(`.continue/sessions/${name}`, join(FIXTURES, 'continue', 'sessions', name), mtime);
+  put('.local/share/zed/threads/threads.db', join(FIXTURES, 'zed', 'threads.db'), '2026-06-20T09:12:40Z');
+  put('.hermes/state.db', join(FIXTURES, 'hermes', 'state.db'), '2026-06-10T10:13:20Z');
   return home;
 }
 

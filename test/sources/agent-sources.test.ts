@@ -43,6 +43,8 @@ describe('where each agent writes its sessions', () => {
       'droid sessions /home/dev/.factory/sessions',
       'qwen projects /home/dev/.qwen/projects',
       'continue sessions /home/dev/.continue/sessions',
+      'zed database /home/dev/.local/share/zed/threads',
+      'hermes database /home/dev/.hermes',
     ]);
   });
 
@@ -91,7 +93,20 @@ describe('where each agent writes its sessions', () => {
       'droid sessions C:\\Users\\dev\\.factory\\sessions',
       'qwen projects C:\\Users\\dev\\.qwen\\projects',
       'continue sessions C:\\Users\\dev\\.continue\\sessions',
+      'zed database C:\\Users\\dev\\AppData\\Local\\Zed\\threads',
+      'hermes database C:\\Users\\dev\\.hermes',
     ]);
+  });
+
+  it("puts Zed's data folder where Zed's paths.rs does: Application Support on macOS, %LOCALAPPDATA%, Flatpak's", () => {
+    const zedAt = (environment: SourceEnvironment) => locations(environment).filter((l) => l.startsWith('zed'));
+    expect(zedAt({ home: '/Users/dev', env: {}, platform: 'darwin' })).toEqual(['zed database /Users/dev/Library/Application Support/Zed/threads']);
+    expect(zedAt({ home: 'C:\\Users\\dev', env: { LOCALAPPDATA: 'D:\\Local' }, platform: 'win32' })).toEqual([
+      'zed database D:\\Local\\Zed\\threads (LOCALAPPDATA)',
+    ]);
+    expect(
+      zedAt({ home: '/home/dev', env: { FLATPAK_XDG_DATA_HOME: '/home/dev/.var/app/dev.zed.Zed/data', XDG_DATA_HOME: '/work/data' }, platform: 'linux' }),
+    ).toEqual(['zed database /home/dev/.var/app/dev.zed.Zed/data/zed/threads (FLATPAK_XDG_DATA_HOME)']);
   });
 
   it('falls back to <home>\\AppData\\Roaming on Windows when APPDATA is not set', () => {
@@ -112,6 +127,7 @@ describe('where each agent writes its sessions', () => {
       OPENCLAW_STATE_DIR: '/work/openclaw',
       QWEN_RUNTIME_DIR: '/work/qwen',
       CONTINUE_GLOBAL_DIR: '/work/continue',
+      HERMES_HOME: '~/hermes-home',
     };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
     expect(found.filter((l) => !/Code - |VSCodium|roo-code/.test(l))).toEqual([
@@ -134,6 +150,8 @@ describe('where each agent writes its sessions', () => {
       'droid sessions /home/dev/.factory/sessions',
       'qwen projects /work/qwen/projects (QWEN_RUNTIME_DIR)',
       'continue sessions /work/continue/sessions (CONTINUE_GLOBAL_DIR)',
+      'zed database /work/data/zed/threads (XDG_DATA_HOME)',
+      'hermes database /home/dev/hermes-home (HERMES_HOME)',
     ]);
   });
 

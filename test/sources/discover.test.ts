@@ -39,6 +39,8 @@ describe('discoverInputs', () => {
       'droid sessions ~/.factory/sessions 1 2026-05-04 2026-05-04',
       'qwen projects ~/.qwen/projects 2 2026-06-10 2026-06-11',
       'continue sessions ~/.continue/sessions 2 2025-10-09 2025-10-09',
+      'zed database ~/.local/share/zed/threads 2 2025-07-02 2026-06-20',
+      'hermes database ~/.hermes 3 2026-06-09 2026-06-10',
     ]);
     // A Claude Code session is its file, then its subagents'.
     expect(inputs.filter((f) => f.includes('ae4a77f8')).map((f) => f.slice(home.length))).toEqual([
@@ -46,7 +48,7 @@ describe('discoverInputs', () => {
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl',
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-acompact-946d2b.jsonl',
     ]);
-    expect(inputs).toHaveLength(26);
+    expect(inputs).toHaveLength(28);
   });
 
   it("dates each folder's first session by the sessions' own recorded start and its last by the files' modification times", async () => {
@@ -91,6 +93,8 @@ describe('discoverInputs', () => {
       droid: 1,
       qwen: 2,
       continue: 0,
+      zed: 1,
+      hermes: 3,
     });
     const until = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ until: '2025-10-31' }) });
     expect(perAgent(until.found)).toEqual({
@@ -107,6 +111,8 @@ describe('discoverInputs', () => {
       droid: 0,
       qwen: 0,
       continue: 2,
+      zed: 1,
+      hermes: 0,
     });
     const day = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2025-11-12', until: '2025-11-12' }) });
     // OpenCode's database session is a day later, Kilo's two: each is selected inside its store by its own times.
@@ -124,6 +130,8 @@ describe('discoverInputs', () => {
       droid: 0,
       qwen: 0,
       continue: 0,
+      zed: 0,
+      hermes: 0,
     });
   });
 
@@ -144,6 +152,8 @@ describe('discoverInputs', () => {
       droid: 0,
       qwen: 0,
       continue: 0,
+      zed: 0,
+      hermes: 0,
     });
     const worktree = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'spotter-4te' }) });
     expect(perAgent(worktree.found)['claude-code']).toBe(1);
@@ -164,6 +174,8 @@ describe('discoverInputs', () => {
       droid: 1,
       qwen: 0,
       continue: 0,
+      zed: 1,
+      hermes: 0,
     });
     const api = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: '/home/dev/api' }) });
     expect(perAgent(api.found)).toEqual({
@@ -180,6 +192,8 @@ describe('discoverInputs', () => {
       droid: 0,
       qwen: 0,
       continue: 0,
+      zed: 0,
+      hermes: 0,
     });
   });
 
@@ -216,9 +230,18 @@ describe('discoverInputs', () => {
       'kilo XDG_DATA_HOME true',
       'goose XDG_DATA_HOME true',
       'amp XDG_DATA_HOME true',
+      'zed XDG_DATA_HOME true',
     ]);
     // Without the variables the moved folders are not found.
-    expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({ 'claude-code': 3, gemini: 3, kimi: 1, droid: 1, qwen: 2, continue: 2 });
+    expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({
+      'claude-code': 3,
+      gemini: 3,
+      kimi: 1,
+      droid: 1,
+      qwen: 2,
+      continue: 2,
+      hermes: 3,
+    });
   });
 
   it('reads a folder reached by two names once', async () => {
