@@ -69,7 +69,7 @@ describe("Zed's agent threads (threads.db)", () => {
   it('reads a Zstandard row as the same thread stored as JSON text', async () => {
     const [, zstd] = fixtureRows();
     const file = join(tempDir('zed-json'), 'threads.db');
-    writeZedDatabase(file, [{ ...zstd, data_type: 'json', data: readFileSync(join(ZED_FIXTURES, 'thread-current.json'), 'utf8') }]);
+    writeZedDatabase(file, [{ ...zstd, data_type: 'json', data: readFileSync(join(ZED_FIXTURES, 'thread-current.data'), 'utf8') }]);
     const asJson = transcriptsOf(await collect(readZedThreads(file, READ)))[0].transcript;
     const asZstd = transcriptsOf(await collect(readZedThreads(STORE, READ)))[1].transcript;
     expect(asJson.messages).toEqual(asZstd.messages);
@@ -95,7 +95,7 @@ describe("Zed's agent threads (threads.db)", () => {
 
   it('gives a thread it cannot read (unknown data_type, broken Zstandard, a newer thread version) one error, and reads the others', async () => {
     const [legacy, current] = fixtureRows();
-    const newer = JSON.parse(readFileSync(join(ZED_FIXTURES, 'thread-current.json'), 'utf8')) as Record<string, unknown>;
+    const newer = JSON.parse(readFileSync(join(ZED_FIXTURES, 'thread-current.data'), 'utf8')) as Record<string, unknown>;
     const file = join(tempDir('zed-bad'), 'threads.db');
     writeZedDatabase(file, [
       { ...legacy, id: 'a-brotli', data_type: 'brotli' },

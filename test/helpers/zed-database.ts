@@ -21,14 +21,14 @@ export function fixtureRows(): ZedRow[] {
       summary: 'Rename the config loader',
       updated_at: '2025-07-02T14:05:10+00:00',
       data_type: 'json',
-      data: readFileSync(join(ZED_FIXTURES, 'thread-legacy.json')),
+      data: readFileSync(join(ZED_FIXTURES, 'thread-legacy.data')),
     },
     {
       id: '7b1d9e3f-current',
       summary: 'Fix the crash on empty input',
       updated_at: '2026-06-20T09:12:40+00:00',
       data_type: 'zstd',
-      data: readFileSync(join(ZED_FIXTURES, 'thread-current.json.zst')),
+      data: readFileSync(join(ZED_FIXTURES, 'thread-current.data.zst')),
       folder_paths: '/home/dev/todo-cli',
     },
   ];
