@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { promises as fsPromises, readFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { collect, READ, transcriptsOf } from '../formats/helpers.js';
 import { linuxEnvironment } from '../helpers/agent-home.js';
@@ -8,15 +9,21 @@ import { runMain } from '../helpers/cli-in-process.js';
 import { otherSession, readExport, writeOpenCodeDatabase } from '../helpers/opencode-database.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-// Every whole-file read of this process, by path: how many times a command took a store and its WAL from disk.
-const reads = vi.hoisted(() => new Map<string, number>());
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs/promises')>();
-  const readFile = (async (path: Parameters<typeof actual.readFile>[0], ...rest: unknown[]) => {
+// Every whole-file read of this process, by path: how many times a command took a store and its WAL from disk. The
+// files run unisolated (vitest.config.ts), so the modules that read are loaded already: the built-in's export is
+// replaced in place (syncBuiltinESMExports carries it to every ESM import of node:fs/promises) for this file's tests.
+const reads = new Map<string, number>();
+const original = fsPromises.readFile;
+beforeAll(() => {
+  fsPromises.readFile = ((path: Parameters<typeof original>[0], ...rest: unknown[]) => {
     if (typeof path === 'string') reads.set(path, (reads.get(path) ?? 0) + 1);
-    return (actual.readFile as (...args: unknown[]) => Promise<unknown>)(path, ...rest);
-  }) as typeof actual.readFile;
-  return { ...actual, readFile, default: { ...actual, readFile } };
+    return (original as (...args: unknown[]) => Promise<unknown>)(path, ...rest);
+  }) as typeof original;
+  syncBuiltinESMExports();
+});
+afterAll(() => {
+  fsPromises.readFile = original;
+  syncBuiltinESMExports();
 });
 
 const FIRST = readExport(join(import.meta.dirname, '..', 'fixtures', 'opencode', 'ses_5b2e1c7d9ffeAbCdEf012345.json'));
