@@ -22,6 +22,8 @@ import { readOpenHands } from './openhands.js';
 import { readQwen } from './qwen.js';
 import { readOpenClaw, readPi } from './pi.js';
 import { readSweAgent } from './swe-agent.js';
+import { readZedThreads } from './zed.js';
+import { readHermesState } from './hermes.js';
 import type { FormatName, InputItem, ReadOptions } from './types.js';
 
 export type Adapter = (file: string, options: ReadOptions) => AsyncGenerator<InputItem>;
@@ -53,4 +55,6 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   droid: readDroid,
   copilot: readCopilot,
   crush: readCrushDatabase,
+  zed: readZedThreads,
+  hermes: readHermesState,
 };

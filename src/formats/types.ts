@@ -27,6 +27,8 @@ export const FORMAT_NAMES = [
   'droid',
   'copilot',
   'crush',
+  'zed',
+  'hermes',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

@@ -14,6 +14,8 @@ import { kilo, opencode } from './agents/opencode.js';
 import { openclaw } from './agents/openclaw.js';
 import { pi } from './agents/pi.js';
 import { cline, rooCode } from './agents/vscode-tasks.js';
+import { hermes } from './agents/hermes.js';
+import { zed } from './agents/zed.js';
 
 /** Every agent's source, in the order of AGENT_NAMES (the order `tcompact sources` lists them in). */
 export const AGENT_SOURCES: readonly AgentSource[] = [
@@ -34,4 +36,6 @@ export const AGENT_SOURCES: readonly AgentSource[] = [
   continueAgent,
   copilot,
   crush,
+  zed,
+  hermes,
 ];

@@ -19,6 +19,8 @@ export const AGENT_NAMES = [
   'continue',
   'copilot',
   'crush',
+  'zed',
+  'hermes',
 ] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 

@@ -29,6 +29,8 @@ export const HOME_SESSIONS = {
   continue: 2,
   copilot: 3,
   crush: 2,
+  zed: 2,
+  hermes: 3,
 } as const;
 
 /**
@@ -63,7 +65,8 @@ export function writeOpenCodeStorage(exportFile: string, storage: string, mtime?
  * databases; the goose session file and, under another id, goose's database; Crush's project list and a project's store; an Amp thread; a Kimi CLI
  * session (its rotated context, its wire log and the share folder's `kimi.json`); a Factory Droid session and its
  * settings; the Qwen Code chats in `~/.qwen/projects/<project>/chats/`; the Continue sessions and their index in
- * `~/.continue/sessions/`; Copilot CLI sessions in its three layouts under `~/.copilot`. The files an agent keeps
+ * `~/.continue/sessions/`; Copilot CLI sessions in its three layouts under `~/.copilot`; Zed's threads database and
+ * Hermes Agent's state store. The files an agent keeps
  * beside its sessions (Cline's task history, Roo's task summary and index, Gemini's `.project_root`) follow the
  * agents' own types (docs/formats.md); a compressed Codex rollout (`.jsonl.zst`) stands for what tcompact does not read. Each
  * session file's modification time is the session's last recorded time (or its start plus ten minutes).
@@ -217,6 +220,8 @@ export function buildAgentHome(home: string): string {
   put(`.copilot/${flat}`, join(FIXTURES, 'copilot', flat), '2026-01-12T10:30:20Z');
   const legacy = 'history-session-state/session_e0b4c6d8-1a2b-4c3d-8e9f-0a1b2c3d4e5f_1758211451312.json';
   put(`.copilot/${legacy}`, join(FIXTURES, 'copilot', legacy), '2025-09-18T16:04:19.877Z');
+  put('.local/share/zed/threads/threads.db', join(FIXTURES, 'zed', 'threads.db'), '2026-06-20T09:12:40Z');
+  put('.hermes/state.db', join(FIXTURES, 'hermes', 'state.db'), '2026-06-10T10:13:20Z');
   return home;
 }
 

@@ -48,6 +48,8 @@ describe('where each agent writes its sessions', () => {
       'copilot sessions /home/dev/.copilot/session-state',
       'copilot archived sessions /home/dev/.copilot/history-session-state',
       'crush projects /home/dev/.local/share/crush',
+      'zed database /home/dev/.local/share/zed/threads',
+      'hermes database /home/dev/.hermes',
     ]);
   });
 
@@ -106,7 +108,20 @@ describe('where each agent writes its sessions', () => {
       'copilot sessions C:\\Users\\dev\\.copilot\\session-state',
       'copilot archived sessions C:\\Users\\dev\\.copilot\\history-session-state',
       'crush projects C:\\Users\\dev\\AppData\\Local\\crush (LOCALAPPDATA)',
+      'zed database C:\\Users\\dev\\AppData\\Local\\Zed\\threads',
+      'hermes database C:\\Users\\dev\\.hermes',
     ]);
+  });
+
+  it("puts Zed's data folder where Zed's paths.rs does: Application Support on macOS, %LOCALAPPDATA%, Flatpak's", () => {
+    const zedAt = (environment: SourceEnvironment) => locations(environment).filter((l) => l.startsWith('zed'));
+    expect(zedAt({ home: '/Users/dev', env: {}, platform: 'darwin' })).toEqual(['zed database /Users/dev/Library/Application Support/Zed/threads']);
+    expect(zedAt({ home: 'C:\\Users\\dev', env: { LOCALAPPDATA: 'D:\\Local' }, platform: 'win32' })).toEqual([
+      'zed database D:\\Local\\Zed\\threads (LOCALAPPDATA)',
+    ]);
+    expect(
+      zedAt({ home: '/home/dev', env: { FLATPAK_XDG_DATA_HOME: '/home/dev/.var/app/dev.zed.Zed/data', XDG_DATA_HOME: '/work/data' }, platform: 'linux' }),
+    ).toEqual(['zed database /home/dev/.var/app/dev.zed.Zed/data/zed/threads (FLATPAK_XDG_DATA_HOME)']);
   });
 
   it('falls back to <home>\\AppData\\Roaming on Windows when APPDATA is not set', () => {
@@ -133,6 +148,7 @@ describe('where each agent writes its sessions', () => {
       CONTINUE_GLOBAL_DIR: '/work/continue',
       COPILOT_HOME: '~/copilot-home',
       CRUSH_GLOBAL_DATA: '/work/crush',
+      HERMES_HOME: '~/hermes-home',
     };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
     expect(found.filter((l) => !/Code - |VSCodium|roo-code/.test(l))).toEqual([
@@ -160,6 +176,8 @@ describe('where each agent writes its sessions', () => {
       'copilot sessions /home/dev/copilot-home/session-state (COPILOT_HOME)',
       'copilot archived sessions /home/dev/copilot-home/history-session-state (COPILOT_HOME)',
       'crush projects /work/crush (CRUSH_GLOBAL_DATA)',
+      'zed database /work/data/zed/threads (XDG_DATA_HOME)',
+      'hermes database /home/dev/hermes-home (HERMES_HOME)',
     ]);
   });
 

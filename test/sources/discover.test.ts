@@ -43,6 +43,8 @@ describe('discoverInputs', () => {
       'copilot sessions ~/.copilot/session-state 2 2026-01-12 2026-06-03',
       'copilot archived sessions ~/.copilot/history-session-state 1 2025-09-18 2025-09-18',
       'crush projects ~/.local/share/crush 2 2026-02-03 2026-02-03',
+      'zed database ~/.local/share/zed/threads 2 2025-07-02 2026-06-20',
+      'hermes database ~/.hermes 3 2026-06-09 2026-06-10',
     ]);
     // A Claude Code session is its file, then its subagents'.
     expect(inputs.filter((f) => f.includes('ae4a77f8')).map((f) => f.slice(home.length))).toEqual([
@@ -50,7 +52,7 @@ describe('discoverInputs', () => {
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl',
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-acompact-946d2b.jsonl',
     ]);
-    expect(inputs).toHaveLength(30);
+    expect(inputs).toHaveLength(32);
   });
 
   it("dates each folder's first session by the sessions' own recorded start and its last by the files' modification times", async () => {
@@ -96,6 +98,8 @@ describe('discoverInputs', () => {
       continue: 0,
       copilot: 2,
       crush: 2,
+      zed: 1,
+      hermes: 3,
     });
     const until = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ until: '2025-10-31' }) });
     expect(perAgent(until.found)).toEqual({
@@ -114,6 +118,8 @@ describe('discoverInputs', () => {
       continue: 2,
       copilot: 1,
       crush: 0,
+      zed: 1,
+      hermes: 0,
     });
     const day = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2025-11-12', until: '2025-11-12' }) });
     // OpenCode's database session is a day later, Kilo's two: each is selected inside its store by its own times.
@@ -133,6 +139,8 @@ describe('discoverInputs', () => {
       continue: 0,
       copilot: 0,
       crush: 0,
+      zed: 0,
+      hermes: 0,
     });
   });
 
@@ -155,6 +163,8 @@ describe('discoverInputs', () => {
       continue: 0,
       copilot: 0,
       crush: 0,
+      zed: 0,
+      hermes: 0,
     });
     const worktree = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'spotter-4te' }) });
     expect(perAgent(worktree.found)['claude-code']).toBe(1);
@@ -177,6 +187,8 @@ describe('discoverInputs', () => {
       continue: 0,
       copilot: 0,
       crush: 2,
+      zed: 1,
+      hermes: 0,
     });
     const api = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: '/home/dev/api' }) });
     expect(perAgent(api.found)).toEqual({
@@ -195,6 +207,8 @@ describe('discoverInputs', () => {
       continue: 0,
       copilot: 0,
       crush: 0,
+      zed: 0,
+      hermes: 0,
     });
   });
 
@@ -233,6 +247,7 @@ describe('discoverInputs', () => {
       'goose XDG_DATA_HOME true',
       'amp XDG_DATA_HOME true',
       'crush XDG_DATA_HOME true',
+      'zed XDG_DATA_HOME true',
     ]);
     // Without the variables the moved folders are not found.
     expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({
@@ -243,6 +258,7 @@ describe('discoverInputs', () => {
       qwen: 2,
       continue: 2,
       copilot: 3,
+      hermes: 3,
     });
   });
 
