@@ -91,7 +91,7 @@ describe('tcompact sources', () => {
     expect(r.stdout).toContain('| claude-code | projects | ~/.claude/projects | 3 | 286,494 | 2026-02-10 | 2026-02-10 |');
     expect(r.stdout).toContain('| roo-code | tasks | ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks | 1 |');
     expect(r.stdout).toContain(
-      "31 sessions in 19 folders. first: the sessions' own recorded start times; last: the latest modification time of a session's files.",
+      "35 sessions in 23 folders. first: the sessions' own recorded start times; last: the latest modification time of a session's files.",
     );
     expect(r.stdout).toContain('| goose | database | ~/.local/share/goose/sessions | 1 | 3,647 | 2025-11-13 | 2025-11-13 |');
     expect(r.stdout).toContain('| crush | projects | ~/.local/share/crush | 2 | 3,380 | 2026-02-03 | 2026-02-03 |');
@@ -186,7 +186,7 @@ describe('tcompact stats with no input', () => {
       '/home/dev/api-server': 1,
       [join(home, 'projects', 'todo-cli')]: 2,
     });
-    expect(r.stderr.split('\n')[0]).toBe('tcompact stats: no input given: reading 31 agent sessions from 19 folders:');
+    expect(r.stderr.split('\n')[0]).toBe('tcompact stats: no input given: reading 35 agent sessions from 23 folders:');
     expect(r.stderr).toContain('  roo-code          1 sessions  ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks (tasks)\n');
   });
 
@@ -268,7 +268,7 @@ describe('every command that reads files, with no input', () => {
       const before = snapshot(home);
       const out = tempDir(`no-input-${command}`);
       const r = await run([command, ...args(out)], linuxEnvironment(home));
-      expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, `tcompact ${command}: no input given: reading 31 agent sessions from 19 folders:`]);
+      expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, `tcompact ${command}: no input given: reading 35 agent sessions from 23 folders:`]);
       expect(transcriptsPerAgent(files(out))).toEqual(HOME_TRANSCRIPTS);
       expect(snapshot(home)).toEqual(before);
     });
@@ -280,12 +280,12 @@ describe('every command that reads files, with no input', () => {
     const before = snapshot(home);
     const out = tempDir('no-input-tune');
     const r = await run(['tune', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--window', '20000'], linuxEnvironment(home));
-    expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, 'tcompact tune: no input given: reading 31 agent sessions from 19 folders:']);
+    expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, 'tcompact tune: no input given: reading 35 agent sessions from 23 folders:']);
     // Every agent the home holds (pi's and OpenClaw's are read in test/sources/pi-openclaw.test.ts).
     for (const agent of Object.keys(HOME_SESSIONS)) expect(r.stderr).toMatch(new RegExp(`^  ${agent} +\\d+ sessions`, 'm'));
     const tune = JSON.parse(readFileSync(join(out, 'tune.json'), 'utf8')) as { transcripts: number; errors: number; inputs: string[] };
     expect([tune.transcripts, tune.errors]).toEqual([Object.values(HOME_TRANSCRIPTS).reduce((n, k) => n + k, 0), 0]);
-    expect(tune.inputs).toHaveLength(19);
+    expect(tune.inputs).toHaveLength(23);
     expect(snapshot(home)).toEqual(before);
   }, 150_000);
 

@@ -108,7 +108,7 @@ describe('where each agent writes its sessions', () => {
       'copilot sessions C:\\Users\\dev\\.copilot\\session-state',
       'copilot archived sessions C:\\Users\\dev\\.copilot\\history-session-state',
       'crush projects C:\\Users\\dev\\AppData\\Local\\crush (LOCALAPPDATA)',
-      'zed database C:\\Users\\dev\\AppData\\Local\\Zed\\threads',
+      'zed database C:\\Users\\dev\\AppData\\Local\\Zed\\threads (LOCALAPPDATA)',
       'hermes database C:\\Users\\dev\\.hermes',
     ]);
   });

@@ -52,7 +52,7 @@ describe('discoverInputs', () => {
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl',
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-acompact-946d2b.jsonl',
     ]);
-    expect(inputs).toHaveLength(32);
+    expect(inputs).toHaveLength(33);
   });
 
   it("dates each folder's first session by the sessions' own recorded start and its last by the files' modification times", async () => {
