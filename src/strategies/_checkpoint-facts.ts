@@ -19,12 +19,20 @@ export interface CheckpointFacts {
   errors: ErrorFact[];
   /** Items of the last todo list that are not completed. */
   openTodos: { content: string; status: string }[];
+  /** Tool calls in the span: the clock of the `last` fields below. */
+  calls: number;
 }
 
 interface FileFact {
   path: string;
   /** In order of first occurrence. */
   actions: ('read' | 'created' | 'modified')[];
+  /** Successful reads of the file. */
+  reads: number;
+  /** Ordinal of the last call that touched it, successful or not. */
+  last: number;
+  /** A failed call on the file that no later success on the same target resolved. */
+  unresolved: boolean;
 }
 
 interface CommandFact {
@@ -34,6 +42,8 @@ interface CommandFact {
   failedRuns: number;
   /** The outcome of the last run: undefined when it succeeded, else its error line. */
   lastFailure?: string;
+  /** Ordinal of the last run. */
+  last: number;
 }
 
 interface ErrorFact {
@@ -43,6 +53,8 @@ interface ErrorFact {
   message: string;
   /** A later call with the same target succeeded. */
   resolved: boolean;
+  /** Ordinal of the last call that gave this error line. */
+  last: number;
 }
 
 const EXIT_CODE_RE = /\bexit(?:ed with)? code[:\s]+(-?\d+)/i;
@@ -105,13 +117,25 @@ function requestText(m: Message): string {
 
 /** Extracts the facts of a span: what the user asked, which files and commands were touched, what failed and stayed failed. */
 export function extractFacts(messages: readonly Message[]): CheckpointFacts {
-  const facts: CheckpointFacts = { requests: [], filesRead: [], filesCreated: [], filesModified: [], files: [], commands: [], errors: [], openTodos: [] };
+  const facts: CheckpointFacts = {
+    requests: [],
+    filesRead: [],
+    filesCreated: [],
+    filesModified: [],
+    files: [],
+    commands: [],
+    errors: [],
+    openTodos: [],
+    calls: 0,
+  };
   const files = new Map<string, FileFact>();
+  const lastTouch = new Map<string, number>();
   const touch = (path: string, action: FileFact['actions'][number]) => {
     const key = normalizePath(path);
     let fact = files.get(key);
-    if (!fact) files.set(key, (fact = { path, actions: [] }));
+    if (!fact) files.set(key, (fact = { path, actions: [], reads: 0, last: 0, unresolved: false }));
     if (!fact.actions.includes(action)) fact.actions.push(action);
+    if (action === 'read') fact.reads++;
   };
   for (const m of messages) {
     if (!isUser(m)) continue;
@@ -123,7 +147,7 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
   const modified = new Set<string>();
   const touched = new Set<string>();
   const commands = new Map<string, CommandFact>();
-  const failures: { key: string; what: string; message: string; seq: number }[] = [];
+  const failures: { key: string; what: string; message: string; seq: number; path?: string }[] = [];
   const lastSuccess = new Map<string, number>();
   let todos: { content: string; status: string }[] | undefined;
   for (const site of callSites(messages)) {
@@ -131,14 +155,18 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
     const bad = failed(messages, site);
     const target = targetOf(site.call, action);
     const line = site.result >= 0 ? errorLine(messages[site.result] as ToolMessage) : undefined;
-    if (bad) failures.push({ key: target.key, what: target.what, message: line || 'no result recorded', seq: site.seq });
+    const path = 'path' in action && typeof action.path === 'string' ? normalizePath(action.path) : undefined;
+    if (path !== undefined) lastTouch.set(path, site.seq);
+    facts.calls = site.seq + 1;
+    if (bad) failures.push({ key: target.key, what: target.what, message: line || 'no result recorded', seq: site.seq, ...(path === undefined ? {} : { path }) });
     else lastSuccess.set(target.key, site.seq);
     if (action.kind === 'shell') {
       const command = collapseWhitespace(action.command);
       if (command === '') continue;
       let fact = commands.get(command);
-      if (!fact) commands.set(command, (fact = { command, runs: 0, failedRuns: 0 }));
+      if (!fact) commands.set(command, (fact = { command, runs: 0, failedRuns: 0, last: 0 }));
       fact.runs++;
+      fact.last = site.seq;
       if (bad) {
         fact.failedRuns++;
         fact.lastFailure = line || 'no result recorded';
@@ -166,12 +194,15 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
     if (action.kind === 'read') touched.add(normalizePath(action.path));
   }
   facts.commands = [...commands.values()];
+  for (const [key, fact] of files) fact.last = lastTouch.get(key) ?? 0;
   facts.files = [...files.values()];
   // One entry per distinct error line, in first-seen order, with the status of its latest occurrence.
   const errors = new Map<string, ErrorFact>();
   for (const f of failures) {
     const resolved = (lastSuccess.get(f.key) ?? -1) > f.seq;
-    errors.set(f.message, { what: f.what, message: f.message, resolved });
+    errors.set(f.message, { what: f.what, message: f.message, resolved, last: f.seq });
+    const file = f.path === undefined ? undefined : files.get(f.path);
+    if (file && !resolved) file.unresolved = true;
   }
   facts.errors = [...errors.values()];
   facts.openTodos = (todos ?? []).filter((t) => t.status !== 'completed');
