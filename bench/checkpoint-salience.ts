@@ -69,6 +69,11 @@ function variants(): [string, SalienceWeights][] {
   ];
   for (const s of SALIENCE_SIGNALS) out.push([`${s} alone`, { ...NO_SALIENCE, [s]: 1 }]);
   for (const s of SALIENCE_SIGNALS) out.push([`all but ${s}`, { ...SALIENCE_WEIGHTS, [s]: 0 }]);
+  // Candidates built from what the tuning half showed (recency and the working set carry the weight).
+  out.push(['recent + working', { ...NO_SALIENCE, recent: 1, working: 1 }]);
+  out.push(['recent 2 + working 1', { ...NO_SALIENCE, recent: 2, working: 1 }]);
+  out.push(['recent 4, working 2, the rest 1', { edited: 1, reread: 1, recent: 4, named: 1, unresolved: 1, failed: 1, working: 2 }]);
+  out.push(['recent 4, working 1, the rest 0.5', { edited: 0.5, reread: 0.5, recent: 4, named: 0.5, unresolved: 0.5, failed: 0.5, working: 1 }]);
   return out;
 }
 
@@ -103,7 +108,9 @@ async function main(): Promise<void> {
     return { name, ...score };
   });
   const tuneSpans = spans.filter((s) => !s.held).length;
-  console.log(`${spans.length} spans (${tuneSpans} tuning, ${spans.length - tuneSpans} held back), budget ${charsPerToken} chars per span token, at least 1,000`);
+  console.log(
+    `${spans.length} spans (${tuneSpans} tuning, ${spans.length - tuneSpans} held back), budget ${charsPerToken} chars per span token, at least 1,000`,
+  );
   console.log('| weights | tuning: paths | commands | errors | all | held back: paths | commands | errors | all |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) {

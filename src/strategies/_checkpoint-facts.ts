@@ -158,7 +158,8 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
     const path = 'path' in action && typeof action.path === 'string' ? normalizePath(action.path) : undefined;
     if (path !== undefined) lastTouch.set(path, site.seq);
     facts.calls = site.seq + 1;
-    if (bad) failures.push({ key: target.key, what: target.what, message: line || 'no result recorded', seq: site.seq, ...(path === undefined ? {} : { path }) });
+    if (bad)
+      failures.push({ key: target.key, what: target.what, message: line || 'no result recorded', seq: site.seq, ...(path === undefined ? {} : { path }) });
     else lastSuccess.set(target.key, site.seq);
     if (action.kind === 'shell') {
       const command = collapseWhitespace(action.command);

@@ -22,9 +22,10 @@ export const WORKING_SET_CALLS = 20;
 /**
  * The weight of each signal. Measured, not guessed: `bench/checkpoint-salience.ts` cuts the shared corpus's sessions
  * at several points, holds the checkpoint to a tight budget, and counts the facts of each span the session used again
- * after the cut (hindsight probes) with each signal on its own and all together; docs/strategies.md has the figures.
+ * after the cut (hindsight probes) with each signal alone, all together and all but one. Recency and the working set
+ * carried the weight; the others break ties among files alike in age (docs/strategies.md has the figures).
  */
-export const SALIENCE_WEIGHTS: SalienceWeights = { edited: 2, reread: 1, recent: 2, named: 3, unresolved: 2, failed: 1, working: 2 };
+export const SALIENCE_WEIGHTS: SalienceWeights = { edited: 1, reread: 1, recent: 4, named: 1, unresolved: 1, failed: 1, working: 2 };
 
 /** Every weight zero: lists keep the order the span gave them and are cut at the end. */
 export const NO_SALIENCE: SalienceWeights = { edited: 0, reread: 0, recent: 0, named: 0, unresolved: 0, failed: 0, working: 0 };

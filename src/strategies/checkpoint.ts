@@ -93,7 +93,15 @@ function fitList(section: Section, allowance: number): string {
     let hi = ranked.length;
     while (lo < hi) {
       const mid = Math.ceil((lo + hi) / 2);
-      if (cost(ranked.slice(0, mid).map((i) => items[i]), MIN_ITEM_CHARS) + MORE_LINE_CHARS <= room) lo = mid;
+      if (
+        cost(
+          ranked.slice(0, mid).map((i) => items[i]),
+          MIN_ITEM_CHARS,
+        ) +
+          MORE_LINE_CHARS <=
+        room
+      )
+        lo = mid;
       else hi = mid - 1;
     }
     const kept = ranked.slice(0, lo).sort((a, b) => a - b);
