@@ -27,6 +27,11 @@ const CheckpointConfigSchema = z
      * the last request always stay (the request clipped to a third of the budget). @default 48000
      */
     maxChars: z.number().int().min(1000).default(48_000),
+    /**
+     * A budget in tokens of the run's tokenizer instead of the characters above: the checkpoint message holds at most
+     * this many tokens (eval holds it to the size of the source's own summary with it). @default unset
+     */
+    budgetTokens: z.number().int().min(100).optional(),
   })
   .refine((c) => c.minChars <= c.maxChars, { message: 'minChars must not exceed maxChars', path: ['minChars'] });
 type CheckpointConfig = z.output<typeof CheckpointConfigSchema>;
@@ -233,6 +238,25 @@ export function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: 
   return [header, ...body, ...(last === '' ? [] : [last])].join('\n\n').slice(0, budget);
 }
 
+/** Tries of {@link withinTokens} before it settles for the smallest budget it tried. */
+const TOKEN_FIT_TRIES = 8;
+
+/**
+ * The message rendered at the largest character budget found whose tokens stay within `budgetTokens`: it starts at 8
+ * characters per token (above any text's ratio) and scales the budget down by the overshoot until it fits.
+ */
+function withinTokens<M>(render: (budget: number) => M, budgetTokens: number, tokensOf: (m: M) => number): M {
+  let budget = budgetTokens * 8;
+  let message = render(budget);
+  for (let i = 0; i < TOKEN_FIT_TRIES; i++) {
+    const tokens = tokensOf(message);
+    if (tokens <= budgetTokens) return message;
+    budget = Math.max(1, Math.floor((budget * budgetTokens * 0.98) / tokens));
+    message = render(budget);
+  }
+  return message;
+}
+
 /**
  * `checkpoint`: a deterministic, no-LLM memory checkpoint. Replaces the middle of the transcript with one message
  * listing facts extracted from it, in a budget that grows with the span. Between the head and a later request the
@@ -259,9 +283,16 @@ export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
     const record = JSON.stringify(replaced);
     const ref = ctx.refs ? refOf(record) : undefined;
     const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
-    const text = renderCheckpoint(extractFacts(expanded), expanded.length, ref, checkpointBudget(expandedTokens, config), root === undefined ? {} : { root });
+    const facts = extractFacts(expanded);
     const role = replacementRole(span, lastUserRequestIndex(messages));
-    const message: UserMessage | AssistantMessage = role === 'assistant' ? { role: 'assistant', content: text } : { role: 'user', content: text };
+    const messageOf = (budget: number): UserMessage | AssistantMessage => {
+      const content = renderCheckpoint(facts, expanded.length, ref, budget, root === undefined ? {} : { root });
+      return role === 'assistant' ? { role: 'assistant', content } : { role: 'user', content };
+    };
+    const message =
+      config.budgetTokens === undefined
+        ? messageOf(checkpointBudget(expandedTokens, config))
+        : withinTokens(messageOf, config.budgetTokens, (m) => totalOf(countMessage(m, ctx.tokenizer)));
     if (totalOf(countMessage(message, ctx.tokenizer)) >= spanTokens) return unchanged(transcript, { checkpoints: 0, messagesReplaced: 0 });
     ctx.refs?.putJson(record);
     return {

@@ -3,7 +3,8 @@ import type { Message } from '../../src/model/message.js';
 import { extractFacts } from '../../src/strategies/_checkpoint-facts.js';
 import { NO_SALIENCE, SALIENCE_WEIGHTS, salienceOf } from '../../src/strategies/_checkpoint-salience.js';
 import { checkpoint, renderCheckpoint } from '../../src/strategies/checkpoint.js';
-import { LAST_TURN, assistant, call, result, run, transcript, user } from '../helpers/transcript-kit.js';
+import { countMessage, totalOf } from '../../src/tokens/breakdown.js';
+import { LAST_TURN, assistant, call, makeContext, result, run, transcript, user } from '../helpers/transcript-kit.js';
 
 function step(id: string, name: string, args: Record<string, unknown>, output: string, isError = false): Message[] {
   return [assistant(null, { tool_calls: [call(id, name, args)] }), result(id, output, isError ? { is_error: true } : {})];
@@ -52,6 +53,16 @@ describe('checkpoint salience', () => {
     expect(inOrder).not.toContain('/repo/src/module-59.ts');
     // Same facts, same bytes.
     expect(renderCheckpoint(extractFacts(longSession()), 123, undefined, 1500, { weights: SALIENCE_WEIGHTS })).toBe(text);
+  });
+
+  it('holds the message to budgetTokens of the run tokenizer when given', () => {
+    const ctx = makeContext();
+    const input = transcript(longSession(), { metadata: { cwd: '/repo' } });
+    for (const budgetTokens of [200, 400]) {
+      const message = run(checkpoint, input, { ...LAST_TURN, budgetTokens }, ctx).transcript.messages[1];
+      expect(totalOf(countMessage(message, ctx.tokenizer))).toBeLessThanOrEqual(budgetTokens);
+      expect(totalOf(countMessage(message, ctx.tokenizer))).toBeGreaterThan(budgetTokens * 0.6);
+    }
   });
 
   it('writes file paths relative to the project root, and says so', () => {
