@@ -171,6 +171,12 @@ function shortPath(path: string, root: string | undefined): string {
   return r !== '' && r !== '/' && p.startsWith(`${r}/`) && p.length > r.length + 1 ? p.slice(r.length + 1) : path;
 }
 
+/** `read lines 1-80, 200-`, merged ranges in place of one entry per read; plain `read` for a whole-file read. */
+function fileActions(f: CheckpointFacts['files'][number]): string {
+  const lines = f.lines.map((r) => (r.end === Infinity ? `${r.start}-` : r.start === r.end ? `${r.start}` : `${r.start}-${r.end}`));
+  return f.actions.map((a) => (a === 'read' && lines.length > 0 ? `read lines ${lines.join(', ')}` : a)).join(', ');
+}
+
 /** What the checkpoint text depends on besides the facts. */
 export interface RenderOptions {
   /** The project root (the transcript's working directory): file paths under it are written relative to it. */
@@ -206,14 +212,17 @@ export function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: 
   };
   const files: Section = {
     title: 'Files touched:',
-    items: facts.files.map((f) => `- ${relative ? shortPath(f.path, root) : f.path} (${f.actions.join(', ')})`),
+    items: facts.files.map((f) => `- ${relative ? shortPath(f.path, root) : f.path} (${fileActions(f)})`),
     salience: salience.files,
     weight: 2,
   };
   const errorIndexes = facts.errors.map((_, i) => i);
   const unresolved = errorIndexes.filter((i) => !facts.errors[i].resolved);
   const resolved = errorIndexes.filter((i) => facts.errors[i].resolved);
-  const errorLine = (i: number) => `- ${facts.errors[i].what}: ${facts.errors[i].message}`;
+  const errorLine = (i: number) => {
+    const e = facts.errors[i];
+    return `- ${e.what}: ${e.message}${e.at === undefined ? '' : ` (at ${e.at})`}`;
+  };
   const errors: Section = {
     title: 'Unresolved errors (no later success on the same target):',
     items: unresolved.map(errorLine),

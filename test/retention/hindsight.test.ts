@@ -111,7 +111,7 @@ describe('eval reports hindsight recall beside the source own compaction', { tim
     // The whole-transcript rows have no compaction point, hence no hindsight.
     expect(json.rows.every((r) => r.hindsight === undefined)).toBe(true);
     expect(readFileSync(join(out, 'eval.md'), 'utf8')).toContain('| strategy | paths again | commands re-run | errors referred to | corrections | hindsight |');
-    expect(readFileSync(join(out, 'eval.html'), 'utf8')).toContain('hindsight recall');
+    expect(readFileSync(join(out, 'eval.html'), 'utf8')).toContain('facts needed again');
     // Span by span, the summary beside the checkpoint held to its size.
     const md = readFileSync(join(out, 'eval.md'), 'utf8');
     expect(md).toContain('| span | row | tokens before | tokens after | compression | kinds mean | facts needed again | of them paths |');

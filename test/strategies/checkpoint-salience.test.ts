@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/model/message.js';
-import { extractFacts } from '../../src/strategies/_checkpoint-facts.js';
+import { errorLocation, extractFacts } from '../../src/strategies/_checkpoint-facts.js';
 import { NO_SALIENCE, SALIENCE_WEIGHTS, salienceOf } from '../../src/strategies/_checkpoint-salience.js';
 import { checkpoint, renderCheckpoint } from '../../src/strategies/checkpoint.js';
 import { countMessage, totalOf } from '../../src/tokens/breakdown.js';
@@ -63,6 +63,32 @@ describe('checkpoint salience', () => {
       expect(totalOf(countMessage(message, ctx.tokenizer))).toBeLessThanOrEqual(budgetTokens);
       expect(totalOf(countMessage(message, ctx.tokenizer))).toBeGreaterThan(budgetTokens * 0.6);
     }
+  });
+
+  it('merges the line ranges of ranged reads, and says plain read when one read took the whole file', () => {
+    const messages = [
+      user('Look at the parser'),
+      ...step('a', 'Read', { file_path: '/repo/p.ts', offset: 1, limit: 50 }, 'x'),
+      ...step('b', 'Read', { file_path: '/repo/p.ts', offset: 40, limit: 60 }, 'x'),
+      ...step('c', 'Read', { file_path: '/repo/p.ts', offset: 200, limit: 10 }, 'x'),
+      ...step('d', 'Read', { file_path: '/repo/q.ts', offset: 5, limit: 5 }, 'x'),
+      ...step('e', 'Read', { file_path: '/repo/q.ts' }, 'x'),
+    ];
+    const text = renderCheckpoint(extractFacts(messages), messages.length, undefined, 4000, { root: '/repo' });
+    expect(text).toContain('- p.ts (read lines 1-99, 200-209)');
+    expect(text).toContain('- q.ts (read)');
+  });
+
+  it("gives an error's first line and the location its trace points at, in place of the trace", () => {
+    const trace = 'Traceback (most recent call last):\n  File "/repo/app/main.py", line 42, in run\n    go()\nValueError: bad input';
+    expect(errorLocation(trace, 'ValueError: bad input')).toBe('/repo/app/main.py:42');
+    expect(errorLocation('TypeError: x is undefined\n    at run (src/cli/main.ts:17:5)', 'TypeError: x is undefined')).toBe('src/cli/main.ts:17');
+    // A line that already says where keeps its own location.
+    expect(errorLocation('src/c.ts:1:1 error Unexpected empty export\nat other.ts:9', 'src/c.ts:1:1 error Unexpected empty export')).toBeUndefined();
+    const messages = [user('Run it'), ...step('b', 'Bash', { command: 'python app/main.py' }, `Exit code 1\n${trace}`, true)];
+    expect(renderCheckpoint(extractFacts(messages), 3, undefined, 4000)).toContain(
+      '- `python app/main.py`: Traceback (most recent call last): (at /repo/app/main.py:42)',
+    );
   });
 
   it('writes file paths relative to the project root, and says so', () => {
