@@ -1,7 +1,7 @@
 import { TcompactError } from '../../../errors.js';
 import type { Policy, PolicyEnv, PolicyInstance } from '../policy.js';
-import { frontierSchedule } from './frontier.js';
-import { OPTIMAL, OPTIMAL_SPACE, followSchedule } from './optimal-policy.js';
+import { EditHindsight, type Prepared, frontierSchedule } from './frontier.js';
+import { OPTIMAL, OPTIMAL_SPACE, compactionsOf, followSchedule, scheduleCosts } from './optimal-policy.js';
 import { TranscriptPlan } from './plan.js';
 
 /** `optimal@R`: the name of the cheapest schedule found whose hindsight recall is at least R. */
@@ -14,6 +14,20 @@ export function parseRecallFloor(name: string, text: string): number {
     throw new TcompactError('E_USAGE', `policy "${name}": the recall floor after ${OPTIMAL}@ must be a number above 0 and at most 1 (e.g. ${OPTIMAL}@0.95)`);
   }
   return r;
+}
+
+/** A transcript's plan and what its floors share, by the replay's env (one per transcript, given to every policy). */
+const preparedByEnv = new WeakMap<PolicyEnv, { plan: TranscriptPlan; prepared: Required<Prepared> }>();
+
+function preparedFor(env: PolicyEnv): { plan: TranscriptPlan; prepared: Required<Prepared> } {
+  let out = preparedByEnv.get(env);
+  if (!out) {
+    const plan = new TranscriptPlan(env.transcript!, env.tokenizer, env.callGapSeconds, env.cache.perModel);
+    const compactions = compactionsOf(plan, env, scheduleCosts(plan, env).base);
+    out = { plan, prepared: { compactions, hindsight: new EditHindsight(plan, compactions, env), blind: { schedules: new Map() } } };
+    preparedByEnv.set(env, out);
+  }
+  return out;
 }
 
 /**
@@ -32,8 +46,8 @@ export function optimalAtPolicy(name: string): Policy {
     floor: false,
     instantiate(env: PolicyEnv): PolicyInstance {
       if (!env.transcript) return {};
-      const plan = new TranscriptPlan(env.transcript, env.tokenizer, env.callGapSeconds, env.cache.perModel);
-      const found = frontierSchedule(plan, env, OPTIMAL_SPACE, floor);
+      const { plan, prepared } = preparedFor(env);
+      const found = frontierSchedule(plan, env, OPTIMAL_SPACE, floor, prepared);
       const frontier = {
         floor,
         feasible: found.feasible,

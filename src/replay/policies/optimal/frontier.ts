@@ -105,7 +105,8 @@ export interface FrontierPlan {
 const LAMBDA_MIN = 1e-6;
 /** Far above what an edit saves (cents), far below OVER_WINDOW over any session's probes: the window still comes first. */
 export const LAMBDA_MAX = 10;
-const BISECTIONS = 12;
+/** λ is known within a factor e^(ln(LAMBDA_MAX / LAMBDA_MIN) / 2^BISECTIONS), about 1.3: enough, each costs a program per edit kind. */
+const BISECTIONS = 6;
 
 const recallOf = (r: EditRecall) => (r.probes === 0 ? 1 : r.retained / r.probes);
 const meets = (r: EditRecall, floor: number) => r.retained >= floor * r.probes - 1e-9;
@@ -124,11 +125,12 @@ export function frontierSchedule(
   env: PolicyEnv,
   space: ScheduleSpace,
   floor: number,
-  prepared?: { compactions: (PlannedCompaction | undefined)[]; hindsight: EditHindsight },
+  prepared?: Prepared,
 ): FrontierPlan & { compactions: (PlannedCompaction | undefined)[] } {
   const costs = scheduleCosts(plan, env);
   const compactions = prepared?.compactions ?? (space.compact ? compactionsOf(plan, env, costs.base) : plan.calls.map(() => undefined));
   const hindsight = prepared?.hindsight ?? new EditHindsight(plan, compactions, env);
+  const blind = prepared?.blind ?? { schedules: new Map<EditKind, Schedule>() };
   const points: FrontierPoint[] = [];
   let found: { schedule: Schedule; recall: EditRecall } | undefined;
   let keepsMost: { schedule: Schedule; recall: EditRecall } | undefined;
@@ -144,7 +146,12 @@ export function frontierSchedule(
               const r = hindsight.at(kind.inputs, t, segment, cleared);
               return lambda * (floor * r.probes - r.retained);
             };
-      const s = planSchedule(plan, kind, compactions, costs, penalty);
+      // Without a price the program is the same at every floor: solved once per kind.
+      let s = lambda === 0 ? blind.schedules.get(kind) : undefined;
+      if (!s) {
+        s = planSchedule(plan, kind, compactions, costs, penalty);
+        if (lambda === 0) blind.schedules.set(kind, s);
+      }
       const objective = s.relaxed?.objective ?? s.inputCost + s.overWindow * OVER_WINDOW;
       if (objective < bestObjective) {
         best = s;
@@ -179,6 +186,13 @@ export function frontierSchedule(
     points,
     compactions,
   };
+}
+
+/** What the floors of one transcript share: the compactions, the hindsight at each edit, and the recall-blind schedules. */
+export interface Prepared {
+  compactions: (PlannedCompaction | undefined)[];
+  hindsight: EditHindsight;
+  blind?: { schedules: Map<EditKind, Schedule> };
 }
 
 /** One transcript's share of an archive's frontier: its relaxed optima and what its found schedule goes over the window. */
