@@ -105,8 +105,8 @@ export interface FrontierPlan {
 const LAMBDA_MIN = 1e-6;
 /** Far above what an edit saves (cents), far below OVER_WINDOW over any session's probes: the window still comes first. */
 export const LAMBDA_MAX = 10;
-/** λ is known within a factor e^(ln(LAMBDA_MAX / LAMBDA_MIN) / 2^BISECTIONS), about 1.3: enough, each costs a program per edit kind. */
-const BISECTIONS = 6;
+/** λ is known within a factor e^(ln(LAMBDA_MAX / LAMBDA_MIN) / 2^BISECTIONS), about 2.7: each costs a program per edit kind, and tune solves four floors. */
+const BISECTIONS = 4;
 
 const recallOf = (r: EditRecall) => (r.probes === 0 ? 1 : r.retained / r.probes);
 const meets = (r: EditRecall, floor: number) => r.retained >= floor * r.probes - 1e-9;
