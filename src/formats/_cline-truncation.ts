@@ -12,6 +12,11 @@ import * as models from 'gpt-tokenizer/models';
 export interface ClineHistoryShape {
   roles: readonly string[];
   replies: readonly { element: number; total: number; ts?: number }[];
+  /**
+   * Whether the file-read rewrites first in force at the request of this reply save 30% or more of the characters
+   * sent (with the range then in force), so that Cline did not cut there (attemptFileReadOptimizationCore). @default never
+   */
+  rewriteSuffices?: (replyElement: number, range: [number, number] | undefined) => boolean;
 }
 
 /** A deleted range, inclusive, in history elements, in force from the request of the reply at `replyElement` on. */
@@ -61,26 +66,36 @@ export function nextTruncationRange(roles: readonly string[], length: number, cu
  * The ranges Cline's rule deletes with a window of `window` tokens: at each request whose previous request's totals
  * reach `maxAllowedSize`, the next range (a quarter kept when half the totals would still be over).
  */
-export function ruleRanges(shape: ClineHistoryShape, window: number, applies: (replyElement: number) => boolean = () => true): DeletedRange[] {
+export function ruleRanges(shape: ClineHistoryShape, window: number, forced: ReadonlySet<number> = new Set()): DeletedRange[] {
+  const rewriteSuffices = shape.rewriteSuffices ?? (() => false);
   const limit = maxAllowedSize(window);
   const legacy = shape.replies.length > 0 && shape.replies[0].ts !== undefined && shape.replies[0].ts < CONTEXT_MANAGER_FROM;
   const out: DeletedRange[] = [];
   let current: [number, number] | undefined;
+  const cut = (reply: number, keep: 'half' | 'quarter') => {
+    // The history holds every element up to the request's user message, the one before the reply.
+    const next = nextTruncationRange(shape.roles, reply, current, keep, legacy);
+    if (next[1] < next[0] || (current && next[1] <= current[1])) return;
+    current = next;
+    if (out.length > 0 && out[out.length - 1].replyElement === reply) out.pop();
+    out.push({ replyElement: reply, range: next });
+  };
   for (let k = 1; k < shape.replies.length; k++) {
     const total = shape.replies[k - 1].total;
-    if (total < limit) continue;
     const reply = shape.replies[k].element;
-    // The history holds every element up to the request's user message, the one before the reply.
-    const next = nextTruncationRange(shape.roles, reply, current, total / 2 > limit ? 'quarter' : 'half', legacy);
-    if (next[1] < next[0] || (current && next[1] <= current[1]) || !applies(reply)) continue;
-    current = next;
-    out.push({ replyElement: reply, range: next });
+    if (total >= limit && (legacy || !rewriteSuffices(reply, current))) cut(reply, total / 2 > limit ? 'quarter' : 'half');
+    // A context-window error: the request is retried with a quarter kept (task/index.ts handleContextWindowExceededError).
+    if (forced.has(reply)) cut(reply, 'quarter');
   }
   return out;
 }
 
-/** A reply whose recorded prompt is this much under the one before it shows a cut (or a condensed history). */
-const DROP = 0.85;
+/**
+ * A reply whose recorded prompt is under the one before it shows a cut: without one the prompt only grows (a file-read
+ * rewrite that saved enough to stand alone is told apart before, see ClineHistoryShape.rewriteSuffices). The margin
+ * leaves the provider's own noise out.
+ */
+const DROP = 0.99;
 
 /** The replies (by element) whose recorded prompt fell from the previous reply's: where the record shows a cut. */
 export function recordedDrops(prompts: readonly { element: number; prompt: number }[]): Set<number> {
@@ -103,30 +118,23 @@ export interface InferredRanges {
 
 /**
  * Cline's ranges inferred from the record alone: the rule with the model's window (Cline's 128k when the model is
- * unknown), or, when that leaves recorded drops unexplained or predicts cuts the record does not show, the candidate
- * window whose predicted cuts match the drops best. Only predicted cuts that the record shows as a drop are kept: a
- * crossing with no drop is the file-read rewrite taking the cut's place (ContextManager attemptFileReadOptimization).
+ * unknown), or, when its predicted cuts leave more of the record's drops unexplained, the candidate window whose cuts
+ * explain most. A drop no cut explains is a context-window error's cut (a quarter kept, on the request's retry).
  */
 export function inferRanges(shape: ClineHistoryShape, prompts: readonly { element: number; prompt: number }[], modelWindow: number | undefined): InferredRanges {
   const drops = recordedDrops(prompts);
-  const first = modelWindow ?? UNKNOWN_WINDOW;
   const score = (window: number) => {
     const ranges = ruleRanges(shape, window);
     const confirmed = ranges.filter((r) => drops.has(r.replyElement)).length;
-    return { window, ranges, predicted: ranges.length, confirmed, wrong: ranges.length - confirmed, missed: drops.size - confirmed };
+    return { window, predicted: ranges.length, confirmed, explained: new Set(ranges.map((r) => r.replyElement)) };
   };
-  let best = score(first);
-  if (best.wrong > 0 || best.missed > 0) {
+  let best = score(modelWindow ?? UNKNOWN_WINDOW);
+  if (best.confirmed < drops.size) {
     for (const w of CANDIDATE_WINDOWS) {
       const s = score(w);
-      if (s.confirmed - s.wrong > best.confirmed - best.wrong) best = s;
+      if (s.confirmed > best.confirmed) best = s;
     }
   }
-  return {
-    window: best.window,
-    ranges: ruleRanges(shape, best.window, (reply) => drops.has(reply)),
-    predicted: best.predicted,
-    confirmed: best.confirmed,
-    drops: drops.size,
-  };
+  const errors = new Set([...drops].filter((d) => !best.explained.has(d) && !shape.rewriteSuffices?.(d, undefined)));
+  return { window: best.window, ranges: ruleRanges(shape, best.window, errors), predicted: best.predicted, confirmed: best.confirmed, drops: drops.size };
 }

@@ -5,7 +5,7 @@ import { type DraftTranscript, baseName, finishTranscript, isObject } from './_i
 import { clineTaskWorkspace, readJson } from './_cline-workspace.js';
 import { type ClineHistoryShape, type DeletedRange, inferRanges, windowOfModel } from './_cline-truncation.js';
 import { type ClineContextChange, type ClineRequest, contextChanges } from './_cline-context.js';
-import { contextUpdates } from './_cline-rewrites.js';
+import { type ContextUpdate, contextUpdates } from './_cline-rewrites.js';
 import { type UiRequest, uiRequests, usageOfCline } from './_cline-ui.js';
 import { readClineUiLog } from './cline-ui-log.js';
 import { dirname, join } from 'node:path';
@@ -79,13 +79,13 @@ async function clineContext(file: string, builder: HistoryBuilder, metadata: Rec
     return contextChanges(history, requests, ranges, updates);
   }
   if (builder.replies.length < 2 && updates.length === 0) return [];
-  const ranges = inferredRanges(builder, metadata);
   // An update is written with the time of the request before the one it first applies to (or during a request's retry,
   // after a context-window error): the replies' own times place it.
   const requests: ClineRequest[] = builder.replies.map((r, k) => {
     const before = k > 0 ? builder.replies[k - 1].ts : undefined;
     return { replyElement: r.element, sees: (ts) => before !== undefined && ts <= before };
   });
+  const ranges = inferredRanges(builder, metadata, rewriteSaving(builder, requests, updates));
   return contextChanges(history, requests, ranges, updates);
 }
 
@@ -116,8 +116,9 @@ function recordedRanges(builder: HistoryBuilder, ui: readonly UiRequest[], metad
 }
 
 /** Without `ui_messages.json`: the ranges Cline's rule deleted, inferred from each reply's recorded totals. */
-function inferredRanges(builder: HistoryBuilder, metadata: Record<string, unknown>): DeletedRange[] {
+function inferredRanges(builder: HistoryBuilder, metadata: Record<string, unknown>, rewriteSuffices: ClineHistoryShape['rewriteSuffices']): DeletedRange[] {
   const shape: ClineHistoryShape = {
+    rewriteSuffices,
     roles: builder.roles,
     replies: builder.replies.map((r) => ({ element: r.element, total: r.prompt + r.completion + r.cached, ...(r.ts === undefined ? {} : { ts: r.ts }) })),
   };
@@ -127,6 +128,45 @@ function inferredRanges(builder: HistoryBuilder, metadata: Record<string, unknow
   return inferred.ranges;
 }
 
+/** Cline saves at least this share of the characters it sends with file-read rewrites alone, or it cuts as well. */
+const REWRITE_SUFFICES = 0.3;
+
+/**
+ * Whether the file-read rewrites (not Cline's notices on messages 0 and 1) first in force at a request save 30% of the
+ * characters of the history it sends (calculateContextOptimizationMetrics: messages 0 and 1, and those after the range).
+ */
+function rewriteSaving(builder: HistoryBuilder, requests: readonly ClineRequest[], updates: readonly ContextUpdate[]): ClineHistoryShape['rewriteSuffices'] {
+  const reads = updates.filter((u) => u.element >= 2);
+  if (reads.length === 0) return undefined;
+  return (replyElement, range) => {
+    const k = requests.findIndex((r) => r.replyElement === replyElement);
+    if (k < 1) return false;
+    const fresh = reads.filter((u) => requests[k].sees(u.ts) && !requests[k - 1].sees(u.ts));
+    if (fresh.length === 0) return false;
+    const rest = range ? range[1] + 1 : 2;
+    let total = 0;
+    for (let e = 0; e < replyElement; e++) if (e < 2 || e >= rest) total += textLength(builder.raw[e]);
+    const saved = fresh.reduce((n, u) => n + Math.max(0, blockLength(builder.raw[u.element], u.block) - u.text.length), 0);
+    return total > 0 && saved / total >= REWRITE_SUFFICES;
+  };
+}
+
+/** The characters of an element's text blocks and tool results' texts. */
+function textLength(raw: unknown): number {
+  const content = isObject(raw) ? raw.content : undefined;
+  if (typeof content === 'string') return content.length;
+  return Array.isArray(content) ? content.reduce((n: number, _b, i) => n + blockLength(raw, i), 0) : 0;
+}
+
+function blockLength(raw: unknown, block: number): number {
+  const content = isObject(raw) ? raw.content : undefined;
+  const b: unknown = Array.isArray(content) ? content[block] : undefined;
+  if (!isObject(b)) return 0;
+  if (typeof b.text === 'string') return b.text.length;
+  if (typeof b.content === 'string') return b.content.length;
+  return Array.isArray(b.content) ? b.content.reduce((n: number, p) => n + (isObject(p) && typeof p.text === 'string' ? p.text.length : 0), 0) : 0;
+}
+
 /** Roo Code's condense summaries and what Cline sent as `metadata.compactions`. */
 function clineCompactions(summaries: readonly number[], changes: readonly ClineContextChange[]): NonNullable<DraftTranscript['indexedMetadata']> {
   return (to) => {
@@ -134,7 +174,9 @@ function clineCompactions(summaries: readonly number[], changes: readonly ClineC
       ...summaries.map((i) => ({ summaryIndex: to(i) })),
       ...changes.map((c) => ({
         index: to(c.index),
-        keptHeadTo: to(c.keptHead),
+        // Right after the head's last message: the results of its calls, in the deleted range, go with it (Cline
+        // sends "result missing" in their place, ContextManager ensureToolResultsFollowToolUse).
+        keptHeadTo: c.keptHead === 0 ? 0 : to(c.keptHead - 1) + 1,
         keptFromIndex: to(c.keptFrom),
         truncation: true,
         ...(c.rewrites.length > 0 ? { rewrites: c.rewrites.map((r) => ('index' in r ? { ...r, index: to(r.index) } : r)) } : {}),
