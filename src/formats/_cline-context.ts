@@ -32,7 +32,12 @@ export interface ClineContextChange {
  * The changes of what Cline sent, request by request: a new deleted range, or a new set of rewrites in force. A
  * request's range is the latest of `ranges` at or before its reply; its rewrites, each block's latest update it sees.
  */
-export function contextChanges(history: ClineHistory, requests: readonly ClineRequest[], ranges: readonly DeletedRange[], updates: readonly ContextUpdate[]): ClineContextChange[] {
+export function contextChanges(
+  history: ClineHistory,
+  requests: readonly ClineRequest[],
+  ranges: readonly DeletedRange[],
+  updates: readonly ContextUpdate[],
+): ClineContextChange[] {
   const at = (element: number) => history.starts[element] ?? history.messages.length;
   const targets = new Map<string, RewriteTarget | undefined>();
   const targetOf = (u: ContextUpdate) => {
@@ -46,7 +51,8 @@ export function contextChanges(history: ClineHistory, requests: readonly ClineRe
   for (const request of requests) {
     const range = [...ranges].reverse().find((r) => r.replyElement <= request.replyElement)?.range;
     const latest = new Map<string, ContextUpdate>();
-    for (const u of updates) if (request.sees(u.ts) && (latest.get(`${u.element}:${u.block}`)?.ts ?? -Infinity) <= u.ts) latest.set(`${u.element}:${u.block}`, u);
+    for (const u of updates)
+      if (request.sees(u.ts) && (latest.get(`${u.element}:${u.block}`)?.ts ?? -Infinity) <= u.ts) latest.set(`${u.element}:${u.block}`, u);
     const rewrites = [...latest.values()].flatMap((u) => {
       const target = targetOf(u);
       return target ? [{ ...target, text: u.text }] : [];

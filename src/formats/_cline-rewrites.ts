@@ -24,7 +24,8 @@ export function contextUpdates(value: unknown): ContextUpdate[] {
     for (const blockEntry of entry[1][1] as unknown[]) {
       if (!Array.isArray(blockEntry) || typeof blockEntry[0] !== 'number' || !Array.isArray(blockEntry[1])) continue;
       for (const update of blockEntry[1] as unknown[]) {
-        if (!Array.isArray(update) || typeof update[0] !== 'number' || update[1] !== 'text' || !Array.isArray(update[2]) || typeof update[2][0] !== 'string') continue;
+        if (!Array.isArray(update) || typeof update[0] !== 'number' || update[1] !== 'text' || !Array.isArray(update[2]) || typeof update[2][0] !== 'string')
+          continue;
         out.push({ element: entry[0], block: blockEntry[0], ts: update[0], text: update[2][0] });
       }
     }

@@ -51,7 +51,13 @@ export function windowOfModel(model: string | undefined): number | undefined {
 const CONTEXT_MANAGER_FROM = Date.UTC(2025, 3, 1);
 
 /** getNextTruncationRange, for a history of `length` elements with `roles`. */
-export function nextTruncationRange(roles: readonly string[], length: number, current: [number, number] | undefined, keep: 'half' | 'quarter', legacy: boolean): [number, number] {
+export function nextTruncationRange(
+  roles: readonly string[],
+  length: number,
+  current: [number, number] | undefined,
+  keep: 'half' | 'quarter',
+  legacy: boolean,
+): [number, number] {
   const start = legacy ? 1 : 2;
   const rest = current ? current[1] + 1 : start;
   const remove =
@@ -121,7 +127,11 @@ export interface InferredRanges {
  * unknown), or, when its predicted cuts leave more of the record's drops unexplained, the candidate window whose cuts
  * explain most. A drop no cut explains is a context-window error's cut (a quarter kept, on the request's retry).
  */
-export function inferRanges(shape: ClineHistoryShape, prompts: readonly { element: number; prompt: number }[], modelWindow: number | undefined): InferredRanges {
+export function inferRanges(
+  shape: ClineHistoryShape,
+  prompts: readonly { element: number; prompt: number }[],
+  modelWindow: number | undefined,
+): InferredRanges {
   const drops = recordedDrops(prompts);
   const score = (window: number) => {
     const ranges = ruleRanges(shape, window);

@@ -89,7 +89,11 @@ async function clineContext(file: string, builder: HistoryBuilder, metadata: Rec
   return contextChanges(history, requests, ranges, updates);
 }
 
-function recordedRanges(builder: HistoryBuilder, ui: readonly UiRequest[], metadata: Record<string, unknown>): { requests: ClineRequest[]; ranges: DeletedRange[] } {
+function recordedRanges(
+  builder: HistoryBuilder,
+  ui: readonly UiRequest[],
+  metadata: Record<string, unknown>,
+): { requests: ClineRequest[]; ranges: DeletedRange[] } {
   const ranges: DeletedRange[] = [];
   const requests: ClineRequest[] = [];
   let previous: string | undefined;

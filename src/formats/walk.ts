@@ -57,7 +57,8 @@ export async function* walkDataFiles(dir: string): AsyncGenerator<string> {
     }
     const input = DATA_FILE.test(entry.name) || AIDER_HISTORY.test(entry.name) || STORE_FILE.test(entry.name);
     const usageOnlyLog = UI_LOG.test(entry.name) && !entries.some((e) => HISTORY.test(e.name));
-    if ((entry.name.startsWith('.') && !AIDER_HISTORY.test(entry.name)) || SETTINGS_FILE.test(entry.name) || (COMPANION_FILE.test(entry.name) && !usageOnlyLog)) continue;
+    if ((entry.name.startsWith('.') && !AIDER_HISTORY.test(entry.name)) || SETTINGS_FILE.test(entry.name) || (COMPANION_FILE.test(entry.name) && !usageOnlyLog))
+      continue;
     if (sessionsDir && SESSION_INDEX.test(entry.name)) continue;
     if (entry.isFile() && input) files.push(entry.name);
     else if (entry.isSymbolicLink() && input) {

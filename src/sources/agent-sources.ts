@@ -11,7 +11,7 @@ import { qwen } from './agents/qwen.js';
 import { kilo, opencode } from './agents/opencode.js';
 import { openclaw } from './agents/openclaw.js';
 import { pi } from './agents/pi.js';
-import { cline, rooCode } from './agents/vscode-tasks.js';
+import { cline, kiloCode, rooCode } from './agents/vscode-tasks.js';
 
 /** Every agent's source, in the order of AGENT_NAMES (the order `tcompact sources` lists them in). */
 export const AGENT_SOURCES: readonly AgentSource[] = [
@@ -20,6 +20,7 @@ export const AGENT_SOURCES: readonly AgentSource[] = [
   gemini,
   cline,
   rooCode,
+  kiloCode,
   opencode,
   kilo,
   goose,

@@ -56,11 +56,15 @@ function recordedRanges(task: string): string[] {
   return out;
 }
 
-/** The kept head and tail of each truncation record, as `<keptHeadTo>-<keptFromIndex>`, of the changes that cut. */
+/**
+ * The kept head and tail of each truncation record that cuts, as `<keptHeadTo>-<keptFromIndex>`, each once (a record
+ * that changes the rewrites alone repeats the range in force).
+ */
 const cutsOf = (t: Awaited<ReturnType<typeof read>>) =>
   compactionRecords(t)
     .filter((c) => c.truncation === true && c.keptFromIndex !== 0)
-    .map((c) => `${String(c.keptHeadTo)}-${String(c.keptFromIndex)}`);
+    .map((c) => `${String(c.keptHeadTo)}-${String(c.keptFromIndex)}`)
+    .filter((cut, i, all) => i === 0 || all[i - 1] !== cut);
 
 describe('Cline usage as Cline counts it', () => {
   it('takes each request cache split from api_req_started, and Cline’s cost beside it', async () => {
@@ -134,7 +138,15 @@ describe("Cline's deleted ranges", () => {
 
 describe('Cline source replay', () => {
   it('holds to the recorded input of every task, with and without ui_messages.json', async () => {
-    const rows = await expectSourceReplayWithin5Percent([WITH_UI, HISTORY_ONLY]);
+    const rows = (await expectSourceReplayWithin5Percent([WITH_UI, HISTORY_ONLY])) as unknown as {
+      file: string;
+      fidelity: { corrected: string[]; estimated: string[] };
+    }[];
     expect(rows).toHaveLength(TASKS.length * 2);
+    // The fidelity table says whether each task's points were read or inferred.
+    for (const row of rows) {
+      const said = [...row.fidelity.corrected, ...row.fidelity.estimated].join('; ');
+      expect(said, row.file).toMatch(row.file.startsWith(WITH_UI) ? /Cline's deleted ranges read/ : /Cline's deleted ranges inferred/);
+    }
   }, 120_000);
 });

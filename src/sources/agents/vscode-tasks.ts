@@ -6,7 +6,7 @@ import { globalStorageDirs } from '../_vscode.js';
 import type { AgentName, AgentSource, Location, Session, SourceEnvironment } from '../types.js';
 
 /**
- * Cline and Roo Code, VS Code extensions, keep each task in `<global storage>/<extension id>/tasks/<task id>/
+ * Cline, Roo Code and Kilo Code, VS Code extensions, keep each task in `<global storage>/<extension id>/tasks/<task id>/
  * api_conversation_history.json` (cline: apps/vscode/src/core/storage/disk.ts; Roo-Code: src/utils/storage.ts). Roo Code
  * can be told to keep them elsewhere (its `customStoragePath` setting, not read here: pass that folder as an input).
  */
@@ -68,3 +68,9 @@ export const cline = extensionTasks('cline', 'saoudrizwan.claude-dev', (environm
 
 /** Roo Code: `rooveterinaryinc.roo-cline` (publisher RooVeterinaryInc, name roo-cline, lowercased by VS Code). */
 export const rooCode = extensionTasks('roo-code', 'rooveterinaryinc.roo-cline', () => []);
+
+/**
+ * Kilo Code's VS Code extension before it moved to OpenCode's store (`kilocode.kilo-code`, a Roo Code fork: the same
+ * task folders). Its CLI and newer extension keep `kilo.db`, the `kilo` agent.
+ */
+export const kiloCode = extensionTasks('kilo-code', 'kilocode.kilo-code', () => []);
