@@ -74,8 +74,10 @@ async function clineContext(file: string, builder: HistoryBuilder, metadata: Rec
   const entries = await readJson(join(dir, 'ui_messages.json'));
   const updates = contextUpdates(await readJson(join(dir, 'context_history.json')));
   const history = { messages: builder.messages, starts: builder.starts, raw: builder.raw };
-  if (Array.isArray(entries)) {
-    const { requests, ranges } = recordedRanges(builder, uiRequests(entries), metadata);
+  const ui = Array.isArray(entries) ? uiRequests(entries) : [];
+  // Roo Code's writer never sets the history index on its UI entries: its requests cannot be matched to their replies.
+  if (ui.some((r) => r.replyElement !== undefined)) {
+    const { requests, ranges } = recordedRanges(builder, ui, metadata);
     return contextChanges(history, requests, ranges, updates);
   }
   if (builder.replies.length < 2 && updates.length === 0) return [];
