@@ -30,12 +30,14 @@ function extensionTasks(agent: AgentName, extensionId: string, extra: (environme
         const dir = join(location.dir, task.name);
         // Roo Code writes each task's summary, with its workspace, beside it (src/core/task-persistence/TaskHistoryStore.ts).
         const item = (await readSmallJson(join(dir, 'history_item.json'))) as Record<string, unknown> | undefined;
-        const file = join(dir, 'api_conversation_history.json');
-        const start = timeOf(item?.ts) ?? taskIdTime(task.name) ?? firstMessageTime(await readHead(file));
-        const session = await sessionOf(agent, [file], {
-          start,
-          projects: [cwdOf.get(task.name), typeof item?.workspace === 'string' ? item.workspace : undefined],
-        });
+        const projects = [cwdOf.get(task.name), typeof item?.workspace === 'string' ? item.workspace : undefined];
+        // A task whose history is gone still has its UI log: a usage-only session (formats/cline-ui-log.ts).
+        let session: Session | undefined;
+        for (const file of [join(dir, 'api_conversation_history.json'), join(dir, 'ui_messages.json')]) {
+          const start = timeOf(item?.ts) ?? taskIdTime(task.name) ?? firstMessageTime(await readHead(file));
+          session = await sessionOf(agent, [file], { start, projects });
+          if (session) break;
+        }
         if (session) sessions.push(session);
       }
       return { sessions, notRead: [] };
