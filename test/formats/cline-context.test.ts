@@ -139,14 +139,22 @@ describe("Cline's deleted ranges", () => {
 describe('Cline source replay', () => {
   it('holds to the recorded input of every task, with and without ui_messages.json', async () => {
     const rows = (await expectSourceReplayWithin5Percent([WITH_UI, HISTORY_ONLY])) as unknown as {
+      id: string;
       file: string;
       fidelity: { corrected: string[]; estimated: string[] };
+      recorded: { sourceCost?: number; cost: { withCache: number } };
     }[];
     expect(rows).toHaveLength(TASKS.length * 2);
     // The fidelity table says whether each task's points were read or inferred.
     for (const row of rows) {
       const said = [...row.fidelity.corrected, ...row.fidelity.estimated].join('; ');
       expect(said, row.file).toMatch(row.file.startsWith(WITH_UI) ? /Cline's deleted ranges read/ : /Cline's deleted ranges inferred/);
+      // Cline's own cost of its requests, beside the cost at tcompact's prices.
+      expect(row.recorded.sourceCost, row.file).toBeCloseTo(
+        requestsOf(row.id).reduce((n, r) => n + r.cost, 0),
+        6,
+      );
+      expect(row.recorded.cost.withCache).toBeGreaterThan(0);
     }
   }, 120_000);
 });
