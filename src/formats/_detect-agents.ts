@@ -116,6 +116,7 @@ export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
     ({ file, sig }) => sig.root === 'object' && isKimiCodeStateSignature(file, sig),
   ]),
   schema('cline', ['named api_conversation_history.json', ({ file }) => /(^|[\\/])api_conversation_history\.json$/i.test(file)]),
+  schema('cline', ["Cline's UI log, named ui_messages.json (a usage-only session)", ({ file }) => /(^|[\\/])ui_messages\.json$/i.test(file)]),
   schema(
     'cline',
     ['an array of messages', ({ sig }) => sig.root === 'array' && sig.first === 'object' && has(sig, 'role')],

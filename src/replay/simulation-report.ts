@@ -309,6 +309,7 @@ const RECORDED_MERGE = {
   byModel: 'sum',
   outputCounted: 'sum',
   midStreamCalls: 'sum',
+  sourceCost: 'sum',
 } as const;
 
 /** The embedded subagent calls summed, each subagent once: not again when its own transcript is among the inputs. */

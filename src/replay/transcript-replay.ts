@@ -102,6 +102,8 @@ export type PricedUsage = RecordedUsage & {
   outputCounted?: number;
   /** Calls whose usage is a mid-stream snapshot. */
   midStreamCalls?: number;
+  /** The cost the source itself recorded for its calls (Cline's `cost`), in US dollars, beside `cost` at tcompact's prices. */
+  sourceCost?: number;
 };
 
 /** One transcript's replay under every policy, as data: what a worker thread hands back. */
@@ -337,6 +339,8 @@ export async function replayTranscript(
     result.recorded = { ...recorded, ...pricedUsage(recordedUsageByModel(transcript, modelOf), choice) };
     const output = outputAsBilled(transcript, (m) => totalOf(countMessage(m, tokenizer)));
     if (output) Object.assign(result.recorded, { outputCounted: output.counted, midStreamCalls: output.midStreamCalls });
+    const costs = transcript.messages.flatMap((m) => (m.role === 'assistant' && typeof m.cost === 'number' && Number.isFinite(m.cost) ? [m.cost] : []));
+    if (costs.length > 0) result.recorded.sourceCost = costs.reduce((a, b) => a + b, 0);
   }
   if (heldAgainstRecord) {
     const fidelity = sessionFidelity(transcript, fidelityCalls, {

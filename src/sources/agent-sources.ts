@@ -13,7 +13,7 @@ import { qwen } from './agents/qwen.js';
 import { kilo, opencode } from './agents/opencode.js';
 import { openclaw } from './agents/openclaw.js';
 import { pi } from './agents/pi.js';
-import { cline, rooCode } from './agents/vscode-tasks.js';
+import { cline, kiloCode, rooCode } from './agents/vscode-tasks.js';
 import { hermes } from './agents/hermes.js';
 import { zed } from './agents/zed.js';
 
@@ -24,6 +24,7 @@ export const AGENT_SOURCES: readonly AgentSource[] = [
   gemini,
   cline,
   rooCode,
+  kiloCode,
   opencode,
   kilo,
   goose,

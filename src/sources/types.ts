@@ -7,6 +7,7 @@ export const AGENT_NAMES = [
   'gemini',
   'cline',
   'roo-code',
+  'kilo-code',
   'opencode',
   'kilo',
   'goose',

@@ -133,7 +133,7 @@ describe('tcompact sources', () => {
     ]);
     const agent = await run(['sources', '--agent', 'cursor'], linuxEnvironment(home));
     expect(agent.stderr).toBe(
-      'tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, kilo, goose, pi, openclaw, amp, kimi, droid, qwen, continue, copilot, crush, zed, hermes; got "cursor"\n',
+      'tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, kilo-code, opencode, kilo, goose, pi, openclaw, amp, kimi, droid, qwen, continue, copilot, crush, zed, hermes; got "cursor"\n',
     );
     const input = await run(['sources', home], linuxEnvironment(home));
     expect([input.code, input.stderr]).toEqual([2, `tcompact sources: E_USAGE: sources: takes no input, got "${home}" (see 'tcompact sources --help')\n`]);

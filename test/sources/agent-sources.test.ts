@@ -24,11 +24,21 @@ describe('where each agent writes its sessions', () => {
       'cline tasks /home/dev/.config/Code - Insiders/User/globalStorage/saoudrizwan.claude-dev/tasks',
       'cline tasks /home/dev/.config/Code - OSS/User/globalStorage/saoudrizwan.claude-dev/tasks',
       'cline tasks /home/dev/.config/VSCodium/User/globalStorage/saoudrizwan.claude-dev/tasks',
+      'cline tasks /home/dev/.config/Cursor/User/globalStorage/saoudrizwan.claude-dev/tasks',
+      'cline tasks /home/dev/.config/Windsurf/User/globalStorage/saoudrizwan.claude-dev/tasks',
       'cline tasks /home/dev/.cline/data/tasks',
       'roo-code tasks /home/dev/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /home/dev/.config/Code - Insiders/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /home/dev/.config/Code - OSS/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /home/dev/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      'roo-code tasks /home/dev/.config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      'roo-code tasks /home/dev/.config/Windsurf/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      'kilo-code tasks /home/dev/.config/Code/User/globalStorage/kilocode.kilo-code/tasks',
+      'kilo-code tasks /home/dev/.config/Code - Insiders/User/globalStorage/kilocode.kilo-code/tasks',
+      'kilo-code tasks /home/dev/.config/Code - OSS/User/globalStorage/kilocode.kilo-code/tasks',
+      'kilo-code tasks /home/dev/.config/VSCodium/User/globalStorage/kilocode.kilo-code/tasks',
+      'kilo-code tasks /home/dev/.config/Cursor/User/globalStorage/kilocode.kilo-code/tasks',
+      'kilo-code tasks /home/dev/.config/Windsurf/User/globalStorage/kilocode.kilo-code/tasks',
       'opencode database /home/dev/.local/share/opencode',
       'opencode storage /home/dev/.local/share/opencode',
       'kilo database /home/dev/.local/share/kilo',
@@ -60,6 +70,8 @@ describe('where each agent writes its sessions', () => {
       'roo-code tasks /Users/dev/Library/Application Support/Code - Insiders/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /Users/dev/Library/Application Support/Code - OSS/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /Users/dev/Library/Application Support/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      'roo-code tasks /Users/dev/Library/Application Support/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      'roo-code tasks /Users/dev/Library/Application Support/Windsurf/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
     ]);
     expect(mac.filter((l) => /^(claude-code|codex|opencode|goose) /.test(l))).toEqual([
       'claude-code projects /Users/dev/.config/claude/projects',
@@ -79,7 +91,7 @@ describe('where each agent writes its sessions', () => {
       env: { APPDATA: 'C:\\Users\\dev\\AppData\\Roaming', LOCALAPPDATA: 'C:\\Users\\dev\\AppData\\Local' },
       platform: 'win32',
     });
-    expect(windows.filter((l) => !/Code - |VSCodium/.test(l))).toEqual([
+    expect(windows.filter((l) => !/Code - |VSCodium|Cursor|Windsurf/.test(l))).toEqual([
       'claude-code projects C:\\Users\\dev\\.config\\claude\\projects',
       'claude-code projects C:\\Users\\dev\\.claude\\projects',
       'codex sessions C:\\Users\\dev\\.codex\\sessions',
@@ -89,6 +101,7 @@ describe('where each agent writes its sessions', () => {
       'cline tasks C:\\Users\\dev\\AppData\\Roaming\\Code\\User\\globalStorage\\saoudrizwan.claude-dev\\tasks (APPDATA)',
       'cline tasks C:\\Users\\dev\\.cline\\data\\tasks',
       'roo-code tasks C:\\Users\\dev\\AppData\\Roaming\\Code\\User\\globalStorage\\rooveterinaryinc.roo-cline\\tasks (APPDATA)',
+      'kilo-code tasks C:\\Users\\dev\\AppData\\Roaming\\Code\\User\\globalStorage\\kilocode.kilo-code\\tasks (APPDATA)',
       'opencode database C:\\Users\\dev\\.local\\share\\opencode',
       'opencode storage C:\\Users\\dev\\.local\\share\\opencode',
       'kilo database C:\\Users\\dev\\.local\\share\\kilo',
@@ -151,7 +164,7 @@ describe('where each agent writes its sessions', () => {
       HERMES_HOME: '~/hermes-home',
     };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
-    expect(found.filter((l) => !/Code - |VSCodium|roo-code/.test(l))).toEqual([
+    expect(found.filter((l) => !/Code - |VSCodium|Cursor|Windsurf|roo-code|kilo-code/.test(l))).toEqual([
       'claude-code projects /work/claude-a/projects (CLAUDE_CONFIG_DIR)',
       'claude-code projects /home/dev/claude-b/projects (CLAUDE_CONFIG_DIR)',
       'codex sessions /work/codex/sessions (CODEX_HOME)',
@@ -234,6 +247,8 @@ describe('where each agent writes its sessions', () => {
       'roo-code tasks /apps/Code - Insiders/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_APPDATA)',
       'roo-code tasks /apps/Code - OSS/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_APPDATA)',
       'roo-code tasks /apps/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_APPDATA)',
+      'roo-code tasks /apps/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_APPDATA)',
+      'roo-code tasks /apps/Windsurf/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_APPDATA)',
       'roo-code tasks /usb/vscode/user-data/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_PORTABLE)',
     ]);
   });

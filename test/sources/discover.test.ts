@@ -271,6 +271,26 @@ describe('discoverInputs', () => {
     expect(found.map((s) => [s.folder.slice(home.length), s.sessions])).toEqual([['/.config/claude/projects', 4]]);
   });
 
+  it("finds a Cline task whose history is gone by its UI log, and Kilo Code's tasks in Cursor's storage", async () => {
+    const home = tempDir('cline-ui-home');
+    const fixture = join(import.meta.dirname, '..', 'fixtures', 'cline', 'with-ui', 'tasks', '1745000000000');
+    const cline = join(home, '.config', 'Code', 'User', 'globalStorage', 'saoudrizwan.claude-dev', 'tasks', '1745000000000');
+    mkdirSync(cline, { recursive: true });
+    cpSync(join(fixture, 'ui_messages.json'), join(cline, 'ui_messages.json'));
+    const kilo = join(home, '.config', 'Cursor', 'User', 'globalStorage', 'kilocode.kilo-code', 'tasks', '1745000000000');
+    mkdirSync(kilo, { recursive: true });
+    cpSync(join(fixture, 'api_conversation_history.json'), join(kilo, 'api_conversation_history.json'));
+    const { found, inputs } = await discoverInputs(linuxEnvironment(home));
+    expect(found.map((s) => [s.agent, s.folder.slice(home.length), s.sessions])).toEqual([
+      ['cline', '/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks', 1],
+      ['kilo-code', '/.config/Cursor/User/globalStorage/kilocode.kilo-code/tasks', 1],
+    ]);
+    expect(inputs.map((f) => f.slice(home.length)).sort()).toEqual([
+      '/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1745000000000/ui_messages.json',
+      '/.config/Cursor/User/globalStorage/kilocode.kilo-code/tasks/1745000000000/api_conversation_history.json',
+    ]);
+  });
+
   it('finds nothing in an empty home, and says where it looked', async () => {
     const home = tempDir('empty-home');
     const { found, inputs, searched } = await discoverInputs(linuxEnvironment(home));

@@ -16,7 +16,9 @@ export type SourcePointKind =
   /** A `/compact` command the user typed (Claude Code's `<command-name>/compact</command-name>`, or plain text). */
   | 'command'
   /** The agent's own Compact tool (J-CLI): a tool call named `Compact`, whose `focus` argument is the focus. */
-  | 'tool';
+  | 'tool'
+  /** A range of the history deleted from what is sent, with no summary (Cline's truncation), from `metadata.compactions`. */
+  | 'truncation';
 
 /** A place where the source compacted, or was asked to: the compaction happens before model call `call`. */
 export interface SourcePoint {
@@ -40,6 +42,35 @@ export interface SourcePoint {
   keptFrom?: number;
   /** The source's summary exists but cannot be read (Codex's encrypted `compaction` item): it is named, never scored. */
   opaque?: true;
+  /**
+   * A deleted range (Cline's truncation): the context keeps its messages before this index (the head) and those from
+   * `keptFrom` on, and nothing takes the place of the range.
+   */
+  keptHead?: number;
+  /** Texts sent in place of parts of the kept messages (Cline's file-read notices), by message index. */
+  rewrites?: SourceRewrite[];
+}
+
+/** A text the source sent in place of a kept message's part (`part` -1: its whole content, or a tool result's first text). */
+export interface SourceRewrite {
+  index: number;
+  part: number;
+  text: string;
+}
+
+/** A truncation record's rewrites as message positions; a tool result's is found by its call id. */
+function rewritesOf(raw: unknown, messages: readonly Message[]): SourceRewrite[] {
+  if (!Array.isArray(raw)) return [];
+  const n = messages.length;
+  return raw.flatMap((r): SourceRewrite[] => {
+    if (r === null || typeof r !== 'object' || typeof (r as { text?: unknown }).text !== 'string') return [];
+    const { index, part, callId, text } = r as { index?: unknown; part?: unknown; callId?: unknown; text: string };
+    if (typeof callId === 'string') {
+      const at = messages.findIndex((m) => isRole(m, 'tool') && m.tool_call_id === callId);
+      return at < 0 ? [] : [{ index: at, part: -1, text }];
+    }
+    return isIndex(index, n - 1) && typeof part === 'number' && Number.isInteger(part) && part >= -1 ? [{ index, part, text }] : [];
+  });
 }
 
 const COMMAND = /<command-name>\s*\/compact\s*<\/command-name>/;
@@ -68,8 +99,23 @@ function compactCommand(m: Message): string | null | undefined {
 export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
   const messages = transcript.messages;
   const n = messages.length;
-  const marks: { at: number; kind: SourcePointKind; focus?: string; summary?: Message; kept?: Message[]; keptFrom?: number; opaque?: true }[] = [];
+  const marks: {
+    at: number;
+    kind: SourcePointKind;
+    focus?: string;
+    summary?: Message;
+    kept?: Message[];
+    keptFrom?: number;
+    keptHead?: number;
+    rewrites?: SourceRewrite[];
+    opaque?: true;
+  }[] = [];
   for (const raw of compactionRecords(transcript)) {
+    if (raw.truncation === true) {
+      if (isIndex(raw.index, n) && isIndex(raw.keptHeadTo, n) && isIndex(raw.keptFromIndex, n) && raw.keptHeadTo <= raw.keptFromIndex)
+        marks.push({ at: raw.index, kind: 'truncation', keptHead: raw.keptHeadTo, keptFrom: raw.keptFromIndex, rewrites: rewritesOf(raw.rewrites, messages) });
+      continue;
+    }
     const summary = isIndex(raw.summaryIndex, n - 1) ? messages[raw.summaryIndex] : undefined;
     const at = [raw.boundaryIndex, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
     if (at === undefined) continue;
@@ -128,6 +174,8 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     if (mark.summary) point.summary ??= mark.summary;
     if (mark.kept) point.kept ??= mark.kept;
     if (mark.keptFrom !== undefined) point.keptFrom ??= mark.keptFrom;
+    if (mark.keptHead !== undefined) point.keptHead ??= mark.keptHead;
+    if (mark.rewrites) point.rewrites ??= mark.rewrites;
     if (mark.opaque) point.opaque = true;
   }
   return [...byCall.values()].sort((a, b) => a.call - b.call);
