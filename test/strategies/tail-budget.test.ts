@@ -72,7 +72,10 @@ describe('the checkpoint keeps the trail (bundled Claude Code session)', () => {
     const span: Message[] = session.messages.slice(protectedRange(session.messages, { keepLast: 0 }).headEnd);
     const facts = extractFacts(span.slice(0, span.length - 20));
     expect(facts.files.length).toBeGreaterThan(5);
-    for (const f of facts.files) expect(text).toContain(f.path);
+    // Paths under the session's working directory are written relative to it, and the note says so.
+    const root = session.metadata?.cwd as string;
+    expect(text).toContain(`File paths are relative to ${root}.`);
+    for (const f of facts.files) expect(text).toContain(f.path.startsWith(`${root}/`) ? f.path.slice(root.length + 1) : f.path);
     expect(facts.commands.length).toBeGreaterThan(5);
     for (const c of facts.commands) expect(text).toContain(c.command.slice(0, 120));
     for (const c of facts.commands.filter((x) => x.lastFailure !== undefined)) expect(text).toContain(`FAILED \`${c.command.slice(0, 100)}`);
