@@ -15,6 +15,7 @@ import { type BranchMark, findBranches } from './_branches.js';
 import { orderByParent } from './_parent-order.js';
 import { replyKey, sessionReplyKeys } from './_claude-code-parent.js';
 import { attachmentText } from './_claude-code-attachments.js';
+import { UnloggedMicrocompacts } from './_claude-code-microcompact.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
@@ -27,6 +28,10 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   Claude Code logs the usage of a reply's first stream event (`stop_reason` null), whose `output_tokens` is not what
  *   was billed; a usage record logged with a `stop_reason` is the final one, marked `usage_final`.
  *   Thinking blocks logged without their text (only a signature) are counted in `thinking_blocks_without_text`.
+ *   The reply carries the `version` of the client that made the call (`client_version`): what it sent changed with it.
+ * - Claude Code 2.1.2 and 2.1.3 cleared old tool results from what they sent without a record; the reply whose call
+ *   followed such a clearing, read from the fall of the recorded prompt, is marked `unlogged_microcompact` (see
+ *   UnloggedMicrocompacts).
  * - A reply Claude Code wrote itself (`message.model` `<synthetic>`, usage all 0, no `requestId`: "No response
  *   requested." after an interrupted turn, usage-limit notices with `isApiErrorMessage`) is marked `is_synthetic`: it
  *   stays in the conversation, but no model answered it, so it is neither a call nor one of `metadata.models`.
@@ -501,6 +506,7 @@ function buildMessages(
   // re-logs a stretch with new uuids), wherever it sits: the reply it belongs to may still be open.
   const exact = new Set<string>();
   const resumes = new Resumes(records, parentOf);
+  const microcompacts = new UnloggedMicrocompacts();
 
   const place = (message: Message, onPlaced?: (index: number) => void) => {
     onPlaced?.(messages.length);
@@ -531,6 +537,7 @@ function buildMessages(
       };
       const entry = openBoundary;
       compactions.push(entry);
+      microcompacts.compacted();
       // The boundary sits before whatever message comes next, which may still be deferred behind an open reply.
       closeReply();
       entry.boundaryIndex = messages.length;
@@ -566,6 +573,8 @@ function buildMessages(
           splitReplies++;
           reply.extra.continues_call = true;
         }
+        if (typeof record.version === 'string') reply.extra.client_version = record.version;
+        if (carrier === undefined && microcompacts.before(record.version, branch.thread ?? 0, record.message.usage)) reply.extra.unlogged_microcompact = true;
       }
       Object.assign(reply.extra, branch, resume);
       for (const k of keys) if (!carriers.has(k)) carriers.set(k, carrier ?? reply.index);
@@ -610,6 +619,7 @@ function buildMessages(
     if (turn.user.unmapped_blocks)
       warnings.push(`a user record at ${record.uuid ?? '?'} has content blocks with no canonical equivalent, kept in unmapped_blocks`);
     if (isSummary) {
+      microcompacts.compacted();
       const entry = openBoundary ?? {};
       if (!openBoundary) compactions.push(entry);
       openBoundary = undefined;

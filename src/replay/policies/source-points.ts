@@ -16,7 +16,12 @@ export type SourcePointKind =
   /** A `/compact` command the user typed (Claude Code's `<command-name>/compact</command-name>`, or plain text). */
   | 'command'
   /** The agent's own Compact tool (J-CLI): a tool call named `Compact`, whose `focus` argument is the focus. */
-  | 'tool';
+  | 'tool'
+  /**
+   * Old tool results cleared with no record of it (Claude Code 2.1.2-2.1.3's microcompact, `unlogged_microcompact` on
+   * the reply, read from the record's fall): the results are cleared until the prompt is the call's recorded one.
+   */
+  | 'microcompact';
 
 /** A place where the source compacted, or was asked to: the compaction happens before model call `call`. */
 export interface SourcePoint {
@@ -91,6 +96,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     });
   }
   messages.forEach((m, i) => {
+    if (m.unlogged_microcompact === true) marks.push({ at: i, kind: 'microcompact' });
     const focus = compactCommand(m);
     if (focus !== undefined) marks.push({ at: i, kind: 'command', ...(focus === null ? {} : { focus }) });
     if (!isRole(m, 'assistant')) return;

@@ -2,7 +2,7 @@ import type { CompactionHandler, CompactionOutput, CompactionRequest } from '../
 import { strategyCompaction, withFocus } from '../../context/strategy-compaction.js';
 import { type Message, messageContent } from '../../model/message.js';
 import { contentText } from '../../model/content.js';
-import { historyMessage, isSourceSummary } from '../../model/recorded.js';
+import { historyMessage, isSourceSummary, recordedCall } from '../../model/recorded.js';
 import { originalOf } from '../../model/turn-reasoning.js';
 import { RefSink } from '../../refs/ref-store.js';
 import { hindsightProbes, scoreHindsight } from '../../retention/hindsight.js';
@@ -109,9 +109,9 @@ function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompac
     const view = historyMessage(m);
     if (view) indexOf.set(view, i);
   }
-  return (point, { messages }) => {
+  return (point, { messages, tokens }) => {
     const kept = point.kept ?? (point.summary ? [point.summary] : undefined);
-    if (!kept) return undefined;
+    if (!kept) return point.kinds.includes('microcompact') ? clearOldResults(env, messages, tokens, history[point.callIndex]) : undefined;
     // What the source kept: from its first kept message (pi), else from the point on.
     const from = point.kept ? point.index : (point.keptFrom ?? point.index);
     const after = messages.filter((m) => (indexOf.get(originalOf(m)) ?? -1) >= from);
@@ -120,6 +120,29 @@ function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompac
     const next = [...lead, ...kept, ...after];
     return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt };
   };
+}
+
+/** What Claude Code's microcompact put in place of an old tool result's content. */
+export const CLEARED_RESULT = '[Old tool result content cleared]';
+
+/**
+ * A clearing the source did not log (see SourcePointKind `microcompact`): the oldest tool results' contents become
+ * Claude Code's marker, one after the other, until the prompt is no larger than the call's recorded one.
+ */
+function clearOldResults(env: PolicyEnv, messages: readonly Message[], tokens: number, reply: Message): CompactionOutput | undefined {
+  const call = recordedCall(reply);
+  if (!call) return undefined;
+  const target = call.uncached + call.written + call.read;
+  const next = [...messages];
+  let left = tokens;
+  for (let i = 0; i < next.length && left > target; i++) {
+    const m = next[i];
+    if (m.role !== 'tool' || contentText(messageContent(m)) === CLEARED_RESULT) continue;
+    const cleared: Message = { ...m, content: CLEARED_RESULT };
+    left -= contextTokens([m], undefined, env.tokenizer) - contextTokens([cleared], undefined, env.tokenizer);
+    next[i] = cleared;
+  }
+  return left < tokens ? { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt } : undefined;
 }
 
 /** Ours: the strategies on the whole context, with the point's focus; one handler per focus. */
