@@ -213,7 +213,7 @@ class SessionState {
       (r) => this.conversationParent(r.record),
     );
     const records = ordered.items.map((r) => r.record);
-    const marks = findBranches(records.map((r) => ({ id: r.uuid, parent: this.conversationParent(r), prompt: isPrompt(r), call: isCall(r) })));
+    const marks = findBranches(records.map((r) => ({ id: r.uuid, parent: this.branchParent(r), prompt: isPrompt(r), call: isCall(r) })));
     const built = buildMessages(records, new Map([...marks].map(([i, mark]) => [records[i], mark])), (r) => this.conversationParent(r), this.sessionReplies);
     if (built.messages.length === 0) {
       // Only compaction boundaries and no message: nothing to make a transcript of, but every line is accounted for.
@@ -256,6 +256,19 @@ class SessionState {
     const draft = { id, messages: built.messages, metadata, warnings, repairs, indexedMetadata };
     const first = recordsInFile[0].at;
     yield finishTranscript(draft, { file: first.file, line: first.line, byteOffset: first.byteOffset }, recordsInFile.length);
+  }
+
+  /**
+   * The record a record goes on from among a session's branches: its conversation parent, but for a compact boundary,
+   * which starts a chain of its own (`parentUuid` null), the record it logically follows (`logicalParentUuid`): the
+   * compaction and what comes after it are the compacting branch's, not a branch of their own.
+   */
+  private branchParent(record: ConversationRec): string | undefined {
+    const parent = this.conversationParent(record);
+    if (parent !== undefined || record.type !== 'system' || typeof record.logicalParentUuid !== 'string') return parent;
+    return this.keptUuids().has(record.logicalParentUuid)
+      ? record.logicalParentUuid
+      : this.conversationParent({ ...record, parentUuid: record.logicalParentUuid });
   }
 
   /** The nearest ancestor that is a kept record, following parents through skipped records (progress, system). */

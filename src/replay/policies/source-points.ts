@@ -3,7 +3,7 @@ import { contentText } from '../../model/content.js';
 import { type Message, isRole } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { collapseWhitespace } from '../../retention/normalize.js';
-import { compactionRecords, isModelCall, isSourceSummary, isUnpricedRequest } from '../../model/recorded.js';
+import { callThread, compactionRecords, isModelCall, isSourceSummary, isUnpricedRequest } from '../../model/recorded.js';
 
 /** What marked a compaction point in the source. */
 export type SourcePointKind =
@@ -73,7 +73,17 @@ function compactCommand(m: Message): string | null | undefined {
 export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
   const messages = transcript.messages;
   const n = messages.length;
-  const marks: { at: number; kind: SourcePointKind; focus?: string; summary?: Message; kept?: Message[]; keptFrom?: number; opaque?: true }[] = [];
+  const marks: {
+    at: number;
+    kind: SourcePointKind;
+    /** The branch the compaction is on (see callThread): it comes before that branch's next call. */
+    thread?: number;
+    focus?: string;
+    summary?: Message;
+    kept?: Message[];
+    keptFrom?: number;
+    opaque?: true;
+  }[] = [];
   for (const raw of compactionRecords(transcript)) {
     const summary = isIndex(raw.summaryIndex, n - 1) ? messages[raw.summaryIndex] : undefined;
     const at = [raw.boundaryIndex, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
@@ -89,7 +99,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     marks.push({
       at: at as number,
       kind,
-      ...(summary ? { summary } : {}),
+      ...(summary ? { summary, thread: callThread(summary) } : {}),
       ...(kept ? { kept } : {}),
       ...(keptFrom !== undefined ? { keptFrom } : {}),
       ...(opaque ? { opaque: true as const } : {}),
@@ -118,13 +128,15 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
   messages.forEach((m, i) => {
     if (isCall(m)) callOf.set(i, calls++);
   });
-  const nextCall = (at: number): number | undefined => {
-    for (let i = at; i < n; i++) if (isCall(messages[i])) return i;
+  // In a session whose branches run at once, another branch's calls are logged between a compaction and its own
+  // branch's next call: a mark is of the branch its message is on.
+  const nextCall = (at: number, thread = at < n ? callThread(messages[at]) : 0): number | undefined => {
+    for (let i = at; i < n; i++) if (isCall(messages[i]) && callThread(messages[i]) === thread) return i;
     return undefined;
   };
   const byCall = new Map<number, SourcePoint>();
   for (const mark of marks.sort((a, b) => a.at - b.at)) {
-    const callIndex = nextCall(mark.at);
+    const callIndex = nextCall(mark.at, mark.thread);
     if (callIndex === undefined) continue;
     let point = byCall.get(callIndex);
     if (!point) byCall.set(callIndex, (point = { call: callOf.get(callIndex) as number, callIndex, index: mark.at, kinds: [] }));
