@@ -13,7 +13,7 @@ import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './
 import { lineItem, readJsonl } from './_jsonl.js';
 import { type BranchMark, findBranches } from './_branches.js';
 import { orderByParent } from './_parent-order.js';
-import { replyKey, sessionReplyKeys } from './_claude-code-parent.js';
+import { type CompactionAgentCall, compactionAgentCalls, replyKey, sessionReplyKeys } from './_claude-code-parent.js';
 import { attachmentText } from './_claude-code-attachments.js';
 import { UnloggedMicrocompacts } from './_claude-code-microcompact.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
@@ -49,7 +49,9 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  * - Records are taken in file order, which is a topological order of `parentUuid` in every real file (timestamps are
  *   not monotonic and are not used); a record that comes before its parent is moved after it (stable).
  * - Compaction: `system/compact_boundary` records and `isCompactSummary` user records are listed in
- *   `metadata.compactions`; the summary stays in the transcript as a user message marked `is_compact_summary`.
+ *   `metadata.compactions`; the summary stays in the transcript as a user message marked `is_compact_summary`. The
+ *   usage of the summary call, which only the compaction agent's own file logs, is listed with its compaction
+ *   (`summaryUsage`, see compactionAgentCalls).
  * - Records that are not conversation (`progress`, `file-history-snapshot`, `queue-operation`, `summary`, other
  *   `system` subtypes...) are skipped items with reason `record:<type>` or `record:system/<subtype>`.
  * - Subagent calls embedded in `progress` records (`data.type: 'agent_progress'`, each with a subagent's message) are
@@ -58,7 +60,7 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   same calls, when that file is among the inputs).
  */
 export async function* readClaudeCode(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  const session = new SessionState(file, await sessionReplyKeys(file, options));
+  const session = new SessionState(file, await sessionReplyKeys(file, options), await compactionAgentCalls(file, options));
   for await (const entry of readJsonl(file, options)) {
     if (entry.kind !== 'value') {
       yield lineItem(entry);
@@ -108,6 +110,9 @@ interface ClaudeCodeCompaction {
   boundaryIndex?: number;
   trigger?: string;
   preTokens?: number;
+  /** The usage of the summary call, as the compaction agent's own file logged it, and the model that answered it. */
+  summaryUsage?: Record<string, unknown>;
+  summaryModel?: string;
   boundaryUuid?: string;
   logicalParentUuid?: string;
   timestamp?: string;
@@ -136,6 +141,8 @@ class SessionState {
     private readonly file: string,
     /** Reply keys the session's own file logs, when this is a subagent's file (see sessionReplyKeys). */
     private readonly sessionReplies: ReadonlySet<string>,
+    /** The summary calls its compaction agents logged, when this is a session's own file (see compactionAgentCalls). */
+    private readonly summaryCalls: readonly CompactionAgentCall[] = [],
   ) {}
 
   accept(value: unknown, at: SourcePosition): Accepted {
@@ -251,6 +258,7 @@ class SessionState {
     if (built.relogDropped > 0) repairs.relogDropped = built.relogDropped;
     if (built.splitReplies > 0) repairs.splitReplies = built.splitReplies;
     if (built.loggedBySession > 0) repairs.loggedBySession = built.loggedBySession;
+    if (sidechain === undefined && !isSubagent) withSummaryCalls(built.compactions, this.summaryCalls);
     const indexedMetadata = (at: (index: number) => number) =>
       built.compactions.length === 0 ? {} : { compactions: built.compactions.map((c) => remapCompaction(c, at)) };
     const draft = { id, messages: built.messages, metadata, warnings, repairs, indexedMetadata };
@@ -719,6 +727,22 @@ function branchFields(mark: BranchMark | undefined): Record<string, number> {
   if (mark?.branchPoint !== undefined) out.branch_point = mark.branchPoint;
   if (mark?.branchFrom !== undefined) out.branch_from = mark.branchFrom;
   return out;
+}
+
+/**
+ * Gives each compaction the summary call its agent logged (see compactionAgentCalls): the call is made just before the
+ * boundary is written, so each call goes to the first compaction not yet given one whose boundary comes at or after it.
+ */
+function withSummaryCalls(compactions: ClaudeCodeCompaction[], calls: readonly CompactionAgentCall[]): void {
+  let next = 0;
+  for (const call of calls) {
+    const at = Date.parse(call.timestamp);
+    while (next < compactions.length && !(Date.parse(compactions[next].timestamp ?? '') >= at)) next++;
+    if (next === compactions.length) return;
+    compactions[next].summaryUsage = call.usage;
+    if (call.model !== undefined) compactions[next].summaryModel = call.model;
+    next++;
+  }
 }
 
 function remapCompaction(c: ClaudeCodeCompaction, at: (index: number) => number): ClaudeCodeCompaction {

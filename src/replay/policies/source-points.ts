@@ -3,7 +3,9 @@ import { contentText } from '../../model/content.js';
 import { type Message, isRole } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { collapseWhitespace } from '../../retention/normalize.js';
-import { callThread, compactionRecords, isModelCall, isSourceSummary, isUnpricedRequest } from '../../model/recorded.js';
+import { type RecordedCall, callOfUsage, callThread, compactionRecords, isModelCall, isSourceSummary, isUnpricedRequest } from '../../model/recorded.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What marked a compaction point in the source. */
 export type SourcePointKind =
@@ -45,6 +47,8 @@ export interface SourcePoint {
   keptFrom?: number;
   /** The source's summary exists but cannot be read (Codex's encrypted `compaction` item): it is named, never scored. */
   opaque?: true;
+  /** The recorded usage of the call that wrote the summary (Claude Code's compaction agent), when logged. */
+  summaryCall?: RecordedCall;
 }
 
 const COMMAND = /<command-name>\s*\/compact\s*<\/command-name>/;
@@ -83,6 +87,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     kept?: Message[];
     keptFrom?: number;
     opaque?: true;
+    summaryCall?: RecordedCall;
   }[] = [];
   for (const raw of compactionRecords(transcript)) {
     const summary = isIndex(raw.summaryIndex, n - 1) ? messages[raw.summaryIndex] : undefined;
@@ -100,6 +105,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
       at: at as number,
       kind,
       ...(summary ? { summary, thread: callThread(summary) } : {}),
+      ...(isObject(raw.summaryUsage) ? { summaryCall: callOfUsage(raw.summaryUsage) } : {}),
       ...(kept ? { kept } : {}),
       ...(keptFrom !== undefined ? { keptFrom } : {}),
       ...(opaque ? { opaque: true as const } : {}),
@@ -147,6 +153,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     if (mark.kept) point.kept ??= mark.kept;
     if (mark.keptFrom !== undefined) point.keptFrom ??= mark.keptFrom;
     if (mark.opaque) point.opaque = true;
+    if (mark.summaryCall) point.summaryCall ??= mark.summaryCall;
   }
   return [...byCall.values()].sort((a, b) => a.call - b.call);
 }

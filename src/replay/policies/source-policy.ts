@@ -10,6 +10,7 @@ import { viewOfMessages } from '../../retention/model-view.js';
 import { type Probe, extractProbes } from '../../retention/probes.js';
 import { scoreProbes } from '../../retention/score.js';
 import { contextTokens } from '../../tokens/breakdown.js';
+import { costOfBill } from '../billing/prices.js';
 import type { PointResult, Policy, PolicyEnv, PolicyInstance } from './policy.js';
 import { type SourcePoint, sourceCompactionPoints } from './source-points.js';
 
@@ -79,13 +80,24 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
           if (point.focus !== undefined) result.focus = point.focus;
           results.push(result);
           if (summarizer && kept && point.summary) {
-            const output = contextTokens([point.summary], undefined, env.tokenizer);
             // The session's model at the point: the one that answers the call after it.
             const prices = env.pricesAt(point.callIndex);
             summarizer.calls++;
-            summarizer.input += request.tokens;
-            summarizer.output += output;
-            summarizer.cost += (request.tokens * prices.input + output * prices.output) / 1e6;
+            const call = point.summaryCall;
+            if (call) {
+              // As recorded: the compaction agent sends the session's history, which it reads from the cache. Its
+              // output, logged from the first stream event, can be short of the summary it wrote.
+              const input = call.uncached + call.written + call.read;
+              const output = Math.max(call.output, contextTokens([point.summary], undefined, env.tokenizer));
+              summarizer.input += input;
+              summarizer.output += output;
+              summarizer.cost += costOfBill({ input, cachedRead: call.read, cacheWrites: call.written, output }, prices).withCache;
+            } else {
+              const output = contextTokens([point.summary], undefined, env.tokenizer);
+              summarizer.input += request.tokens;
+              summarizer.output += output;
+              summarizer.cost += (request.tokens * prices.input + output * prices.output) / 1e6;
+            }
           }
           return kept;
         },
