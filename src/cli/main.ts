@@ -3,6 +3,7 @@ import type { CliIO, Command } from './command.js';
 import { EXIT } from './exit-codes.js';
 import { COMMANDS } from './commands.js';
 import { maskedIO } from './secret-flags.js';
+import { withStoreSnapshots } from '../sqlite/snapshot-scope.js';
 
 const VERSION = '0.1.0';
 
@@ -47,7 +48,8 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   // Every command whose outputs people share masks secrets in what it prints, errors included, unless told not to.
   if ('show-secrets' in command.flags && !rest.includes('--show-secrets')) io = maskedIO(io);
   try {
-    return await command.run(rest, io);
+    // Discovery, detection and reading all see one picture of each SQLite store, read from disk once.
+    return await withStoreSnapshots(() => command.run(rest, io));
   } catch (err) {
     // A system error no write boundary named (a mkdir, an rm) is still an E_IO with its call and path, never a stack.
     if (TcompactError.isInstance(err) || isSystemError(err)) {

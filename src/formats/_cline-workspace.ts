@@ -43,7 +43,8 @@ async function taskHistory(file: string): Promise<Map<string, string> | undefine
   return workspaces;
 }
 
-async function readJson(file: string): Promise<unknown> {
+/** A JSON file the extensions keep beside a task's history, parsed; undefined when absent, too large or not JSON. */
+export async function readJson(file: string): Promise<unknown> {
   try {
     const info = await stat(file);
     if (!info.isFile() || info.size > MAX_BYTES) return undefined;

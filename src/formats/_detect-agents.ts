@@ -1,7 +1,9 @@
 import { isObject } from './_items.js';
 import { isAmpThreadSignature } from './amp.js';
+import { isCopilotEvent, isCopilotEventType, isCopilotLegacySignature } from './copilot.js';
 import { isDroidRecord, isDroidSettingsSignature } from './droid.js';
 import { isKimiMetadataSignature, isKimiRecord } from './kimi.js';
+import { isKimiCodeRecord, isKimiCodeStateSignature } from './kimi-code.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
 import { isPiSessionHeader } from './_pi-entries.js';
@@ -34,7 +36,13 @@ export const AGENT_RECORD_SCHEMAS: readonly Schema<JsonRecord>[] = [
   // OpenClaw writes pi's format: `formatAt` names the files by where they lie.
   schema('pi', ['a pi session header ({type: "session", id, timestamp, cwd?, version?})', isPiSessionHeader]),
   schema('kimi', ['a Kimi CLI context or wire record (kimi.ts isKimiRecord)', isKimiRecord]),
+  schema('kimi-code', ['a Kimi Code agent record (kimi-code.ts isKimiCodeRecord)', isKimiCodeRecord]),
   schema('droid', ['a Factory Droid record (droid.ts isDroidRecord)', isDroidRecord]),
+  schema(
+    'copilot',
+    ['a GitHub Copilot CLI event type (a dotted name such as session.start or user.message, or abort)', (r: JsonRecord) => isCopilotEventType(r.type)],
+    ['the event envelope: a data object, a string timestamp, a string id and a parentId (null for the first event) where recorded', isCopilotEvent],
+  ),
   schema('gemini', [
     'a Gemini CLI recording header (sessionId and projectHash, no type)',
     (r) => r.type === undefined && isString(r.sessionId) && isString(r.projectHash),
@@ -94,12 +102,21 @@ export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
   ),
   schema('goose', ['a goose session (working_dir and conversation)', ({ sig }) => sig.root === 'object' && has(sig, 'working_dir', 'conversation')]),
   schema('amp', ['an Amp thread (amp.ts isAmpThreadSignature)', ({ sig }) => sig.root === 'object' && isAmpThreadSignature(sig)]),
+  schema('copilot', [
+    'a legacy GitHub Copilot CLI session (sessionId and chatMessages, with startTime or timeline)',
+    ({ sig }) => isCopilotLegacySignature(sig),
+  ]),
   schema('droid', ["a Factory Droid session's settings", ({ file, sig }) => sig.root === 'object' && isDroidSettingsSignature(file, sig)]),
   schema('kimi', [
     "Kimi CLI's kimi.json (its projects' folders; skipped by the reader)",
     ({ file, sig }) => sig.root === 'object' && isKimiMetadataSignature(file, sig),
   ]),
+  schema('kimi-code', [
+    "a Kimi Code session's state.json (its agents; skipped by the reader)",
+    ({ file, sig }) => sig.root === 'object' && isKimiCodeStateSignature(file, sig),
+  ]),
   schema('cline', ['named api_conversation_history.json', ({ file }) => /(^|[\\/])api_conversation_history\.json$/i.test(file)]),
+  schema('cline', ["Cline's UI log, named ui_messages.json (a usage-only session)", ({ file }) => /(^|[\\/])ui_messages\.json$/i.test(file)]),
   schema(
     'cline',
     ['an array of messages', ({ sig }) => sig.root === 'array' && sig.first === 'object' && has(sig, 'role')],

@@ -1,7 +1,11 @@
 import { open } from 'node:fs/promises';
 import { openSqliteStore } from '../sqlite/database.js';
+import { isCrushStore } from './crush.js';
+import { isGooseStore } from './goose-db.js';
 import { isOpenCodeStore } from './opencode-db.js';
 import type { FormatName } from './types.js';
+import { isZedStore } from './zed.js';
+import { isHermesStore } from './hermes.js';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
@@ -35,6 +39,10 @@ export async function detectStore(file: string): Promise<StoreDetection> {
   const store = opened.value;
   try {
     if (isOpenCodeStore(store)) return { ok: true, format: 'opencode-db' };
+    if (isGooseStore(store)) return { ok: true, format: 'goose-db' };
+    if (isCrushStore(store)) return { ok: true, format: 'crush' };
+    if (isZedStore(store)) return { ok: true, format: 'zed' };
+    if (isHermesStore(store)) return { ok: true, format: 'hermes' };
     const tables = [...store.tables().keys()];
     return { ok: false, code: 'E_FORMAT', message: `unknown format: a SQLite database whose tables [${tables.slice(0, 12).join(', ')}] are no agent's store` };
   } catch (err) {

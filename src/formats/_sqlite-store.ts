@@ -1,5 +1,6 @@
 import { TcompactError } from '../errors.js';
 import { openSqliteStore, type SqliteStore } from '../sqlite/database.js';
+import { releaseSnapshot } from '../sqlite/snapshot-scope.js';
 import { errorItem } from './_items.js';
 import type { InputItem, SourcePosition } from './types.js';
 
@@ -34,6 +35,7 @@ export async function* readStore(file: string, read: (store: SqliteStore) => Ite
   const whole: SourcePosition = { file, line: 1, byteOffset: 0 };
   const opened = await openSqliteStore(file);
   if (!opened.ok) {
+    releaseSnapshot(file);
     yield errorItem(whole, opened.error.code, opened.error.message);
     return;
   }
@@ -44,6 +46,7 @@ export async function* readStore(file: string, read: (store: SqliteStore) => Ite
     yield errorItem(whole, err.code, err.message);
   } finally {
     opened.value.close();
+    releaseSnapshot(file);
   }
 }
 

@@ -1,8 +1,14 @@
 import type { ContentPart } from '../model/content.js';
 import type { Message, ToolCall, ToolMessage, UserMessage } from '../model/message.js';
 import { addAssistantBlock, assistantFromBlocks, emptyAssistantBlocks, userTurnMessages } from './_anthropic-blocks.js';
-import { baseName, finishTranscript, isObject, summaryCompactions } from './_items.js';
-import { clineTaskWorkspace } from './_cline-workspace.js';
+import { type DraftTranscript, baseName, finishTranscript, isObject } from './_items.js';
+import { clineTaskWorkspace, readJson } from './_cline-workspace.js';
+import { type ClineHistoryShape, type DeletedRange, inferRanges, windowOfModel } from './_cline-truncation.js';
+import { type ClineContextChange, type ClineRequest, contextChanges } from './_cline-context.js';
+import { type ContextUpdate, contextUpdates } from './_cline-rewrites.js';
+import { type UiRequest, uiRequests, usageOfCline } from './_cline-ui.js';
+import { readClineUiLog } from './cline-ui-log.js';
+import { dirname, join } from 'node:path';
 import { acceptRecords, keptUnless, readRecords } from './_records.js';
 import type { InputItem, ReadOptions } from './types.js';
 
@@ -30,24 +36,160 @@ import type { InputItem, ReadOptions } from './types.js';
  * - `ui_messages.json` (the UI's copy, most assistant text stored `partial`) is not read.
  */
 export async function* readCline(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
+  if (isUiLog(file)) {
+    yield* readClineUiLog(file, options);
+    return;
+  }
   const builder = new HistoryBuilder();
-  const { first, units } = yield* acceptRecords(readRecords(file, { ...options, layout: 'json' }), ({ value, where }) =>
+  const { first, units } = yield* acceptRecords(readRecords(file, { ...options, layout: 'json' }), ({ value, where, index }) =>
     where === '' && isObject(value) && Array.isArray(value.messages)
       ? { kind: 'error', code: 'E_FORMAT', message: "Roo Code's versioned history ({version, messages}) is not supported: only the array of messages" }
-      : keptUnless(builder.accept(value)),
+      : keptUnless(builder.accept(value, index ?? 0)),
   );
   if (!first) return;
   const metadata: Record<string, unknown> = { source: { format: 'cline', file } };
+  const changes = await clineContext(file, builder, metadata);
   const workspace = await clineTaskWorkspace(file, taskId(file));
   if (workspace !== undefined) metadata.workspace = workspace;
   if (builder.models.length > 0) metadata.models = builder.models;
   if (builder.textResults > 0) metadata.textToolResults = builder.textResults;
   if (builder.encryptedReasoning > 0) metadata.encryptedReasoning = builder.encryptedReasoning;
   yield finishTranscript(
-    { id: taskId(file), messages: builder.messages, metadata, indexedMetadata: summaryCompactions(builder.summaries) },
+    { id: taskId(file), messages: builder.messages, metadata, indexedMetadata: clineCompactions(builder.summaries, changes) },
     { file, line: 1, byteOffset: 0, record: first.record },
     units,
   );
+}
+
+const isUiLog = (file: string) => /(^|[\\/])ui_messages\.json$/i.test(file);
+
+/**
+ * What Cline sent, request by request (see _cline-context.ts), as `metadata.compactions` records, and how its points
+ * were found (`metadata.clineContext`): with `ui_messages.json`, each request's usage as `api_req_started` split it
+ * (its cache writes apart from its reads), Cline's `cost` beside it, and the deleted range each request used; without
+ * it, the ranges Cline's rule deletes, inferred from each reply's recorded totals.
+ */
+async function clineContext(file: string, builder: HistoryBuilder, metadata: Record<string, unknown>): Promise<ClineContextChange[]> {
+  const dir = dirname(file);
+  const entries = await readJson(join(dir, 'ui_messages.json'));
+  const updates = contextUpdates(await readJson(join(dir, 'context_history.json')));
+  const history = { messages: builder.messages, starts: builder.starts, raw: builder.raw };
+  const ui = Array.isArray(entries) ? uiRequests(entries) : [];
+  // Roo Code's writer never sets the history index on its UI entries: its requests cannot be matched to their replies.
+  if (ui.some((r) => r.replyElement !== undefined)) {
+    const { requests, ranges } = recordedRanges(builder, ui, metadata);
+    return contextChanges(history, requests, ranges, updates);
+  }
+  if (builder.replies.length < 2 && updates.length === 0) return [];
+  // An update is written with the time of the request before the one it first applies to (or during a request's retry,
+  // after a context-window error): the replies' own times place it.
+  const requests: ClineRequest[] = builder.replies.map((r, k) => {
+    const before = k > 0 ? builder.replies[k - 1].ts : undefined;
+    return { replyElement: r.element, sees: (ts) => before !== undefined && ts <= before };
+  });
+  const ranges = inferredRanges(builder, metadata, rewriteSaving(builder, requests, updates));
+  return contextChanges(history, requests, ranges, updates);
+}
+
+function recordedRanges(
+  builder: HistoryBuilder,
+  ui: readonly UiRequest[],
+  metadata: Record<string, unknown>,
+): { requests: ClineRequest[]; ranges: DeletedRange[] } {
+  const ranges: DeletedRange[] = [];
+  const requests: ClineRequest[] = [];
+  let previous: string | undefined;
+  let unmatched = 0;
+  for (const r of ui) {
+    const element = r.replyElement;
+    const message = element !== undefined && builder.roles[element] === 'assistant' ? builder.messages[builder.starts[element]] : undefined;
+    if (!message || element === undefined) {
+      if (r.tokensIn + r.tokensOut + r.cacheWrites + r.cacheReads > 0) unmatched++;
+      continue;
+    }
+    const provider = r.provider ?? builder.replies.find((x) => x.element === element)?.provider;
+    message.usage = usageOfCline({ input: r.tokensIn, output: r.tokensOut, writes: r.cacheWrites, reads: r.cacheReads }, provider);
+    if (r.cost !== undefined) message.cost = r.cost;
+    const key = r.deletedRange?.join(',');
+    if (r.deletedRange && key !== previous) ranges.push({ replyElement: element, range: r.deletedRange });
+    previous = key;
+    // An update written at the previous request's time applies from this one on; one written after this request
+    // started and before its first output, during its retry after a context-window error, applies to it too.
+    requests.push({ replyElement: element, sees: (ts) => ts < (r.nextTs ?? Infinity) && ts !== r.ts });
+  }
+  metadata.clineContext = { points: 'recorded', cuts: ranges.length, ...(unmatched > 0 ? { requestsWithoutReply: unmatched } : {}) };
+  return { requests, ranges };
+}
+
+/** Without `ui_messages.json`: the ranges Cline's rule deleted, inferred from each reply's recorded totals. */
+function inferredRanges(builder: HistoryBuilder, metadata: Record<string, unknown>, rewriteSuffices: ClineHistoryShape['rewriteSuffices']): DeletedRange[] {
+  const shape: ClineHistoryShape = {
+    rewriteSuffices,
+    roles: builder.roles,
+    replies: builder.replies.map((r) => ({ element: r.element, total: r.prompt + r.completion + r.cached, ...(r.ts === undefined ? {} : { ts: r.ts }) })),
+  };
+  const prompts = builder.replies.map((r) => ({ element: r.element, prompt: r.provider === 'openai' ? r.prompt : r.prompt + r.cached }));
+  const inferred = inferRanges(shape, prompts, windowOfModel(builder.models[0]));
+  metadata.clineContext = { points: 'inferred', window: inferred.window, cuts: inferred.ranges.length, predicted: inferred.predicted, drops: inferred.drops };
+  return inferred.ranges;
+}
+
+/** Cline saves at least this share of the characters it sends with file-read rewrites alone, or it cuts as well. */
+const REWRITE_SUFFICES = 0.3;
+
+/**
+ * Whether the file-read rewrites (not Cline's notices on messages 0 and 1) first in force at a request save 30% of the
+ * characters of the history it sends (calculateContextOptimizationMetrics: messages 0 and 1, and those after the range).
+ */
+function rewriteSaving(builder: HistoryBuilder, requests: readonly ClineRequest[], updates: readonly ContextUpdate[]): ClineHistoryShape['rewriteSuffices'] {
+  const reads = updates.filter((u) => u.element >= 2);
+  if (reads.length === 0) return undefined;
+  return (replyElement, range) => {
+    const k = requests.findIndex((r) => r.replyElement === replyElement);
+    if (k < 1) return false;
+    const fresh = reads.filter((u) => requests[k].sees(u.ts) && !requests[k - 1].sees(u.ts));
+    if (fresh.length === 0) return false;
+    const rest = range ? range[1] + 1 : 2;
+    let total = 0;
+    for (let e = 0; e < replyElement; e++) if (e < 2 || e >= rest) total += textLength(builder.raw[e]);
+    const saved = fresh.reduce((n, u) => n + Math.max(0, blockLength(builder.raw[u.element], u.block) - u.text.length), 0);
+    return total > 0 && saved / total >= REWRITE_SUFFICES;
+  };
+}
+
+/** The characters of an element's text blocks and tool results' texts. */
+function textLength(raw: unknown): number {
+  const content = isObject(raw) ? raw.content : undefined;
+  if (typeof content === 'string') return content.length;
+  return Array.isArray(content) ? content.reduce((n: number, _b, i) => n + blockLength(raw, i), 0) : 0;
+}
+
+function blockLength(raw: unknown, block: number): number {
+  const content = isObject(raw) ? raw.content : undefined;
+  const b: unknown = Array.isArray(content) ? content[block] : undefined;
+  if (!isObject(b)) return 0;
+  if (typeof b.text === 'string') return b.text.length;
+  if (typeof b.content === 'string') return b.content.length;
+  return Array.isArray(b.content) ? b.content.reduce((n: number, p) => n + (isObject(p) && typeof p.text === 'string' ? p.text.length : 0), 0) : 0;
+}
+
+/** Roo Code's condense summaries and what Cline sent as `metadata.compactions`. */
+function clineCompactions(summaries: readonly number[], changes: readonly ClineContextChange[]): NonNullable<DraftTranscript['indexedMetadata']> {
+  return (to) => {
+    const compactions = [
+      ...summaries.map((i) => ({ summaryIndex: to(i) })),
+      ...changes.map((c) => ({
+        index: to(c.index),
+        // Right after the head's last message: the results of its calls, in the deleted range, go with it (Cline
+        // sends "result missing" in their place, ContextManager ensureToolResultsFollowToolUse).
+        keptHeadTo: c.keptHead === 0 ? 0 : to(c.keptHead - 1) + 1,
+        keptFromIndex: to(c.keptFrom),
+        truncation: true,
+        ...(c.rewrites.length > 0 ? { rewrites: c.rewrites.map((r) => ('index' in r ? { ...r, index: to(r.index) } : r)) } : {}),
+      })),
+    ];
+    return compactions.length === 0 ? {} : { compactions };
+  };
 }
 
 /** `tasks/<id>/api_conversation_history.json` -> `<id>`; any other name -> the file's base name. */
@@ -73,8 +215,20 @@ class HistoryBuilder {
   /** Calls of the latest assistant message that no result has answered yet. */
   private pending: ToolCall[] = [];
 
-  /** Adds one element; returns an error message when it is not a Cline message. */
-  accept(value: unknown): string | undefined {
+  /** Each element's role (`reasoning` for Roo's reasoning elements, `` for a refused one), by element index. */
+  readonly roles: string[] = [];
+  /** Each element as read, for the blocks `context_history.json` rewrites. */
+  readonly raw: unknown[] = [];
+  /** The index in `messages` of each element's first message (the next message's, for an element that made none). */
+  readonly starts: number[] = [];
+  /** The replies with recorded metrics: their element, message, provider and tokens. */
+  readonly replies: { element: number; message: number; provider?: string; prompt: number; completion: number; cached: number; ts?: number }[] = [];
+
+  /** Adds element `element`; returns an error message when it is not a Cline message. */
+  accept(value: unknown, element: number): string | undefined {
+    this.starts[element] = this.messages.length;
+    this.raw[element] = value;
+    this.roles[element] = isObject(value) && typeof value.role === 'string' ? value.role : isObject(value) && value.type === 'reasoning' ? 'reasoning' : '';
     if (isObject(value) && value.type === 'reasoning' && value.role === undefined) return this.reasoningItem(value);
     if (!isObject(value) || (value.role !== 'user' && value.role !== 'assistant')) return 'expected a message with role "user" or "assistant"';
     if (typeof value.content !== 'string' && !Array.isArray(value.content)) return 'content: expected a string or an array of blocks';
@@ -82,7 +236,7 @@ class HistoryBuilder {
     if (typeof value.ts === 'number') extra.ts = value.ts;
     for (const key of ROO_CONDENSE_KEYS) if (value[key] !== undefined) extra[key] = value[key];
     const before = this.messages.length;
-    this.message(value, extra);
+    this.message(value, extra, element);
     if (value.isSummary === true && this.messages.length > before) {
       const last = this.messages.length - 1;
       this.messages[last].is_compact_summary = true;
@@ -101,7 +255,7 @@ class HistoryBuilder {
     return undefined;
   }
 
-  private message(value: Record<string, unknown>, extra: Record<string, unknown>): void {
+  private message(value: Record<string, unknown>, extra: Record<string, unknown>, element: number): void {
     if (value.role === 'assistant') {
       const blocks = emptyAssistantBlocks();
       blocks.reasoning.push(...this.reasoning);
@@ -118,10 +272,22 @@ class HistoryBuilder {
         if (!this.models.includes(value.modelInfo.modelId)) this.models.push(value.modelInfo.modelId);
       }
       const tokens = isObject(value.metrics) && isObject(value.metrics.tokens) ? value.metrics.tokens : undefined;
-      if (tokens) extra.usage = { input_tokens: num(tokens.prompt), cached_input_tokens: num(tokens.cached), output_tokens: num(tokens.completion) };
+      const provider = isObject(value.modelInfo) && typeof value.modelInfo.providerId === 'string' ? value.modelInfo.providerId : undefined;
+      // `cached` is Cline's cache writes plus reads, which it does not tell apart here: counted as reads.
+      if (tokens) extra.usage = usageOfCline({ input: num(tokens.prompt), output: num(tokens.completion), writes: 0, reads: num(tokens.cached) }, provider);
       if (isObject(value.metrics) && typeof value.metrics.cost === 'number') extra.cost = value.metrics.cost;
       const message = assistantFromBlocks(blocks, extra);
       this.messages.push(message);
+      if (tokens)
+        this.replies.push({
+          element,
+          message: this.messages.length - 1,
+          ...(provider === undefined ? {} : { provider }),
+          prompt: num(tokens.prompt),
+          completion: num(tokens.completion),
+          cached: num(tokens.cached),
+          ...(typeof value.ts === 'number' ? { ts: value.ts } : {}),
+        });
       this.pending = [...(message.tool_calls ?? [])];
       return;
     }

@@ -16,7 +16,10 @@ import type { InputItem, ReadOptions } from './types.js';
  * - `{type: "session_start", id, title, sessionTitle, owner, version, cwd}` -> metadata; `{type: "message", id,
  *   timestamp, parentId?, message: {role, content: [blocks]}}` -> messages: an assistant record's Anthropic blocks
  *   (`text`, `thinking`, `tool_use`) one assistant message, a user record's `tool_result` blocks `tool` messages and
- *   its other blocks a user message after them. Other record types are skipped as `record:<type>`.
+ *   its other blocks a user message after them. `compaction_state` (Droid's own compaction, as public Droid session
+ *   readers capture it) -> the summary as the user message Droid sends, marked `is_compact_summary`, listed in
+ *   metadata.compactions with the first message it kept (after its `anchorMessage`). Other record types are skipped as
+ *   `record:<type>`.
  * - Usage: Droid records none per call. `<uuid>.settings.json` holds the session's totals (`tokenUsage {inputTokens,
  *   outputTokens, cacheCreationTokens, cacheReadTokens, thinkingTokens}`, `model`, `providerLock`): kept as
  *   metadata.sessionUsage (model/recorded.ts `sessionTotals`), never spread over the replies. Read alone, that file's one
@@ -34,7 +37,18 @@ export async function* readDroid(file: string, options: ReadOptions): AsyncGener
   const settings = await readSettings(settingsFileOf(file));
   if (settings) Object.assign(metadata, settingsMetadata(settings));
   const id = typeof builder.metadata.sessionId === 'string' ? builder.metadata.sessionId : baseName(file);
-  yield finishTranscript({ id, messages: builder.messages, metadata }, first, units);
+  const compactions = builder.compactions;
+  const indexedMetadata = (at: (index: number) => number) =>
+    compactions.length === 0
+      ? {}
+      : {
+          compactions: compactions.map((c) => ({
+            ...c,
+            summaryIndex: at(c.summaryIndex),
+            ...(c.keptFromIndex !== undefined ? { keptFromIndex: at(c.keptFromIndex) } : {}),
+          })),
+        };
+  yield finishTranscript({ id, messages: builder.messages, metadata, indexedMetadata }, first, units);
 }
 
 /** Whether a JSON Lines record is Droid's: its `session_start` record, or a `message` record with a `message` of a role and content. */
@@ -112,9 +126,53 @@ function settingsMetadata(settings: Record<string, unknown>): Record<string, unk
 
 type Accepted = { kind: 'kept' } | { kind: 'skipped'; reason: string } | { kind: 'error'; message: string };
 
+/** How Droid hands its summary to the model after a compaction (the user message a captured session shows it sent). */
+const SUMMARY_PREFIX = 'A previous instance of Droid has summarized the conversation thus far as follows:\n\n<summary>\n';
+const SUMMARY_SUFFIX =
+  '\n</summary>\n\nIMPORTANT: This summary was created by a previous instance of Droid. Files referenced in the summary may not be available until you explicitly view them again.';
+
+/** A compaction in metadata.compactions: its summary's message, the first message it kept (after its anchor), what it removed. */
+interface DroidCompaction {
+  summaryIndex: number;
+  keptFromIndex?: number;
+  removedCount?: number;
+  summaryTokens?: number;
+}
+
 class SessionBuilder {
   readonly messages: Message[] = [];
   readonly metadata: Record<string, unknown> = {};
+  readonly compactions: DroidCompaction[] = [];
+
+  /**
+   * `compaction_state {summaryText, summaryTokens, summaryKind, anchorMessage?: {id, index}, removedCount, systemInfoText?}`:
+   * the context becomes the summary, as the user message Droid sends (with the environment reminder it re-sends), then
+   * the messages after the anchor (an automatic compaction inside the session; `/compress` starts a new session whose
+   * file opens with the record and no anchor: the summary alone).
+   */
+  private compaction(value: Record<string, unknown>): Accepted {
+    const text = `${SUMMARY_PREFIX}${value.summaryText as string}${SUMMARY_SUFFIX}`;
+    const parts = [
+      { type: 'text' as const, text },
+      ...(typeof value.systemInfoText === 'string' ? [{ type: 'text' as const, text: value.systemInfoText }] : []),
+    ];
+    const summary: Message = { role: 'user', content: parts.length === 1 ? text : parts, is_compact_summary: true };
+    if (typeof value.timestamp === 'string') summary.timestamp = value.timestamp;
+    const c: DroidCompaction = { summaryIndex: this.messages.length };
+    const anchor = isObject(value.anchorMessage) && typeof value.anchorMessage.id === 'string' ? value.anchorMessage.id : undefined;
+    if (anchor !== undefined) {
+      let last = -1;
+      this.messages.forEach((m, i) => {
+        if ((m as { droid_id?: unknown }).droid_id === anchor) last = i;
+      });
+      if (last >= 0) c.keptFromIndex = last + 1;
+    }
+    if (typeof value.removedCount === 'number') c.removedCount = value.removedCount;
+    if (typeof value.summaryTokens === 'number') c.summaryTokens = value.summaryTokens;
+    this.messages.push(summary);
+    this.compactions.push(c);
+    return { kind: 'kept' };
+  }
 
   accept(value: unknown): Accepted {
     if (!isObject(value) || typeof value.type !== 'string') return { kind: 'error', message: 'expected a Droid record (an object with a type)' };
@@ -123,6 +181,7 @@ class SessionBuilder {
       for (const key of ['title', 'sessionTitle', 'owner', 'version', 'cwd'] as const) if (value[key] !== undefined) this.metadata[key] = value[key];
       return { kind: 'kept' };
     }
+    if (value.type === 'compaction_state' && typeof value.summaryText === 'string') return this.compaction(value);
     if (value.type !== 'message') return { kind: 'skipped', reason: `record:${value.type}` };
     const m = isObject(value.message) ? value.message : undefined;
     if (!m || (m.role !== 'user' && m.role !== 'assistant')) return { kind: 'error', message: 'message: expected role "user" or "assistant"' };

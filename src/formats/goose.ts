@@ -1,8 +1,8 @@
 import type { ContentPart } from '../model/content.js';
 import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../model/message.js';
-import { baseName, finishTranscript, isObject, summaryCompactions } from './_items.js';
+import { baseName, errorItem, finishTranscript, isObject, summaryCompactions } from './_items.js';
 import { acceptRecords, keptUnless, readRecords } from './_records.js';
-import type { InputItem, ReadOptions } from './types.js';
+import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
  * goose sessions, built from goose's source (crates/goose/src/conversation/message.rs `Message`, `MessageContent`,
@@ -30,6 +30,22 @@ export async function* readGoose(file: string, options: ReadOptions): AsyncGener
   const metadata = { source: { format: 'goose', file }, ...builder.metadata };
   const id = typeof builder.metadata.sessionId === 'string' ? builder.metadata.sessionId : baseName(file);
   yield finishTranscript({ id, messages, metadata, indexedMetadata: summaryCompactions(summaries) }, first, units);
+}
+
+/**
+ * One goose session from its records, the session's metadata then its messages, as one unit: how goose's database
+ * (goose-db.ts) gives a session back, each row's JSON read as the session file's lines are. `metadata` joins the
+ * transcript's metadata (the database's usage, model, session type).
+ */
+export function gooseSession(records: readonly unknown[], at: SourcePosition, metadata: Record<string, unknown>): InputItem {
+  const builder = new SessionBuilder();
+  for (const [i, record] of records.entries()) {
+    const error = builder.accept(record);
+    if (error !== undefined) return errorItem(at, 'E_SCHEMA', `${at.file}: session ${String(builder.metadata.sessionId)}, record ${i}: ${error}`);
+  }
+  const { messages, summaries } = builder.finish();
+  const id = typeof builder.metadata.sessionId === 'string' ? builder.metadata.sessionId : baseName(at.file);
+  return finishTranscript({ id, messages, metadata: { ...metadata, ...builder.metadata }, indexedMetadata: summaryCompactions(summaries) }, at, 1);
 }
 
 const META_KEYS = [

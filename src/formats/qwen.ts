@@ -27,6 +27,8 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   a `<session>#<agent>#<round>` prompt id): the subagent's calls, which no assistant line holds, listed by
  *   subagent in metadata.embeddedCalls (the session's bill, kept apart from its own calls). The main loop's
  *   `api_response` events repeat its assistant lines' usage and are counted in metadata.mainApiResponses.
+ * - `system/session_model` (`{modelId, authType}`): its `authType` (`qwen-oauth`: DashScope) goes in metadata.authType,
+ *   which decides the replay's prompt cache (billing/cache-choice.ts); the record is skipped.
  * - Other `system` records, and `user` or `assistant` records without a message or usage, are skipped as
  *   `record:<type>/<subtype>`.
  */
@@ -136,6 +138,8 @@ class ChatBuilder {
 
   private system(r: Record<string, unknown>, kind: string): string | undefined {
     const payload = isObject(r.systemPayload) ? r.systemPayload : undefined;
+    // The backend the session ran on (`session_model`: `{modelId, authType}`): which prompt cache billed it.
+    if (r.subtype === 'session_model' && typeof payload?.authType === 'string') this.metadata.authType = payload.authType;
     if (r.subtype === 'chat_compression' && payload && Array.isArray(payload.compressedHistory)) {
       const from = this.messages.length;
       const history = payload.compressedHistory.filter(isObject);

@@ -15,6 +15,7 @@ export const FORMAT_NAMES = [
   'opencode',
   'opencode-db',
   'goose',
+  'goose-db',
   'aider',
   'qwen',
   'continue',
@@ -22,7 +23,12 @@ export const FORMAT_NAMES = [
   'openclaw',
   'amp',
   'kimi',
+  'kimi-code',
   'droid',
+  'copilot',
+  'crush',
+  'zed',
+  'hermes',
 ] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 

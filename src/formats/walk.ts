@@ -24,11 +24,14 @@ const SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules']);
 const SETTINGS_FILE = /^settings(\.[\w-]+)?\.json$/i;
 
 /**
- * Files Cline and Roo Code keep beside a task's history: the UI's copy of the chat, the task's file tracking, Cline's
- * context edits (`context_history.json`), Roo's task summary (`history_item.json`) and its index of tasks
- * (`tasks/_index.json`).
+ * Files Cline and Roo Code keep beside a task's history: the UI's copy of the chat (read with the history), the task's
+ * file tracking, Cline's context edits (`context_history.json`, read with the history), Roo's task summary
+ * (`history_item.json`) and its index of tasks (`tasks/_index.json`).
  */
 const COMPANION_FILE = /^(ui_messages|task_metadata|context_history|history_item|_index)\.json$/i;
+/** The UI log of a Cline task: an input of its own (a usage-only session) when no history sits beside it. */
+const UI_LOG = /^ui_messages\.json$/i;
+const HISTORY = /^api_conversation_history\.json$/i;
 
 /** OpenClaw's index of a folder's sessions (`agents/<agent>/sessions/sessions.json`): keys and ids, no conversation. */
 const SESSION_INDEX = /^sessions\.json$/i;
@@ -53,7 +56,9 @@ export async function* walkDataFiles(dir: string): AsyncGenerator<string> {
       continue;
     }
     const input = DATA_FILE.test(entry.name) || AIDER_HISTORY.test(entry.name) || STORE_FILE.test(entry.name);
-    if ((entry.name.startsWith('.') && !AIDER_HISTORY.test(entry.name)) || SETTINGS_FILE.test(entry.name) || COMPANION_FILE.test(entry.name)) continue;
+    const usageOnlyLog = UI_LOG.test(entry.name) && !entries.some((e) => HISTORY.test(e.name));
+    if ((entry.name.startsWith('.') && !AIDER_HISTORY.test(entry.name)) || SETTINGS_FILE.test(entry.name) || (COMPANION_FILE.test(entry.name) && !usageOnlyLog))
+      continue;
     if (sessionsDir && SESSION_INDEX.test(entry.name)) continue;
     if (entry.isFile() && input) files.push(entry.name);
     else if (entry.isSymbolicLink() && input) {

@@ -201,8 +201,19 @@ export interface CompactionRecord {
   summaryIndex?: unknown;
   replacementFrom?: unknown;
   replacementTo?: unknown;
-  /** The first message of the history kept after the summary (pi's `firstKeptEntryId`). */
+  /** The first message of the history kept after the summary (pi's `firstKeptEntryId`), or after a deleted range. */
   keptFromIndex?: unknown;
+  /**
+   * A range deleted from what is sent, no summary in its place (Cline's truncation): the messages before
+   * `keptHeadTo` stay, then those from `keptFromIndex` on.
+   */
+  truncation?: unknown;
+  keptHeadTo?: unknown;
+  /**
+   * Texts the source sent in place of parts of kept messages (Cline's `context_history.json`), each
+   * `{index, part, text}` (`part` -1: the whole content) or `{callId, text}` for a tool result.
+   */
+  rewrites?: unknown;
   trigger?: unknown;
   preTokens?: unknown;
   encrypted?: unknown;

@@ -1,7 +1,7 @@
 import type { HindsightScore } from '../retention/hindsight.js';
 import type { MergeRules } from './accumulate.js';
 import type { Cost } from './billing/prices.js';
-import type { PointResult } from './policies/policy.js';
+import type { FrontierFigures, PointResult } from './policies/policy.js';
 import { type ModelBill, type ReplayStats, emptyReplayStats } from './replay.js';
 
 /**
@@ -39,6 +39,8 @@ export type PolicyRun = Omit<ReplayStats, 'byModel'> & {
   hindsight?: HindsightScore & { points: number };
   /** `source` policies: what the policy kept at each of the source's compaction points. */
   atPoints?: PointResult[];
+  /** `optimal@R`: its plan and bound. */
+  frontier?: FrontierFigures;
 };
 
 /** How each figure of a run adds into a total over transcripts. */
@@ -63,6 +65,8 @@ export const RUN_MERGE: MergeRules<PolicyRun> = {
   hindsight: 'sum',
   // Summed per point in the source sections, not per run.
   atPoints: 'apart',
+  // The bound over an archive is not a sum of bounds (see optimal/frontier.ts, archiveBound).
+  frontier: 'apart',
 };
 
 /** The zero a total over transcripts starts from, its fields in the order the reports list them. */

@@ -1,4 +1,4 @@
-import { NO_VALUE, change, int, pct, retained, usd } from '../report/format.js';
+import { NO_VALUE, change, int, pct, ratio, retained, usd } from '../report/format.js';
 import { markdownTable } from '../report/markdown-table.js';
 import { renderGroupMatrix } from '../report/render-groups.js';
 import { PROBE_KINDS } from '../retention/probes.js';
@@ -162,6 +162,14 @@ function policiesTable(r: SimulationReport): string[] {
   );
 }
 
+/** `optimal@R`'s planned input against its bound over the transcripts. */
+function frontierNote(x: PolicyTotals): string {
+  const f = x.frontier;
+  if (!f) return '';
+  const gap = f.bound > 0 ? ratio(f.inputCost / f.bound) : NO_VALUE;
+  return `; planned input ${usd(f.inputCost)} against a bound of ${usd(f.bound)} (${gap}), recall ${pct(f.floor)} met in ${f.feasible} of ${f.transcripts} transcripts`;
+}
+
 /** Each policy's cost above the hindsight-optimal schedule's, split by cause. */
 function regretSection(r: SimulationReport): string[] {
   const rows = r.policies.filter((x): x is PolicyTotals & Required<Pick<PolicyTotals, 'regret'>> => x.regret !== undefined);
@@ -240,7 +248,7 @@ export function renderSimulation(r: SimulationReport): string {
     '',
     ...policiesTable(r),
     '',
-    ...r.policies.map((x) => `- \`${x.name}\`: ${x.summary}`),
+    ...r.policies.map((x) => `- \`${x.name}\`: ${x.summary}${frontierNote(x)}`),
     '',
     ...cacheNote(r),
     ...(r.policies.some((x) => x.hindsight !== undefined)

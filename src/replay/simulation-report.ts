@@ -8,11 +8,12 @@ import type { Cost, Prices } from './billing/prices.js';
 import { emptyRecordedUsage } from './billing/recorded-usage.js';
 import type { TokenScale } from './billing/token-ratio.js';
 import type { FidelitySummary } from './fidelity/fidelity-summary.js';
+import { archiveBound } from './policies/optimal/frontier.js';
 import type { PointResult, Policy } from './policies/policy.js';
 import { type PolicyRun, RUN_MERGE, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
 import type { PricedUsage, TranscriptSimulation } from './transcript-replay.js';
 
-export interface PolicyTotals extends PolicyRun {
+export interface PolicyTotals extends Omit<PolicyRun, 'frontier'> {
   name: string;
   summary: string;
   /** 1 - billedInput / billedInput of `none`; 0 when nothing was billed. */
@@ -23,6 +24,23 @@ export interface PolicyTotals extends PolicyRun {
   atSourcePoints?: PointTotals;
   /** What it costs with caching above the floor (`optimal`), in US dollars, and why. Absent for the floor. */
   regret?: Regret;
+  /** `optimal@R`: its plan over the transcripts, and the bound at its floor. */
+  frontier?: FrontierTotals;
+}
+
+/**
+ * `optimal@R` over the transcripts (see policies/optimal/frontier.ts), in planned input cost with caching (US
+ * dollars): what its schedules cost, and the bound at R with the recall counted over the whole archive (no setting
+ * whose edits keep R of the facts needed again over the archive, with no more calls over the window, costs less).
+ * Its schedules meet R in each transcript, so their recall over the archive does too.
+ */
+export interface FrontierTotals {
+  floor: number;
+  transcripts: number;
+  /** Transcripts where a schedule meeting the floor was found. */
+  feasible: number;
+  inputCost: number;
+  bound: number;
 }
 
 /**
@@ -151,7 +169,7 @@ export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' 
   const none = totals[0].run.billedInput;
   const floor = totals.find((_, i) => policies[i].floor)?.run;
   return totals.map((t, i) => {
-    const { atPoints: _points, ...run } = t.run;
+    const { atPoints: _points, frontier: _frontier, ...run } = t.run;
     const out: PolicyTotals = {
       name: t.name,
       summary: t.summary,
@@ -161,6 +179,8 @@ export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' 
     };
     const atPoints = pointTotals(t.name, perTranscript);
     if (atPoints) out.atSourcePoints = atPoints;
+    const frontier = frontierTotals(t.name, perTranscript);
+    if (frontier) out.frontier = frontier;
     if (floor && !policies[i].floor) out.regret = regretOf(t.run, floor);
     return out;
   });
@@ -172,6 +192,19 @@ function regretOf(run: PolicyRun, floor: PolicyRun): Regret {
   const editRewrites = run.rewriteCost.edits - floor.rewriteCost.edits;
   const compactionCalls = (run.compactionCalls?.cost ?? 0) - (floor.compactionCalls?.cost ?? 0);
   return { total, coldRewrites, editRewrites, compactionCalls, carried: total - coldRewrites - editRewrites - compactionCalls };
+}
+
+/** `optimal@R`'s plans summed, with the archive's bound; undefined for another policy. */
+function frontierTotals(name: string, perTranscript: readonly TranscriptSimulation[]): FrontierTotals | undefined {
+  const plans = perTranscript.flatMap((t) => (t.policies[name].frontier ? [t.policies[name].frontier] : []));
+  if (plans.length === 0) return undefined;
+  return {
+    floor: plans[0].floor,
+    transcripts: plans.length,
+    feasible: plans.filter((p) => p.feasible).length,
+    inputCost: plans.reduce((n, p) => n + p.inputCost, 0),
+    bound: archiveBound(plans),
+  };
 }
 
 /** What a policy kept at the source's points (known ones), summed; undefined for a policy that reports no points. */
@@ -276,6 +309,7 @@ const RECORDED_MERGE = {
   byModel: 'sum',
   outputCounted: 'sum',
   midStreamCalls: 'sum',
+  sourceCost: 'sum',
 } as const;
 
 /** The embedded subagent calls summed, each subagent once: not again when its own transcript is among the inputs. */

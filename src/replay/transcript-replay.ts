@@ -2,7 +2,7 @@ import type { Message } from '../model/message.js';
 import { isSourceSummary, recordedCall, sessionTotals } from '../model/recorded.js';
 import type { Transcript } from '../model/transcript.js';
 import { transcriptProject } from '../model/project.js';
-import { type HindsightProbe, type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbes, scoreHindsight } from '../retention/hindsight.js';
+import { type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbesAt, scoreHindsight } from '../retention/hindsight.js';
 import { viewOfMessages } from '../retention/model-view.js';
 import { contextTokens, countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
@@ -102,6 +102,8 @@ export type PricedUsage = RecordedUsage & {
   outputCounted?: number;
   /** Calls whose usage is a mid-stream snapshot. */
   midStreamCalls?: number;
+  /** The cost the source itself recorded for its calls (Cline's `cost`), in US dollars, beside `cost` at tcompact's prices. */
+  sourceCost?: number;
 };
 
 /** One transcript's replay under every policy, as data: what a worker thread hands back. */
@@ -203,23 +205,6 @@ function pricedUsage(byModel: Record<string, RecordedUsage>, choice: CacheChoice
   return { cost, byModel: out };
 }
 
-/** Hindsight probes by reply index: every policy that edits before the same reply asks for the same. */
-function hindsightAt(transcript: Transcript): (index: number) => HindsightProbe[] {
-  const byIndex = new Map<number, HindsightProbe[]>();
-  const messages = transcript.messages;
-  return (index) => {
-    let probes = byIndex.get(index);
-    if (!probes) {
-      probes = hindsightProbes(
-        messages.slice(0, index).filter((m) => !isSourceSummary(m)),
-        messages.slice(index).filter((m) => !isSourceSummary(m)),
-      );
-      byIndex.set(index, probes);
-    }
-    return probes;
-  };
-}
-
 /**
  * One transcript replayed under every policy: its provider's tokens (`tokenRatio`), its unrecorded base prompt, its
  * cache and prices, each policy's run priced with its compaction calls and hindsight, and the record beside them.
@@ -248,6 +233,7 @@ export async function replayTranscript(
   const warmBase = o.basePrompt === 'recorded' ? (i: number) => recordedCacheRead(transcript.messages[i]) ?? 0 : undefined;
   // With the base measured on the record, a recorded read that stops inside it shows the base changed there.
   const baseHeld = o.basePrompt === 'recorded' ? (i: number) => recordedCacheRead(transcript.messages[i]) : undefined;
+  const probesAt = hindsightProbesAt(transcript.messages);
   const env = {
     tokenizer,
     window: o.window,
@@ -263,9 +249,9 @@ export async function replayTranscript(
     pricesAt: (index: number) => choice.pricingOf(modelOf(transcript.messages[index])).prices,
     callGapSeconds: o.callGapSeconds,
     ...(warmBase ? { warmBase } : {}),
+    hindsightAt: probesAt,
   };
 
-  const probesAt = hindsightAt(transcript);
   const result: TranscriptSimulation = {
     id: transcript.id,
     file: source.file,
@@ -335,7 +321,11 @@ export async function replayTranscript(
       onCompaction,
     });
     const figures = instance.figures?.();
-    const run: PolicyRun = { ...priced(stats, rules, choice), ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}) };
+    const run: PolicyRun = {
+      ...priced(stats, rules, choice),
+      ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}),
+      ...(figures?.frontier ? { frontier: figures.frontier } : {}),
+    };
     if (hindsight) run.hindsight = hindsight;
     const compactionCalls = meter.priced(figures);
     if (compactionCalls) {
@@ -349,6 +339,8 @@ export async function replayTranscript(
     result.recorded = { ...recorded, ...pricedUsage(recordedUsageByModel(transcript, modelOf), choice) };
     const output = outputAsBilled(transcript, (m) => totalOf(countMessage(m, tokenizer)));
     if (output) Object.assign(result.recorded, { outputCounted: output.counted, midStreamCalls: output.midStreamCalls });
+    const costs = transcript.messages.flatMap((m) => (m.role === 'assistant' && typeof m.cost === 'number' && Number.isFinite(m.cost) ? [m.cost] : []));
+    if (costs.length > 0) result.recorded.sourceCost = costs.reduce((a, b) => a + b, 0);
   }
   if (heldAgainstRecord) {
     const fidelity = sessionFidelity(transcript, fidelityCalls, {

@@ -155,6 +155,8 @@ function recallSection(e: EvalPageInput): Section {
   };
 }
 
+const hindsightShare = (t: { probes: number; retained: number } | undefined) => (t && t.probes > 0 ? t.retained / t.probes : null);
+
 function referenceSection(e: EvalPageInput): Section {
   if (e.reference.spans === 0)
     return { title: "The source's own summaries", intro: 'No transcript holds a compaction made by its source (Claude Code isCompactSummary).' };
@@ -171,24 +173,32 @@ function referenceSection(e: EvalPageInput): Section {
   );
   return {
     title: "The source's own summaries",
-    intro: `${e.reference.spans} spans that the source compacted itself, scored like the strategies on the same messages.`,
+    intro:
+      `${e.reference.spans} spans that the source compacted itself, scored like the strategies on the same messages; ` +
+      '"checkpoint at the summary\'s size" is checkpoint held to the summary\'s own tokens on each span.',
     charts: [chart],
     html: sortableTable(
       [
         { label: 'row' },
         { label: 'tokens before', numeric: true },
         { label: 'tokens after', numeric: true },
+        { label: 'compression', numeric: true },
         { label: 'saved', numeric: true },
         { label: 'overall recall', numeric: true },
-        { label: 'hindsight recall', numeric: true },
+        { label: 'kinds mean', numeric: true },
+        { label: 'facts needed again', numeric: true },
+        { label: 'of them paths', numeric: true },
       ],
       e.reference.rows.map((r) => [
         r.name,
         num(r.tokensBefore),
         num(r.tokensAfter),
+        r.tokensAfter > 0 ? num(r.tokensBefore / r.tokensAfter, `${(r.tokensBefore / r.tokensAfter).toFixed(1)}x`) : null,
         shareCell(r.saved),
         shareCell(r.recall.overall),
-        shareCell(r.hindsight && r.hindsight.overall.probes > 0 ? r.hindsight.overall.retained / r.hindsight.overall.probes : null),
+        shareCell(r.kindsMean),
+        shareCell(hindsightShare(r.hindsight?.overall)),
+        shareCell(hindsightShare(r.hindsight?.byReason.path)),
       ]),
     ),
   };

@@ -22,6 +22,8 @@ import { isSourceSummary } from '../model/recorded.js';
 export const ORIGINAL_ROW = 'original';
 /** The row of the source's own compaction summary, in the reference comparison. */
 export const REFERENCE_ROW = 'claude-code summary';
+/** The row of `checkpoint` held to the token count of the source's summary on each span, in the reference comparison. */
+export const SIZED_ROW = "checkpoint at the summary's size";
 
 export interface EvalOptions {
   /** Each entry is one strategy or preset, or several joined with `+` (one pipeline). */
@@ -203,12 +205,12 @@ export class Evaluation {
     const names = this.pipelines.map((p) => p.name);
     const given = options.given === undefined ? [] : [options.given];
     this.rows = [emptyRow(ORIGINAL_ROW), ...given.map(emptyRow), ...names.map(emptyRow)];
-    this.referenceRows = [emptyRow(ORIGINAL_ROW), emptyRow(REFERENCE_ROW), ...names.map(emptyRow)];
+    this.referenceRows = [emptyRow(ORIGINAL_ROW), emptyRow(REFERENCE_ROW), emptyRow(SIZED_ROW), ...names.map(emptyRow)];
     this.pipelines.forEach((p, i) => {
       if (!p.llm) return;
       const figures: RowLlm = { model: p.llm.options.model, requests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, ms: 0 };
       this.rows[i + 1 + given.length].llm = figures;
-      this.referenceRows[i + 2].llm = { ...figures };
+      this.referenceRows[i + 3].llm = { ...figures };
     });
   }
 
@@ -240,6 +242,30 @@ export class Evaluation {
       out.push({ name: p.name, tokens: countTranscript(result, tok).total, view: modelView(result), transcript: result });
     });
     return out;
+  }
+
+  /**
+   * `checkpoint` on the whole span as if the next request had arrived (see `views`), its message held to `tokens` of
+   * the run's tokenizer: the size of the source's own summary of that span.
+   */
+  private async sizedCheckpoint(span: Transcript, tokens: number): Promise<View> {
+    const tok = this.options.tokenizer;
+    const options = this.options.config?.options ?? {};
+    const next: Message = { role: 'user', content: '' };
+    const refs = new RefSink();
+    refs.enterLayer(span);
+    const fold = async (budgetTokens: number): Promise<View> => {
+      const budget = { ...options, checkpoint: { ...(options.checkpoint ?? {}), budgetTokens: Math.max(100, budgetTokens) } };
+      const [pipeline] = pipelinesOf('checkpoint', this.options, { ...WHOLE_SPAN, options: budget });
+      let result = (await pipeline.job.fold({ ...span, messages: [...span.messages, next] }, refs)).transcript;
+      if (result.messages[result.messages.length - 1] === next) result = { ...result, messages: result.messages.slice(0, -1) };
+      return { name: SIZED_ROW, tokens: countTranscript(result, tok).total, view: modelView(result), transcript: result };
+    };
+    // What the checkpoint leaves beside its message (a system prompt at the head) counts against the summary's size too.
+    let budget = tokens;
+    let view = await fold(budget);
+    for (let i = 0; i < 4 && view.tokens > tokens; i++) view = await fold((budget -= view.tokens - tokens));
+    return view;
   }
 
   /**
@@ -294,6 +320,8 @@ export class Evaluation {
     for (const o of opaqueCompactions(transcript)) this.opaque.push({ transcript: transcript.id, ...o });
     for (const ref of referenceCompactions(transcript)) {
       const span: Transcript = { id: `${transcript.id}#compaction-${ref.index}`, messages: transcript.messages.slice(ref.from, ref.to) };
+      // The working directory only: the checkpoint writes paths relative to it, as it does on the whole transcript.
+      if (root !== undefined) span.metadata = { cwd: root };
       const probes = extractProbes(span);
       // What came after the compaction, without the source's summaries: what the agent did next.
       const next = transcript.messages.slice(ref.to).filter((m) => !isSourceSummary(m));
@@ -301,7 +329,13 @@ export class Evaluation {
       const views = await this.views(span, this.referenceRows, true);
       const before = views[0].tokens;
       const summary = { id: span.id, messages: [ref.summary] };
-      views.splice(1, 0, { name: REFERENCE_ROW, tokens: totalOf(countMessage(ref.summary, tok)), view: viewOfMessages([ref.summary]), transcript: summary });
+      const summaryTokens = totalOf(countMessage(ref.summary, tok));
+      views.splice(
+        1,
+        0,
+        { name: REFERENCE_ROW, tokens: summaryTokens, view: viewOfMessages([ref.summary]), transcript: summary },
+        await this.sizedCheckpoint(span, summaryTokens),
+      );
       const entry: ReferenceEval = { transcript: transcript.id, compaction: ref.index, from: ref.from, to: ref.to, rows: [] };
       if (ref.trigger !== undefined) entry.trigger = ref.trigger;
       if (ref.preTokens !== undefined) entry.preTokens = ref.preTokens;

@@ -1,4 +1,5 @@
 import { type Message, isRole } from '../model/message.js';
+import { isSourceSummary } from '../model/recorded.js';
 import { keyPhrases } from './key-phrases.js';
 import { type MatchOptions, isRetained } from './matching.js';
 import { type ModelView, viewOfMessages } from './model-view.js';
@@ -74,6 +75,25 @@ export function hindsightProbes(before: readonly Message[], after: readonly Mess
     }
   }
   return out;
+}
+
+/**
+ * The hindsight probes of an edit before the message at each index of `messages` (the source's summaries left out on
+ * both sides), each index's computed once: every policy that edits before the same reply asks for the same.
+ */
+export function hindsightProbesAt(messages: readonly Message[]): (index: number) => HindsightProbe[] {
+  const byIndex = new Map<number, HindsightProbe[]>();
+  return (index) => {
+    let probes = byIndex.get(index);
+    if (!probes) {
+      probes = hindsightProbes(
+        messages.slice(0, index).filter((m) => !isSourceSummary(m)),
+        messages.slice(index).filter((m) => !isSourceSummary(m)),
+      );
+      byIndex.set(index, probes);
+    }
+    return probes;
+  };
 }
 
 /** Hindsight probes retained, by reason and over all. */

@@ -120,6 +120,37 @@ function hindsightTable(rows: readonly EvalRow[]): string[] {
   ];
 }
 
+/**
+ * Span by span, the source's summary beside the checkpoint held to its size (and every other row): tokens,
+ * compression, probe kinds kept, and the facts needed again in all and for paths.
+ */
+function perSpanTable(r: EvalReport): string[] {
+  if (r.reference.perSpan.length === 0) return [];
+  const rows = r.reference.perSpan.flatMap((span) =>
+    span.rows
+      .filter((row) => row.name !== ORIGINAL_ROW)
+      .map((row) => {
+        const f = rowFigures(row, span.rows[0]);
+        return [
+          `${span.transcript.slice(0, 8)} #${span.compaction}`,
+          row.name,
+          int(row.tokensBefore),
+          int(row.tokensAfter),
+          f.compression === null ? NO_VALUE : ratio(f.compression),
+          f.kindsMean === null ? NO_VALUE : pct(f.kindsMean),
+          row.hindsight ? retained(row.hindsight.overall) : NO_VALUE,
+          row.hindsight ? retained(row.hindsight.byReason.path) : NO_VALUE,
+        ];
+      }),
+  );
+  return [
+    '',
+    '**Span by span**: each span the source compacted, its summary beside each row on the same messages.',
+    '',
+    ...markdownTable(['span', 'row', 'tokens before', 'tokens after', 'compression', 'kinds mean', 'facts needed again', 'of them paths'], rows, 'llrrrrrr'),
+  ];
+}
+
 const HINDSIGHT_LABELS: Record<(typeof HINDSIGHT_REASONS)[number], string> = {
   path: 'paths again',
   command: 'commands re-run',
@@ -170,10 +201,12 @@ export function renderEvaluation(r: EvalReport): string {
       "## Against the source's own compaction",
       '',
       `${r.reference.spans} spans that the source replaced with its own summary (Claude Code \`isCompactSummary\`), probes`,
-      'taken from each span; the summary and every strategy judged on the same span.',
+      'taken from each span; the summary and every strategy judged on the same span. "checkpoint at the summary\'s size"',
+      "is `checkpoint` with its message held to the summary's own tokens on each span (`budgetTokens`).",
       '',
       ...table(r.reference.rows),
       ...hindsightTable(r.reference.rows),
+      ...perSpanTable(r),
     );
   }
   const opaque = r.reference.opaque ?? [];

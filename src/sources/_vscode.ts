@@ -3,9 +3,10 @@ import type { SourceEnvironment } from './types.js';
 
 /**
  * The VS Code builds whose user data folders are searched: the folder is named after the build's `nameShort` (Microsoft's
- * builds, the open-source build of microsoft/vscode's product.json, VSCodium).
+ * builds, the open-source build of microsoft/vscode's product.json, VSCodium, and the forks Cursor and Windsurf, which
+ * keep VS Code's layout: `<app data>/Cursor/User/globalStorage/saoudrizwan.claude-dev/tasks`).
  */
-export const VSCODE_PRODUCTS = ['Code', 'Code - Insiders', 'Code - OSS', 'VSCodium'] as const;
+export const VSCODE_PRODUCTS = ['Code', 'Code - Insiders', 'Code - OSS', 'VSCodium', 'Cursor', 'Windsurf'] as const;
 
 /**
  * Where each VS Code build keeps its extensions' global storage, `<user data>/User/globalStorage`, the user data

@@ -6,12 +6,16 @@ import { claudeCode } from './agents/claude-code.js';
 import { codex } from './agents/codex.js';
 import { gemini } from './agents/gemini.js';
 import { continueAgent } from './agents/continue.js';
+import { copilot } from './agents/copilot.js';
+import { crush } from './agents/crush.js';
 import { goose } from './agents/goose.js';
 import { qwen } from './agents/qwen.js';
 import { kilo, opencode } from './agents/opencode.js';
 import { openclaw } from './agents/openclaw.js';
 import { pi } from './agents/pi.js';
-import { cline, rooCode } from './agents/vscode-tasks.js';
+import { cline, kiloCode, rooCode } from './agents/vscode-tasks.js';
+import { hermes } from './agents/hermes.js';
+import { zed } from './agents/zed.js';
 
 /** Every agent's source, in the order of AGENT_NAMES (the order `tcompact sources` lists them in). */
 export const AGENT_SOURCES: readonly AgentSource[] = [
@@ -20,6 +24,7 @@ export const AGENT_SOURCES: readonly AgentSource[] = [
   gemini,
   cline,
   rooCode,
+  kiloCode,
   opencode,
   kilo,
   goose,
@@ -30,4 +35,8 @@ export const AGENT_SOURCES: readonly AgentSource[] = [
   droid,
   qwen,
   continueAgent,
+  copilot,
+  crush,
+  zed,
+  hermes,
 ];

@@ -7,6 +7,7 @@ export const AGENT_NAMES = [
   'gemini',
   'cline',
   'roo-code',
+  'kilo-code',
   'opencode',
   'kilo',
   'goose',
@@ -17,6 +18,10 @@ export const AGENT_NAMES = [
   'droid',
   'qwen',
   'continue',
+  'copilot',
+  'crush',
+  'zed',
+  'hermes',
 ] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 

@@ -1,13 +1,14 @@
 import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from 'sql.js';
 import { TcompactError, type Outcome } from '../errors.js';
-import { readDatabaseSnapshot } from './snapshot.js';
+import { storeSnapshot } from './snapshot-scope.js';
 
 export type Row = Record<string, SqlValue>;
 
 /**
  * A SQLite store opened for reading, in memory: an image of the database as a new reader would see it (snapshot.ts),
- * given to sql.js, SQLite compiled to WebAssembly, which never sees the user's files. Queries that fail (a page the
- * image lacks, a malformed b-tree) throw E_SQLITE naming the file.
+ * given to sql.js, SQLite compiled to WebAssembly, which never sees the user's files (within `withStoreSnapshots`, the
+ * picture the command took first: snapshot-scope.ts). Queries that fail (a page the image lacks, a malformed b-tree)
+ * throw E_SQLITE naming the file.
  */
 export interface SqliteStore {
   readonly file: string;
@@ -30,7 +31,7 @@ function sqlJs(): Promise<SqlJsStatic> {
 }
 
 export async function openSqliteStore(file: string): Promise<Outcome<SqliteStore>> {
-  const snapshot = await readDatabaseSnapshot(file);
+  const snapshot = await storeSnapshot(file);
   if (!snapshot.ok) return snapshot;
   const SQL = await sqlJs();
   let db: Database;

@@ -2,3 +2,4 @@
 export { openSqliteStore, type Row, type SqliteStore } from './database.js';
 export { readDatabaseSnapshot, type DatabaseSnapshot } from './snapshot.js';
 export { applyWal, type WalApplied, type WalOutcome } from './wal.js';
+export { releaseSnapshot, storeSnapshot, withStoreSnapshots } from './snapshot-scope.js';

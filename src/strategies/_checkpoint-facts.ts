@@ -1,9 +1,11 @@
 import { contentText, isAttachmentPart } from '../model/content.js';
 import { type Message, type ToolCall, type ToolMessage, isUser } from '../model/message.js';
-import { callAction, callCanonicalArguments } from '../model/tool-call-facts.js';
+import { callAction, callArguments, callCanonicalArguments } from '../model/tool-call-facts.js';
 import { collapseWhitespace, errorLine } from '../model/tool-outcome.js';
 import { type ToolAction, normalizePath } from '../model/tool-semantics.js';
 import { type CallSite, callSites, failedOrMissing } from './_call-sites.js';
+import { type LineRange, readRange } from './_line-ranges.js';
+import { DEFAULT_TOOL_HINTS } from './tool-hints.js';
 
 /** What `checkpoint` keeps of a span of messages. Everything is in the order it first happened. */
 export interface CheckpointFacts {
@@ -19,12 +21,25 @@ export interface CheckpointFacts {
   errors: ErrorFact[];
   /** Items of the last todo list that are not completed. */
   openTodos: { content: string; status: string }[];
+  /** Tool calls in the span: the clock of the `last` fields below. */
+  calls: number;
 }
 
 interface FileFact {
   path: string;
   /** In order of first occurrence. */
   actions: ('read' | 'created' | 'modified')[];
+  /** Successful reads of the file. */
+  reads: number;
+  /**
+   * The lines those reads covered, merged and sorted, when every read had a line range (`Read` with `offset`/`limit`,
+   * `read_file` with `start_line`/`end_line`); empty when some read took the whole file or its range is unknown.
+   */
+  lines: LineRange[];
+  /** Ordinal of the last call that touched it, successful or not. */
+  last: number;
+  /** A failed call on the file that no later success on the same target resolved. */
+  unresolved: boolean;
 }
 
 interface CommandFact {
@@ -34,6 +49,8 @@ interface CommandFact {
   failedRuns: number;
   /** The outcome of the last run: undefined when it succeeded, else its error line. */
   lastFailure?: string;
+  /** Ordinal of the last run. */
+  last: number;
 }
 
 interface ErrorFact {
@@ -43,6 +60,21 @@ interface ErrorFact {
   message: string;
   /** A later call with the same target succeeded. */
   resolved: boolean;
+  /** Ordinal of the last call that gave this error line. */
+  last: number;
+  /** Where the error happened (`src/a.ts:12`), from its trace, when the error line does not say. */
+  at?: string;
+}
+
+/** A `file.ext:line` location, or Python's `File "file.ext", line N`. */
+const LOCATION_RE = /(?:^|[\s("'])((?:[\w.@~-]*\/)*[\w.@~-]+\.[A-Za-z]{1,6}):(\d+)(?::\d+)?|File "([^"]+)", line (\d+)/m;
+
+/** The first location a failed result names, when its error line names none: the trace reduced to where it points. */
+export function errorLocation(text: string, line: string): string | undefined {
+  if (LOCATION_RE.test(line)) return undefined;
+  const m = LOCATION_RE.exec(text);
+  if (!m) return undefined;
+  return m[1] !== undefined ? `${m[1]}:${m[2]}` : `${m[3]}:${m[4]}`;
 }
 
 const EXIT_CODE_RE = /\bexit(?:ed with)? code[:\s]+(-?\d+)/i;
@@ -103,15 +135,57 @@ function requestText(m: Message): string {
   return text;
 }
 
+/** The lines a read call names by its tool's range rule; undefined for a whole-file read or an unknown range. */
+function rangeOf(call: ToolCall): LineRange | undefined {
+  const rule = DEFAULT_TOOL_HINTS[call.function.name]?.range;
+  const args = callArguments(call);
+  if (rule === undefined || args === undefined) return undefined;
+  const range = readRange(args, rule);
+  return range === undefined || (range.start === 1 && range.end === Infinity) ? undefined : range;
+}
+
+/** Collects a file's read ranges; one read without a range (the whole file) makes the file's entry null for good. */
+function addRange(ranges: Map<string, LineRange[] | null>, key: string, range: LineRange | undefined): void {
+  const list = ranges.get(key);
+  if (list === null) return;
+  if (range === undefined) ranges.set(key, null);
+  else if (list === undefined) ranges.set(key, [range]);
+  else list.push(range);
+}
+
+/** Ranges sorted by start, overlapping or adjacent ones merged. */
+export function mergeRanges(ranges: readonly LineRange[] | null): LineRange[] {
+  if (ranges === null) return [];
+  const out: LineRange[] = [];
+  for (const r of [...ranges].sort((a, b) => a.start - b.start || a.end - b.end)) {
+    const last = out.at(-1);
+    if (last !== undefined && r.start <= last.end + 1) last.end = Math.max(last.end, r.end);
+    else out.push({ ...r });
+  }
+  return out;
+}
+
 /** Extracts the facts of a span: what the user asked, which files and commands were touched, what failed and stayed failed. */
 export function extractFacts(messages: readonly Message[]): CheckpointFacts {
-  const facts: CheckpointFacts = { requests: [], filesRead: [], filesCreated: [], filesModified: [], files: [], commands: [], errors: [], openTodos: [] };
+  const facts: CheckpointFacts = {
+    requests: [],
+    filesRead: [],
+    filesCreated: [],
+    filesModified: [],
+    files: [],
+    commands: [],
+    errors: [],
+    openTodos: [],
+    calls: 0,
+  };
   const files = new Map<string, FileFact>();
+  const lastTouch = new Map<string, number>();
   const touch = (path: string, action: FileFact['actions'][number]) => {
     const key = normalizePath(path);
     let fact = files.get(key);
-    if (!fact) files.set(key, (fact = { path, actions: [] }));
+    if (!fact) files.set(key, (fact = { path, actions: [], reads: 0, lines: [], last: 0, unresolved: false }));
     if (!fact.actions.includes(action)) fact.actions.push(action);
+    if (action === 'read') fact.reads++;
   };
   for (const m of messages) {
     if (!isUser(m)) continue;
@@ -123,7 +197,8 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
   const modified = new Set<string>();
   const touched = new Set<string>();
   const commands = new Map<string, CommandFact>();
-  const failures: { key: string; what: string; message: string; seq: number }[] = [];
+  const ranges = new Map<string, LineRange[] | null>();
+  const failures: { key: string; what: string; message: string; seq: number; path?: string; at?: string }[] = [];
   const lastSuccess = new Map<string, number>();
   let todos: { content: string; status: string }[] | undefined;
   for (const site of callSites(messages)) {
@@ -131,14 +206,28 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
     const bad = failed(messages, site);
     const target = targetOf(site.call, action);
     const line = site.result >= 0 ? errorLine(messages[site.result] as ToolMessage) : undefined;
-    if (bad) failures.push({ key: target.key, what: target.what, message: line || 'no result recorded', seq: site.seq });
-    else lastSuccess.set(target.key, site.seq);
+    const path = 'path' in action && typeof action.path === 'string' ? normalizePath(action.path) : undefined;
+    if (path !== undefined) lastTouch.set(path, site.seq);
+    facts.calls = site.seq + 1;
+    if (bad) {
+      const message = line || 'no result recorded';
+      const at = line ? errorLocation(contentText((messages[site.result] as ToolMessage).content), line) : undefined;
+      failures.push({
+        key: target.key,
+        what: target.what,
+        message,
+        seq: site.seq,
+        ...(path === undefined ? {} : { path }),
+        ...(at === undefined ? {} : { at }),
+      });
+    } else lastSuccess.set(target.key, site.seq);
     if (action.kind === 'shell') {
       const command = collapseWhitespace(action.command);
       if (command === '') continue;
       let fact = commands.get(command);
-      if (!fact) commands.set(command, (fact = { command, runs: 0, failedRuns: 0 }));
+      if (!fact) commands.set(command, (fact = { command, runs: 0, failedRuns: 0, last: 0 }));
       fact.runs++;
+      fact.last = site.seq;
       if (bad) {
         fact.failedRuns++;
         fact.lastFailure = line || 'no result recorded';
@@ -151,6 +240,7 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
     if (action.kind === 'read') {
       pushOnce(facts.filesRead, read, action.path);
       touch(action.path, 'read');
+      addRange(ranges, normalizePath(action.path), rangeOf(site.call));
     } else if (action.kind === 'write') {
       const p = normalizePath(action.path);
       const existed = touched.has(p);
@@ -166,12 +256,18 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
     if (action.kind === 'read') touched.add(normalizePath(action.path));
   }
   facts.commands = [...commands.values()];
+  for (const [key, fact] of files) {
+    fact.last = lastTouch.get(key) ?? 0;
+    fact.lines = mergeRanges(ranges.get(key) ?? null);
+  }
   facts.files = [...files.values()];
   // One entry per distinct error line, in first-seen order, with the status of its latest occurrence.
   const errors = new Map<string, ErrorFact>();
   for (const f of failures) {
     const resolved = (lastSuccess.get(f.key) ?? -1) > f.seq;
-    errors.set(f.message, { what: f.what, message: f.message, resolved });
+    errors.set(f.message, { what: f.what, message: f.message, resolved, last: f.seq, ...(f.at === undefined ? {} : { at: f.at }) });
+    const file = f.path === undefined ? undefined : files.get(f.path);
+    if (file && !resolved) file.unresolved = true;
   }
   facts.errors = [...errors.values()];
   facts.openTodos = (todos ?? []).filter((t) => t.status !== 'completed');

@@ -6,6 +6,8 @@ import { refOf } from '../refs/ref-store.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
 import { BoundaryFields } from './_config.js';
 import { type CheckpointFacts, extractFacts } from './_checkpoint-facts.js';
+import { SALIENCE_WEIGHTS, type SalienceWeights, salienceOf } from './_checkpoint-salience.js';
+import { normalizePath } from '../model/tool-semantics.js';
 import { unchanged, withMessages } from './_edit.js';
 import { type ReplaceSpan, replaceableSpan, replacedMessages, replacementRole, withReplacement } from './_span.js';
 import type { Strategy } from './types.js';
@@ -25,6 +27,11 @@ const CheckpointConfigSchema = z
      * the last request always stay (the request clipped to a third of the budget). @default 48000
      */
     maxChars: z.number().int().min(1000).default(48_000),
+    /**
+     * A budget in tokens of the run's tokenizer instead of the characters above: the checkpoint message holds at most
+     * this many tokens (eval holds it to the size of the source's own summary with it). @default unset
+     */
+    budgetTokens: z.number().int().min(100).optional(),
   })
   .refine((c) => c.minChars <= c.maxChars, { message: 'minChars must not exceed maxChars', path: ['minChars'] });
 type CheckpointConfig = z.output<typeof CheckpointConfigSchema>;
@@ -65,6 +72,8 @@ function shorten(text: string, max: number): string {
 interface Section {
   title: string;
   items: string[];
+  /** Each item's salience: a list that does not fit keeps its most salient items, in their own order. */
+  salience?: readonly number[];
   /** Share of the budget this section may use; what a section leaves unused goes to the following ones. */
   weight: number;
 }
@@ -74,35 +83,59 @@ const MORE_LINE_CHARS = 48;
 
 /**
  * Fits a list into `allowance` characters: items are clipped to the largest common length that lets all of them fit
- * (water-filling, so short items stay whole), but never below MIN_ITEM_CHARS; if they still do not fit, the list ends
- * with "... N more".
+ * (water-filling, so short items stay whole), but never below MIN_ITEM_CHARS. If they still do not fit, a list with
+ * saliences keeps its most salient items (ties: the earlier), in their own order; a list without keeps its first ones.
+ * Either ends with "... N more".
  */
 function fitList(section: Section, allowance: number): string {
   const room = allowance - section.title.length - 1;
-  const cost = (cap: number) => section.items.reduce((n, item) => n + Math.min(item.length, cap) + 1, 0);
-  const longest = Math.max(...section.items.map((i) => i.length));
+  const cost = (items: readonly string[], cap: number) => items.reduce((n, item) => n + Math.min(item.length, cap) + 1, 0);
+  let items = section.items;
+  const salience = section.salience;
+  if (salience !== undefined && cost(items, MIN_ITEM_CHARS) > room) {
+    const ranked = items.map((_, i) => i).sort((a, b) => salience[b] - salience[a] || a - b);
+    let lo = 0;
+    let hi = ranked.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (
+        cost(
+          ranked.slice(0, mid).map((i) => items[i]),
+          MIN_ITEM_CHARS,
+        ) +
+          MORE_LINE_CHARS <=
+        room
+      )
+        lo = mid;
+      else hi = mid - 1;
+    }
+    const kept = ranked.slice(0, lo).sort((a, b) => a - b);
+    items = kept.map((i) => section.items[i]);
+  }
+  const dropped = section.items.length - items.length;
+  const longest = Math.max(0, ...items.map((i) => i.length));
   let cap = longest;
-  if (cost(longest) > room) {
+  if (cost(items, longest) + (dropped > 0 ? MORE_LINE_CHARS : 0) > room) {
     let lo = MIN_ITEM_CHARS;
     let hi = longest;
     while (lo < hi) {
       const mid = Math.ceil((lo + hi) / 2);
-      if (cost(mid) <= room) lo = mid;
+      if (cost(items, mid) + (dropped > 0 ? MORE_LINE_CHARS : 0) <= room) lo = mid;
       else hi = mid - 1;
     }
     cap = lo;
   }
   let text = `${section.title}\n`;
-  const items = section.items;
   for (let i = 0; i < items.length; i++) {
     const item = clip(items[i], cap);
-    const reserve = i === items.length - 1 ? 0 : MORE_LINE_CHARS;
+    const reserve = i === items.length - 1 && dropped === 0 ? 0 : MORE_LINE_CHARS;
     if (text.length + item.length + 1 + reserve > allowance) {
-      text += `... ${items.length - i} more (see the full record)\n`;
-      break;
+      text += `... ${items.length - i + dropped} more (see the full record)\n`;
+      return text;
     }
     text += `${item}\n`;
   }
+  if (dropped > 0) text += `... ${dropped} more (see the full record)\n`;
   return text;
 }
 
@@ -130,20 +163,46 @@ function commandLine(c: CheckpointFacts['commands'][number]): string {
   return `- ok \`${c.command}\`${runs}`;
 }
 
+/** `path` relative to `root` when it lies under it, else as written. */
+function shortPath(path: string, root: string | undefined): string {
+  if (root === undefined) return path;
+  const r = normalizePath(root);
+  const p = normalizePath(path);
+  return r !== '' && r !== '/' && p.startsWith(`${r}/`) && p.length > r.length + 1 ? p.slice(r.length + 1) : path;
+}
+
+/** `read lines 1-80, 200-`, merged ranges in place of one entry per read; plain `read` for a whole-file read. */
+function fileActions(f: CheckpointFacts['files'][number]): string {
+  const lines = f.lines.map((r) => (r.end === Infinity ? `${r.start}-` : r.start === r.end ? `${r.start}` : `${r.start}-${r.end}`));
+  return f.actions.map((a) => (a === 'read' && lines.length > 0 ? `read lines ${lines.join(', ')}` : a)).join(', ');
+}
+
+/** What the checkpoint text depends on besides the facts. */
+export interface RenderOptions {
+  /** The project root (the transcript's working directory): file paths under it are written relative to it. */
+  root?: string;
+  /** How much each salience signal counts when a list must be cut. @default SALIENCE_WEIGHTS */
+  weights?: SalienceWeights;
+}
+
 /**
  * The checkpoint text: the trail an agent needs to go on. Every file touched, every distinct command (failed ones
  * marked), every error line (unresolved ones first), every user request (shortened where long) and the span's last
- * one verbatim, and the open tasks; in `budget` characters, lists shared by weight and cut with a count when they do
- * not fit.
+ * one verbatim, and the open tasks; in `budget` characters, lists shared by weight and, when they do not fit, cut to
+ * their most salient items with a count of the rest.
  */
-function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: string | undefined, budget: number): string {
+export function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: string | undefined, budget: number, options: RenderOptions = {}): string {
   const where = ref
     ? `The full record is kept in the tcompact side store under the ref above; \`tcompact restore\` puts it back.`
     : 'The full record was not kept (refs were off); it is in the original archive.';
+  const root = options.root;
+  const relative = root !== undefined && facts.files.some((f) => shortPath(f.path, root) !== f.path);
   const header = [
     `${CHECKPOINT_PREFIX} of ${replaced} message${replaced === 1 ? '' : 's'}]${ref ? ` (ref: ${ref})` : ''}`,
     `A deterministic checkpoint (no model): the facts below were extracted from ${replaced} earlier messages, which were removed from this context. ${where}`,
+    ...(relative ? [`File paths are relative to ${root}.`] : []),
   ].join('\n');
+  const salience = salienceOf(facts, options.weights ?? SALIENCE_WEIGHTS);
   const lastRequest = facts.requests.at(-1);
   const last = lastRequest === undefined ? '' : `Last user request in that span, verbatim:\n${clip(lastRequest, Math.floor(budget / 3))}`;
   const requests: Section = {
@@ -151,20 +210,60 @@ function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: string 
     items: facts.requests.map((r, i) => `${i + 1}. ${shorten(r, REQUEST_CHARS)}`),
     weight: 3,
   };
-  const files: Section = { title: 'Files touched:', items: facts.files.map((f) => `- ${f.path} (${f.actions.join(', ')})`), weight: 2 };
-  const unresolved = facts.errors.filter((e) => !e.resolved);
-  const resolved = facts.errors.filter((e) => e.resolved);
+  const files: Section = {
+    title: 'Files touched:',
+    items: facts.files.map((f) => `- ${relative ? shortPath(f.path, root) : f.path} (${fileActions(f)})`),
+    salience: salience.files,
+    weight: 2,
+  };
+  const errorIndexes = facts.errors.map((_, i) => i);
+  const unresolved = errorIndexes.filter((i) => !facts.errors[i].resolved);
+  const resolved = errorIndexes.filter((i) => facts.errors[i].resolved);
+  const errorLine = (i: number) => {
+    const e = facts.errors[i];
+    return `- ${e.what}: ${e.message}${e.at === undefined ? '' : ` (at ${e.at})`}`;
+  };
   const errors: Section = {
     title: 'Unresolved errors (no later success on the same target):',
-    items: unresolved.map((e) => `- ${e.what}: ${e.message}`),
+    items: unresolved.map(errorLine),
+    salience: unresolved.map((i) => salience.errors[i]),
     weight: 2,
   };
   const todos: Section = { title: 'Open tasks:', items: facts.openTodos.map((t) => `- [${t.status}] ${t.content}`), weight: 1 };
-  const commands: Section = { title: 'Commands run (distinct; outcome of the last run):', items: facts.commands.map(commandLine), weight: 4 };
-  const fixed: Section = { title: 'Errors resolved later:', items: resolved.map((e) => `- ${e.what}: ${e.message}`), weight: 1 };
+  const commands: Section = {
+    title: 'Commands run (distinct; outcome of the last run):',
+    items: facts.commands.map(commandLine),
+    salience: salience.commands,
+    weight: 4,
+  };
+  const fixed: Section = {
+    title: 'Errors resolved later:',
+    items: resolved.map(errorLine),
+    salience: resolved.map((i) => salience.errors[i]),
+    weight: 1,
+  };
   const fitted = fitSections([files, todos, errors, requests, commands, fixed], budget - header.length - last.length - 4);
   const body = [requests, files, commands, errors, fixed, todos].map((s) => fitted.get(s)?.trimEnd()).filter((s) => s !== undefined);
   return [header, ...body, ...(last === '' ? [] : [last])].join('\n\n').slice(0, budget);
+}
+
+/** Tries of {@link withinTokens} before it settles for the smallest budget it tried. */
+const TOKEN_FIT_TRIES = 8;
+
+/**
+ * The message rendered at the largest character budget found whose tokens stay within `budgetTokens`: it starts at 8
+ * characters per token (above any text's ratio) and scales the budget down by the overshoot until it fits.
+ */
+function withinTokens<M>(render: (budget: number) => M, budgetTokens: number, tokensOf: (m: M) => number): M {
+  let budget = budgetTokens * 8;
+  let message = render(budget);
+  for (let i = 0; i < TOKEN_FIT_TRIES; i++) {
+    const tokens = tokensOf(message);
+    if (tokens <= budgetTokens) return message;
+    budget = Math.max(1, Math.floor((budget * budgetTokens * 0.98) / tokens));
+    message = render(budget);
+  }
+  return message;
 }
 
 /**
@@ -192,9 +291,17 @@ export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
     for (const m of expanded) expandedTokens += totalOf(countMessage(m, ctx.tokenizer));
     const record = JSON.stringify(replaced);
     const ref = ctx.refs ? refOf(record) : undefined;
-    const text = renderCheckpoint(extractFacts(expanded), expanded.length, ref, checkpointBudget(expandedTokens, config));
+    const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
+    const facts = extractFacts(expanded);
     const role = replacementRole(span, lastUserRequestIndex(messages));
-    const message: UserMessage | AssistantMessage = role === 'assistant' ? { role: 'assistant', content: text } : { role: 'user', content: text };
+    const messageOf = (budget: number): UserMessage | AssistantMessage => {
+      const content = renderCheckpoint(facts, expanded.length, ref, budget, root === undefined ? {} : { root });
+      return role === 'assistant' ? { role: 'assistant', content } : { role: 'user', content };
+    };
+    const message =
+      config.budgetTokens === undefined
+        ? messageOf(checkpointBudget(expandedTokens, config))
+        : withinTokens(messageOf, config.budgetTokens, (m) => totalOf(countMessage(m, ctx.tokenizer)));
     if (totalOf(countMessage(message, ctx.tokenizer)) >= spanTokens) return unchanged(transcript, { checkpoints: 0, messagesReplaced: 0 });
     ctx.refs?.putJson(record);
     return {

@@ -15,6 +15,43 @@ function timesFloor(r: TuneResult, floor: TuneResult): string {
   return ratio(floor.cost.withCache > 0 ? r.cost.withCache / floor.cost.withCache : null);
 }
 
+/** A setting's cost over the frontier's bound at its recall ("1.21x at 90%"). */
+export function boundCell(r: TuneResult): string {
+  const b = r.againstBound;
+  return b ? `${ratio(b.times)} at ${pct(b.floor)}` : NO_VALUE;
+}
+
+/** The frontier: at each floor the cheapest schedule found and the bound, with caching. */
+function frontierSection(r: TuneReport): string[] {
+  const none = r.baselines.none.cost.withCache;
+  const times = (x: number) => ratio(none > 0 ? x / none : null);
+  return [
+    '## The recall frontier',
+    '',
+    "At each recall floor, the cheapest schedule of `optimal`'s edits found that keeps at least that share of the facts " +
+      'needed again (`optimal@R`, replayed; it meets the floor in every transcript), and the Lagrangian bound: no schedule of ' +
+      'those edits whose recall over the archive reaches the floor costs less. Floor 0 is `optimal`, recall not weighed. ' +
+      "Each setting's distance from the bound is its cost over the bound at the highest floor its recall reaches.",
+    '',
+    ...markdownTable(
+      ['floor', 'found', 'vs none', 'its recall', 'bound', 'vs none', 'found / bound', 'floor met in'],
+      r.frontier.map((f) => [
+        pct(f.floor),
+        usdShort(f.found.cost),
+        times(f.found.cost),
+        pct(f.found.recall),
+        usdShort(f.bound),
+        times(f.bound),
+        ratio(f.gap),
+        `${f.feasible}/${f.transcripts}`,
+      ]),
+      'rrrrrrrr',
+      TIGHT,
+    ),
+    '',
+  ];
+}
+
 function row(r: TuneResult, none: TuneResult): string[] {
   return [
     `${r.name}${r.frontier ? ' *' : ''}`,
@@ -23,6 +60,7 @@ function row(r: TuneResult, none: TuneResult): string[] {
     usdShort(r.cost.withoutCache),
     int(r.billedInput),
     `${pct(r.hindsightRecall)} (${r.hindsight.retained}/${r.hindsight.probes} at ${r.hindsight.points} edits)`,
+    boundCell(r),
   ];
 }
 
@@ -59,6 +97,7 @@ export function renderTune(r: TuneReport): string {
     `The floor: \`optimal\`, the hindsight-optimal schedule (clears and compactions planned with the whole transcript known, recall not weighed), costs ${usdShort(r.baselines.optimal.cost.withCache)} with caching, ${vsNone(r.baselines.optimal, none)} against none; the recommendation costs ${timesFloor(rec, r.baselines.optimal)} the floor. ${resultsFloorLine(r)}`,
     '',
     ...(r.fidelity ? [`${fidelityLine(r.fidelity)} The figures below rest on that replay; \`simulate\` gives the table per session.`, ''] : []),
+    ...frontierSection(r),
     `Tuned to the archive's ${r.grid.cache} cache, warm for ${r.grid.expectedCalls} calls after a call on average: the \`-at-least\` clears free at least what pays for the rewrite they cause, and the cache-aware ContextManager weighs its edits the same way.`,
     '',
     '## Tools',
@@ -82,12 +121,12 @@ export function renderTune(r: TuneReport): string {
     '',
     '## Candidates',
     '',
-    'Each replayed as its runtime applies it; hindsight recall is scored at every edit the setting made. * marks the frontier: no other candidate is cheaper with caching and keeps as much.',
+    "Each replayed as its runtime applies it; hindsight recall is scored at every edit the setting made. * marks the frontier: no other candidate is cheaper with caching and keeps as much. vs bound: the cost over the recall frontier's bound at the highest floor the recall reaches (below 1× where a setting uses edits the bound does not plan: tool exclusions, other triggers).",
     '',
     ...markdownTable(
-      ['setting', 'cost with caching', 'vs none', 'without caching', 'input billed', 'hindsight recall'],
+      ['setting', 'cost with caching', 'vs none', 'without caching', 'input billed', 'hindsight recall', 'vs bound'],
       [none, r.baselines.default, r.baselines.optimal, r.baselines.optimalResults, ...r.candidates].map((c) => row(c, none)),
-      'lrrrrr',
+      'lrrrrrr',
       TIGHT,
     ),
     '',

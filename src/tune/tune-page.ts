@@ -6,12 +6,13 @@ import type { Page } from '../report/html/page.js';
 import { num, sortableTable } from '../report/html/table.js';
 import { writePage } from '../report/html/write-pages.js';
 import { fidelityLine } from '../replay/fidelity/fidelity-summary.js';
+import { boundCell } from './render-tune.js';
 import type { TuneReport, TuneResult } from './tune-run.js';
 
 /** What the page shows of tune.json: the report, with the inputs the command was given. */
 export interface TunePageInput extends Pick<
   TuneReport,
-  'transcripts' | 'recallFloor' | 'tools' | 'baselines' | 'candidates' | 'recommended' | 'exports' | 'fidelity'
+  'transcripts' | 'recallFloor' | 'tools' | 'baselines' | 'candidates' | 'recommended' | 'exports' | 'fidelity' | 'frontier'
 > {
   inputs: readonly string[];
 }
@@ -30,6 +31,7 @@ function resultRows(rows: readonly TuneResult[], none: TuneResult) {
     num(r.billedInput),
     num(r.hindsightRecall, pct(r.hindsightRecall)),
     num(r.hindsight.points),
+    r.againstBound ? num(r.againstBound.times, boundCell(r)) : num(0, NO_VALUE),
   ]);
 }
 
@@ -47,6 +49,8 @@ export function tunePage(t: TunePageInput): Page {
       { label: 'default', points: [point(t.baselines.default)], colour: colour(2), radius: 6 },
       { label: 'optimal', points: [point(t.baselines.optimal)], colour: colour(4), radius: 6 },
       { label: 'optimal-results', points: [point(t.baselines.optimalResults)], colour: colour(5), radius: 6 },
+      { label: 'frontier found (optimal@R)', points: t.frontier.map((f) => ({ x: f.found.cost, y: f.found.recall })), colour: colour(6), line: true },
+      { label: 'bound', points: t.frontier.map((f) => ({ x: f.bound, y: f.floor })), colour: colour(7), line: true },
     ],
     {
       x: 'cost with caching (USD)',
@@ -54,7 +58,7 @@ export function tunePage(t: TunePageInput): Page {
       xFormat: 'usd',
       yFormat: 'percent',
       wide: true,
-      note: 'Up and to the left is better; the line joins the candidates no other beats on both.',
+      note: 'Up and to the left is better; the line joins the candidates no other beats on both. The bound: no schedule of optimal’s edits reaching a recall costs less than it at that recall.',
     },
   );
   const columns = [
@@ -65,6 +69,7 @@ export function tunePage(t: TunePageInput): Page {
     { label: 'input billed', numeric: true },
     { label: 'hindsight recall', numeric: true },
     { label: 'edits', numeric: true },
+    { label: 'vs bound at its recall', numeric: true },
   ];
   const rec = t.recommended;
   return {

@@ -16,6 +16,7 @@ import type { FidelitySummary } from '../replay/fidelity/fidelity-summary.js';
 import type { TranscriptReplay } from '../replay/transcript-replay.js';
 import { type GridContext, type TuneCandidate, neededTools, tuneCandidates } from './candidates.js';
 import { WarmRuns } from './warm-runs.js';
+import { FRONTIER_POLICIES, type FrontierRow, againstBound, frontierRows } from './frontier.js';
 import { defaultCacheModel } from '../replay/billing/cache-choice.js';
 import { recordedUsage } from '../replay/billing/recorded-usage.js';
 import { OPTIMAL, OPTIMAL_RESULTS } from '../replay/policies/optimal/optimal-policy.js';
@@ -61,6 +62,8 @@ export interface TuneResult {
   hindsight: { points: number; probes: number; retained: number };
   /** Not beaten on both cost with caching and recall by another candidate. */
   frontier?: boolean;
+  /** Its cost over the recall frontier's bound at the highest floor its recall reaches (see frontier.ts). */
+  againstBound?: { floor: number; bound: number; times: number };
 }
 
 export interface TuneReport {
@@ -85,6 +88,11 @@ export interface TuneReport {
    * false). `beatsNone` false: it costs no less than `none`, which is then the advice (no compaction at all).
    */
   recommended: TuneResult & { meetsFloor: boolean; beatsNone: boolean };
+  /**
+   * The recall frontier: at floor 0 the recall-blind `optimal`, then at each of RECALL_FLOORS the cheapest schedule of
+   * its edits found (`optimal@R`, replayed) and the bound none can beat, with caching.
+   */
+  frontier: FrontierRow[];
   exports: (TuneResult & { runtime: ExportRuntime; exact: boolean; note?: string; load: string; adapter?: string; file: string })[];
   /** With recorded usage: how far the archive's `source` replay departs from the record (see replay/fidelity/). */
   fidelity?: FidelitySummary;
@@ -240,7 +248,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
   // The first pass also holds the `source` replay against the record, where the archive recorded usage.
   const { totals, fidelity } = await replayAll(
     source,
-    ['default', OPTIMAL_RESULTS, ...[...policyOf.values()].map((p) => p.policy)],
+    ['default', OPTIMAL_RESULTS, ...FRONTIER_POLICIES, ...[...policyOf.values()].map((p) => p.policy)],
     pass,
     `${candidates.length} settings`,
     {
@@ -256,7 +264,13 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     });
   });
   markFrontier(results);
-  const none = resultOf(totals.get('none')!, 'none', { runtime: 'builtin' });
+  const frontier = frontierRows(totals, (t) => resultOf(t, t.name, { runtime: 'builtin' }).hindsightRecall, transcripts);
+  const placed = (r: TuneResult): TuneResult => {
+    const at = againstBound(r.cost.withCache, r.hindsightRecall, frontier);
+    return at ? { ...r, againstBound: at } : r;
+  };
+  results.forEach((r, i) => (results[i] = placed(r)));
+  const none = placed(resultOf(totals.get('none')!, 'none', { runtime: 'builtin' }));
   const best = recommend(results, options.recallFloor);
   const recommended = { ...best, beatsNone: best.cost.withCache < none.cost.withCache };
   const chosen = policyOf.get(recommended.name)!.candidate;
@@ -305,12 +319,13 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     grid,
     baselines: {
       none,
-      default: resultOf(totals.get('default')!, 'default', { runtime: 'builtin' }),
-      optimal: resultOf(totals.get(OPTIMAL)!, OPTIMAL, { runtime: 'builtin' }),
-      optimalResults: resultOf(totals.get(OPTIMAL_RESULTS)!, OPTIMAL_RESULTS, { runtime: 'builtin' }),
+      default: placed(resultOf(totals.get('default')!, 'default', { runtime: 'builtin' })),
+      optimal: placed(resultOf(totals.get(OPTIMAL)!, OPTIMAL, { runtime: 'builtin' })),
+      optimalResults: placed(resultOf(totals.get(OPTIMAL_RESULTS)!, OPTIMAL_RESULTS, { runtime: 'builtin' })),
     },
     candidates: results,
     recommended,
+    frontier,
     exports,
     ...(fidelity ? { fidelity } : {}),
   };

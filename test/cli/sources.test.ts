@@ -52,9 +52,17 @@ function agentOf(file: string): string {
                       ? 'qwen'
                       : /\.continue/.test(file)
                         ? 'continue'
-                        : /kilo/.test(file)
-                          ? 'kilo'
-                          : 'goose';
+                        : /\.copilot/.test(file)
+                          ? 'copilot'
+                          : /\.crush\//.test(file)
+                            ? 'crush'
+                            : /kilo/.test(file)
+                              ? 'kilo'
+                              : /\/zed\//.test(file)
+                                ? 'zed'
+                                : /\.hermes/.test(file)
+                                  ? 'hermes'
+                                  : 'goose';
 }
 
 /** Transcripts per agent, by the folder each came from. */
@@ -83,9 +91,11 @@ describe('tcompact sources', () => {
     expect(r.stdout).toContain('| claude-code | projects | ~/.claude/projects | 3 | 286,494 | 2026-02-10 | 2026-02-10 |');
     expect(r.stdout).toContain('| roo-code | tasks | ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks | 1 |');
     expect(r.stdout).toContain(
-      "24 sessions in 17 folders. first: the sessions' own recorded start times; last: the latest modification time of a session's files.",
+      "35 sessions in 23 folders. first: the sessions' own recorded start times; last: the latest modification time of a session's files.",
     );
-    expect(r.stdout).toContain('not read: goose ~/.local/share/goose/sessions: 1 file, 16 bytes, SQLite database');
+    expect(r.stdout).toContain('| goose | database | ~/.local/share/goose/sessions | 1 | 3,647 | 2025-11-13 | 2025-11-13 |');
+    expect(r.stdout).toContain('| crush | projects | ~/.local/share/crush | 2 | 3,380 | 2026-02-03 | 2026-02-03 |');
+    expect(r.stdout).not.toContain('not read: goose');
   });
 
   it('prints the same as JSON with --json, and every folder it looked in', async () => {
@@ -123,7 +133,7 @@ describe('tcompact sources', () => {
     ]);
     const agent = await run(['sources', '--agent', 'cursor'], linuxEnvironment(home));
     expect(agent.stderr).toBe(
-      'tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, kilo, goose, pi, openclaw, amp, kimi, droid, qwen, continue; got "cursor"\n',
+      'tcompact sources: E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, kilo-code, opencode, kilo, goose, pi, openclaw, amp, kimi, droid, qwen, continue, copilot, crush, zed, hermes; got "cursor"\n',
     );
     const input = await run(['sources', home], linuxEnvironment(home));
     expect([input.code, input.stderr]).toEqual([2, `tcompact sources: E_USAGE: sources: takes no input, got "${home}" (see 'tcompact sources --help')\n`]);
@@ -147,25 +157,36 @@ describe('tcompact stats with no input', () => {
       opencode: 1,
       'opencode-db': 2,
       goose: 1,
+      'goose-db': 1,
       amp: 1,
       kimi: 1,
       droid: 1,
       qwen: 2,
       continue: 2,
+      copilot: 3,
+      crush: 2,
+      zed: 2,
+      hermes: 3,
     });
     // Per project, as each agent recorded it: the working directory (Cline's and Roo Code's beside their tasks), Gemini CLI's hash.
     expect(Object.fromEntries(Object.entries(out.byProject!).map(([p, v]) => [p, v.transcripts]))).toEqual({
       '/home/USER/projects/spotter-worktrees/spotter-4te': 3,
       '/home/dev/api': 2,
-      [TODO_CLI]: 10,
+      [TODO_CLI]: 11,
       '/home/marco/projects/spotter': 3,
       '79b6fa86e3c0d31765c7e3c6de511a7b96342a2e947135d5db396e49e27020cd': 1,
       be36aa850ed33336ee9b50e53a9026eb7feb9c91da12c0a4057f4cc20da851ec: 1,
       // Qwen Code's `cwd` and Continue's workspace folder (a file: URI in the IDE's session).
       '/home/dev/projects/shop': 4,
-      '(no project)': 2,
+      // Copilot CLI's session.start context; its legacy session records no folder, nor do Zed's legacy thread and
+      // Hermes' sessions (whose store here has no cwd column).
+      '/home/dev/inventory': 2,
+      '(no project)': 7,
+      // goose's store's session and Crush's project folder (the one holding its `.crush` folder).
+      '/home/dev/api-server': 1,
+      [join(home, 'projects', 'todo-cli')]: 2,
     });
-    expect(r.stderr.split('\n')[0]).toBe('tcompact stats: no input given: reading 24 agent sessions from 17 folders:');
+    expect(r.stderr.split('\n')[0]).toBe('tcompact stats: no input given: reading 35 agent sessions from 23 folders:');
     expect(r.stderr).toContain('  roo-code          1 sessions  ~/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks (tasks)\n');
   });
 
@@ -176,6 +197,7 @@ describe('tcompact stats with no input', () => {
     expect(files).toEqual([
       '/.codex/sessions/2025/11/03/rollout-2025-11-03T09-12-01-0199b7d4-1f2e-7a31-9c55-0d6e2f4a8b90.jsonl',
       '/.codex/sessions/2026/03/02/rollout-2026-03-02T10-00-00-019cad3e-7b41-7c20-9e6d-3f5a8b2c1d90.jsonl',
+      '/.local/share/goose/sessions/sessions.db',
       '/.local/share/goose/sessions/20251112_094402.jsonl',
     ]);
   });
@@ -246,25 +268,26 @@ describe('every command that reads files, with no input', () => {
       const before = snapshot(home);
       const out = tempDir(`no-input-${command}`);
       const r = await run([command, ...args(out)], linuxEnvironment(home));
-      expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, `tcompact ${command}: no input given: reading 24 agent sessions from 17 folders:`]);
+      expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, `tcompact ${command}: no input given: reading 35 agent sessions from 23 folders:`]);
       expect(transcriptsPerAgent(files(out))).toEqual(HOME_TRANSCRIPTS);
       expect(snapshot(home)).toEqual(before);
     });
   }
 
+  // tune replays every session of the home under each candidate: a minute on a shared machine, more under load.
   it("tune reads every agent's sessions, says which folders on stderr, and leaves the home as it was", async () => {
     const home = buildAgentHome(tempDir('home'));
     const before = snapshot(home);
     const out = tempDir('no-input-tune');
     const r = await run(['tune', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--window', '20000'], linuxEnvironment(home));
-    expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, 'tcompact tune: no input given: reading 24 agent sessions from 17 folders:']);
+    expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, 'tcompact tune: no input given: reading 35 agent sessions from 23 folders:']);
     // Every agent the home holds (pi's and OpenClaw's are read in test/sources/pi-openclaw.test.ts).
     for (const agent of Object.keys(HOME_SESSIONS)) expect(r.stderr).toMatch(new RegExp(`^  ${agent} +\\d+ sessions`, 'm'));
     const tune = JSON.parse(readFileSync(join(out, 'tune.json'), 'utf8')) as { transcripts: number; errors: number; inputs: string[] };
     expect([tune.transcripts, tune.errors]).toEqual([Object.values(HOME_TRANSCRIPTS).reduce((n, k) => n + k, 0), 0]);
-    expect(tune.inputs).toHaveLength(17);
+    expect(tune.inputs).toHaveLength(23);
     expect(snapshot(home)).toEqual(before);
-  });
+  }, 150_000);
 
   it('keeps the exact message when the filters leave nothing, and takes the filter flags only without inputs', async () => {
     const home = buildAgentHome(tempDir('home'));

@@ -48,7 +48,9 @@ describe('detection of Gemini CLI, Cline, OpenCode and goose files', () => {
   });
 
   it('reads their folders through readInputs, every unit accounted for', async () => {
-    const items = await collect(readInputs([join(FIXTURES, 'gemini'), join(FIXTURES, 'cline'), join(FIXTURES, 'opencode'), join(FIXTURES, 'goose')], READ));
+    const items = await collect(
+      readInputs([join(FIXTURES, 'gemini'), join(FIXTURES, 'cline', 'tasks'), join(FIXTURES, 'opencode'), join(FIXTURES, 'goose')], READ),
+    );
     expect(errorsOf(items)).toEqual([]);
     expect(transcriptsOf(items).map((t) => t.transcript.metadata?.source)).toMatchObject([
       { format: 'gemini' },
@@ -70,6 +72,16 @@ describe('detection of Gemini CLI, Cline, OpenCode and goose files', () => {
     const walked: string[] = [];
     for await (const f of walkDataFiles(task)) walked.push(f);
     expect(walked).toEqual([join(task, 'api_conversation_history.json')]);
+  });
+
+  it('walks to a ui_messages.json whose history is gone, and reads it as Cline usage', async () => {
+    const task = join(tempDir('cline-ui-alone'), 'tasks', '1745000000000');
+    mkdirSync(task, { recursive: true });
+    copyFileSync(join(FIXTURES, 'cline', 'with-ui', 'tasks', '1745000000000', 'ui_messages.json'), join(task, 'ui_messages.json'));
+    const walked: string[] = [];
+    for await (const f of walkDataFiles(task)) walked.push(f);
+    expect(walked).toEqual([join(task, 'ui_messages.json')]);
+    expect(await formatOf(walked[0])).toBe('cline');
   });
 
   it("walks Roo Code's and Cline's tasks folder to the histories alone, leaving Roo's task summaries and index and Cline's context edits out", async () => {

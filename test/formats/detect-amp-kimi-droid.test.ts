@@ -18,7 +18,7 @@ describe('detection of Amp, Kimi CLI and Factory Droid files', () => {
       if (expected !== undefined) own++;
       if (expected !== undefined ? format !== expected : OWN.has(String(format))) wrong.push(`${file.slice(FIXTURES.length + 1)} -> ${format}`);
     }
-    expect(own).toBe(18); // 2 Amp threads, kimi.json and 11 Kimi session files, 2 Droid sessions and their settings
+    expect(own).toBe(20); // 2 Amp threads, kimi.json and 11 Kimi session files, 3 Droid sessions and their settings
     expect(wrong).toEqual([]);
   });
 });

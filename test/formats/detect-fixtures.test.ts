@@ -69,7 +69,9 @@ describe('detection of every reader fixture', () => {
       seen.add(expected as string);
     }
     // The formats the fixtures cover: a fixture folder that stops being walked would drop its format from this list.
-    expect([...seen].sort()).toEqual(expect.arrayContaining(['claude-code', 'cline', 'codex', 'gemini', 'gemini-checkpoint', 'goose', 'opencode', 'openai']));
+    expect([...seen].sort()).toEqual(
+      expect.arrayContaining(['claude-code', 'cline', 'codex', 'copilot', 'gemini', 'gemini-checkpoint', 'goose', 'opencode', 'openai']),
+    );
   });
 
   it('lands the bundled transcripts on their readers', async () => {

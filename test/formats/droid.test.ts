@@ -6,6 +6,7 @@ import { readInputs } from '../../src/formats/read-inputs.js';
 import { isAssistant } from '../../src/model/message.js';
 import { sessionTotals } from '../../src/model/recorded.js';
 import { recordedUsage } from '../../src/replay/billing/recorded-usage.js';
+import { sourceCompactionPoints } from '../../src/replay/policies/source-points.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { READ, collect, transcriptsOf } from './helpers.js';
@@ -15,6 +16,7 @@ const SESSIONS = join(import.meta.dirname, '..', 'fixtures', 'droid', 'sessions'
 const PROJECT = join(SESSIONS, '-home-dev-todo-cli');
 const CURRENT = '6e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b';
 const OLDER = 'a0b1c2d3-e4f5-4a6b-8c7d-0e1f2a3b4c5d';
+const COMPACTED = 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f';
 
 /**
  * `DROID_SESSIONS_DIR=test/fixtures/droid/sessions npx -y ccusage@20.0.24 droid session --json --offline`, per session:
@@ -23,6 +25,7 @@ const OLDER = 'a0b1c2d3-e4f5-4a6b-8c7d-0e1f2a3b4c5d';
 const CCUSAGE: Record<string, { inputTokens: number; cacheCreationTokens: number; cacheReadTokens: number; outputTokens: number; thinking: number }> = {
   [CURRENT]: { inputTokens: 412, cacheCreationTokens: 21940, cacheReadTokens: 68210, outputTokens: 1380, thinking: 92182 - 412 - 21940 - 68210 - 1380 },
   [OLDER]: { inputTokens: 8210, cacheCreationTokens: 0, cacheReadTokens: 4096, outputTokens: 164, thinking: 0 },
+  [COMPACTED]: { inputTokens: 96, cacheCreationTokens: 9120, cacheReadTokens: 30400, outputTokens: 410, thinking: 40026 - 96 - 9120 - 30400 - 410 },
 };
 
 async function read() {
@@ -43,6 +46,7 @@ describe('Factory Droid sessions', () => {
       'record:todo_state',
       'record:droid/settings',
       'record:droid/settings',
+      'record:droid/settings',
     ]);
     const t = transcripts[CURRENT];
     expect(t.lines).toBe(
@@ -59,7 +63,23 @@ describe('Factory Droid sessions', () => {
     expect(transcripts[OLDER].transcript.messages[0]).toMatchObject({ role: 'user', content: 'Add a --done flag to the list command.' });
   });
 
-  it.each([CURRENT, OLDER])("keeps the settings' totals as the session's, on no reply: %s", async (id) => {
+  it("reads Droid's own compaction as the summary it sends, then the messages after its anchor", async () => {
+    const t = (await read()).transcripts[COMPACTED].transcript;
+    const [c] = t.metadata?.compactions as { summaryIndex: number; keptFromIndex: number; removedCount: number }[];
+    expect(t.messages.map((m) => m.role).join(' ')).toBe('user assistant tool assistant user user assistant tool assistant');
+    const summary = t.messages[c.summaryIndex];
+    expect(summary).toMatchObject({ role: 'user', is_compact_summary: true });
+    expect(JSON.stringify(summary.content)).toMatch(
+      /^\[\{"type":"text","text":"A previous instance of Droid has summarized the conversation thus far as follows:\\n\\n<summary>\\nThe user asked to rename/,
+    );
+    // The anchor is the reply before the last prompt: the prompt is kept after the summary, the four messages before it removed.
+    expect(t.messages[c.keptFromIndex]).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'Also update the README.' }] });
+    expect(c.removedCount).toBe(4);
+    const [point] = sourceCompactionPoints(t);
+    expect(point).toMatchObject({ call: 2, kinds: ['compacted'], keptFrom: c.keptFromIndex });
+  });
+
+  it.each([CURRENT, OLDER, COMPACTED])("keeps the settings' totals as the session's, on no reply: %s", async (id) => {
     const t = (await read()).transcripts[id].transcript;
     expect(recordedUsage(t)).toBeUndefined();
     expect(t.messages.some((m) => m.usage !== undefined)).toBe(false);
@@ -80,7 +100,7 @@ describe('Factory Droid sessions', () => {
     expect(stats.stdout).toContain(
       'recorded usage: 90,562 input tokens (68,210 cache reads, 21,940 cache writes, 412 uncached), 1,380 output, as session totals: the calls are not recorded one by one',
     );
-    expect(stats.stdout).toMatch(/Recorded session totals \(2 transcripts\): 102,868 input tokens/);
+    expect(stats.stdout).toMatch(/Recorded session totals \(3 transcripts\): 142,484 input tokens/);
     const out = join(tempDir('droid-sim-'), 'sim'); // removed when the test ends
     const sim = await runMain(['simulate', SESSIONS, '--policy', 'source', '--window', '200000', '--out', out]);
     expect(sim.code, sim.stderr).toBe(0);

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { crushFixtureSessions, writeCrushDatabase } from './crush-database.js';
+import { gooseFixtureSessions, writeGooseDatabase } from './goose-database.js';
 import { otherSession, readExport, writeOpenCodeDatabase } from './opencode-database.js';
 import { BUNDLED, ROOT } from './paths.js';
 
@@ -19,12 +21,16 @@ export const HOME_SESSIONS = {
   'roo-code': 1,
   opencode: 2,
   kilo: 1,
-  goose: 1,
+  goose: 2,
   amp: 1,
   kimi: 1,
   droid: 1,
   qwen: 2,
   continue: 2,
+  copilot: 3,
+  crush: 2,
+  zed: 2,
+  hermes: 3,
 } as const;
 
 /**
@@ -56,12 +62,13 @@ export function writeOpenCodeStorage(exportFile: string, storage: string, mtime?
  * `~/.codex/sessions/YYYY/MM/DD/` and `archived_sessions/`; the Gemini CLI recordings in a hashed and a named
  * project folder of `~/.gemini/tmp`, with a checkpoint; the Cline and Roo Code tasks in VS Code's and VSCodium's
  * global storage; the OpenCode export written as its JSON storage and, under other ids, in OpenCode's and Kilo's
- * databases; the goose session file; an Amp thread; a Kimi CLI
+ * databases; the goose session file and, under another id, goose's database; Crush's project list and a project's store; an Amp thread; a Kimi CLI
  * session (its rotated context, its wire log and the share folder's `kimi.json`); a Factory Droid session and its
  * settings; the Qwen Code chats in `~/.qwen/projects/<project>/chats/`; the Continue sessions and their index in
- * `~/.continue/sessions/`. The files an agent keeps
+ * `~/.continue/sessions/`; Copilot CLI sessions in its three layouts under `~/.copilot`; Zed's threads database and
+ * Hermes Agent's state store. The files an agent keeps
  * beside its sessions (Cline's task history, Roo's task summary and index, Gemini's `.project_root`) follow the
- * agents' own types (docs/formats.md); goose's `sessions.db` and `.jsonl.zst` files stand for what tcompact does not read. Each
+ * agents' own types (docs/formats.md); a compressed Codex rollout (`.jsonl.zst`) stands for what tcompact does not read. Each
  * session file's modification time is the session's last recorded time (or its start plus ten minutes).
  */
 export function buildAgentHome(home: string): string {
@@ -166,7 +173,16 @@ export function buildAgentHome(home: string): string {
   writeOpenCodeDatabase(join(home, '.local/share/kilo/kilo.db'), [otherSession(exported, 'Kl1', TODO_CLI, 2 * 86_400_000)], { walFrom: 0 });
 
   put('.local/share/goose/sessions/20251112_094402.jsonl', join(FIXTURES, 'goose', '20251112_094402.jsonl'), '2025-11-12T09:54:02Z');
-  write('.local/share/goose/sessions/sessions.db', Buffer.from('SQLite format 3\0'));
+  // goose's store holds a later session, its last messages in the WAL (test/helpers/goose-database.ts).
+  writeGooseDatabase(join(home, '.local/share/goose/sessions/sessions.db'), [gooseFixtureSessions()[1]], { walFrom: 20 });
+
+  // Crush lists its projects in its global data folder; each project's store is in the project's `.crush` folder.
+  const crushData = join(home, 'projects', 'todo-cli', '.crush');
+  writeCrushDatabase(join(crushData, 'crush.db'), crushFixtureSessions(), { walFrom: 8 });
+  write(
+    '.local/share/crush/projects.json',
+    JSON.stringify({ projects: [{ path: TODO_CLI, data_dir: crushData, last_accessed: '2026-02-03T10:11:46Z' }] }, null, 2),
+  );
 
   const thread = 'T-019a3f52-8c1d-7e40-9b6a-2d5e8f1c3a70.json';
   put(`.local/share/amp/threads/${thread}`, join(FIXTURES, 'amp', 'threads', thread), '2026-03-10T09:10:00Z');
@@ -197,6 +213,15 @@ export function buildAgentHome(home: string): string {
     ['sessions.json', '2025-10-09T10:00:00Z'],
   ])
     put(`.continue/sessions/${name}`, join(FIXTURES, 'continue', 'sessions', name), mtime);
+
+  const resumed = 'session-state/9a7e41d2-5c3b-4f60-8d19-6e2b0c4f7a38/events.jsonl';
+  put(`.copilot/${resumed}`, join(FIXTURES, 'copilot', resumed), '2026-06-03T14:01:36Z');
+  const flat = 'session-state/c51d7e08-2f4a-4b93-a6e0-7b8c9d0e1f23.jsonl';
+  put(`.copilot/${flat}`, join(FIXTURES, 'copilot', flat), '2026-01-12T10:30:20Z');
+  const legacy = 'history-session-state/session_e0b4c6d8-1a2b-4c3d-8e9f-0a1b2c3d4e5f_1758211451312.json';
+  put(`.copilot/${legacy}`, join(FIXTURES, 'copilot', legacy), '2025-09-18T16:04:19.877Z');
+  put('.local/share/zed/threads/threads.db', join(FIXTURES, 'zed', 'threads.db'), '2026-06-20T09:12:40Z');
+  put('.hermes/state.db', join(FIXTURES, 'hermes', 'state.db'), '2026-06-10T10:13:20Z');
   return home;
 }
 

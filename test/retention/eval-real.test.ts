@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Evaluation, ORIGINAL_ROW, REFERENCE_ROW } from '../../src/retention/eval-run.js';
+import { Evaluation, ORIGINAL_ROW, REFERENCE_ROW, SIZED_ROW } from '../../src/retention/eval-run.js';
 import { extractProbes } from '../../src/retention/probes.js';
 import { referenceCompactions } from '../../src/retention/reference-compaction.js';
 import { recall } from '../../src/retention/score.js';
@@ -73,8 +73,10 @@ describe("reference: Claude Code's own compaction", () => {
       await e.add(session, { file: 'f', line: 1 });
       const { reference } = e.report();
       expect(reference.spans).toBe(1);
-      expect(reference.rows.map((r) => r.name)).toEqual([ORIGINAL_ROW, REFERENCE_ROW, 'checkpoint', 'mask-observations']);
-      const [original, summary, checkpoint] = reference.rows;
+      expect(reference.rows.map((r) => r.name)).toEqual([ORIGINAL_ROW, REFERENCE_ROW, SIZED_ROW, 'checkpoint', 'mask-observations']);
+      const [original, summary, sized, checkpoint] = reference.rows;
+      // Held to the summary's own tokens, the checkpoint stays within them.
+      expect(sized.tokensAfter).toBeLessThanOrEqual(summary.tokensAfter);
       const spanProbes = extractProbes({ messages: session.messages.slice(ref.from, ref.to) });
       expect(original.score.overall.probes).toBe(spanProbes.length);
       expect(original.score.overall.retained).toBe(spanProbes.length);

@@ -103,7 +103,7 @@ describe('eval reports hindsight recall beside the source own compaction', { tim
       reference: { spans: number; rows: { name: string; hindsight?: { overall: Tally } }[] };
     };
     expect(json.reference.spans).toBeGreaterThan(0);
-    expect(json.reference.rows.map((r) => r.name)).toEqual(['original', 'claude-code summary', 'checkpoint']);
+    expect(json.reference.rows.map((r) => r.name)).toEqual(['original', 'claude-code summary', "checkpoint at the summary's size", 'checkpoint']);
     const original = json.reference.rows[0].hindsight?.overall as Tally;
     expect(original.probes).toBeGreaterThan(0);
     expect(original.retained).toBe(original.probes);
@@ -111,7 +111,12 @@ describe('eval reports hindsight recall beside the source own compaction', { tim
     // The whole-transcript rows have no compaction point, hence no hindsight.
     expect(json.rows.every((r) => r.hindsight === undefined)).toBe(true);
     expect(readFileSync(join(out, 'eval.md'), 'utf8')).toContain('| strategy | paths again | commands re-run | errors referred to | corrections | hindsight |');
-    expect(readFileSync(join(out, 'eval.html'), 'utf8')).toContain('hindsight recall');
+    expect(readFileSync(join(out, 'eval.html'), 'utf8')).toContain('facts needed again');
+    // Span by span, the summary beside the checkpoint held to its size.
+    const md = readFileSync(join(out, 'eval.md'), 'utf8');
+    expect(md).toContain('| span | row | tokens before | tokens after | compression | kinds mean | facts needed again | of them paths |');
+    expect(md).toMatch(/\| ae4a77f8 #0 \| checkpoint at the summary's size \| [\d,]+ \|/);
+    expect(readFileSync(join(out, 'eval.html'), 'utf8')).toContain('of them paths');
   });
 });
 

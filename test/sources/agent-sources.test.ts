@@ -24,14 +24,25 @@ describe('where each agent writes its sessions', () => {
       'cline tasks /home/dev/.config/Code - Insiders/User/globalStorage/saoudrizwan.claude-dev/tasks',
       'cline tasks /home/dev/.config/Code - OSS/User/globalStorage/saoudrizwan.claude-dev/tasks',
       'cline tasks /home/dev/.config/VSCodium/User/globalStorage/saoudrizwan.claude-dev/tasks',
+      'cline tasks /home/dev/.config/Cursor/User/globalStorage/saoudrizwan.claude-dev/tasks',
+      'cline tasks /home/dev/.config/Windsurf/User/globalStorage/saoudrizwan.claude-dev/tasks',
       'cline tasks /home/dev/.cline/data/tasks',
       'roo-code tasks /home/dev/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /home/dev/.config/Code - Insiders/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /home/dev/.config/Code - OSS/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /home/dev/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      'roo-code tasks /home/dev/.config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      'roo-code tasks /home/dev/.config/Windsurf/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      'kilo-code tasks /home/dev/.config/Code/User/globalStorage/kilocode.kilo-code/tasks',
+      'kilo-code tasks /home/dev/.config/Code - Insiders/User/globalStorage/kilocode.kilo-code/tasks',
+      'kilo-code tasks /home/dev/.config/Code - OSS/User/globalStorage/kilocode.kilo-code/tasks',
+      'kilo-code tasks /home/dev/.config/VSCodium/User/globalStorage/kilocode.kilo-code/tasks',
+      'kilo-code tasks /home/dev/.config/Cursor/User/globalStorage/kilocode.kilo-code/tasks',
+      'kilo-code tasks /home/dev/.config/Windsurf/User/globalStorage/kilocode.kilo-code/tasks',
       'opencode database /home/dev/.local/share/opencode',
       'opencode storage /home/dev/.local/share/opencode',
       'kilo database /home/dev/.local/share/kilo',
+      'goose database /home/dev/.local/share/goose/sessions',
       'goose sessions /home/dev/.local/share/goose/sessions',
       'pi sessions /home/dev/.pi/agent/sessions',
       'openclaw sessions /home/dev/.openclaw/agents',
@@ -40,9 +51,15 @@ describe('where each agent writes its sessions', () => {
       'openclaw sessions /home/dev/.moldbot/agents',
       'amp threads /home/dev/.local/share/amp/threads',
       'kimi sessions /home/dev/.kimi/sessions',
+      'kimi sessions /home/dev/.kimi-code/sessions',
       'droid sessions /home/dev/.factory/sessions',
       'qwen projects /home/dev/.qwen/projects',
       'continue sessions /home/dev/.continue/sessions',
+      'copilot sessions /home/dev/.copilot/session-state',
+      'copilot archived sessions /home/dev/.copilot/history-session-state',
+      'crush projects /home/dev/.local/share/crush',
+      'zed database /home/dev/.local/share/zed/threads',
+      'hermes database /home/dev/.hermes',
     ]);
   });
 
@@ -53,6 +70,8 @@ describe('where each agent writes its sessions', () => {
       'roo-code tasks /Users/dev/Library/Application Support/Code - Insiders/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /Users/dev/Library/Application Support/Code - OSS/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
       'roo-code tasks /Users/dev/Library/Application Support/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      'roo-code tasks /Users/dev/Library/Application Support/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
+      'roo-code tasks /Users/dev/Library/Application Support/Windsurf/User/globalStorage/rooveterinaryinc.roo-cline/tasks',
     ]);
     expect(mac.filter((l) => /^(claude-code|codex|opencode|goose) /.test(l))).toEqual([
       'claude-code projects /Users/dev/.config/claude/projects',
@@ -61,13 +80,18 @@ describe('where each agent writes its sessions', () => {
       'codex archived sessions /Users/dev/.codex/archived_sessions',
       'opencode database /Users/dev/.local/share/opencode',
       'opencode storage /Users/dev/.local/share/opencode',
+      'goose database /Users/dev/.local/share/goose/sessions',
       'goose sessions /Users/dev/.local/share/goose/sessions',
     ]);
   });
 
   it('gives Windows paths, VS Code and goose under %APPDATA%, from any machine', () => {
-    const windows = locations({ home: 'C:\\Users\\dev', env: { APPDATA: 'C:\\Users\\dev\\AppData\\Roaming' }, platform: 'win32' });
-    expect(windows.filter((l) => !/Code - |VSCodium/.test(l))).toEqual([
+    const windows = locations({
+      home: 'C:\\Users\\dev',
+      env: { APPDATA: 'C:\\Users\\dev\\AppData\\Roaming', LOCALAPPDATA: 'C:\\Users\\dev\\AppData\\Local' },
+      platform: 'win32',
+    });
+    expect(windows.filter((l) => !/Code - |VSCodium|Cursor|Windsurf/.test(l))).toEqual([
       'claude-code projects C:\\Users\\dev\\.config\\claude\\projects',
       'claude-code projects C:\\Users\\dev\\.claude\\projects',
       'codex sessions C:\\Users\\dev\\.codex\\sessions',
@@ -77,9 +101,11 @@ describe('where each agent writes its sessions', () => {
       'cline tasks C:\\Users\\dev\\AppData\\Roaming\\Code\\User\\globalStorage\\saoudrizwan.claude-dev\\tasks (APPDATA)',
       'cline tasks C:\\Users\\dev\\.cline\\data\\tasks',
       'roo-code tasks C:\\Users\\dev\\AppData\\Roaming\\Code\\User\\globalStorage\\rooveterinaryinc.roo-cline\\tasks (APPDATA)',
+      'kilo-code tasks C:\\Users\\dev\\AppData\\Roaming\\Code\\User\\globalStorage\\kilocode.kilo-code\\tasks (APPDATA)',
       'opencode database C:\\Users\\dev\\.local\\share\\opencode',
       'opencode storage C:\\Users\\dev\\.local\\share\\opencode',
       'kilo database C:\\Users\\dev\\.local\\share\\kilo',
+      'goose database C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions (APPDATA)',
       'goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions (APPDATA)',
       'pi sessions C:\\Users\\dev\\.pi\\agent\\sessions',
       'openclaw sessions C:\\Users\\dev\\.openclaw\\agents',
@@ -88,15 +114,36 @@ describe('where each agent writes its sessions', () => {
       'openclaw sessions C:\\Users\\dev\\.moldbot\\agents',
       'amp threads C:\\Users\\dev\\.local\\share\\amp\\threads',
       'kimi sessions C:\\Users\\dev\\.kimi\\sessions',
+      'kimi sessions C:\\Users\\dev\\.kimi-code\\sessions',
       'droid sessions C:\\Users\\dev\\.factory\\sessions',
       'qwen projects C:\\Users\\dev\\.qwen\\projects',
       'continue sessions C:\\Users\\dev\\.continue\\sessions',
+      'copilot sessions C:\\Users\\dev\\.copilot\\session-state',
+      'copilot archived sessions C:\\Users\\dev\\.copilot\\history-session-state',
+      'crush projects C:\\Users\\dev\\AppData\\Local\\crush (LOCALAPPDATA)',
+      'zed database C:\\Users\\dev\\AppData\\Local\\Zed\\threads (LOCALAPPDATA)',
+      'hermes database C:\\Users\\dev\\.hermes',
     ]);
+  });
+
+  it("puts Zed's data folder where Zed's paths.rs does: Application Support on macOS, %LOCALAPPDATA%, Flatpak's", () => {
+    const zedAt = (environment: SourceEnvironment) => locations(environment).filter((l) => l.startsWith('zed'));
+    expect(zedAt({ home: '/Users/dev', env: {}, platform: 'darwin' })).toEqual(['zed database /Users/dev/Library/Application Support/Zed/threads']);
+    expect(zedAt({ home: 'C:\\Users\\dev', env: { LOCALAPPDATA: 'D:\\Local' }, platform: 'win32' })).toEqual([
+      'zed database D:\\Local\\Zed\\threads (LOCALAPPDATA)',
+    ]);
+    expect(
+      zedAt({ home: '/home/dev', env: { FLATPAK_XDG_DATA_HOME: '/home/dev/.var/app/dev.zed.Zed/data', XDG_DATA_HOME: '/work/data' }, platform: 'linux' }),
+    ).toEqual(['zed database /home/dev/.var/app/dev.zed.Zed/data/zed/threads (FLATPAK_XDG_DATA_HOME)']);
   });
 
   it('falls back to <home>\\AppData\\Roaming on Windows when APPDATA is not set', () => {
     const windows = locations({ home: 'C:\\Users\\dev', env: {}, platform: 'win32' });
-    expect(windows.filter((l) => l.startsWith('goose'))).toEqual(['goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions']);
+    expect(windows.filter((l) => /^(goose|crush)/.test(l))).toEqual([
+      'goose database C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions',
+      'goose sessions C:\\Users\\dev\\AppData\\Roaming\\Block\\goose\\data\\sessions',
+      'crush projects C:\\Users\\dev\\AppData\\Local\\crush',
+    ]);
   });
 
   it('follows each variable the agents honour, and names it', () => {
@@ -112,9 +159,12 @@ describe('where each agent writes its sessions', () => {
       OPENCLAW_STATE_DIR: '/work/openclaw',
       QWEN_RUNTIME_DIR: '/work/qwen',
       CONTINUE_GLOBAL_DIR: '/work/continue',
+      COPILOT_HOME: '~/copilot-home',
+      CRUSH_GLOBAL_DATA: '/work/crush',
+      HERMES_HOME: '~/hermes-home',
     };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
-    expect(found.filter((l) => !/Code - |VSCodium|roo-code/.test(l))).toEqual([
+    expect(found.filter((l) => !/Code - |VSCodium|Cursor|Windsurf|roo-code|kilo-code/.test(l))).toEqual([
       'claude-code projects /work/claude-a/projects (CLAUDE_CONFIG_DIR)',
       'claude-code projects /home/dev/claude-b/projects (CLAUDE_CONFIG_DIR)',
       'codex sessions /work/codex/sessions (CODEX_HOME)',
@@ -126,14 +176,21 @@ describe('where each agent writes its sessions', () => {
       'opencode database /work/data/opencode (XDG_DATA_HOME)',
       'opencode storage /work/data/opencode (XDG_DATA_HOME)',
       'kilo database /work/data/kilo (XDG_DATA_HOME)',
+      'goose database /work/goose/data/sessions (GOOSE_PATH_ROOT)',
       'goose sessions /work/goose/data/sessions (GOOSE_PATH_ROOT)',
       'pi sessions /home/dev/pi-agent/sessions (PI_CODING_AGENT_DIR)',
       'openclaw sessions /work/openclaw/agents (OPENCLAW_STATE_DIR)',
       'amp threads /work/data/amp/threads (XDG_DATA_HOME)',
       'kimi sessions /home/dev/.kimi/sessions',
+      'kimi sessions /home/dev/.kimi-code/sessions',
       'droid sessions /home/dev/.factory/sessions',
       'qwen projects /work/qwen/projects (QWEN_RUNTIME_DIR)',
       'continue sessions /work/continue/sessions (CONTINUE_GLOBAL_DIR)',
+      'copilot sessions /home/dev/copilot-home/session-state (COPILOT_HOME)',
+      'copilot archived sessions /home/dev/copilot-home/history-session-state (COPILOT_HOME)',
+      'crush projects /work/crush (CRUSH_GLOBAL_DATA)',
+      'zed database /work/data/zed/threads (XDG_DATA_HOME)',
+      'hermes database /home/dev/hermes-home (HERMES_HOME)',
     ]);
   });
 
@@ -155,19 +212,21 @@ describe('where each agent writes its sessions', () => {
     ]);
   });
 
-  it('follows the variables Amp, Kimi CLI and Droid are pointed with (ccusage takes comma-separated lists)', () => {
-    const env = { AMP_DATA_DIR: '/work/amp-a,/work/amp-b', KIMI_SHARE_DIR: '/work/kimi', DROID_SESSIONS_DIR: '/work/droid' };
+  it('follows the variables Amp, Kimi CLI, Kimi Code and Droid are pointed with (ccusage takes comma-separated lists)', () => {
+    const env = { AMP_DATA_DIR: '/work/amp-a,/work/amp-b', KIMI_SHARE_DIR: '/work/kimi', KIMI_CODE_HOME: '/work/kimi-code', DROID_SESSIONS_DIR: '/work/droid' };
     const found = locations({ home: '/home/dev', env, platform: 'linux' });
     expect(found.filter((l) => /^(amp|kimi|droid) /.test(l))).toEqual([
       'amp threads /work/amp-a/threads (AMP_DATA_DIR)',
       'amp threads /work/amp-b/threads (AMP_DATA_DIR)',
       'kimi sessions /work/kimi/sessions (KIMI_SHARE_DIR)',
+      'kimi sessions /work/kimi-code/sessions (KIMI_CODE_HOME)',
       'droid sessions /work/droid (DROID_SESSIONS_DIR)',
     ]);
     const kimiData = locations({ home: '/home/dev', env: { KIMI_DATA_DIR: '/work/k1,/work/k2' }, platform: 'linux' });
     expect(kimiData.filter((l) => l.startsWith('kimi'))).toEqual([
       'kimi sessions /work/k1/sessions (KIMI_DATA_DIR)',
       'kimi sessions /work/k2/sessions (KIMI_DATA_DIR)',
+      'kimi sessions /home/dev/.kimi-code/sessions',
     ]);
   });
 
@@ -188,6 +247,8 @@ describe('where each agent writes its sessions', () => {
       'roo-code tasks /apps/Code - Insiders/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_APPDATA)',
       'roo-code tasks /apps/Code - OSS/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_APPDATA)',
       'roo-code tasks /apps/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_APPDATA)',
+      'roo-code tasks /apps/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_APPDATA)',
+      'roo-code tasks /apps/Windsurf/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_APPDATA)',
       'roo-code tasks /usb/vscode/user-data/User/globalStorage/rooveterinaryinc.roo-cline/tasks (VSCODE_PORTABLE)',
     ]);
   });

@@ -33,12 +33,18 @@ describe('discoverInputs', () => {
       'opencode database ~/.local/share/opencode 1 2025-11-13 2025-11-13',
       'opencode storage ~/.local/share/opencode 1 2025-11-12 2025-11-12',
       'kilo database ~/.local/share/kilo 1 2025-11-14 2025-11-14',
+      'goose database ~/.local/share/goose/sessions 1 2025-11-13 2025-11-13',
       'goose sessions ~/.local/share/goose/sessions 1 2025-11-12 2025-11-12',
       'amp threads ~/.local/share/amp/threads 1 2026-03-10 2026-03-10',
       'kimi sessions ~/.kimi/sessions 1 2026-04-03 2026-04-03',
       'droid sessions ~/.factory/sessions 1 2026-05-04 2026-05-04',
       'qwen projects ~/.qwen/projects 2 2026-06-10 2026-06-11',
       'continue sessions ~/.continue/sessions 2 2025-10-09 2025-10-09',
+      'copilot sessions ~/.copilot/session-state 2 2026-01-12 2026-06-03',
+      'copilot archived sessions ~/.copilot/history-session-state 1 2025-09-18 2025-09-18',
+      'crush projects ~/.local/share/crush 2 2026-02-03 2026-02-03',
+      'zed database ~/.local/share/zed/threads 2 2025-07-02 2026-06-20',
+      'hermes database ~/.hermes 3 2026-06-09 2026-06-10',
     ]);
     // A Claude Code session is its file, then its subagents'.
     expect(inputs.filter((f) => f.includes('ae4a77f8')).map((f) => f.slice(home.length))).toEqual([
@@ -46,7 +52,7 @@ describe('discoverInputs', () => {
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl',
       '/.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-acompact-946d2b.jsonl',
     ]);
-    expect(inputs).toHaveLength(26);
+    expect(inputs).toHaveLength(33);
   });
 
   it("dates each folder's first session by the sessions' own recorded start and its last by the files' modification times", async () => {
@@ -58,19 +64,18 @@ describe('discoverInputs', () => {
     expect([claude.first, claude.last!.slice(0, 19)]).toEqual(['2026-02-10T21:11:52.438Z', '2026-02-10T22:59:46']);
   });
 
-  it('counts what it cannot read (SQLite databases, compressed rollouts) apart, with the reason', async () => {
+  it('counts what it cannot read (compressed rollouts) apart, with the reason', async () => {
     const home = buildAgentHome(tempDir('home'));
     const { found } = await discoverInputs(linuxEnvironment(home));
     expect(found.flatMap((s) => (s.notRead ?? []).map((n) => `${s.agent} ${n.files} ${n.reason.split(':')[0]}`))).toEqual([
       'codex 1 compressed rollouts (.jsonl.zst)',
-      'goose 1 SQLite database',
     ]);
   });
 
   it('narrows to the agents asked for, skipping the others unread', async () => {
     const home = buildAgentHome(tempDir('home'));
     const { found, searched } = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ agent: ['codex', 'goose'] }) });
-    expect(perAgent(found)).toEqual({ codex: 4, goose: 1 });
+    expect(perAgent(found)).toEqual({ codex: 4, goose: 2 });
     expect(new Set(searched.map((l) => l.agent))).toEqual(new Set(['codex', 'goose']));
   });
 
@@ -91,6 +96,10 @@ describe('discoverInputs', () => {
       droid: 1,
       qwen: 2,
       continue: 0,
+      copilot: 2,
+      crush: 2,
+      zed: 1,
+      hermes: 3,
     });
     const until = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ until: '2025-10-31' }) });
     expect(perAgent(until.found)).toEqual({
@@ -107,6 +116,10 @@ describe('discoverInputs', () => {
       droid: 0,
       qwen: 0,
       continue: 2,
+      copilot: 1,
+      crush: 0,
+      zed: 1,
+      hermes: 0,
     });
     const day = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2025-11-12', until: '2025-11-12' }) });
     // OpenCode's database session is a day later, Kilo's two: each is selected inside its store by its own times.
@@ -124,6 +137,10 @@ describe('discoverInputs', () => {
       droid: 0,
       qwen: 0,
       continue: 0,
+      copilot: 0,
+      crush: 0,
+      zed: 0,
+      hermes: 0,
     });
   });
 
@@ -144,6 +161,10 @@ describe('discoverInputs', () => {
       droid: 0,
       qwen: 0,
       continue: 0,
+      copilot: 0,
+      crush: 0,
+      zed: 0,
+      hermes: 0,
     });
     const worktree = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'spotter-4te' }) });
     expect(perAgent(worktree.found)['claude-code']).toBe(1);
@@ -164,6 +185,10 @@ describe('discoverInputs', () => {
       droid: 1,
       qwen: 0,
       continue: 0,
+      copilot: 0,
+      crush: 2,
+      zed: 1,
+      hermes: 0,
     });
     const api = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: '/home/dev/api' }) });
     expect(perAgent(api.found)).toEqual({
@@ -174,12 +199,16 @@ describe('discoverInputs', () => {
       'roo-code': 0,
       opencode: 0,
       kilo: 0,
-      goose: 0,
+      goose: 1,
       amp: 0,
       kimi: 0,
       droid: 0,
       qwen: 0,
       continue: 0,
+      copilot: 0,
+      crush: 0,
+      zed: 0,
+      hermes: 0,
     });
   });
 
@@ -215,10 +244,22 @@ describe('discoverInputs', () => {
       'opencode XDG_DATA_HOME true',
       'kilo XDG_DATA_HOME true',
       'goose XDG_DATA_HOME true',
+      'goose XDG_DATA_HOME true',
       'amp XDG_DATA_HOME true',
+      'crush XDG_DATA_HOME true',
+      'zed XDG_DATA_HOME true',
     ]);
     // Without the variables the moved folders are not found.
-    expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({ 'claude-code': 3, gemini: 3, kimi: 1, droid: 1, qwen: 2, continue: 2 });
+    expect(perAgent((await discoverInputs(linuxEnvironment(home))).found)).toEqual({
+      'claude-code': 3,
+      gemini: 3,
+      kimi: 1,
+      droid: 1,
+      qwen: 2,
+      continue: 2,
+      copilot: 3,
+      hermes: 3,
+    });
   });
 
   it('reads a folder reached by two names once', async () => {
@@ -228,6 +269,26 @@ describe('discoverInputs', () => {
     symlinkSync(join(home, '.claude'), join(home, '.config', 'claude'));
     const { found } = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ agent: ['claude-code'] }) });
     expect(found.map((s) => [s.folder.slice(home.length), s.sessions])).toEqual([['/.config/claude/projects', 4]]);
+  });
+
+  it("finds a Cline task whose history is gone by its UI log, and Kilo Code's tasks in Cursor's storage", async () => {
+    const home = tempDir('cline-ui-home');
+    const fixture = join(import.meta.dirname, '..', 'fixtures', 'cline', 'with-ui', 'tasks', '1745000000000');
+    const cline = join(home, '.config', 'Code', 'User', 'globalStorage', 'saoudrizwan.claude-dev', 'tasks', '1745000000000');
+    mkdirSync(cline, { recursive: true });
+    cpSync(join(fixture, 'ui_messages.json'), join(cline, 'ui_messages.json'));
+    const kilo = join(home, '.config', 'Cursor', 'User', 'globalStorage', 'kilocode.kilo-code', 'tasks', '1745000000000');
+    mkdirSync(kilo, { recursive: true });
+    cpSync(join(fixture, 'api_conversation_history.json'), join(kilo, 'api_conversation_history.json'));
+    const { found, inputs } = await discoverInputs(linuxEnvironment(home));
+    expect(found.map((s) => [s.agent, s.folder.slice(home.length), s.sessions])).toEqual([
+      ['cline', '/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks', 1],
+      ['kilo-code', '/.config/Cursor/User/globalStorage/kilocode.kilo-code/tasks', 1],
+    ]);
+    expect(inputs.map((f) => f.slice(home.length)).sort()).toEqual([
+      '/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1745000000000/ui_messages.json',
+      '/.config/Cursor/User/globalStorage/kilocode.kilo-code/tasks/1745000000000/api_conversation_history.json',
+    ]);
   });
 
   it('finds nothing in an empty home, and says where it looked', async () => {

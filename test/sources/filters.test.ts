@@ -48,7 +48,7 @@ describe('the filter flags', () => {
 
   it('rejects an unknown agent, naming the known ones', () => {
     expect(usage({ agent: ['codex', 'claude'] })).toBe(
-      'E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, opencode, kilo, goose, pi, openclaw, amp, kimi, droid, qwen, continue; got "claude"',
+      'E_USAGE: --agent must be one of claude-code, codex, gemini, cline, roo-code, kilo-code, opencode, kilo, goose, pi, openclaw, amp, kimi, droid, qwen, continue, copilot, crush, zed, hermes; got "claude"',
     );
   });
 

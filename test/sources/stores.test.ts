@@ -1,10 +1,12 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSourceFilters } from '../../src/sources/filters.js';
 import { discoverInputs } from '../../src/sources/discover.js';
 import { linuxEnvironment, writeOpenCodeStorage } from '../helpers/agent-home.js';
 import { runMain } from '../helpers/cli-in-process.js';
+import { crushFixtureSessions, writeCrushDatabase } from '../helpers/crush-database.js';
+import { gooseFixtureSessions, writeGooseDatabase } from '../helpers/goose-database.js';
 import { otherSession, readExport, writeOpenCodeDatabase } from '../helpers/opencode-database.js';
 import { runSqlitePython } from '../helpers/sqlite-writer.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -66,6 +68,46 @@ describe('sessions inside SQLite stores', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = readFileSync(out, 'utf8').trim().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([SECOND.info.id]);
+  });
+
+  it("selects sessions inside goose's store and Crush's project stores, and reads a goose session file the store holds from the store only", async () => {
+    const home = tempDir('goose-crush-home');
+    const [first, second] = gooseFixtureSessions();
+    const gooseDir = join(home, '.local', 'share', 'goose', 'sessions');
+    const gooseDb = join(gooseDir, 'sessions.db');
+    writeGooseDatabase(gooseDb, [first, second], { walFrom: first.messages.length + 2 });
+    // goose imported the first session's file into its store and left the file in place.
+    copyFileSync(join(import.meta.dirname, '..', 'fixtures', 'goose', '20251112_094402.jsonl'), join(gooseDir, '20251112_094402.jsonl'));
+    const [main, agent] = crushFixtureSessions();
+    const crushDb = join(home, 'work', 'todo', '.crush', 'crush.db');
+    writeCrushDatabase(crushDb, [main, agent]);
+    mkdirSync(join(home, '.local', 'share', 'crush'));
+    writeFileSync(
+      join(home, '.local', 'share', 'crush', 'projects.json'),
+      JSON.stringify({ projects: [{ path: '/home/dev/todo-cli', data_dir: join(home, 'work', 'todo', '.crush'), last_accessed: '2026-02-03T10:11:46Z' }] }),
+    );
+
+    const all = await discoverInputs(linuxEnvironment(home));
+    expect(all.found.map((s) => [s.agent, s.kind, s.format, s.sessions])).toEqual([
+      ['goose', 'database', 'goose-db', 2],
+      ['crush', 'projects', 'crush', 2],
+    ]);
+    expect(all.sessions).toEqual({ [gooseDb]: [first.id, second.id], [crushDb]: [main.id, agent.id] });
+
+    const since = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ agent: ['goose'], since: '2025-11-13' }) });
+    expect(since.sessions).toEqual({ [gooseDb]: [second.id] });
+    const project = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'todo-CLI' }) });
+    expect(project.sessions).toEqual({ [gooseDb]: [first.id], [crushDb]: [main.id, agent.id] });
+
+    const out = join(tempDir('goose-crush-out'), 'out.jsonl');
+    const r = await runMain(['convert', '--agent', 'goose', '--project', 'api-server', '--out', out], { env: { HOME: home, XDG_DATA_HOME: '' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(
+      readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    ).toEqual([second.id]);
   });
 
   it('makes run --resume refuse a store whose WAL took a commit since, naming the WAL', async () => {

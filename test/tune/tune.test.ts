@@ -8,7 +8,7 @@ import { LangChainClearToolUsesSchema } from '../../src/replay/policies/runtime/
 import { neededTools, tuneCandidates } from '../../src/tune/candidates.js';
 import { ToolUsageTally } from '../../src/tune/tool-usage.js';
 import type { TuneReport } from '../../src/tune/tune-run.js';
-import { ratio, usdShort } from '../../src/report/format.js';
+import { pct, ratio, usdShort } from '../../src/report/format.js';
 import type { Message } from '../../src/model/message.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { runMain } from '../helpers/cli-in-process.js';
@@ -90,6 +90,21 @@ describe('tcompact tune (bundled Claude Code sessions)', () => {
     const md = readFileSync(join(out, 'tune.md'), 'utf8');
     expect(md).toContain(`\`optimal-results\` costs ${usdShort(optimalResults.cost.withCache)}`);
     expect(md).toContain(`the recommendation costs ${ratio(report.recommended.cost.withCache / optimalResults.cost.withCache)} that.`);
+    // The frontier: optimal at floor 0, then each floor's schedule found, meeting it, never below its bound.
+    expect(report.frontier.map((f) => f.floor)).toEqual([0, 0.8, 0.9, 0.95, 0.99]);
+    expect(report.frontier[0].found.cost).toBe(optimal.cost.withCache);
+    for (const f of report.frontier.slice(1)) {
+      expect(f.found.recall).toBeGreaterThanOrEqual(f.floor);
+      expect(f.bound).toBeLessThanOrEqual(f.found.cost + 1e-9);
+      expect(f.bound).toBeGreaterThanOrEqual(optimal.cost.withCache - 1e-9);
+      expect(f.gap).toBeCloseTo(f.found.cost / f.bound, 12);
+    }
+    const none = report.baselines.none;
+    const top = report.frontier[report.frontier.length - 1];
+    expect(none.againstBound).toEqual({ floor: 0.99, bound: top.bound, times: none.cost.withCache / top.bound });
+    expect(md).toContain('## The recall frontier');
+    expect(md).toContain(`| ${pct(0.95)} | ${usdShort(report.frontier[3].found.cost)} |`);
+    expect(readFileSync(join(out, 'tune.html'), 'utf8')).toContain('vs bound at its recall');
     for (const r of [report.baselines.none, report.baselines.default, ...report.candidates, report.recommended]) {
       expect(r).toMatchObject({
         policy: expect.any(Object),

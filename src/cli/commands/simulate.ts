@@ -189,6 +189,11 @@ ${Object.values(POLICIES)
     try {
       for await (const item of readInputs(inputs, { maxLineBytes, from: values.from, sessions })) {
         if (!tally.accept(item)) continue;
+        if (item.transcript.metadata?.usageOnly === true) {
+          // Cline's ui_messages.json read without its history: usage for stats, no conversation to replay.
+          io.stderr.write(`simulate: ${item.transcript.id} (${item.file}) has no messages to replay: its file records usage only\n`);
+          continue;
+        }
         await simulation.add(item.transcript, item);
         status.set(`simulate: ${tally.transcripts} transcripts replayed`);
       }

@@ -97,7 +97,7 @@ export function modelPricing(model: string, rules: CacheRules, settings: Pick<Ca
 /**
  * The cache of the provider a source's agent runs on: Claude Code -> anthropic-5m, or anthropic-1h when most of its
  * recorded writes were 1-hour ones (Claude Code asks for the longer TTL on some plans), Codex -> openai, Gemini CLI ->
- * google. Other formats: by the model the transcript names (`metadata.models`: `claude...` -> anthropic-5m, `gpt...`,
+ * google, Qwen Code -> its backend's (qwenBackendCache). Other formats: by the model the transcript names (`metadata.models`: `claude...` -> anthropic-5m, `gpt...`,
  * `o1`/`o3`/`o4...`, `codex...` -> openai, `gemini...` -> google), else anthropic-5m, the provider of the default prices.
  */
 export function defaultCacheModel(transcript: Transcript, recorded?: Pick<RecordedUsage, 'cacheCreation' | 'cacheCreation1h'>): CacheModelName {
@@ -106,6 +106,7 @@ export function defaultCacheModel(transcript: Transcript, recorded?: Pick<Record
   if (format === 'claude-code') return answeredByOtherBackend(transcript) ?? (mostlyOneHour(recorded) ? 'anthropic-1h' : 'anthropic-5m');
   if (format === 'codex') return 'openai';
   if (format === 'gemini' || format === 'gemini-checkpoint') return 'google';
+  if (format === 'qwen') return qwenBackendCache(transcript);
   const models = transcript.metadata?.models;
   const last = Array.isArray(models) ? models[models.length - 1] : undefined;
   return typeof last === 'string' ? (cacheModelOfModel(last) ?? 'anthropic-5m') : 'anthropic-5m';
@@ -124,6 +125,25 @@ function answeredByOtherBackend(transcript: Transcript): CacheModelName | undefi
   if (named.length === 0 || named.some((m) => cacheModelOfModel(m)?.startsWith('anthropic'))) return undefined;
   return cacheModelOfModel(named[named.length - 1]) ?? 'openai';
 }
+
+/**
+ * Qwen Code's cache is its backend's. On DashScope (Qwen OAuth, or Qwen's own models by API key) Qwen Code marks the
+ * system message, the last message and the last tool `cache_control: ephemeral` (qwen-code
+ * `openaiContentGenerator/provider/dashscope.ts`): DashScope's explicit cache, whose rules are Anthropic's (writes at
+ * 125% of the input price, reads at 10%, 5 minutes renewed on a hit, 1,024 tokens at least, 20 blocks looked back), so
+ * `anthropic-5m`. Qwen records its reads (`cachedContentTokenCount`) but no writes, so there the replay bills writes
+ * the record cannot show. On any other OpenAI-compatible backend: the cache its model's name implies, else a prefix
+ * cache that writes nothing (`openai`), as for Claude Code on another provider's endpoint.
+ */
+function qwenBackendCache(transcript: Transcript): CacheModelName {
+  const models = (Array.isArray(transcript.metadata?.models) ? transcript.metadata.models : []).filter((m): m is string => typeof m === 'string');
+  const onDashScope = transcript.metadata?.authType === 'qwen-oauth' || (models.length > 0 && models.every((m) => DASHSCOPE_MODELS.test(m)));
+  if (onDashScope) return 'anthropic-5m';
+  return (models.length > 0 ? cacheModelOfModel(models[models.length - 1]) : undefined) ?? 'openai';
+}
+
+/** Qwen's own model names as DashScope serves them (`qwen3-coder-plus`, Qwen OAuth's `coder-model`), not a gateway's `qwen/...`. */
+const DASHSCOPE_MODELS = /^(qwen[\w.-]*|coder-model|vision-model)$/i;
 
 /** The provider cache a model's name implies (`gpt...`, `o1`/`o3`/`o4...`, `codex...` -> openai, `gemini...` -> google), if any. */
 export function cacheModelOfModel(model: string): CacheModelName | undefined {

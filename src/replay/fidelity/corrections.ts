@@ -23,6 +23,15 @@ export function correctionsOf(transcript: Transcript, steps: readonly UnloggedSp
   const cleared = transcript.messages.filter((m) => m.unlogged_microcompact === true).length;
   if (cleared > 0) corrected.push(`${int(cleared)} unlogged ${cleared === 1 ? 'microcompact' : 'microcompacts'} read from the record`);
   const estimated: string[] = [];
+  // Cline's deleted ranges: read from its UI log, or inferred with its rule (metadata.clineContext, formats/cline.ts).
+  const cline = transcript.metadata?.clineContext;
+  if (cline !== null && typeof cline === 'object' && !Array.isArray(cline)) {
+    const { points, cuts, window } = cline as { points?: unknown; cuts?: unknown; window?: unknown };
+    const n = typeof cuts === 'number' ? cuts : 0;
+    const ranges = `${int(n)} ${n === 1 ? 'range' : 'ranges'}`;
+    if (points === 'recorded') corrected.push(`Cline's deleted ranges read (${ranges})`);
+    else if (points === 'inferred') estimated.push(`Cline's deleted ranges inferred (${ranges}, window ${typeof window === 'number' ? int(window) : '?'})`);
+  }
   if (steps.length > 0) {
     const tokens = steps.reduce((n, s) => n + s.tokens, 0);
     estimated.push(`post-compaction step (${int(steps.length)} ${steps.length === 1 ? 'point' : 'points'}, ${int(tokens)} tokens)`);

@@ -2,7 +2,7 @@ import type { CompactionOutput, CompactionRequest, CompactionHandler } from '../
 import type { ContextManager } from '../../context/context-manager.js';
 import type { LlmSession } from '../../llm/session.js';
 import type { ToolDef, Transcript } from '../../model/transcript.js';
-import type { HindsightScore } from '../../retention/hindsight.js';
+import type { HindsightProbe, HindsightScore } from '../../retention/hindsight.js';
 import type { ProbeScore } from '../../retention/score.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { CacheRules } from '../../provider/cache-rules.js';
@@ -43,6 +43,8 @@ export interface PolicyEnv {
   callGapSeconds: number;
   /** Tokens of the base prefix warm from outside the conversation at the reply at this message index (see ReplayLoopOptions). @default none */
   warmBase?: (messageIndex: number) => number;
+  /** The hindsight probes of an edit before the message at this index, as the replay scores them (shared, computed once each). @default computed by the policy */
+  hindsightAt?: (messageIndex: number) => HindsightProbe[];
 }
 
 /** What a policy kept at one of the source's compaction points, scored against the history up to that point. */
@@ -66,8 +68,27 @@ export interface PointResult {
   hindsight: HindsightScore;
 }
 
+/** `optimal@R`'s plan of one transcript (see optimal/frontier.ts): the schedule it found, and the bound at its floor. */
+export interface FrontierFigures {
+  floor: number;
+  /** The schedule's recall meets the floor (else it is the one that keeps most). */
+  feasible: boolean;
+  /** Its input cost with caching as planned, in US dollars, and its calls over the window. */
+  inputCost: number;
+  overWindow: number;
+  /** No schedule of the same edits meeting the floor, with no more calls over the window, costs less input than this. */
+  bound: number;
+  /** Facts needed again at its edits, and kept. */
+  probes: number;
+  retained: number;
+  /** The relaxed optima it evaluated: price per fact lost λ, and the least of cost + penalties. */
+  points: { lambda: number; relaxed: number }[];
+}
+
 /** The figures a policy keeps of its own beside the replay's, read once its replay ended. */
 export interface PolicyFigures {
+  /** `optimal@R`: its plan and bound. */
+  frontier?: FrontierFigures;
   /** What it kept at each of the source's compaction points (the `source` policies). */
   atPoints?: PointResult[];
   /**

@@ -2,6 +2,7 @@ import { validateStrategyNames } from '../../context/strategy-compaction.js';
 import { TcompactError } from '../../errors.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import { POLICIES, strategyPolicy } from './built-in.js';
+import { OPTIMAL_AT, optimalAtPolicy } from './optimal/frontier-policy.js';
 import { OPTIMAL, OPTIMAL_RESULTS, optimalPolicy, optimalResultsPolicy } from './optimal/optimal-policy.js';
 import type { Policy } from './policy.js';
 import { isRuntimePolicy, runtimePolicy } from './runtime/runtime-policy.js';
@@ -23,6 +24,7 @@ export function resolvePolicy(name: string, tokenizer: Tokenizer, { withModel = 
   if (name === SOURCE_OWN) return sourcePolicy('own');
   if (name === OPTIMAL) return optimalPolicy;
   if (name === OPTIMAL_RESULTS) return optimalResultsPolicy;
+  if (OPTIMAL_AT.test(name)) return optimalAtPolicy(name);
   if (name.startsWith(SOURCE_PREFIX)) {
     const strategies = name.slice(SOURCE_PREFIX.length).split('+');
     validateStrategyNames(strategies, tokenizer, withModel);
@@ -33,7 +35,7 @@ export function resolvePolicy(name: string, tokenizer: Tokenizer, { withModel = 
   if (!m) {
     throw new TcompactError(
       'E_USAGE',
-      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}, ${SOURCE_OWN}, ${OPTIMAL}, ${OPTIMAL_RESULTS}; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS, or ${SOURCE_PREFIX}STRATEGY[+STRATEGY], or anthropic:FILE, langchain:FILE, ai-sdk:FILE, config:FILE)`,
+      `unknown policy "${name}" (built-in: ${Object.keys(POLICIES).join(', ')}, ${SOURCE_OWN}, ${OPTIMAL}, ${OPTIMAL_RESULTS}, ${OPTIMAL}@RECALL; or STRATEGY[+STRATEGY]@every|FRACTION|TOKENS, or ${SOURCE_PREFIX}STRATEGY[+STRATEGY], or anthropic:FILE, langchain:FILE, ai-sdk:FILE, config:FILE)`,
     );
   }
   const strategies = m[1].split('+');

@@ -23,7 +23,9 @@ export type SourcePointKind =
    * Old tool results cleared with no record of it (Claude Code 2.1.2-2.1.3's microcompact, `unlogged_microcompact` on
    * the reply, read from the record's fall): the results are cleared until the prompt is the call's recorded one.
    */
-  | 'microcompact';
+  | 'microcompact'
+  /** A range of the history deleted from what is sent, with no summary (Cline's truncation), from `metadata.compactions`. */
+  | 'truncation';
 
 /** A place where the source compacted, or was asked to: the compaction happens before model call `call`. */
 export interface SourcePoint {
@@ -49,6 +51,35 @@ export interface SourcePoint {
   opaque?: true;
   /** The recorded usage of the call that wrote the summary (Claude Code's compaction agent), when logged. */
   summaryCall?: RecordedCall;
+  /**
+   * A deleted range (Cline's truncation): the context keeps its messages before this index (the head) and those from
+   * `keptFrom` on, and nothing takes the place of the range.
+   */
+  keptHead?: number;
+  /** Texts sent in place of parts of the kept messages (Cline's file-read notices), by message index. */
+  rewrites?: SourceRewrite[];
+}
+
+/** A text the source sent in place of a kept message's part (`part` -1: its whole content, or a tool result's first text). */
+export interface SourceRewrite {
+  index: number;
+  part: number;
+  text: string;
+}
+
+/** A truncation record's rewrites as message positions; a tool result's is found by its call id. */
+function rewritesOf(raw: unknown, messages: readonly Message[]): SourceRewrite[] {
+  if (!Array.isArray(raw)) return [];
+  const n = messages.length;
+  return raw.flatMap((r): SourceRewrite[] => {
+    if (r === null || typeof r !== 'object' || typeof (r as { text?: unknown }).text !== 'string') return [];
+    const { index, part, callId, text } = r as { index?: unknown; part?: unknown; callId?: unknown; text: string };
+    if (typeof callId === 'string') {
+      const at = messages.findIndex((m) => isRole(m, 'tool') && m.tool_call_id === callId);
+      return at < 0 ? [] : [{ index: at, part: -1, text }];
+    }
+    return isIndex(index, n - 1) && typeof part === 'number' && Number.isInteger(part) && part >= -1 ? [{ index, part, text }] : [];
+  });
 }
 
 const COMMAND = /<command-name>\s*\/compact\s*<\/command-name>/;
@@ -86,10 +117,17 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     summary?: Message;
     kept?: Message[];
     keptFrom?: number;
+    keptHead?: number;
+    rewrites?: SourceRewrite[];
     opaque?: true;
     summaryCall?: RecordedCall;
   }[] = [];
   for (const raw of compactionRecords(transcript)) {
+    if (raw.truncation === true) {
+      if (isIndex(raw.index, n) && isIndex(raw.keptHeadTo, n) && isIndex(raw.keptFromIndex, n) && raw.keptHeadTo <= raw.keptFromIndex)
+        marks.push({ at: raw.index, kind: 'truncation', keptHead: raw.keptHeadTo, keptFrom: raw.keptFromIndex, rewrites: rewritesOf(raw.rewrites, messages) });
+      continue;
+    }
     const summary = isIndex(raw.summaryIndex, n - 1) ? messages[raw.summaryIndex] : undefined;
     const at = [raw.boundaryIndex, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
     if (at === undefined) continue;
@@ -152,6 +190,8 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     if (mark.summary) point.summary ??= mark.summary;
     if (mark.kept) point.kept ??= mark.kept;
     if (mark.keptFrom !== undefined) point.keptFrom ??= mark.keptFrom;
+    if (mark.keptHead !== undefined) point.keptHead ??= mark.keptHead;
+    if (mark.rewrites) point.rewrites ??= mark.rewrites;
     if (mark.opaque) point.opaque = true;
     if (mark.summaryCall) point.summaryCall ??= mark.summaryCall;
   }

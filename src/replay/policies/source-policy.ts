@@ -1,7 +1,7 @@
 import type { CompactionHandler, CompactionOutput, CompactionRequest } from '../../context/compaction-handler.js';
 import { strategyCompaction, withFocus } from '../../context/strategy-compaction.js';
 import { type Message, messageContent } from '../../model/message.js';
-import { contentText } from '../../model/content.js';
+import { type ContentPart, contentText } from '../../model/content.js';
 import { historyMessage, isSourceSummary, recordedCall } from '../../model/recorded.js';
 import { originalOf } from '../../model/turn-reasoning.js';
 import { RefSink } from '../../refs/ref-store.js';
@@ -12,7 +12,7 @@ import { scoreProbes } from '../../retention/score.js';
 import { contextTokens } from '../../tokens/breakdown.js';
 import { costOfBill } from '../billing/prices.js';
 import type { PointResult, Policy, PolicyEnv, PolicyInstance } from './policy.js';
-import { type SourcePoint, sourceCompactionPoints } from './source-points.js';
+import { type SourcePoint, type SourceRewrite, sourceCompactionPoints } from './source-points.js';
 
 /** The policy that replays the source's own compactions: at each point, the context becomes the source's summary. */
 export const SOURCE_OWN = 'source';
@@ -72,7 +72,7 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
             kinds: point.kinds,
             tokensBefore: request.tokens,
             tokensAfter: kept ? kept.tokens : request.tokens,
-            known: strategies !== 'own' || point.summary !== undefined || point.kept !== undefined,
+            known: strategies !== 'own' || point.summary !== undefined || point.kept !== undefined || point.keptHead !== undefined,
             score: scoreProbes(probesAt(point), viewOfMessages(after), { root }).score,
             hindsight: scoreHindsight(hindsightAt(point), viewOfMessages(after), { root }),
           };
@@ -121,7 +121,36 @@ function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompac
     const view = historyMessage(m);
     if (view) indexOf.set(view, i);
   }
+  // A rewritten message is the same object at every point that rewrites it alike (a stable prefix for the cache).
+  const rewrittenAt = new Map<Message, number>();
+  const views = new Map<string, Message>();
+  const rewrittenView = (m: Message, i: number, rewrites: readonly SourceRewrite[]): Message => {
+    const key = `${i}\u0000${JSON.stringify(rewrites)}`;
+    let view = views.get(key);
+    if (!view) {
+      view = withRewrites(m, rewrites);
+      views.set(key, view);
+      rewrittenAt.set(view, i);
+      indexOf.set(view, i);
+    }
+    return view;
+  };
   return (point, { messages, tokens }) => {
+    if (point.keptHead !== undefined && point.keptFrom !== undefined && !point.summary && !point.kept) {
+      const [head, from] = [point.keptHead, point.keptFrom];
+      const rewrites = new Map<number, SourceRewrite[]>();
+      for (const r of point.rewrites ?? []) rewrites.set(r.index, [...(rewrites.get(r.index) ?? []), r]);
+      const next: Message[] = [];
+      for (const m of messages) {
+        const i = indexOf.get(originalOf(m)) ?? -1;
+        if (i >= head && i < from) continue;
+        // Each message as the point sends it: its rewrites in force, else as written (a rewrite may have ended).
+        const own = i < 0 ? m : (historyMessage(history[i]) ?? history[i]);
+        const view = rewrites.has(i) ? rewrittenView(own, i, rewrites.get(i)!) : rewrittenAt.has(m) ? own : m;
+        next.push(view);
+      }
+      return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt };
+    }
     const kept = point.kept ?? (point.summary ? [point.summary] : undefined);
     if (!kept) return point.kinds.includes('microcompact') ? clearOldResults(env, messages, tokens, history[point.callIndex]) : undefined;
     // What the source kept: from its first kept message (pi), else from the point on.
@@ -178,4 +207,20 @@ function ourCompaction(env: PolicyEnv, strategies: readonly string[]): PointComp
     }
     return handler(request);
   };
+}
+
+/** `m` with each rewrite's text in place of its part (`part` -1: the whole content, or a content array's first text). */
+function withRewrites(m: Message, rewrites: readonly SourceRewrite[]): Message {
+  let content: string | readonly ContentPart[] | null | undefined = messageContent(m);
+  for (const r of rewrites) {
+    if (typeof content === 'string' || content === null || content === undefined) {
+      content = r.text;
+      continue;
+    }
+    const parts = [...content];
+    const at = r.part >= 0 ? r.part : parts.findIndex((p) => p.type === 'text');
+    if (at >= 0 && at < parts.length) parts[at] = { type: 'text', text: r.text };
+    content = parts;
+  }
+  return { ...m, content } as Message;
 }

@@ -1,27 +1,45 @@
 import { join } from 'node:path';
-import { notReadOf, sessionOf } from '../_agent.js';
+import { gooseStoreSessions, isGooseStore } from '../../formats/goose-db.js';
+import { sessionOf } from '../_agent.js';
 import { headRecords, listDir, readHead, timeOf } from '../_files.js';
 import { envValue, pathsOf, roamingAppData, xdgHome } from '../_paths.js';
+import { scanStores } from '../_stores.js';
 import type { AgentSource, Session, SourceEnvironment } from '../types.js';
 
 /**
  * goose keeps sessions in `<data>/sessions/` (crates/goose/src/config/paths.rs): `<data>` is `$GOOSE_PATH_ROOT/data`
  * when that is an absolute path, else the etcetera crate's app folder for Block's goose, `%APPDATA%\Block\goose\data`
- * on Windows and `$XDG_DATA_HOME/goose` (`~/.local/share/goose`) elsewhere, macOS included. Current versions write a
- * SQLite database there, `sessions.db`, which tcompact cannot read (`goose session export` writes a session as JSON);
- * earlier ones a JSON Lines file per session, `<id>.jsonl` (crates/goose/src/session/legacy.rs), which it reads.
+ * on Windows and `$XDG_DATA_HOME/goose` (`~/.local/share/goose`) elsewhere, macOS included (etcetera's XDG strategy,
+ * which goose chooses on every platform but Windows). Current versions keep every session in a SQLite database there,
+ * `sessions.db` (session/storage.rs), listed session by session; earlier ones a JSON Lines file per session,
+ * `<id>.jsonl` (session/legacy.rs), which goose copies into the database and leaves in place: a file whose session
+ * the database holds is read from there, not twice.
  */
 export const goose: AgentSource = {
   agent: 'goose',
   locations(environment) {
     const [dir, origin] = sessionsDir(environment);
-    return [{ agent: 'goose', kind: 'sessions', dir, origin, format: 'goose' }];
+    return [
+      { agent: 'goose', kind: 'database', dir, origin, format: 'goose-db' },
+      { agent: 'goose', kind: 'sessions', dir, origin, format: 'goose' },
+    ];
   },
   async scan(location) {
+    const database = await scanStores(
+      'goose',
+      location.dir,
+      (name) => name === 'sessions.db',
+      (store) => {
+        if (!isGooseStore(store)) throw new Error("not goose's database (no sessions and messages tables of goose's columns)");
+        return gooseStoreSessions(store);
+      },
+    );
+    if (location.kind === 'database') return database;
+    const inDatabase = new Set(database.sessions.map((s) => s.store?.session));
     const sessions: Session[] = [];
     const entries = await listDir(location.dir);
     for (const entry of entries) {
-      if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
+      if (!entry.isFile() || !entry.name.endsWith('.jsonl') || inDatabase.has(entry.name.slice(0, -'.jsonl'.length))) continue;
       const file = join(location.dir, entry.name);
       // The first line is the session's metadata ({working_dir, description, ...}); messages carry `created` (seconds).
       const records = headRecords(await readHead(file));
@@ -30,8 +48,7 @@ export const goose: AgentSource = {
       const session = await sessionOf('goose', [file], { start, projects: [cwd] });
       if (session) sessions.push(session);
     }
-    const databases = entries.filter((e) => e.isFile() && e.name === 'sessions.db').map((e) => join(location.dir, e.name));
-    return { sessions, notRead: await notReadOf(databases, 'SQLite database: export its sessions with `goose session export --format json` to read them') };
+    return { sessions, notRead: [] };
   },
 };
 

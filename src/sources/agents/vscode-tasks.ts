@@ -6,7 +6,7 @@ import { globalStorageDirs } from '../_vscode.js';
 import type { AgentName, AgentSource, Location, Session, SourceEnvironment } from '../types.js';
 
 /**
- * Cline and Roo Code, VS Code extensions, keep each task in `<global storage>/<extension id>/tasks/<task id>/
+ * Cline, Roo Code and Kilo Code, VS Code extensions, keep each task in `<global storage>/<extension id>/tasks/<task id>/
  * api_conversation_history.json` (cline: apps/vscode/src/core/storage/disk.ts; Roo-Code: src/utils/storage.ts). Roo Code
  * can be told to keep them elsewhere (its `customStoragePath` setting, not read here: pass that folder as an input).
  */
@@ -30,12 +30,14 @@ function extensionTasks(agent: AgentName, extensionId: string, extra: (environme
         const dir = join(location.dir, task.name);
         // Roo Code writes each task's summary, with its workspace, beside it (src/core/task-persistence/TaskHistoryStore.ts).
         const item = (await readSmallJson(join(dir, 'history_item.json'))) as Record<string, unknown> | undefined;
-        const file = join(dir, 'api_conversation_history.json');
-        const start = timeOf(item?.ts) ?? taskIdTime(task.name) ?? firstMessageTime(await readHead(file));
-        const session = await sessionOf(agent, [file], {
-          start,
-          projects: [cwdOf.get(task.name), typeof item?.workspace === 'string' ? item.workspace : undefined],
-        });
+        const projects = [cwdOf.get(task.name), typeof item?.workspace === 'string' ? item.workspace : undefined];
+        // A task whose history is gone still has its UI log: a usage-only session (formats/cline-ui-log.ts).
+        let session: Session | undefined;
+        for (const file of [join(dir, 'api_conversation_history.json'), join(dir, 'ui_messages.json')]) {
+          const start = timeOf(item?.ts) ?? taskIdTime(task.name) ?? firstMessageTime(await readHead(file));
+          session = await sessionOf(agent, [file], { start, projects });
+          if (session) break;
+        }
         if (session) sessions.push(session);
       }
       return { sessions, notRead: [] };
@@ -68,3 +70,9 @@ export const cline = extensionTasks('cline', 'saoudrizwan.claude-dev', (environm
 
 /** Roo Code: `rooveterinaryinc.roo-cline` (publisher RooVeterinaryInc, name roo-cline, lowercased by VS Code). */
 export const rooCode = extensionTasks('roo-code', 'rooveterinaryinc.roo-cline', () => []);
+
+/**
+ * Kilo Code's VS Code extension before it moved to OpenCode's store (`kilocode.kilo-code`, a Roo Code fork: the same
+ * task folders). Its CLI and newer extension keep `kilo.db`, the `kilo` agent.
+ */
+export const kiloCode = extensionTasks('kilo-code', 'kilocode.kilo-code', () => []);

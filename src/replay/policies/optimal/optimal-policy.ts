@@ -3,7 +3,7 @@ import type { Message } from '../../../model/message.js';
 import { contextTokens } from '../../../tokens/breakdown.js';
 import type { Policy, PolicyEnv, PolicyInstance } from '../policy.js';
 import { type PlannedCompaction, TranscriptPlan } from './plan.js';
-import { type EditKind, type Schedule, planSchedule } from './schedule.js';
+import { type EditKind, type Schedule, type ScheduleCosts, planSchedule } from './schedule.js';
 
 /** The policy name of the hindsight-optimal schedule. */
 export const OPTIMAL = 'optimal';
@@ -52,21 +52,26 @@ export function compactionsOf(plan: TranscriptPlan, env: PolicyEnv, base: number
   });
 }
 
-/** The schedule made of the edits of `space` with the fewest calls over the window, then the least input cost with caching. */
-export function optimalSchedule(
-  plan: TranscriptPlan,
-  env: PolicyEnv,
-  space: ScheduleSpace = OPTIMAL_SPACE,
-): { schedule: Schedule; compactions: (PlannedCompaction | undefined)[] } {
+/** What the schedule's prompts cost besides their messages, as the replay bills them. */
+export function scheduleCosts(plan: TranscriptPlan, env: PolicyEnv): ScheduleCosts {
   const base = (env.tools && env.tools.length > 0 ? env.tokenizer.count(JSON.stringify(env.tools)) : 0) + env.basePrompt;
-  const compactions = space.compact ? compactionsOf(plan, env, base) : plan.calls.map(() => undefined);
-  const costs = {
+  return {
     window: env.window,
     base,
     cache: env.cache,
     prices: (t: number) => env.pricesAt(plan.calls[t].messageIndex),
     warmBase: (t: number) => env.warmBase?.(plan.calls[t].messageIndex) ?? 0,
   };
+}
+
+/** The schedule made of the edits of `space` with the fewest calls over the window, then the least input cost with caching. */
+export function optimalSchedule(
+  plan: TranscriptPlan,
+  env: PolicyEnv,
+  space: ScheduleSpace = OPTIMAL_SPACE,
+): { schedule: Schedule; compactions: (PlannedCompaction | undefined)[] } {
+  const costs = scheduleCosts(plan, env);
+  const compactions = space.compact ? compactionsOf(plan, env, costs.base) : plan.calls.map(() => undefined);
   let best: Schedule | undefined;
   for (const kind of space.kinds) {
     const s = planSchedule(plan, kind, compactions, costs);
@@ -82,15 +87,7 @@ export function followSchedule(
   compactions: readonly (PlannedCompaction | undefined)[],
   env: PolicyEnv,
 ): PolicyInstance {
-  const lead = plan.messages.slice(0, plan.leadingSystem);
-  const promptAt = (t: number): Message[] => {
-    const { segment, cleared } = schedule.prompts[t];
-    const reply = plan.calls[t].reply;
-    const clearing = { inputs: schedule.kind.inputs, to: cleared };
-    if (segment < 0) return plan.messagesWith(0, reply, { ...clearing, from: 0 });
-    const c = compactions[segment]!;
-    return [...lead, c.summary, ...plan.messagesWith(c.tail, reply, { ...clearing, from: c.firstUse })];
-  };
+  const promptAt = (t: number): Message[] => plan.promptAt(compactions, schedule.kind.inputs, t, schedule.prompts[t].segment, schedule.prompts[t].cleared);
   let call = 0;
   return {
     microIsCompaction: true,

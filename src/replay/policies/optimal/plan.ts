@@ -144,6 +144,18 @@ export class TranscriptPlan {
     return out;
   }
 
+  /**
+   * The prompt of call `t` under a schedule: after the compaction made at call `segment` (-1: none; its output in
+   * `compactions`), with the tool uses of the segment up to `cleared` cleared, inputs too or not.
+   */
+  promptAt(compactions: readonly (PlannedCompaction | undefined)[], inputs: boolean, t: number, segment: number, cleared: number): Message[] {
+    const reply = this.calls[t].reply;
+    const clearing = { inputs, to: cleared };
+    if (segment < 0) return this.messagesWith(0, reply, { ...clearing, from: 0 });
+    const c = compactions[segment]!;
+    return [...this.messages.slice(0, this.leadingSystem), c.summary, ...this.messagesWith(c.tail, reply, { ...clearing, from: c.firstUse })];
+  }
+
   /** Messages [from, to) as a prompt that clears `clearing` holds them. */
   messagesWith(from: number, to: number, clearing: Clearing): Message[] {
     const out = this.messages.slice(from, to);

@@ -33,10 +33,22 @@ export interface Schedule {
   inputCost: number;
   /** Calls whose prompt does not fit the window even so. */
   overWindow: number;
+  /**
+   * With a penalty: the least of input cost + penalties (+ OVER_WINDOW per call over the window) the program found,
+   * the relaxed optimum; and the penalties of the schedule's own edits. Absent without a penalty.
+   */
+  relaxed?: { objective: number; penalty: number };
 }
 
+/**
+ * A price on an edit, added to the cost of the transition that makes it: the edit at call `t` that leaves segment
+ * `segment` (-1: none, else the compaction's call) with tool uses up to `cleared` cleared. Charged only where the prompt
+ * changes (a clearing whose uses have neither a result nor, for this kind, an input changes nothing).
+ */
+export type EditPenalty = (t: number, segment: number, cleared: number) => number;
+
 /** A call over the window costs this much more than any bill: the schedule fits the window wherever it can. */
-const OVER_WINDOW = 1e6;
+export const OVER_WINDOW = 1e6;
 
 interface Segment {
   /** Tokens of the kept leading messages and the summary (0 without a compaction). */
@@ -60,10 +72,20 @@ interface Segment {
  * cache read the prefix before the first change; a gap over the TTL leaves only a warm base. With several models
  * (caches) the prefix read after an edit made since a model's last call is taken to be the system prompt's.
  */
-export function planSchedule(plan: TranscriptPlan, kind: EditKind, compactions: readonly (PlannedCompaction | undefined)[], costs: ScheduleCosts): Schedule {
+export function planSchedule(
+  plan: TranscriptPlan,
+  kind: EditKind,
+  compactions: readonly (PlannedCompaction | undefined)[],
+  costs: ScheduleCosts,
+  penalty?: EditPenalty,
+): Schedule {
   const { calls, uses, cumTokens, cumBlocks } = plan;
   const n = calls.length;
-  if (n === 0) return { kind, prompts: [], inputCost: 0, overWindow: 0 };
+  if (n === 0) return { kind, prompts: [], inputCost: 0, overWindow: 0, ...(penalty ? { relaxed: { objective: 0, penalty: 0 } } : {}) };
+  // Uses [0, u) with a result in the prompt: a clearing over none of them (and no input) leaves the prompt as it was.
+  const withResult = [0];
+  for (const u of uses) withResult.push(withResult[withResult.length - 1] + (u.result >= 0 ? 1 : 0));
+  const changes = (from: number, to: number) => to > from && (kind.inputs || withResult[to] > withResult[from]);
   const { cache, base, window } = costs;
   const perTokenOf = calls.map((_, t) => {
     const prices = costs.prices(t);
@@ -197,6 +219,7 @@ export function planSchedule(plan: TranscriptPlan, kind: EditKind, compactions: 
       const target = Math.max(seg.firstUse, frontier(t));
       let editValue = Number.POSITIVE_INFINITY;
       let editSource = -2;
+      let price: number | undefined;
       for (let i = 0; i <= t; i++) {
         const v = vals[i];
         if (v === Number.POSITIVE_INFINITY) continue;
@@ -208,7 +231,9 @@ export function planSchedule(plan: TranscriptPlan, kind: EditKind, compactions: 
         const cleared = clearedOf(seg, s);
         vals[i] = v + callCost(t, seg, c, s, cleared);
         if (target > cleared) {
-          const cost = v + callCost(t, seg, c, s, target, { ...editFrom(seg, cleared, t), previous: previous[t] < 0 ? 0 : prompt(seg, cleared, previous[t]) });
+          const charged = penalty && changes(cleared, target) ? (price ??= penalty(t, c, target)) : 0;
+          const cost =
+            v + charged + callCost(t, seg, c, s, target, { ...editFrom(seg, cleared, t), previous: previous[t] < 0 ? 0 : prompt(seg, cleared, previous[t]) });
           if (cost < editValue) {
             editValue = cost;
             editSource = s;
@@ -233,9 +258,9 @@ export function planSchedule(plan: TranscriptPlan, kind: EditKind, compactions: 
         before: base + cumTokens[plan.leadingSystem],
         previous: previous[t] < 0 ? 0 : prompt(from, clearedOf(from, bs), previous[t]),
       };
-      vals[0] = best + callCost(t, seg, t, t, seg.firstUse, edit);
+      vals[0] = best + (penalty?.(t, t, seg.firstUse) ?? 0) + callCost(t, seg, t, t, seg.firstUse, edit);
       const target = Math.max(seg.firstUse, frontier(t));
-      if (target > seg.firstUse) vals[t + 1] = best + callCost(t, seg, t, t, target, edit);
+      if (target > seg.firstUse) vals[t + 1] = best + (penalty?.(t, t, target) ?? 0) + callCost(t, seg, t, t, target, edit);
       values.set(t, vals);
       compactedFrom.push(bestState);
     } else compactedFrom.push(undefined);
@@ -253,12 +278,25 @@ export function planSchedule(plan: TranscriptPlan, kind: EditKind, compactions: 
   }
   const prompts: PlannedPrompt[] = new Array(n);
   let [c, s] = end;
+  let charged = 0;
   for (let t = n - 1; t >= 0; t--) {
-    prompts[t] = { segment: c, cleared: clearedOf(segments.get(c)!, s) };
+    const seg = segments.get(c)!;
+    const cleared = clearedOf(seg, s);
+    prompts[t] = { segment: c, cleared };
     if (c === t) {
+      if (penalty) charged += penalty(t, t, cleared);
       [c, s] = compactedFrom[t]!;
-    } else if (s === t) s = clearedFrom[t].get(c)!;
+    } else if (s === t) {
+      s = clearedFrom[t].get(c)!;
+      if (penalty && changes(clearedOf(seg, s), cleared)) charged += penalty(t, c, cleared);
+    }
   }
-  const overWindow = Math.floor(least / OVER_WINDOW);
-  return { kind, prompts, inputCost: least - overWindow * OVER_WINDOW, overWindow };
+  const overWindow = Math.floor((least - charged) / OVER_WINDOW);
+  return {
+    kind,
+    prompts,
+    inputCost: least - charged - overWindow * OVER_WINDOW,
+    overWindow,
+    ...(penalty ? { relaxed: { objective: least, penalty: charged } } : {}),
+  };
 }

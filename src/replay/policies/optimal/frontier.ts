@@ -1,0 +1,235 @@
+import { type HindsightProbe, hindsightProbesAt, scoreHindsight } from '../../../retention/hindsight.js';
+import { viewOfMessages } from '../../../retention/model-view.js';
+import type { PolicyEnv } from '../policy.js';
+import { type ScheduleSpace, compactionsOf, scheduleCosts } from './optimal-policy.js';
+import type { PlannedCompaction, TranscriptPlan } from './plan.js';
+import { type EditKind, type EditPenalty, OVER_WINDOW, type Schedule, planSchedule } from './schedule.js';
+
+/** The recall floors tune draws the frontier at. */
+export const RECALL_FLOORS: readonly number[] = [0.8, 0.9, 0.95, 0.99];
+
+/** Facts needed again at edits (hindsight probes) and those the edited prompts kept. */
+export interface EditRecall {
+  probes: number;
+  retained: number;
+}
+
+/**
+ * The hindsight the replay scores at each edit a schedule may make, computed once per prompt. The replay scores an edit
+ * where the policy's prompt differs from the one it held (transcript-replay.ts, onCompaction): the probes of the call's
+ * reply (the facts of before it the session used again after it), each retained or not by the whole edited prompt. A
+ * schedule's prompt at an edit is fixed by the call, the segment and the clearing it leaves, so the count splits over
+ * the program's edit transitions exactly.
+ */
+export class EditHindsight {
+  private readonly memo = new Map<string, EditRecall>();
+  private readonly probesAt: (messageIndex: number) => HindsightProbe[];
+  private readonly root: string | undefined;
+
+  constructor(
+    private readonly plan: TranscriptPlan,
+    private readonly compactions: readonly (PlannedCompaction | undefined)[],
+    env: Pick<PolicyEnv, 'transcript' | 'hindsightAt'>,
+  ) {
+    this.probesAt = env.hindsightAt ?? hindsightProbesAt(env.transcript?.messages ?? plan.messages);
+    const cwd = env.transcript?.metadata?.cwd;
+    this.root = typeof cwd === 'string' ? cwd : undefined;
+  }
+
+  /** The recall of an edit at call `t` that leaves segment `segment` with uses up to `cleared` cleared. */
+  at(inputs: boolean, t: number, segment: number, cleared: number): EditRecall {
+    const key = `${inputs ? 1 : 0}:${t}:${segment}:${cleared}`;
+    let out = this.memo.get(key);
+    if (!out) {
+      const probes = this.probesAt(this.plan.calls[t].messageIndex);
+      if (probes.length === 0) out = { probes: 0, retained: 0 };
+      else {
+        const prompt = this.plan.promptAt(this.compactions, inputs, t, segment, cleared);
+        const { overall } = scoreHindsight(probes, viewOfMessages(prompt), this.root === undefined ? {} : { root: this.root });
+        out = { probes: overall.probes, retained: overall.retained };
+      }
+      this.memo.set(key, out);
+    }
+    return out;
+  }
+
+  /** What a schedule's edits keep, as the replay counts it: at each call whose prompt changes. */
+  ofSchedule(schedule: Schedule): EditRecall {
+    const total = { probes: 0, retained: 0 };
+    let previous = { segment: -1, cleared: 0 };
+    schedule.prompts.forEach((p, t) => {
+      const compacted = p.segment !== previous.segment;
+      if (compacted || changes(this.plan, schedule.kind, previous.cleared, p.cleared)) {
+        const r = this.at(schedule.kind.inputs, t, p.segment, p.cleared);
+        total.probes += r.probes;
+        total.retained += r.retained;
+      }
+      previous = p;
+    });
+    return total;
+  }
+}
+
+/** Whether clearing uses [from, to) changes the prompt: some has a result, or inputs are cleared. */
+function changes(plan: TranscriptPlan, kind: EditKind, from: number, to: number): boolean {
+  if (to <= from) return false;
+  if (kind.inputs) return true;
+  for (let u = from; u < to; u++) if (plan.uses[u].result >= 0) return true;
+  return false;
+}
+
+/** One evaluation of the relaxed program: its price per fact lost and its least objective. */
+export interface FrontierPoint {
+  lambda: number;
+  /** The relaxed optimum: input cost + λ × (floor × probes − retained) over the edits, + OVER_WINDOW per call over the window. */
+  relaxed: number;
+}
+
+/** The best schedule found at a recall floor, and the bound no schedule of the same edits can beat there. */
+export interface FrontierPlan {
+  floor: number;
+  schedule: Schedule;
+  recall: EditRecall;
+  /** Its recall meets the floor (false: none found did, and `schedule` is the one that keeps most). */
+  feasible: boolean;
+  /**
+   * A lower bound on the input cost with caching of any schedule of the same edit kinds whose recall is at least the
+   * floor and that has no more calls over the window than `schedule`: max over λ of the relaxed optimum, less
+   * OVER_WINDOW per call over the window of `schedule`.
+   */
+  bound: number;
+  points: FrontierPoint[];
+}
+
+/** The price per fact lost the search starts its bisection from and stops at, in US dollars. */
+const LAMBDA_MIN = 1e-6;
+/** Far above what an edit saves (cents), far below OVER_WINDOW over any session's probes: the window still comes first. */
+export const LAMBDA_MAX = 10;
+/** λ is known within a factor e^(ln(LAMBDA_MAX / LAMBDA_MIN) / 2^BISECTIONS), about 2.7: each costs a program per edit kind, and tune solves four floors. */
+const BISECTIONS = 4;
+
+const recallOf = (r: EditRecall) => (r.probes === 0 ? 1 : r.retained / r.probes);
+const meets = (r: EditRecall, floor: number) => r.retained >= floor * r.probes - 1e-9;
+
+/**
+ * The schedule of `space` with recall at least `floor`, by Lagrangian relaxation: each fact needed again at an edit
+ * is priced λ × floor, each kept earns back λ, so that a schedule's penalties sum to λ × (floor × probes − retained),
+ * positive exactly where its recall is under the floor. The program of schedule.ts solves cost + penalties for each λ
+ * tried; every relaxed optimum is a lower bound on the constrained optimum (a schedule meeting the floor has penalties
+ * ≤ 0), and the constraint's value at the optimum is a supergradient, falling as λ rises, so bisection on λ (log scale)
+ * finds where the schedules start to meet the floor. λ = 0 and LAMBDA_MAX are always evaluated, so the points cover
+ * the same range for every transcript (see archiveBound).
+ */
+export function frontierSchedule(
+  plan: TranscriptPlan,
+  env: PolicyEnv,
+  space: ScheduleSpace,
+  floor: number,
+  prepared?: Prepared,
+): FrontierPlan & { compactions: (PlannedCompaction | undefined)[] } {
+  const costs = scheduleCosts(plan, env);
+  const compactions = prepared?.compactions ?? (space.compact ? compactionsOf(plan, env, costs.base) : plan.calls.map(() => undefined));
+  const hindsight = prepared?.hindsight ?? new EditHindsight(plan, compactions, env);
+  const blind = prepared?.blind ?? { schedules: new Map<EditKind, Schedule>() };
+  const points: FrontierPoint[] = [];
+  let found: { schedule: Schedule; recall: EditRecall } | undefined;
+  let keepsMost: { schedule: Schedule; recall: EditRecall } | undefined;
+  const better = (a: Schedule, b: Schedule) => a.overWindow < b.overWindow || (a.overWindow === b.overWindow && a.inputCost < b.inputCost);
+  const evaluate = (lambda: number) => {
+    let best: Schedule | undefined;
+    let bestObjective = Number.POSITIVE_INFINITY;
+    for (const kind of space.kinds) {
+      const penalty: EditPenalty | undefined =
+        lambda === 0
+          ? undefined
+          : (t, segment, cleared) => {
+              const r = hindsight.at(kind.inputs, t, segment, cleared);
+              return lambda * (floor * r.probes - r.retained);
+            };
+      // Without a price the program is the same at every floor: solved once per kind.
+      let s = lambda === 0 ? blind.schedules.get(kind) : undefined;
+      if (!s) {
+        s = planSchedule(plan, kind, compactions, costs, penalty);
+        if (lambda === 0) blind.schedules.set(kind, s);
+      }
+      const objective = s.relaxed?.objective ?? s.inputCost + s.overWindow * OVER_WINDOW;
+      if (objective < bestObjective) {
+        best = s;
+        bestObjective = objective;
+      }
+    }
+    points.push({ lambda, relaxed: bestObjective });
+    const recall = hindsight.ofSchedule(best!);
+    const ok = meets(recall, floor);
+    if (ok && (!found || better(best!, found.schedule))) found = { schedule: best!, recall };
+    if (!keepsMost || recallOf(recall) > recallOf(keepsMost.recall)) keepsMost = { schedule: best!, recall };
+    return ok;
+  };
+  if (!evaluate(0) && evaluate(LAMBDA_MAX)) {
+    let lo = Math.log(LAMBDA_MIN);
+    let hi = Math.log(LAMBDA_MAX);
+    for (let i = 0; i < BISECTIONS; i++) {
+      const mid = (lo + hi) / 2;
+      if (evaluate(Math.exp(mid))) hi = mid;
+      else lo = mid;
+    }
+  } else if (points.length === 1) evaluate(LAMBDA_MAX);
+  const chosen = found ?? keepsMost!;
+  const relaxed = Math.max(...points.map((p) => p.relaxed));
+  return {
+    floor,
+    schedule: chosen.schedule,
+    recall: chosen.recall,
+    feasible: found !== undefined,
+    // Where the floor is met the bound is at most the schedule's cost; the clamp only absorbs rounding.
+    bound: found ? Math.min(relaxed - found.schedule.overWindow * OVER_WINDOW, found.schedule.inputCost) : relaxed - chosen.schedule.overWindow * OVER_WINDOW,
+    points,
+    compactions,
+  };
+}
+
+/** What the floors of one transcript share: the compactions, the hindsight at each edit, and the recall-blind schedules. */
+export interface Prepared {
+  compactions: (PlannedCompaction | undefined)[];
+  hindsight: EditHindsight;
+  blind?: { schedules: Map<EditKind, Schedule> };
+}
+
+/** One transcript's share of an archive's frontier: its relaxed optima and what its found schedule goes over the window. */
+export interface FrontierShare {
+  points: readonly FrontierPoint[];
+  overWindow: number;
+}
+
+/**
+ * The lower bound over an archive at one floor, its recall the archive's (probes and retained summed over
+ * transcripts): max over a λ shared by all of the sum of relaxed optima, less OVER_WINDOW per call the found schedules
+ * go over the window. A transcript's relaxed optimum is concave in λ, so between two λ evaluated it lies above the
+ * chord: the sum of chords, evaluated at every λ any transcript tried, is a bound at each (all cover [0, LAMBDA_MAX]).
+ */
+export function archiveBound(shares: readonly FrontierShare[]): number {
+  if (shares.length === 0) return 0;
+  const sorted = shares.map((s) => [...s.points].sort((a, b) => a.lambda - b.lambda));
+  const lambdas = [...new Set(sorted.flatMap((ps) => ps.map((p) => p.lambda)))];
+  const over = shares.reduce((n, s) => n + s.overWindow, 0) * OVER_WINDOW;
+  let best = Number.NEGATIVE_INFINITY;
+  for (const lambda of lambdas) {
+    let sum = 0;
+    for (const ps of sorted) sum += chordAt(ps, lambda);
+    best = Math.max(best, sum);
+  }
+  return best - over;
+}
+
+/** The piecewise-linear interpolation of sorted points at `lambda`, clamped to the ends. */
+function chordAt(points: readonly FrontierPoint[], lambda: number): number {
+  if (lambda <= points[0].lambda) return points[0].relaxed;
+  for (let i = 1; i < points.length; i++) {
+    const b = points[i];
+    if (lambda <= b.lambda) {
+      const a = points[i - 1];
+      return b.lambda === a.lambda ? Math.min(a.relaxed, b.relaxed) : a.relaxed + ((b.relaxed - a.relaxed) * (lambda - a.lambda)) / (b.lambda - a.lambda);
+    }
+  }
+  return points[points.length - 1].relaxed;
+}
