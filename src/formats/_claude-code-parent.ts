@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readLines } from '../io/line-reader.js';
 import { isObject } from './_items.js';
@@ -52,4 +52,49 @@ export async function sessionReplyKeys(file: string, options: ReadOptions): Prom
   recent.set(session, { size: info.size, mtimeMs: info.mtimeMs, keys });
   if (recent.size > RECENT_FILES) recent.delete(recent.keys().next().value as string);
   return keys;
+}
+
+/** One summary call of a session's compaction agent: the last reply its `agent-acompact-*.jsonl` logs. */
+export interface CompactionAgentCall {
+  timestamp: string;
+  model?: string;
+  usage: Record<string, unknown>;
+}
+
+const COMPACTION_AGENT_FILE = /^agent-acompact-[^\\/]+\.jsonl$/i;
+
+/**
+ * The summary calls of a session's compactions, for a session's own file `<dir>/<session>.jsonl`: Claude Code runs each
+ * compaction as a subagent whose file `<dir>/<session>/subagents/agent-acompact-*.jsonl` logs the history it summarises
+ * and, last, the summary call with its usage (the session's file holds no record of that call). In time order; none
+ * for a subagent's file or when the folder holds no such file.
+ */
+export async function compactionAgentCalls(file: string, options: ReadOptions): Promise<CompactionAgentCall[]> {
+  if (SUBAGENT_FILE.test(file) || !file.toLowerCase().endsWith('.jsonl')) return [];
+  const folder = join(dirname(file), basename(file, '.jsonl'), 'subagents');
+  let names: string[];
+  try {
+    names = (await readdir(folder)).filter((n) => COMPACTION_AGENT_FILE.test(n));
+  } catch {
+    return [];
+  }
+  const calls: CompactionAgentCall[] = [];
+  for (const name of names) {
+    let last: CompactionAgentCall | undefined;
+    for await (const raw of readLines(join(folder, name), { maxLineBytes: options.maxLineBytes })) {
+      if (raw.bytes === null || raw.bytes.indexOf(REQUEST_ID) < 0) continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(raw.bytes.toString('utf8'));
+      } catch {
+        continue; // the agent file's own reading reports it
+      }
+      if (!isObject(value) || value.type !== 'assistant' || !isObject(value.message) || !isObject(value.message.usage)) continue;
+      if (typeof value.timestamp !== 'string') continue;
+      const model = typeof value.message.model === 'string' ? value.message.model : undefined;
+      last = { timestamp: value.timestamp, usage: value.message.usage, ...(model === undefined ? {} : { model }) };
+    }
+    if (last) calls.push(last);
+  }
+  return calls.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
 }

@@ -13,8 +13,9 @@ import { baseName, errorItem, finishTranscript, isObject, skippedItem } from './
 import { lineItem, readJsonl } from './_jsonl.js';
 import { type BranchMark, findBranches } from './_branches.js';
 import { orderByParent } from './_parent-order.js';
-import { replyKey, sessionReplyKeys } from './_claude-code-parent.js';
+import { type CompactionAgentCall, compactionAgentCalls, replyKey, sessionReplyKeys } from './_claude-code-parent.js';
 import { attachmentText } from './_claude-code-attachments.js';
+import { UnloggedMicrocompacts } from './_claude-code-microcompact.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
@@ -27,6 +28,10 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   Claude Code logs the usage of a reply's first stream event (`stop_reason` null), whose `output_tokens` is not what
  *   was billed; a usage record logged with a `stop_reason` is the final one, marked `usage_final`.
  *   Thinking blocks logged without their text (only a signature) are counted in `thinking_blocks_without_text`.
+ *   The reply carries the `version` of the client that made the call (`client_version`): what it sent changed with it.
+ * - Claude Code 2.1.2 and 2.1.3 cleared old tool results from what they sent without a record; the reply whose call
+ *   followed such a clearing, read from the fall of the recorded prompt, is marked `unlogged_microcompact` (see
+ *   UnloggedMicrocompacts).
  * - A reply Claude Code wrote itself (`message.model` `<synthetic>`, usage all 0, no `requestId`: "No response
  *   requested." after an interrupted turn, usage-limit notices with `isApiErrorMessage`) is marked `is_synthetic`: it
  *   stays in the conversation, but no model answered it, so it is neither a call nor one of `metadata.models`.
@@ -44,7 +49,9 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  * - Records are taken in file order, which is a topological order of `parentUuid` in every real file (timestamps are
  *   not monotonic and are not used); a record that comes before its parent is moved after it (stable).
  * - Compaction: `system/compact_boundary` records and `isCompactSummary` user records are listed in
- *   `metadata.compactions`; the summary stays in the transcript as a user message marked `is_compact_summary`.
+ *   `metadata.compactions`; the summary stays in the transcript as a user message marked `is_compact_summary`. The
+ *   usage of the summary call, which only the compaction agent's own file logs, is listed with its compaction
+ *   (`summaryUsage`, see compactionAgentCalls).
  * - Records that are not conversation (`progress`, `file-history-snapshot`, `queue-operation`, `summary`, other
  *   `system` subtypes...) are skipped items with reason `record:<type>` or `record:system/<subtype>`.
  * - Subagent calls embedded in `progress` records (`data.type: 'agent_progress'`, each with a subagent's message) are
@@ -53,7 +60,7 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   same calls, when that file is among the inputs).
  */
 export async function* readClaudeCode(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  const session = new SessionState(file, await sessionReplyKeys(file, options));
+  const session = new SessionState(file, await sessionReplyKeys(file, options), await compactionAgentCalls(file, options));
   for await (const entry of readJsonl(file, options)) {
     if (entry.kind !== 'value') {
       yield lineItem(entry);
@@ -103,6 +110,9 @@ interface ClaudeCodeCompaction {
   boundaryIndex?: number;
   trigger?: string;
   preTokens?: number;
+  /** The usage of the summary call, as the compaction agent's own file logged it, and the model that answered it. */
+  summaryUsage?: Record<string, unknown>;
+  summaryModel?: string;
   boundaryUuid?: string;
   logicalParentUuid?: string;
   timestamp?: string;
@@ -131,6 +141,8 @@ class SessionState {
     private readonly file: string,
     /** Reply keys the session's own file logs, when this is a subagent's file (see sessionReplyKeys). */
     private readonly sessionReplies: ReadonlySet<string>,
+    /** The summary calls its compaction agents logged, when this is a session's own file (see compactionAgentCalls). */
+    private readonly summaryCalls: readonly CompactionAgentCall[] = [],
   ) {}
 
   accept(value: unknown, at: SourcePosition): Accepted {
@@ -208,7 +220,7 @@ class SessionState {
       (r) => this.conversationParent(r.record),
     );
     const records = ordered.items.map((r) => r.record);
-    const marks = findBranches(records.map((r) => ({ id: r.uuid, parent: this.conversationParent(r), prompt: isPrompt(r), call: isCall(r) })));
+    const marks = findBranches(records.map((r) => ({ id: r.uuid, parent: this.branchParent(r), prompt: isPrompt(r), call: isCall(r) })));
     const built = buildMessages(records, new Map([...marks].map(([i, mark]) => [records[i], mark])), (r) => this.conversationParent(r), this.sessionReplies);
     if (built.messages.length === 0) {
       // Only compaction boundaries and no message: nothing to make a transcript of, but every line is accounted for.
@@ -246,11 +258,25 @@ class SessionState {
     if (built.relogDropped > 0) repairs.relogDropped = built.relogDropped;
     if (built.splitReplies > 0) repairs.splitReplies = built.splitReplies;
     if (built.loggedBySession > 0) repairs.loggedBySession = built.loggedBySession;
+    if (sidechain === undefined && !isSubagent) withSummaryCalls(built.compactions, this.summaryCalls);
     const indexedMetadata = (at: (index: number) => number) =>
       built.compactions.length === 0 ? {} : { compactions: built.compactions.map((c) => remapCompaction(c, at)) };
     const draft = { id, messages: built.messages, metadata, warnings, repairs, indexedMetadata };
     const first = recordsInFile[0].at;
     yield finishTranscript(draft, { file: first.file, line: first.line, byteOffset: first.byteOffset }, recordsInFile.length);
+  }
+
+  /**
+   * The record a record goes on from among a session's branches: its conversation parent, but for a compact boundary,
+   * which starts a chain of its own (`parentUuid` null), the record it logically follows (`logicalParentUuid`): the
+   * compaction and what comes after it are the compacting branch's, not a branch of their own.
+   */
+  private branchParent(record: ConversationRec): string | undefined {
+    const parent = this.conversationParent(record);
+    if (parent !== undefined || record.type !== 'system' || typeof record.logicalParentUuid !== 'string') return parent;
+    return this.keptUuids().has(record.logicalParentUuid)
+      ? record.logicalParentUuid
+      : this.conversationParent({ ...record, parentUuid: record.logicalParentUuid });
   }
 
   /** The nearest ancestor that is a kept record, following parents through skipped records (progress, system). */
@@ -501,6 +527,7 @@ function buildMessages(
   // re-logs a stretch with new uuids), wherever it sits: the reply it belongs to may still be open.
   const exact = new Set<string>();
   const resumes = new Resumes(records, parentOf);
+  const microcompacts = new UnloggedMicrocompacts();
 
   const place = (message: Message, onPlaced?: (index: number) => void) => {
     onPlaced?.(messages.length);
@@ -531,6 +558,7 @@ function buildMessages(
       };
       const entry = openBoundary;
       compactions.push(entry);
+      microcompacts.compacted();
       // The boundary sits before whatever message comes next, which may still be deferred behind an open reply.
       closeReply();
       entry.boundaryIndex = messages.length;
@@ -566,6 +594,8 @@ function buildMessages(
           splitReplies++;
           reply.extra.continues_call = true;
         }
+        if (typeof record.version === 'string') reply.extra.client_version = record.version;
+        if (carrier === undefined && microcompacts.before(record.version, branch.thread ?? 0, record.message.usage)) reply.extra.unlogged_microcompact = true;
       }
       Object.assign(reply.extra, branch, resume);
       for (const k of keys) if (!carriers.has(k)) carriers.set(k, carrier ?? reply.index);
@@ -610,6 +640,7 @@ function buildMessages(
     if (turn.user.unmapped_blocks)
       warnings.push(`a user record at ${record.uuid ?? '?'} has content blocks with no canonical equivalent, kept in unmapped_blocks`);
     if (isSummary) {
+      microcompacts.compacted();
       const entry = openBoundary ?? {};
       if (!openBoundary) compactions.push(entry);
       openBoundary = undefined;
@@ -696,6 +727,22 @@ function branchFields(mark: BranchMark | undefined): Record<string, number> {
   if (mark?.branchPoint !== undefined) out.branch_point = mark.branchPoint;
   if (mark?.branchFrom !== undefined) out.branch_from = mark.branchFrom;
   return out;
+}
+
+/**
+ * Gives each compaction the summary call its agent logged (see compactionAgentCalls): the call is made just before the
+ * boundary is written, so each call goes to the first compaction not yet given one whose boundary comes at or after it.
+ */
+function withSummaryCalls(compactions: ClaudeCodeCompaction[], calls: readonly CompactionAgentCall[]): void {
+  let next = 0;
+  for (const call of calls) {
+    const at = Date.parse(call.timestamp);
+    while (next < compactions.length && !(Date.parse(compactions[next].timestamp ?? '') >= at)) next++;
+    if (next === compactions.length) return;
+    compactions[next].summaryUsage = call.usage;
+    if (call.model !== undefined) compactions[next].summaryModel = call.model;
+    next++;
+  }
 }
 
 function remapCompaction(c: ClaudeCodeCompaction, at: (index: number) => number): ClaudeCodeCompaction {

@@ -69,7 +69,12 @@ const RECORD_SCHEMAS: readonly Schema<JsonRecord>[] = [
   schema(
     'claude-code',
     ['a Claude Code record type', (r) => CLAUDE_CODE_TYPES.has(r.type as string)],
-    ['a sessionId, uuid, leafUuid or messageId', (r) => ['sessionId', 'uuid', 'leafUuid', 'messageId'].some((k) => k in r)],
+    [
+      'a sessionId, uuid, leafUuid or messageId (speculation-accept, which carries none: a timestamp and timeSavedMs)',
+      (r) =>
+        ['sessionId', 'uuid', 'leafUuid', 'messageId'].some((k) => k in r) ||
+        (r.type === 'speculation-accept' && typeof r.timestamp === 'string' && typeof r.timeSavedMs === 'number'),
+    ],
     ['message.content on user and assistant records (not Gemini parts)', (r) => (r.type !== 'user' && r.type !== 'assistant') || hasContent(messageOf(r))],
   ),
   ...AGENT_RECORD_SCHEMAS,

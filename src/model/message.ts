@@ -77,6 +77,13 @@ const AssistantMessageSchema = z.looseObject({
   retried: z.boolean().optional(),
   /** Extension: a round trip the log does not hold (a tool call and its result) came after this reply, before the next call. */
   unlogged_round_trip: z.boolean().optional(),
+  /** Extension: the version of the client that made the call (Claude Code's `version`), where the source records it. */
+  client_version: z.string().optional(),
+  /**
+   * Extension: before this reply's call the client cleared old tool results from what it sent without logging it (Claude
+   * Code 2.1.2 and 2.1.3's microcompact, read from the fall of the recorded prompt): the replay clears them there.
+   */
+  unlogged_microcompact: z.boolean().optional(),
   /**
    * Extension: a reply the client wrote itself, with no model call behind it (Claude Code's `<synthetic>` model: "No
    * response requested.", usage-limit notices). It stays in the conversation but is no call.

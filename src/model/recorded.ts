@@ -221,6 +221,8 @@ export interface CompactionRecord {
   replacementHistoryItems?: unknown;
   /** The source started the context over empty there (Kimi CLI's `/clear`): an empty replacement history. */
   cleared?: unknown;
+  /** The usage record of the call that wrote the summary, where the source logged it (Claude Code's compaction agent). */
+  summaryUsage?: unknown;
 }
 
 /** The compactions the reader listed for the transcript, each an object; none when it listed none. */

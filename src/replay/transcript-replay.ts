@@ -8,7 +8,7 @@ import { contextTokens, countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { type CacheChoice, callModelOf as modelOfCall, chooseCache, recordedHits } from './billing/cache-choice.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../provider/cache-rules.js';
-import { keepsEarlierThinking } from '../provider/thinking-rules.js';
+import { stripsEarlierThinking } from './client-thinking.js';
 import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
 import {
   type EmbeddedUsage,
@@ -149,7 +149,7 @@ function recordedBasePromptByModel(
     const call = recordedCall(m);
     if (!call || out.has(modelOf(m))) continue;
     const earlier = messages.slice(0, i);
-    const sent = keepsEarlierThinking(modelOf(m)) ? earlier : withoutEarlierThinking(earlier);
+    const sent = stripsEarlierThinking(m, modelOf(m)) ? withoutEarlierThinking(earlier) : earlier;
     // The unlogged content the replay carries in this call's prompt is no part of the base.
     const carried = unlogged.reduce((n, s) => (s.at < i && s.from <= i && (s.until === undefined || i < s.until) ? n + s.tokens : n), 0);
     const before = contextTokens(sent, transcript.tools, tokenizer) + carried;
@@ -283,7 +283,7 @@ export async function replayTranscript(
     ...(warmBase ? { warmBase } : {}),
     ...(baseHeld ? { baseHeld } : {}),
     ...(basePromptOf ? { basePromptOf } : {}),
-    stripsEarlierThinking: (m: Message) => !keepsEarlierThinking(modelOf(m)),
+    stripsEarlierThinking: (m: Message) => stripsEarlierThinking(m, modelOf(m)),
     ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
     ...(unlogged.length > 0 ? { unlogged } : {}),
   } as ReplayLoopOptions;

@@ -50,6 +50,11 @@ describe('Claude Code recorded usage equals ccusage, session by session', () => 
       'compaction-unlogged-step': [18, 29_136, 125_342, 240],
       'compaction-attachments': [12, 23_748, 66_456, 160],
       'deepseek-backend': [18_538, 0, 18_432, 70],
+      'microcompact-unlogged': [18, 40_570, 128_482, 240],
+      'thinking-client-2.0': [12, 21_197, 60_121, 800],
+      'thinking-client-2.1.20': [12, 23_510, 63_608, 800],
+      'branches-compacting': [30, 31_264, 185_773, 400],
+      'speculation-accept-first': [6, 19_890, 19_800, 55],
     };
     const files = Object.keys(ccusage)
       .filter((s) => !s.startsWith('7a1c'))

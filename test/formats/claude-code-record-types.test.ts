@@ -37,6 +37,17 @@ describe('Claude Code record types of the 2.x clients', () => {
     expect(d.ok && d.format).toBe('claude-code');
   });
 
+  it('reads a session whose first record is speculation-accept, which carries no uuid nor sessionId', async () => {
+    const file = join(FIXTURES, 'speculation-accept-first.jsonl');
+    const d = await detectFormat(file, READ);
+    expect(d.ok && d.format).toBe('claude-code');
+    const items = await collect(readInputs([file], READ));
+    expect(errorsOf(items)).toEqual([]);
+    expect(recordedUsage(transcriptsOf(items)[0].transcript)).toMatchObject({ calls: 2, cacheCreation: 19_890, cacheRead: 19_800 });
+    expect(skippedOf(items).map((s) => s.reason)).toEqual(['record:speculation-accept']);
+    expect(accountedUnits(items)).toBe(lineCount(file));
+  });
+
   it('reads a 2.1.128 session that starts with permission-mode: its calls, and every metadata line skipped by its type', async () => {
     const file = join(FIXTURES, 'permission-mode-first.jsonl');
     const items = await collect(readInputs([file], READ));

@@ -14,7 +14,7 @@ interface Row {
 }
 
 describe("simulate bills the source's own summarizer calls", () => {
-  it('one call per recorded summary put in place: the context before the point in, the summary out, at the prices of the model the session answered with after the point', async () => {
+  it("one call per recorded summary put in place, as its compaction agent's file recorded it, at the prices of the model the session answered with after the point", async () => {
     const out = tempDir('sim-calls');
     const session = join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
     const run = await runMain(['simulate', session, '--window', '200000', '--policy', 'source:checkpoint', '--out', out]);
@@ -25,11 +25,13 @@ describe("simulate bills the source's own summarizer calls", () => {
     const calls = own.compactionCalls as NonNullable<Row['compactionCalls']>;
     expect(calls.calls).toBeGreaterThan(0);
     expect(calls.calls).toBe(own.atSourcePoints?.points);
-    expect(calls.input).toBe(own.atSourcePoints?.tokensBefore);
-    expect(calls.output).toBeGreaterThan(0);
-    // Haiku answered before the compaction and Opus 4.6 after it, as in the session's own agent-acompact file: Opus's
-    // list prices, $5 and $25 per million.
-    expect(calls.cost).toBeCloseTo((calls.input * 5 + calls.output * 25) / 1e6, 9);
+    // The session's agent-acompact-946d2b.jsonl logs the summary call: 3 uncached, 121,689 written, 17,842 read (its
+    // output, 8, logged mid-stream: the summary's own count instead).
+    expect(calls.input).toBe(3 + 121_689 + 17_842);
+    expect(calls.output).toBeGreaterThan(8);
+    // Haiku answered before the compaction and Opus 4.6 after it, as in that file: Opus's list prices, $5 per million
+    // uncached, $6.25 written (5 minutes), $0.50 read, $25 output.
+    expect(calls.cost).toBeCloseTo((3 * 5 + 121_689 * 6.25 + 17_842 * 0.5 + calls.output * 25) / 1e6, 9);
     // A deterministic strategy asks no model: no column entry for it, none for the baseline.
     expect(ours.compactionCalls).toBeUndefined();
     expect(json.policies[0].compactionCalls).toBeUndefined();

@@ -20,6 +20,8 @@ export function correctionsOf(transcript: Transcript, steps: readonly UnloggedSp
   if (/:sidechain-\d+$/.test(transcript.id)) corrected.push('inline sidechain read apart');
   const attachments = transcript.messages.filter((m) => typeof m.attachment === 'string').length;
   if (attachments > 0) corrected.push(`${int(attachments)} logged attachments sent`);
+  const cleared = transcript.messages.filter((m) => m.unlogged_microcompact === true).length;
+  if (cleared > 0) corrected.push(`${int(cleared)} unlogged ${cleared === 1 ? 'microcompact' : 'microcompacts'} read from the record`);
   const estimated: string[] = [];
   // Cline's deleted ranges: read from its UI log, or inferred with its rule (metadata.clineContext, formats/cline.ts).
   const cline = transcript.metadata?.clineContext;

@@ -17,7 +17,8 @@ export const FIDELITY_NOTE =
   'branch switch, a resume rebuild, the first call without the unrecorded system prompt; else an unexplained jump. ' +
   'Unlogged: the unlogged tokens the replay billed over the recorded input; a session is flagged where they pass 10%. ' +
   "Corrected: what the reading and the replay corrected of the session's log (images counted as billed, replies a " +
-  "subagent's file logs again counted in the session, a sidechain logged inline read apart). Estimated: what the " +
+  "subagent's file logs again counted in the session, a sidechain logged inline read apart, old tool results the " +
+  'client cleared without logging it, read from the fall of the recorded prompt). Estimated: what the ' +
   "replay takes from the record rather than the log: after each of Claude Code's compactions, the step between the " +
   "first call's recorded prompt and the replayed one (the files, plan, skills and tool announcements it re-sends " +
   'unlogged), carried with the summary until the next compaction.';

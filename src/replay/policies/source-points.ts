@@ -3,7 +3,9 @@ import { contentText } from '../../model/content.js';
 import { type Message, isRole } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { collapseWhitespace } from '../../retention/normalize.js';
-import { compactionRecords, isModelCall, isSourceSummary, isUnpricedRequest } from '../../model/recorded.js';
+import { type RecordedCall, callOfUsage, callThread, compactionRecords, isModelCall, isSourceSummary, isUnpricedRequest } from '../../model/recorded.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What marked a compaction point in the source. */
 export type SourcePointKind =
@@ -17,6 +19,11 @@ export type SourcePointKind =
   | 'command'
   /** The agent's own Compact tool (J-CLI): a tool call named `Compact`, whose `focus` argument is the focus. */
   | 'tool'
+  /**
+   * Old tool results cleared with no record of it (Claude Code 2.1.2-2.1.3's microcompact, `unlogged_microcompact` on
+   * the reply, read from the record's fall): the results are cleared until the prompt is the call's recorded one.
+   */
+  | 'microcompact'
   /** A range of the history deleted from what is sent, with no summary (Cline's truncation), from `metadata.compactions`. */
   | 'truncation';
 
@@ -42,6 +49,8 @@ export interface SourcePoint {
   keptFrom?: number;
   /** The source's summary exists but cannot be read (Codex's encrypted `compaction` item): it is named, never scored. */
   opaque?: true;
+  /** The recorded usage of the call that wrote the summary (Claude Code's compaction agent), when logged. */
+  summaryCall?: RecordedCall;
   /**
    * A deleted range (Cline's truncation): the context keeps its messages before this index (the head) and those from
    * `keptFrom` on, and nothing takes the place of the range.
@@ -102,6 +111,8 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
   const marks: {
     at: number;
     kind: SourcePointKind;
+    /** The branch the compaction is on (see callThread): it comes before that branch's next call. */
+    thread?: number;
     focus?: string;
     summary?: Message;
     kept?: Message[];
@@ -109,6 +120,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     keptHead?: number;
     rewrites?: SourceRewrite[];
     opaque?: true;
+    summaryCall?: RecordedCall;
   }[] = [];
   for (const raw of compactionRecords(transcript)) {
     if (raw.truncation === true) {
@@ -130,13 +142,15 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     marks.push({
       at: at as number,
       kind,
-      ...(summary ? { summary } : {}),
+      ...(summary ? { summary, thread: callThread(summary) } : {}),
+      ...(isObject(raw.summaryUsage) ? { summaryCall: callOfUsage(raw.summaryUsage) } : {}),
       ...(kept ? { kept } : {}),
       ...(keptFrom !== undefined ? { keptFrom } : {}),
       ...(opaque ? { opaque: true as const } : {}),
     });
   }
   messages.forEach((m, i) => {
+    if (m.unlogged_microcompact === true) marks.push({ at: i, kind: 'microcompact' });
     const focus = compactCommand(m);
     if (focus !== undefined) marks.push({ at: i, kind: 'command', ...(focus === null ? {} : { focus }) });
     if (!isRole(m, 'assistant')) return;
@@ -158,13 +172,15 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
   messages.forEach((m, i) => {
     if (isCall(m)) callOf.set(i, calls++);
   });
-  const nextCall = (at: number): number | undefined => {
-    for (let i = at; i < n; i++) if (isCall(messages[i])) return i;
+  // In a session whose branches run at once, another branch's calls are logged between a compaction and its own
+  // branch's next call: a mark is of the branch its message is on.
+  const nextCall = (at: number, thread = at < n ? callThread(messages[at]) : 0): number | undefined => {
+    for (let i = at; i < n; i++) if (isCall(messages[i]) && callThread(messages[i]) === thread) return i;
     return undefined;
   };
   const byCall = new Map<number, SourcePoint>();
   for (const mark of marks.sort((a, b) => a.at - b.at)) {
-    const callIndex = nextCall(mark.at);
+    const callIndex = nextCall(mark.at, mark.thread);
     if (callIndex === undefined) continue;
     let point = byCall.get(callIndex);
     if (!point) byCall.set(callIndex, (point = { call: callOf.get(callIndex) as number, callIndex, index: mark.at, kinds: [] }));
@@ -177,6 +193,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     if (mark.keptHead !== undefined) point.keptHead ??= mark.keptHead;
     if (mark.rewrites) point.rewrites ??= mark.rewrites;
     if (mark.opaque) point.opaque = true;
+    if (mark.summaryCall) point.summaryCall ??= mark.summaryCall;
   }
   return [...byCall.values()].sort((a, b) => a.call - b.call);
 }

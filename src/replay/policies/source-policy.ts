@@ -2,7 +2,7 @@ import type { CompactionHandler, CompactionOutput, CompactionRequest } from '../
 import { strategyCompaction, withFocus } from '../../context/strategy-compaction.js';
 import { type Message, messageContent } from '../../model/message.js';
 import { type ContentPart, contentText } from '../../model/content.js';
-import { historyMessage, isSourceSummary } from '../../model/recorded.js';
+import { historyMessage, isSourceSummary, recordedCall } from '../../model/recorded.js';
 import { originalOf } from '../../model/turn-reasoning.js';
 import { RefSink } from '../../refs/ref-store.js';
 import { hindsightProbes, scoreHindsight } from '../../retention/hindsight.js';
@@ -10,6 +10,7 @@ import { viewOfMessages } from '../../retention/model-view.js';
 import { type Probe, extractProbes } from '../../retention/probes.js';
 import { scoreProbes } from '../../retention/score.js';
 import { contextTokens } from '../../tokens/breakdown.js';
+import { costOfBill } from '../billing/prices.js';
 import type { PointResult, Policy, PolicyEnv, PolicyInstance } from './policy.js';
 import { type SourcePoint, type SourceRewrite, sourceCompactionPoints } from './source-points.js';
 
@@ -79,13 +80,24 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
           if (point.focus !== undefined) result.focus = point.focus;
           results.push(result);
           if (summarizer && kept && point.summary) {
-            const output = contextTokens([point.summary], undefined, env.tokenizer);
             // The session's model at the point: the one that answers the call after it.
             const prices = env.pricesAt(point.callIndex);
             summarizer.calls++;
-            summarizer.input += request.tokens;
-            summarizer.output += output;
-            summarizer.cost += (request.tokens * prices.input + output * prices.output) / 1e6;
+            const call = point.summaryCall;
+            if (call) {
+              // As recorded: the compaction agent sends the session's history, which it reads from the cache. Its
+              // output, logged from the first stream event, can be short of the summary it wrote.
+              const input = call.uncached + call.written + call.read;
+              const output = Math.max(call.output, contextTokens([point.summary], undefined, env.tokenizer));
+              summarizer.input += input;
+              summarizer.output += output;
+              summarizer.cost += costOfBill({ input, cachedRead: call.read, cacheWrites: call.written, output }, prices).withCache;
+            } else {
+              const output = contextTokens([point.summary], undefined, env.tokenizer);
+              summarizer.input += request.tokens;
+              summarizer.output += output;
+              summarizer.cost += (request.tokens * prices.input + output * prices.output) / 1e6;
+            }
           }
           return kept;
         },
@@ -123,7 +135,7 @@ function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompac
     }
     return view;
   };
-  return (point, { messages }) => {
+  return (point, { messages, tokens }) => {
     if (point.keptHead !== undefined && point.keptFrom !== undefined && !point.summary && !point.kept) {
       const [head, from] = [point.keptHead, point.keptFrom];
       const rewrites = new Map<number, SourceRewrite[]>();
@@ -140,7 +152,7 @@ function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompac
       return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt };
     }
     const kept = point.kept ?? (point.summary ? [point.summary] : undefined);
-    if (!kept) return undefined;
+    if (!kept) return point.kinds.includes('microcompact') ? clearOldResults(env, messages, tokens, history[point.callIndex]) : undefined;
     // What the source kept: from its first kept message (pi), else from the point on.
     const from = point.kept ? point.index : (point.keptFrom ?? point.index);
     const after = messages.filter((m) => (indexOf.get(originalOf(m)) ?? -1) >= from);
@@ -149,6 +161,29 @@ function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompac
     const next = [...lead, ...kept, ...after];
     return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt };
   };
+}
+
+/** What Claude Code's microcompact put in place of an old tool result's content. */
+export const CLEARED_RESULT = '[Old tool result content cleared]';
+
+/**
+ * A clearing the source did not log (see SourcePointKind `microcompact`): the oldest tool results' contents become
+ * Claude Code's marker, one after the other, until the prompt is no larger than the call's recorded one.
+ */
+function clearOldResults(env: PolicyEnv, messages: readonly Message[], tokens: number, reply: Message): CompactionOutput | undefined {
+  const call = recordedCall(reply);
+  if (!call) return undefined;
+  const target = call.uncached + call.written + call.read;
+  const next = [...messages];
+  let left = tokens;
+  for (let i = 0; i < next.length && left > target; i++) {
+    const m = next[i];
+    if (m.role !== 'tool' || contentText(messageContent(m)) === CLEARED_RESULT) continue;
+    const cleared: Message = { ...m, content: CLEARED_RESULT };
+    left -= contextTokens([m], undefined, env.tokenizer) - contextTokens([cleared], undefined, env.tokenizer);
+    next[i] = cleared;
+  }
+  return left < tokens ? { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt } : undefined;
 }
 
 /** Ours: the strategies on the whole context, with the point's focus; one handler per focus. */
