@@ -1,7 +1,6 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ROOT } from './paths.js';
-import { runSqlitePython } from './sqlite-writer.js';
+import { runStoreWriter } from './sqlite-writer.js';
 
 const WRITER = join(ROOT, 'test', 'fixtures', 'crush', 'write_store.py');
 
@@ -67,14 +66,7 @@ export function writeCrushDatabase(file: string, sessions: readonly CrushSession
       ]);
   }
   rows.walFrom = layout.walFrom ?? rows.messages.length;
-  mkdirSync(dirname(file), { recursive: true });
-  const input = join(dirname(file), '.crush-rows.json');
-  writeFileSync(input, JSON.stringify(rows));
-  try {
-    runSqlitePython(`import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')`, WRITER, file, input);
-  } finally {
-    rmSync(input);
-  }
+  runStoreWriter(WRITER, file, 'crush', rows);
 }
 
 const T0 = Date.parse('2026-02-03T10:00:00Z') / 1000;

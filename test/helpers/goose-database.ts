@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ROOT } from './paths.js';
-import { runSqlitePython } from './sqlite-writer.js';
+import { runStoreWriter } from './sqlite-writer.js';
 
 const WRITER = join(ROOT, 'test', 'fixtures', 'goose-db', 'write_store.py');
 
@@ -72,14 +72,7 @@ export function writeGooseDatabase(file: string, sessions: readonly GooseStoredS
       ]);
   }
   rows.walFrom = layout.walFrom ?? rows.messages.length;
-  mkdirSync(dirname(file), { recursive: true });
-  const input = join(dirname(file), '.goose-rows.json');
-  writeFileSync(input, JSON.stringify(rows));
-  try {
-    runSqlitePython(`import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')`, WRITER, file, input);
-  } finally {
-    rmSync(input);
-  }
+  runStoreWriter(WRITER, file, 'goose', rows);
 }
 
 /**

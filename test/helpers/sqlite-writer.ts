@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /**
  * Runs a Python script with python3's own `sqlite3` module (the real SQLite, on every machine of this kind) to build
@@ -21,3 +23,18 @@ con.execute('PRAGMA wal_autocheckpoint=0')
 def crash():
     os.kill(os.getpid(), 9)
 `;
+
+/**
+ * Runs a fixture's committed Python writer (`test/fixtures/<agent>/write_store.py`) on `file`, handing it `rows` as a
+ * JSON file beside it (`.<name>-rows.json`), removed afterwards: the writer builds the store as the agent writes it.
+ */
+export function runStoreWriter(writer: string, file: string, name: string, rows: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const input = join(dirname(file), `.${name}-rows.json`);
+  writeFileSync(input, JSON.stringify(rows));
+  try {
+    runSqlitePython(`import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')`, writer, file, input);
+  } finally {
+    rmSync(input);
+  }
+}
