@@ -42,11 +42,12 @@ export const isSyntheticReply = (m: Message): boolean => m.role === 'assistant' 
 
 /**
  * An assistant message that is a model call of its own: every reply but a synthetic one, the rest of a reply whose
- * records another branch split (`continues_call`: the same request), and a reply of the session a subagent's file
- * logged again (`logged_by_session`: the session's call).
+ * records another branch split (`continues_call`: the same request), a reply of the session a subagent's file
+ * logged again (`logged_by_session`: the session's call), and a request the record does not price (`isUnpricedRequest`:
+ * its items stay in later prompts, but it is no billed call).
  */
 export const isModelCall = (m: Message): boolean =>
-  m.role === 'assistant' && m.is_synthetic !== true && m.continues_call !== true && m.logged_by_session !== true;
+  m.role === 'assistant' && m.is_synthetic !== true && m.continues_call !== true && m.logged_by_session !== true && !isUnpricedRequest(m);
 
 /**
  * Whether a reply's recorded usage is a snapshot taken mid-stream, so its `output_tokens` is not the billed output:
@@ -68,21 +69,6 @@ export const branchPoint = (m: Message): number | undefined => (typeof m.branch_
 /** The fork whose branch this message starts (`branch_from`), if any: its history is everything up to that branch point. */
 export const branchFrom = (m: Message): number | undefined => (typeof m.branch_from === 'number' ? m.branch_from : undefined);
 
-/**
- * Indices of the model calls that follow a branch switch: the call before them (in the transcript's order) was on
- * another branch, so their recorded input does not grow from that call's.
- */
-export function callsAfterBranchSwitch(messages: readonly Message[]): Set<number> {
-  const out = new Set<number>();
-  let previous: number | undefined;
-  messages.forEach((m, i) => {
-    if (!isModelCall(m)) return;
-    if (previous !== undefined && callThread(m) !== previous) out.add(i);
-    previous = callThread(m);
-  });
-  return out;
-}
-
 /** The model that answered, as recorded on the reply (none on a synthetic reply). */
 export const answeringModel = (m: Message): string | undefined => (typeof m.model === 'string' && !isSyntheticReply(m) ? m.model : undefined);
 
@@ -101,6 +87,22 @@ export interface RecordedCall {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** How a client trims a tool output before the output enters the model's history: to `limit` tokens or bytes. */
+export interface TruncationPolicy {
+  mode: 'tokens' | 'bytes';
+  limit: number;
+}
+
+/**
+ * The truncation policy in force for a tool message (`truncation_policy`: Codex's `turn_context.truncation_policy`,
+ * which its reader puts on each tool output), or undefined where none was recorded or it is not one tcompact knows.
+ */
+export function truncationPolicy(m: Message): TruncationPolicy | undefined {
+  const p = m.truncation_policy;
+  if (!isRecord(p) || (p.mode !== 'tokens' && p.mode !== 'bytes') || typeof p.limit !== 'number' || !(p.limit >= 0)) return undefined;
+  return { mode: p.mode, limit: p.limit };
+}
 
 /**
  * The usage a reply recorded, or undefined without one (a synthetic reply's zeros are no call's): Anthropic's (`input_tokens` uncached, plus

@@ -1,6 +1,6 @@
 import type { ContextManager } from '../context/context-manager.js';
 import type { PolicyInstance } from './policies/policy.js';
-import { isAssistant, isTool, type Message } from '../model/message.js';
+import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
@@ -18,12 +18,13 @@ import {
   historyMessage,
   isModelCall,
   isSourceSummary,
-  isUnpricedRequest,
   recordedOutputOf,
   resumeLeftOut,
 } from '../model/recorded.js';
 import { keepsReasoningPerTurn, withoutReasoning } from '../model/turn-reasoning.js';
 import type { UnloggedSpan } from './billing/token-ratio.js';
+import { type MessageView, replaceByViews, tokensTaken } from './context-views.js';
+import { withoutCalls, withoutEarlierThinking } from './message-views.js';
 
 /** How one transcript's agent loop is replayed under one policy. */
 export interface ReplayLoopOptions {
@@ -242,6 +243,23 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   // provider reads from the cache all the same: a forked session's prompts are billed by content.
   const byContent = transcript.messages.some((m) => callThread(m) !== 0) ? contentInterner() : undefined;
 
+  /**
+   * The context's messages replaced by their views (see context-views.ts), and the thread's history alike: the totals
+   * follow each message to its view, and so do its unlogged spans. Whether the context changed.
+   */
+  const replaceContext = (view: MessageView): boolean => {
+    const viewed = replaceByViews(context, view);
+    tokens -= tokensTaken(viewed.changed, (m) => tokensOf(m, tok));
+    for (const [before, after] of viewed.changed) {
+      const spans = unlogged.get(before);
+      if (after !== undefined && spans !== undefined) unlogged.set(after, spans);
+    }
+    if (manager) history = [...replaceByViews(history, view).messages];
+    if (viewed.changed.length === 0) return false;
+    context = [...viewed.messages];
+    return true;
+  };
+
   for (const [messageIndex, message] of transcript.messages.entries()) {
     const atMs = clock.next(message);
     if (!replayed(message)) continue;
@@ -259,34 +277,12 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         if (manager) managers.push(manager);
       }
     }
-    if (perTurnReasoning && message.role === 'user') {
-      // A new turn: the finished turns' reasoning leaves the prompt (a new array: earlier prompts keep theirs).
-      const next = context.map(withoutReasoning);
-      next.forEach((without, i) => {
-        if (without === context[i]) return;
-        tokens -= tokensOf(context[i], tok) - tokensOf(without, tok);
-        const spans = unlogged.get(context[i]);
-        if (spans !== undefined) unlogged.set(without, spans);
-      });
-      context = next;
-      if (manager) history = history.map(withoutReasoning);
-    }
+    // A new turn: the finished turns' reasoning leaves the prompt (Codex, see model/turn-reasoning.ts).
+    if (perTurnReasoning && message.role === 'user') replaceContext(withoutReasoning);
+    // A resume rebuilt the prompt from the chain: the calls it left out and their results are sent no more.
     const leftOut = resumeLeftOut(message);
-    if (leftOut.length > 0) {
-      // A resume rebuilt the prompt from the chain: the calls it left out and their results are sent no more.
-      const rebuilt = withoutCalls(context, new Set(leftOut));
-      for (const [before, after] of rebuilt.changed) {
-        tokens -= tokensOf(before, tok) - (after === undefined ? 0 : tokensOf(after, tok));
-        const spans = unlogged.get(before);
-        if (after !== undefined && spans !== undefined) unlogged.set(after, spans);
-      }
-      if (rebuilt.changed.length > 0) {
-        edits++;
-        context = rebuilt.context;
-      }
-      if (manager) history = withoutCalls(history, new Set(leftOut)).context;
-    }
-    if (isModelCall(message) && !isUnpricedRequest(message)) {
+    if (leftOut.length > 0 && replaceContext(withoutCalls(new Set(leftOut)))) edits++;
+    if (isModelCall(message)) {
       callAt = messageIndex;
       if (policy.micro) {
         const out = await policy.micro({ messages: context, tokens, window: options.window, reason: 'threshold' });
@@ -320,8 +316,11 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       stats.calls++;
       const ownBase = options.basePromptOf?.(messageIndex);
       const baseDelta = ownBase === undefined ? 0 : ownBase - (options.basePrompt ?? 0);
-      const sent = options.stripsEarlierThinking?.(message) ? withoutEarlierThinking(context) : context;
-      const stripped = sent === context ? 0 : sent.reduce((n, m, i) => n + sized(context[i]) - (m === context[i] ? sized(m) : tokensOf(m, tok)), 0);
+      // The thinking the provider strips is left out of this call only: the context keeps it for the next.
+      const { messages: sent, changed: strippedThinking } = options.stripsEarlierThinking?.(message)
+        ? replaceByViews(context, withoutEarlierThinking(context))
+        : { messages: context, changed: [] };
+      const stripped = tokensTaken(strippedThinking, sized, (m) => tokensOf(m, tok));
       const unloggedTokens = unloggedIn(context);
       const prompt = tokens + unloggedTokens + baseDelta - stripped;
       if (stats.calls === 1) stats.firstPrompt = prompt;
@@ -376,62 +375,6 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   }
   return stats;
 }
-
-/**
- * `context` without the tool calls whose ids are in `ids` and their results: a reply keeps its other calls and its
- * text, and goes when nothing is left of it. `changed` pairs each message taken out or changed with what replaced it.
- */
-export function withoutCalls(context: readonly Message[], ids: ReadonlySet<string>): { context: Message[]; changed: [Message, Message | undefined][] } {
-  const out: Message[] = [];
-  const changed: [Message, Message | undefined][] = [];
-  for (const m of context) {
-    if (isTool(m) && ids.has(m.tool_call_id)) {
-      changed.push([m, undefined]);
-      continue;
-    }
-    if (!isAssistant(m) || !m.tool_calls?.some((c) => ids.has(c.id))) {
-      out.push(m);
-      continue;
-    }
-    const { tool_calls: calls = [], ...rest } = m;
-    const kept = calls.filter((c) => !ids.has(c.id));
-    const empty = kept.length === 0 && (rest.content === null || rest.content === undefined || rest.content.length === 0) && !rest.reasoning_content;
-    const replacement: Message | undefined = empty ? undefined : kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
-    changed.push([m, replacement]);
-    if (replacement) out.push(replacement);
-  }
-  return { context: out, changed };
-}
-
-/** A reply without its thinking, the same object each time it is asked for (a stable prefix for the cache). */
-const withoutThinking = new WeakMap<Message, Message>();
-
-/**
- * `context` as sent to a model that strips earlier thinking: the replies before the last user prompt without their
- * reasoning (logged or not); `context` itself when there is none to strip.
- */
-export function withoutEarlierThinking(context: readonly Message[]): readonly Message[] {
-  let lastPrompt = -1;
-  for (let i = context.length - 1; i >= 0 && lastPrompt < 0; i--) if (context[i].role === 'user') lastPrompt = i;
-  let out: Message[] | undefined;
-  for (let i = 0; i < lastPrompt; i++) {
-    const m = context[i];
-    if (m.role !== 'assistant' || !holdsThinking(m)) continue;
-    let copy = withoutThinking.get(m);
-    if (!copy) {
-      const { reasoning_content: _r, thinking_blocks_without_text: _t, redacted_thinking_blocks: _d, ...rest } = m as Record<string, unknown>;
-      withoutThinking.set(m, (copy = rest as Message));
-    }
-    out ??= [...context];
-    out[i] = copy;
-  }
-  return out ?? context;
-}
-
-const holdsThinking = (m: Message) =>
-  (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') ||
-  (typeof m.thinking_blocks_without_text === 'number' && m.thinking_blocks_without_text > 0) ||
-  (typeof m.redacted_thinking_blocks === 'number' && m.redacted_thinking_blocks > 0);
 
 /** The first message seen with each content, for any message with that content (each message serialised once). */
 function contentInterner(): (m: Message) => Message {

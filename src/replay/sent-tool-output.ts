@@ -1,5 +1,6 @@
 import type { ContentPart } from '../model/content.js';
 import type { Message } from '../model/message.js';
+import { type TruncationPolicy, truncationPolicy } from '../model/recorded.js';
 import type { Transcript } from '../model/transcript.js';
 
 /**
@@ -19,24 +20,13 @@ export function asSent(transcript: Transcript): Transcript {
   return changed ? { ...transcript, messages } : transcript;
 }
 
-interface Policy {
-  mode: 'tokens' | 'bytes';
-  limit: number;
-}
-
 const BYTES_PER_TOKEN = 4;
 const SERIALIZATION_ALLOWANCE = 1.2;
-
-function policyOf(m: Message): Policy | undefined {
-  const p = m.truncation_policy as Record<string, unknown> | undefined;
-  if (!p || (p.mode !== 'tokens' && p.mode !== 'bytes') || typeof p.limit !== 'number' || !(p.limit >= 0)) return undefined;
-  return { mode: p.mode, limit: p.limit };
-}
 
 /** The tool message with its output trimmed by its policy; the same object when nothing is cut. */
 export function trimmedOutput(m: Message): Message {
   if (m.role !== 'tool') return m;
-  const policy = policyOf(m);
+  const policy = truncationPolicy(m);
   if (!policy) return m;
   const budget = Math.floor(policy.limit * SERIALIZATION_ALLOWANCE);
   if (typeof m.content === 'string') {
@@ -67,7 +57,7 @@ export function trimmedOutput(m: Message): Message {
 }
 
 /** Codex's middle truncation: the first and last halves of the byte budget, on character boundaries, and a marker. */
-export function trimText(text: string, mode: Policy['mode'], budget: number): string {
+export function trimText(text: string, mode: TruncationPolicy['mode'], budget: number): string {
   const bytes = Buffer.from(text, 'utf8');
   const maxBytes = mode === 'tokens' ? budget * BYTES_PER_TOKEN : budget;
   if (bytes.length <= maxBytes) return text;

@@ -34,7 +34,9 @@ import { CompactionCallMeter } from './compaction-calls.js';
 import { asSent } from './sent-tool-output.js';
 import type { Policy } from './policies/policy.js';
 import type { ModelRun, PolicyRun } from './policy-run.js';
-import { type ReplayLoopOptions, type ReplayStats, type ReplayedCall, replay, withoutEarlierThinking } from './replay.js';
+import { type ReplayLoopOptions, type ReplayStats, type ReplayedCall, replay } from './replay.js';
+import { replaceByViews } from './context-views.js';
+import { withoutEarlierThinking } from './message-views.js';
 import { postCompactionSteps, sendsUnloggedAfterCompaction } from './post-compaction-step.js';
 import { correctionsOf } from './fidelity/corrections.js';
 import { type FidelityCall, type SessionFidelity, sessionFidelity } from './fidelity/session-fidelity.js';
@@ -149,7 +151,7 @@ function recordedBasePromptByModel(
     const call = recordedCall(m);
     if (!call || out.has(modelOf(m))) continue;
     const earlier = messages.slice(0, i);
-    const sent = stripsEarlierThinking(m, modelOf(m)) ? withoutEarlierThinking(earlier) : earlier;
+    const sent = stripsEarlierThinking(m, modelOf(m)) ? replaceByViews(earlier, withoutEarlierThinking(earlier)).messages : earlier;
     // The unlogged content the replay carries in this call's prompt is no part of the base.
     const carried = unlogged.reduce((n, s) => (s.at < i && s.from <= i && (s.until === undefined || i < s.until) ? n + s.tokens : n), 0);
     const before = contextTokens(sent, transcript.tools, tokenizer) + carried;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readClaudeCode } from '../../src/formats/claude-code.js';
 import type { Message } from '../../src/model/message.js';
-import { callThread, callsAfterBranchSwitch } from '../../src/model/recorded.js';
+import { callThread, isModelCall } from '../../src/model/recorded.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { Simulation } from '../../src/replay/simulation.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
@@ -33,8 +33,15 @@ describe('Claude Code: two processes forking one session file', () => {
     expect(m.map(callThread)).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1]);
     expect(m[3].branch_point).toBe(0);
     expect(m[7]).toMatchObject({ role: 'user', content: 'add a test for the renaming', branch_from: 0 });
-    // Each call whose call before it (in file order) is of the other branch.
-    expect([...callsAfterBranchSwitch(m)]).toEqual([8, 10, 11]);
+    // The calls in file order, each with its branch: after the shared start, the two branches' calls alternate.
+    expect(m.flatMap((x, i) => (isModelCall(x) ? [[i, callThread(x)]] : []))).toEqual([
+      [1, 0],
+      [3, 0],
+      [5, 0],
+      [8, 1],
+      [10, 0],
+      [11, 1],
+    ]);
   });
 
   it('replays each branch over its own chain, the shared start billed once', async () => {

@@ -3,7 +3,7 @@ import { contentText } from '../../model/content.js';
 import { type Message, isRole } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { collapseWhitespace } from '../../retention/normalize.js';
-import { type RecordedCall, callOfUsage, callThread, compactionRecords, isModelCall, isSourceSummary, isUnpricedRequest } from '../../model/recorded.js';
+import { type RecordedCall, callOfUsage, callThread, compactionRecords, isModelCall, isSourceSummary } from '../../model/recorded.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -166,7 +166,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
   // Ordinal of each assistant message among the calls. A source's summary messages (a replacement history repeats
   // assistant replies), a client's synthetic replies and requests the record does not price are no model calls: the
   // replay leaves them out too.
-  const isCall = (m: Message) => isModelCall(m) && !isSourceSummary(m) && !isUnpricedRequest(m);
+  const isCall = (m: Message) => isModelCall(m) && !isSourceSummary(m);
   const callOf = new Map<number, number>();
   let calls = 0;
   messages.forEach((m, i) => {

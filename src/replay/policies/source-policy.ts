@@ -11,6 +11,7 @@ import { type Probe, extractProbes } from '../../retention/probes.js';
 import { scoreProbes } from '../../retention/score.js';
 import { contextTokens } from '../../tokens/breakdown.js';
 import { costOfBill } from '../billing/prices.js';
+import { replaceByViews } from '../context-views.js';
 import type { PointResult, Policy, PolicyEnv, PolicyInstance } from './policy.js';
 import { type SourcePoint, type SourceRewrite, sourceCompactionPoints } from './source-points.js';
 
@@ -140,16 +141,14 @@ function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompac
       const [head, from] = [point.keptHead, point.keptFrom];
       const rewrites = new Map<number, SourceRewrite[]>();
       for (const r of point.rewrites ?? []) rewrites.set(r.index, [...(rewrites.get(r.index) ?? []), r]);
-      const next: Message[] = [];
-      for (const m of messages) {
+      const { messages: next } = replaceByViews(messages, (m) => {
         const i = indexOf.get(originalOf(m)) ?? -1;
-        if (i >= head && i < from) continue;
+        if (i >= head && i < from) return undefined;
         // Each message as the point sends it: its rewrites in force, else as written (a rewrite may have ended).
         const own = i < 0 ? m : (historyMessage(history[i]) ?? history[i]);
-        const view = rewrites.has(i) ? rewrittenView(own, i, rewrites.get(i)!) : rewrittenAt.has(m) ? own : m;
-        next.push(view);
-      }
-      return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt };
+        return rewrites.has(i) ? rewrittenView(own, i, rewrites.get(i)!) : rewrittenAt.has(m) ? own : m;
+      });
+      return { messages: [...next], tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt };
     }
     const kept = point.kept ?? (point.summary ? [point.summary] : undefined);
     if (!kept) return point.kinds.includes('microcompact') ? clearOldResults(env, messages, tokens, history[point.callIndex]) : undefined;
