@@ -99,6 +99,24 @@ describe('the hindsight-optimal schedule', () => {
     }
   });
 
+  it('bills exactly what it planned when requests the record does not price sit among the calls', async () => {
+    // Codex requests cut before any usage: their items stay in later prompts, but they are no billed calls.
+    for (const cache of ['anthropic-5m', 'openai'] as const) {
+      const base = session(4, 30);
+      let replies = 0;
+      const t = { ...base, messages: base.messages.map((m) => (m.role === 'assistant' && ++replies % 7 === 3 ? { ...m, unpriced_request: true } : m)) };
+      const env = envFor(t, cache, 30_000);
+      const plan = new TranscriptPlan(t, tok, env.callGapSeconds, env.cache.perModel);
+      const unpriced = t.messages.filter((m) => m.unpriced_request === true).length;
+      expect(unpriced).toBeGreaterThan(2);
+      expect(plan.calls).toHaveLength(replies - unpriced);
+      const { schedule } = optimalSchedule(plan, env);
+      const replayed = await run(t, optimalPolicy.instantiate(env), env);
+      expect(replayed.calls).toBe(plan.calls.length);
+      expect(replayed.inputCost).toBeCloseTo(schedule.inputCost, 9);
+    }
+  });
+
   it.each([
     ['optimal', optimalPolicy, OPTIMAL_SPACE],
     ['optimal-results', optimalResultsPolicy, RESULTS_ONLY_SPACE],
