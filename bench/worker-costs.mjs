@@ -1,8 +1,8 @@
 // What a compaction worker costs, from the compiled dist/ (needs `npm run build`), one thread, no pool:
 //
-// `node bench/worker-costs.mjs start [--runs N]`: the worker entry's modules (how many, by package) and the CPU of
+// `node bench/worker-costs.mjs start [--runs N] [--dist DIR]`: the worker entry's modules (how many, by package) and the CPU of
 //   loading them, each run in a fresh process (the work each pool thread repeats when it starts).
-// `node bench/worker-costs.mjs shard FILE [--no-refs] [--alloc]`: the worker's shard run over the whole FILE as one range
+// `node bench/worker-costs.mjs shard FILE [--no-refs] [--alloc] [--dist DIR]`: the worker's shard run over the whole FILE as one range
 //   shard (`auto`, heuristic counting), its CPU per input MB and, with --alloc, the bytes allocated per input byte by
 //   function (V8's sampling heap profiler, objects already collected included; a builtin is named with its caller).
 //
@@ -14,16 +14,17 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { register } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const dist = new URL('../dist/', import.meta.url);
-const entry = new URL('workers/compact-worker.js', dist).href;
 const [command, ...rest] = process.argv.slice(2);
 const option = (name) => {
   const at = rest.indexOf(name);
   return at >= 0 ? rest[at + 1] : undefined;
 };
+/** `--dist DIR`: another build (a copy of main's dist/, to compare with): its folder needs node_modules beside it. */
+const dist = option('--dist') ? pathToFileURL(`${resolve(option('--dist'))}/`) : new URL('../dist/', import.meta.url);
+const entry = new URL('workers/compact-worker.js', dist).href;
 
 /** Loads the worker entry and prints the CPU it took; with TCOMPACT_MODULE_LOG set, logs every module loaded there. */
 async function loadOnce() {
@@ -43,7 +44,7 @@ function start() {
   const self = fileURLToPath(import.meta.url);
   const log = join(tmpdir(), `tcompact-worker-modules-${process.pid}.txt`);
   rmSync(log, { force: true });
-  execFileSync(process.execPath, [self, 'load-once'], { env: { ...process.env, TCOMPACT_MODULE_LOG: log } });
+  execFileSync(process.execPath, [self, 'load-once', ...rest], { env: { ...process.env, TCOMPACT_MODULE_LOG: log } });
   const modules = readFileSync(log, 'utf8')
     .trim()
     .split('\n')
@@ -61,7 +62,7 @@ function start() {
     byPackage[pkg] = (byPackage[pkg] ?? 0) + 1;
   }
   const cpuMs = [];
-  for (let i = 0; i < runs; i++) cpuMs.push(JSON.parse(execFileSync(process.execPath, [self, 'load-once']).toString()).cpuMs);
+  for (let i = 0; i < runs; i++) cpuMs.push(JSON.parse(execFileSync(process.execPath, [self, 'load-once', ...rest]).toString()).cpuMs);
   console.log(JSON.stringify({ modules: modules.length, byPackage, cpuMs: cpuMs.map((ms) => Math.round(ms)) }, null, 1));
 }
 
