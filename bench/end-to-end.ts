@@ -78,6 +78,15 @@ function realTextVariants(label: string): Variant[] {
   ];
 }
 
+/**
+ * The tool-heavy synthetic archive (about 130 messages and 78 tool results per transcript, most of them short): the
+ * heuristic run with and without the side store against the JSON round trip, where per-message and per-result work
+ * weighs more per MB.
+ */
+function toolHeavyVariants(label: string): Variant[] {
+  return [READ, JSON_A, pipeline(label, 2, 'heuristic'), pipeline(label, 2, 'heuristic', false)];
+}
+
 /** A 10 KB session: runs on it cost what a run costs whatever its input. */
 const START_FILE = join(BUNDLED, 'claude-code', 'short.jsonl');
 
@@ -379,10 +388,11 @@ export const endToEndBench: Benchmark = {
     'doing readline + JSON.parse + JSON.stringify per line and writing the result (the practical limit of one core for a ' +
     'JSONL pass); baseline (b), gpt-tokenizer o200k_base alone counting every text field on one core with no cache, timed ' +
     'inside the counting calls only; baseline (c), the same with the default engine of tcompact (its own count-only BPE over the gpt-tokenizer rank table; how close ' +
-    'the pipeline comes to the two-core limit of its own tokenizer). Three archives: a synthetic one (datasets/generate.ts); ' +
+    'the pipeline comes to the two-core limit of its own tokenizer). Four archives: a synthetic one (datasets/generate.ts); ' +
     'a real-text one of the same size (datasets/generate-real-text.ts: the shapes of the shared real transcripts, texts ' +
     'spliced from segments of different real texts, so nothing of 64+ characters repeats and the token cache does not ' +
-    'help); and a 100 MB synthetic one run as a new user would (`--workers 2` only; the main synthetic archive itself when ' +
+    'help); a 100 MB tool-heavy synthetic one (the same generator, about 130 messages and 78 tool results per ' +
+    'transcript, most of them short); and a 100 MB synthetic one run as a new user would (`--workers 2` only; the main synthetic archive itself when ' +
     '`--e2e-mb 100` sets that size). The pipeline runs are also timed on a 10 KB session: their start, which costs the same ' +
     'whatever the input. Every command runs as its own ' +
     'process; variants run round-robin, each row is the median; wall time is spawn to exit (start-up included), the file ' +
@@ -392,6 +402,7 @@ export const endToEndBench: Benchmark = {
   async run(ctx: BenchContext): Promise<BenchOutput> {
     const bytes = ctx.e2eBytes ?? (ctx.quick ? 50_000_000 : 300_000_000);
     const firstTryBytes = ctx.quick ? 30_000_000 : 100_000_000;
+    const toolHeavyBytes = ctx.quick ? 20_000_000 : 100_000_000;
     const repeats = ctx.quick ? 1 : 3;
     // Wall figures only count on an idle machine: the load when measuring starts goes beside them (the end's is in machine).
     const loadAverage1mAtStart = Math.round(loadavg()[0] * 100) / 100;
@@ -415,15 +426,20 @@ export const endToEndBench: Benchmark = {
     const first = sameSize
       ? { ...syn, pending: [], rows: firstTryVariants(chosen.label).map((v) => syn.rows.find((r) => r.variant === v.name)!) }
       : await measureArchive(small, firstTryBytes / 1e6, firstTryVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
+    ctx.log(`end-to-end: tool-heavy synthetic archive of ${toolHeavyBytes / 1e6} MB`);
+    const toolHeavy = await syntheticArchive(ctx.tmpDir, 1, toolHeavyBytes, 'tool-heavy');
+    const th = await measureArchive(toolHeavy, toolHeavyBytes / 1e6, toolHeavyVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
     ctx.log('end-to-end: the start of a run, on a 10 KB session');
     const startMb = statSync(START_FILE).size / 1e6;
     const start = await measureArchive(START_FILE, startMb, startVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
-    pending.push(...syn.pending, ...rt.pending, ...first.pending, ...start.pending);
+    pending.push(...syn.pending, ...rt.pending, ...th.pending, ...first.pending, ...start.pending);
 
     const s = ratios(syn.rows);
     const r = ratios(rt.rows);
     const f = ratios(first.rows);
+    const t = ratios(th.rows);
     const synMb = `${bytes / 1e6} MB`;
+    const thMb = `${toolHeavyBytes / 1e6} MB`;
     const out: Ratio[] = [
       s.ratio(`exact, 2 workers / baseline (b) gpt-tokenizer alone, synthetic ${synMb}`, s.speed('exact, --workers 2'), s.tokenizerOnly('baseline (b)'), 1.8),
       r.ratio(`exact, 2 workers / baseline (b) gpt-tokenizer alone, real text ${synMb}`, r.speed('exact, --workers 2'), r.tokenizerOnly('baseline (b)'), 2.5),
@@ -442,11 +458,23 @@ export const endToEndBench: Benchmark = {
       s.ratio(`heuristic, 2 workers / baseline (a) JSON round trip, synthetic ${synMb}`, s.speed('heuristic, --workers 2'), s.speed('baseline (a)'), 1.0),
       s.cpuRatioAtMost(`CPU per MB: heuristic, 2 workers / baseline (a) JSON round trip, synthetic ${synMb}`, 'heuristic, --workers 2', 'baseline (a)', 2.0),
       r.cpuRatioAtMost(`CPU per MB: heuristic, 2 workers / baseline (a) JSON round trip, real text ${synMb}`, 'heuristic, --workers 2', 'baseline (a)', 2.0),
+      t.cpuRatioAtMost(
+        `CPU per MB: heuristic, 2 workers / baseline (a) JSON round trip, tool-heavy synthetic ${thMb}`,
+        'heuristic, --workers 2',
+        'baseline (a)',
+        2.0,
+      ),
       r.cpuRatioAtMost(`CPU per MB: exact, 2 workers / baseline (c) tcompact's engine alone, real text ${synMb}`, 'exact, --workers 2', 'baseline (c)', 1.6),
       s.refsCost(`side store: CPU per MB with refs less --no-refs, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2', 5),
       r.refsCost(`side store: CPU per MB with refs less --no-refs, heuristic, 2 workers, real text ${synMb}`, 'heuristic, --workers 2', 5),
+      t.refsCost(`side store: CPU per MB with refs less --no-refs, heuristic, 2 workers, tool-heavy synthetic ${thMb}`, 'heuristic, --workers 2', 5),
       s.refsDisk(`side store: refs.jsonl bytes per input byte, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2', bytes / 1e6),
       r.refsDisk(`side store: refs.jsonl bytes per input byte, heuristic, 2 workers, real text ${synMb}`, 'heuristic, --workers 2', real.bytes / 1e6),
+      t.refsDisk(
+        `side store: refs.jsonl bytes per input byte, heuristic, 2 workers, tool-heavy synthetic ${thMb}`,
+        'heuristic, --workers 2',
+        toolHeavyBytes / 1e6,
+      ),
       s.cpuAtMost(`CPU per MB, exact, 2 workers, synthetic ${synMb}`, 'exact, --workers 2', 50),
       r.cpuAtMost(`CPU per MB, exact, 2 workers, real text ${synMb}`, 'exact, --workers 2', 60),
       s.cpuAtMost(`CPU per MB, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2', 20),
@@ -481,6 +509,14 @@ export const endToEndBench: Benchmark = {
         true,
       ),
       rowTable(
+        `Tool-heavy synthetic archive, ${thMb}: about 130 messages and 78 tool results per transcript, most of them short (${medianOf})`,
+        th.rows,
+        [
+          'The same generator as the synthetic archive in its tool-heavy shape (datasets/generate.ts, TOOL_HEAVY): tool calls in batches and outputs a quarter the size.',
+        ],
+        true,
+      ),
+      rowTable(
         `A new user's run: ${firstTryBytes / 1e6} MB synthetic archive, \`tcompact run --workers 2\` against the one-core baselines (${medianOf})`,
         first.rows,
         [],
@@ -495,15 +531,16 @@ export const endToEndBench: Benchmark = {
         realTextBytes: real.bytes,
         realTextCorpus: real.corpus,
         firstTryBytes,
-        seeds: { synthetic: 1, realText: 1, firstTry: sameSize ? 1 : 2 },
+        toolHeavyBytes,
+        seeds: { synthetic: 1, realText: 1, toolHeavy: 1, firstTry: sameSize ? 1 : 2 },
         repeats,
         loadAverage1mAtStart,
         strategies: chosen.strategies,
         rssMethod: syn.rssMethod,
-        files: [synthetic, real.file, small].map((p) => p.replace(`${ROOT}/`, '')),
+        files: [synthetic, real.file, toolHeavy, small].map((p) => p.replace(`${ROOT}/`, '')),
         profile: ctx.profile === true,
       },
-      results: { synthetic: syn.rows, realText: rt.rows, firstTry: first.rows, start: start.rows },
+      results: { synthetic: syn.rows, realText: rt.rows, toolHeavy: th.rows, firstTry: first.rows, start: start.rows },
       tables,
       ratios: out,
       pending,

@@ -30,7 +30,28 @@ export interface GenerateOptions {
    * @default 'synth'
    */
   idPrefix?: string;
+  /**
+   * Median tool calls per agent step, when set: every step then fires a batch (its first action, then reads), as an
+   * agent that runs its tools in parallel does. Unset: Claude Code's shape, batches of reads and searches only.
+   */
+  callsPerStep?: number;
+  /**
+   * Scales the median size of tool outputs: files read and written, command output, fetched pages.
+   * @default 1
+   */
+  outputScale?: number;
 }
+
+/**
+ * The tool-heavy shape: about 130 messages and 78 tool results per transcript, most of them short, so the per-message
+ * and per-result work (strategies, the side store) weighs more per MB than in the default shape.
+ */
+export const TOOL_HEAVY: Readonly<Pick<GenerateOptions, 'medianTranscriptBytes' | 'callsPerStep' | 'outputScale' | 'idPrefix'>> = {
+  medianTranscriptBytes: 88 * 1024,
+  callsPerStep: 1.6,
+  outputScale: 0.25,
+  idPrefix: 'synth-tools',
+};
 
 export interface ArchiveSummary {
   bytes: number;
@@ -42,7 +63,7 @@ export interface ArchiveSummary {
 /** Bumped whenever the output for given options changes, so cached archives can be told apart. */
 export const GENERATOR_VERSION = 1;
 
-const DEFAULTS = { medianTranscriptBytes: 256 * 1024, openaiDialectShare: 0.3, idPrefix: 'synth' };
+const DEFAULTS = { medianTranscriptBytes: 256 * 1024, openaiDialectShare: 0.3, idPrefix: 'synth', outputScale: 1 };
 
 /** Yields the archive's lines (without `\n`). */
 export function* generateArchive(options: GenerateOptions): Generator<string> {
@@ -83,7 +104,7 @@ function* generateTranscripts(options: GenerateOptions): Generator<{ line: strin
     const wanted = Math.min(rng.logNormal(opts.medianTranscriptBytes, 4), opts.medianTranscriptBytes * 16);
     const budget = Math.max(1, Math.min(wanted, opts.targetBytes - total));
     const dialect: Dialect = rng.chance(opts.openaiDialectShare) ? OPENAI : CLAUDE_CODE;
-    const builder = new TranscriptBuilder(rng, dialect, budget);
+    const builder = new TranscriptBuilder(rng, dialect, budget, opts);
     const line = builder.build(`${opts.idPrefix}-${opts.seed}-${index}`, opts.seed);
     total += Buffer.byteLength(line) + 1;
     yield { line, messages: builder.messageCount, toolCalls: builder.toolCallCount };
@@ -418,6 +439,7 @@ class TranscriptBuilder {
     private readonly rng: Rng,
     private readonly dialect: Dialect,
     private readonly budget: number,
+    private readonly shape: { callsPerStep?: number; outputScale: number },
   ) {
     this.text = new Text(rng);
     this.root = `/home/USER/projects/${this.text.snake()}`;
@@ -479,7 +501,13 @@ class TranscriptBuilder {
     const rng = this.rng;
     const first = rng.weighted(ACTIONS);
     // Claude Code fires several reads or searches in parallel in one reply.
-    const parallel = first === 'read' || first === 'grep' || first === 'glob' ? Math.min(rng.logNormal(1, 3), 5) : 1;
+    const { callsPerStep } = this.shape;
+    const parallel =
+      callsPerStep !== undefined
+        ? Math.min(rng.logNormal(callsPerStep, 2), 8)
+        : first === 'read' || first === 'grep' || first === 'glob'
+          ? Math.min(rng.logNormal(1, 3), 5)
+          : 1;
     const calls: ToolCallOut[] = [];
     const results: Msg[] = [];
     for (let i = 0; i < parallel; i++) {
@@ -553,7 +581,7 @@ class TranscriptBuilder {
         return {
           name: d.name === 'openai' ? 'web_fetch' : 'WebFetch',
           args: { url, prompt: this.text.sentence() },
-          result: this.text.prose(this.cap(rng.logNormal(1200, 12))),
+          result: this.text.prose(this.cap(rng.logNormal(1200 * this.shape.outputScale, 12))),
         };
       }
     }
@@ -607,7 +635,7 @@ class TranscriptBuilder {
     const cmd = command.replaceAll('$ID', this.text.snake()).replaceAll('$PATH', this.somePath());
     const fails = rng.chance(0.13);
     const lines: string[] = [];
-    const target = this.cap(rng.logNormal(250, 10));
+    const target = this.cap(rng.logNormal(250 * this.shape.outputScale, 10));
     let size = 0;
     while (size < target) {
       const line = rng.chance(0.3)
@@ -634,7 +662,8 @@ class TranscriptBuilder {
     const rng = this.rng;
     const ext = rng.pick(EXTENSIONS);
     // File length in lines: median 120, p90 about 600 (Read results in spotter: median 2.0k chars, p90 16k).
-    const count = Math.min(rng.logNormal(120, 5), 2400, Math.max(8, (this.cap(rng.logNormal(120, 5) * 40) / 40) | 0));
+    const median = 120 * this.shape.outputScale;
+    const count = Math.min(rng.logNormal(median, 5), 2400, Math.max(8, (this.cap(rng.logNormal(median, 5) * 40) / 40) | 0));
     const file: VirtualFile = { path: `${this.root}/${rng.pick(DIRS)}/${this.text.snake()}.${ext}`, ext, lines: this.text.codeLines(ext, count), reads: [] };
     this.files.push(file);
     return file;

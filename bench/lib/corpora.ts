@@ -1,7 +1,7 @@
 import { existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REAL_TEXT_GENERATOR_VERSION, type TemplateTranscript, writeRealTextArchive } from '../../datasets/generate-real-text.js';
-import { GENERATOR_VERSION, writeArchive } from '../../datasets/generate.js';
+import { GENERATOR_VERSION, TOOL_HEAVY, writeArchive } from '../../datasets/generate.js';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { BUNDLED, SHARED_DATASETS, SPOTTER } from './paths.js';
 import { listFiles, textsOfFiles } from './texts.js';
@@ -31,14 +31,17 @@ export function realCorpora(quick: boolean): CorpusSpec[] {
   return specs.filter((s) => s.kind !== 'files' || s.inputs.every((p) => existsSync(p)));
 }
 
+/** The generator's shapes: its default (Claude Code's tool mix and output sizes) and {@link TOOL_HEAVY}. */
+export type SyntheticShape = 'default' | 'tool-heavy';
+
 /**
- * Path of a synthetic archive, generated once and cached under `dir` (the name carries the generator version, seed and
- * size, and a `.done` marker is written only after the archive is complete).
+ * Path of a synthetic archive, generated once and cached under `dir` (the name carries the shape, generator version,
+ * seed and size, and a `.done` marker is written only after the archive is complete).
  */
-export async function syntheticArchive(dir: string, seed: number, bytes: number): Promise<string> {
-  const file = join(dir, `synthetic-v${GENERATOR_VERSION}-seed${seed}-${bytes}.jsonl`);
+export async function syntheticArchive(dir: string, seed: number, bytes: number, shape: SyntheticShape = 'default'): Promise<string> {
+  const file = join(dir, `synthetic${shape === 'default' ? '' : `-${shape}`}-v${GENERATOR_VERSION}-seed${seed}-${bytes}.jsonl`);
   if (existsSync(`${file}.done`) && existsSync(file)) return file;
-  await writeArchive(`${file}.part`, { seed, targetBytes: bytes });
+  await writeArchive(`${file}.part`, { ...(shape === 'tool-heavy' ? TOOL_HEAVY : {}), seed, targetBytes: bytes });
   renameSync(`${file}.part`, file);
   writeFileSync(`${file}.done`, '');
   return file;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateArchive, writeArchive } from '../../datasets/generate.js';
+import { generateArchive, TOOL_HEAVY, writeArchive } from '../../datasets/generate.js';
 import { parseTranscript } from '../../src/model/parse.js';
 import { findViolations } from '../../src/model/validity.js';
 import type { AssistantMessage, Message, ToolMessage } from '../../src/model/message.js';
@@ -26,6 +26,32 @@ describe('synthetic archive generator', () => {
   it('gives byte-identical output for the same seed and different output for another seed', () => {
     expect(sha(archiveText(7, 3_000_000))).toBe(sha(text));
     expect(sha(archiveText(8, 3_000_000))).not.toBe(sha(text));
+  });
+
+  it('gives the archive of its version: cached archives are named by GENERATOR_VERSION, which a change of output must bump', () => {
+    expect(sha(text)).toBe('7a687532588904bc83c2658b4e18b9aad9c45be8bc5b2f9671482c74e22eb6a0');
+  });
+
+  it('in the tool-heavy shape, writes valid transcripts with more tool results per MB, most of the messages', () => {
+    const shapeOf = (archive: string) => {
+      const lines = archive.trimEnd().split('\n');
+      let messages = 0;
+      let tools = 0;
+      for (const line of lines) {
+        const parsed = parseTranscript(JSON.parse(line));
+        expect(parsed.ok).toBe(true);
+        if (!parsed.ok) continue;
+        expect(findViolations(parsed.value.transcript.messages)).toEqual([]);
+        messages += parsed.value.transcript.messages.length;
+        tools += parsed.value.transcript.messages.filter((m) => m.role === 'tool').length;
+      }
+      return { toolsPerMB: tools / (Buffer.byteLength(archive) / 1e6), toolShare: tools / messages };
+    };
+    const heavy = shapeOf(archiveText(7, 3_000_000, TOOL_HEAVY));
+    const plain = shapeOf(text);
+    expect(heavy.toolsPerMB).toBeGreaterThan(1.5 * plain.toolsPerMB);
+    expect(heavy.toolShare).toBeGreaterThan(0.55);
+    expect(plain.toolShare).toBeLessThan(0.55);
   });
 
   it('reaches the requested size within 1% (plus at most 16 KiB for a minimal last transcript)', () => {

@@ -1,0 +1,121 @@
+// What a compaction worker costs, from the compiled dist/ (needs `npm run build`), one thread, no pool:
+//
+// `node bench/worker-costs.mjs start [--runs N] [--dist DIR]`: the worker entry's modules (how many, by package) and the CPU of
+//   loading them, each run in a fresh process (the work each pool thread repeats when it starts).
+// `node bench/worker-costs.mjs shard FILE [--no-refs] [--alloc] [--dist DIR]`: the worker's shard run over the whole FILE as one range
+//   shard (`auto`, heuristic counting), its CPU per input MB and, with --alloc, the bytes allocated per input byte by
+//   function (V8's sampling heap profiler, objects already collected included; a builtin is named with its caller).
+//
+// CPU is user + system of this process, in which one thread is busy: less moved by other jobs on the machine than wall
+// time, not unmoved (caches and cores are shared). Alternate the runs of two builds to compare them. Allocation does not
+// depend on the load.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { register } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const [command, ...rest] = process.argv.slice(2);
+const option = (name) => {
+  const at = rest.indexOf(name);
+  return at >= 0 ? rest[at + 1] : undefined;
+};
+/** `--dist DIR`: another build (a copy of main's dist/, to compare with): its folder needs node_modules beside it. */
+const dist = option('--dist') ? pathToFileURL(`${resolve(option('--dist'))}/`) : new URL('../dist/', import.meta.url);
+const entry = new URL('workers/compact-worker.js', dist).href;
+
+/** Loads the worker entry and prints the CPU it took; with TCOMPACT_MODULE_LOG set, logs every module loaded there. */
+async function loadOnce() {
+  const log = process.env.TCOMPACT_MODULE_LOG;
+  if (log) {
+    const hooks = `import { appendFileSync } from 'node:fs'; export async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }`;
+    register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+  }
+  const started = process.cpuUsage();
+  await import(entry);
+  const used = process.cpuUsage(started);
+  console.log(JSON.stringify({ cpuMs: (used.user + used.system) / 1000 }));
+}
+
+function start() {
+  const runs = Number(option('--runs') ?? 5);
+  const self = fileURLToPath(import.meta.url);
+  const log = join(tmpdir(), `tcompact-worker-modules-${process.pid}.txt`);
+  rmSync(log, { force: true });
+  execFileSync(process.execPath, [self, 'load-once', ...rest], { env: { ...process.env, TCOMPACT_MODULE_LOG: log } });
+  const modules = readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((url) => url.startsWith('file:') && !url.endsWith('/worker-costs.mjs'));
+  rmSync(log, { force: true });
+  const byPackage = {};
+  for (const url of modules) {
+    const pkg = url.includes('/node_modules/')
+      ? url
+          .split('/node_modules/')[1]
+          .split('/')
+          .slice(0, url.includes('/node_modules/@') ? 2 : 1)
+          .join('/')
+      : 'tcompact';
+    byPackage[pkg] = (byPackage[pkg] ?? 0) + 1;
+  }
+  const cpuMs = [];
+  for (let i = 0; i < runs; i++) cpuMs.push(JSON.parse(execFileSync(process.execPath, [self, 'load-once', ...rest]).toString()).cpuMs);
+  console.log(JSON.stringify({ modules: modules.length, byPackage, cpuMs: cpuMs.map((ms) => Math.round(ms)) }, null, 1));
+}
+
+async function shard() {
+  const file = rest[0];
+  const alloc = rest.includes('--alloc');
+  const { parseCompactConfig } = await import(new URL('src/strategies/compact-config.js', dist).href);
+  const { runShard } = await import(new URL('src/pipeline/worker/run-shard.js', dist).href);
+  const config = parseCompactConfig({ strategies: ['auto'], tokenizer: 'heuristic', refs: !rest.includes('--no-refs') });
+  const size = statSync(file).size;
+  const task = {
+    shard: { kind: 'range', index: 0, file, start: 0, end: size, firstLine: 1, lines: 0 },
+    job: { config, configHash: 'worker-costs', maxLineBytes: 64 * 1024 * 1024 },
+    attempt: 1,
+  };
+  const session = alloc ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    const sampling = { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+    await session.post('HeapProfiler.startSampling', sampling);
+  }
+  const started = process.cpuUsage();
+  const outcome = await runShard(task);
+  const used = process.cpuUsage(started);
+  if (!outcome.ok) throw new Error(outcome.error.message);
+  const result = { mb: size / 1e6, cpuMsPerMB: (used.user + used.system) / 1000 / (size / 1e6) };
+  if (session) {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    const byFunction = {};
+    let total = 0;
+    const label = (node) =>
+      `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*\/(dist|node_modules)\//, '$1/')}:${node.callFrame.lineNumber + 1}`;
+    const walk = (node, caller) => {
+      const builtin = node.callFrame.url === '';
+      const name = builtin && caller ? `${node.callFrame.functionName} <- ${caller}` : label(node);
+      total += node.selfSize;
+      byFunction[name] = (byFunction[name] ?? 0) + node.selfSize;
+      for (const child of node.children) walk(child, builtin ? caller : label(node));
+    };
+    walk(profile.head, undefined);
+    result.allocatedBytesPerInputByte = total / size;
+    result.top = Object.entries(byFunction)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 30)
+      .map(([name, bytes]) => `${(bytes / size).toFixed(3)} ${name}`);
+  }
+  console.log(JSON.stringify(result, null, 1));
+}
+
+if (command === 'load-once') await loadOnce();
+else if (command === 'start') start();
+else if (command === 'shard' && rest[0]) await shard();
+else {
+  console.error('usage: worker-costs.mjs start [--runs N] | shard FILE [--no-refs] [--alloc]');
+  process.exitCode = 2;
+}
