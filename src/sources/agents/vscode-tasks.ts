@@ -3,6 +3,7 @@ import { sessionOf } from '../_agent.js';
 import { listDir, readHead, readSmallJson, timeOf } from '../_files.js';
 import { envValue, pathsOf } from '../_paths.js';
 import { globalStorageDirs } from '../_vscode.js';
+import { withSdkSessions } from './cline-sdk.js';
 import type { AgentName, AgentSource, Location, Session, SourceEnvironment } from '../types.js';
 
 /**
@@ -66,7 +67,8 @@ export const cline = extensionTasks('cline', 'saoudrizwan.claude-dev', (environm
   if (data !== undefined) return [[paths.join(data, 'tasks'), 'CLINE_DATA_DIR']];
   const dir = envValue(environment, 'CLINE_DIR');
   return [[paths.join(dir ?? paths.join(environment.home, '.cline'), 'data', 'tasks'), dir === undefined ? 'default' : 'CLINE_DIR']];
-});
+  }),
+);
 
 /** Roo Code: `rooveterinaryinc.roo-cline` (publisher RooVeterinaryInc, name roo-cline, lowercased by VS Code). */
 export const rooCode = extensionTasks('roo-code', 'rooveterinaryinc.roo-cline', () => []);
