@@ -111,8 +111,6 @@ async function compactionState(
   return parsed;
 }
 
-const SESSION_AGENTS = new Set(['lead', 'subagent', 'teammate']);
-
 /** Why a parsed document is not an SDK messages file (version 1), or undefined when it is one. */
 function sessionProblem(value: unknown): string | undefined {
   if (!isObject(value)) return "expected Cline's session messages (an object)";
