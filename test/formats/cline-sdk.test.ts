@@ -6,8 +6,7 @@ import { detectFormat } from '../../src/formats/detect.js';
 import { isAssistant } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { sourceCompactionPoints } from '../../src/replay/policies/source-points.js';
-import { runMain } from '../helpers/cli-in-process.js';
-import { expectSourceReplayWithin5Percent } from '../helpers/source-replay.js';
+import { expectSourceReplayWithin5Percent, sourceReplayRows } from '../helpers/source-replay.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { READ, collect, transcriptsOf } from './helpers.js';
 
@@ -99,28 +98,7 @@ describe("Cline's SDK sessions", () => {
     const copy = join(tempDir('cline-sdk-no-sidecar'), '1784094124598_rruoq');
     cpSync(AGENTIC, copy, { recursive: true });
     rmSync(join(copy, '1784094124598_rruoq.compaction.json'));
-    const out = join(tempDir('cline-sdk-sim'), 'sim');
-    const run = await runMain([
-      'simulate',
-      messagesOf(copy),
-      '--policy',
-      'source',
-      '--window',
-      '200000',
-      '--base-prompt',
-      'recorded',
-      '--token-ratio',
-      'recorded',
-      '--out',
-      out,
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    const { readFileSync } = await import('node:fs');
-    const [row] = (
-      JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as {
-        perTranscript: { policies: { source: { billedInput: number } }; recorded: { input: number } }[];
-      }
-    ).perTranscript;
+    const [row] = await sourceReplayRows([messagesOf(copy)]);
     expect(row.policies.source.billedInput / row.recorded.input - 1).toBeGreaterThan(0.05);
   });
 });
