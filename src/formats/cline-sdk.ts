@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Message } from '../model/message.js';
 import { addAssistantBlock, assistantFromBlocks, emptyAssistantBlocks, userTurnMessages } from './_anthropic-blocks.js';
@@ -93,8 +94,8 @@ async function compactionState(
 ): Promise<SdkCompactionState | undefined> {
   const path = join(dirname(file), `${id}.compaction.json`);
   const raw = await readJson(path);
-  if (raw === undefined) return undefined;
-  const parsed = parseCompactionState(raw);
+  if (raw === undefined && !existsSync(path)) return undefined;
+  const parsed = raw === undefined ? 'not JSON, or over 64 MiB' : parseCompactionState(raw);
   const problem = typeof parsed === 'string' ? parsed : staleReason(parsed, source);
   if (problem !== undefined || typeof parsed === 'string') {
     warnings.push(`${basename(path)} not used: ${problem}`);

@@ -1,4 +1,4 @@
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readClineSdk } from '../../src/formats/cline-sdk.js';
@@ -82,6 +82,15 @@ describe("Cline's SDK sessions", () => {
     expect(t.metadata?.compactions).toBeUndefined();
     expect(t.messages.some((m) => m.is_compact_summary === true)).toBe(false);
     expect(warnings).toEqual(["1784300000000_stale.compaction.json not used: its last replaced message is msg_other_1, the transcript's is msg_stale_1"]);
+  });
+
+  it('says so when the sidecar does not parse', async () => {
+    const copy = join(tempDir('cline-sdk-bad-sidecar'), '1784094124598_rruoq');
+    cpSync(AGENTIC, copy, { recursive: true });
+    writeFileSync(join(copy, '1784094124598_rruoq.compaction.json'), '{"version": 1, "messages": [');
+    const { t, warnings } = await read(messagesOf(copy));
+    expect(t.metadata?.compactions).toBeUndefined();
+    expect(warnings).toEqual(['1784094124598_rruoq.compaction.json not used: not JSON, or over 64 MiB']);
   });
 
   it('skips the sidecar and the manifest given alone, each as one counted unit', async () => {
