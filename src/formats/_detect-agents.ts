@@ -1,5 +1,6 @@
 import { isObject } from './_items.js';
 import { isAmpThreadSignature } from './amp.js';
+import { isClineSdkCompactionSignature, isClineSdkManifestSignature, isClineSdkSessionSignature } from './cline-sdk.js';
 import { isCopilotEvent, isCopilotEventType, isCopilotLegacySignature } from './copilot.js';
 import { isDroidRecord, isDroidSettingsSignature } from './droid.js';
 import { isKimiMetadataSignature, isKimiRecord } from './kimi.js';
@@ -114,6 +115,18 @@ export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
   schema('kimi-code', [
     "a Kimi Code session's state.json (its agents; skipped by the reader)",
     ({ file, sig }) => sig.root === 'object' && isKimiCodeStateSignature(file, sig),
+  ]),
+  schema('cline-sdk', [
+    "a Cline SDK session's messages (version, sessionId, messages, with updated_at or agent)",
+    ({ sig }) => isClineSdkSessionSignature(sig),
+  ]),
+  schema('cline-sdk', [
+    "a Cline SDK session's compaction state (version, source_message_count, messages; read with its messages, skipped alone)",
+    ({ sig }) => isClineSdkCompactionSignature(sig),
+  ]),
+  schema('cline-sdk', [
+    "a Cline SDK session's manifest (session_id, started_at, messages_path; skipped by the reader)",
+    ({ sig }) => isClineSdkManifestSignature(sig),
   ]),
   schema('cline', ['named api_conversation_history.json', ({ file }) => /(^|[\\/])api_conversation_history\.json$/i.test(file)]),
   schema('cline', ["Cline's UI log, named ui_messages.json (a usage-only session)", ({ file }) => /(^|[\\/])ui_messages\.json$/i.test(file)]),

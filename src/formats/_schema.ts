@@ -32,6 +32,16 @@ export interface Miss {
   reason: string;
 }
 
+/** The miss of a schema whose check failed on a value: its kind of record but not what it must hold, or not its kind. */
+export function missOf<T>(s: Schema<T>, verdict: Extract<Verdict, { ok: false }>): Miss {
+  return {
+    format: s.format,
+    passed: verdict.passed,
+    of: s.rules.length,
+    reason: verdict.passed > 0 ? `${s.rules[0][0]}, but no ${verdict.failed}` : `not ${verdict.failed}`,
+  };
+}
+
 /**
  * The E_FORMAT message's tail: every format tried, and the closest (the most of its rules held; the first in the table
  * on a tie) with what it lacked. No format is close when none held even its first rule.

@@ -1,8 +1,8 @@
 import { TcompactError } from '../errors.js';
-import { openSqliteStore, type SqliteStore } from '../sqlite/database.js';
+import { openSqliteStore, type Row, type SqliteStore } from '../sqlite/database.js';
 import { releaseSnapshot } from '../sqlite/snapshot-scope.js';
 import { errorItem } from './_items.js';
-import type { InputItem, SourcePosition } from './types.js';
+import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
 /**
  * What the readers of agents' SQLite stores share. A store is read whole (src/sqlite/: the database and the committed
@@ -58,4 +58,39 @@ export function parseColumn(value: unknown, what: string): { ok: true; value: un
   } catch (err) {
     return { ok: false, message: `${what}: ${(err as Error).message}` };
   }
+}
+
+/** How one agent's store is read by readStoreSessions. */
+export interface StoreSessions {
+  /** What the store is, as its refusal names it ("a goose database"). */
+  kind: string;
+  /** The tables and columns the reader needs: a store lacking one is refused (E_SCHEMA), each missing one named. */
+  required: Readonly<Record<string, readonly string[]>>;
+  /** Why a store of a schema newer than the reader knows is refused (E_FORMAT), checked before the columns. */
+  newer?: (store: SqliteStore) => string | undefined;
+  /** The store's sessions, in its order: a session's place in it is its unit, whatever the selection. */
+  rows: (store: SqliteStore) => Row[];
+  /** One session as its item. */
+  item: (store: SqliteStore, row: Row, index: number) => InputItem;
+}
+
+/**
+ * The sessions of an agent's SQLite store, each one unit (see readStore): a store of a newer schema, or one lacking a
+ * column the reader needs, is one error for the file; `options.sessions` selects the sessions read (by `id`).
+ */
+export async function* readStoreSessions(file: string, options: ReadOptions, shape: StoreSessions): AsyncGenerator<InputItem> {
+  const selected = options.sessions?.[file];
+  yield* readStore(file, function* (store) {
+    const newer = shape.newer?.(store);
+    const missing = newer === undefined ? missingColumns(store, shape.required) : undefined;
+    if (newer !== undefined || missing !== undefined) {
+      const [code, message] =
+        newer !== undefined ? (['E_FORMAT', newer] as const) : (['E_SCHEMA', `not ${shape.kind} this version knows: no ${missing}`] as const);
+      yield errorItem({ file, line: 1, byteOffset: 0 }, code, `${file}: ${message}`);
+      return;
+    }
+    // A session keeps its position in the store whatever the selection, so its unit is the same in every run.
+    for (const [index, row] of shape.rows(store).entries())
+      if (selected === undefined || selected.includes(String(row.id))) yield shape.item(store, row, index);
+  });
 }

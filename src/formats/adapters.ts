@@ -3,6 +3,7 @@ import { readAmp } from './amp.js';
 import { readAnthropic } from './anthropic.js';
 import { readClaudeCode } from './claude-code.js';
 import { readCline } from './cline.js';
+import { readClineSdk } from './cline-sdk.js';
 import { readCodex } from './codex.js';
 import { readContinue } from './continue.js';
 import { readCrushDatabase } from './crush.js';
@@ -40,6 +41,7 @@ export const ADAPTERS: Readonly<Record<FormatName, Adapter>> = {
   gemini: readGeminiChat,
   'gemini-checkpoint': readGeminiCheckpoint,
   cline: readCline,
+  'cline-sdk': readClineSdk,
   opencode: readOpenCode,
   'opencode-db': readOpenCodeDatabase,
   goose: readGoose,

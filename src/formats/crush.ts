@@ -3,7 +3,7 @@ import type { ContentPart } from '../model/content.js';
 import type { AssistantMessage, Message, ToolCall, ToolMessage } from '../model/message.js';
 import type { Row, SqliteStore } from '../sqlite/database.js';
 import { errorItem, finishTranscript, isObject, skippedItem, summaryCompactions } from './_items.js';
-import { missingColumns, parseColumn, readStore, sessionPosition } from './_sqlite-store.js';
+import { missingColumns, parseColumn, readStoreSessions, sessionPosition } from './_sqlite-store.js';
 import type { InputItem, ReadOptions } from './types.js';
 
 /**
@@ -50,27 +50,20 @@ export function isCrushStore(store: SqliteStore): boolean {
  * `options.sessions` selects sessions of the store. A store past the migrations this version knows, or lacking a column
  * it reads, is one error for the file; a message whose parts do not parse is an E_JSON error for its session.
  */
-export async function* readCrushDatabase(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  const selected = options.sessions?.[file];
-  yield* readStore(file, function* (store) {
-    const refused = refusal(store);
-    if (refused !== undefined) {
-      yield errorItem({ file, line: 1, byteOffset: 0 }, refused.code, `${file}: ${refused.message}`);
-      return;
-    }
-    const sessions = store.rows('SELECT * FROM sessions ORDER BY created_at, id');
-    for (const [index, row] of sessions.entries()) if (selected === undefined || selected.includes(String(row.id))) yield sessionItem(store, row, index);
+export function readCrushDatabase(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
+  return readStoreSessions(file, options, {
+    kind: 'a Crush database',
+    required: REQUIRED,
+    newer: (store) => {
+      if (store.tables().get('goose_db_version')?.has('version_id') !== true) return undefined;
+      const [row] = store.rows('SELECT MAX(version_id) AS version FROM goose_db_version WHERE is_applied = 1');
+      return typeof row?.version === 'number' && row.version > CRUSH_MIGRATION
+        ? `a Crush database migrated to ${row.version}, past ${CRUSH_MIGRATION}, the last migration this version reads`
+        : undefined;
+    },
+    rows: (store) => store.rows('SELECT * FROM sessions ORDER BY created_at, id'),
+    item: sessionItem,
   });
-}
-
-function refusal(store: SqliteStore): { code: 'E_FORMAT' | 'E_SCHEMA'; message: string } | undefined {
-  if (store.tables().get('goose_db_version')?.has('version_id') === true) {
-    const [row] = store.rows('SELECT MAX(version_id) AS version FROM goose_db_version WHERE is_applied = 1');
-    if (typeof row?.version === 'number' && row.version > CRUSH_MIGRATION)
-      return { code: 'E_FORMAT', message: `a Crush database migrated to ${row.version}, past ${CRUSH_MIGRATION}, the last migration this version reads` };
-  }
-  const missing = missingColumns(store, REQUIRED);
-  return missing === undefined ? undefined : { code: 'E_SCHEMA', message: `not a Crush database this version knows: no ${missing}` };
 }
 
 /** The project a store belongs to: the folder holding its `.crush` data folder (Crush's default layout). */

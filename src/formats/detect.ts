@@ -6,7 +6,7 @@ import { peekJson, type JsonSignature } from './_json-peek.js';
 import { isAiderHistory } from './aider.js';
 import { isLegacySessionMeta } from './codex.js';
 import { readJsonl } from './_jsonl.js';
-import { check, describeMisses, schema, type Miss, type Schema, type Verdict } from './_schema.js';
+import { check, describeMisses, missOf, schema, type Miss, type Schema, type Verdict } from './_schema.js';
 import type { FormatName, ReadOptions } from './types.js';
 
 export type Detection =
@@ -210,13 +210,7 @@ function jsonlClaims(records: readonly unknown[]): Claims {
   for (const s of TRANSCRIPT_LINE_SCHEMAS) {
     const verdict = check(s, records[0]);
     if (verdict.ok) claims.push(s.format);
-    else
-      misses.push({
-        format: s.format,
-        passed: verdict.passed,
-        of: s.rules.length,
-        reason: verdict.passed > 0 ? `${s.rules[0][0]}, but no ${verdict.failed}` : `not ${verdict.failed}`,
-      });
+    else misses.push(missOf(s, verdict));
   }
   return { claims: [...new Set(claims)], misses };
 }
@@ -287,13 +281,7 @@ function documentClaims(file: string, sig: JsonSignature): Claims {
   for (const s of DOCUMENT_SCHEMAS) {
     const verdict = check(s, { file, sig });
     if (verdict.ok) claims.push(s.format);
-    else
-      misses.push({
-        format: s.format,
-        passed: verdict.passed,
-        of: s.rules.length,
-        reason: verdict.passed > 0 ? `${s.rules[0][0]}, but no ${verdict.failed}` : `not ${verdict.failed}`,
-      });
+    else misses.push(missOf(s, verdict));
   }
   return { claims: [...new Set(claims)], misses };
 }

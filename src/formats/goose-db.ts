@@ -1,6 +1,6 @@
 import type { Row, SqliteStore } from '../sqlite/database.js';
 import { errorItem, isObject, skippedItem } from './_items.js';
-import { missingColumns, parseColumn, readStore, sessionPosition } from './_sqlite-store.js';
+import { missingColumns, parseColumn, readStoreSessions, sessionPosition } from './_sqlite-store.js';
 import { gooseSession } from './goose.js';
 import type { InputItem, ReadOptions } from './types.js';
 
@@ -40,25 +40,19 @@ export function isGooseStore(store: SqliteStore): boolean {
  * `options.sessions` selects sessions of the store. A store of a newer schema version, or lacking a column this reads,
  * is one error for the file; a row whose JSON does not parse is an E_JSON error for its session.
  */
-export async function* readGooseDatabase(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  const selected = options.sessions?.[file];
-  yield* readStore(file, function* (store) {
-    const refused = refusal(store);
-    if (refused !== undefined) {
-      yield errorItem({ file, line: 1, byteOffset: 0 }, refused.code, `${file}: ${refused.message}`);
-      return;
-    }
-    const sessions = store.rows('SELECT * FROM sessions ORDER BY created_at, id');
-    for (const [index, row] of sessions.entries()) if (selected === undefined || selected.includes(String(row.id))) yield sessionItem(store, row, index);
+export function readGooseDatabase(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
+  return readStoreSessions(file, options, {
+    kind: 'a goose database',
+    required: REQUIRED,
+    newer: (store) => {
+      const version = schemaVersion(store);
+      return version !== undefined && version > GOOSE_SCHEMA_VERSION
+        ? `a goose database of schema version ${version}, newer than the ${GOOSE_SCHEMA_VERSION} this version reads`
+        : undefined;
+    },
+    rows: (store) => store.rows('SELECT * FROM sessions ORDER BY created_at, id'),
+    item: sessionItem,
   });
-}
-
-function refusal(store: SqliteStore): { code: 'E_FORMAT' | 'E_SCHEMA'; message: string } | undefined {
-  const version = schemaVersion(store);
-  if (version !== undefined && version > GOOSE_SCHEMA_VERSION)
-    return { code: 'E_FORMAT', message: `a goose database of schema version ${version}, newer than the ${GOOSE_SCHEMA_VERSION} this version reads` };
-  const missing = missingColumns(store, REQUIRED);
-  return missing === undefined ? undefined : { code: 'E_SCHEMA', message: `not a goose database this version knows: no ${missing}` };
 }
 
 /** The store's schema version (goose's `get_schema_version`: the highest in `schema_version`), when it records one. */

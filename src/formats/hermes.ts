@@ -1,7 +1,7 @@
 import type { Message } from '../model/message.js';
 import type { Row, SqliteStore } from '../sqlite/database.js';
 import { errorItem, finishTranscript, isObject } from './_items.js';
-import { missingColumns, parseColumn, readStore, sessionPosition } from './_sqlite-store.js';
+import { missingColumns, parseColumn, readStoreSessions, sessionPosition } from './_sqlite-store.js';
 import type { InputItem, ReadOptions } from './types.js';
 
 /**
@@ -18,17 +18,12 @@ import type { InputItem, ReadOptions } from './types.js';
  * - Hermes compresses a long conversation by ending the session and continuing in a new one whose
  *   `parent_session_id` names it: each is its own transcript, the link kept in metadata.parentSessionId.
  */
-export async function* readHermesState(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  const selected = options.sessions?.[file];
-  yield* readStore(file, function* (store) {
-    const missing = missingColumns(store, REQUIRED);
-    if (missing !== undefined) {
-      yield errorItem({ file, line: 1, byteOffset: 0 }, 'E_SCHEMA', `${file}: not a Hermes state database this version knows: no ${missing}`);
-      return;
-    }
-    const sessions = store.rows('SELECT * FROM sessions ORDER BY started_at, id');
-    // A session keeps its position in the store whatever the selection, so its unit is the same in every run.
-    for (const [index, row] of sessions.entries()) if (selected === undefined || selected.includes(String(row.id))) yield sessionItem(store, row, index);
+export function readHermesState(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
+  return readStoreSessions(file, options, {
+    kind: 'a Hermes state database',
+    required: REQUIRED,
+    rows: (store) => store.rows('SELECT * FROM sessions ORDER BY started_at, id'),
+    item: sessionItem,
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Row, SqliteStore } from '../sqlite/database.js';
 import { errorItem, isObject } from './_items.js';
-import { missingColumns, parseColumn, readStore, sessionPosition } from './_sqlite-store.js';
+import { missingColumns, parseColumn, readStoreSessions, sessionPosition } from './_sqlite-store.js';
 import { opencodeSession } from './opencode.js';
 import type { InputItem, ReadOptions } from './types.js';
 
@@ -33,17 +33,12 @@ export function isOpenCodeStore(store: SqliteStore): boolean {
  * lack a column this needs (a schema this version does not know) is one E_SCHEMA error; a row whose data does not
  * parse is an E_JSON error for its session.
  */
-export async function* readOpenCodeDatabase(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  const selected = options.sessions?.[file];
-  yield* readStore(file, function* (store) {
-    const missing = missingColumns(store, REQUIRED);
-    if (missing !== undefined) {
-      yield errorItem({ file, line: 1, byteOffset: 0 }, 'E_SCHEMA', `${file}: not an OpenCode database this version knows: no ${missing}`);
-      return;
-    }
-    const sessions = store.rows('SELECT * FROM session ORDER BY time_created, id');
-    // A session keeps its position in the store whatever the selection, so its unit is the same in every run.
-    for (const [index, row] of sessions.entries()) if (selected === undefined || selected.includes(String(row.id))) yield sessionItem(store, row, index);
+export function readOpenCodeDatabase(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
+  return readStoreSessions(file, options, {
+    kind: 'an OpenCode database',
+    required: REQUIRED,
+    rows: (store) => store.rows('SELECT * FROM session ORDER BY time_created, id'),
+    item: sessionItem,
   });
 }
 

@@ -12,6 +12,7 @@ export const FORMAT_NAMES = [
   'gemini',
   'gemini-checkpoint',
   'cline',
+  'cline-sdk',
   'opencode',
   'opencode-db',
   'goose',

@@ -1,11 +1,18 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { detectStore, isSqliteFile } from './_detect-stores.js';
 
 /**
  * The SQLite stores agents keep their sessions in, by name (OpenCode's `opencode.db` and `opencode-<channel>.db`, Kilo
  * CLI's `kilo.db`): other `.db` files in a walked folder are not sessions.
  */
 const STORE_FILE = /^(opencode|kilo)(-[\w.-]+)?\.db$/i;
+/**
+ * Other database files (goose's `sessions.db`, Crush's `crush.db`, Zed's `threads.db`, Hermes' `state.db`, any
+ * copy renamed): an input when it is a SQLite database that detection takes for an agent's store, by its tables and
+ * columns; any other database is not a session and is passed over.
+ */
+const DATABASE_FILE = /\.(db|db3|sqlite|sqlite3)$/i;
 /** File names a directory walk takes as inputs; OpenClaw renames a session it resets or deletes `<id>.jsonl.reset.<time>`. */
 const DATA_FILE = /\.(jsonl|json|traj)$|\.jsonl\.(reset|deleted)\.\d{4}-\d{2}-\d{2}T[\d.-]+Z$/i;
 /** aider's Markdown chat history (`.aider.chat.history.md`, or a copy named `chat-history.md`); other Markdown is docs. */
@@ -40,7 +47,8 @@ const SESSION_INDEX = /^sessions\.json$/i;
  * The data files under a directory, recursively, in a fixed order: in each directory its files by name, then its
  * subdirectories by name (so a Claude Code `<session>.jsonl` comes before `<session>/subagents/`). Only `.jsonl`,
  * `.json` and `.traj` files, OpenClaw's archived sessions (`<id>.jsonl.reset.<time>`, `.deleted.`) and aider chat
- * histories (`.aider.chat.history.md`) are inputs; other files (READMEs, licences), agent settings files, Cline's and
+ * histories (`.aider.chat.history.md`) are inputs, and the agents' SQLite stores (STORE_FILE by name, other database files
+ * when detection takes them for a store); other files (READMEs, licences), agent settings files, Cline's and
  * Roo's companion files (COMPANION_FILE), OpenClaw's index `sessions/sessions.json`, entries whose name starts with a
  * dot (except the agents' own folders, AGENT_DIRS, and aider's history) and `node_modules` are not.
  * Symbolic links to directories are not followed (no cycles).
@@ -55,7 +63,11 @@ export async function* walkDataFiles(dir: string): AsyncGenerator<string> {
       if (!SKIPPED_DIRS.has(entry.name) && (!entry.name.startsWith('.') || AGENT_DIRS.has(entry.name))) dirs.push(entry.name);
       continue;
     }
-    const input = DATA_FILE.test(entry.name) || AIDER_HISTORY.test(entry.name) || STORE_FILE.test(entry.name);
+    const input =
+      DATA_FILE.test(entry.name) ||
+      AIDER_HISTORY.test(entry.name) ||
+      STORE_FILE.test(entry.name) ||
+      (DATABASE_FILE.test(entry.name) && !entry.isDirectory() && (await isAgentStore(join(dir, entry.name))));
     const usageOnlyLog = UI_LOG.test(entry.name) && !entries.some((e) => HISTORY.test(e.name));
     if ((entry.name.startsWith('.') && !AIDER_HISTORY.test(entry.name)) || SETTINGS_FILE.test(entry.name) || (COMPANION_FILE.test(entry.name) && !usageOnlyLog))
       continue;
@@ -69,4 +81,9 @@ export async function* walkDataFiles(dir: string): AsyncGenerator<string> {
   const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   for (const name of files.sort(byName)) yield join(dir, name);
   for (const name of dirs.sort(byName)) yield* walkDataFiles(join(dir, name));
+}
+
+/** Whether a database file is an agent's SQLite store, as detection decides it (its schema, not its name). */
+async function isAgentStore(file: string): Promise<boolean> {
+  return (await isSqliteFile(file)) && (await detectStore(file)).ok;
 }

@@ -3,7 +3,7 @@ import type { Message } from '../model/message.js';
 import type { Row, SqliteStore } from '../sqlite/database.js';
 import { addAssistantBlock, assistantFromBlocks, emptyAssistantBlocks, userTurnMessages } from './_anthropic-blocks.js';
 import { errorItem, finishTranscript, isObject } from './_items.js';
-import { missingColumns, readStore, sessionPosition } from './_sqlite-store.js';
+import { missingColumns, readStoreSessions, sessionPosition } from './_sqlite-store.js';
 import type { InputItem, ReadOptions } from './types.js';
 
 /**
@@ -28,21 +28,18 @@ import type { InputItem, ReadOptions } from './types.js';
  * - A thread of a version this reader does not know (Zed's own reader would refuse it too) is an E_SCHEMA error for
  *   that thread, as is an unknown `data_type`; data that does not decode is E_JSON. Zed records no compaction.
  */
-export async function* readZedThreads(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
-  const selected = options.sessions?.[file];
-  yield* readStore(file, function* (store) {
-    const missing = missingColumns(store, REQUIRED);
-    if (missing !== undefined) {
-      yield errorItem({ file, line: 1, byteOffset: 0 }, 'E_SCHEMA', `${file}: not a Zed threads database this version knows: no ${missing}`);
-      return;
-    }
-    const columns = store.tables().get('threads') ?? new Set<string>();
-    const extra = OPTIONAL.filter((c) => columns.has(c))
-      .map((c) => `, ${c}`)
-      .join('');
-    const rows = store.rows(`SELECT id, summary, updated_at, data_type, data${extra} FROM threads ORDER BY rowid`);
-    // A thread keeps its position in the store whatever the selection, so its unit is the same in every run.
-    for (const [index, row] of rows.entries()) if (selected === undefined || selected.includes(String(row.id))) yield threadItem(file, row, index);
+export function readZedThreads(file: string, options: ReadOptions): AsyncGenerator<InputItem> {
+  return readStoreSessions(file, options, {
+    kind: 'a Zed threads database',
+    required: REQUIRED,
+    rows: (store) => {
+      const columns = store.tables().get('threads') ?? new Set<string>();
+      const extra = OPTIONAL.filter((c) => columns.has(c))
+        .map((c) => `, ${c}`)
+        .join('');
+      return store.rows(`SELECT id, summary, updated_at, data_type, data${extra} FROM threads ORDER BY rowid`);
+    },
+    item: (store, row, index) => threadItem(store.file, row, index),
   });
 }
 

@@ -6,6 +6,7 @@ import { BUNDLED } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { readJsonl } from '../pipeline/helpers.js';
+import { runSqlitePython } from '../helpers/sqlite-writer.js';
 
 /** A repository whose Claude Code sessions live in `.claude/`: the walk finds them, and only them. */
 function repoWithSessions(): string {
@@ -63,5 +64,30 @@ describe('inputs that yield nothing', () => {
     const r = await runMain(['convert', empty, '--out', join(dir, 'e.jsonl')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no data file (.jsonl, .json, .traj) was found');
+  });
+});
+
+describe("a directory walk over agents' SQLite stores", () => {
+  it('takes each database file detection takes for a store, whatever its name, and passes over other databases', async () => {
+    const dir = tempDir('walk-stores');
+    mkdirSync(join(dir, 'zed'));
+    mkdirSync(join(dir, 'backups'));
+    copyFileSync(join(import.meta.dirname, '..', 'fixtures', 'zed', 'threads.db'), join(dir, 'zed', 'threads.db'));
+    copyFileSync(join(import.meta.dirname, '..', 'fixtures', 'hermes', 'state.db'), join(dir, 'state.db'));
+    // Renamed: taken by its tables, not its name.
+    copyFileSync(join(import.meta.dirname, '..', 'fixtures', 'hermes', 'state.db'), join(dir, 'backups', 'hermes-copy.sqlite'));
+    // A SQLite database of no agent, and a file named like one that is no database.
+    runSqlitePython(
+      "import sqlite3, sys\ncon = sqlite3.connect(sys.argv[1])\ncon.execute('CREATE TABLE notes (id INTEGER, body TEXT)')\ncon.commit()",
+      join(dir, 'notes.db'),
+    );
+    writeFileSync(join(dir, 'cache.db'), 'not a database\n');
+    const found: string[] = [];
+    for await (const f of walkDataFiles(dir)) found.push(relative(dir, f));
+    expect(found).toEqual(['state.db', join('backups', 'hermes-copy.sqlite'), join('zed', 'threads.db')]);
+
+    const stats = await runMain(['stats', dir, '--json']);
+    expect(stats.code, stats.stderr).toBe(0);
+    expect(stats.stderr).not.toMatch(/notes\.db|cache\.db/);
   });
 });

@@ -12,18 +12,25 @@ interface SourceReplayRow {
 
 /**
  * Replays `inputs` under their agent's own compactions as the fidelity check runs it (`simulate --policy source
- * --window 200000 --base-prompt recorded --token-ratio recorded`) and checks each transcript: as many calls as recorded,
- * and billed input within 5% of the recorded input. Gives the rows, for a test to count them.
+ * --window 200000 --base-prompt recorded --token-ratio recorded`) and gives the rows, one per transcript.
  */
-export async function expectSourceReplayWithin5Percent(inputs: readonly string[]): Promise<SourceReplayRow[]> {
+export async function sourceReplayRows(inputs: readonly string[]): Promise<SourceReplayRow[]> {
   const out = join(tempDir('source-replay'), 'sim');
   const args = ['--policy', 'source', '--window', '200000', '--base-prompt', 'recorded', '--token-ratio', 'recorded', '--out', out];
   const run = await runMain(['simulate', ...inputs, ...args]);
   expect(run.code, run.stderr).toBe(0);
-  const report = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as { perTranscript: SourceReplayRow[] };
-  for (const t of report.perTranscript) {
+  return (JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as { perTranscript: SourceReplayRow[] }).perTranscript;
+}
+
+/**
+ * The source replay of `inputs` (sourceReplayRows), each transcript checked: as many calls as recorded, and billed
+ * input within 5% of the recorded input. Gives the rows, for a test to count them.
+ */
+export async function expectSourceReplayWithin5Percent(inputs: readonly string[]): Promise<SourceReplayRow[]> {
+  const rows = await sourceReplayRows(inputs);
+  for (const t of rows) {
     expect(t.policies.source.calls, t.id).toBe(t.recorded.calls);
     expect(Math.abs(t.policies.source.billedInput / t.recorded.input - 1), t.id).toBeLessThan(0.05);
   }
-  return report.perTranscript;
+  return rows;
 }

@@ -3,6 +3,7 @@ import { sessionOf } from '../_agent.js';
 import { listDir, readHead, readSmallJson, timeOf } from '../_files.js';
 import { envValue, pathsOf } from '../_paths.js';
 import { globalStorageDirs } from '../_vscode.js';
+import { withSdkSessions } from './cline-sdk.js';
 import type { AgentName, AgentSource, Location, Session, SourceEnvironment } from '../types.js';
 
 /**
@@ -58,15 +59,18 @@ function firstMessageTime(head: string): number | undefined {
 
 /**
  * Cline: `saoudrizwan.claude-dev` in VS Code, and the data folder its CLI and JetBrains plugin share: CLINE_DATA_DIR,
- * else `$CLINE_DIR/data`, else `~/.cline/data` (apps/vscode/src/shared/storage/storage-context.ts), same layout.
+ * else `$CLINE_DIR/data`, else `~/.cline/data` (apps/vscode/src/shared/storage/storage-context.ts), same layout; and
+ * the sessions of Cline's SDK (cline-sdk.ts).
  */
-export const cline = extensionTasks('cline', 'saoudrizwan.claude-dev', (environment) => {
-  const paths = pathsOf(environment);
-  const data = envValue(environment, 'CLINE_DATA_DIR');
-  if (data !== undefined) return [[paths.join(data, 'tasks'), 'CLINE_DATA_DIR']];
-  const dir = envValue(environment, 'CLINE_DIR');
-  return [[paths.join(dir ?? paths.join(environment.home, '.cline'), 'data', 'tasks'), dir === undefined ? 'default' : 'CLINE_DIR']];
-});
+export const cline = withSdkSessions(
+  extensionTasks('cline', 'saoudrizwan.claude-dev', (environment) => {
+    const paths = pathsOf(environment);
+    const data = envValue(environment, 'CLINE_DATA_DIR');
+    if (data !== undefined) return [[paths.join(data, 'tasks'), 'CLINE_DATA_DIR']];
+    const dir = envValue(environment, 'CLINE_DIR');
+    return [[paths.join(dir ?? paths.join(environment.home, '.cline'), 'data', 'tasks'), dir === undefined ? 'default' : 'CLINE_DIR']];
+  }),
+);
 
 /** Roo Code: `rooveterinaryinc.roo-cline` (publisher RooVeterinaryInc, name roo-cline, lowercased by VS Code). */
 export const rooCode = extensionTasks('roo-code', 'rooveterinaryinc.roo-cline', () => []);
