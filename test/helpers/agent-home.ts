@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { crushFixtureSessions, writeCrushDatabase } from './crush-database.js';
 import { gooseFixtureSessions, writeGooseDatabase } from './goose-database.js';
 import { otherSession, readExport, writeOpenCodeDatabase } from './opencode-database.js';
+import { LONG_SESSION, longSessionHead } from './long-session.js';
 import { BUNDLED, ROOT } from './paths.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures');
@@ -80,15 +81,7 @@ export function buildAgentHome(home: string, options: { longSessionLines?: numbe
     const to = join(home, path);
     mkdirSync(dirname(to), { recursive: true });
     if (lines === undefined) copyFileSync(from, to);
-    else
-      writeFileSync(
-        to,
-        readFileSync(from, 'utf8')
-          .split('\n')
-          .slice(0, lines)
-          .map((l) => `${l}\n`)
-          .join(''),
-      );
+    else writeFileSync(to, longSessionHead(lines));
     utimesSync(to, new Date(mtime), new Date(mtime));
   };
   const write = (path: string, content: string | Buffer) => {
@@ -101,7 +94,7 @@ export function buildAgentHome(home: string, options: { longSessionLines?: numbe
   put(`${spotter}/491e126e-1e71-469c-ade2-fcc8af567c74.jsonl`, join(CLAUDE, 'subagent.jsonl'), '2026-02-10T22:03:51.807Z');
   put(`${spotter}/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl`, join(CLAUDE, 'tool_heavy.jsonl'), '2026-02-10T22:59:46.748Z');
   const worktree = '.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te';
-  const session = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
+  const session = LONG_SESSION;
   put(`${worktree}/${session}.jsonl`, join(CLAUDE, `${session}.jsonl`), '2026-02-12T15:05:00.730Z', options.longSessionLines);
   for (const agent of ['agent-aac57f5.jsonl', 'agent-acompact-946d2b.jsonl']) {
     put(`${worktree}/${session}/subagents/${agent}`, join(CLAUDE, session, 'subagents', agent), '2026-02-12T14:48:36.518Z');

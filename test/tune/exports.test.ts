@@ -1,4 +1,4 @@
-import { copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import type { BaseMessage } from '@langchain/core/messages';
@@ -25,10 +25,9 @@ import { runMain } from '../helpers/cli-in-process.js';
 import { ROOT } from '../helpers/paths.js';
 import { groupToolResults, inCallOrder, plain, saidOf, saidOfLangChain, toLangChainInput, toLangChainReply } from '../helpers/runtime-messages.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { claudeCodeWithLongSessionHead } from '../helpers/long-session.js';
 import { policyEnv } from '../helpers/policy-env.js';
 
-const CLAUDE_CODE = join(ROOT, 'datasets/bundled/claude-code');
-const LONG_SESSION = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
 const WINDOWS = [60_000, 3_000];
 /**
  * What `tune` reads at each window: the bundled Claude Code sessions with the long one cut short, as Claude Code leaves
@@ -47,25 +46,10 @@ const tok = getTokenizer('o200k_base');
 const exportsDir = new Map<number, string>();
 const transcriptsAt = new Map<number, Transcript[]>();
 
-/** The input of `tune` at `window` (see LINES_AT), written under `dir`. */
-function inputAt(dir: string, window: number): string {
-  const input = join(dir, `input-${window}`);
-  mkdirSync(input);
-  const lines = readFileSync(join(CLAUDE_CODE, `${LONG_SESSION}.jsonl`), 'utf8')
-    .split('\n')
-    .slice(0, LINES_AT.get(window));
-  writeFileSync(join(input, `${LONG_SESSION}.jsonl`), lines.map((l) => `${l}\n`).join(''));
-  if (window === 60_000) return input;
-  cpSync(join(CLAUDE_CODE, LONG_SESSION), join(input, LONG_SESSION), { recursive: true });
-  for (const name of readdirSync(CLAUDE_CODE))
-    if (name.endsWith('.jsonl') && !name.startsWith(LONG_SESSION)) copyFileSync(join(CLAUDE_CODE, name), join(input, name));
-  return input;
-}
-
 beforeAll(async () => {
   const dir = tempDir('tune-exports');
   for (const window of WINDOWS) {
-    const input = inputAt(dir, window);
+    const input = claudeCodeWithLongSessionHead(join(dir, `input-${window}`), LINES_AT.get(window)!, { alone: window === 60_000 });
     const out = join(dir, String(window));
     const run = await runMain(['tune', input, '--window', String(window), '--out', out, '--workers', '1']);
     if (run.code !== 0) throw new Error(`tune --window ${window}: exit ${run.code}: ${run.stderr}`);
