@@ -2,12 +2,23 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SourceEnvironment } from '../../src/sources/types.js';
 import { HOME_SESSIONS, TODO_CLI, buildAgentHome, linuxEnvironment } from '../helpers/agent-home.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { cliFaults, outputDigest, runCli } from '../pipeline/helpers.js';
+
+/**
+ * One home for the file: no test but the one that starts a session writes to it, and each that must leave it as it was
+ * compares it before and after. Its long Claude Code session is cut short (see buildAgentHome): every command still
+ * finds and reads all 35 sessions.
+ */
+const LONG_SESSION_LINES = 400;
+let home: string;
+beforeAll(() => {
+  home = buildAgentHome(tempDir('home'), { longSessionLines: LONG_SESSION_LINES });
+});
 
 /** The CLI in this process, looking for agent sessions in `environment` instead of the user's own. */
 const run = (args: string[], environment: SourceEnvironment) => runMain(args, { environment });
@@ -84,7 +95,6 @@ type StatsJson = {
 
 describe('tcompact sources', () => {
   it('lists each folder with its agent, kind, sessions, bytes and dates, and what it cannot read', async () => {
-    const home = buildAgentHome(tempDir('home'));
     const r = await run(['sources'], linuxEnvironment(home));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('| agent | kind | folder | sessions | bytes | first | last |');
@@ -99,7 +109,6 @@ describe('tcompact sources', () => {
   });
 
   it('prints the same as JSON with --json, and every folder it looked in', async () => {
-    const home = buildAgentHome(tempDir('home'));
     const r = await run(['sources', '--json', '--agent', 'gemini'], linuxEnvironment(home));
     const out = JSON.parse(r.stdout) as { sources: Record<string, unknown>[]; searched: { folder: string }[] };
     expect(out.sources).toEqual([
@@ -142,7 +151,6 @@ describe('tcompact sources', () => {
 
 describe('tcompact stats with no input', () => {
   it("reads every agent's sessions, each with its format, and says which folders it read on stderr", async () => {
-    const home = buildAgentHome(tempDir('home'));
     const r = await run(['stats', '--json'], linuxEnvironment(home));
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as StatsJson;
@@ -191,7 +199,6 @@ describe('tcompact stats with no input', () => {
   });
 
   it('reads only what the filter flags select', async () => {
-    const home = buildAgentHome(tempDir('home'));
     const r = await run(['stats', '--json', '--agent', 'codex', '--agent', 'goose', '--since', '2025-11-01', '--project', 'dev'], linuxEnvironment(home));
     const files = (JSON.parse(r.stdout) as StatsJson).transcripts.map((t) => t.file.slice(home.length));
     expect(files).toEqual([
@@ -208,7 +215,6 @@ describe('tcompact stats with no input', () => {
       2,
       "tcompact stats: E_USAGE: stats: no input given, and no agent sessions were found (see 'tcompact sources')\n",
     ]);
-    const home = buildAgentHome(tempDir('home'));
     const none = await run(['stats', '--until', '2020-01-01'], linuxEnvironment(home));
     expect([none.code, none.stderr]).toEqual([
       2,
@@ -217,7 +223,6 @@ describe('tcompact stats with no input', () => {
   });
 
   it('takes the filter flags only without inputs', async () => {
-    const home = buildAgentHome(tempDir('home'));
     const r = await run(['stats', join(home, '.codex'), '--agent', 'codex'], linuxEnvironment(home));
     expect([r.code, r.stderr]).toEqual([
       2,
@@ -264,7 +269,6 @@ const NO_INPUT_COMMANDS: { command: string; args: (out: string) => string[]; fil
 describe('every command that reads files, with no input', () => {
   for (const { command, args, files } of NO_INPUT_COMMANDS) {
     it(`${command} reads every agent's sessions, says which folders on stderr, and leaves the home as it was`, async () => {
-      const home = buildAgentHome(tempDir('home'));
       const before = snapshot(home);
       const out = tempDir(`no-input-${command}`);
       const r = await run([command, ...args(out)], linuxEnvironment(home));
@@ -274,9 +278,8 @@ describe('every command that reads files, with no input', () => {
     });
   }
 
-  // tune replays every session of the home under each candidate: a minute on a shared machine, more under load.
+  // tune replays every session of the home under each candidate: the longest part of this file, even on the cut-short home.
   it("tune reads every agent's sessions, says which folders on stderr, and leaves the home as it was", async () => {
-    const home = buildAgentHome(tempDir('home'));
     const before = snapshot(home);
     const out = tempDir('no-input-tune');
     const r = await run(['tune', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--window', '20000'], linuxEnvironment(home));
@@ -290,7 +293,6 @@ describe('every command that reads files, with no input', () => {
   }, 150_000);
 
   it('keeps the exact message when the filters leave nothing, and takes the filter flags only without inputs', async () => {
-    const home = buildAgentHome(tempDir('home'));
     const out = tempDir('no-input');
     for (const command of ['convert', 'run', 'eval', 'simulate', 'tune']) {
       const none = await run([command, '--out', join(out, command), '--until', '2020-01-01'], linuxEnvironment(home));
@@ -307,7 +309,6 @@ describe('every command that reads files, with no input', () => {
   });
 
   it("refuses an output inside an agent's folder", async () => {
-    const home = buildAgentHome(tempDir('home'));
     const before = snapshot(home);
     const out = join(home, '.codex', 'sessions', 'out');
     const r = await run(['simulate', '--out', out, '--agent', 'gemini'], linuxEnvironment(home));
@@ -338,7 +339,6 @@ describe('run with no input, then --resume', () => {
       : 0;
 
   it('reuses the shards of an interrupted run when the sessions found are the same, and ends in the same bytes', async () => {
-    const home = buildAgentHome(tempDir('home'));
     const args = (out: string) => ['run', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--quiet'];
     const whole = tempDir('run-whole');
     expect((await run(args(whole), linuxEnvironment(home))).code).toBe(0);
@@ -369,7 +369,8 @@ describe('run with no input, then --resume', () => {
   });
 
   it('refuses the resume, naming the new session and why, when an agent started one since', async () => {
-    const home = buildAgentHome(tempDir('home'));
+    // A home of its own: this test starts a session in it.
+    const home = buildAgentHome(tempDir('home'), { longSessionLines: LONG_SESSION_LINES });
     const out = tempDir('run-resume-refused');
     const args = ['run', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--quiet'];
     expect((await run(args, linuxEnvironment(home))).code).toBe(0);
@@ -389,7 +390,6 @@ describe('run with no input, then --resume', () => {
 
 describe("the agents' folders", () => {
   it('are never written to (RELIABILITY 23): sources and stats leave every file and folder of the home as it was', async () => {
-    const home = buildAgentHome(tempDir('home'));
     const before = snapshot(home);
     for (const args of [['sources'], ['sources', '--json'], ['stats'], ['stats', '--json', '--project', 'todo']]) {
       expect((await run(args, linuxEnvironment(home))).code, args.join(' ')).toBe(0);

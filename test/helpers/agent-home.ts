@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { crushFixtureSessions, writeCrushDatabase } from './crush-database.js';
 import { gooseFixtureSessions, writeGooseDatabase } from './goose-database.js';
 import { otherSession, readExport, writeOpenCodeDatabase } from './opencode-database.js';
+import { LONG_SESSION, longSessionHead } from './long-session.js';
 import { BUNDLED, ROOT } from './paths.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures');
@@ -70,12 +71,17 @@ export function writeOpenCodeStorage(exportFile: string, storage: string, mtime?
  * beside its sessions (Cline's task history, Roo's task summary and index, Gemini's `.project_root`) follow the
  * agents' own types (docs/formats.md); a compressed Codex rollout (`.jsonl.zst`) stands for what tcompact does not read. Each
  * session file's modification time is the session's last recorded time (or its start plus ten minutes).
+ *
+ * `longSessionLines` keeps only the first lines of the long worktree session (2.7 MB, 2,385 lines): the same session,
+ * as Claude Code leaves it part way through, with its start, its id, its folder and its subagents. Commands that replay
+ * every session of the home (tune, eval, simulate) then take seconds instead of a minute, and find the same sessions.
  */
-export function buildAgentHome(home: string): string {
-  const put = (path: string, from: string, mtime: string) => {
+export function buildAgentHome(home: string, options: { longSessionLines?: number } = {}): string {
+  const put = (path: string, from: string, mtime: string, lines?: number) => {
     const to = join(home, path);
     mkdirSync(dirname(to), { recursive: true });
-    copyFileSync(from, to);
+    if (lines === undefined) copyFileSync(from, to);
+    else writeFileSync(to, longSessionHead(lines));
     utimesSync(to, new Date(mtime), new Date(mtime));
   };
   const write = (path: string, content: string | Buffer) => {
@@ -88,8 +94,8 @@ export function buildAgentHome(home: string): string {
   put(`${spotter}/491e126e-1e71-469c-ade2-fcc8af567c74.jsonl`, join(CLAUDE, 'subagent.jsonl'), '2026-02-10T22:03:51.807Z');
   put(`${spotter}/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl`, join(CLAUDE, 'tool_heavy.jsonl'), '2026-02-10T22:59:46.748Z');
   const worktree = '.config/claude/projects/-home-USER-projects-spotter-worktrees-spotter-4te';
-  const session = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
-  put(`${worktree}/${session}.jsonl`, join(CLAUDE, `${session}.jsonl`), '2026-02-12T15:05:00.730Z');
+  const session = LONG_SESSION;
+  put(`${worktree}/${session}.jsonl`, join(CLAUDE, `${session}.jsonl`), '2026-02-12T15:05:00.730Z', options.longSessionLines);
   for (const agent of ['agent-aac57f5.jsonl', 'agent-acompact-946d2b.jsonl']) {
     put(`${worktree}/${session}/subagents/${agent}`, join(CLAUDE, session, 'subagents', agent), '2026-02-12T14:48:36.518Z');
   }

@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumOrSkip, launchChromium } from '../../bench/lib/browser.js';
 import { runMain } from '../helpers/cli-in-process.js';
+import { LONG_SESSION, claudeCodeWithLongSessionHead } from '../helpers/long-session.js';
 import { runCli, tempDir } from '../pipeline/helpers.js';
 
 /**
@@ -18,7 +19,7 @@ const chromiumPath = chromiumOrSkip(SUITE);
 
 const dir = tempDir('html');
 const shots = process.env.TCOMPACT_ARTIFACTS ? join(process.env.TCOMPACT_ARTIFACTS, 'html-reports') : join(dir, 'screenshots');
-const SESSION = 'datasets/bundled/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl';
+const LONG_SESSION_LINES = 600;
 
 interface PageCase {
   name: string;
@@ -67,13 +68,17 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
     mkdirSync(join(dir, 'c'));
-    const runs = await Promise.all([
+    // Simulate reads the long Claude Code session cut short (see longSessionHead): its page draws the same charts and tables.
+    const claudeCode = claudeCodeWithLongSessionHead(join(dir, 'claude-code'), LONG_SESSION_LINES);
+    // The built CLI's runs go on in their processes while this one runs the others.
+    const children = Promise.all([
       runCli(['run', 'datasets/bundled', '--out', join(dir, 'run'), '--quiet', '--workers', '1']),
       runCli(['compact', 'datasets/bundled/tau-bench', 'datasets/bundled/swe-agent', '--out', join(dir, 'c', 'out.jsonl')]),
     ]);
-    runs.push(
-      await runMain(['eval', SESSION, 'datasets/bundled/tau-bench', '--out', join(dir, 'eval')]),
-      await runMain(['simulate', 'datasets/bundled/claude-code', '--out', join(dir, 'sim')]),
+    const runs: { code: number | null; stderr: string }[] = [
+      // The whole long session: its eval page draws a chart that a head of it leaves out.
+      await runMain(['eval', `datasets/bundled/claude-code/${LONG_SESSION}.jsonl`, 'datasets/bundled/tau-bench', '--out', join(dir, 'eval')]),
+      await runMain(['simulate', claudeCode, '--out', join(dir, 'sim')]),
       // Two sessions that reach a 20,000-token window, so candidates clear and the frontier has points.
       await runMain([
         'tune',
@@ -86,9 +91,9 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
         '--out',
         join(dir, 'tune'),
       ]),
-    );
+    ];
     const stats = await runMain(['stats', 'datasets/bundled', '--json', '--html', join(dir, 'stats.html')]);
-    runs.push(stats);
+    runs.push(stats, ...(await children));
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     writeFileSync(join(dir, 'stats.json'), stats.stdout);
     browser = await launchChromium(chromiumPath as string);

@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { discoverInputs } from '../../src/sources/discover.js';
 import { parseSourceFilters } from '../../src/sources/filters.js';
 import type { SourceSummary } from '../../src/sources/types.js';
@@ -17,8 +17,13 @@ const row = (s: SourceSummary, home: string) =>
   `${s.agent} ${s.kind} ${s.folder.replace(home, '~')} ${s.sessions} ${s.first?.slice(0, 10)} ${s.last?.slice(0, 10)}`;
 
 describe('discoverInputs', () => {
+  // One home for the tests that only read it; those that move its folders build their own.
+  let home: string;
+  beforeAll(() => {
+    home = buildAgentHome(tempDir('home'));
+  });
+
   it("finds every agent's sessions in a home laid out as each agent lays it out", async () => {
-    const home = buildAgentHome(tempDir('home'));
     const { found, inputs } = await discoverInputs(linuxEnvironment(home));
     expect(perAgent(found)).toEqual(HOME_SESSIONS);
     expect(found.map((s) => row(s, home))).toEqual([
@@ -56,7 +61,6 @@ describe('discoverInputs', () => {
   });
 
   it("dates each folder's first session by the sessions' own recorded start and its last by the files' modification times", async () => {
-    const home = buildAgentHome(tempDir('home'));
     const { found } = await discoverInputs(linuxEnvironment(home));
     expect(new Set(found.map((s) => `${s.firstFrom}/${s.lastFrom}`))).toEqual(new Set(['session/file']));
     const claude = found.find((s) => s.folder.endsWith('/.claude/projects'))!;
@@ -65,7 +69,6 @@ describe('discoverInputs', () => {
   });
 
   it('counts what it cannot read (compressed rollouts) apart, with the reason', async () => {
-    const home = buildAgentHome(tempDir('home'));
     const { found } = await discoverInputs(linuxEnvironment(home));
     expect(found.flatMap((s) => (s.notRead ?? []).map((n) => `${s.agent} ${n.files} ${n.reason.split(':')[0]}`))).toEqual([
       'codex 1 compressed rollouts (.jsonl.zst)',
@@ -73,14 +76,12 @@ describe('discoverInputs', () => {
   });
 
   it('narrows to the agents asked for, skipping the others unread', async () => {
-    const home = buildAgentHome(tempDir('home'));
     const { found, searched } = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ agent: ['codex', 'goose'] }) });
     expect(perAgent(found)).toEqual({ codex: 4, goose: 2 });
     expect(new Set(searched.map((l) => l.agent))).toEqual(new Set(['codex', 'goose']));
   });
 
   it('narrows to the sessions written on or after --since and started on or before --until', async () => {
-    const home = buildAgentHome(tempDir('home'));
     const since = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ since: '2026-01-01' }) });
     expect(perAgent(since.found)).toEqual({
       'claude-code': 4,
@@ -145,7 +146,6 @@ describe('discoverInputs', () => {
   });
 
   it("narrows to a project: Claude Code's project folder or working directory, the others' recorded folder", async () => {
-    const home = buildAgentHome(tempDir('home'));
     const spotter = await discoverInputs({ ...linuxEnvironment(home), filters: parseSourceFilters({ project: 'Spotter' }) });
     expect(perAgent(spotter.found)).toEqual({
       'claude-code': 4,

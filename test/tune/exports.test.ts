@@ -25,26 +25,42 @@ import { runMain } from '../helpers/cli-in-process.js';
 import { ROOT } from '../helpers/paths.js';
 import { groupToolResults, inCallOrder, plain, saidOf, saidOfLangChain, toLangChainInput, toLangChainReply } from '../helpers/runtime-messages.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { claudeCodeWithLongSessionHead } from '../helpers/long-session.js';
 import { policyEnv } from '../helpers/policy-env.js';
 
-const CLAUDE_CODE = join(ROOT, 'datasets/bundled/claude-code');
 const WINDOWS = [60_000, 3_000];
+/**
+ * What `tune` reads at each window: the bundled Claude Code sessions with the long one cut short, as Claude Code leaves
+ * it part way through. At 60,000 tokens, its first 1,600 lines alone: the shortest cut whose history passes the window
+ * often enough for LangChain's clears, kept in the history, to keep the prompt cache where Anthropic's break it (the
+ * whole session shows the same at twice the cost). At 3,000, every bundled session (short, subagent, tool-heavy, the
+ * long one's subagents) with the long one's first 600 lines: each reaches that window, with parallel calls.
+ */
+const LINES_AT = new Map([
+  [60_000, 1_600],
+  [3_000, 600],
+]);
 const tok = getTokenizer('o200k_base');
 
 /** The exports `tune` wrote at each window, and the sessions it read. */
 const exportsDir = new Map<number, string>();
-let transcripts: Transcript[] = [];
+const transcriptsAt = new Map<number, Transcript[]>();
 
 beforeAll(async () => {
   const dir = tempDir('tune-exports');
   for (const window of WINDOWS) {
+    const input = claudeCodeWithLongSessionHead(join(dir, `input-${window}`), LINES_AT.get(window)!, { alone: window === 60_000 });
     const out = join(dir, String(window));
-    const run = await runMain(['tune', CLAUDE_CODE, '--window', String(window), '--out', out, '--workers', '1']);
+    const run = await runMain(['tune', input, '--window', String(window), '--out', out, '--workers', '1']);
     if (run.code !== 0) throw new Error(`tune --window ${window}: exit ${run.code}: ${run.stderr}`);
     exportsDir.set(window, join(out, 'exports'));
+    const transcripts: Transcript[] = [];
+    for await (const item of readInputs([input], { maxLineBytes: 64 * 1024 * 1024 })) if (item.kind === 'transcript') transcripts.push(item.transcript);
+    transcriptsAt.set(
+      window,
+      transcripts.filter((t) => t.messages.some(isAssistant)),
+    );
   }
-  for await (const item of readInputs([CLAUDE_CODE], { maxLineBytes: 64 * 1024 * 1024 })) if (item.kind === 'transcript') transcripts.push(item.transcript);
-  transcripts = transcripts.filter((t) => t.messages.some(isAssistant));
 });
 
 const fileOf = (window: number, runtime: string) => join(exportsDir.get(window)!, `${runtime}.json`);
@@ -138,11 +154,11 @@ describe('tune exports, handed unchanged to the real runtimes', () => {
   });
 
   it.each(WINDOWS)(
-    'langchain.json at --window %i: a createAgent with the context-editing middleware sends every prompt of the bundled Claude Code sessions as the replay does',
+    'langchain.json at --window %i: a createAgent with the context-editing middleware sends every prompt of the sessions tune read as the replay does',
     async (window) => {
       const settings = settingsOf(window, 'langchain') as ConstructorParameters<typeof ClearToolUsesEdit>[0];
       let edited = 0;
-      for (const t of transcripts) {
+      for (const t of transcriptsAt.get(window)!) {
         const theirs = await langChainPrompts(t, settings);
         const ours = await replayedPrompts(t, `langchain:${fileOf(window, 'langchain')}`, window);
         expect(theirs.length).toBe(ours.length);
@@ -157,12 +173,12 @@ describe('tune exports, handed unchanged to the real runtimes', () => {
   );
 
   it.each(WINDOWS)(
-    'ai-sdk.json at --window %i: pruneMessages in a generateText loop prunes every prompt of the bundled Claude Code sessions as the replay does',
+    'ai-sdk.json at --window %i: pruneMessages in a generateText loop prunes every prompt of the sessions tune read as the replay does',
     async (window) => {
       const settings = settingsOf(window, 'ai-sdk') as Omit<Parameters<typeof pruneMessages>[0], 'messages'>;
       let edited = 0;
       let parallel = 0;
-      for (const t of transcripts) {
+      for (const t of transcriptsAt.get(window)!) {
         const theirs = await aiSdkPrompts(t, settings);
         const ours = await replayedPrompts(t, `ai-sdk:${fileOf(window, 'ai-sdk')}`, window);
         expect(theirs.length).toBe(ours.length);

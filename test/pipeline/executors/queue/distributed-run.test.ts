@@ -73,8 +73,9 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
 
   beforeAll(async () => {
     redis = await RedisServer.start(PASSWORD);
-    // About 1 MB of real transcripts of every bundled source: some 16 shards, enough for a kill to land mid-run.
-    await writeRealArchive(archive, { count: 120, maxLineBytes: 100_000 });
+    // About 1 MB of real transcripts of every bundled source: some 16 shards, enough for a kill to land mid-run (the
+    // first 120 made 2.2 MB and 34 shards, each waited on in every run of this file).
+    await writeRealArchive(archive, { count: 60, maxLineBytes: 100_000 });
     const local = await coordinate(runArgs(archive, join(dir, 'local'), ['--workers', '2']));
     expect(local.code).toBe(0);
     expected = files(join(dir, 'local'));
