@@ -2,9 +2,12 @@
 //
 // `node bench/worker-costs.mjs start [--runs N] [--dist DIR]`: the worker entry's modules (how many, by package) and the CPU of
 //   loading them, each run in a fresh process (the work each pool thread repeats when it starts).
-// `node bench/worker-costs.mjs shard FILE [--no-refs] [--alloc] [--dist DIR]`: the worker's shard run over the whole FILE as one range
-//   shard (`auto`, heuristic counting), its CPU per input MB and, with --alloc, the bytes allocated per input byte by
-//   function (V8's sampling heap profiler, objects already collected included; a builtin is named with its caller).
+// `node bench/worker-costs.mjs shard FILE [--no-refs] [--alloc] [--profile] [--dist DIR]`: the worker's shard run over the whole FILE
+//   as one range shard (`auto`, heuristic counting), its CPU per input MB and, with --alloc, the bytes allocated per input
+//   byte by function (V8's sampling heap profiler, objects already collected included; a builtin is named with its
+//   caller); with --profile, that CPU split by source file and by function in proportion to V8's CPU profiler samples
+//   (500 µs), a builtin (JSON.parse, a regex, ...) counted in its caller's file and named with its caller. Profiling
+//   slows the run by a third or more: take the shares from a profiled run, and CPU per MB from runs without it.
 //
 // CPU is user + system of this process, in which one thread is busy: less moved by other jobs on the machine than wall
 // time, not unmoved (caches and cores are shared). Alternate the runs of two builds to compare them. Allocation does not
@@ -78,18 +81,25 @@ async function shard() {
     job: { config, configHash: 'worker-costs', maxLineBytes: 64 * 1024 * 1024 },
     attempt: 1,
   };
-  const session = alloc ? new Session() : undefined;
-  if (session) {
-    session.connect();
+  const profileCpu = rest.includes('--profile');
+  const session = alloc || profileCpu ? new Session() : undefined;
+  if (session) session.connect();
+  if (alloc) {
     const sampling = { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
     await session.post('HeapProfiler.startSampling', sampling);
+  }
+  if (profileCpu) {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 500 });
+    await session.post('Profiler.start');
   }
   const started = process.cpuUsage();
   const outcome = await runShard(task);
   const used = process.cpuUsage(started);
   if (!outcome.ok) throw new Error(outcome.error.message);
   const result = { mb: size / 1e6, cpuMsPerMB: (used.user + used.system) / 1000 / (size / 1e6) };
-  if (session) {
+  if (profileCpu) Object.assign(result, cpuBuckets((await session.post('Profiler.stop')).profile, result.cpuMsPerMB));
+  if (alloc) {
     const { profile } = await session.post('HeapProfiler.stopSampling');
     const byFunction = {};
     let total = 0;
@@ -112,10 +122,45 @@ async function shard() {
   console.log(JSON.stringify(result, null, 1));
 }
 
+/**
+ * The run's CPU per input MB split by source file and by function in proportion to the profiler's samples (not their
+ * time stamps, which count wall time: on a loaded machine the thread waits between samples); idle samples and the
+ * profiler's own (node:inspector) are left out. A builtin's samples go to its nearest caller with a source.
+ */
+function cpuBuckets(profile, cpuMsPerMB) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const samples = new Map();
+  for (const id of profile.samples) samples.set(id, (samples.get(id) ?? 0) + 1);
+  const where = (node) => node.callFrame.url.replace(/^.*\/(dist|node_modules)\//, '$1/');
+  const byFile = {};
+  const byFunction = {};
+  let total = 0;
+  const walk = (node, caller) => {
+    const own = node.callFrame.url !== '';
+    const label = own ? `${node.callFrame.functionName || '(anonymous)'} ${where(node)}:${node.callFrame.lineNumber + 1}` : undefined;
+    const file = own ? where(node) : (caller?.file ?? node.callFrame.functionName);
+    const name = own ? label : caller ? `${node.callFrame.functionName || '(anonymous)'} <- ${caller.label}` : node.callFrame.functionName;
+    const n = samples.get(node.id) ?? 0;
+    if (file !== '(idle)' && file !== 'node:inspector') {
+      total += n;
+      byFile[file] = (byFile[file] ?? 0) + n;
+      byFunction[name] = (byFunction[name] ?? 0) + n;
+    }
+    for (const id of node.children ?? []) walk(byId.get(id), own ? { file, label } : caller);
+  };
+  walk(profile.nodes[0], undefined);
+  const top = (table, n) =>
+    Object.entries(table)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, count]) => `${((count / total) * cpuMsPerMB).toFixed(2)} ${name}`);
+  return { samples: total, cpuMsPerMBByFile: top(byFile, 40), cpuMsPerMBByFunction: top(byFunction, 60) };
+}
+
 if (command === 'load-once') await loadOnce();
 else if (command === 'start') start();
 else if (command === 'shard' && rest[0]) await shard();
 else {
-  console.error('usage: worker-costs.mjs start [--runs N] | shard FILE [--no-refs] [--alloc]');
+  console.error('usage: worker-costs.mjs start [--runs N] | shard FILE [--no-refs] [--alloc] [--profile] [--dist DIR]');
   process.exitCode = 2;
 }
