@@ -27,9 +27,7 @@ function* lines(text: string): Generator<string> {
   for (let from = 0; from <= text.length;) {
     let nl = text.indexOf('\n', from);
     if (nl === -1) nl = text.length;
-    const raw = text.slice(from, nl);
-    // A regex split walks the whole line even when the tag is not there, which it almost never is.
-    for (const piece of raw.includes('tool_use_error>') ? raw.split(TOOL_USE_ERROR_TAG) : [raw]) {
+    for (const piece of text.slice(from, nl).split(TOOL_USE_ERROR_TAG)) {
       const line = collapseWhitespace(piece);
       if (line !== '') yield line;
     }

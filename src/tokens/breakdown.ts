@@ -69,17 +69,10 @@ function countContent(content: unknown, textCategory: Category, b: Breakdown, to
 const memo = new WeakMap<Tokenizer, WeakMap<object, Breakdown>>();
 
 /**
- * Whether counting `m` again costs more than a memo entry (a WeakMap set per message). The heuristic counts a text from
- * its length, so only a message with parts (an image's size is read from its decoded header) is worth memoizing then.
- */
-const memoized = (m: Message, tok: Tokenizer): boolean => tok.engine !== null || Array.isArray(m.content);
-
-/**
  * Token breakdown of one message. Memoized per message object: strategies return unchanged messages as the same
  * object, so re-counting a transcript after a step only encodes what the step changed.
  */
 export function countMessage(m: Message, tok: Tokenizer): Readonly<Breakdown> {
-  if (!memoized(m, tok)) return breakdownOf(m, tok);
   let perTok = memo.get(tok);
   if (!perTok) memo.set(tok, (perTok = new WeakMap()));
   const hit = perTok.get(m);
@@ -99,15 +92,9 @@ export function messageTokens(m: Message, tok: Tokenizer): number {
 
 function breakdownOf(m: Message, tok: Tokenizer): Breakdown {
   const b = emptyBreakdown();
-  addMessage(b, m, tok);
-  return b;
-}
-
-/** Adds the tokens of message `m` to `b`. */
-function addMessage(b: Breakdown, m: Message, tok: Tokenizer): void {
-  b.overhead += MESSAGE_OVERHEAD_TOKENS;
+  b.overhead = MESSAGE_OVERHEAD_TOKENS;
   if (!isKnownRole(m.role)) {
-    b.other += tok.count(JSON.stringify(m));
+    b.other = tok.count(JSON.stringify(m));
   } else if (m.role === 'system' || m.role === 'developer') {
     countContent(m.content, 'system', b, tok);
   } else if (m.role === 'user') {
@@ -124,6 +111,7 @@ function addMessage(b: Breakdown, m: Message, tok: Tokenizer): void {
       }
     }
   }
+  return b;
 }
 
 interface TranscriptTokens {
@@ -134,10 +122,7 @@ interface TranscriptTokens {
 /** Tokens of a whole transcript: every message plus the tool definitions (counted on their JSON). */
 export function countTranscript(t: Transcript, tok: Tokenizer): TranscriptTokens {
   const b = emptyBreakdown();
-  for (const m of t.messages) {
-    if (memoized(m, tok)) addBreakdown(b, countMessage(m, tok));
-    else addMessage(b, m, tok);
-  }
+  for (const m of t.messages) addBreakdown(b, countMessage(m, tok));
   if (t.tools && t.tools.length > 0) b.tools = tok.count(JSON.stringify(t.tools));
   return { total: totalOf(b), byCategory: b };
 }

@@ -85,24 +85,6 @@ describe('countTranscript', () => {
     expect(total).toBe(totalOf(b));
   });
 
-  it('puts every heuristic token in its category, twice over (the heuristic memoizes only messages with parts)', () => {
-    const heuristic = getTokenizer('heuristic');
-    const n = (s: string) => Math.ceil(s.length / 4);
-    const first = countTranscript(t, heuristic);
-    expect(countTranscript(t, heuristic)).toEqual(first);
-    const b = first.byCategory;
-    expect(b.system).toBe(n('You are a helpful agent.'));
-    expect(b.user).toBe(n('Read the file.'));
-    expect(b.attachments).toBe(MAX_IMAGE_TOKENS);
-    expect(b.reasoning).toBe(n('I should call the read tool.'));
-    expect(b.toolCalls).toBe(n('read_file') + n('{"path":"a.ts"}'));
-    expect(b.toolResults).toBe(n('export const a = 1;'));
-    expect(b.assistant).toBe(n('Done.'));
-    expect(b.other).toBe(n(JSON.stringify(t.messages[5])));
-    expect(b.overhead).toBe(6 * MESSAGE_OVERHEAD_TOKENS);
-    expect(first.total).toBe(totalOf(b));
-  });
-
   it('gives zero, not NaN, for a transcript with no messages', () => {
     const { total } = countTranscript({ id: 'empty', messages: [] }, tok);
     expect(total).toBe(0);
