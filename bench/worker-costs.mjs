@@ -135,7 +135,8 @@ function cpuBuckets(profile, cpuMsPerMB, outFile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const samples = new Map();
   for (const id of profile.samples) samples.set(id, (samples.get(id) ?? 0) + 1);
-  const where = (node) => node.callFrame.url.replace(/^.*\/(dist|node_modules)\//, '$1/');
+  const where = ({ callFrame: { url } }) =>
+    url.startsWith(dist.href) ? `dist/${url.slice(dist.href.length)}` : url.replace(/^.*\/node_modules\//, 'node_modules/');
   const areaOf = (file) =>
     file.startsWith('dist/src/')
       ? file.split('/').slice(0, -1).join('/')
