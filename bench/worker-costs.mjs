@@ -2,15 +2,19 @@
 //
 // `node bench/worker-costs.mjs start [--runs N] [--dist DIR]`: the worker entry's modules (how many, by package) and the CPU of
 //   loading them, each run in a fresh process (the work each pool thread repeats when it starts).
-// `node bench/worker-costs.mjs shard FILE [--no-refs] [--alloc] [--dist DIR]`: the worker's shard run over the whole FILE as one range
-//   shard (`auto`, heuristic counting), its CPU per input MB and, with --alloc, the bytes allocated per input byte by
-//   function (V8's sampling heap profiler, objects already collected included; a builtin is named with its caller).
+// `node bench/worker-costs.mjs shard FILE [--no-refs] [--alloc] [--profile [--profile-out F]] [--dist DIR]`: the worker's shard run over the whole FILE
+//   as one range shard (`auto`, heuristic counting), its CPU per input MB and, with --alloc, the bytes allocated per input
+//   byte by function (V8's sampling heap profiler, objects already collected included; a builtin is named with its
+//   caller); with --profile, that CPU split by area, source file and function in proportion to V8's CPU profiler
+//   samples (500 µs; --profile-out F also writes the profile to F, for its line ticks), Node's internals and builtins
+//   (JSON.parse, a regex, a hash) counted in their caller's file. Profiling slows the run by a third or more: take the
+//   shares from a profiled run, and CPU per MB from runs without it.
 //
 // CPU is user + system of this process, in which one thread is busy: less moved by other jobs on the machine than wall
 // time, not unmoved (caches and cores are shared). Alternate the runs of two builds to compare them. Allocation does not
 // depend on the load.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { register } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -78,18 +82,25 @@ async function shard() {
     job: { config, configHash: 'worker-costs', maxLineBytes: 64 * 1024 * 1024 },
     attempt: 1,
   };
-  const session = alloc ? new Session() : undefined;
-  if (session) {
-    session.connect();
+  const profileCpu = rest.includes('--profile');
+  const session = alloc || profileCpu ? new Session() : undefined;
+  if (session) session.connect();
+  if (alloc) {
     const sampling = { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
     await session.post('HeapProfiler.startSampling', sampling);
+  }
+  if (profileCpu) {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 500 });
+    await session.post('Profiler.start');
   }
   const started = process.cpuUsage();
   const outcome = await runShard(task);
   const used = process.cpuUsage(started);
   if (!outcome.ok) throw new Error(outcome.error.message);
   const result = { mb: size / 1e6, cpuMsPerMB: (used.user + used.system) / 1000 / (size / 1e6) };
-  if (session) {
+  if (profileCpu) Object.assign(result, cpuBuckets((await session.post('Profiler.stop')).profile, result.cpuMsPerMB, option('--profile-out')));
+  if (alloc) {
     const { profile } = await session.post('HeapProfiler.stopSampling');
     const byFunction = {};
     let total = 0;
@@ -112,10 +123,67 @@ async function shard() {
   console.log(JSON.stringify(result, null, 1));
 }
 
+/**
+ * The run's CPU per input MB split by area (a folder of src/, a package), by source file and by function, in
+ * proportion to the profiler's samples (not their time stamps, which count wall time: on a loaded machine the thread
+ * waits between samples); idle samples and the profiler's own are left out. Node's internals and V8's builtins count
+ * in their nearest caller with a source file (a hash's update in the line reader, a decode in the line reader); C++
+ * builtins such as JSON.parse and JSON.stringify have no frame of their own in V8's profiles and count in their caller.
+ */
+function cpuBuckets(profile, cpuMsPerMB, outFile) {
+  if (outFile) writeFileSync(outFile, JSON.stringify(profile));
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const samples = new Map();
+  for (const id of profile.samples) samples.set(id, (samples.get(id) ?? 0) + 1);
+  const where = ({ callFrame: { url } }) =>
+    url.startsWith(dist.href) ? `dist/${url.slice(dist.href.length)}` : url.replace(/^.*\/node_modules\//, 'node_modules/');
+  const areaOf = (file) =>
+    file.startsWith('dist/src/')
+      ? file.split('/').slice(0, -1).join('/')
+      : file.startsWith('node_modules/')
+        ? file
+            .split('/')
+            .slice(0, file.startsWith('node_modules/@') ? 3 : 2)
+            .join('/')
+        : file;
+  const tables = { byArea: {}, byFile: {}, byFunction: {} };
+  let total = 0;
+  const walk = (node, caller) => {
+    const { url, functionName } = node.callFrame;
+    const own = url.startsWith('file:');
+    const label = own ? `${functionName || '(anonymous)'} ${where(node)}:${node.callFrame.lineNumber + 1}` : undefined;
+    const file = own ? where(node) : (caller?.file ?? (url || functionName));
+    const name = own ? label : caller ? `${functionName || '(anonymous)'} <- ${caller.label}` : functionName;
+    const n = samples.get(node.id) ?? 0;
+    if (n > 0 && file !== '(idle)' && url !== 'node:inspector') {
+      total += n;
+      for (const [table, key] of [
+        ['byArea', areaOf(file)],
+        ['byFile', file],
+        ['byFunction', name],
+      ])
+        tables[table][key] = (tables[table][key] ?? 0) + n;
+    }
+    for (const id of node.children ?? []) walk(byId.get(id), own ? { file, label } : caller);
+  };
+  walk(profile.nodes[0], undefined);
+  const top = (table, n) =>
+    Object.entries(table)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, count]) => `${((count / total) * cpuMsPerMB).toFixed(2)} ${name}`);
+  return {
+    samples: total,
+    cpuMsPerMBByArea: top(tables.byArea, 30),
+    cpuMsPerMBByFile: top(tables.byFile, 40),
+    cpuMsPerMBByFunction: top(tables.byFunction, 60),
+  };
+}
+
 if (command === 'load-once') await loadOnce();
 else if (command === 'start') start();
 else if (command === 'shard' && rest[0]) await shard();
 else {
-  console.error('usage: worker-costs.mjs start [--runs N] | shard FILE [--no-refs] [--alloc]');
+  console.error('usage: worker-costs.mjs start [--runs N] | shard FILE [--no-refs] [--alloc] [--profile [--profile-out F]] [--dist DIR]');
   process.exitCode = 2;
 }
