@@ -118,7 +118,11 @@ function aiSdkExport(candidate: TuneCandidate, window: number, tools: readonly s
 
 /** `ContextManager` options. */
 function tcompactExport(candidate: TuneCandidate, window: number): RuntimeExport {
-  if (candidate.runtime === 'tcompact') return { runtime: 'tcompact', settings: candidate.options, exact: true, load: LOAD.tcompact };
+  if (candidate.runtime === 'tcompact') {
+    // Replayed with each session's own cache: the agent names its provider's, which the file cannot know.
+    const note = candidate.options.cache === undefined ? "add `cache`: your provider's prompt cache (each session was replayed with its own)" : undefined;
+    return { runtime: 'tcompact', settings: candidate.options, exact: true, ...(note ? { note } : {}), load: LOAD.tcompact };
+  }
   const edit = candidate.edit;
   const settings: ContextManagerOptionsInput = {
     window,
