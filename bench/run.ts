@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { distributedBench } from './distributed.js';
 import { endToEndBench } from './end-to-end.js';
+import { frontierBench } from './frontier.js';
 import { growthBench } from './growth.js';
 import { htmlReportBench } from './html-report.js';
 import { ensureBuiltCli } from './lib/cli.js';
@@ -19,7 +20,16 @@ import { peersBench } from './peers.js';
 import { strategiesBench } from './strategies.js';
 import { tokenizerBench } from './tokenizer.js';
 
-const BENCHMARKS: readonly Benchmark[] = [endToEndBench, strategiesBench, peersBench, tokenizerBench, growthBench, htmlReportBench, distributedBench];
+const BENCHMARKS: readonly Benchmark[] = [
+  endToEndBench,
+  strategiesBench,
+  peersBench,
+  tokenizerBench,
+  growthBench,
+  htmlReportBench,
+  distributedBench,
+  frontierBench,
+];
 const ORDER = BENCHMARKS.map((b) => b.name);
 
 async function main(): Promise<number> {

@@ -58,9 +58,10 @@ function clearing(trigger: number, keep: number, exclude: string[], inputs: bool
 /**
  * The grid: Anthropic's clearing at each trigger, keeping 3 or 10 tool uses, with no tool excluded or the needed ones,
  * clearing results only or inputs too, and each trigger and keep again with `clear_at_least` at the break-even (so a
- * clear happens only when it pays for the rewrite it causes); and tcompact's ContextManager: cache-aware (its default,
- * with the archive's cache and warm calls; and with a tail of 3 results, whose edits stay within Anthropic's
- * lookback), with micro-compaction on every call, and with compaction at the trigger only. Names are stable (they
+ * clear happens only when it pays for the rewrite it causes); and tcompact's ContextManager: cache-aware (its default
+ * tail of 1 result, with the archive's cache and warm calls; with tails of 3 and 10 results, whose edits reach
+ * further back, past Anthropic's lookback; and told each session's own cache, with the warm calls and twice them as the
+ * calls an edit pays back over), with micro-compaction on every call, and with compaction at the trigger only. Names are stable (they
  * name the policy files) and say the settings.
  */
 export function tuneCandidates(window: number, usage: readonly ToolUsage[], tokenizer: TokenizerName, grid: GridContext): TuneCandidate[] {
@@ -88,7 +89,13 @@ export function tuneCandidates(window: number, usage: readonly ToolUsage[], toke
   const cacheAware = { window, cache: grid.cache, expectedCalls: grid.expectedCalls, ...counting };
   out.push({ name: 'tcompact-cache', runtime: 'tcompact', options: cacheAware });
   out.push({ name: 'tcompact-cache-tail3', runtime: 'tcompact', options: { ...cacheAware, editTail: { results: 3, messages: 3 } } });
-  out.push({ name: 'tcompact-cache-tail1', runtime: 'tcompact', options: { ...cacheAware, editTail: { results: 1, messages: 1 } } });
+  out.push({ name: 'tcompact-cache-tail10', runtime: 'tcompact', options: { ...cacheAware, editTail: { results: 10, messages: 10 } } });
+  // No cache named: each session's manager weighs its edits against the cache that session is billed on (its TTL), as
+  // an agent sets its own provider's; in an archive of several caches the grid's one misjudges the others' sessions.
+  const { cache: _grid, ...ownCache } = cacheAware;
+  out.push({ name: 'tcompact-own-cache', runtime: 'tcompact', options: ownCache });
+  // The frontier's sweeps pay back over the calls left in the session, often more than one warm run of the cache.
+  out.push({ name: 'tcompact-own-cache-payback2', runtime: 'tcompact', options: { ...ownCache, expectedCalls: 2 * grid.expectedCalls } });
   out.push({ name: 'tcompact-micro-every-call', runtime: 'tcompact', options: { window, micro: ['mask-observations'], edits: [], ...counting } });
   out.push({ name: 'tcompact-at-trigger', runtime: 'tcompact', options: { window, micro: [], edits: [], ...counting } });
   return out;

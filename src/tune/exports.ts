@@ -1,4 +1,4 @@
-import type { ContextManagerOptionsInput } from '../context/options.js';
+import { type ContextManagerOptionsInput, DEFAULT_EDIT_TAIL } from '../context/options.js';
 import type { AiSdkPrune } from '../replay/policies/runtime/ai-sdk-prune.js';
 import type { AnthropicContextManagement, ClearToolUses } from '../replay/policies/runtime/anthropic-context-editing.js';
 import type { LangChainClearToolUsesInput } from '../replay/policies/runtime/langchain-context-editing.js';
@@ -46,13 +46,13 @@ const LOAD: Record<ExportRuntime, string> = {
   tcompact: '`new ContextManager(settings)`, and `manager.check({ messages, tokens })` before every model call',
 };
 
-/** The closest clearing for a ContextManager candidate: at 90% of the window, keeping the results its edits keep (10 by default). */
+/** The closest clearing for a ContextManager candidate: at 90% of the window, keeping the results its edits keep (DEFAULT_EDIT_TAIL by default). */
 function clearingOf(candidate: TuneCandidate, window: number): ClearToolUses {
   if (candidate.runtime === 'anthropic') return candidate.edit;
   return {
     type: 'clear_tool_uses_20250919',
     trigger: { type: 'input_tokens', value: Math.round(0.9 * window) },
-    keep: { type: 'tool_uses', value: candidate.options.editTail?.results ?? 10 },
+    keep: { type: 'tool_uses', value: candidate.options.editTail?.results ?? DEFAULT_EDIT_TAIL.results },
     clear_at_least: null,
     exclude_tools: [],
     clear_tool_inputs: false,
@@ -118,7 +118,11 @@ function aiSdkExport(candidate: TuneCandidate, window: number, tools: readonly s
 
 /** `ContextManager` options. */
 function tcompactExport(candidate: TuneCandidate, window: number): RuntimeExport {
-  if (candidate.runtime === 'tcompact') return { runtime: 'tcompact', settings: candidate.options, exact: true, load: LOAD.tcompact };
+  if (candidate.runtime === 'tcompact') {
+    // Replayed with each session's own cache: the agent names its provider's, which the file cannot know.
+    const note = candidate.options.cache === undefined ? "add `cache`: your provider's prompt cache (each session was replayed with its own)" : undefined;
+    return { runtime: 'tcompact', settings: candidate.options, exact: true, ...(note ? { note } : {}), load: LOAD.tcompact };
+  }
   const edit = candidate.edit;
   const settings: ContextManagerOptionsInput = {
     window,

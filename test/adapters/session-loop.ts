@@ -31,11 +31,12 @@ const RULES = CACHE_RULES['anthropic-5m'];
 
 /**
  * ContextManager options the loops run with: a window where the cache-aware edits mask old results, and one small
- * enough that the auto pipeline compacts the largest session too.
+ * enough that the auto pipeline compacts the largest session too (its edits keeping the last 10 results, so that the
+ * prompt still reaches the trigger: with the default tail of 1 they keep it under).
  */
 export const CONFIGS = {
   edits: { window: 60_000, editTail: { results: 2, messages: 2 } },
-  compaction: { window: 12_000 },
+  compaction: { window: 12_000, editTail: { results: 10, messages: 10 } },
 } as const;
 
 /**

@@ -92,7 +92,8 @@ describe('tcompact simulate (built CLI)', () => {
     expect(by('mask-10').cost.withCache).toBeGreaterThan(by('none').cost.withCache);
     expect(by('default').cost.withCache).toBeLessThan(by('none').cost.withCache);
     expect(by('default').microCompactions).toBeGreaterThan(0);
-    expect(by('default').microCompactions).toBeLessThan(by('mask-10').microCompactions);
+    // Its edits keep the last result whole and are made where they pay: not at every call, as masking is.
+    expect(by('default').microCompactions).toBeLessThan(by('default').calls / 2);
     // No policy costs less than the hindsight-optimal schedule, and each one's regret is its cost above it.
     for (const p of json.policies as { name: string; cost: { withCache: number }; regret?: { total: number } }[]) {
       if (p.name === 'optimal') continue;

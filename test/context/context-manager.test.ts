@@ -44,7 +44,7 @@ describe('ContextManager options', () => {
       maxAttempts: 3,
       cache: 'anthropic-5m',
       edits: ['mask-observations'],
-      editTail: { results: 10, messages: 10 },
+      editTail: { results: 1, messages: 1 },
       expectedCalls: 50,
       micro: [],
       strategies: ['auto'],

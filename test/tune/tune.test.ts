@@ -59,15 +59,19 @@ describe('tune: tool usage', () => {
     const needed = [{ tool: 'Read', calls: 5, resultTokens: 1, share: 0.1, neededLater: 4, untargeted: 0, neededRate: 0.8 }];
     const grid = { cache: 'anthropic-5m', expectedCalls: 50 } as const;
     const withExclusions = tuneCandidates(100_000, needed, 'o200k_base', grid);
-    expect(withExclusions).toHaveLength(4 * 2 * 2 * 2 + 4 * 2 + 5);
+    expect(withExclusions).toHaveLength(4 * 2 * 2 * 2 + 4 * 2 + 7);
     expect(withExclusions.filter((c) => c.runtime === 'anthropic' && c.edit.exclude_tools.includes('Read'))).toHaveLength(16);
-    expect(tuneCandidates(100_000, [], 'o200k_base', grid)).toHaveLength(4 * 2 * 2 + 4 * 2 + 5);
+    expect(tuneCandidates(100_000, [], 'o200k_base', grid)).toHaveLength(4 * 2 * 2 + 4 * 2 + 7);
     expect(new Set(withExclusions.map((c) => c.name)).size).toBe(withExclusions.length);
     // At 50% of the window, a clear must free (1.25 - 0.1) / (0.1 x 50) of the 50,000-token prompt it has rewritten.
     const atLeast = withExclusions.find((c) => c.name === 'clear@0.5-keep3-at-least');
     expect(atLeast?.runtime === 'anthropic' && atLeast.edit.clear_at_least).toEqual({ type: 'input_tokens', value: Math.round((1.15 / 5) * 50_000) });
     const cacheAware = withExclusions.find((c) => c.name === 'tcompact-cache');
     expect(cacheAware?.runtime === 'tcompact' && cacheAware.options).toMatchObject({ cache: 'anthropic-5m', expectedCalls: 50 });
+    const ownCache = withExclusions.find((c) => c.name === 'tcompact-own-cache');
+    expect(ownCache?.runtime === 'tcompact' && ownCache.options).toEqual({ window: 100_000, expectedCalls: 50 });
+    const payback = withExclusions.find((c) => c.name === 'tcompact-own-cache-payback2');
+    expect(payback?.runtime === 'tcompact' && payback.options).toEqual({ window: 100_000, expectedCalls: 100 });
   });
 });
 

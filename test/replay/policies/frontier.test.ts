@@ -8,9 +8,9 @@ import { viewOfMessages } from '../../../src/retention/model-view.js';
 import { pricesFor } from '../../../src/replay/billing/prices.js';
 import { EditHindsight, LAMBDA_MAX, archiveBound, frontierSchedule } from '../../../src/replay/policies/optimal/frontier.js';
 import { optimalAtPolicy } from '../../../src/replay/policies/optimal/frontier-policy.js';
-import { OPTIMAL_SPACE, followSchedule, optimalSchedule } from '../../../src/replay/policies/optimal/optimal-policy.js';
+import { OPTIMAL_SPACE, followSchedule, optimalSchedule, scheduleCosts } from '../../../src/replay/policies/optimal/optimal-policy.js';
 import { type PlannedCompaction, TranscriptPlan } from '../../../src/replay/policies/optimal/plan.js';
-import type { EditKind, PlannedPrompt, Schedule } from '../../../src/replay/policies/optimal/schedule.js';
+import { type EditKind, OVER_WINDOW, type PlannedPrompt, type Schedule, planSchedule } from '../../../src/replay/policies/optimal/schedule.js';
 import type { PolicyEnv, PolicyInstance } from '../../../src/replay/policies/policy.js';
 import { resolvePolicy } from '../../../src/replay/policies/resolve.js';
 import { replay } from '../../../src/replay/replay.js';
@@ -142,6 +142,39 @@ describe('the recall frontier (Lagrangian relaxation of the hindsight schedule)'
     }
     expect(missed).toBeGreaterThan(2);
   });
+
+  it("its bound is the dual's maximum, within 0.1%: no price of a fact lost gives a larger relaxed optimum", () => {
+    let below = 0;
+    for (const [seed, floor] of [
+      [5, 0.9],
+      [6, 0.8],
+      [7, 0.9],
+      [8, 0.8],
+    ]) {
+      const t = session(seed, 40);
+      const env = envFor(t, 'anthropic-5m', 12_000);
+      const plan = new TranscriptPlan(t, tok, env.callGapSeconds, env.cache.perModel);
+      const found = frontierSchedule(plan, env, OPTIMAL_SPACE, floor);
+      const hindsight = new EditHindsight(plan, found.compactions, env);
+      const costs = scheduleCosts(plan, env);
+      const over = found.schedule.overWindow * OVER_WINDOW;
+      // A fine grid of prices between the recall-blind schedule's and LAMBDA_MAX, each solved as the search solves one.
+      for (let i = 0; i <= 30; i++) {
+        const lambda = 1e-4 * Math.pow(LAMBDA_MAX / 1e-4, i / 30);
+        let relaxed = Number.POSITIVE_INFINITY;
+        for (const kind of OPTIMAL_SPACE.kinds) {
+          const s = planSchedule(plan, kind, found.compactions, costs, (c, segment, cleared) => {
+            const r = hindsight.at(kind.inputs, c, segment, cleared);
+            return lambda * (floor * r.probes - r.retained);
+          });
+          relaxed = Math.min(relaxed, s.relaxed!.objective);
+        }
+        expect(relaxed - over).toBeLessThanOrEqual(found.bound * 1.001);
+        if (relaxed - over < found.bound - 1e-9) below++;
+      }
+    }
+    expect(below).toBeGreaterThan(0);
+  }, 300_000);
 
   it('its bound is never above the schedule it found, nor above the exhaustive optimum of the same edits, on random small transcripts', async () => {
     let compared = 0;

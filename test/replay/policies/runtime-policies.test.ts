@@ -269,8 +269,25 @@ describe('config:FILE', () => {
       window: 2000,
       cache: CACHE_RULES.ideal,
     });
-    const direct = await replay(t, { manager: new ContextManager(options as never) }, { tokenizer: tok, window: 2000, cache: CACHE_RULES.ideal });
+    // The file names no cache: the manager weighs its edits against the transcript's, as an agent sets its provider's.
+    const direct = await replay(
+      t,
+      { manager: new ContextManager({ ...options, cache: 'ideal' } as never) },
+      { tokenizer: tok, window: 2000, cache: CACHE_RULES.ideal },
+    );
     expect(fromFile).toEqual(direct);
     expect(fromFile.compactions).toBeGreaterThan(0);
+  });
+
+  it("tells a file that names no cache the transcript's cache, and keeps the one a file names", () => {
+    const dir = tempDir('runtime-policy');
+    const env = policyEnv({ tokenizer: tok, window: 2000, cache: CACHE_RULES['anthropic-1h'] });
+    const managerOf = (options: object) => {
+      const file = join(dir, `${Object.keys(options).join('-')}.json`);
+      writeFileSync(file, JSON.stringify(options));
+      return resolvePolicy(`config:${file}`, tok).instantiate(env).manager!;
+    };
+    expect(managerOf({ window: 2000, tokenizer: 'heuristic' }).options.cache).toBe('anthropic-1h');
+    expect(managerOf({ window: 2000, tokenizer: 'heuristic', cache: 'openai' }).options.cache).toBe('openai');
   });
 });

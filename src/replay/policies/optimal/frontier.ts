@@ -101,24 +101,39 @@ export interface FrontierPlan {
   points: FrontierPoint[];
 }
 
-/** The price per fact lost the search starts its bisection from and stops at, in US dollars. */
-const LAMBDA_MIN = 1e-6;
 /** Far above what an edit saves (cents), far below OVER_WINDOW over any session's probes: the window still comes first. */
 export const LAMBDA_MAX = 10;
-/** λ is known within a factor e^(ln(LAMBDA_MAX / LAMBDA_MIN) / 2^BISECTIONS), about 2.7: each costs a program per edit kind, and tune solves four floors. */
-const BISECTIONS = 4;
+/**
+ * Prices tried between 0 and LAMBDA_MAX at most, each a program per edit kind: the search below reaches the dual's
+ * maximum within this many on the shared corpus's sessions (tune solves four floors per transcript).
+ */
+const CUTS = 8;
+/** The relaxed optimum is taken as the dual's maximum once it is within this share of the two lines' meeting point. */
+const CONVERGED = 1e-4;
 
 const recallOf = (r: EditRecall) => (r.probes === 0 ? 1 : r.retained / r.probes);
 const meets = (r: EditRecall, floor: number) => r.retained >= floor * r.probes - 1e-9;
+
+/** A schedule as a line of the dual: its cost (with OVER_WINDOW per call over the window) and its constraint's value. */
+interface Cut {
+  lambda: number;
+  cost: number;
+  /** floor × probes − retained at its edits: the slope of its objective in λ. */
+  slope: number;
+}
 
 /**
  * The schedule of `space` with recall at least `floor`, by Lagrangian relaxation: each fact needed again at an edit
  * is priced λ × floor, each kept earns back λ, so that a schedule's penalties sum to λ × (floor × probes − retained),
  * positive exactly where its recall is under the floor. The program of schedule.ts solves cost + penalties for each λ
  * tried; every relaxed optimum is a lower bound on the constrained optimum (a schedule meeting the floor has penalties
- * ≤ 0), and the constraint's value at the optimum is a supergradient, falling as λ rises, so bisection on λ (log scale)
- * finds where the schedules start to meet the floor. λ = 0 and LAMBDA_MAX are always evaluated, so the points cover
- * the same range for every transcript (see archiveBound).
+ * ≤ 0). The dual, λ ↦ relaxed optimum, is concave and piecewise linear, each piece a schedule's line cost + λ × slope,
+ * so its maximum is found by cutting planes (Kelley's method in one dimension): from a schedule under the floor (slope
+ * above 0) and one meeting it, the next λ tried is where their lines meet; when the relaxed optimum there is on both
+ * lines the maximum is reached, else the schedule found there replaces the one on its side. Unlike a bisection, each
+ * price tried is where the two schedules cost the same, so the schedules found lie next to the floor, and the bound
+ * is the dual's maximum, not a point near it. λ = 0 and LAMBDA_MAX are always evaluated, so the points cover the same
+ * range for every transcript (see archiveBound).
  */
 export function frontierSchedule(
   plan: TranscriptPlan,
@@ -135,7 +150,7 @@ export function frontierSchedule(
   let found: { schedule: Schedule; recall: EditRecall } | undefined;
   let keepsMost: { schedule: Schedule; recall: EditRecall } | undefined;
   const better = (a: Schedule, b: Schedule) => a.overWindow < b.overWindow || (a.overWindow === b.overWindow && a.inputCost < b.inputCost);
-  const evaluate = (lambda: number) => {
+  const evaluate = (lambda: number): Cut & { relaxed: number } => {
     let best: Schedule | undefined;
     let bestObjective = Number.POSITIVE_INFINITY;
     for (const kind of space.kinds) {
@@ -160,20 +175,23 @@ export function frontierSchedule(
     }
     points.push({ lambda, relaxed: bestObjective });
     const recall = hindsight.ofSchedule(best!);
-    const ok = meets(recall, floor);
-    if (ok && (!found || better(best!, found.schedule))) found = { schedule: best!, recall };
+    if (meets(recall, floor) && (!found || better(best!, found.schedule))) found = { schedule: best!, recall };
     if (!keepsMost || recallOf(recall) > recallOf(keepsMost.recall)) keepsMost = { schedule: best!, recall };
-    return ok;
+    return { lambda, cost: best!.inputCost + best!.overWindow * OVER_WINDOW, slope: floor * recall.probes - recall.retained, relaxed: bestObjective };
   };
-  if (!evaluate(0) && evaluate(LAMBDA_MAX)) {
-    let lo = Math.log(LAMBDA_MIN);
-    let hi = Math.log(LAMBDA_MAX);
-    for (let i = 0; i < BISECTIONS; i++) {
-      const mid = (lo + hi) / 2;
-      if (evaluate(Math.exp(mid))) hi = mid;
-      else lo = mid;
+  let under = evaluate(0);
+  if (under.slope > 1e-9) {
+    let meeting = evaluate(LAMBDA_MAX);
+    for (let i = 0; i < CUTS && meeting.slope <= 1e-9 && under.slope > meeting.slope; i++) {
+      const meet = (meeting.cost - under.cost) / (under.slope - meeting.slope);
+      if (!(meet > under.lambda && meet < meeting.lambda)) break;
+      const top = under.cost + meet * under.slope;
+      const cut = evaluate(meet);
+      if (cut.relaxed >= top - CONVERGED * Math.max(1, Math.abs(top))) break;
+      if (cut.slope > 1e-9) under = cut;
+      else meeting = cut;
     }
-  } else if (points.length === 1) evaluate(LAMBDA_MAX);
+  } else evaluate(LAMBDA_MAX);
   const chosen = found ?? keepsMost!;
   const relaxed = Math.max(...points.map((p) => p.relaxed));
   return {

@@ -81,13 +81,20 @@ export function runtimePolicy(name: string): Policy {
       }
       // Built once here so a bad strategy name in the file is refused before the replay (the constructor checks them).
       void new ContextManager(options);
+      // A file that names no cache is told the transcript's, as an agent sets its provider's (the `default` policy too).
+      const ownCache = typeof json !== 'object' || json === null || !('cache' in json);
       return {
         name,
         summary: `ContextManager with the options of ${path}`,
         requires: [],
         instantiate: (env) => ({
           manager: new ContextManager(
-            { ...options, tools: options.tools ?? env.tools, extraTokens: options.extraTokens || env.basePrompt },
+            {
+              ...options,
+              ...(ownCache ? { cache: env.cache.name } : {}),
+              tools: options.tools ?? env.tools,
+              extraTokens: options.extraTokens || env.basePrompt,
+            },
             undefined,
             // The replay's own counter (scaled to the provider's tokens, with --token-ratio) when the file counts alike.
             env.tokenizer.name === options.tokenizer ? env.tokenizer : undefined,
