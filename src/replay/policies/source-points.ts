@@ -53,7 +53,8 @@ export interface SourcePoint {
   summaryCall?: RecordedCall;
   /**
    * A deleted range (Cline's truncation): the context keeps its messages before this index (the head) and those from
-   * `keptFrom` on, and nothing takes the place of the range.
+   * `keptFrom` on, and nothing takes the place of the range. With a summary (Roo Code's condense v1 and sliding-window
+   * marker): the head, then the summary, then the messages from `keptFrom` on.
    */
   keptHead?: number;
   /** Texts sent in place of parts of the kept messages (Cline's file-read notices), by message index. */
@@ -129,7 +130,10 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
       continue;
     }
     const summary = isIndex(raw.summaryIndex, n - 1) ? messages[raw.summaryIndex] : undefined;
-    const at = [raw.boundaryIndex, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
+    // A summary written ahead of the messages it kept (Roo Code's condense v1, its sliding window's marker) applies
+    // from the request the record places after it.
+    const placed = summary && isIndex(raw.index, n) && raw.index > (raw.summaryIndex as number) ? raw.index : undefined;
+    const at = [raw.boundaryIndex, placed, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
     if (at === undefined) continue;
     const kind: SourcePointKind =
       raw.encrypted === true ? 'encrypted' : raw.boundaryIndex !== undefined || raw.trigger !== undefined ? 'boundary' : 'compacted';
@@ -139,6 +143,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     const kept = isIndex(from, n) && isIndex(to, n) && (to > from || (to === from && raw.cleared === true)) ? messages.slice(from, to) : undefined;
     const opaque = raw.encrypted === true || raw.encryptedSummary === true;
     const keptFrom = summary && isIndex(raw.keptFromIndex, n) && raw.keptFromIndex <= (at as number) ? raw.keptFromIndex : undefined;
+    const keptHead = summary && isIndex(raw.keptHeadTo, n) && raw.keptHeadTo <= (raw.summaryIndex as number) ? raw.keptHeadTo : undefined;
     marks.push({
       at: at as number,
       kind,
@@ -146,6 +151,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
       ...(isObject(raw.summaryUsage) ? { summaryCall: callOfUsage(raw.summaryUsage) } : {}),
       ...(kept ? { kept } : {}),
       ...(keptFrom !== undefined ? { keptFrom } : {}),
+      ...(keptHead !== undefined ? { keptHead } : {}),
       ...(opaque ? { opaque: true as const } : {}),
     });
   }
