@@ -35,7 +35,7 @@ export interface RooHistory {
 /**
  * One of Roo's points, in message indices: from the request of the reply at or after `index` (the summary's own place
  * when undefined) the messages before `keptHead` are sent, then the summary (or truncation marker), then the messages
- * from `keptFrom` on (those after the summary when undefined).
+ * from `keptFrom` on (the summary's own place: it is never sent twice; those after the summary when undefined).
  */
 export interface RooPoint {
   kind: 'condense' | 'truncation';
@@ -69,7 +69,13 @@ export function rooContext(history: RooHistory, entries: readonly unknown[] | un
     const v = field(history.raw[element], 'ts');
     return typeof v === 'number' ? v : undefined;
   };
-  const replies = [...Array(n).keys()].filter((e) => history.roles[e] === 'assistant');
+  // Condense v1's summary is an assistant message no request answered.
+  const replies = [...Array(n).keys()].filter((e) => history.roles[e] === 'assistant' && field(history.raw[e], 'isSummary') !== true);
+  // The condense ids whose summary the history holds: the messages tagged with one are no longer sent.
+  const condenseIds = new Set(
+    history.raw.flatMap((r) => (field(r, 'isSummary') === true && field(r, 'condenseId') !== undefined ? [field(r, 'condenseId')] : [])),
+  );
+  const firstCondensed = history.raw.findIndex((r) => condenseIds.has(field(r, 'condenseParent')));
   const matched = matchRequests(requests, replies, ts);
   for (const [element, r] of matched.byReply) {
     const message = history.messages[at(element)];
@@ -104,15 +110,17 @@ export function rooContext(history: RooHistory, entries: readonly unknown[] | un
         points.push({ kind: 'condense', summary: at(e) });
         continue;
       }
-      const id = field(raw, 'condenseId');
-      const tagged = id === undefined ? -1 : history.raw.findIndex((r) => field(r, 'condenseParent') === id);
-      const head = tagged >= 0 ? at(tagged) : e === 1 ? at(1) : undefined;
-      if (tagged < 0 && e === 1) destructive = true;
+      // Sent: the first message no condense hid (getEffectiveApiHistory, then getMessagesSinceLastSummary), the
+      // summary and what follows it.
+      const tagged = firstCondensed >= 0 && firstCondensed < e;
+      const head = tagged ? at(firstCondensed) : e === 1 ? at(1) : undefined;
+      if (!tagged && e === 1) destructive = true;
       const reply = step ? replyAfter(step.ts) : undefined;
       if (reply === undefined) inferred++;
+      // A condense whose request the history does not hold yet (the task ended on its tail) is placed after the end.
       const place = reply ?? e + 1 + KEPT_AFTER_SUMMARY;
-      if (place >= n) continue;
-      points.push({ kind: 'condense', summary: at(e), index: at(place), ...(head === undefined ? {} : { keptHead: head }), keptFrom: at(e + 1) });
+      const index = place >= n ? history.messages.length : at(place);
+      points.push({ kind: 'condense', summary: at(e), index, ...(head === undefined ? {} : { keptHead: head }), keptFrom: at(e) });
     } else if (field(raw, 'isTruncationMarker') === true) {
       const id = field(raw, 'truncationId');
       const step = stepOf(truncationSteps, id, truncations++);
@@ -124,7 +132,7 @@ export function rooContext(history: RooHistory, entries: readonly unknown[] | un
         reply = truncationRequest(history, e, tagged.length, prompt);
       }
       if (reply === undefined) continue;
-      points.push({ kind: 'truncation', summary: at(e), index: at(reply), keptHead: at(tagged[0]), keptFrom: at(e + 1) });
+      points.push({ kind: 'truncation', summary: at(e), index: at(reply), keptHead: at(tagged[0]), keptFrom: at(e) });
     }
   }
   const summary: Record<string, unknown> = {
@@ -213,7 +221,9 @@ export function rooCompactions(points: readonly RooPoint[]): NonNullable<DraftTr
             ...(p.index === undefined ? {} : { index: to(p.index) }),
             // Right after the head's last message: the results of its calls go with it.
             ...(p.keptHead === undefined ? {} : { keptHeadTo: p.keptHead === 0 ? 0 : to(p.keptHead - 1) + 1 }),
-            ...(p.keptFrom === undefined ? {} : { keptFromIndex: to(p.keptFrom) }),
+            // Right after the message before the summary: the results that open the kept messages answer calls
+            // before the summary, and the pairing repair moves them there.
+            ...(p.keptFrom === undefined ? {} : { keptFromIndex: p.keptFrom === 0 ? 0 : to(p.keptFrom - 1) + 1 }),
           })),
         };
 }
