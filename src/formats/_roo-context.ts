@@ -224,6 +224,8 @@ export function rooCompactions(points: readonly RooPoint[]): NonNullable<DraftTr
             // Right after the message before the summary: the results that open the kept messages answer calls
             // before the summary, and the pairing repair moves them there.
             ...(p.keptFrom === undefined ? {} : { keptFromIndex: p.keptFrom === 0 ? 0 : to(p.keptFrom - 1) + 1 }),
+            // The sliding window's marker is no summary a model call wrote.
+            ...(p.kind === 'truncation' ? { truncation: true } : {}),
           })),
         };
 }

@@ -206,7 +206,8 @@ export interface CompactionRecord {
   /**
    * A range deleted from what is sent, no summary in its place (Cline's truncation): the messages before
    * `keptHeadTo` stay, then those from `keptFromIndex` on. A summary record may keep a head too (Roo Code: the first
-   * message before its summary), and place itself after its summary with `index` (the request it applies to).
+   * message before its summary), and place itself after its summary with `index` (the request it applies to); with
+   * `truncation` it is a marker no model call wrote (Roo Code's sliding window).
    */
   truncation?: unknown;
   keptHeadTo?: unknown;

@@ -143,9 +143,16 @@ describe("Roo Code's context points", () => {
 
 describe('Roo Code source replay', () => {
   it('holds to the recorded input of every task with its UI log, and says whether its points were read or inferred', async () => {
-    const rows = (await expectSourceReplayWithin5Percent([WITH_UI])) as unknown as { id: string; fidelity: { corrected: string[]; estimated: string[] } }[];
+    const rows = (await expectSourceReplayWithin5Percent([WITH_UI])) as unknown as {
+      id: string;
+      fidelity: { corrected: string[]; estimated: string[] };
+      policies: { source: { compactionCalls?: { calls: number } } };
+    }[];
     expect(rows.map((r) => r.id).sort()).toEqual([...REPLAYABLE, WINDOW_UNSAID].sort());
     for (const row of rows) {
+      // Each condense is a summary call of its own; a sliding window's marker is written by none.
+      const summaries = history(row.id).filter((m) => m.isSummary === true).length;
+      expect(row.policies.source.compactionCalls?.calls ?? 0, row.id).toBe(summaries);
       const said = [...row.fidelity.corrected, ...row.fidelity.estimated].join('; ');
       expect(said, row.id).toMatch(row.id === WINDOW_UNSAID ? /Roo's context points placed by its rule/ : /Roo's context points read/);
     }

@@ -24,7 +24,10 @@ export type SourcePointKind =
    * the reply, read from the record's fall): the results are cleared until the prompt is the call's recorded one.
    */
   | 'microcompact'
-  /** A range of the history deleted from what is sent, with no summary (Cline's truncation), from `metadata.compactions`. */
+  /**
+   * A range of the history deleted from what is sent (Cline's truncation, with nothing in its place; Roo Code's sliding
+   * window, its marker in place, written by no model call), from `metadata.compactions`.
+   */
   | 'truncation';
 
 /** A place where the source compacted, or was asked to: the compaction happens before model call `call`. */
@@ -124,7 +127,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     summaryCall?: RecordedCall;
   }[] = [];
   for (const raw of compactionRecords(transcript)) {
-    if (raw.truncation === true) {
+    if (raw.truncation === true && raw.summaryIndex === undefined) {
       if (isIndex(raw.index, n) && isIndex(raw.keptHeadTo, n) && isIndex(raw.keptFromIndex, n) && raw.keptHeadTo <= raw.keptFromIndex)
         marks.push({ at: raw.index, kind: 'truncation', keptHead: raw.keptHeadTo, keptFrom: raw.keptFromIndex, rewrites: rewritesOf(raw.rewrites, messages) });
       continue;
@@ -136,7 +139,13 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     const at = [raw.boundaryIndex, placed, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
     if (at === undefined) continue;
     const kind: SourcePointKind =
-      raw.encrypted === true ? 'encrypted' : raw.boundaryIndex !== undefined || raw.trigger !== undefined ? 'boundary' : 'compacted';
+      raw.truncation === true
+        ? 'truncation'
+        : raw.encrypted === true
+          ? 'encrypted'
+          : raw.boundaryIndex !== undefined || raw.trigger !== undefined
+            ? 'boundary'
+            : 'compacted';
     const from = raw.replacementFrom;
     const to = raw.replacementTo;
     // An empty replacement is kept only where the source says it cleared the context (else it is no replacement).

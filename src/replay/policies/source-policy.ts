@@ -79,7 +79,8 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
           if (point.opaque) result.opaque = true;
           if (point.focus !== undefined) result.focus = point.focus;
           results.push(result);
-          if (summarizer && kept && point.summary) {
+          // A truncation's marker (Roo Code's sliding window) is written by no model call.
+          if (summarizer && kept && point.summary && !point.kinds.includes('truncation')) {
             // The session's model at the point: the one that answers the call after it.
             const prices = env.pricesAt(point.callIndex);
             summarizer.calls++;
