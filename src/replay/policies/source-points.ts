@@ -135,7 +135,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     const summary = isIndex(raw.summaryIndex, n - 1) ? messages[raw.summaryIndex] : undefined;
     // A summary written ahead of the messages it kept (Roo Code's condense v1, its sliding window's marker) applies
     // from the request the record places after it.
-    const placed = summary && isIndex(raw.index, n) && raw.index > (raw.summaryIndex as number) ? raw.index : undefined;
+    const placed = summary && raw.replacementFrom === undefined && isIndex(raw.index, n) && raw.index > (raw.summaryIndex as number) ? raw.index : undefined;
     const at = [raw.boundaryIndex, placed, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
     if (at === undefined) continue;
     const kind: SourcePointKind =
