@@ -1,5 +1,6 @@
 import type { Message } from '../model/message.js';
 import { type UiRequest, isApiRequest, uiRequests, usageOfCline } from './_cline-ui.js';
+import { isRooUiLog, rooRequests, rooUsage } from './_roo-ui.js';
 import { baseName, finishTranscript, isObject } from './_items.js';
 import { acceptRecords, readRecords } from './_records.js';
 import type { InputItem, ReadOptions } from './types.js';
@@ -24,10 +25,13 @@ export async function* readClineUiLog(file: string, options: ReadOptions): Async
   if (!first) return;
   const requests = uiRequests(entries);
   const models = [...new Set(requests.flatMap((r) => (r.model === undefined ? [] : [r.model])))];
+  // Roo Code's `tokensIn` counts the cache as Roo's version did (see rooUsage), not as Cline's providers do.
+  const roo = isRooUiLog(entries) ? rooRequests(entries) : undefined;
+  const messages = roo ? roo.map((r, i) => ({ ...replyOf(requests[i]), usage: rooUsage(r) }) as unknown as Message) : requests.map(replyOf);
   yield finishTranscript(
     {
       id: taskIdOfUiLog(file),
-      messages: requests.map(replyOf),
+      messages,
       metadata: { source: { format: 'cline', file }, usageOnly: true, ...(models.length > 0 ? { models } : {}) },
     },
     first,

@@ -8,6 +8,8 @@ import { type ClineContextChange, type ClineRequest, contextChanges } from './_c
 import { type ContextUpdate, contextUpdates } from './_cline-rewrites.js';
 import { type UiRequest, uiRequests, usageOfCline } from './_cline-ui.js';
 import { readClineUiLog } from './cline-ui-log.js';
+import { rooCompactions, rooContext } from './_roo-context.js';
+import { isRooUiLog } from './_roo-ui.js';
 import { dirname, join } from 'node:path';
 import { acceptRecords, keptUnless, readRecords } from './_records.js';
 import type { InputItem, ReadOptions } from './types.js';
@@ -48,14 +50,21 @@ export async function* readCline(file: string, options: ReadOptions): AsyncGener
   );
   if (!first) return;
   const metadata: Record<string, unknown> = { source: { format: 'cline', file } };
-  const changes = await clineContext(file, builder, metadata);
+  const entries = await readJson(join(dirname(file), 'ui_messages.json'));
+  let indexedMetadata: DraftTranscript['indexedMetadata'];
+  if (builder.rooTags || (Array.isArray(entries) && isRooUiLog(entries))) {
+    const roo = rooContext(builder, Array.isArray(entries) ? entries : undefined);
+    metadata.rooContext = roo.summary;
+    if (roo.unreplayable !== undefined) metadata.unreplayable = roo.unreplayable;
+    indexedMetadata = rooCompactions(roo.points);
+  } else indexedMetadata = clineCompactions(builder.summaries, await clineContext(file, builder, metadata, entries));
   const workspace = await clineTaskWorkspace(file, taskId(file));
   if (workspace !== undefined) metadata.workspace = workspace;
   if (builder.models.length > 0) metadata.models = builder.models;
   if (builder.textResults > 0) metadata.textToolResults = builder.textResults;
   if (builder.encryptedReasoning > 0) metadata.encryptedReasoning = builder.encryptedReasoning;
   yield finishTranscript(
-    { id: taskId(file), messages: builder.messages, metadata, indexedMetadata: clineCompactions(builder.summaries, changes) },
+    { id: taskId(file), messages: builder.messages, metadata, indexedMetadata },
     { file, line: 1, byteOffset: 0, record: first.record },
     units,
   );
@@ -69,13 +78,11 @@ const isUiLog = (file: string) => /(^|[\\/])ui_messages\.json$/i.test(file);
  * (its cache writes apart from its reads), Cline's `cost` beside it, and the deleted range each request used; without
  * it, the ranges Cline's rule deletes, inferred from each reply's recorded totals.
  */
-async function clineContext(file: string, builder: HistoryBuilder, metadata: Record<string, unknown>): Promise<ClineContextChange[]> {
+async function clineContext(file: string, builder: HistoryBuilder, metadata: Record<string, unknown>, entries: unknown): Promise<ClineContextChange[]> {
   const dir = dirname(file);
-  const entries = await readJson(join(dir, 'ui_messages.json'));
   const updates = contextUpdates(await readJson(join(dir, 'context_history.json')));
   const history = { messages: builder.messages, starts: builder.starts, raw: builder.raw };
   const ui = Array.isArray(entries) ? uiRequests(entries) : [];
-  // Roo Code's writer never sets the history index on its UI entries: its requests cannot be matched to their replies.
   if (ui.some((r) => r.replyElement !== undefined)) {
     const { requests, ranges } = recordedRanges(builder, ui, metadata);
     return contextChanges(history, requests, ranges, updates);
@@ -210,6 +217,8 @@ class HistoryBuilder {
   encryptedReasoning = 0;
   /** Indices of Roo Code's condense summaries (`isSummary`). */
   readonly summaries: number[] = [];
+  /** Whether an element carries Roo Code's condense or truncation fields: the history is Roo's. */
+  rooTags = false;
   /** Reasoning elements waiting for the reply they belong to. */
   private reasoning: string[] = [];
   /** Calls of the latest assistant message that no result has answered yet. */
@@ -235,12 +244,15 @@ class HistoryBuilder {
     const extra: Record<string, unknown> = {};
     if (typeof value.ts === 'number') extra.ts = value.ts;
     for (const key of ROO_CONDENSE_KEYS) if (value[key] !== undefined) extra[key] = value[key];
+    if (value.isSummary === true || ROO_CONDENSE_KEYS.some((key) => value[key] !== undefined)) this.rooTags = true;
     const before = this.messages.length;
     this.message(value, extra, element);
-    if (value.isSummary === true && this.messages.length > before) {
+    // Roo's condense summary, and its sliding window's marker, exist only because the task compacted: what each put in
+    // place of the messages it hid (see _roo-context.ts).
+    if ((value.isSummary === true || value.isTruncationMarker === true) && this.messages.length > before) {
       const last = this.messages.length - 1;
       this.messages[last].is_compact_summary = true;
-      this.summaries.push(last);
+      if (value.isSummary === true) this.summaries.push(last);
     }
     return undefined;
   }

@@ -207,7 +207,9 @@ export interface CompactionRecord {
   keptFromIndex?: unknown;
   /**
    * A range deleted from what is sent, no summary in its place (Cline's truncation): the messages before
-   * `keptHeadTo` stay, then those from `keptFromIndex` on.
+   * `keptHeadTo` stay, then those from `keptFromIndex` on. A summary record may keep a head too (Roo Code: the first
+   * message before its summary), and place itself after its summary with `index` (the request it applies to); with
+   * `truncation` it is a marker no model call wrote (Roo Code's sliding window).
    */
   truncation?: unknown;
   keptHeadTo?: unknown;

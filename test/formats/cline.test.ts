@@ -100,7 +100,8 @@ describe('Cline api_conversation_history.json', () => {
     expect(m[1]).toMatchObject({ reasoning_content: '**Locating the loader**\n\nThe crash is on an empty file; read the list command.' });
     expect(t.transcript.metadata?.encryptedReasoning).toBe(1);
     const summaryIndex = m.findIndex((x) => x.is_compact_summary);
-    expect(t.transcript.metadata?.compactions).toEqual([{ summaryIndex }]);
+    // Condense v1 kept the 3 messages after its summary, which end the task: the request it condensed for is not in it.
+    expect(t.transcript.metadata?.compactions).toEqual([{ summaryIndex, index: m.length, keptHeadTo: 1, keptFromIndex: summaryIndex }]);
     expect(m[summaryIndex]).toMatchObject({ role: 'assistant', condenseId: raw.find((r) => r.isSummary)?.condenseId });
     expect(String(m[summaryIndex].content)).toMatch(/^1\. Previous Conversation:/);
     // The condensed messages keep their link to the summary that replaced them.

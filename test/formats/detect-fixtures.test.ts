@@ -15,6 +15,7 @@ const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
  */
 const FOLDERS: Readonly<Record<string, FormatName | 'none'>> = {
   roo: 'cline',
+  'roo-code': 'cline',
   'codex-usage': 'codex',
   'gemini-usage': 'gemini',
   checkpoints: 'gemini-checkpoint',

@@ -13,6 +13,7 @@ import { archiveTokenScale } from '../../replay/billing/token-ratio.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { makeDir } from '../../io/make-dir.js';
 import { writeSimulatePage } from '../../replay/simulate-page.js';
+import { type Unreplayable, renderUnreplayable, unreplayableReason } from '../../replay/unreplayable.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { defineCommand } from '../command.js';
 import { SOURCE_FLAGS, inputsOrDiscovered } from '../source-flags.js';
@@ -185,13 +186,15 @@ ${Object.values(POLICIES)
       tail: tailFlagOverrides(values),
     });
     const tally = new InputTally(io);
+    const unreplayable: Unreplayable[] = [];
     const status = createStatusLine(io.stderr);
     try {
       for await (const item of readInputs(inputs, { maxLineBytes, from: values.from, sessions })) {
         if (!tally.accept(item)) continue;
-        if (item.transcript.metadata?.usageOnly === true) {
-          // Cline's ui_messages.json read without its history: usage for stats, no conversation to replay.
-          io.stderr.write(`simulate: ${item.transcript.id} (${item.file}) has no messages to replay: its file records usage only\n`);
+        const reason = unreplayableReason(item.transcript);
+        if (reason !== undefined) {
+          io.stderr.write(`simulate: ${item.transcript.id} (${item.file}) has no messages to replay: ${reason}\n`);
+          unreplayable.push({ id: item.transcript.id, file: item.file, reason });
           continue;
         }
         await simulation.add(item.transcript, item);
@@ -203,11 +206,11 @@ ${Object.values(POLICIES)
     }
     const masker = maskerFromFlags(values);
     const report = masker.value(simulation.report());
-    const markdown = renderSimulation(report);
+    const markdown = renderSimulation(report) + renderUnreplayable(unreplayable);
     try {
       await makeDir(out);
       await writeFileAtomic(join(out, 'simulate.json'), [
-        `${JSON.stringify({ tool: 'tcompact simulate', inputs: label, ...report, errors: tally.errors, skipped: tally.skipped, secretsMasked: masker.counts }, null, 2)}\n`,
+        `${JSON.stringify({ tool: 'tcompact simulate', inputs: label, ...report, ...(unreplayable.length > 0 ? { unreplayable } : {}), errors: tally.errors, skipped: tally.skipped, secretsMasked: masker.counts }, null, 2)}\n`,
       ]);
       await writeFileAtomic(join(out, 'simulate.md'), [markdown]);
     } catch (err) {

@@ -32,6 +32,16 @@ export function correctionsOf(transcript: Transcript, steps: readonly UnloggedSp
     if (points === 'recorded') corrected.push(`Cline's deleted ranges read (${ranges})`);
     else if (points === 'inferred') estimated.push(`Cline's deleted ranges inferred (${ranges}, window ${typeof window === 'number' ? int(window) : '?'})`);
   }
+  // Roo Code's condense summaries and truncation markers, read from its tags: each placed at its request by the UI
+  // log's entry or the summary's own place, or by Roo's rule (metadata.rooContext, formats/_roo-context.ts).
+  const roo = transcript.metadata?.rooContext;
+  if (roo !== null && typeof roo === 'object' && !Array.isArray(roo)) {
+    const { points, condenses, truncations } = roo as { points?: unknown; condenses?: unknown; truncations?: unknown };
+    const [c, t] = [typeof condenses === 'number' ? condenses : 0, typeof truncations === 'number' ? truncations : 0];
+    const what = `${int(c)} ${c === 1 ? 'condense' : 'condenses'}, ${int(t)} ${t === 1 ? 'truncation' : 'truncations'}`;
+    if (c + t > 0 && points === 'recorded') corrected.push(`Roo's context points read (${what})`);
+    else if (c + t > 0 && points === 'inferred') estimated.push(`Roo's context points placed by its rule (${what})`);
+  }
   if (steps.length > 0) {
     const tokens = steps.reduce((n, s) => n + s.tokens, 0);
     estimated.push(`post-compaction step (${int(steps.length)} ${steps.length === 1 ? 'point' : 'points'}, ${int(tokens)} tokens)`);

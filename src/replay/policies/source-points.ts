@@ -24,7 +24,10 @@ export type SourcePointKind =
    * the reply, read from the record's fall): the results are cleared until the prompt is the call's recorded one.
    */
   | 'microcompact'
-  /** A range of the history deleted from what is sent, with no summary (Cline's truncation), from `metadata.compactions`. */
+  /**
+   * A range of the history deleted from what is sent (Cline's truncation, with nothing in its place; Roo Code's sliding
+   * window, its marker in place, written by no model call), from `metadata.compactions`.
+   */
   | 'truncation';
 
 /** A place where the source compacted, or was asked to: the compaction happens before model call `call`. */
@@ -53,7 +56,8 @@ export interface SourcePoint {
   summaryCall?: RecordedCall;
   /**
    * A deleted range (Cline's truncation): the context keeps its messages before this index (the head) and those from
-   * `keptFrom` on, and nothing takes the place of the range.
+   * `keptFrom` on, and nothing takes the place of the range. With a summary (Roo Code's condense v1 and sliding-window
+   * marker): the head, then the summary, then the messages from `keptFrom` on.
    */
   keptHead?: number;
   /** Texts sent in place of parts of the kept messages (Cline's file-read notices), by message index. */
@@ -123,22 +127,32 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     summaryCall?: RecordedCall;
   }[] = [];
   for (const raw of compactionRecords(transcript)) {
-    if (raw.truncation === true) {
+    if (raw.truncation === true && raw.summaryIndex === undefined) {
       if (isIndex(raw.index, n) && isIndex(raw.keptHeadTo, n) && isIndex(raw.keptFromIndex, n) && raw.keptHeadTo <= raw.keptFromIndex)
         marks.push({ at: raw.index, kind: 'truncation', keptHead: raw.keptHeadTo, keptFrom: raw.keptFromIndex, rewrites: rewritesOf(raw.rewrites, messages) });
       continue;
     }
     const summary = isIndex(raw.summaryIndex, n - 1) ? messages[raw.summaryIndex] : undefined;
-    const at = [raw.boundaryIndex, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
+    // A summary written ahead of the messages it kept (Roo Code's condense v1, its sliding window's marker) applies
+    // from the request the record places after it.
+    const placed = summary && raw.replacementFrom === undefined && isIndex(raw.index, n) && raw.index > (raw.summaryIndex as number) ? raw.index : undefined;
+    const at = [raw.boundaryIndex, placed, raw.summaryIndex, raw.index].find((v) => isIndex(v, n));
     if (at === undefined) continue;
     const kind: SourcePointKind =
-      raw.encrypted === true ? 'encrypted' : raw.boundaryIndex !== undefined || raw.trigger !== undefined ? 'boundary' : 'compacted';
+      raw.truncation === true
+        ? 'truncation'
+        : raw.encrypted === true
+          ? 'encrypted'
+          : raw.boundaryIndex !== undefined || raw.trigger !== undefined
+            ? 'boundary'
+            : 'compacted';
     const from = raw.replacementFrom;
     const to = raw.replacementTo;
     // An empty replacement is kept only where the source says it cleared the context (else it is no replacement).
     const kept = isIndex(from, n) && isIndex(to, n) && (to > from || (to === from && raw.cleared === true)) ? messages.slice(from, to) : undefined;
     const opaque = raw.encrypted === true || raw.encryptedSummary === true;
     const keptFrom = summary && isIndex(raw.keptFromIndex, n) && raw.keptFromIndex <= (at as number) ? raw.keptFromIndex : undefined;
+    const keptHead = summary && isIndex(raw.keptHeadTo, n) && raw.keptHeadTo <= (raw.summaryIndex as number) ? raw.keptHeadTo : undefined;
     marks.push({
       at: at as number,
       kind,
@@ -146,6 +160,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
       ...(isObject(raw.summaryUsage) ? { summaryCall: callOfUsage(raw.summaryUsage) } : {}),
       ...(kept ? { kept } : {}),
       ...(keptFrom !== undefined ? { keptFrom } : {}),
+      ...(keptHead !== undefined ? { keptHead } : {}),
       ...(opaque ? { opaque: true as const } : {}),
     });
   }

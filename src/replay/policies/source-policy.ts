@@ -80,7 +80,8 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
           if (point.opaque) result.opaque = true;
           if (point.focus !== undefined) result.focus = point.focus;
           results.push(result);
-          if (summarizer && kept && point.summary) {
+          // A truncation's marker (Roo Code's sliding window) is written by no model call.
+          if (summarizer && kept && point.summary && !point.kinds.includes('truncation')) {
             // The session's model at the point: the one that answers the call after it.
             const prices = env.pricesAt(point.callIndex);
             summarizer.calls++;
@@ -157,7 +158,16 @@ function ownCompaction(env: PolicyEnv, history: readonly Message[]): PointCompac
     const after = messages.filter((m) => (indexOf.get(originalOf(m)) ?? -1) >= from);
     const held = new Set(kept.map((k) => `${k.role}\u0000${contentText(messageContent(k))}`));
     const lead = leadingSystem(messages).filter((m) => !held.has(`${m.role}\u0000${contentText(messageContent(m))}`));
-    const next = [...lead, ...kept, ...after];
+    // What the source kept ahead of its summary (Roo Code: the first message, and earlier truncation markers).
+    const keptHead = point.kept ? undefined : point.keptHead;
+    const head =
+      keptHead === undefined
+        ? []
+        : messages.filter((m) => {
+            const i = indexOf.get(originalOf(m)) ?? -1;
+            return i >= 0 && i < keptHead && !lead.includes(m);
+          });
+    const next = [...lead, ...head, ...kept, ...after];
     return { messages: next, tokens: contextTokens(next, env.tools, env.tokenizer) + env.basePrompt };
   };
 }

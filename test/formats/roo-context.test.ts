@@ -1,0 +1,176 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readCline } from '../../src/formats/cline.js';
+import { compactionRecords, recordedCall } from '../../src/model/recorded.js';
+import { runMain } from '../helpers/cli-in-process.js';
+import { expectSourceReplayWithin5Percent } from '../helpers/source-replay.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { READ, collect, errorsOf, transcriptsOf } from './helpers.js';
+
+// Tasks played as each version of Roo Code's context management plays them, with the usage an API that saw each prompt
+// would report (see test/fixtures/roo-code/README.md and generate.mjs): each with its ui_messages.json, and alone.
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'roo-code');
+const WITH_UI = join(FIXTURES, 'with-ui', 'tasks');
+const HISTORY_ONLY = join(FIXTURES, 'history-only', 'tasks');
+const task = (n: number) => `7b1e0c52-000${n}-4a8e-9a6b-3c5d7e9f1a2b`;
+const V2 = task(1);
+const V1_TAGGED = task(2);
+const V1 = task(3);
+const V1_DELETED = task(4);
+const WINDOW_TAGGED = task(5);
+const WINDOW_DELETED = task(6);
+/** The tagged sliding window's task with a UI log that says nothing of its truncations (Roo 2025-12-03 to 12-07). */
+const WINDOW_UNSAID = task(7);
+const REPLAYABLE = [V2, V1_TAGGED, V1, WINDOW_TAGGED];
+
+interface ReqInfo {
+  tokensIn: number;
+  tokensOut: number;
+  cacheWrites: number;
+  cacheReads: number;
+  cost: number;
+}
+const requestsOf = (id: string) =>
+  (JSON.parse(readFileSync(join(WITH_UI, id, 'ui_messages.json'), 'utf8')) as { say?: string; text?: string }[]).flatMap((e) =>
+    e.say === 'api_req_started' ? [JSON.parse(e.text!) as ReqInfo] : [],
+  );
+const history = (id: string) => JSON.parse(readFileSync(join(WITH_UI, id, 'api_conversation_history.json'), 'utf8')) as Record<string, unknown>[];
+
+async function read(dir: string, id: string) {
+  const items = await collect(readCline(join(dir, id, 'api_conversation_history.json'), READ));
+  expect(errorsOf(items)).toEqual([]);
+  return transcriptsOf(items)[0].transcript;
+}
+
+describe("Roo Code's usage", () => {
+  it('takes each reply’s usage from its api_req_started entry, matched by time (tokensIn holds the cache from 2025-11)', async () => {
+    for (const id of [V2, V1]) {
+      const t = await read(WITH_UI, id);
+      const calls = t.messages.flatMap((m) => (m.is_compact_summary ? [] : (recordedCall(m) ?? [])));
+      const requests = requestsOf(id);
+      expect(calls).toHaveLength(requests.length);
+      // V2 (2026) records the whole input in tokensIn; V1 (2025-07, an Anthropic provider) the uncached part only.
+      const uncached = requests.map((r) => (id === V2 ? r.tokensIn - r.cacheWrites - r.cacheReads : r.tokensIn));
+      expect(calls.map((c) => [c.uncached, c.written, c.read, c.output])).toEqual(
+        requests.map((r, i) => [uncached[i], r.cacheWrites, r.cacheReads, r.tokensOut]),
+      );
+    }
+  });
+
+  it('stats on a Roo ui_messages.json alone counts the cache once', async () => {
+    const run = await runMain(['stats', join(WITH_UI, V2, 'ui_messages.json'), '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const usage = (JSON.parse(run.stdout) as { recordedUsage: { recorded: Record<string, number> } }).recordedUsage.recorded;
+    const requests = requestsOf(V2);
+    const sum = (f: (r: ReqInfo) => number) => requests.reduce((n, r) => n + f(r), 0);
+    expect(usage).toMatchObject({
+      calls: requests.length,
+      uncachedInput: sum((r) => r.tokensIn - r.cacheWrites - r.cacheReads),
+      cacheCreation: sum((r) => r.cacheWrites),
+      cacheRead: sum((r) => r.cacheReads),
+    });
+  });
+});
+
+describe("Roo Code's context points", () => {
+  it('reads condense v2: the user summary appended after the request, a fresh start from it', async () => {
+    const t = await read(WITH_UI, V2);
+    const records = compactionRecords(t);
+    const summaries = history(V2).filter((m) => m.isSummary === true);
+    expect(records).toHaveLength(summaries.length);
+    for (const r of records) {
+      expect(t.messages[r.summaryIndex as number]).toMatchObject({ role: 'user', is_compact_summary: true });
+      // Nothing before the summary is kept, and it applies at the next reply.
+      expect(r.keptHeadTo).toBeUndefined();
+      expect(r.index).toBeUndefined();
+    }
+  });
+
+  it.each([
+    [V1_TAGGED, 1],
+    [V1, undefined],
+  ])('reads condense v1 (%s): the summary before the 3 messages it kept, the first message kept ahead of it', async (id, head) => {
+    const t = await read(WITH_UI, id);
+    for (const r of compactionRecords(t)) {
+      expect(t.messages[r.summaryIndex as number]).toMatchObject({ role: 'assistant', is_compact_summary: true });
+      expect(r.keptHeadTo).toBe(head);
+      // The results that open the kept messages answer a call before the summary: the pairing repair moves them there.
+      expect(r.keptFromIndex as number).toBeLessThanOrEqual(r.summaryIndex as number);
+      expect(r.keptFromIndex as number).toBeGreaterThan((r.summaryIndex as number) - 3);
+      // It applies from the request after its kept tail: the reply after the summary's three messages.
+      expect(r.index).toBeGreaterThan((r.summaryIndex as number) + 3);
+    }
+  });
+
+  it('reads the tagged sliding window: the marker in place of the hidden half, the messages before it kept', async () => {
+    const t = await read(WITH_UI, WINDOW_TAGGED);
+    const records = compactionRecords(t);
+    expect(records).toHaveLength(history(WINDOW_TAGGED).filter((m) => m.isTruncationMarker === true).length);
+    for (const r of records) {
+      expect(String(t.messages[r.summaryIndex as number].content)).toMatch(/^\[Sliding window truncation: \d+ messages hidden/);
+      expect(r.keptHeadTo as number).toBeLessThan(r.summaryIndex as number);
+      expect(r.keptFromIndex).toBe(r.summaryIndex);
+    }
+  });
+
+  it.each([V2, V1_TAGGED, V1])('places each condense by Roo’s rule without the UI log as the UI log does: %s', async (id) => {
+    const withUi = await read(WITH_UI, id);
+    const alone = await read(HISTORY_ONLY, id);
+    expect(withUi.metadata?.rooContext).toMatchObject({ points: 'recorded' });
+    // A v2 summary is placed by its own position; v1's by the 3 messages it kept.
+    expect(alone.metadata?.rooContext).toMatchObject({ points: id === V2 ? 'recorded' : 'inferred' });
+    expect(compactionRecords(alone)).toEqual(compactionRecords(withUi));
+    // Without the UI log Roo's history records no usage: nothing to hold the replay to.
+    expect(alone.messages.some((m) => m.usage !== undefined)).toBe(false);
+  });
+
+  it('places each truncation without the UI log at the first request whose history the marker fits', async () => {
+    const withUi = compactionRecords(await read(WITH_UI, WINDOW_TAGGED));
+    const alone = compactionRecords(await read(HISTORY_ONLY, WINDOW_TAGGED));
+    // The marker tells how many messages were visible then, to within one request: the rule takes the earlier.
+    expect(alone.map(({ index: _, ...r }) => r)).toEqual(withUi.map(({ index: _, ...r }) => r));
+    alone.forEach((r, i) => expect(r.index as number).toBeLessThanOrEqual(withUi[i].index as number));
+  });
+
+  it('places the sliding window where the record’s prompt falls when the UI log does not say', async () => {
+    const said = await read(WITH_UI, WINDOW_TAGGED);
+    const unsaid = await read(WITH_UI, WINDOW_UNSAID);
+    expect(unsaid.metadata?.rooContext).toMatchObject({ points: 'inferred', truncations: compactionRecords(said).length });
+    expect(compactionRecords(unsaid)).toEqual(compactionRecords(said));
+  });
+});
+
+describe('Roo Code source replay', () => {
+  it('holds to the recorded input of every task with its UI log, and says whether its points were read or inferred', async () => {
+    const rows = (await expectSourceReplayWithin5Percent([WITH_UI])) as unknown as {
+      id: string;
+      fidelity: { corrected: string[]; estimated: string[] };
+      policies: { source: { compactionCalls?: { calls: number } } };
+    }[];
+    expect(rows.map((r) => r.id).sort()).toEqual([...REPLAYABLE, WINDOW_UNSAID].sort());
+    for (const row of rows) {
+      // Each condense is a summary call of its own; a sliding window's marker is written by none.
+      const summaries = history(row.id).filter((m) => m.isSummary === true).length;
+      expect(row.policies.source.compactionCalls?.calls ?? 0, row.id).toBe(summaries);
+      const said = [...row.fidelity.corrected, ...row.fidelity.estimated].join('; ');
+      expect(said, row.id).toMatch(row.id === WINDOW_UNSAID ? /Roo's context points placed by its rule/ : /Roo's context points read/);
+    }
+  }, 180_000);
+
+  it('leaves out a task whose history lost the messages Roo deleted, with the reason', async () => {
+    const out = join(tempDir('roo-unreplayable'), 'sim');
+    const inputs = [join(WITH_UI, V1_DELETED), join(WITH_UI, WINDOW_DELETED), join(HISTORY_ONLY, V1_DELETED)];
+    const run = await runMain(['simulate', ...inputs, '--policy', 'source', '--out', out]);
+    const report = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as {
+      perTranscript: unknown[];
+      unreplayable?: { id: string; reason: string }[];
+    };
+    expect(report.perTranscript).toEqual([]);
+    expect(report.unreplayable?.map((u) => u.id)).toEqual([V1_DELETED, WINDOW_DELETED, V1_DELETED]);
+    expect(report.unreplayable?.[0].reason).toMatch(/deleted the messages it condensed/);
+    expect(report.unreplayable?.[1].reason).toMatch(/have no reply in the history/);
+    expect(run.stderr).toMatch(new RegExp(`${V1_DELETED} .* has no messages to replay: Roo Code deleted`));
+    expect(readFileSync(join(out, 'simulate.md'), 'utf8')).toMatch(/## Not replayed/);
+  }, 120_000);
+});
