@@ -8,7 +8,11 @@ import type { UnloggedSpan } from '../billing/token-ratio.js';
  * departures of a source's log from what it sent that the reader and the replay know, each named where the session
  * holds it.
  */
-export function correctionsOf(transcript: Transcript, steps: readonly UnloggedSpan[]): { corrected: string[]; estimated: string[] } {
+export function correctionsOf(
+  transcript: Transcript,
+  steps: readonly UnloggedSpan[],
+  mentions?: { sized: { files: number; tokens: number }; unsized: { files: number; tokens: number } },
+): { corrected: string[]; estimated: string[] } {
   const corrected: string[] = [];
   const images = transcript.messages.reduce((n, m) => {
     const content = messageContent(m);
@@ -22,7 +26,12 @@ export function correctionsOf(transcript: Transcript, steps: readonly UnloggedSp
   if (attachments > 0) corrected.push(`${int(attachments)} logged attachments sent`);
   const cleared = transcript.messages.filter((m) => m.unlogged_microcompact === true).length;
   if (cleared > 0) corrected.push(`${int(cleared)} unlogged ${cleared === 1 ? 'microcompact' : 'microcompacts'} read from the record`);
+  const files = (n: number) => `${int(n)} @file ${n === 1 ? 'attachment' : 'attachments'}`;
+  if (mentions && mentions.sized.files > 0)
+    corrected.push(`${files(mentions.sized.files)} of the first prompt sent with it, not in the base prompt (${int(mentions.sized.tokens)} tokens)`);
   const estimated: string[] = [];
+  if (mentions && mentions.unsized.files > 0)
+    estimated.push(`${files(mentions.unsized.files)} of the first prompt sized from the record (${int(mentions.unsized.tokens)} tokens)`);
   // Cline's deleted ranges: read from its UI log, or inferred with its rule (metadata.clineContext, formats/cline.ts).
   const cline = transcript.metadata?.clineContext;
   if (cline !== null && typeof cline === 'object' && !Array.isArray(cline)) {
