@@ -16,6 +16,7 @@ import { orderByParent } from './_parent-order.js';
 import { type CompactionAgentCall, compactionAgentCalls, replyKey, sessionReplyKeys } from './_claude-code-parent.js';
 import { attachmentText } from './_claude-code-attachments.js';
 import { fileMentions } from './_claude-code-mentions.js';
+import { markUnrecordedRequests } from './_claude-code-interrupts.js';
 import { UnloggedMicrocompacts } from './_claude-code-microcompact.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
@@ -49,6 +50,9 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   is placed after the reply's tool results, so each result stays right after its call.
  * - Records are taken in file order, which is a topological order of `parentUuid` in every real file (timestamps are
  *   not monotonic and are not used); a record that comes before its parent is moved after it (stable).
+ * - A request the user interrupted before any reply was logged, which the next call's cache read shows reached the
+ *   provider, is marked on its `[Request interrupted by user]` message (`unrecorded_request`, see
+ *   markUnrecordedRequests).
  * - A prompt that names files with `@` lists them in `file_mentions` (see fileMentions): Claude Code sent their content
  *   with it, logged only from 2.1.128 on (as `attachment` records, read as messages).
  * - Compaction: `system/compact_boundary` records and `isCompactSummary` user records are listed in
@@ -657,6 +661,7 @@ function buildMessages(
     } else placeUser(turn.user);
   }
   closeReply();
+  markUnrecordedRequests(messages);
   return {
     messages,
     models,

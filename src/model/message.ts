@@ -55,6 +55,11 @@ const UserMessageSchema = z.looseObject({
    * in no record of versions before 2.1.128.
    */
   file_mentions: z.array(z.string()).optional(),
+  /**
+   * Extension: the message that ends a request the user interrupted before any reply was logged, which the record
+   * shows reached the provider (Claude Code): billed with the conversation up to this message, usage unrecorded.
+   */
+  unrecorded_request: z.boolean().optional(),
 });
 const AssistantMessageSchema = z.looseObject({
   role: z.literal('assistant'),

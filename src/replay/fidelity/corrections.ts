@@ -41,6 +41,11 @@ export function correctionsOf(
     if (points === 'recorded') corrected.push(`Cline's deleted ranges read (${ranges})`);
     else if (points === 'inferred') estimated.push(`Cline's deleted ranges inferred (${ranges}, window ${typeof window === 'number' ? int(window) : '?'})`);
   }
+  const interrupted = transcript.messages.filter((m) => m.unrecorded_request === true).length;
+  if (interrupted > 0)
+    estimated.push(
+      `${int(interrupted)} interrupted ${interrupted === 1 ? 'request' : 'requests'} billed as the next call's cache read shows ${interrupted === 1 ? 'it' : 'them'} (no usage recorded)`,
+    );
   if (steps.length > 0) {
     const tokens = steps.reduce((n, s) => n + s.tokens, 0);
     estimated.push(`post-compaction step (${int(steps.length)} ${steps.length === 1 ? 'point' : 'points'}, ${int(tokens)} tokens)`);
