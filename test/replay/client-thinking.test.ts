@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { stripsEarlierThinking } from '../../src/replay/client-thinking.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -48,5 +49,25 @@ describe("earlier thinking as the client's version sent it", () => {
     const f = await fidelityOf('thinking-client-2.1.20');
     expect(off(f.input)).toBeLessThan(0.005);
     expect(off(f.cacheWrites)).toBeLessThan(0.02);
+  });
+});
+
+describe('the client-version table of earlier thinking', () => {
+  const reply = (version: string) => ({ role: 'assistant' as const, content: 'ok', client_version: version });
+  // Sonnet 4.5's own rule strips earlier thinking; Opus 4.5's keeps it.
+  const SONNET = 'claude-sonnet-4-5-20250929';
+  const OPUS = 'claude-opus-4-5-20251101';
+
+  it('decides by version where the records agree, whatever the model', () => {
+    expect(stripsEarlierThinking(reply('2.0.76'), OPUS)).toBe(true);
+    expect(stripsEarlierThinking(reply('2.1.22'), SONNET)).toBe(false);
+    expect(stripsEarlierThinking(reply('2.1.75'), SONNET)).toBe(false);
+    expect(stripsEarlierThinking(reply('2.1.116'), SONNET)).toBe(false);
+    expect(stripsEarlierThinking(reply('2.1.150'), SONNET)).toBe(false);
+  });
+
+  it("leaves the versions of the thinking-clearing bug (2.1.76 to 2.1.115) and the unchecked ones to the model's rule", () => {
+    for (const version of ['2.1.76', '2.1.88', '2.1.115', '2.1.12'])
+      expect([stripsEarlierThinking(reply(version), SONNET), stripsEarlierThinking(reply(version), OPUS)]).toEqual([true, false]);
   });
 });
