@@ -26,3 +26,9 @@ export function stripsEarlierThinking(reply: Message, model: string): boolean {
   const known = CLIENT_THINKING.find((r) => versionIn(reply.client_version, r.from, r.to));
   return known ? known.rule === 'strips' : !keepsEarlierThinking(model);
 }
+
+/** Whether the client's version, not the model's rule, decided what `reply`'s call sent of earlier thinking, and otherwise. */
+export function clientOverridesModel(reply: Message, model: string): boolean {
+  const known = CLIENT_THINKING.find((r) => versionIn(reply.client_version, r.from, r.to));
+  return known !== undefined && (known.rule === 'strips') === keepsEarlierThinking(model);
+}

@@ -17,7 +17,7 @@ interface Pair {
   replayed: number;
 }
 
-async function fidelityOf(name: string): Promise<{ input: Pair; cacheWrites: Pair }> {
+async function fidelityOf(name: string): Promise<{ input: Pair; cacheWrites: Pair; corrected: string[] }> {
   const out = tempDir('client-thinking');
   const run = await runMain([
     'simulate',
@@ -32,7 +32,9 @@ async function fidelityOf(name: string): Promise<{ input: Pair; cacheWrites: Pai
     out,
   ]);
   expect(run.code, run.stderr).toBe(0);
-  const sim = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as { perTranscript: { fidelity: { input: Pair; cacheWrites: Pair } }[] };
+  const sim = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as {
+    perTranscript: { fidelity: { input: Pair; cacheWrites: Pair; corrected: string[] } }[];
+  };
   return sim.perTranscript[0].fidelity;
 }
 
@@ -41,12 +43,14 @@ const off = (p: Pair) => Math.abs(p.replayed / p.recorded - 1);
 describe("earlier thinking as the client's version sent it", () => {
   it('a 2.0 client: left out at each new prompt, whatever the model', async () => {
     const f = await fidelityOf('thinking-client-2.0');
+    expect(f.corrected).toContain("earlier thinking as the client's version sent it (3 calls)");
     expect(off(f.input)).toBeLessThan(0.005);
     expect(off(f.cacheWrites)).toBeLessThan(0.02);
   });
 
   it('a 2.1.20+ client: sent back and read from the cache, whatever the model', async () => {
     const f = await fidelityOf('thinking-client-2.1.20');
+    expect(f.corrected).toContain("earlier thinking as the client's version sent it (3 calls)");
     expect(off(f.input)).toBeLessThan(0.005);
     expect(off(f.cacheWrites)).toBeLessThan(0.02);
   });

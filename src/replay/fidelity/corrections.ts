@@ -2,6 +2,7 @@ import { messageContent } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { int } from '../../report/format.js';
 import type { UnloggedSpan } from '../billing/token-ratio.js';
+import { clientOverridesModel } from '../client-thinking.js';
 
 /**
  * What the fidelity table says a session's replay corrected of its log, and what it estimated from the record: the
@@ -29,6 +30,19 @@ export function correctionsOf(
   const files = (n: number) => `${int(n)} @file ${n === 1 ? 'attachment' : 'attachments'}`;
   if (mentions && mentions.sized.files > 0)
     corrected.push(`${files(mentions.sized.files)} of the first prompt sent with it, not in the base prompt (${int(mentions.sized.tokens)} tokens)`);
+  // Calls after an earlier reply of their model with thinking, whose client version decided what they sent of it
+  // against the model's own rule.
+  const thought = new Set<string>();
+  let byVersion = 0;
+  for (const m of transcript.messages) {
+    if (m.role !== 'assistant' || typeof m.model !== 'string') continue;
+    if (thought.has(m.model) && clientOverridesModel(m, m.model)) byVersion++;
+    if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') thought.add(m.model);
+  }
+  if (byVersion > 0) corrected.push(`earlier thinking as the client's version sent it (${int(byVersion)} ${byVersion === 1 ? 'call' : 'calls'})`);
+  const compactions = Array.isArray(transcript.metadata?.compactions) ? transcript.metadata.compactions.length : 0;
+  if (compactions > 0 && transcript.messages.some((m) => typeof m.thread === 'number'))
+    corrected.push(`${int(compactions)} ${compactions === 1 ? 'compaction' : 'compactions'} applied on ${compactions === 1 ? 'its' : 'their'} own branch`);
   const estimated: string[] = [];
   if (mentions && mentions.unsized.files > 0)
     estimated.push(`${files(mentions.unsized.files)} of the first prompt sized from the record (${int(mentions.unsized.tokens)} tokens)`);
