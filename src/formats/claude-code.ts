@@ -15,6 +15,8 @@ import { type BranchMark, findBranches } from './_branches.js';
 import { orderByParent } from './_parent-order.js';
 import { type CompactionAgentCall, compactionAgentCalls, replyKey, sessionReplyKeys } from './_claude-code-parent.js';
 import { attachmentText } from './_claude-code-attachments.js';
+import { fileMentions } from './_claude-code-mentions.js';
+import { markUnrecordedRequests } from './_claude-code-interrupts.js';
 import { UnloggedMicrocompacts } from './_claude-code-microcompact.js';
 import type { InputItem, ReadOptions, SourcePosition } from './types.js';
 
@@ -48,6 +50,11 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  *   is placed after the reply's tool results, so each result stays right after its call.
  * - Records are taken in file order, which is a topological order of `parentUuid` in every real file (timestamps are
  *   not monotonic and are not used); a record that comes before its parent is moved after it (stable).
+ * - A request the user interrupted before any reply was logged, which the next call's cache read shows reached the
+ *   provider, is marked on its `[Request interrupted by user]` message (`unrecorded_request`, see
+ *   markUnrecordedRequests).
+ * - A prompt that names files with `@` lists them in `file_mentions` (see fileMentions): Claude Code sent their content
+ *   with it, logged only from 2.1.128 on (as `attachment` records, read as messages).
  * - Compaction: `system/compact_boundary` records and `isCompactSummary` user records are listed in
  *   `metadata.compactions`; the summary stays in the transcript as a user message marked `is_compact_summary`. The
  *   usage of the summary call, which only the compaction agent's own file logs, is listed with its compaction
@@ -637,6 +644,10 @@ function buildMessages(
     const turn = userTurnMessages(content, extra);
     for (const tool of turn.tools) messages.push(tool);
     if (!turn.user) continue;
+    if (isPrompt(record)) {
+      const mentions = fileMentions(promptText(record.message.content));
+      if (mentions.length > 0) turn.user.file_mentions = mentions;
+    }
     if (turn.user.unmapped_blocks)
       warnings.push(`a user record at ${record.uuid ?? '?'} has content blocks with no canonical equivalent, kept in unmapped_blocks`);
     if (isSummary) {
@@ -650,6 +661,7 @@ function buildMessages(
     } else placeUser(turn.user);
   }
   closeReply();
+  markUnrecordedRequests(messages);
   return {
     messages,
     models,
@@ -715,6 +727,12 @@ function isPrompt(r: ConversationRec): boolean {
   if (r.type !== 'user' || r.isMeta === true || r.isCompactSummary === true) return false;
   const content = r.message.content;
   return typeof content === 'string' || content.some((block) => !isToolResultBlock(block));
+}
+
+/** The text the user typed in a prompt: its string, or its text blocks joined. */
+function promptText(content: UserRec['message']['content']): string {
+  if (typeof content === 'string') return content;
+  return content.map((b) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('\n');
 }
 
 /** An assistant record of a reply a model answered. */

@@ -50,6 +50,16 @@ const UserMessageSchema = z.looseObject({
   is_meta: z.boolean().optional(),
   /** Extension: what the client attached to the request, logged apart (Claude Code `attachment` records): its kind. */
   attachment: z.string().optional(),
+  /**
+   * Extension: the files the user's text names with `@` (Claude Code): the client sent their content with the prompt,
+   * in no record of versions before 2.1.128.
+   */
+  file_mentions: z.array(z.string()).optional(),
+  /**
+   * Extension: the message that ends a request the user interrupted before any reply was logged, which the record
+   * shows reached the provider (Claude Code): billed with the conversation up to this message, usage unrecorded.
+   */
+  unrecorded_request: z.boolean().optional(),
 });
 const AssistantMessageSchema = z.looseObject({
   role: z.literal('assistant'),

@@ -20,6 +20,7 @@ import {
   isSourceSummary,
   recordedOutputOf,
   resumeLeftOut,
+  timestampMs,
 } from '../model/recorded.js';
 import { keepsReasoningPerTurn, withoutReasoning } from '../model/turn-reasoning.js';
 import type { UnloggedSpan } from './billing/token-ratio.js';
@@ -282,6 +283,32 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
     // A resume rebuilt the prompt from the chain: the calls it left out and their results are sent no more.
     const leftOut = resumeLeftOut(message);
     if (leftOut.length > 0 && replaceContext(withoutCalls(new Set(leftOut)))) edits++;
+    if (message.unrecorded_request === true) {
+      // A request the user interrupted, which reached the provider: it sent the context so far and wrote the cache,
+      // with no reply and no recorded usage (formats/_claude-code-interrupts.ts). Billed as sent; no call of the record.
+      const next = transcript.messages.findIndex((m, j) => j > messageIndex && isModelCall(m));
+      const target = next < 0 ? message : transcript.messages[next];
+      callAt = messageIndex;
+      // Sent before the interruption was logged: at the latest time the log shows by then.
+      const sentAtMs = timestampMs(message) ?? atMs;
+      const prompt = tokens + unloggedIn(context);
+      const own = cacheOf(target);
+      const billed = own.cache.call({
+        messages: byContent ? context.map(byContent) : context,
+        tokensOf: (i) => sized(context[i]),
+        blocksOf: (i) => contentBlocks(context[i]),
+        baseTokens: toolsTokens,
+        atMs: sentAtMs,
+      });
+      stats.billedInput += prompt;
+      stats.cachedInput += billed.read;
+      stats.cacheWrites += billed.written;
+      const bill = (stats.byModel[modelOf(target)] ??= emptyModelBill());
+      bill.billedInput += prompt;
+      bill.cachedInput += billed.read;
+      bill.cacheWrites += billed.written;
+      Object.assign(own, { lastAtMs: sentAtMs, appendedAt: appended, editsAt: edits });
+    }
     if (isModelCall(message)) {
       callAt = messageIndex;
       if (policy.micro) {

@@ -38,6 +38,7 @@ import { type ReplayLoopOptions, type ReplayStats, type ReplayedCall, replay } f
 import { replaceByViews } from './context-views.js';
 import { withoutEarlierThinking } from './message-views.js';
 import { postCompactionSteps, sendsUnloggedAfterCompaction } from './post-compaction-step.js';
+import { type AbsorbedMentions, absorbedFileMentions } from './file-mentions.js';
 import { correctionsOf } from './fidelity/corrections.js';
 import { type FidelityCall, type SessionFidelity, sessionFidelity } from './fidelity/session-fidelity.js';
 import { SOURCE_OWN, sourcePolicy } from './policies/source-policy.js';
@@ -124,11 +125,13 @@ export interface TranscriptReplay {
  * The system prompt and tools a transcript's first recorded call carried beyond what the replay puts in its first
  * prompt (the messages before the first reply and the tool definitions); 0 without recorded usage.
  */
-function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | undefined, tokenizer: Tokenizer): number {
+function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | undefined, tokenizer: Tokenizer, carried: readonly UnloggedSpan[]): number {
   if (!recorded) return 0;
   const first = transcript.messages.findIndex((m) => recordedCall(m) !== undefined);
   const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
-  return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer));
+  // The unlogged content the replay carries in the first prompt (the `@file` contents) is no part of the base.
+  const unlogged = carried.reduce((n, s) => (s.at < first && s.from <= first && (s.until === undefined || first < s.until) ? n + s.tokens : n), 0);
+  return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer) - unlogged);
 }
 
 /**
@@ -224,8 +227,10 @@ export async function replayTranscript(
   const ratio = o.tokenRatio === 'recorded' ? (scale?.ratio ?? 1) : o.tokenRatio;
   const framing = scale?.framing ?? 0;
   const tokenizer = ratio === 1 && framing === 0 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio, framing);
-  const unlogged = scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : [];
-  const basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer) : o.basePrompt;
+  // The `@file` contents of the first prompt, measured apart from the base (see file-mentions.ts).
+  const mentions = o.basePrompt === 'recorded' && recorded ? absorbedFileMentions(transcript, tokenizer) : undefined;
+  const unlogged = [...(scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : []), ...(mentions?.spans ?? []).filter((span) => span.tokens > 0)];
+  let basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer, mentions?.spans ?? []) : o.basePrompt;
   const baseByModel = o.basePrompt === 'recorded' ? recordedBasePromptByModel(transcript, modelOfCall(transcript), tokenizer, unlogged) : undefined;
   const basePromptOf = baseByModel && baseByModel.size > 1 ? (i: number) => baseByModel.get(modelOfCall(transcript)(transcript.messages[i])) : undefined;
   const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
@@ -290,7 +295,21 @@ export async function replayTranscript(
     ...(unlogged.length > 0 ? { unlogged } : {}),
   } as ReplayLoopOptions;
   // With the base prompt measured on the record, so is what the source re-sent after its compactions (estimated).
-  const steps = o.basePrompt === 'recorded' && recorded ? await estimatedPostCompactionSteps(transcript, env, replayOptions) : [];
+  const estimate = o.basePrompt === 'recorded' && recorded ? await estimatedPostCompactionSteps(transcript, env, replayOptions, mentions) : undefined;
+  const steps = estimate?.steps ?? [];
+  const unsizedTokens = estimate?.unsizedMentions ?? 0;
+  if (mentions && unsizedTokens > 0) {
+    // The `@file` contents the transcript cannot size come out of the base as the record shows them (estimated).
+    const span = mentions.spans[mentions.spans.length - 1];
+    if (span.tokens === 0) unlogged.push(span);
+    span.tokens += unsizedTokens;
+    basePrompt -= unsizedTokens;
+    env.basePrompt = basePrompt;
+    replayOptions.basePrompt = basePrompt;
+    result.basePrompt = basePrompt;
+    if (baseByModel) for (const [model, base] of baseByModel) baseByModel.set(model, Math.max(0, base - unsizedTokens));
+    replayOptions.unlogged = unlogged;
+  }
   if (steps.length > 0) replayOptions.unlogged = [...unlogged, ...steps];
   // The replay held against the record: `source` among the policies, else replayed apart for it alone.
   const totals = recorded ? undefined : sessionTotals(transcript);
@@ -352,7 +371,11 @@ export async function replayTranscript(
         return call ? recordedInputCost(call, choice.pricingOf(modelOf(transcript.messages[i])).rates) : 0;
       },
       unloggedAt: (i) => unlogged.reduce((n, span) => (span.at === i && span.from === i + 1 ? n + span.tokens : n), 0),
-      ...correctionsOf(transcript, steps),
+      ...correctionsOf(
+        transcript,
+        steps,
+        mentions ? { sized: mentions.sized, unsized: { files: unsizedTokens > 0 ? mentions.unsized.length : 0, tokens: unsizedTokens } } : undefined,
+      ),
       basePrompt,
       ...(totals ? { totalsInputCost: recordedInputCost(totals.tokens, choice.pricingOf(totals.model ?? choice.mainModel).rates) } : {}),
     });
@@ -373,9 +396,28 @@ async function estimatedPostCompactionSteps(
   transcript: Transcript,
   env: Parameters<Policy['instantiate']>[0],
   options: ReplayLoopOptions,
-): Promise<UnloggedSpan[]> {
-  if (!sendsUnloggedAfterCompaction(transcript) || !sourceCompactionPoints(transcript).some((p) => p.summary !== undefined)) return [];
+  mentions: AbsorbedMentions | undefined,
+): Promise<{ steps: UnloggedSpan[]; unsizedMentions: number }> {
+  const points = sourceCompactionPoints(transcript).filter((p) => p.summary !== undefined);
+  if (!sendsUnloggedAfterCompaction(transcript) || points.length === 0) return { steps: [], unsizedMentions: 0 };
   const prompts = new Map<number, number>();
   await replay(transcript, sourcePolicy('own').instantiate(env), { ...options, onCall: (prompt, call) => prompts.set(call.messageIndex, prompt) });
-  return postCompactionSteps(transcript, prompts);
+  const unsizedMentions = mentions && mentions.unsized.length > 0 ? unsizedMentionTokens(transcript, points[0].callIndex, prompts, options.basePrompt ?? 0) : 0;
+  if (unsizedMentions === 0) return { steps: postCompactionSteps(transcript, prompts), unsizedMentions };
+  // Without them in the base, every prompt from the first compaction on is that much shorter.
+  const after = new Map([...prompts].map(([i, n]) => [i, i >= points[0].callIndex ? n - unsizedMentions : n]));
+  return { steps: postCompactionSteps(transcript, after), unsizedMentions };
+}
+
+/**
+ * The `@file` contents of the first prompt that the transcript cannot size (see file-mentions.ts), as the record shows
+ * them: at the first call after the source's first compaction, the replayed prompt beyond the recorded one, which is
+ * what the base held that the source no longer sent (at most the base itself).
+ */
+function unsizedMentionTokens(transcript: Transcript, callIndex: number, prompts: ReadonlyMap<number, number>, base: number): number {
+  const call = recordedCall(transcript.messages[callIndex]);
+  const replayed = prompts.get(callIndex);
+  if (!call || replayed === undefined) return 0;
+  const beyond = replayed - (call.uncached + call.written + call.read);
+  return beyond > 0 ? Math.round(Math.min(beyond, base)) : 0;
 }

@@ -55,6 +55,8 @@ describe('Claude Code recorded usage equals ccusage, session by session', () => 
       'thinking-client-2.1.20': [12, 23_510, 63_608, 800],
       'branches-compacting': [30, 31_264, 185_773, 400],
       'speculation-accept-first': [6, 19_890, 19_800, 55],
+      'compaction-file-mentions': [18, 31_292, 118_295, 240],
+      'interrupted-requests': [9, 20_053, 56_259, 120],
     };
     const files = Object.keys(ccusage)
       .filter((s) => !s.startsWith('7a1c'))

@@ -2,13 +2,18 @@ import { messageContent } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { int } from '../../report/format.js';
 import type { UnloggedSpan } from '../billing/token-ratio.js';
+import { clientOverridesModel } from '../client-thinking.js';
 
 /**
  * What the fidelity table says a session's replay corrected of its log, and what it estimated from the record: the
  * departures of a source's log from what it sent that the reader and the replay know, each named where the session
  * holds it.
  */
-export function correctionsOf(transcript: Transcript, steps: readonly UnloggedSpan[]): { corrected: string[]; estimated: string[] } {
+export function correctionsOf(
+  transcript: Transcript,
+  steps: readonly UnloggedSpan[],
+  mentions?: { sized: { files: number; tokens: number }; unsized: { files: number; tokens: number } },
+): { corrected: string[]; estimated: string[] } {
   const corrected: string[] = [];
   const images = transcript.messages.reduce((n, m) => {
     const content = messageContent(m);
@@ -22,7 +27,25 @@ export function correctionsOf(transcript: Transcript, steps: readonly UnloggedSp
   if (attachments > 0) corrected.push(`${int(attachments)} logged attachments sent`);
   const cleared = transcript.messages.filter((m) => m.unlogged_microcompact === true).length;
   if (cleared > 0) corrected.push(`${int(cleared)} unlogged ${cleared === 1 ? 'microcompact' : 'microcompacts'} read from the record`);
+  const files = (n: number) => `${int(n)} @file ${n === 1 ? 'attachment' : 'attachments'}`;
+  if (mentions && mentions.sized.files > 0)
+    corrected.push(`${files(mentions.sized.files)} of the first prompt sent with it, not in the base prompt (${int(mentions.sized.tokens)} tokens)`);
+  // Calls after an earlier reply of their model with thinking, whose client version decided what they sent of it
+  // against the model's own rule.
+  const thought = new Set<string>();
+  let byVersion = 0;
+  for (const m of transcript.messages) {
+    if (m.role !== 'assistant' || typeof m.model !== 'string') continue;
+    if (thought.has(m.model) && clientOverridesModel(m, m.model)) byVersion++;
+    if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') thought.add(m.model);
+  }
+  if (byVersion > 0) corrected.push(`earlier thinking as the client's version sent it (${int(byVersion)} ${byVersion === 1 ? 'call' : 'calls'})`);
+  const compactions = Array.isArray(transcript.metadata?.compactions) ? transcript.metadata.compactions.length : 0;
+  if (compactions > 0 && transcript.messages.some((m) => typeof m.thread === 'number'))
+    corrected.push(`${int(compactions)} ${compactions === 1 ? 'compaction' : 'compactions'} applied on ${compactions === 1 ? 'its' : 'their'} own branch`);
   const estimated: string[] = [];
+  if (mentions && mentions.unsized.files > 0)
+    estimated.push(`${files(mentions.unsized.files)} of the first prompt sized from the record (${int(mentions.unsized.tokens)} tokens)`);
   // Cline's deleted ranges: read from its UI log, or inferred with its rule (metadata.clineContext, formats/cline.ts).
   const cline = transcript.metadata?.clineContext;
   if (cline !== null && typeof cline === 'object' && !Array.isArray(cline)) {
@@ -42,6 +65,11 @@ export function correctionsOf(transcript: Transcript, steps: readonly UnloggedSp
     if (c + t > 0 && points === 'recorded') corrected.push(`Roo's context points read (${what})`);
     else if (c + t > 0 && points === 'inferred') estimated.push(`Roo's context points placed by its rule (${what})`);
   }
+  const interrupted = transcript.messages.filter((m) => m.unrecorded_request === true).length;
+  if (interrupted > 0)
+    estimated.push(
+      `${int(interrupted)} interrupted ${interrupted === 1 ? 'request' : 'requests'} billed as the next call's cache read shows ${interrupted === 1 ? 'it' : 'them'} (no usage recorded)`,
+    );
   if (steps.length > 0) {
     const tokens = steps.reduce((n, s) => n + s.tokens, 0);
     estimated.push(`post-compaction step (${int(steps.length)} ${steps.length === 1 ? 'point' : 'points'}, ${int(tokens)} tokens)`);
