@@ -70,7 +70,7 @@ function shorten(text: string, max: number): string {
   return `${text.slice(0, head)} [... ${text.length - head - tail} characters ...] ${text.slice(text.length - tail)}`;
 }
 
-interface Section {
+export interface Section {
   title: string;
   items: string[];
   /** Each item's salience: a list that does not fit keeps its most salient items, in their own order. */
@@ -141,7 +141,7 @@ function fitList(section: Section, allowance: number): string {
 }
 
 /** Shares the budget among the non-empty sections by weight, in the order given (most important first). */
-function fitSections(sections: readonly Section[], budget: number): Map<Section, string> {
+export function fitSections(sections: readonly Section[], budget: number): Map<Section, string> {
   const out = new Map<Section, string>();
   const present = sections.filter((s) => s.items.length > 0);
   let pool = budget;
@@ -157,7 +157,7 @@ function fitSections(sections: readonly Section[], budget: number): Map<Section,
   return out;
 }
 
-function commandLine(c: CheckpointFacts['commands'][number]): string {
+export function commandLine(c: CheckpointFacts['commands'][number]): string {
   const runs = c.runs > 1 ? ` (${c.runs} runs)` : '';
   if (c.lastFailure !== undefined) return `- FAILED \`${c.command}\`${runs}: ${c.lastFailure}`;
   if (c.failedRuns > 0) return `- ok after ${c.failedRuns} failed run${c.failedRuns === 1 ? '' : 's'} \`${c.command}\``;
@@ -165,7 +165,7 @@ function commandLine(c: CheckpointFacts['commands'][number]): string {
 }
 
 /** `path` relative to `root` when it lies under it, else as written. */
-function shortPath(path: string, root: string | undefined): string {
+export function shortPath(path: string, root: string | undefined): string {
   if (root === undefined) return path;
   const r = normalizePath(root);
   const p = normalizePath(path);
@@ -173,7 +173,7 @@ function shortPath(path: string, root: string | undefined): string {
 }
 
 /** `read lines 1-80, 200-`, merged ranges in place of one entry per read; plain `read` for a whole-file read. */
-function fileActions(f: CheckpointFacts['files'][number]): string {
+export function fileActions(f: CheckpointFacts['files'][number]): string {
   const lines = f.lines.map((r) => (r.end === Infinity ? `${r.start}-` : r.start === r.end ? `${r.start}` : `${r.start}-${r.end}`));
   return f.actions.map((a) => (a === 'read' && lines.length > 0 ? `read lines ${lines.join(', ')}` : a)).join(', ');
 }
