@@ -4,7 +4,7 @@ import { z } from 'zod';
  * Version of the prompts and of the answer parsing. Part of every cache key: change it whenever a prompt or a parser
  * changes, so that no cached answer made for an older prompt is reused.
  */
-export const PROMPT_VERSION = 'tcompact-summary-2';
+export const PROMPT_VERSION = 'tcompact-summary-1';
 
 /** The sections every summary must have, in this order, each as a `## ` heading. */
 export const SUMMARY_SECTIONS = [
