@@ -41,7 +41,15 @@ export async function* readGeminiChat(file: string, options: ReadOptions): Async
   const metadata = { source: { format: 'gemini', file }, ...builder.metadata };
   const id = typeof builder.metadata.sessionId === 'string' ? builder.metadata.sessionId : baseName(file);
   const indexedMetadata = (at: (index: number) => number) =>
-    summaryAt.length === 0 ? {} : { compactions: summaryAt.map((c) => ({ summaryIndex: at(c.index), keptMessages: c.kept })) };
+    summaryAt.length === 0
+      ? {}
+      : {
+          compactions: summaryAt.map((c) => ({
+            summaryIndex: at(c.index),
+            keptMessages: c.kept,
+            ...(c.keptFrom === undefined ? {} : { keptFromIndex: at(c.keptFrom) }),
+          })),
+        };
   yield finishTranscript({ id, messages, metadata, indexedMetadata }, first, units);
 }
 
@@ -53,7 +61,7 @@ class RecordingBuilder {
   /** Message records by id, in the order of their first appearance (a later copy replaces the record in place). */
   private readonly records = new Map<string, Record<string, unknown>>();
   /** History rewrites: the id of the first new record (the summary) and how many known records the rewrite kept. */
-  private readonly rewrites: { id: string; kept: number }[] = [];
+  private readonly rewrites: { id: string; kept: number; firstKept?: string }[] = [];
   private readonly notices: Record<string, number> = {};
   private rewound = 0;
   private historyUpdates = 0;
@@ -118,20 +126,23 @@ class RecordingBuilder {
     if (!Array.isArray(update.messages)) return { kind: 'kept' };
     let kept = 0;
     let firstNew: string | undefined;
+    let firstKept: string | undefined;
     for (const m of update.messages) {
       if (!isObject(m) || typeof m.id !== 'string') continue;
-      if (this.records.has(m.id)) kept++;
-      else if (m.type === 'user' || m.type === 'gemini') {
+      if (this.records.has(m.id)) {
+        kept++;
+        firstKept ??= m.id;
+      } else if (m.type === 'user' || m.type === 'gemini') {
         firstNew ??= m.id;
         this.records.set(m.id, m);
       }
     }
     if (firstNew === undefined) this.historyUpdates++;
-    else this.rewrites.push({ id: firstNew, kept });
+    else this.rewrites.push({ id: firstNew, kept, ...(firstKept === undefined ? {} : { firstKept }) });
     return { kind: 'kept' };
   }
 
-  finish(): { messages: Message[]; summaryAt: { index: number; kept: number }[] } {
+  finish(): { messages: Message[]; summaryAt: { index: number; kept: number; keptFrom?: number }[] } {
     const records = [...this.records.values()];
     const answered = new Set<string>();
     for (const r of records)
@@ -175,12 +186,15 @@ class RecordingBuilder {
     if (Object.keys(this.notices).length > 0) this.metadata.notices = this.notices;
     if (this.rewound > 0) this.metadata.rewoundMessages = this.rewound;
     if (this.historyUpdates > 0) this.metadata.historyUpdates = this.historyUpdates;
-    const summaryAt: { index: number; kept: number }[] = [];
+    const summaryAt: { index: number; kept: number; keptFrom?: number }[] = [];
     for (const w of this.rewrites) {
       const index = startOf.get(w.id);
       if (index === undefined) continue; // rewound since
       if (messages[index].role === 'user') messages[index].is_compact_summary = true;
-      summaryAt.push({ index, kept: w.kept });
+      // The first message of the latest history the compression kept beside its summary (a record may become several
+      // messages, or none: a tool response joins its call), so the span the summary replaced ends there.
+      const keptFrom = w.firstKept === undefined ? undefined : startOf.get(w.firstKept);
+      summaryAt.push({ index, kept: w.kept, ...(keptFrom === undefined || keptFrom > index ? {} : { keptFrom }) });
     }
     return { messages, summaryAt };
   }

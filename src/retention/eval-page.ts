@@ -159,7 +159,10 @@ const hindsightShare = (t: { probes: number; retained: number } | undefined) => 
 
 function referenceSection(e: EvalPageInput): Section {
   if (e.reference.spans === 0)
-    return { title: "The source's own summaries", intro: 'No transcript holds a compaction made by its source (Claude Code isCompactSummary).' };
+    return {
+      title: "The source's own summaries",
+      intro: 'No transcript holds a compaction its source made with a summary (Claude Code, Codex, Gemini CLI, pi, OpenCode...).',
+    };
   const rows = e.reference.rows.filter((r) => r.name !== ORIGINAL_ROW);
   const chart: ChartSpec = barChart(
     'reference',

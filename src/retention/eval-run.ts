@@ -18,10 +18,21 @@ import { formatGroups, projectGroups } from '../report/groups.js';
 import { transcriptProject } from '../model/project.js';
 import { isSourceSummary } from '../model/recorded.js';
 
+/** The format a reader recorded in the transcript's metadata (`source.format`), when the caller did not say. */
+function sourceFormatOf(transcript: Transcript): string | undefined {
+  const source = transcript.metadata?.source;
+  const format = typeof source === 'object' && source !== null ? (source as { format?: unknown }).format : undefined;
+  return typeof format === 'string' ? format : undefined;
+}
+
 /** The row of the uncompacted transcript: the rule's own ceiling (a probe it cannot find even there is a rule limit). */
 export const ORIGINAL_ROW = 'original';
-/** The row of the source's own compaction summary, in the reference comparison. */
-export const REFERENCE_ROW = 'claude-code summary';
+/** The row of a source's own compaction summaries, in the reference comparison: `claude-code summary`, `codex summary`. */
+export const summaryRow = (format: string): string => `${format} summary`;
+/** The row of Claude Code's summaries. */
+export const REFERENCE_ROW = summaryRow('claude-code');
+/** The summary row's name while the sources of the spans are not known, and when they are several. */
+const SOURCES_ROW = 'source summaries';
 /** The row of `checkpoint` held to the token count of the source's summary on each span, in the reference comparison. */
 export const SIZED_ROW = "checkpoint at the summary's size";
 
@@ -86,6 +97,8 @@ interface TranscriptEval {
 
 interface ReferenceEval {
   transcript: string;
+  /** The source format of the transcript, whose summary the span's summary row holds. */
+  format?: string;
   compaction: number;
   trigger?: string;
   preTokens?: number;
@@ -205,7 +218,7 @@ export class Evaluation {
     const names = this.pipelines.map((p) => p.name);
     const given = options.given === undefined ? [] : [options.given];
     this.rows = [emptyRow(ORIGINAL_ROW), ...given.map(emptyRow), ...names.map(emptyRow)];
-    this.referenceRows = [emptyRow(ORIGINAL_ROW), emptyRow(REFERENCE_ROW), emptyRow(SIZED_ROW), ...names.map(emptyRow)];
+    this.referenceRows = [emptyRow(ORIGINAL_ROW), emptyRow(SOURCES_ROW), emptyRow(SIZED_ROW), ...names.map(emptyRow)];
     this.pipelines.forEach((p, i) => {
       if (!p.llm) return;
       const figures: RowLlm = { model: p.llm.options.model, requests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0, ms: 0 };
@@ -306,7 +319,7 @@ export class Evaluation {
         root,
       );
     }
-    if (this.options.reference !== false) lost.push(...(await this.addReference(transcript, root)));
+    if (this.options.reference !== false) lost.push(...(await this.addReference(transcript, root, source.format ?? sourceFormatOf(transcript))));
     return lost;
   }
 
@@ -314,7 +327,8 @@ export class Evaluation {
    * The source's own compactions against the strategies, each on the span the summary replaced. The source's summary
    * replaced all of the span, so the strategies run on it as if the next request had arrived (see `views`).
    */
-  private async addReference(transcript: Transcript, root: string | undefined): Promise<LostProbe[]> {
+  private async addReference(transcript: Transcript, root: string | undefined, format: string | undefined): Promise<LostProbe[]> {
+    const summaryName = format === undefined ? SOURCES_ROW : summaryRow(format);
     const lost: LostProbe[] = [];
     const tok = this.options.tokenizer;
     for (const o of opaqueCompactions(transcript)) this.opaque.push({ transcript: transcript.id, ...o });
@@ -323,8 +337,9 @@ export class Evaluation {
       // The working directory only: the checkpoint writes paths relative to it, as it does on the whole transcript.
       if (root !== undefined) span.metadata = { cwd: root };
       const probes = extractProbes(span);
-      // What came after the compaction, without the source's summaries: what the agent did next.
-      const next = transcript.messages.slice(ref.to).filter((m) => !isSourceSummary(m));
+      // What came after the summary, without the source's summaries: what the agent did next (what the source kept
+      // beside its summary, before it, came earlier).
+      const next = transcript.messages.slice(ref.summaryIndex).filter((m) => !isSourceSummary(m));
       const hindsight = hindsightProbes(span.messages, next);
       const views = await this.views(span, this.referenceRows, true);
       const before = views[0].tokens;
@@ -333,10 +348,17 @@ export class Evaluation {
       views.splice(
         1,
         0,
-        { name: REFERENCE_ROW, tokens: summaryTokens, view: viewOfMessages([ref.summary]), transcript: summary },
+        { name: summaryName, tokens: summaryTokens, view: viewOfMessages([ref.summary]), transcript: summary },
         await this.sizedCheckpoint(span, summaryTokens),
       );
-      const entry: ReferenceEval = { transcript: transcript.id, compaction: ref.index, from: ref.from, to: ref.to, rows: [] };
+      const entry: ReferenceEval = {
+        transcript: transcript.id,
+        ...(format === undefined ? {} : { format }),
+        compaction: ref.index,
+        from: ref.from,
+        to: ref.to,
+        rows: [],
+      };
       if (ref.trigger !== undefined) entry.trigger = ref.trigger;
       if (ref.preTokens !== undefined) entry.preTokens = ref.preTokens;
       views.forEach((v, i) => {
@@ -363,6 +385,10 @@ export class Evaluation {
       perTranscript: this.perTranscript,
       reference: { spans: this.perSpan.length, rows: this.perSpan.length > 0 ? this.referenceRows : [], perSpan: this.perSpan },
     };
+    // The summary row is named after the source when all spans come from one (`codex summary`).
+    const formats = new Set(this.perSpan.map((s) => s.format));
+    const [only] = formats;
+    this.referenceRows[1].name = formats.size === 1 && only !== undefined ? summaryRow(only) : SOURCES_ROW;
     if (this.opaque.length > 0) report.reference.opaque = this.opaque;
     if (this.options.judge) report.judge = this.options.judge.report();
     const byFormat = this.byFormat.result();

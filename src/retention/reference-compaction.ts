@@ -1,11 +1,13 @@
 import type { Message } from '../model/message.js';
 import type { Transcript } from '../model/transcript.js';
-import { compactionRecords } from '../model/recorded.js';
+import { type CompactionRecord, compactionRecords } from '../model/recorded.js';
 
 /**
- * A compaction the source made itself (Claude Code's `/compact` or auto-compaction): the span of messages the
- * summary replaced, and the summary. The Claude Code adapter lists them in `metadata.compactions` with the index of the
- * `is_compact_summary` message and of the first message after the `compact_boundary` record.
+ * A compaction the source made itself, with its summary in the transcript: the span of messages the summary replaced,
+ * and the summary. Each reader lists them in `metadata.compactions` with `summaryIndex`, the index of the summary
+ * message, and what it knows of the span: Claude Code and OpenCode the first message after the boundary
+ * (`boundaryIndex`); pi and Gemini CLI the first of the latest messages they kept beside the summary
+ * (`keptFromIndex`). Codex's `compacted` replaced everything before its summary.
  */
 export interface ReferenceCompaction {
   /** 0-based among the transcript's compactions that have a summary. */
@@ -13,6 +15,8 @@ export interface ReferenceCompaction {
   /** The replaced span is messages[from, to). */
   from: number;
   to: number;
+  /** The summary is messages[summaryIndex]; messages [to, summaryIndex) are those the source kept beside it. */
+  summaryIndex: number;
   summary: Message;
   trigger?: string;
   /** The source's own count of the context before compaction (Claude Code `preTokens`, its tokenizer, system prompt included). */
@@ -21,10 +25,18 @@ export interface ReferenceCompaction {
 
 const isIndex = (v: unknown, n: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < n;
 
+/** Where the span a summary replaced ends: the boundary, the first message kept beside the summary, or the summary. */
+function spanEnd(raw: CompactionRecord, summaryIndex: number, from: number): number {
+  if (isIndex(raw.boundaryIndex, summaryIndex + 1)) return raw.boundaryIndex;
+  if (isIndex(raw.keptFromIndex, summaryIndex + 1) && raw.keptFromIndex >= from) return raw.keptFromIndex;
+  return summaryIndex;
+}
+
 /**
  * The source's compactions that can be scored: those with a recorded summary. Each replaced everything the model had
- * since the previous summary (or the start): the span runs from the previous summary (inclusive, it was part of the
- * context then) to the boundary (or to the summary when no boundary was recorded).
+ * since the previous compaction (or the start) but what it kept beside the summary: the span runs from the previous
+ * summary, or the first message kept beside it (inclusive: they were part of the context then), to the boundary, the
+ * first message kept, or the summary.
  */
 export function referenceCompactions(transcript: Transcript): ReferenceCompaction[] {
   const n = transcript.messages.length;
@@ -33,14 +45,15 @@ export function referenceCompactions(transcript: Transcript): ReferenceCompactio
   for (const raw of compactionRecords(transcript)) {
     if (!isIndex(raw.summaryIndex, n)) continue;
     const summaryIndex = raw.summaryIndex;
-    const to = isIndex(raw.boundaryIndex, n + 1) && raw.boundaryIndex <= summaryIndex ? raw.boundaryIndex : summaryIndex;
+    const to = spanEnd(raw, summaryIndex, from);
     if (to > from) {
-      const ref: ReferenceCompaction = { index: out.length, from, to, summary: transcript.messages[summaryIndex] };
+      const ref: ReferenceCompaction = { index: out.length, from, to, summaryIndex, summary: transcript.messages[summaryIndex] };
       if (typeof raw.trigger === 'string') ref.trigger = raw.trigger;
       if (typeof raw.preTokens === 'number') ref.preTokens = raw.preTokens;
       out.push(ref);
     }
-    from = summaryIndex;
+    // What the source kept beside the summary (pi, Gemini CLI) is in the context the next compaction replaces.
+    from = raw.boundaryIndex === undefined && to < summaryIndex ? Math.max(from, to) : summaryIndex;
   }
   return out;
 }

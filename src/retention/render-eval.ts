@@ -120,6 +120,14 @@ function hindsightTable(rows: readonly EvalRow[]): string[] {
   ];
 }
 
+/** How many spans each source compacted: `claude-code 5, codex 1` (Claude Code's compact summaries, Codex's
+ * `compacted`, Gemini CLI's compression, pi's and OpenCode's summaries...). */
+function spanSources(r: EvalReport): string {
+  const counts = new Map<string, number>();
+  for (const span of r.reference.perSpan) counts.set(span.format ?? 'source not known', (counts.get(span.format ?? 'source not known') ?? 0) + 1);
+  return [...counts].map(([format, n]) => `${format} ${n}`).join(', ');
+}
+
 /**
  * Span by span, the source's summary beside the checkpoint held to its size (and every other row): tokens,
  * compression, probe kinds kept, and the facts needed again in all and for paths.
@@ -200,7 +208,7 @@ export function renderEvaluation(r: EvalReport): string {
       '',
       "## Against the source's own compaction",
       '',
-      `${r.reference.spans} spans that the source replaced with its own summary (Claude Code \`isCompactSummary\`), probes`,
+      `${r.reference.spans} spans that the source replaced with its own summary (${spanSources(r)}), probes`,
       'taken from each span; the summary and every strategy judged on the same span. "checkpoint at the summary\'s size"',
       "is `checkpoint` with its message held to the summary's own tokens on each span (`budgetTokens`).",
       '',

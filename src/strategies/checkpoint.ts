@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CHECKPOINT_PREFIX, type RefLookup, withOriginals } from '../model/compaction-marker.js';
 import type { AssistantMessage, Message, UserMessage } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';
+import { contentText } from '../model/content.js';
 import { refOf } from '../refs/ref-store.js';
 import { countMessage, totalOf } from '../tokens/breakdown.js';
 import { BoundaryFields } from './_config.js';
@@ -69,7 +70,7 @@ function shorten(text: string, max: number): string {
   return `${text.slice(0, head)} [... ${text.length - head - tail} characters ...] ${text.slice(text.length - tail)}`;
 }
 
-interface Section {
+export interface Section {
   title: string;
   items: string[];
   /** Each item's salience: a list that does not fit keeps its most salient items, in their own order. */
@@ -140,7 +141,7 @@ function fitList(section: Section, allowance: number): string {
 }
 
 /** Shares the budget among the non-empty sections by weight, in the order given (most important first). */
-function fitSections(sections: readonly Section[], budget: number): Map<Section, string> {
+export function fitSections(sections: readonly Section[], budget: number): Map<Section, string> {
   const out = new Map<Section, string>();
   const present = sections.filter((s) => s.items.length > 0);
   let pool = budget;
@@ -156,7 +157,7 @@ function fitSections(sections: readonly Section[], budget: number): Map<Section,
   return out;
 }
 
-function commandLine(c: CheckpointFacts['commands'][number]): string {
+export function commandLine(c: CheckpointFacts['commands'][number]): string {
   const runs = c.runs > 1 ? ` (${c.runs} runs)` : '';
   if (c.lastFailure !== undefined) return `- FAILED \`${c.command}\`${runs}: ${c.lastFailure}`;
   if (c.failedRuns > 0) return `- ok after ${c.failedRuns} failed run${c.failedRuns === 1 ? '' : 's'} \`${c.command}\``;
@@ -164,7 +165,7 @@ function commandLine(c: CheckpointFacts['commands'][number]): string {
 }
 
 /** `path` relative to `root` when it lies under it, else as written. */
-function shortPath(path: string, root: string | undefined): string {
+export function shortPath(path: string, root: string | undefined): string {
   if (root === undefined) return path;
   const r = normalizePath(root);
   const p = normalizePath(path);
@@ -172,7 +173,7 @@ function shortPath(path: string, root: string | undefined): string {
 }
 
 /** `read lines 1-80, 200-`, merged ranges in place of one entry per read; plain `read` for a whole-file read. */
-function fileActions(f: CheckpointFacts['files'][number]): string {
+export function fileActions(f: CheckpointFacts['files'][number]): string {
   const lines = f.lines.map((r) => (r.end === Infinity ? `${r.start}-` : r.start === r.end ? `${r.start}` : `${r.start}-${r.end}`));
   return f.actions.map((a) => (a === 'read' && lines.length > 0 ? `read lines ${lines.join(', ')}` : a)).join(', ');
 }
@@ -183,6 +184,12 @@ export interface RenderOptions {
   root?: string;
   /** How much each salience signal counts when a list must be cut. @default SALIENCE_WEIGHTS */
   weights?: SalienceWeights;
+  /**
+   * A later request follows the span (kept in place after it): the span's last request is no longer the current one,
+   * so when it is long its shortened entry in the list stands for it, not a verbatim copy of up to a third of the
+   * budget. @default false
+   */
+  superseded?: boolean;
 }
 
 /**
@@ -204,7 +211,8 @@ export function renderCheckpoint(facts: CheckpointFacts, replaced: number, ref: 
   ].join('\n');
   const salience = salienceOf(facts, options.weights ?? SALIENCE_WEIGHTS);
   const lastRequest = facts.requests.at(-1);
-  const last = lastRequest === undefined ? '' : `Last user request in that span, verbatim:\n${clip(lastRequest, Math.floor(budget / 3))}`;
+  const omitted = lastRequest === undefined || (options.superseded === true && lastRequest.length > REQUEST_CHARS);
+  const last = omitted ? '' : `Last user request in that span, verbatim:\n${clip(lastRequest, Math.floor(budget / 3))}`;
   const requests: Section = {
     title: 'User requests, in order (long ones shortened):',
     items: facts.requests.map((r, i) => `${i + 1}. ${shorten(r, REQUEST_CHARS)}`),
@@ -293,9 +301,13 @@ export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
     const ref = ctx.refs ? refOf(record) : undefined;
     const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
     const facts = extractFacts(expanded);
-    const role = replacementRole(span, lastUserRequestIndex(messages));
+    const current = lastUserRequestIndex(messages);
+    const role = replacementRole(span, current);
+    // The request after the span is the one the agent works on; an empty one (eval's next turn) supersedes nothing.
+    const superseded = current >= span.from && contentText((messages[current] as UserMessage).content).trim() !== '';
+    const options: RenderOptions = { ...(root === undefined ? {} : { root }), ...(superseded ? { superseded } : {}) };
     const messageOf = (budget: number): UserMessage | AssistantMessage => {
-      const content = renderCheckpoint(facts, expanded.length, ref, budget, root === undefined ? {} : { root });
+      const content = renderCheckpoint(facts, expanded.length, ref, budget, options);
       return role === 'assistant' ? { role: 'assistant', content } : { role: 'user', content };
     };
     const message =

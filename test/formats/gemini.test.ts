@@ -87,12 +87,15 @@ describe('Gemini CLI chat recordings', () => {
   it("keeps the CLI's compression as a compaction point: the summary marked, the earlier history kept", async () => {
     const [t] = transcriptsOf(await collect(readGeminiChat(LINES, READ)));
     const m = t.transcript.messages;
-    expect(t.transcript.metadata?.compactions).toEqual([{ summaryIndex: 6, keptMessages: 2 }]);
+    // It kept the reply that called `replace` and that call's response record: from message 3 on, not the last two.
+    expect(t.transcript.metadata?.compactions).toEqual([{ summaryIndex: 6, keptMessages: 2, keptFromIndex: 3 }]);
+    expect(m[3]).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'replace' } }, { function: { name: 'replace' } }] });
     expect(m[6]).toMatchObject({ role: 'user', is_compact_summary: true });
     expect(String(m[6].content)).toMatch(/^<state_snapshot>/);
     expect(m.filter((x) => x.is_compact_summary)).toHaveLength(1);
     // eval and simulate --policy source see it: the point before the next model call, with the summary.
-    expect(sourceCompactionPoints(t.transcript)).toEqual([{ call: 2, callIndex: 7, index: 6, kinds: ['compacted'], summary: m[6] }]);
+    // The replay keeps what the compression kept beside its summary (from message 3 on), as the CLI does.
+    expect(sourceCompactionPoints(t.transcript)).toEqual([{ call: 2, callIndex: 7, index: 6, keptFrom: 3, kinds: ['compacted'], summary: m[6] }]);
   });
 
   it('reports a line it cannot read with its number and reads the rest', async () => {

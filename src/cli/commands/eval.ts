@@ -98,8 +98,9 @@ export const evalCommand = defineCommand({
   description: `Extracts probes from each original transcript (files read/created/modified, shell commands and which failed,
 error lines and whether a later step resolved them, every user request and the last one verbatim, open todo
 items), compacts it with each strategy, and reports which probes the compacted transcript still holds.
-Where a source made its own compaction (Claude Code isCompactSummary), its summary is scored on the span it
-replaced, beside every strategy on the same span. Writes eval.json, eval.md, eval.html (a self-contained page with
+Where a source made its own compaction with a summary (Claude Code's compact summaries, Codex's compacted, Gemini
+CLI's compression, pi's and OpenCode's summaries), that summary is scored on the span it replaced, beside checkpoint
+held to the summary's tokens and every strategy on the same span. Writes eval.json, eval.md, eval.html (a self-contained page with
 charts) and lost.jsonl in DIR.
 With no input (and no --compacted), reads the current user's agent sessions ('tcompact sources' lists them),
 which the --agent, --since, --until and --project flags select, and says on stderr which folders it read.

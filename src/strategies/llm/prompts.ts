@@ -43,14 +43,28 @@ export interface SpanPosition {
   part?: { index: number; count: number };
 }
 
-export function summaryUserPrompt(rendered: string, at: SpanPosition): string {
+/**
+ * The user prompt: the messages to summarize and, when given, the checkpoint's salient lists of them (files, commands,
+ * unresolved errors, open tasks), which the summary is asked to keep verbatim: the model writes the prose, the lists
+ * carry what a deterministic reading found the agent most likely to need again.
+ */
+export function summaryUserPrompt(rendered: string, at: SpanPosition, skeleton?: string): string {
   const part = at.part ? ` This is part ${at.part.index} of ${at.part.count} of that span, in order.` : '';
-  return [
+  const lines = [
     `Summarize messages #${at.from} to #${at.to - 1} of a session of ${at.total} messages.${part} The messages before and after them are kept verbatim and are not shown.`,
     '<transcript>',
     rendered,
     '</transcript>',
-  ].join('\n');
+  ];
+  if (skeleton !== undefined && skeleton.trim() !== '')
+    lines.push(
+      'A deterministic checkpoint of these messages lists the files, commands, errors and open tasks the agent is most likely to need again:',
+      '<checkpoint>',
+      skeleton,
+      '</checkpoint>',
+      'Build your summary on it: keep every path, command, error line and open task it lists, written exactly as there, in the matching sections (Files and code changes, Technical context, Errors and fixes, Pending tasks).',
+    );
+  return lines.join('\n');
 }
 
 type SummaryCheck = { ok: true; text: string } | { ok: false; reason: string };

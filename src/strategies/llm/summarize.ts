@@ -17,7 +17,9 @@ import type { LlmJob } from '../../llm/queue.js';
 import type { KeepOptions } from '../boundaries.js';
 import { type ReplaceSpan, replaceableSpan, replacedMessages, replacementRole, withReplacement } from '../_span.js';
 import { BoundaryFields } from '../_config.js';
-import { checkpoint } from '../checkpoint.js';
+import { checkpoint, checkpointBudget } from '../checkpoint.js';
+import { extractFacts } from '../_checkpoint-facts.js';
+import { type CheckpointSkeleton, checkpointSkeleton, missingFrom } from '../_checkpoint-skeleton.js';
 import { truncate } from '../truncate.js';
 import type { AsyncStrategy, Strategy, StrategyContext } from '../types.js';
 
@@ -29,8 +31,17 @@ const SummarizeConfigSchema = z.strictObject({
   focus: z.string().min(1).optional(),
   /** Parts a too-long span may be split into before summarize gives up. @default 8 */
   maxChunks: z.number().int().min(1).max(64).default(8),
+  /**
+   * Give the model the checkpoint's salient lists of the span (files, commands, unresolved errors, open tasks, at the
+   * checkpoint's default budget) as the skeleton of its summary, and add below the summary the listed facts it left
+   * out, so the summary keeps the checkpoint's recall. @default false
+   */
+  skeleton: z.boolean().default(false),
 });
 export type SummarizeConfig = z.output<typeof SummarizeConfigSchema>;
+
+/** The checkpoint's own budget curve, which sizes the skeleton. */
+const CHECKPOINT_DEFAULTS = checkpoint.config.parse({});
 
 /** The last user request is repeated in the continuation note up to this many characters (it follows verbatim anyway). */
 const REPEAT_REQUEST_CHARS = 2000;
@@ -204,7 +215,18 @@ async function summarizeTranscript(transcript: Transcript, config: SummarizeConf
     const lastRequest = lastUser < 0 ? undefined : contentText((messages[lastUser] as { content?: Parameters<typeof contentText>[0] }).content);
     const note = continuationNote(ref, lastRequest);
     const role = replacementRole(span, lastUser);
-    const summaryMessage = (summary: string): Message => ({ role, content: `${summaryHeader(replaced.length, ref)}\n\n${summary}\n\n${note}` });
+    const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
+    const skeleton: CheckpointSkeleton | undefined = config.skeleton
+      ? checkpointSkeleton(extractFacts(source), checkpointBudget(spanTokens, CHECKPOINT_DEFAULTS), root)
+      : undefined;
+    const kept = (summary: string) => {
+      const missing = skeleton === undefined ? [] : missingFrom(summary, skeleton);
+      return missing.length === 0 ? '' : `\n\n## From the checkpoint (facts the summary above leaves out)\n${missing.join('\n')}`;
+    };
+    const summaryMessage = (summary: string): Message => ({
+      role,
+      content: `${summaryHeader(replaced.length, ref)}\n\n${summary}${kept(summary)}\n\n${note}`,
+    });
     const smaller: Check<string> = (answer) => {
       const checked = checkSummary(answer);
       if (!checked.ok) return checked;
@@ -251,7 +273,7 @@ async function summarizeTranscript(transcript: Transcript, config: SummarizeConf
     let smallestRefused = Infinity;
     for (const drop of DROP_LEVELS) {
       const rendered = renderSpan(source, { offset: span.from, dropToolResults: drop, tokenizer: tok });
-      const job = chatJob(transcript.id, system, summaryUserPrompt(rendered, position()), params, tok);
+      const job = chatJob(transcript.id, system, summaryUserPrompt(rendered, position(), skeleton?.text), params, tok);
       if (job.promptTokens > deps.inputBudget || job.promptTokens >= smallestRefused) continue;
       const result = await ask(job, smaller);
       if (result.ok) return accept(result.value, { droppedToolResults: drop, chunks: 1 });

@@ -14,6 +14,7 @@ export type StepTestOptions = Partial<LlmOptionsInput> & {
   focus?: string;
   maxChunks?: number;
   remove?: boolean;
+  skeleton?: boolean;
 };
 
 /** One LLM session with both steps bound to it, the way `tcompact run` hands them a session. */
@@ -27,7 +28,7 @@ export interface LlmSteps {
 }
 
 export async function createLlmSteps(options: StepTestOptions & { model: string }, deps: LlmSessionDeps = {}): Promise<LlmSteps> {
-  const { keepLast, keepFirst, keepMessages, keepResults, focus, maxChunks, remove, ...llm } = options;
+  const { keepLast, keepFirst, keepMessages, keepResults, focus, maxChunks, remove, skeleton, ...llm } = options;
   const session = await createLlmSession(llm, deps);
   // The default tail unless the test gives one (the unit tests' small hand-made sessions give LAST_TURN).
   const boundary = {
@@ -36,7 +37,12 @@ export async function createLlmSteps(options: StepTestOptions & { model: string 
     ...(keepMessages !== undefined ? { keepMessages } : {}),
     ...(keepResults !== undefined ? { keepResults } : {}),
   };
-  const summarizeConfig: SummarizeConfig = summarize.config.parse({ ...boundary, ...(focus ? { focus } : {}), ...(maxChunks ? { maxChunks } : {}) });
+  const summarizeConfig: SummarizeConfig = summarize.config.parse({
+    ...boundary,
+    ...(focus ? { focus } : {}),
+    ...(maxChunks ? { maxChunks } : {}),
+    ...(skeleton !== undefined ? { skeleton } : {}),
+  });
   const tangentConfig: ClassifyTangentsConfig = classifyTangents.config.parse({ ...boundary, ...(remove ? { remove } : {}) });
   return {
     session,
