@@ -1,8 +1,8 @@
 import { isAssistant, isTool, type Message } from '../model/message.js';
-import type { MessageView } from './context-views.js';
+import type { MessageView } from '../model/context-views.js';
 
 /**
- * The views clients send in place of messages they logged whole (see context-views.ts): what a resume's rebuilt chain
+ * The views clients send in place of messages they logged whole (see model/context-views.ts): what a resume's rebuilt chain
  * left out, and the thinking a provider strips from earlier turns. A turn's reasoning that the Responses API drops is
  * model/turn-reasoning.ts `withoutReasoning`; a truncation's deleted range is the source policy's.
  */

@@ -24,7 +24,7 @@ import {
 } from '../model/recorded.js';
 import { keepsReasoningPerTurn, withoutReasoning } from '../model/turn-reasoning.js';
 import type { UnloggedSpan } from './billing/token-ratio.js';
-import { type MessageView, replaceByViews, tokensTaken } from './context-views.js';
+import { type MessageView, replaceByViews, tokensTaken } from '../model/context-views.js';
 import { withoutCalls, withoutEarlierThinking } from './message-views.js';
 
 /** How one transcript's agent loop is replayed under one policy. */
@@ -245,7 +245,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
   const byContent = transcript.messages.some((m) => callThread(m) !== 0) ? contentInterner() : undefined;
 
   /**
-   * The context's messages replaced by their views (see context-views.ts), and the thread's history alike: the totals
+   * The context's messages replaced by their views (see model/context-views.ts), and the thread's history alike: the totals
    * follow each message to its view, and so do its unlogged spans. Whether the context changed.
    */
   const replaceContext = (view: MessageView): boolean => {

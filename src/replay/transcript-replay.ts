@@ -35,7 +35,7 @@ import { asSent } from './sent-tool-output.js';
 import type { Policy } from './policies/policy.js';
 import type { ModelRun, PolicyRun } from './policy-run.js';
 import { type ReplayLoopOptions, type ReplayStats, type ReplayedCall, replay } from './replay.js';
-import { replaceByViews } from './context-views.js';
+import { replaceByViews } from '../model/context-views.js';
 import { withoutEarlierThinking } from './message-views.js';
 import { postCompactionSteps, sendsUnloggedAfterCompaction } from './post-compaction-step.js';
 import { type AbsorbedMentions, absorbedFileMentions } from './file-mentions.js';

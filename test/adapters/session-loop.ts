@@ -64,8 +64,26 @@ export async function bundledSessions(inputs: readonly string[] = [CLAUDE_CODE])
 }
 
 /** The sessions the loops run: the bundled ones, and the fixtures with the shapes they lack. */
-export const loopSessions = () =>
-  bundledSessions([CLAUDE_CODE, FIXTURE('is-error-false'), FIXTURE('thinking-blocks'), FIXTURE('fork'), FIXTURE('empty-thinking')]);
+export const loopSessions = async () =>
+  (await bundledSessions([CLAUDE_CODE, FIXTURE('is-error-false'), FIXTURE('thinking-blocks'), FIXTURE('fork'), FIXTURE('empty-thinking')])).map(
+    withoutInterruptedRequests,
+  );
+
+/**
+ * The session as an agent loop runs it: a request the user interrupted (which the replay bills from the record) is
+ * no call of the loop, so neither side sends it.
+ */
+function withoutInterruptedRequests(t: Transcript): Transcript {
+  if (!t.messages.some((m) => m.unrecorded_request === true)) return t;
+  return {
+    ...t,
+    messages: t.messages.map((m) => {
+      if (m.unrecorded_request !== true) return m;
+      const { unrecorded_request: _interrupted, ...rest } = m;
+      return rest as Message;
+    }),
+  };
+}
 
 /**
  * The session as recorded, each tool result's `is_error` as the runtime's messages hold it (the round trip's): a

@@ -11,7 +11,7 @@ import { type Probe, extractProbes } from '../../retention/probes.js';
 import { scoreProbes } from '../../retention/score.js';
 import { contextTokens } from '../../tokens/breakdown.js';
 import { costOfBill } from '../billing/prices.js';
-import { replaceByViews } from '../context-views.js';
+import { replaceByViews } from '../../model/context-views.js';
 import type { PointResult, Policy, PolicyEnv, PolicyInstance } from './policy.js';
 import { type SourcePoint, type SourceRewrite, sourceCompactionPoints } from './source-points.js';
 

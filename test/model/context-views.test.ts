@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/model/message.js';
 import { withoutReasoning } from '../../src/model/turn-reasoning.js';
 import { CACHE_RULES } from '../../src/provider/cache-rules.js';
-import { type MessageView, replaceByViews, tokensTaken } from '../../src/replay/context-views.js';
+import { type MessageView, replaceByViews, tokensTaken } from '../../src/model/context-views.js';
 import { withoutCalls, withoutEarlierThinking } from '../../src/replay/message-views.js';
 import { replay } from '../../src/replay/replay.js';
 import { contextTokens } from '../../src/tokens/breakdown.js';

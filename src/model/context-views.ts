@@ -1,4 +1,4 @@
-import type { Message } from '../model/message.js';
+import type { Message } from './message.js';
 
 /**
  * What a prompt sends in place of one of its messages: the message itself, another message that stands for it (a view:
