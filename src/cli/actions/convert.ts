@@ -7,7 +7,7 @@ import { isAssistant, isTool } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
 import { nothingYielded } from '../nothing-yielded.js';
-import { inputsOrDiscovered } from '../source-flags.js';
+import { inputsOrDiscovered } from '../discovered-inputs.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';

@@ -4,7 +4,7 @@ import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { percent } from '../../report/bars.js';
 import { RUN_HTML } from '../../report/html/write-pages.js';
 import { createProgress } from '../../report/progress.js';
-import { inputsOrDiscovered } from '../source-flags.js';
+import { inputsOrDiscovered } from '../discovered-inputs.js';
 import { TcompactError } from '../../errors.js';
 import { compactFlagOverrides, loadCompactConfig } from '../config-file.js';
 import { llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';

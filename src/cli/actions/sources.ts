@@ -1,7 +1,7 @@
 import { renderSources } from '../../report/render-sources.js';
 import { currentEnvironment } from '../agent-environment.js';
 import { EXIT } from '../exit-codes.js';
-import { discover } from '../source-flags.js';
+import { discover } from '../discovered-inputs.js';
 import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import type { FLAGS } from '../commands/sources.js';

@@ -5,7 +5,7 @@ import { type Breakdown, addBreakdown, countMessage, countTranscript, emptyBreak
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { windowStatus, type WindowStatus } from '../../tokens/window.js';
 import { InputTally } from '../commands/_input-tally.js';
-import { inputsOrDiscovered } from '../source-flags.js';
+import { inputsOrDiscovered } from '../discovered-inputs.js';
 import { EXIT } from '../exit-codes.js';
 import { FigureGroups } from '../../report/group-figures.js';
 import { formatGroups, projectGroups } from '../../report/groups.js';

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../../io/atomic-file.js';
 import { makeDir } from '../../io/make-dir.js';
 import { writeTunePage } from '../../tune/tune-page.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
-import { inputsOrDiscovered } from '../source-flags.js';
+import { inputsOrDiscovered } from '../discovered-inputs.js';
 import { priceFlags } from '../replay-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { InputTally } from '../commands/_input-tally.js';
