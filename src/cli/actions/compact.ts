@@ -28,6 +28,7 @@ function compactOutputPaths(out: string): SinkPaths {
   };
 }
 
+/** What 'tcompact compact' does with its parsed flags; loaded only when the command runs. */
 export async function compactAction({ values, positionals }: ParsedFlags<typeof FLAGS>, io: CliIO): Promise<number> {
   const inputs = positionals;
   const dryRun = values['dry-run'];

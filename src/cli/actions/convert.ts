@@ -41,6 +41,7 @@ function errorsPathFor(out: string): string {
 const MAX_ERRORS_SHOWN = 20;
 const FLUSH_BYTES = 1 << 20;
 
+/** What 'tcompact convert' does with its parsed flags; loaded only when the command runs. */
 export async function convertAction({ values, positionals }: ParsedFlags<typeof FLAGS>, io: CliIO): Promise<number> {
   const { out, to, from } = values;
   const { inputs, label, sessions } = await inputsOrDiscovered('convert', positionals, values, io, out);

@@ -47,6 +47,7 @@ function defaultEvalStrategies(): string[] {
   return DEFAULT_EVAL_STRATEGIES.filter((name) => STRATEGIES[name] !== undefined || PRESETS[name] !== undefined);
 }
 
+/** What 'tcompact eval' does with its parsed flags; loaded only when the command runs. */
 export async function evalAction({ values, positionals }: ParsedFlags<typeof FLAGS>, io: CliIO): Promise<number> {
   const { out, compacted: compactedPath } = values;
   if (compactedPath !== undefined) refuseSourceFlags('eval', values, '--compacted');

@@ -35,6 +35,7 @@ function asTranscript(value: unknown): Transcript | undefined {
   return typeof t.id === 'string' && Array.isArray(t.messages) ? (value as Transcript) : undefined;
 }
 
+/** What 'tcompact restore' does with its parsed flags; loaded only when the command runs. */
 export async function restoreAction({ values, positionals }: ParsedFlags<typeof FLAGS>, io: CliIO): Promise<number> {
   const maxLineBytes = values['max-line-bytes'];
   const sources = await restoreSources(positionals[0]);

@@ -16,6 +16,7 @@ import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import type { FLAGS } from '../commands/run.js';
 
+/** What 'tcompact run' does with its parsed flags; loaded only when the command runs. */
 export async function runAction({ values, positionals }: ParsedFlags<typeof FLAGS>, io: CliIO): Promise<number> {
   const [llm] = llmOptionsFromFlags('run', values);
   const { config, steps } = await loadCompactConfig(

@@ -23,6 +23,7 @@ import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import type { FLAGS } from '../commands/simulate.js';
 
+/** What 'tcompact simulate' does with its parsed flags; loaded only when the command runs. */
 export async function simulateAction({ values, positionals }: ParsedFlags<typeof FLAGS>, io: CliIO): Promise<number> {
   const { out, cache } = values;
   const prices = priceFlags(values);

@@ -6,6 +6,7 @@ import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import type { FLAGS } from '../commands/sources.js';
 
+/** What 'tcompact sources' does with its parsed flags; loaded only when the command runs. */
 export async function sourcesAction({ values }: ParsedFlags<typeof FLAGS>, io: CliIO): Promise<number> {
   const { found, searched } = await discover(values, io);
   if (values.json) {

@@ -38,6 +38,7 @@ interface TranscriptStats {
   usage?: TranscriptUsage;
 }
 
+/** What 'tcompact stats' does with its parsed flags; loaded only when the command runs. */
 export async function statsAction({ values, positionals }: ParsedFlags<typeof FLAGS>, io: CliIO): Promise<number> {
   const { inputs, label, sessions } = await inputsOrDiscovered('stats', positionals, values, io);
   const { window, from } = values;

@@ -17,6 +17,7 @@ import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import type { FLAGS } from '../commands/tune.js';
 
+/** What 'tcompact tune' does with its parsed flags; loaded only when the command runs. */
 export async function tuneAction({ values, positionals }: ParsedFlags<typeof FLAGS>, io: CliIO): Promise<number> {
   const { out, cache, from, workers } = values;
   const { inputs, label, sessions } = await inputsOrDiscovered('tune', positionals, values, io, out);

@@ -5,6 +5,7 @@ import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import type { FLAGS } from '../commands/view.js';
 
+/** What 'tcompact view' does with its parsed flags; loaded only when the command runs. */
 export async function viewAction({ values, positionals }: ParsedFlags<typeof FLAGS>, io: CliIO): Promise<number> {
   const masker = maskerFromFlags(values);
   const result = await writeViews({

@@ -4,6 +4,7 @@ import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import type { FLAGS } from '../commands/worker.js';
 
+/** What 'tcompact worker' does with its parsed flags; loaded only when the command runs. */
 export async function workerAction({ values }: ParsedFlags<typeof FLAGS>, io: CliIO): Promise<number> {
   const { queue, threads } = values;
   const concurrency = values.concurrency ?? threads * IN_FLIGHT_PER_WORKER;

@@ -5,6 +5,7 @@ import { text } from '../flag-values.js';
 import { booleanFlag, valueFlag } from '../flags.js';
 import { READ_FLAGS } from '../input-flags.js';
 import { SECRET_FLAGS } from '../secret-flags.js';
+
 export const FLAGS = {
   out: valueFlag({ valueName: 'FILE.jsonl', description: 'the compacted archive (required unless --dry-run)', parse: text }),
   ...COMPACTION_FLAGS,

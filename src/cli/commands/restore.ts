@@ -3,6 +3,7 @@ import { defineCommand } from '../command.js';
 import { text } from '../flag-values.js';
 import { valueFlag } from '../flags.js';
 import { READ_FLAGS } from '../input-flags.js';
+
 export const FLAGS = {
   out: valueFlag({
     valueName: 'FILE',

@@ -5,6 +5,7 @@ import { booleanFlag, valueFlag } from '../flags.js';
 import { INPUT_FLAGS } from '../input-flags.js';
 import { SOURCE_FLAGS } from '../source-flags.js';
 import { SECRET_FLAGS } from '../secret-flags.js';
+
 export const FLAGS = {
   json: booleanFlag({ description: 'print JSON instead of the table' }),
   html: valueFlag({ valueName: 'FILE', description: 'also write a self-contained page with charts: tokens per category, window tiers', parse: text }),
