@@ -1,15 +1,14 @@
 import { type ErrorCode, TcompactError, errorInfoOf, isSystemError } from '../errors.js';
 import type { CliIO, Command } from './command.js';
 import { EXIT } from './exit-codes.js';
-import { COMMANDS } from './commands.js';
 import { maskedIO } from './secret-flags.js';
 import { withStoreSnapshots } from '../sqlite/snapshot-scope.js';
 
 const VERSION = '0.1.0';
 
-function usage(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+function usage(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return [
     'tcompact: compact archives of LLM-agent transcripts',
     '',
@@ -28,17 +27,19 @@ function usage(): string {
 /** Runs the CLI and returns the exit code; never calls process.exit itself. */
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout.write(`${usage()}\n`);
-    return name === undefined ? EXIT.USAGE : EXIT.OK;
-  }
   if (name === '--version' || name === '-v') {
     io.stdout.write(`${VERSION}\n`);
     return EXIT.OK;
   }
+  // Loaded here so that --version loads no command; each command loads what it runs when it runs (see defineCommand).
+  const { COMMANDS } = await import('./commands.js');
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(`${usage(COMMANDS)}\n`);
+    return name === undefined ? EXIT.USAGE : EXIT.OK;
+  }
   const command: Command | undefined = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    io.stderr.write(`tcompact: unknown command "${name}"\n\n${usage()}\n`);
+    io.stderr.write(`tcompact: unknown command "${name}"\n\n${usage(COMMANDS)}\n`);
     return EXIT.USAGE;
   }
   if (rest.includes('--help') || rest.includes('-h')) {

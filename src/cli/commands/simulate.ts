@@ -1,33 +1,15 @@
-import { join } from 'node:path';
-import { TcompactError, writeError } from '../../errors.js';
 import { DEFAULT_POLICIES, POLICIES } from '../../replay/policies/built-in.js';
-import { tailFlagOverrides } from '../config-file.js';
 import { DEFAULT_PRICES } from '../../replay/billing/prices.js';
 import { DEFAULT_CALL_GAP_SECONDS } from '../../provider/cache-rules.js';
-import { renderSimulation } from '../../replay/render-simulate.js';
-import { Simulation } from '../../replay/simulation.js';
-import { readInputs } from '../../formats/read-inputs.js';
-import type { InputItem } from '../../formats/types.js';
-import type { Transcript } from '../../model/transcript.js';
-import { archiveTokenScale } from '../../replay/billing/token-ratio.js';
-import { writeFileAtomic } from '../../io/atomic-file.js';
-import { makeDir } from '../../io/make-dir.js';
-import { writeSimulatePage } from '../../replay/simulate-page.js';
-import { type Unreplayable, renderUnreplayable, unreplayableReason } from '../../replay/unreplayable.js';
-import { getTokenizer } from '../../tokens/tokenizer.js';
 import { defineCommand } from '../command.js';
-import { SOURCE_FLAGS, inputsOrDiscovered } from '../source-flags.js';
+import { SOURCE_FLAGS } from '../source-flags.js';
 import { TAIL_FLAGS } from '../compaction-flags.js';
 import { integer, nonNegative, text } from '../flag-values.js';
 import { booleanFlag, listFlag, valueFlag } from '../flags.js';
 import { INPUT_FLAGS } from '../input-flags.js';
-import { REPLAY_FLAGS, priceFlags } from '../replay-flags.js';
-import { EXIT } from '../exit-codes.js';
-import { createLlmSession } from '../../llm/session.js';
-import { LLM_FLAGS, llmOptionsFromFlags } from '../llm-flags.js';
-import { InputTally } from './_input-tally.js';
-import { createStatusLine } from '../../report/progress.js';
-import { SECRET_FLAGS, maskedLine, maskerFromFlags } from '../secret-flags.js';
+import { REPLAY_FLAGS } from '../replay-flags.js';
+import { LLM_FLAGS } from '../llm-flags.js';
+import { SECRET_FLAGS } from '../secret-flags.js';
 
 /** The LLM steps' flags, worded for the replay: its model's calls, not the replayed agent's (--price-in/--price-out). */
 const LLM_STEP_FLAGS = {
@@ -61,7 +43,7 @@ const LLM_STEP_FLAGS = {
   focus: { ...LLM_FLAGS.focus, section: undefined, description: "summarize's focus" },
 };
 
-const FLAGS = {
+export const FLAGS = {
   out: valueFlag({ valueName: 'DIR', description: 'output directory', parse: text, required: true }),
   policy: listFlag({
     valueName: 'NAME',
@@ -138,94 +120,5 @@ ${Object.values(POLICIES)
   A policy with an LLM step (summarize@0.9, classify-tangents+checkpoint@0.9) needs --model; with it, auto's
   summarizer is summarize.`,
   flags: FLAGS,
-  async run({ values, positionals }, io) {
-    const { out, cache } = values;
-    const prices = priceFlags(values);
-    const tokenizer = getTokenizer(values.tokenizer);
-    // --price-in and --price-out price the replayed agent's calls here, not the LLM steps' model.
-    // --batch prices the LLM steps' calls; the replay cannot wait for batches, so they are asked online.
-    const batchFlag = (['batch', 'price-batch-in', 'price-batch-out'] as const).find((f) => values[f] !== undefined && values[f] !== false);
-    if (batchFlag && values.model === undefined)
-      throw new TcompactError('E_USAGE', `simulate: --${batchFlag} needs --model NAME (only the LLM steps' calls have a batch price)`);
-    if (!values.batch && (values['price-batch-in'] !== undefined || values['price-batch-out'] !== undefined))
-      throw new TcompactError('E_USAGE', 'simulate: --price-batch-in and --price-batch-out need --batch');
-    const batch = values.batch ? { in: values['price-batch-in'], out: values['price-batch-out'] } : undefined;
-    // The prices above are the replayed agent's, not the LLM steps' model's.
-    const [llmOptions] = llmOptionsFromFlags('simulate', {
-      ...values,
-      'price-in': undefined,
-      'price-out': undefined,
-      batch: undefined,
-      'price-batch-in': undefined,
-      'price-batch-out': undefined,
-    });
-    const maxLineBytes = values['max-line-bytes'];
-    const { inputs, label, sessions } = await inputsOrDiscovered('simulate', positionals, values, io, out);
-    // A first pass for the archive's token scale, which stands in for a transcript with too few clean intervals.
-    const tokenScaleFallback =
-      values['token-ratio'] === 'recorded'
-        ? await archiveTokenScale(transcriptsIn(readInputs(inputs, { maxLineBytes, from: values.from, sessions })), tokenizer)
-        : undefined;
-    const llm = llmOptions === undefined ? undefined : await createLlmSession(llmOptions);
-    const simulation = new Simulation({
-      policies: values.policy,
-      window: values.window,
-      tokenizer,
-      prices,
-      ...(values.prices ? { modelPrices: values.prices } : {}),
-      cache,
-      callGapSeconds: values['call-gap'],
-      cooldown: values.cooldown,
-      maxAttempts: values['max-attempts'],
-      basePrompt: values['base-prompt'],
-      tokenRatio: values['token-ratio'],
-      ...(tokenScaleFallback ? { tokenScaleFallback } : {}),
-      llm,
-      ...(batch ? { batch } : {}),
-      focus: values.focus,
-      tail: tailFlagOverrides(values),
-    });
-    const tally = new InputTally(io);
-    const unreplayable: Unreplayable[] = [];
-    const status = createStatusLine(io.stderr);
-    try {
-      for await (const item of readInputs(inputs, { maxLineBytes, from: values.from, sessions })) {
-        if (!tally.accept(item)) continue;
-        const reason = unreplayableReason(item.transcript);
-        if (reason !== undefined) {
-          io.stderr.write(`simulate: ${item.transcript.id} (${item.file}) has no messages to replay: ${reason}\n`);
-          unreplayable.push({ id: item.transcript.id, file: item.file, reason });
-          continue;
-        }
-        await simulation.add(item.transcript, item);
-        status.set(`simulate: ${tally.transcripts} transcripts replayed`);
-      }
-    } finally {
-      status.stop();
-      await llm?.close();
-    }
-    const masker = maskerFromFlags(values);
-    const report = masker.value(simulation.report());
-    const markdown = renderSimulation(report) + renderUnreplayable(unreplayable);
-    try {
-      await makeDir(out);
-      await writeFileAtomic(join(out, 'simulate.json'), [
-        `${JSON.stringify({ tool: 'tcompact simulate', inputs: label, ...report, ...(unreplayable.length > 0 ? { unreplayable } : {}), errors: tally.errors, skipped: tally.skipped, secretsMasked: masker.counts }, null, 2)}\n`,
-      ]);
-      await writeFileAtomic(join(out, 'simulate.md'), [markdown]);
-    } catch (err) {
-      throw writeError(err, out);
-    }
-    await writeSimulatePage(out, { inputs: label, ...report });
-    io.stdout.write(markdown);
-    io.stdout.write(maskedLine(masker));
-    io.stdout.write(
-      `\nWrote ${join(out, 'simulate.json')}, simulate.md and simulate.html (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
-    );
-    return tally.nothingYielded('simulate', label) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
-  },
+  run: async (args, io) => (await import('../actions/simulate.js')).simulateAction(args, io),
 });
-
-async function* transcriptsIn(items: AsyncIterable<InputItem>): AsyncIterable<Transcript> {
-  for await (const item of items) if (item.kind === 'transcript') yield item.transcript;
-}

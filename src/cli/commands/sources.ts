@@ -1,12 +1,9 @@
 import { TcompactError } from '../../errors.js';
-import { renderSources } from '../../report/render-sources.js';
-import { currentEnvironment } from '../agent-environment.js';
 import { defineCommand } from '../command.js';
-import { EXIT } from '../exit-codes.js';
 import { booleanFlag } from '../flags.js';
-import { SOURCE_FLAGS, discover } from '../source-flags.js';
+import { SOURCE_FLAGS } from '../source-flags.js';
 
-const FLAGS = {
+export const FLAGS = {
   json: booleanFlag({ description: 'print JSON instead of the table' }),
   ...SOURCE_FLAGS,
 };
@@ -23,15 +20,5 @@ Commands given no input (stats) read these sessions. Nothing is written.`,
   positionals: (positionals) => {
     if (positionals.length > 0) throw new TcompactError('E_USAGE', `sources: takes no input, got "${positionals[0]}" (see 'tcompact sources --help')`);
   },
-  async run({ values }, io) {
-    const { found, searched } = await discover(values, io);
-    if (values.json) {
-      io.stdout.write(
-        `${JSON.stringify({ sources: found, searched: searched.map((l) => ({ agent: l.agent, kind: l.kind, folder: l.dir, origin: l.origin })) }, null, 2)}\n`,
-      );
-    } else {
-      for (const line of renderSources(found, searched, (io.environment ?? currentEnvironment()).home)) io.stdout.write(`${line}\n`);
-    }
-    return EXIT.OK;
-  },
+  run: async (args, io) => (await import('../actions/sources.js')).sourcesAction(args, io),
 });

@@ -1,14 +1,12 @@
 import { TcompactError } from '../../errors.js';
 import { VIEW_DIR } from '../../report/html/transcript-pages.js';
 import { LARGEST_KEPT } from '../../report/transcript-spread.js';
-import { writeViews } from '../../view/write-views.js';
 import { defineCommand } from '../command.js';
-import { EXIT } from '../exit-codes.js';
 import { text } from '../flag-values.js';
 import { listFlag, valueFlag } from '../flags.js';
-import { SECRET_FLAGS, maskedLine, maskerFromFlags } from '../secret-flags.js';
+import { SECRET_FLAGS } from '../secret-flags.js';
 
-const FLAGS = {
+export const FLAGS = {
   id: listFlag({
     valueName: 'ID',
     description: 'a transcript to show (repeatable)',
@@ -38,24 +36,5 @@ run's report.html again, its table of the largest transcripts linking to their p
   },
   epilogue:
     'Exit codes: 0 ok, 1 some transcript was not found or could not be restored (the others are written), 2 usage error, 74 a\nfile could not be read or written (E_IO).',
-  async run({ values, positionals }, io) {
-    const masker = maskerFromFlags(values);
-    const result = await writeViews({
-      masker,
-      runDir: positionals[0],
-      ...(values.id && { ids: values.id }),
-      ...(values.eval !== undefined && { evalDir: values.eval }),
-      ...(values.out !== undefined && { outDir: values.out }),
-    });
-    const shown = (line: string): string => masker.text(line);
-    for (const id of result.missing) io.stderr.write(shown(`view: transcript "${id}" is not in ${positionals[0]}/transcripts.jsonl\n`));
-    for (const f of result.failed) io.stderr.write(shown(`view: ${f.code}: ${f.message}\n`));
-    for (const id of result.repeated) io.stderr.write(shown(`view: transcript "${id}" is on several lines; its page shows the first\n`));
-    io.stdout.write(maskedLine(masker));
-    io.stdout.write(
-      `view: ${result.pages.length} page${result.pages.length === 1 ? '' : 's'} in ${result.outDir}` +
-        `${result.runPage === undefined ? '' : `; ${result.runPage} links to them`}\n`,
-    );
-    return result.missing.length + result.failed.length > 0 ? EXIT.INPUT_ERRORS : EXIT.OK;
-  },
+  run: async (args, io) => (await import('../actions/view.js')).viewAction(args, io),
 });
