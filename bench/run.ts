@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { checkpointSpansBench } from './checkpoint-spans.js';
 import { distributedBench } from './distributed.js';
 import { endToEndBench } from './end-to-end.js';
 import { frontierBench } from './frontier.js';
@@ -29,6 +30,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   htmlReportBench,
   distributedBench,
   frontierBench,
+  checkpointSpansBench,
 ];
 const ORDER = BENCHMARKS.map((b) => b.name);
 
