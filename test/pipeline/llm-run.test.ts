@@ -6,7 +6,7 @@ import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
 import { SIDE_STORE_HEADER, SIDE_STORE_VERSION, SideStore, parseRefLine } from '../../src/refs/ref-file.js';
-import { type FakeServer, type RecordedRequest, deterministicSummary, startFakeOpenAI } from '../llm/fake-openai-server.js';
+import { type ChatBody, type FakeServer, type RecordedRequest, deterministicSummary, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { readJsonl, realArchiveLines, runCli, sha256, tempDir } from './helpers.js';
 
@@ -73,12 +73,40 @@ const SUMMARY_HEAD = /^\[tcompact summary of (\d+) messages?\] \(ref: ([0-9a-f]{
 const TRUNCATION = /^\[CONTEXT REDUCED - emergency truncation: \d+ messages? removed\] \(ref: ([0-9a-f]{16})\)/;
 const CONTINUATION = '\n\n---\nThis session continues from the summary above';
 
-/** The summaries the server sent in 200 answers (the fake server's answer is a function of the request). */
-const summariesSent = (requests: RecordedRequest[]) => requests.filter((r) => r.fault === 'ok').map((r) => deterministicSummary(r.body));
+/** Below the model's summary, the facts of the checkpoint's lists it leaves out (summarize's skeleton, on by default). */
+const KEPT_FROM_CHECKPOINT = '\n\n## From the checkpoint (facts the summary above leaves out)\n';
 
-/** The summary message holding `summary` in `messages`, if any. */
-const summaryMessage = (messages: Message[], summary: string) =>
-  messages.find((m) => SUMMARY_HEAD.test(textOf(m)) && textOf(m).includes(`\n\n${summary}${CONTINUATION}`));
+/** The requests the server answered with a summary (its answer is a function of the request: `deterministicSummary`). */
+const summariesSent = (requests: RecordedRequest[]) => requests.filter((r) => r.fault === 'ok').map((r) => r.body);
+
+/** The lines of the checkpoint's lists a summary request carried (none when the span had nothing to list). */
+function listedLines(request: ChatBody): Set<string> {
+  const user = request.messages.find((m) => m.role === 'user')?.content ?? '';
+  const from = user.indexOf('<checkpoint>\n');
+  return from < 0 ? new Set() : new Set(user.slice(from + '<checkpoint>\n'.length, user.indexOf('\n</checkpoint>')).split('\n'));
+}
+
+/**
+ * The summary message `request` was answered for, in `messages`, if any: the header, the server's summary, then only
+ * lines of the lists that request carried, which the summary does not hold verbatim, and the continuation note.
+ */
+function summaryMessage(messages: Message[], request: ChatBody): Message | undefined {
+  const summary = `\n\n${deterministicSummary(request)}`;
+  const listed = listedLines(request);
+  return messages.find((m) => {
+    const text = textOf(m);
+    const at = text.indexOf(summary);
+    if (!SUMMARY_HEAD.test(text) || at < 0) return false;
+    let rest = text.slice(at + summary.length);
+    if (rest.startsWith(KEPT_FROM_CHECKPOINT)) {
+      const end = rest.indexOf(CONTINUATION);
+      const added = rest.slice(KEPT_FROM_CHECKPOINT.length, end).split('\n');
+      if (end < 0 || !added.every((line) => listed.has(line) && !summary.includes(line))) return false;
+      rest = rest.slice(end);
+    }
+    return rest.startsWith(CONTINUATION);
+  });
+}
 
 describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
   const dir = tempDir('llm-run');
@@ -162,6 +190,12 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
       if (!holder) continue;
       inPlace.push(holder.id);
       const text = textOf(summaryMessage(holder.messages, summary) as Message);
+      // The spotter session's span runs commands and touches files: its request carried the checkpoint's lists, and
+      // the fake summary (paths only, 8 at most) leaves some of them out, which the message adds below it.
+      if (holder.id === SPOTTER) {
+        expect(listedLines(summary).size).toBeGreaterThan(0);
+        expect(text).toContain(KEPT_FROM_CHECKPOINT);
+      }
       const [, count, ref] = SUMMARY_HEAD.exec(text) as RegExpExecArray;
       expect(text).toContain('Continue the work from there.');
       expect((JSON.parse(refs.get(ref) as string) as Message[]).length).toBe(Number(count));

@@ -60,18 +60,27 @@ const SESSION = transcript(
  * summarize keeps message 0 (the head), message 14 (the last request) and 15-26 (the tail: the searches and their
  * results, and the answer), and replaces 1-13 with its summary, whose
  * continuation note repeats the last request. So whatever the model says, the first and last requests (3 intent
- * probes) stay, and the second request, both files, both commands and both errors are kept only if the summary says them.
+ * probes) stay.
+ *
+ * The checkpoint's skeleton of messages 1-13 (summarize's default) lists both files, both commands and the one
+ * unresolved error, and not the requests or the error resolved later:
+ *   - /repo/src/parser.ts (read)                - ok after 1 failed run `npm test`
+ *   - /repo/src/lexer.ts (modified)             - FAILED `npm run lint`: Error: 2 lint problems
+ *   - unresolved: Error: 2 lint problems
+ * Each listed fact the model's summary leaves out is added below it. So both files, both commands (both failed once)
+ * and the lint error are kept whatever the model says; the second request and the resolved error "expected 3 tokens,
+ * got 4" are kept only if the summary says them.
  */
 const SECTIONS = SUMMARY_SECTIONS.map((s) => s.title);
 function summaryWith(facts: Partial<Record<(typeof SECTIONS)[number], string>>): string {
   return SECTIONS.map((s) => `## ${s}\n${facts[s] ?? 'None.'}`).join('\n\n');
 }
-/** Model A names the file it read, the command it ran and the first error. */
+/** Model A names the file it read, the command it ran and the first error: the skeleton adds the rest of its lists. */
 const SUMMARY_A = summaryWith({
   'Files and code changes': '- Read /repo/src/parser.ts',
   'Errors and fixes': '- `npm test` failed with: Error: expected 3 tokens, got 4. Fixed later.',
 });
-/** Model B names the edited file, the lint command and its error, and the second request. */
+/** Model B names the edited file, the lint command and its error, and the second request: the skeleton adds the read and `npm test`. */
 const SUMMARY_B = summaryWith({
   'Files and code changes': '- Edited /repo/src/lexer.ts',
   'Errors and fixes': '- `npm run lint` failed with: Error: 2 lint problems',
@@ -91,23 +100,25 @@ interface Score {
 }
 const t = (probes: number, retained: number): Tally => ({ probes, retained });
 
+/** A: the files, commands and lint error from its text or the skeleton, the first error from its text; not the second request. */
 const EXPECTED_A: Score = {
-  byKind: { artifact: t(2, 1), command: t(2, 1), error: t(2, 1), intent: t(4, 3), task: t(0, 0) },
-  overall: t(10, 6),
-  failedCommands: t(2, 1),
-  unresolvedErrors: t(1, 0),
+  byKind: { artifact: t(2, 2), command: t(2, 2), error: t(2, 2), intent: t(4, 3), task: t(0, 0) },
+  overall: t(10, 9),
+  failedCommands: t(2, 2),
+  unresolvedErrors: t(1, 1),
   lastRequest: t(1, 1),
 };
+/** B: the files, commands and lint error, and the second request; the resolved error is in neither its text nor the skeleton. */
 const EXPECTED_B: Score = {
-  byKind: { artifact: t(2, 1), command: t(2, 1), error: t(2, 1), intent: t(4, 4), task: t(0, 0) },
-  overall: t(10, 7),
-  failedCommands: t(2, 1),
+  byKind: { artifact: t(2, 2), command: t(2, 2), error: t(2, 1), intent: t(4, 4), task: t(0, 0) },
+  overall: t(10, 9),
+  failedCommands: t(2, 2),
   unresolvedErrors: t(1, 1),
   lastRequest: t(1, 1),
 };
 /** What each model's summary loses, as lost.jsonl names them (kind and the probe's key). */
-const LOST_A = ['artifact /repo/src/lexer.ts', 'command npm run lint', 'error Error: 2 lint problems', 'intent Go ahead and patch the lexer, then check lint'];
-const LOST_B = ['artifact /repo/src/parser.ts', 'command npm test', 'error Error: expected 3 tokens, got 4'];
+const LOST_A = ['intent Go ahead and patch the lexer, then check lint'];
+const LOST_B = ['error Error: expected 3 tokens, got 4'];
 
 let server: FakeServer;
 const env = { OPENAI_API_KEY: 'test-key' };

@@ -34,9 +34,9 @@ const SummarizeConfigSchema = z.strictObject({
   /**
    * Give the model the checkpoint's salient lists of the span (files, commands, unresolved errors, open tasks, at the
    * checkpoint's default budget) as the skeleton of its summary, and add below the summary the listed facts it left
-   * out, so the summary keeps the checkpoint's recall. @default false
+   * out, so the summary keeps the checkpoint's recall. @default true
    */
-  skeleton: z.boolean().default(false),
+  skeleton: z.boolean().default(true),
 });
 export type SummarizeConfig = z.output<typeof SummarizeConfigSchema>;
 

@@ -59,8 +59,8 @@ async function summarized(skeleton?: boolean) {
 }
 
 describe("summarize on the checkpoint's skeleton", () => {
-  it('sends the salient lists with the span and keeps every listed path, command and error in its summary', async () => {
-    const { out, summary, prompt } = await summarized(true);
+  it('by default, sends the salient lists with the span and keeps every listed path, command and error in its summary', async () => {
+    const { out, summary, prompt } = await summarized();
     expect(out.llm.outcome).toBe('summarized');
     const listed = prompt.slice(prompt.indexOf('<checkpoint>'), prompt.indexOf('</checkpoint>'));
     for (const p of PATHS) expect(listed).toContain(p);
