@@ -151,8 +151,12 @@ function withRestoreRef(before: Transcript, after: Transcript, recipeRef: string
  * `metadata.tcompact.restore`); without refs, the output as is.
  */
 export function finishCompaction(input: Transcript, output: Transcript, refs: RefSink | null): { transcript: Transcript; restore?: string } {
-  if (sameTranscript(input, output)) return { transcript: input };
+  if (sameTranscript(input, output)) {
+    refs?.leaveLayer(input);
+    return { transcript: input };
+  }
   if (!refs) return { transcript: output };
   const restore = storeRecipe(input, output, refs);
+  refs.leaveLayer(input);
   return { transcript: withRestoreRef(input, output, restore), restore };
 }

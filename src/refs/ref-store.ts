@@ -70,6 +70,18 @@ export class RefSink {
     this.current = this.layerOf(input);
   }
 
+  /**
+   * Forgets `input`'s source and layer once its compaction is finished (what it stored stays). A WeakMap entry would
+   * free them too, but only at a major GC: until then its value, the layer, keeps the whole parsed input alive through
+   * every minor GC, which then copies it and promotes it. Dropping it here lets the input die young, as it does without
+   * a side store.
+   */
+  leaveLayer(input: Transcript): void {
+    this.sources.delete(input);
+    this.layers.delete(input);
+    if (this.current?.transcript === input) this.current = undefined;
+  }
+
   private layerOf(t: Transcript): Layer {
     let layer = this.layers.get(t);
     if (!layer) {
