@@ -32,7 +32,8 @@ describe('normalizePath', () => {
   it('gives what the segment walk gives, for paths normal already and paths that are not', () => {
     const all = paths();
     expect(all.length).toBeGreaterThan(4000);
-    for (const path of all) expect([path, normalizePath(path)]).toEqual([path, walked(path)]);
+    const differing = all.filter((path) => normalizePath(path) !== walked(path));
+    expect(differing).toEqual([]);
   });
 
   it('keeps a normal path and mends the rest', () => {
