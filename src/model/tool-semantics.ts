@@ -89,8 +89,15 @@ export function describeParsedCall(name: string, parsed: Readonly<Record<string,
   return { kind: 'other' };
 }
 
+/**
+ * A path that normalizing leaves as it is: no backslash, no empty (`//`, a trailing `/`), `.` or `..` segment. Most
+ * paths are, and dedup-tools and checkpoint normalize every path of every call.
+ */
+const NEEDS_NORMALIZING = /\\|\/\/|\/$|(?:^|\/)\.\.?(?:\/|$)/;
+
 /** Normalizes a file path for comparison: separators, `.` and `..` segments, duplicate and trailing slashes. */
 export function normalizePath(path: string): string {
+  if (!NEEDS_NORMALIZING.test(path)) return path;
   const absolute = path.startsWith('/');
   const out: string[] = [];
   for (const seg of path.replace(/\\/g, '/').split('/')) {

@@ -81,16 +81,18 @@ const EXIT_CODE_RE = /\bexit(?:ed with)? code[:\s]+(-?\d+)/i;
 
 /** The exit code a tool result reports on its first or last line (`Exit code 1`, `[... exit code 1.]`), if any. */
 export function exitCodeOf(text: string): number | undefined {
-  const lines = text.trim().split('\n');
-  for (const line of [lines[0], lines[lines.length - 1]]) {
-    const m = EXIT_CODE_RE.exec(line ?? '');
+  // The two lines are cut out rather than split from the whole text: results run to megabytes.
+  const trimmed = text.trim();
+  const firstEnd = trimmed.indexOf('\n');
+  for (const line of [firstEnd < 0 ? trimmed : trimmed.slice(0, firstEnd), trimmed.slice(trimmed.lastIndexOf('\n') + 1)]) {
+    const m = EXIT_CODE_RE.exec(line);
     if (m) return Number(m[1]);
   }
   return undefined;
 }
 
-function oneLine(text: string, max: number): string {
-  const line = text.trim().replace(/\s+/g, ' ');
+/** A line cut to `max` characters, an ellipsis saying so. */
+function cut(line: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 3)}...` : line;
 }
 
@@ -100,23 +102,51 @@ function failed(messages: readonly Message[], site: CallSite): boolean {
   return code !== undefined && code !== 0;
 }
 
+/**
+ * What one call did, as the facts need it: `command` is a shell call's command with whitespace collapsed, `path` the
+ * normalized path of a call that names one. Each is read once per call, as a span has thousands.
+ */
+interface CallRead {
+  call: ToolCall;
+  action: ToolAction;
+  command?: string;
+  path?: string;
+}
+
 /** The key under which a later success resolves an earlier failure: same command, same file, or same call. */
-function targetOf(call: ToolCall, action: ToolAction): { key: string; what: string } {
+function targetKey({ call, action, command, path }: CallRead): string {
   const name = call.function.name;
   switch (action.kind) {
-    case 'shell': {
-      return { key: `shell\0${collapseWhitespace(action.command)}`, what: `\`${oneLine(action.command, 80)}\`` };
-    }
+    case 'shell':
+      return `shell\0${command}`;
     case 'read':
     case 'write':
     case 'edit':
     case 'list':
-      return { key: `${action.kind}\0${name}\0${normalizePath(action.path)}`, what: `${name} ${action.path}` };
-    default: {
-      const shown = oneLine(callCanonicalArguments(call) ?? call.function.arguments, 120);
-      return { key: `other\0${name}\0${shown}`, what: `${name}(${shown})` };
-    }
+      return `${action.kind}\0${name}\0${path}`;
+    default:
+      return `other\0${name}\0${otherShown(call)}`;
   }
+}
+
+/** How a failed call is named in the error list: `` `npm test` ``, `Edit /p/a.ts`, `get_user(...)`. */
+function targetWhat({ call, action, command }: CallRead): string {
+  const name = call.function.name;
+  switch (action.kind) {
+    case 'shell':
+      return `\`${cut(command as string, 80)}\``;
+    case 'read':
+    case 'write':
+    case 'edit':
+    case 'list':
+      return `${name} ${action.path}`;
+    default:
+      return `${name}(${otherShown(call)})`;
+  }
+}
+
+function otherShown(call: ToolCall): string {
+  return cut(collapseWhitespace(callCanonicalArguments(call) ?? call.function.arguments), 120);
 }
 
 function pushOnce(list: string[], seen: Set<string>, value: string): void {
@@ -180,8 +210,8 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
   };
   const files = new Map<string, FileFact>();
   const lastTouch = new Map<string, number>();
-  const touch = (path: string, action: FileFact['actions'][number]) => {
-    const key = normalizePath(path);
+  /** `key` is the normalized `path`. */
+  const touch = (path: string, key: string, action: FileFact['actions'][number]) => {
     let fact = files.get(key);
     if (!fact) files.set(key, (fact = { path, actions: [], reads: 0, lines: [], last: 0, unresolved: false }));
     if (!fact.actions.includes(action)) fact.actions.push(action);
@@ -192,7 +222,7 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
     const text = requestText(m);
     if (text.trim() !== '') facts.requests.push(text);
   }
-  const read = new Set<string>();
+  const readPaths = new Set<string>();
   const created = new Set<string>();
   const modified = new Set<string>();
   const touched = new Set<string>();
@@ -204,25 +234,27 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
   for (const site of callSites(messages)) {
     const action = callAction(site.call);
     const bad = failed(messages, site);
-    const target = targetOf(site.call, action);
-    const line = site.result >= 0 ? errorLine(messages[site.result] as ToolMessage) : undefined;
     const path = 'path' in action && typeof action.path === 'string' ? normalizePath(action.path) : undefined;
+    const command = action.kind === 'shell' ? collapseWhitespace(action.command) : undefined;
+    const read: CallRead = { call: site.call, action, ...(path === undefined ? {} : { path }), ...(command === undefined ? {} : { command }) };
+    const key = targetKey(read);
+    // Only a failure needs its error line.
+    const line = bad && site.result >= 0 ? errorLine(messages[site.result] as ToolMessage) : undefined;
     if (path !== undefined) lastTouch.set(path, site.seq);
     facts.calls = site.seq + 1;
     if (bad) {
       const message = line || 'no result recorded';
       const at = line ? errorLocation(contentText((messages[site.result] as ToolMessage).content), line) : undefined;
       failures.push({
-        key: target.key,
-        what: target.what,
+        key,
+        what: targetWhat(read),
         message,
         seq: site.seq,
         ...(path === undefined ? {} : { path }),
         ...(at === undefined ? {} : { at }),
       });
-    } else lastSuccess.set(target.key, site.seq);
-    if (action.kind === 'shell') {
-      const command = collapseWhitespace(action.command);
+    } else lastSuccess.set(key, site.seq);
+    if (command !== undefined) {
       if (command === '') continue;
       let fact = commands.get(command);
       if (!fact) commands.set(command, (fact = { command, runs: 0, failedRuns: 0, last: 0 }));
@@ -238,22 +270,21 @@ export function extractFacts(messages: readonly Message[]): CheckpointFacts {
     }
     if (bad) continue;
     if (action.kind === 'read') {
-      pushOnce(facts.filesRead, read, action.path);
-      touch(action.path, 'read');
-      addRange(ranges, normalizePath(action.path), rangeOf(site.call));
+      pushOnce(facts.filesRead, readPaths, action.path);
+      touch(action.path, path as string, 'read');
+      addRange(ranges, path as string, rangeOf(site.call));
+      touched.add(path as string);
     } else if (action.kind === 'write') {
-      const p = normalizePath(action.path);
-      const existed = touched.has(p);
+      const existed = touched.has(path as string);
       if (existed) pushOnce(facts.filesModified, modified, action.path);
       else pushOnce(facts.filesCreated, created, action.path);
-      touch(action.path, existed ? 'modified' : 'created');
-      touched.add(p);
+      touch(action.path, path as string, existed ? 'modified' : 'created');
+      touched.add(path as string);
     } else if (action.kind === 'edit') {
       pushOnce(facts.filesModified, modified, action.path);
-      touch(action.path, 'modified');
-      touched.add(normalizePath(action.path));
+      touch(action.path, path as string, 'modified');
+      touched.add(path as string);
     } else if (action.kind === 'todo' && action.todos.length > 0) todos = action.todos;
-    if (action.kind === 'read') touched.add(normalizePath(action.path));
   }
   facts.commands = [...commands.values()];
   for (const [key, fact] of files) {

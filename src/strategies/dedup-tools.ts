@@ -51,8 +51,12 @@ function rangedRead(args: Readonly<Record<string, unknown>>, rule: RangeRule, pa
   if (typeof rawPath !== 'string' || rawPath === '') return undefined;
   const range = readRange(args, rule);
   if (!range) return undefined;
-  const rest: Record<string, unknown> = { ...args };
-  for (const key of [rule.path, rule.start, rule.end, rule.length]) if (key !== undefined) delete rest[key];
+  // Copied key by key rather than spread and then deleted from: a deleted key turns an object into a slow dictionary.
+  // A null prototype keeps a `__proto__` argument an own key, as the spread did.
+  const rest: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(args)) {
+    if (key !== rule.path && key !== rule.start && key !== rule.end && key !== rule.length) rest[key] = args[key];
+  }
   return { path: path ?? normalizePath(rawPath), rest: canonicalJson(rest), range };
 }
 

@@ -19,6 +19,16 @@ const MaskObservationsConfigSchema = z.strictObject({
 });
 
 /**
+ * Whether `text` takes more than `bytes` bytes in UTF-8, counted only when its length does not say: a UTF-16 unit
+ * takes one to three bytes. Most results are far from the threshold, and this runs on every result of every transcript.
+ */
+function longerThan(text: string, bytes: number): boolean {
+  if (text.length > bytes) return true;
+  if (text.length * 3 <= bytes) return false;
+  return Buffer.byteLength(text, 'utf8') > bytes;
+}
+
+/**
  * Observation masking (micro-compaction): old, large tool results become `[Previous: used {tool}] (ref: ...)`, the
  * original content kept in the side store under that ref; a failed result keeps its error line
  * (`[Previous: used Bash] failed: {line}`). The call stays, so the model still sees what it did.
@@ -43,8 +53,7 @@ export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
       const tool = toolNameOf(calls, m);
       if (exempt.has(tool)) continue;
       const text = contentText(m.content);
-      const bytes = Buffer.byteLength(text, 'utf8');
-      if (bytes <= config.minBytes || isCompactedResult(text)) continue;
+      if (!longerThan(text, config.minBytes) || isCompactedResult(text)) continue;
       // The placeholder names the original's ref; it is stored only if the placeholder is taken.
       const original = ctx.refs?.contentRef(m);
       const ref = original?.ref;
@@ -54,7 +63,7 @@ export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
       out ??= messages.slice();
       out[i] = next;
       masked++;
-      bytesMasked += bytes;
+      bytesMasked += Buffer.byteLength(text, 'utf8');
     }
     return {
       transcript: out ? withMessages(transcript, out) : transcript,

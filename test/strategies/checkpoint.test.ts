@@ -174,5 +174,9 @@ describe('checkpoint', () => {
     expect(exitCodeOf('Exit code 1\nboom')).toBe(1);
     expect(exitCodeOf('output\n[The command completed with exit code 0.]')).toBe(0);
     expect(exitCodeOf('a\nthe docs say exit code 3 means x\nb')).toBeUndefined();
+    expect(exitCodeOf('\n  Exit code 2  \n')).toBe(2);
+    expect(exitCodeOf('out\nmore\nExit code 4\n\n')).toBe(4);
+    expect(exitCodeOf('  one line, exit code 5')).toBe(5);
+    expect(exitCodeOf('')).toBeUndefined();
   });
 });

@@ -77,6 +77,22 @@ describe('mask-observations', () => {
     expect(r.details).toEqual({ resultsMasked: 1, bytesMasked: 1000 });
   });
 
+  it('masks exactly the results over minBytes, at the threshold and around it', () => {
+    const texts = ['a'.repeat(800), 'a'.repeat(801), '€'.repeat(266), '€'.repeat(267), '😀'.repeat(200), '😀'.repeat(201)];
+    const ids = texts.map((_, i) => `c${i}`);
+    const t = transcript([
+      user('go'),
+      assistant(null, { tool_calls: ids.map((id) => call(id, 'Read')) }),
+      ...texts.map((text, i) => result(ids[i], text)),
+      user('next'),
+    ]);
+    const r = run(maskObservations, t, { ...LAST_TURN_MASK, keepResults: 0 });
+    const maskedAt = texts.map((_, i) => r.transcript.messages[2 + i] !== t.messages[2 + i]);
+    // 800 / 801 bytes, 798 / 801 bytes (3 per character), 800 / 804 bytes (4 per surrogate pair)
+    expect(maskedAt).toEqual([false, true, false, true, false, true]);
+    expect(r.details).toEqual({ resultsMasked: 3, bytesMasked: 801 + 801 + 804 });
+  });
+
   it('omits the ref without a side store', () => {
     const r = run(maskObservations, session(), { ...LAST_TURN_MASK, keepResults: 2 }, makeContext({ refs: false }));
     expect(r.transcript.messages[2]).toEqual(result('r1', '[Previous: used Read]'));
