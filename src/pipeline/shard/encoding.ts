@@ -6,9 +6,12 @@ interface SectionTexts {
   refs: string;
 }
 
-/** The sections to encode: the refs section may hold bytes already encoded (input lines the side store keeps). */
+/**
+ * The sections to encode: the transcripts section may come as each transcript's bytes, encoded as it was written, and
+ * the refs section may hold bytes already encoded (input lines the side store keeps).
+ */
 interface SectionParts {
-  transcripts: string;
+  transcripts: string | readonly Uint8Array[];
   errors: string;
   refs: string | readonly (string | Uint8Array)[];
 }
@@ -21,25 +24,32 @@ const byteLength = (chunks: readonly (string | Uint8Array)[]): number =>
  * transferred), writing each string straight into it.
  */
 export function encodeShardOutput(texts: SectionParts, report: ShardReport, handedOn?: HandedOnTranscript[]): ShardOutput {
+  const transcripts = typeof texts.transcripts === 'string' ? [texts.transcripts] : texts.transcripts;
   const refs = typeof texts.refs === 'string' ? [texts.refs] : texts.refs;
   const sizes: SectionSizes = {
-    transcripts: Buffer.byteLength(texts.transcripts, 'utf8'),
+    transcripts: byteLength(transcripts),
     errors: Buffer.byteLength(texts.errors, 'utf8'),
     refs: byteLength(refs),
   };
   const body = Buffer.allocUnsafeSlow(sizes.transcripts + sizes.errors + sizes.refs);
-  let at = body.write(texts.transcripts, 0, 'utf8');
+  let at = writeChunks(body, 0, transcripts);
   at += body.write(texts.errors, at, 'utf8');
-  for (const chunk of refs) {
+  writeChunks(body, at, refs);
+  const output: ShardOutput = { body, sizes, report };
+  if (handedOn && handedOn.length > 0) output.handedOn = handedOn;
+  return output;
+}
+
+/** Writes `chunks` into `body` from `at`, strings as UTF-8; returns the offset after them. */
+function writeChunks(body: Buffer, at: number, chunks: readonly (string | Uint8Array)[]): number {
+  for (const chunk of chunks) {
     if (typeof chunk === 'string') at += body.write(chunk, at, 'utf8');
     else {
       body.set(chunk, at);
       at += chunk.byteLength;
     }
   }
-  const output: ShardOutput = { body, sizes, report };
-  if (handedOn && handedOn.length > 0) output.handedOn = handedOn;
-  return output;
+  return at;
 }
 
 /** Views (no copies) of the three sections of a body. */

@@ -4,6 +4,8 @@ import { RefSink } from '../../refs/ref-store.js';
 import type { HandedOnTranscript, ShardCounts, ShardOutput, TranscriptReport } from './types.js';
 import { encodeShardOutput } from './encoding.js';
 
+const NEWLINE = Buffer.from('\n');
+
 export function emptyCounts(): ShardCounts {
   return {
     lines: { read: 0, ok: 0, failed: 0, skipped: 0 },
@@ -27,7 +29,11 @@ export function bump(into: Record<string, number>, key: string, n = 1): void {
 export class ShardBuilder {
   /** Where the shard's strategies put replaced content; its insertion order is the order of first appearance. */
   readonly refs = new RefSink();
-  private readonly transcripts: string[] = [];
+  /**
+   * Each transcript's line as UTF-8 bytes, outside V8's heap: held as strings until the shard ends, they outlived the
+   * young generation and were copied, promoted and then collected by a full collection, a byte of GC work per byte out.
+   */
+  private readonly transcripts: Uint8Array[] = [];
   private readonly errors: string[] = [];
   private readonly reports: TranscriptReport[] = [];
   private readonly handedOn: HandedOnTranscript[] = [];
@@ -39,8 +45,9 @@ export class ShardBuilder {
     this.counts = { ...emptyCounts(), lines, errorsByCode, skippedByReason, bytes };
   }
 
+  /** `json`: the transcript's line without `\n`, as text or as its UTF-8 bytes (an unchanged input line's own). */
   addTranscript(
-    json: string,
+    json: string | Uint8Array,
     report: TranscriptReport,
     lines: number,
     format: string,
@@ -49,7 +56,7 @@ export class ShardBuilder {
     resumeAt?: number,
   ): void {
     if (resumeAt !== undefined) this.handedOn.push({ index: this.reports.length, resumeAt });
-    this.transcripts.push(json, '\n');
+    this.transcripts.push(typeof json === 'string' ? Buffer.from(json, 'utf8') : json, NEWLINE);
     this.reports.push(report);
     this.tally.ok(lines);
     bump(this.counts.formats, format);
@@ -68,7 +75,7 @@ export class ShardBuilder {
   }
 
   finish(): ShardOutput {
-    const texts = { transcripts: this.transcripts.join(''), errors: this.errors.join(''), refs: this.refs.chunks() };
+    const texts = { transcripts: this.transcripts, errors: this.errors.join(''), refs: this.refs.chunks() };
     return encodeShardOutput(texts, { counts: this.counts, transcripts: this.reports }, this.handedOn);
   }
 }

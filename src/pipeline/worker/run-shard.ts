@@ -62,6 +62,6 @@ function addItem(builder: ShardBuilder, item: InputItem, job: Job, format: strin
     return;
   }
   const report = { ...compacted.report, file: item.file, line: item.line };
-  const json = compacted.unchanged && item.source !== undefined ? item.source : compacted.json;
+  const json = compacted.unchanged ? (item.sourceBytes ?? item.source ?? compacted.json) : compacted.json;
   builder.addTranscript(json, report, item.lines, format, item.warnings.length, item.repairs, compacted.resumeAt);
 }

@@ -41,21 +41,34 @@ export function compactInWorker(job: Job, transcript: Transcript, refs: RefSink)
 
 function compacted(input: Transcript, run: RunResult): Compacted {
   const project = transcriptProject(input);
-  return {
-    get json() {
-      return JSON.stringify(run.transcript);
-    },
-    unchanged: run.transcript === input,
-    report: {
-      id: input.id,
-      ...(project === undefined ? {} : { project }),
-      messagesBefore: input.messages.length,
-      messagesAfter: run.transcript.messages.length,
-      tokensBefore: run.tokensBefore,
-      tokensAfter: run.tokensAfter,
-      before: run.before,
-      after: run.after,
-      steps: run.steps,
-    },
-  };
+  return new CompactedTranscript(run, run.transcript === input, {
+    id: input.id,
+    ...(project === undefined ? {} : { project }),
+    messagesBefore: input.messages.length,
+    messagesAfter: run.transcript.messages.length,
+    tokensBefore: run.tokensBefore,
+    tokensAfter: run.tokensAfter,
+    before: run.before,
+    after: run.after,
+    steps: run.steps,
+  });
+}
+
+/**
+ * A class, not an object literal with a getter: each literal's getter is a new closure that V8 keeps in the object's
+ * map, which lives in the old generation, so every transcript it closed over survived the young generation's
+ * collections and was promoted whole (more than a byte promoted per input byte) until the next full collection.
+ */
+class CompactedTranscript implements Compacted {
+  declare resumeAt?: number;
+
+  constructor(
+    private readonly run: RunResult,
+    public unchanged: boolean,
+    public report: Compacted['report'],
+  ) {}
+
+  get json(): string {
+    return JSON.stringify(this.run.transcript);
+  }
 }
