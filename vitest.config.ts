@@ -3,15 +3,21 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that start child processes, worker pools or Redis take the longest: they start first, whatever the cache
- * of past durations says (a fresh clone has none), so the run does not end waiting on one of them alone.
+ * The files that take the longest (those that start child processes, worker pools or Redis, and the runtimes' agent
+ * loops over whole sessions) start first, whatever the cache of past durations says (a fresh clone has none), so the
+ * run does not end waiting on one of them alone.
  */
 const LONG_FIRST = [
   'test/pipeline/executors/queue/distributed-run.test.ts',
   'test/tune/exports.test.ts',
+  'test/cli/sources.test.ts',
+  'test/adapters/langchain.test.ts',
   'test/pipeline/batch-run.test.ts',
   'test/report/html-pages.test.ts',
   'test/reliability/disk-full.test.ts',
+  'test/adapters/ai-sdk.test.ts',
+  'test/adapters/anthropic.test.ts',
+  'test/reliability/worker-faults.test.ts',
   'test/reliability/interrupt-resume.test.ts',
   'test/reliability/determinism.test.ts',
   'test/cli/eval-simulate-tune.test.ts',

@@ -25,7 +25,7 @@ import {
   replayOf,
   resultsOf,
   sameRefs,
-  sameRefsJson,
+  expectSameJson,
   writeConfig,
 } from './session-loop.js';
 
@@ -146,7 +146,7 @@ describe('tcompact/anthropic: tcompactAnthropic before each messages.create', ()
         const ours = await replayOf(t, config, options.window);
         expect(sent.length, t.id).toBe(ours.prompts.length);
         ours.prompts.forEach((prompt, call) => {
-          expect(sameRefsJson(sent[call]), `${t.id}, call ${call}`).toEqual(sameRefsJson(toAnthropic(inCallOrder(prompt))));
+          expectSameJson(sent[call], toAnthropic(inCallOrder(prompt)), `${t.id}, call ${call}`);
         });
         expect(costOfPrompts(t, ours.prompts)).toEqual(costOfReplay(ours.stats));
         expect(

@@ -27,7 +27,7 @@ import {
   replayOf,
   resultsOf,
   sameRefs,
-  sameRefsJson,
+  expectSameJson,
   toolNames,
   writeConfig,
 } from './session-loop.js';
@@ -192,7 +192,7 @@ describe('tcompact/langchain: tcompactMiddleware in a createAgent loop', () => {
         const ours = await replayOf(t, config, options.window);
         expect(prompts.length, t.id).toBe(ours.prompts.length);
         ours.prompts.forEach((prompt, call) => {
-          expect(sameRefsJson(prompts[call].map(shape)), `${t.id}, call ${call}`).toEqual(sameRefsJson(toLangChain(inCallOrder(prompt)).map(shape)));
+          expectSameJson(prompts[call].map(shape), toLangChain(inCallOrder(prompt)).map(shape), `${t.id}, call ${call}`);
         });
         expect(costOfPrompts(t, ours.prompts)).toEqual(costOfReplay(ours.stats));
         expect(

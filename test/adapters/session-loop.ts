@@ -4,6 +4,7 @@
  * states, and the same cache rules pricing the prompts a runtime sent.
  */
 import { writeFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { join } from 'node:path';
 import { readInputs } from '../../src/formats/read-inputs.js';
 import { type Message, type ToolMessage, isAssistant, isTool } from '../../src/model/message.js';
@@ -18,7 +19,9 @@ import { resolvePolicy } from '../../src/replay/policies/resolve.js';
 import { type ReplayStats, replay, replayed } from '../../src/replay/replay.js';
 import { countMessage, totalOf } from '../../src/tokens/breakdown.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
+import { claudeCodeWithLongSessionHead } from '../helpers/long-session.js';
 import { ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { policyEnv } from '../helpers/policy-env.js';
 
 export const CLAUDE_CODE = join(ROOT, 'datasets/bundled/claude-code');
@@ -63,11 +66,27 @@ export async function bundledSessions(inputs: readonly string[] = [CLAUDE_CODE])
   return out.filter((t) => t.messages.some(isAssistant));
 }
 
-/** The sessions the loops run: the bundled ones, and the fixtures with the shapes they lack. */
+/**
+ * The long session's first lines that the loops run: past its compaction and past the edits loop's 60,000-token window
+ * (see test/tune/exports.test.ts). Its whole 2,385 lines cost about half of each loop file's time: every call's prompt is
+ * compared whole, so the cost grows with the square of its length, and the calls after these show no new shape.
+ */
+const LONG_SESSION_LINES = 1_600;
+
+/**
+ * The sessions the loops run: the bundled ones (the long one cut short, as Claude Code leaves it part way through), and
+ * the fixtures with the shapes they lack.
+ */
 export const loopSessions = async () =>
-  (await bundledSessions([CLAUDE_CODE, FIXTURE('is-error-false'), FIXTURE('thinking-blocks'), FIXTURE('fork'), FIXTURE('empty-thinking')])).map(
-    withoutInterruptedRequests,
-  );
+  (
+    await bundledSessions([
+      claudeCodeWithLongSessionHead(tempDir('loop-sessions'), LONG_SESSION_LINES),
+      FIXTURE('is-error-false'),
+      FIXTURE('thinking-blocks'),
+      FIXTURE('fork'),
+      FIXTURE('empty-thinking'),
+    ])
+  ).map(withoutInterruptedRequests);
 
 /**
  * The session as an agent loop runs it: a request the user interrupted (which the replay bills from the record) is
@@ -202,23 +221,30 @@ export function costOfPrompts(
   const cache = new PromptCache(RULES);
   const times = callTimes(t);
   const interned = new Map<string, Message>();
+  // A prompt repeats most of the one before: each message is serialized and counted once, not once per prompt.
+  const tokens = new Map<Message, number>();
   const intern = (m: Message) => {
-    const key = JSON.stringify(m);
+    const key = jsonOf(m);
     let known = interned.get(key);
     if (!known) interned.set(key, (known = m));
     return known;
+  };
+  const tokensOf = (m: Message) => {
+    let n = tokens.get(m);
+    if (n === undefined) tokens.set(m, (n = totalOf(countMessage(m, tok))));
+    return n;
   };
   const bill = { input: 0, cachedRead: 0, cacheWrites: 0, output: 0 };
   prompts.forEach((prompt, call) => {
     const messages = prompt.map(intern);
     const billed = cache.call({
       messages,
-      tokensOf: (i) => totalOf(countMessage(messages[i], tok)),
+      tokensOf: (i) => tokensOf(messages[i]),
       blocksOf: (i) => contentBlocks(messages[i]),
       baseTokens: 0,
       atMs: times[call],
     });
-    bill.input += messages.reduce((n, m) => n + totalOf(countMessage(m, tok)), 0);
+    bill.input += messages.reduce((n, m) => n + tokensOf(m), 0);
     bill.cachedRead += billed.read;
     bill.cacheWrites += billed.written;
   });
@@ -237,13 +263,37 @@ export function costOfReplay(stats: ReplayStats): { withCache: number; input: nu
 const REF = /\(ref: [0-9a-f]{16}\)/g;
 const SAME_REF = '(ref: 0000000000000000)';
 
+/** A message's JSON, made once per message object: the prompts of a session share their messages. */
+const jsons = new WeakMap<Message, string>();
+function jsonOf(m: Message): string {
+  let json = jsons.get(m);
+  if (json === undefined) jsons.set(m, (json = JSON.stringify(m)));
+  return json;
+}
+
+const withSameRefs = new WeakMap<Message, Message>();
+
 /**
  * The prompt with every ref named alike: a ref is the hash of what a strategy removed, and the session file's messages
  * carry fields (timestamps, usage, model) that no runtime holds, so the same removal hashes differently on each side.
  */
 export function sameRefs(prompt: readonly Message[]): Message[] {
-  return prompt.map((m) => (REF.test(JSON.stringify(m)) ? (JSON.parse(JSON.stringify(m).replace(REF, SAME_REF)) as Message) : m));
+  return prompt.map((m) => {
+    let same = withSameRefs.get(m);
+    if (same === undefined) {
+      const json = jsonOf(m);
+      same = json.includes('(ref: ') ? (JSON.parse(json.replace(REF, SAME_REF)) as Message) : m;
+      withSameRefs.set(m, same);
+    }
+    return same;
+  });
 }
 
-/** ModelMessages (or any runtime's JSON) with every ref named alike. */
-export const sameRefsJson = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(REF, SAME_REF)) as T;
+/**
+ * Two prompts (ModelMessages or any runtime's JSON) are equal with every ref named alike. The deep comparison runs only
+ * where their JSON texts differ, to report the difference: every call of every session compares a whole prompt.
+ */
+export function expectSameJson(actual: unknown, expected: unknown, message: string): void {
+  const [a, b] = [actual, expected].map((v) => JSON.stringify(v).replace(REF, SAME_REF));
+  if (a !== b) expect(JSON.parse(a), message).toEqual(JSON.parse(b));
+}

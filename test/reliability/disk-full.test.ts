@@ -101,7 +101,7 @@ describe('a disk that fills up mid-run (RELIABILITY 20)', () => {
     expectJournalConsistent(out);
 
     makeRoom();
-    const resumed = await runCli([...args(out), '--resume']);
+    const resumed = await runMain([...args(out), '--resume']);
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(1);
     expect(outputDigest(out)).toEqual(expected);
