@@ -26,6 +26,8 @@ export interface PolicyTotals extends Omit<PolicyRun, 'frontier'> {
   regret?: Regret;
   /** `optimal@R`: its plan over the transcripts, and the bound at its floor. */
   frontier?: FrontierTotals;
+  /** The least hindsight recall of one transcript (1 for one it never edited with a fact needed again). */
+  lowestRecall: number;
 }
 
 /**
@@ -41,6 +43,12 @@ export interface FrontierTotals {
   feasible: number;
   inputCost: number;
   bound: number;
+  /**
+   * The transcripts' own bounds summed: no setting whose edits keep R of the facts needed again in every transcript,
+   * with no more calls over the window, costs less. At least `bound`: holding each transcript to R asks more than
+   * holding the archive to it, and each transcript's bound is the least of its edit kinds' own (see frontier.ts).
+   */
+  eachBound: number;
 }
 
 /**
@@ -160,11 +168,14 @@ export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' 
   const totals = policies.map((p) => {
     const run = emptyRunTotal();
     let stuck = 0;
+    let lowestRecall = 1;
     for (const t of perTranscript) {
       addInto(run, t.policies[p.name], RUN_MERGE);
       if (t.policies[p.name].stuck) stuck++;
+      const h = t.policies[p.name].hindsight?.overall;
+      if (h && h.probes > 0) lowestRecall = Math.min(lowestRecall, h.retained / h.probes);
     }
-    return { name: p.name, summary: p.summary, run, stuck };
+    return { name: p.name, summary: p.summary, run, stuck, lowestRecall };
   });
   const none = totals[0].run.billedInput;
   const floor = totals.find((_, i) => policies[i].floor)?.run;
@@ -176,6 +187,7 @@ export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' 
       ...run,
       reductionVsNone: none > 0 ? 1 - t.run.billedInput / none : 0,
       stuckTranscripts: t.stuck,
+      lowestRecall: t.lowestRecall,
     };
     const atPoints = pointTotals(t.name, perTranscript);
     if (atPoints) out.atSourcePoints = atPoints;
@@ -204,6 +216,7 @@ function frontierTotals(name: string, perTranscript: readonly TranscriptSimulati
     feasible: plans.filter((p) => p.feasible).length,
     inputCost: plans.reduce((n, p) => n + p.inputCost, 0),
     bound: archiveBound(plans),
+    eachBound: plans.reduce((n, p) => n + p.bound, 0),
   };
 }
 

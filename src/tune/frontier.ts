@@ -18,6 +18,11 @@ export interface FrontierRow {
   bound: number;
   /** found / bound. */
   gap: number;
+  /**
+   * The same with each transcript held to the floor on its own (the transcripts' own bounds summed): the bound of a
+   * setting that keeps `floor` in every transcript, as `optimal@R`'s schedules do. At least `bound`.
+   */
+  eachBound: number;
   /** Transcripts where a schedule meeting the floor was found (of `transcripts`). */
   feasible: number;
   transcripts: number;
@@ -29,7 +34,7 @@ export function frontierRows(totals: ReadonlyMap<string, PolicyTotals>, recallOf
   const blind = totals.get(OPTIMAL);
   if (blind) {
     const cost = blind.cost.withCache;
-    rows.push({ floor: 0, found: { cost, recall: recallOf(blind) }, bound: cost, gap: 1, feasible: transcripts, transcripts });
+    rows.push({ floor: 0, found: { cost, recall: recallOf(blind) }, bound: cost, gap: 1, eachBound: cost, feasible: transcripts, transcripts });
   }
   for (const name of FRONTIER_POLICIES) {
     const t = totals.get(name);
@@ -42,6 +47,7 @@ export function frontierRows(totals: ReadonlyMap<string, PolicyTotals>, recallOf
       found: { cost, recall: recallOf(t) },
       bound,
       gap: bound > 0 ? cost / bound : 1,
+      eachBound: Math.max(bound, cost - f.inputCost + f.eachBound),
       feasible: f.feasible,
       transcripts: f.transcripts,
     });
@@ -54,12 +60,30 @@ export function frontierRows(totals: ReadonlyMap<string, PolicyTotals>, recallOf
   return rows;
 }
 
+/** A setting's cost over one bound of the frontier, at one floor. */
+export interface BoundDistance {
+  floor: number;
+  bound: number;
+  times: number;
+}
+
 /**
- * Where a setting stands against the frontier: the bound at the highest floor its recall reaches (the bound only
- * rises with the floor, so that is a bound at its own recall), and its cost over that bound.
+ * Where a setting stands against the frontier: the bound at the highest floor its recall over the archive reaches
+ * (the bound only rises with the floor, so that is a bound at its own recall), and its cost over that bound; `each`:
+ * the same against the bound with each transcript held to the floor, at the highest floor its lowest recall in one
+ * transcript reaches (absent when that is floor 0, where both bounds are `optimal`'s cost).
  */
-export function againstBound(cost: number, recall: number, rows: readonly FrontierRow[]): { floor: number; bound: number; times: number } | undefined {
-  const row = [...rows].reverse().find((r) => recall >= r.floor - 1e-12);
+export function againstBound(
+  cost: number,
+  recall: number,
+  rows: readonly FrontierRow[],
+  lowestRecall = 0,
+): (BoundDistance & { each?: BoundDistance }) | undefined {
+  const at = (r: number) => [...rows].reverse().find((row) => r >= row.floor - 1e-12);
+  const row = at(recall);
   if (!row) return undefined;
-  return { floor: row.floor, bound: row.bound, times: row.bound > 0 ? cost / row.bound : 1 };
+  const out = { floor: row.floor, bound: row.bound, times: row.bound > 0 ? cost / row.bound : 1 };
+  const each = at(lowestRecall);
+  if (!each || each.floor === 0) return out;
+  return { ...out, each: { floor: each.floor, bound: each.eachBound, times: each.eachBound > 0 ? cost / each.eachBound : 1 } };
 }

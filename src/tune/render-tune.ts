@@ -15,10 +15,11 @@ function timesFloor(r: TuneResult, floor: TuneResult): string {
   return ratio(floor.cost.withCache > 0 ? r.cost.withCache / floor.cost.withCache : null);
 }
 
-/** A setting's cost over the frontier's bound at its recall ("1.21x at 90%"). */
+/** A setting's cost over the frontier's bound at its recall ("1.21x at 90%"), then with each transcript held to a floor ("; 1.08x each at 95%"). */
 export function boundCell(r: TuneResult): string {
   const b = r.againstBound;
-  return b ? `${ratio(b.times)} at ${pct(b.floor)}` : NO_VALUE;
+  if (!b) return NO_VALUE;
+  return `${ratio(b.times)} at ${pct(b.floor)}${b.each ? `; ${ratio(b.each.times)} each at ${pct(b.each.floor)}` : ''}`;
 }
 
 /** The frontier: at each floor the cheapest schedule found and the bound, with caching. */
@@ -30,11 +31,13 @@ function frontierSection(r: TuneReport): string[] {
     '',
     "At each recall floor, the cheapest schedule of `optimal`'s edits found that keeps at least that share of the facts " +
       'needed again (`optimal@R`, replayed; it meets the floor in every transcript), and the Lagrangian bound: no schedule of ' +
-      'those edits whose recall over the archive reaches the floor costs less. Floor 0 is `optimal`, recall not weighed. ' +
-      "Each setting's distance from the bound is its cost over the bound at the highest floor its recall reaches.",
+      'those edits whose recall over the archive reaches the floor costs less; bound, each: none that keeps the floor in every ' +
+      "transcript costs less (the transcripts' own bounds summed). Floor 0 is `optimal`, recall not weighed. " +
+      "Each setting's distance from the bound is its cost over the bound at the highest floor its recall reaches, and over " +
+      'the bound, each, at the highest floor its lowest recall in one transcript reaches.',
     '',
     ...markdownTable(
-      ['floor', 'found', 'vs none', 'its recall', 'bound', 'vs none', 'found / bound', 'floor met in'],
+      ['floor', 'found', 'vs none', 'its recall', 'bound', 'vs none', 'found / bound', 'bound, each', 'found / bound, each', 'floor met in'],
       r.frontier.map((f) => [
         pct(f.floor),
         usdShort(f.found.cost),
@@ -43,9 +46,11 @@ function frontierSection(r: TuneReport): string[] {
         usdShort(f.bound),
         times(f.bound),
         ratio(f.gap),
+        usdShort(f.eachBound),
+        ratio(f.eachBound > 0 ? f.found.cost / f.eachBound : null),
         `${f.feasible}/${f.transcripts}`,
       ]),
-      'rrrrrrrr',
+      'rrrrrrrrrr',
       TIGHT,
     ),
     '',
@@ -121,7 +126,7 @@ export function renderTune(r: TuneReport): string {
     '',
     '## Candidates',
     '',
-    "Each replayed as its runtime applies it; hindsight recall is scored at every edit the setting made. * marks the frontier: no other candidate is cheaper with caching and keeps as much. vs bound: the cost over the recall frontier's bound at the highest floor the recall reaches (below 1× where a setting uses edits the bound does not plan: tool exclusions, other triggers).",
+    "Each replayed as its runtime applies it; hindsight recall is scored at every edit the setting made. * marks the frontier: no other candidate is cheaper with caching and keeps as much. vs bound: the cost over the recall frontier's bound at the highest floor the recall reaches, then over the bound with each transcript held to the floor at the highest floor its lowest recall in one transcript reaches (below 1× where a setting uses edits the bound does not plan: tool exclusions, other triggers).",
     '',
     ...markdownTable(
       ['setting', 'cost with caching', 'vs none', 'without caching', 'input billed', 'hindsight recall', 'vs bound'],

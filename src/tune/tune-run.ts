@@ -16,7 +16,7 @@ import type { FidelitySummary } from '../replay/fidelity/fidelity-summary.js';
 import type { TranscriptReplay } from '../replay/transcript-replay.js';
 import { type GridContext, type TuneCandidate, neededTools, tuneCandidates } from './candidates.js';
 import { WarmRuns } from './warm-runs.js';
-import { FRONTIER_POLICIES, type FrontierRow, againstBound, frontierRows } from './frontier.js';
+import { type BoundDistance, FRONTIER_POLICIES, type FrontierRow, againstBound, frontierRows } from './frontier.js';
 import { defaultCacheModel } from '../replay/billing/cache-choice.js';
 import { recordedUsage } from '../replay/billing/recorded-usage.js';
 import { OPTIMAL, OPTIMAL_RESULTS } from '../replay/policies/optimal/optimal-policy.js';
@@ -62,8 +62,13 @@ export interface TuneResult {
   hindsight: { points: number; probes: number; retained: number };
   /** Not beaten on both cost with caching and recall by another candidate. */
   frontier?: boolean;
-  /** Its cost over the recall frontier's bound at the highest floor its recall reaches (see frontier.ts). */
-  againstBound?: { floor: number; bound: number; times: number };
+  /** The least hindsight recall of one transcript: with it at a floor, the setting meets that floor in every transcript. */
+  lowestRecall: number;
+  /**
+   * Its cost over the recall frontier's bound at the highest floor its recall reaches, and over the bound with each
+   * transcript held to the floor at the highest floor its lowest recall reaches (see frontier.ts).
+   */
+  againstBound?: BoundDistance & { each?: BoundDistance };
 }
 
 export interface TuneReport {
@@ -112,6 +117,7 @@ function resultOf(totals: PolicyTotals, name: string, policy: TuneResult['policy
     billedInput: totals.billedInput,
     hindsightRecall: probes === 0 ? 1 : retained / probes,
     hindsight: { points: h?.points ?? 0, probes, retained },
+    lowestRecall: totals.lowestRecall,
   };
 }
 
@@ -266,7 +272,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
   markFrontier(results);
   const frontier = frontierRows(totals, (t) => resultOf(t, t.name, { runtime: 'builtin' }).hindsightRecall, transcripts);
   const placed = (r: TuneResult): TuneResult => {
-    const at = againstBound(r.cost.withCache, r.hindsightRecall, frontier);
+    const at = againstBound(r.cost.withCache, r.hindsightRecall, frontier, r.lowestRecall);
     return at ? { ...r, againstBound: at } : r;
   };
   results.forEach((r, i) => (results[i] = placed(r)));

@@ -102,10 +102,20 @@ describe('tcompact tune (bundled Claude Code sessions)', () => {
       expect(f.bound).toBeLessThanOrEqual(f.found.cost + 1e-9);
       expect(f.bound).toBeGreaterThanOrEqual(optimal.cost.withCache - 1e-9);
       expect(f.gap).toBeCloseTo(f.found.cost / f.bound, 12);
+      // Each transcript held to the floor asks more than the archive: its bound lies between the two.
+      expect(f.eachBound).toBeGreaterThanOrEqual(f.bound);
+      expect(f.eachBound).toBeLessThanOrEqual(f.found.cost + 1e-9);
     }
     const none = report.baselines.none;
     const top = report.frontier[report.frontier.length - 1];
-    expect(none.againstBound).toEqual({ floor: 0.99, bound: top.bound, times: none.cost.withCache / top.bound });
+    // none never edits: it keeps everything in every transcript, so both bounds at the top floor apply.
+    expect(none.lowestRecall).toBe(1);
+    expect(none.againstBound).toEqual({
+      floor: 0.99,
+      bound: top.bound,
+      times: none.cost.withCache / top.bound,
+      each: { floor: 0.99, bound: top.eachBound, times: none.cost.withCache / top.eachBound },
+    });
     expect(md).toContain('## The recall frontier');
     expect(md).toContain(`| ${pct(0.95)} | ${usdShort(report.frontier[3].found.cost)} |`);
     expect(readFileSync(join(out, 'tune.html'), 'utf8')).toContain('vs bound at its recall');

@@ -176,6 +176,44 @@ describe('the recall frontier (Lagrangian relaxation of the hindsight schedule)'
     expect(below).toBeGreaterThan(0);
   }, 300_000);
 
+  it("bounds each edit kind by its own dual: above the kinds' joint dual where their schedules next to the floor are far apart", () => {
+    let above = 0;
+    let closed = 0;
+    for (const seed of [5, 6, 7, 8, 9, 10]) {
+      const t = session(seed, 40);
+      const env = envFor(t, 'anthropic-5m', 12_000);
+      const plan = new TranscriptPlan(t, tok, env.callGapSeconds, env.cache.perModel);
+      const found = frontierSchedule(plan, env, OPTIMAL_SPACE, 0.8);
+      const hindsight = new EditHindsight(plan, found.compactions, env);
+      const costs = scheduleCosts(plan, env);
+      const over = found.schedule.overWindow * OVER_WINDOW;
+      // The joint dual's maximum over a fine grid of prices, and each kind's own.
+      let joint = Number.NEGATIVE_INFINITY;
+      const own = OPTIMAL_SPACE.kinds.map(() => Number.NEGATIVE_INFINITY);
+      for (let i = 0; i <= 30; i++) {
+        const lambda = i === 0 ? 0 : 1e-4 * Math.pow(LAMBDA_MAX / 1e-4, i / 30);
+        let relaxed = Number.POSITIVE_INFINITY;
+        OPTIMAL_SPACE.kinds.forEach((kind, k) => {
+          const s = planSchedule(plan, kind, found.compactions, costs, (c, segment, cleared) => {
+            const r = hindsight.at(kind.inputs, c, segment, cleared);
+            return lambda * (0.8 * r.probes - r.retained);
+          });
+          relaxed = Math.min(relaxed, s.relaxed!.objective - over);
+          own[k] = Math.max(own[k], s.relaxed!.objective - over);
+        });
+        joint = Math.max(joint, relaxed);
+      }
+      // A valid bound never passes the schedule found; the kinds' own duals never leave it under their joint one.
+      expect(found.bound).toBeLessThanOrEqual(found.schedule.inputCost + 1e-12);
+      expect(found.bound).toBeGreaterThanOrEqual(joint * 0.999);
+      if (found.bound > joint * 1.005) above++;
+      if (found.bound >= found.schedule.inputCost * (1 - 1e-9)) closed++;
+    }
+    // Here each kind's duals close the gap: the bound is the schedule found, so that schedule is the optimum.
+    expect(above).toBeGreaterThan(2);
+    expect(closed).toBeGreaterThan(2);
+  }, 300_000);
+
   it('its bound is never above the schedule it found, nor above the exhaustive optimum of the same edits, on random small transcripts', async () => {
     let compared = 0;
     await fc.assert(

@@ -108,11 +108,14 @@ export const LAMBDA_MAX = 10;
  * maximum within this many on the shared corpus's sessions (tune solves four floors per transcript).
  */
 const CUTS = 8;
+/** Programs of one edit kind at most spent raising the bound of the kind that holds it down (see frontierSchedule). */
+const KIND_CUTS = 8;
 /** The relaxed optimum is taken as the dual's maximum once it is within this share of the two lines' meeting point. */
 const CONVERGED = 1e-4;
 
 const recallOf = (r: EditRecall) => (r.probes === 0 ? 1 : r.retained / r.probes);
 const meets = (r: EditRecall, floor: number) => r.retained >= floor * r.probes - 1e-9;
+const converged = (relaxed: number, top: number) => relaxed >= top - CONVERGED * Math.max(1, Math.abs(top));
 
 /** A schedule as a line of the dual: its cost (with OVER_WINDOW per call over the window) and its constraint's value. */
 interface Cut {
@@ -120,6 +123,40 @@ interface Cut {
   cost: number;
   /** floor × probes − retained at its edits: the slope of its objective in λ. */
   slope: number;
+  /** The relaxed optimum at `lambda`: the least of cost + λ × slope over the schedules. */
+  relaxed: number;
+}
+
+/**
+ * The next price of a cutting-plane search between the dearest line under the floor (slope above 0) and the cheapest
+ * meeting it: where they meet, unless that is no price between them or the dual there is already on both lines.
+ */
+function nextPrice(under: Cut, meeting: Cut): number | undefined {
+  if (!(meeting.slope <= 1e-9 && under.slope > meeting.slope)) return undefined;
+  const meet = (meeting.cost - under.cost) / (under.slope - meeting.slope);
+  return meet > under.lambda && meet < meeting.lambda ? meet : undefined;
+}
+
+/** One edit kind's own dual: its cuts so far, and the search's two ends. */
+class KindDual {
+  best = Number.NEGATIVE_INFINITY;
+  under: Cut | undefined;
+  meeting: Cut | undefined;
+
+  add(cut: Cut): void {
+    this.best = Math.max(this.best, cut.relaxed);
+    if (cut.slope > 1e-9) {
+      if (!this.under || cut.lambda > this.under.lambda) this.under = cut;
+    } else if (!this.meeting || cut.lambda < this.meeting.lambda) this.meeting = cut;
+  }
+
+  /** The next price worth trying, or undefined once its maximum is reached (or lies outside [0, LAMBDA_MAX]). */
+  next(): number | undefined {
+    if (!this.under || !this.meeting) return undefined;
+    const meet = nextPrice(this.under, this.meeting);
+    if (meet === undefined || converged(this.best, this.under.cost + meet * this.under.slope)) return undefined;
+    return meet;
+  }
 }
 
 /**
@@ -134,6 +171,14 @@ interface Cut {
  * price tried is where the two schedules cost the same, so the schedules found lie next to the floor, and the bound
  * is the dual's maximum, not a point near it. λ = 0 and LAMBDA_MAX are always evaluated, so the points cover the same
  * range for every transcript (see archiveBound).
+ *
+ * A schedule is made of one edit kind, so the constrained optimum is the least of each kind's own, and each kind's own
+ * dual bounds its optimum: the least over kinds of each kind's dual maximum is a bound too, and never below the dual
+ * of the kinds together (whose relaxed optimum at each λ is the least of the kinds'). It is much higher where the
+ * kinds' schedules next to the floor are far apart: one kind's edits cheap but under the floor, another's meeting it
+ * but dear, the joint dual meets halfway between them. So after the joint search, the search goes on in the kind
+ * whose dual maximum so far is least, one program at a time, until that kind's maximum is reached; the schedules it
+ * finds that meet the floor are candidates too.
  */
 export function frontierSchedule(
   plan: TranscriptPlan,
@@ -147,53 +192,64 @@ export function frontierSchedule(
   const hindsight = prepared?.hindsight ?? new EditHindsight(plan, compactions, env);
   const blind = prepared?.blind ?? { schedules: new Map<EditKind, Schedule>() };
   const points: FrontierPoint[] = [];
+  const duals = space.kinds.map(() => new KindDual());
   let found: { schedule: Schedule; recall: EditRecall } | undefined;
   let keepsMost: { schedule: Schedule; recall: EditRecall } | undefined;
   const better = (a: Schedule, b: Schedule) => a.overWindow < b.overWindow || (a.overWindow === b.overWindow && a.inputCost < b.inputCost);
-  const evaluate = (lambda: number): Cut & { relaxed: number } => {
-    let best: Schedule | undefined;
-    let bestObjective = Number.POSITIVE_INFINITY;
-    for (const kind of space.kinds) {
-      const penalty: EditPenalty | undefined =
-        lambda === 0
-          ? undefined
-          : (t, segment, cleared) => {
-              const r = hindsight.at(kind.inputs, t, segment, cleared);
-              return lambda * (floor * r.probes - r.retained);
-            };
-      // Without a price the program is the same at every floor: solved once per kind.
-      let s = lambda === 0 ? blind.schedules.get(kind) : undefined;
-      if (!s) {
-        s = planSchedule(plan, kind, compactions, costs, penalty);
-        if (lambda === 0) blind.schedules.set(kind, s);
-      }
-      const objective = s.relaxed?.objective ?? s.inputCost + s.overWindow * OVER_WINDOW;
-      if (objective < bestObjective) {
-        best = s;
-        bestObjective = objective;
-      }
+  /** One kind's program at `lambda`, its schedule weighed as a candidate and its line added to the kind's dual. */
+  const solve = (k: number, lambda: number): Cut & { schedule: Schedule } => {
+    const kind = space.kinds[k];
+    const penalty: EditPenalty | undefined =
+      lambda === 0
+        ? undefined
+        : (t, segment, cleared) => {
+            const r = hindsight.at(kind.inputs, t, segment, cleared);
+            return lambda * (floor * r.probes - r.retained);
+          };
+    // Without a price the program is the same at every floor: solved once per kind.
+    let s = lambda === 0 ? blind.schedules.get(kind) : undefined;
+    if (!s) {
+      s = planSchedule(plan, kind, compactions, costs, penalty);
+      if (lambda === 0) blind.schedules.set(kind, s);
     }
-    points.push({ lambda, relaxed: bestObjective });
-    const recall = hindsight.ofSchedule(best!);
-    if (meets(recall, floor) && (!found || better(best!, found.schedule))) found = { schedule: best!, recall };
-    if (!keepsMost || recallOf(recall) > recallOf(keepsMost.recall)) keepsMost = { schedule: best!, recall };
-    return { lambda, cost: best!.inputCost + best!.overWindow * OVER_WINDOW, slope: floor * recall.probes - recall.retained, relaxed: bestObjective };
+    const recall = hindsight.ofSchedule(s);
+    if (meets(recall, floor) && (!found || better(s, found.schedule))) found = { schedule: s, recall };
+    if (!keepsMost || recallOf(recall) > recallOf(keepsMost.recall)) keepsMost = { schedule: s, recall };
+    const cost = s.inputCost + s.overWindow * OVER_WINDOW;
+    const cut = { lambda, cost, slope: floor * recall.probes - recall.retained, relaxed: s.relaxed?.objective ?? cost, schedule: s };
+    duals[k].add(cut);
+    return cut;
+  };
+  const evaluate = (lambda: number): Cut => {
+    let best: Cut | undefined;
+    for (let k = 0; k < space.kinds.length; k++) {
+      const cut = solve(k, lambda);
+      if (!best || cut.relaxed < best.relaxed) best = cut;
+    }
+    points.push({ lambda, relaxed: best!.relaxed });
+    return best!;
   };
   let under = evaluate(0);
   if (under.slope > 1e-9) {
     let meeting = evaluate(LAMBDA_MAX);
-    for (let i = 0; i < CUTS && meeting.slope <= 1e-9 && under.slope > meeting.slope; i++) {
-      const meet = (meeting.cost - under.cost) / (under.slope - meeting.slope);
-      if (!(meet > under.lambda && meet < meeting.lambda)) break;
-      const top = under.cost + meet * under.slope;
+    for (let i = 0; i < CUTS; i++) {
+      const meet = nextPrice(under, meeting);
+      if (meet === undefined) break;
       const cut = evaluate(meet);
-      if (cut.relaxed >= top - CONVERGED * Math.max(1, Math.abs(top))) break;
+      if (converged(cut.relaxed, under.cost + meet * under.slope)) break;
       if (cut.slope > 1e-9) under = cut;
       else meeting = cut;
     }
   } else evaluate(LAMBDA_MAX);
+  const least = () => duals.reduce((k, d, i) => (d.best < duals[k].best ? i : k), 0);
+  for (let i = 0; i < KIND_CUTS; i++) {
+    const k = least();
+    const meet = duals[k].next();
+    if (meet === undefined) break;
+    solve(k, meet);
+  }
   const chosen = found ?? keepsMost!;
-  const relaxed = Math.max(...points.map((p) => p.relaxed));
+  const relaxed = Math.min(...duals.map((d) => d.best));
   return {
     floor,
     schedule: chosen.schedule,
