@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCline } from '../../src/formats/cline.js';
+import { detectFormat } from '../../src/formats/detect.js';
+import type { AssistantMessage } from '../../src/model/message.js';
 import { compactionRecords, recordedCall } from '../../src/model/recorded.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { expectSourceReplayWithin5Percent } from '../helpers/source-replay.js';
@@ -22,7 +24,9 @@ const WINDOW_TAGGED = task(5);
 const WINDOW_DELETED = task(6);
 /** The tagged sliding window's task with a UI log that says nothing of its truncations (Roo 2025-12-03 to 12-07). */
 const WINDOW_UNSAID = task(7);
-const REPLAYABLE = [V2, V1_TAGGED, V1, WINDOW_TAGGED];
+/** Condense v2 in Roo's versioned history (`{version: 2, messages}` of AI SDK messages, the Roo CLI 0.0.53). */
+const V2_VERSIONED = task(8);
+const REPLAYABLE = [V2, V1_TAGGED, V1, WINDOW_TAGGED, V2_VERSIONED];
 
 interface ReqInfo {
   tokensIn: number;
@@ -35,7 +39,12 @@ const requestsOf = (id: string) =>
   (JSON.parse(readFileSync(join(WITH_UI, id, 'ui_messages.json'), 'utf8')) as { say?: string; text?: string }[]).flatMap((e) =>
     e.say === 'api_req_started' ? [JSON.parse(e.text!) as ReqInfo] : [],
   );
-const history = (id: string) => JSON.parse(readFileSync(join(WITH_UI, id, 'api_conversation_history.json'), 'utf8')) as Record<string, unknown>[];
+/** A task's history messages, from the array or from the versioned envelope. */
+const history = (id: string) => {
+  const parsed = JSON.parse(readFileSync(join(WITH_UI, id, 'api_conversation_history.json'), 'utf8')) as
+    Record<string, unknown>[] | { messages: Record<string, unknown>[] };
+  return Array.isArray(parsed) ? parsed : parsed.messages;
+};
 
 async function read(dir: string, id: string) {
   const items = await collect(readCline(join(dir, id, 'api_conversation_history.json'), READ));
@@ -70,6 +79,47 @@ describe("Roo Code's usage", () => {
       cacheCreation: sum((r) => r.cacheWrites),
       cacheRead: sum((r) => r.cacheReads),
     });
+  });
+});
+
+describe("Roo Code's versioned history", () => {
+  type Part = { type: string; toolCallId?: string };
+  const parts = (role: string) =>
+    history(V2_VERSIONED)
+      .filter((m) => m.role === role && Array.isArray(m.content))
+      .flatMap((m) => m.content as Part[]);
+
+  it('reads {version: 2, messages} of AI SDK messages: tool calls, their results, the summary and each message a unit', async () => {
+    const items = await collect(readCline(join(WITH_UI, V2_VERSIONED, 'api_conversation_history.json'), READ));
+    expect(errorsOf(items)).toEqual([]);
+    const [{ transcript: t, lines }] = transcriptsOf(items);
+    expect(lines).toBe(history(V2_VERSIONED).length);
+    const calls = parts('assistant').filter((p) => p.type === 'tool-call');
+    const results = parts('tool').filter((p) => p.type === 'tool-result');
+    const callIds = t.messages.flatMap((m) => (m.role === 'assistant' ? ((m as AssistantMessage).tool_calls ?? []).map((c) => c.id) : []));
+    expect(callIds).toEqual(calls.map((c) => c.toolCallId));
+    // Each result in its place (the pairing repair answers the last call, which the task ended on).
+    const answered = new Set(results.map((r) => r.toolCallId));
+    const tools = t.messages.flatMap((m) => (m.role === 'tool' && answered.has(m.tool_call_id as string) ? [m.tool_call_id] : []));
+    expect(tools).toEqual(results.map((r) => r.toolCallId));
+    // Every request's usage from the UI log, and the condense summaries read as v2's.
+    expect(t.messages.filter((m) => recordedCall(m) !== undefined)).toHaveLength(requestsOf(V2_VERSIONED).length);
+    expect(t.metadata?.rooContext).toMatchObject({ points: 'recorded', condenses: history(V2_VERSIONED).filter((m) => m.isSummary === true).length });
+    expect(compactionRecords(t).length).toBeGreaterThan(0);
+  });
+
+  it('takes a copy under another name for Roo’s history by its schema, and refuses an envelope of another version whole', async () => {
+    const dir = tempDir('roo-versioned');
+    const copy = join(dir, 'roo-task.json');
+    copyFileSync(join(WITH_UI, V2_VERSIONED, 'api_conversation_history.json'), copy);
+    expect(await detectFormat(copy, READ)).toMatchObject({ ok: true, format: 'cline' });
+    const other = join(dir, 'api_conversation_history.json');
+    writeFileSync(other, JSON.stringify({ version: 3, messages: history(V2_VERSIONED) }));
+    const items = await collect(readCline(other, READ));
+    expect(transcriptsOf(items)).toEqual([]);
+    expect(errorsOf(items).map((e) => (e.kind === 'error' ? [e.record.code, e.record.message] : []))).toEqual([
+      ['E_FORMAT', "Roo Code's versioned history: version 3 is not known (only 2)"],
+    ]);
   });
 });
 
@@ -114,12 +164,12 @@ describe("Roo Code's context points", () => {
     }
   });
 
-  it.each([V2, V1_TAGGED, V1])('places each condense by Roo’s rule without the UI log as the UI log does: %s', async (id) => {
+  it.each([V2, V1_TAGGED, V1, V2_VERSIONED])('places each condense by Roo’s rule without the UI log as the UI log does: %s', async (id) => {
     const withUi = await read(WITH_UI, id);
     const alone = await read(HISTORY_ONLY, id);
     expect(withUi.metadata?.rooContext).toMatchObject({ points: 'recorded' });
     // A v2 summary is placed by its own position; v1's by the 3 messages it kept.
-    expect(alone.metadata?.rooContext).toMatchObject({ points: id === V2 ? 'recorded' : 'inferred' });
+    expect(alone.metadata?.rooContext).toMatchObject({ points: id === V2 || id === V2_VERSIONED ? 'recorded' : 'inferred' });
     expect(compactionRecords(alone)).toEqual(compactionRecords(withUi));
     // Without the UI log Roo's history records no usage: nothing to hold the replay to.
     expect(alone.messages.some((m) => m.usage !== undefined)).toBe(false);
