@@ -10,6 +10,7 @@ import { type UiRequest, uiRequests, usageOfCline } from './_cline-ui.js';
 import { readClineUiLog } from './cline-ui-log.js';
 import { rooCompactions, rooContext } from './_roo-context.js';
 import { isRooUiLog } from './_roo-ui.js';
+import { rooHistoryItem, rooSessionUsage } from './_roo-history-item.js';
 import { dirname, join } from 'node:path';
 import { type Accepted, type RecordEntry, acceptRecords, keptUnless, readRecords } from './_records.js';
 import { ROO_HISTORY_VERSION, isRooHistoryEnvelope, legacyOfRooMessage } from './_roo-messages.js';
@@ -34,6 +35,8 @@ import type { InputItem, ReadOptions } from './types.js';
  *   `reasoning_content` (encrypted-only ones counted in metadata.encryptedReasoning); its condense summary
  *   (`isSummary`) is marked `is_compact_summary` and listed in metadata.compactions; `condenseId`, `condenseParent`,
  *   `truncationId`, `truncationParent` and `isTruncationMarker` stay on their messages.
+ * - Roo Code's history records no usage: it is in ui_messages.json (see _roo-context.ts); without it, the task's totals
+ *   from `history_item.json` (_roo-history-item.ts) are metadata.sessionUsage.
  * - Roo Code's versioned history (`{version: 2, messages}` of AI SDK messages, see _roo-messages.ts): each message is a
  *   unit, read as the Anthropic message Roo stored before.
  * - The folder the task worked in goes to metadata.workspace, from the files the extensions keep beside the history
@@ -62,9 +65,16 @@ export async function* readCline(file: string, options: ReadOptions): AsyncGener
   const metadata: Record<string, unknown> = { source: { format: 'cline', file } };
   const entries = await readJson(join(dirname(file), 'ui_messages.json'));
   let indexedMetadata: DraftTranscript['indexedMetadata'];
-  if (builder.rooTags || (Array.isArray(entries) && isRooUiLog(entries))) {
+  // Roo Code keeps its record of the task beside the history (Cline does not): its totals stand in for a UI log.
+  const item = rooHistoryItem(await readJson(join(dirname(file), 'history_item.json')));
+  if (builder.rooTags || (Array.isArray(entries) && isRooUiLog(entries)) || item) {
     const roo = rooContext(builder, Array.isArray(entries) ? entries : undefined);
     metadata.rooContext = roo.summary;
+    const totals = Array.isArray(entries) || !item ? undefined : rooSessionUsage(item);
+    if (totals && item) {
+      metadata.sessionUsage = totals;
+      metadata.rooContext = { ...roo.summary, usage: 'history_item.json', ...(item.totalCost === undefined ? {} : { totalCost: item.totalCost }) };
+    }
     if (roo.unreplayable !== undefined) metadata.unreplayable = roo.unreplayable;
     indexedMetadata = rooCompactions(roo.points);
   } else indexedMetadata = clineCompactions(builder.summaries, await clineContext(file, builder, metadata, entries));

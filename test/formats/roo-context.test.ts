@@ -6,7 +6,7 @@ import { detectFormat } from '../../src/formats/detect.js';
 import type { AssistantMessage } from '../../src/model/message.js';
 import { compactionRecords, recordedCall } from '../../src/model/recorded.js';
 import { runMain } from '../helpers/cli-in-process.js';
-import { expectSourceReplayWithin5Percent } from '../helpers/source-replay.js';
+import { expectSourceReplayWithin5Percent, sourceReplayRows } from '../helpers/source-replay.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { READ, collect, errorsOf, transcriptsOf } from './helpers.js';
 
@@ -45,6 +45,12 @@ const history = (id: string) => {
     Record<string, unknown>[] | { messages: Record<string, unknown>[] };
   return Array.isArray(parsed) ? parsed : parsed.messages;
 };
+
+/** A task's whole recorded input from its history_item.json: `tokensIn` holds the cache from 2025-11 (rooUsage). */
+function historyItemInput(id: string): number {
+  const item = JSON.parse(readFileSync(join(HISTORY_ONLY, id, 'history_item.json'), 'utf8')) as ReqInfo & { ts: number };
+  return item.ts >= Date.UTC(2025, 10, 1) ? item.tokensIn : item.tokensIn + item.cacheWrites + item.cacheReads;
+}
 
 async function read(dir: string, id: string) {
   const items = await collect(readCline(join(dir, id, 'api_conversation_history.json'), READ));
@@ -207,6 +213,26 @@ describe('Roo Code source replay', () => {
       expect(said, row.id).toMatch(row.id === WINDOW_UNSAID ? /Roo's context points placed by its rule/ : /Roo's context points read/);
     }
   }, 180_000);
+
+  it('holds to history_item.json’s totals without the UI log, with the base prompt the tasks with one measured', async () => {
+    // The system prompt and tools are in no file of a task: the replays of the tasks with their UI log measure them.
+    const bases = (await sourceReplayRows([WITH_UI])).map((r) => r.basePrompt ?? 0).sort((a, b) => a - b);
+    const basePrompt = bases[Math.floor(bases.length / 2)];
+    const rows = await sourceReplayRows([HISTORY_ONLY], { basePrompt });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    // The destructive condense is not replayed (its history lost messages); the deleted sliding window leaves no trace
+    // in the history alone, so it is replayed short of its totals.
+    expect([...byId.keys()].sort()).toEqual([...REPLAYABLE, WINDOW_DELETED].sort());
+    for (const id of REPLAYABLE) {
+      const f = byId.get(id)!.fidelity!;
+      expect(f.perCall, id).toBe(false);
+      expect(f.input.recorded, id).toBe(historyItemInput(id));
+      expect(Math.abs(f.input.offBy!), id).toBeLessThan(0.05);
+      const said = [...f.corrected, ...f.estimated].join('; ');
+      expect(said, id).toMatch(id === V2 || id === V2_VERSIONED ? /Roo's context points read/ : /Roo's context points placed by its rule/);
+    }
+    expect(byId.get(WINDOW_DELETED)!.fidelity!.input.offBy!).toBeLessThan(-0.05);
+  }, 240_000);
 
   it('leaves out a task whose history lost the messages Roo deleted, with the reason', async () => {
     const out = join(tempDir('roo-unreplayable'), 'sim');
