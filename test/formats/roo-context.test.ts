@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCline } from '../../src/formats/cline.js';
@@ -233,6 +233,34 @@ describe('Roo Code source replay', () => {
     }
     expect(byId.get(WINDOW_DELETED)!.fidelity!.input.offBy!).toBeLessThan(-0.05);
   }, 240_000);
+
+  it('gives each task without its UI log the base prompt the archive’s tasks with one measured, and says so', async () => {
+    // One archive: the replayable tasks with their UI log, and the history-only tasks beside them.
+    const archive = tempDir('roo-mixed');
+    for (const id of REPLAYABLE) cpSync(join(WITH_UI, id), join(archive, 'with-ui', id), { recursive: true });
+    for (const id of [...REPLAYABLE, WINDOW_DELETED]) cpSync(join(HISTORY_ONLY, id), join(archive, 'history-only', id), { recursive: true });
+    const rows = (await sourceReplayRows([archive])) as (Awaited<ReturnType<typeof sourceReplayRows>>[number] & { file: string })[];
+    const historyOnly = rows.filter((r) => r.file.includes(`${join('history-only', '')}`) && r.fidelity?.perCall === false);
+    expect(historyOnly.map((r) => r.id).sort()).toEqual([...REPLAYABLE].sort());
+    const bases = rows.filter((r) => r.fidelity?.perCall === true).map((r) => r.basePrompt!).sort((a, b) => a - b);
+    expect(bases).toHaveLength(REPLAYABLE.length);
+    const median = bases[Math.floor(bases.length / 2)];
+    expect(median).toBeGreaterThan(0);
+    for (const r of historyOnly) {
+      const f = r.fidelity!;
+      expect(f.input.recorded, r.id).toBe(historyItemInput(r.id));
+      expect(r.basePrompt, r.id).toBe(median);
+      expect(Math.abs(f.input.offBy!), r.id).toBeLessThan(0.05);
+      expect(f.estimated.join('; '), r.id).toContain(`base prompt estimated from ${REPLAYABLE.length} other sessions of its agent`);
+    }
+  }, 240_000);
+
+  it('says the base prompt is unknown when no task of the archive records its calls', async () => {
+    const rows = await sourceReplayRows([join(HISTORY_ONLY, V2)]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].basePrompt).toBe(0);
+    expect(rows[0].fidelity!.estimated.join('; ')).toMatch(/base prompt unknown/);
+  }, 120_000);
 
   it('leaves out a task whose history lost the messages Roo deleted, with the reason', async () => {
     const out = join(tempDir('roo-unreplayable'), 'sim');

@@ -6,6 +6,7 @@ import { Simulation } from '../../replay/simulation.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import type { InputItem } from '../../formats/types.js';
 import type { Transcript } from '../../model/transcript.js';
+import { archiveBasePrompts } from '../../replay/billing/base-prompt.js';
 import { archiveTokenScale } from '../../replay/billing/token-ratio.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { makeDir } from '../../io/make-dir.js';
@@ -53,6 +54,14 @@ export async function simulateAction({ values, positionals }: ParsedFlags<typeof
     values['token-ratio'] === 'recorded'
       ? await archiveTokenScale(transcriptsIn(readInputs(inputs, { maxLineBytes, from: values.from, sessions })), tokenizer)
       : undefined;
+  // And for the base prompt of each agent, which stands in for a session that records only its totals.
+  const basePromptFallback =
+    values['base-prompt'] === 'recorded'
+      ? await archiveBasePrompts(transcriptItemsIn(readInputs(inputs, { maxLineBytes, from: values.from, sessions })), tokenizer, {
+          tokenRatio: values['token-ratio'],
+          ...(tokenScaleFallback ? { tokenScaleFallback } : {}),
+        })
+      : undefined;
   const llm = llmOptions === undefined ? undefined : await createLlmSession(llmOptions);
   const simulation = new Simulation({
     policies: values.policy,
@@ -67,6 +76,7 @@ export async function simulateAction({ values, positionals }: ParsedFlags<typeof
     basePrompt: values['base-prompt'],
     tokenRatio: values['token-ratio'],
     ...(tokenScaleFallback ? { tokenScaleFallback } : {}),
+    ...(basePromptFallback ? { basePromptFallback } : {}),
     llm,
     ...(batch ? { batch } : {}),
     focus: values.focus,
@@ -114,4 +124,8 @@ export async function simulateAction({ values, positionals }: ParsedFlags<typeof
 
 async function* transcriptsIn(items: AsyncIterable<InputItem>): AsyncIterable<Transcript> {
   for await (const item of items) if (item.kind === 'transcript') yield item.transcript;
+}
+
+async function* transcriptItemsIn(items: AsyncIterable<InputItem>): AsyncIterable<{ transcript: Transcript; format?: string }> {
+  for await (const item of items) if (item.kind === 'transcript') yield item;
 }
