@@ -220,9 +220,9 @@ describe('Roo Code source replay', () => {
     const basePrompt = bases[Math.floor(bases.length / 2)];
     const rows = await sourceReplayRows([HISTORY_ONLY], { basePrompt });
     const byId = new Map(rows.map((r) => [r.id, r]));
-    // The destructive condense is not replayed (its history lost messages); the deleted sliding window leaves no trace
-    // in the history alone, so it is replayed short of its totals.
-    expect([...byId.keys()].sort()).toEqual([...REPLAYABLE, WINDOW_DELETED].sort());
+    // The destructive condense is not replayed (its history lost messages), nor the deleted sliding window, which leaves
+    // no trace in the history alone but a replay far short of its totals.
+    expect([...byId.keys()].sort()).toEqual([...REPLAYABLE].sort());
     for (const id of REPLAYABLE) {
       const f = byId.get(id)!.fidelity!;
       expect(f.perCall, id).toBe(false);
@@ -231,7 +231,24 @@ describe('Roo Code source replay', () => {
       const said = [...f.corrected, ...f.estimated].join('; ');
       expect(said, id).toMatch(id === V2 || id === V2_VERSIONED ? /Roo's context points read/ : /Roo's context points placed by its rule/);
     }
-    expect(byId.get(WINDOW_DELETED)!.fidelity!.input.offBy!).toBeLessThan(-0.05);
+  }, 240_000);
+
+  it('leaves out a history-only task whose sliding window deleted messages, as far short of its totals', async () => {
+    const out = join(tempDir('roo-short'), 'sim');
+    const inputs = [join(HISTORY_ONLY, WINDOW_DELETED), join(HISTORY_ONLY, WINDOW_TAGGED)];
+    const run = await runMain(['simulate', ...inputs, '--policy', 'source', '--base-prompt', '2401', '--token-ratio', 'recorded', '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as {
+      perTranscript: { id: string }[];
+      unreplayable?: { id: string; reason: string }[];
+    };
+    expect(report.perTranscript.map((t) => t.id)).toEqual([WINDOW_TAGGED]);
+    expect(report.unreplayable?.map((u) => u.id)).toEqual([WINDOW_DELETED]);
+    expect(report.unreplayable?.[0].reason).toMatch(/replays to 1\d% of the input its recorded totals hold: the file lost messages/);
+    expect(run.stderr).toMatch(new RegExp(`${WINDOW_DELETED} .* is not replayed: its history replays to`));
+    // Without a base prompt the shortfall says nothing of lost messages: the task is replayed.
+    const bare = await sourceReplayRows([join(HISTORY_ONLY, WINDOW_DELETED)]);
+    expect(bare.map((t) => t.id)).toEqual([WINDOW_DELETED]);
   }, 240_000);
 
   it('gives each task without its UI log the base prompt the archive’s tasks with one measured, and says so', async () => {
@@ -252,6 +269,7 @@ describe('Roo Code source replay', () => {
       expect(r.basePrompt, r.id).toBe(median);
       expect(Math.abs(f.input.offBy!), r.id).toBeLessThan(0.05);
       expect(f.estimated.join('; '), r.id).toContain(`base prompt estimated from ${REPLAYABLE.length} other sessions of its agent`);
+      expect(f.corrected.join('; '), r.id).toContain("usage from history_item.json's task totals");
     }
   }, 240_000);
 

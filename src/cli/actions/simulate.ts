@@ -11,7 +11,7 @@ import { archiveTokenScale } from '../../replay/billing/token-ratio.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { makeDir } from '../../io/make-dir.js';
 import { writeSimulatePage } from '../../replay/simulate-page.js';
-import { type Unreplayable, renderUnreplayable, unreplayableReason } from '../../replay/unreplayable.js';
+import { type Unreplayable, renderUnreplayable, shortOfTotalsReason, unreplayableReason } from '../../replay/unreplayable.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { inputsOrDiscovered } from '../discovered-inputs.js';
 import { priceFlags } from '../replay-flags.js';
@@ -94,7 +94,15 @@ export async function simulateAction({ values, positionals }: ParsedFlags<typeof
         unreplayable.push({ id: item.transcript.id, file: item.file, reason });
         continue;
       }
-      await simulation.add(item.transcript, item);
+      const replayed = await simulation.replayTranscript(item.transcript, item);
+      const base = values['base-prompt'];
+      const short = shortOfTotalsReason(replayed.result, base === 'recorded' ? (replayed.result.basePrompt ?? 0) > 0 : base > 0);
+      if (short !== undefined) {
+        io.stderr.write(`simulate: ${item.transcript.id} (${item.file}) is not replayed: ${short}\n`);
+        unreplayable.push({ id: item.transcript.id, file: item.file, reason: short });
+        continue;
+      }
+      simulation.accept(replayed);
       status.set(`simulate: ${tally.transcripts} transcripts replayed`);
     }
   } finally {

@@ -67,7 +67,9 @@ export function correctionsOf(
   // log's entry or the summary's own place, or by Roo's rule (metadata.rooContext, formats/_roo-context.ts).
   const roo = transcript.metadata?.rooContext;
   if (roo !== null && typeof roo === 'object' && !Array.isArray(roo)) {
-    const { points, condenses, truncations } = roo as { points?: unknown; condenses?: unknown; truncations?: unknown };
+    const { points, condenses, truncations, usage } = roo as { points?: unknown; condenses?: unknown; truncations?: unknown; usage?: unknown };
+    // Without its UI log, a task's usage is its history_item.json totals (formats/cline.ts): held against those alone.
+    if (usage === 'history_item.json') corrected.push("usage from history_item.json's task totals (no per-call record)");
     const [c, t] = [typeof condenses === 'number' ? condenses : 0, typeof truncations === 'number' ? truncations : 0];
     const what = `${int(c)} ${c === 1 ? 'condense' : 'condenses'}, ${int(t)} ${t === 1 ? 'truncation' : 'truncations'}`;
     if (c + t > 0 && points === 'recorded') corrected.push(`Roo's context points read (${what})`);
