@@ -259,7 +259,10 @@ describe('Roo Code source replay', () => {
     const rows = (await sourceReplayRows([archive])) as (Awaited<ReturnType<typeof sourceReplayRows>>[number] & { file: string })[];
     const historyOnly = rows.filter((r) => r.file.includes(`${join('history-only', '')}`) && r.fidelity?.perCall === false);
     expect(historyOnly.map((r) => r.id).sort()).toEqual([...REPLAYABLE].sort());
-    const bases = rows.filter((r) => r.fidelity?.perCall === true).map((r) => r.basePrompt!).sort((a, b) => a - b);
+    const bases = rows
+      .filter((r) => r.fidelity?.perCall === true)
+      .map((r) => r.basePrompt!)
+      .sort((a, b) => a - b);
     expect(bases).toHaveLength(REPLAYABLE.length);
     const median = bases[Math.floor(bases.length / 2)];
     expect(median).toBeGreaterThan(0);

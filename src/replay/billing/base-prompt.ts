@@ -18,7 +18,12 @@ export interface ArchiveBasePrompt {
  * The system prompt and tools a transcript's first recorded call carried beyond what the replay puts in its first
  * prompt (the messages before the first reply and the tool definitions); 0 without recorded usage.
  */
-export function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | undefined, tokenizer: Tokenizer, carried: readonly UnloggedSpan[]): number {
+export function recordedBasePrompt(
+  transcript: Transcript,
+  recorded: RecordedUsage | undefined,
+  tokenizer: Tokenizer,
+  carried: readonly UnloggedSpan[],
+): number {
   if (!recorded) return 0;
   const first = transcript.messages.findIndex((m) => recordedCall(m) !== undefined);
   const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
