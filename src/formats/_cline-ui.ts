@@ -4,19 +4,12 @@ import { isObject } from './_items.js';
  * One API request as Cline's UI log records it (`ui_messages.json`, cline apps/vscode/src/shared/ExtensionMessage.ts
  * `ClineMessage` and `ClineApiReqInfo`): the `api_req_started` entry, whose `text` is the JSON of the request's usage.
  */
-export interface UiRequest {
+export interface UiRequest extends RequestUsage {
   /** The entry's index in `ui_messages.json`. */
   element: number;
   ts: number;
   /** The time of the next UI entry (the request's first output, or what followed it); undefined for the last entry. */
   nextTs?: number;
-  /** Usage as Cline recorded it; `tokensIn` is the provider's input tokens (see {@link usageOfCline}). */
-  tokensIn: number;
-  tokensOut: number;
-  cacheWrites: number;
-  cacheReads: number;
-  /** Cline's own cost of the request, when it set one. */
-  cost?: number;
   model?: string;
   provider?: string;
   /**
@@ -42,18 +35,45 @@ export function isApiRequest(entry: unknown): entry is Record<string, unknown> &
   return isObject(entry) && entry.type === 'say' && entry.say === 'api_req_started' && typeof entry.text === 'string';
 }
 
+/**
+ * The usage an `api_req_started` entry's text records (`ClineApiReqInfo`, which Roo Code's keeps), as Cline or Roo
+ * counted it: `tokensIn` is the provider's input tokens for Cline (see {@link usageOfCline}), as Roo's version counted
+ * it for Roo (see rooUsage).
+ */
+export interface RequestUsage {
+  tokensIn: number;
+  tokensOut: number;
+  cacheWrites: number;
+  cacheReads: number;
+  /** The extension's own cost of the request, when it set one. */
+  cost?: number;
+}
+
+/** An `api_req_started` entry's text parsed, and its usage; undefined when the text is not a JSON object (its usage is unknown). */
+export function requestInfo(entry: { text: string }): { info: Record<string, unknown>; usage: RequestUsage } | undefined {
+  let info: unknown;
+  try {
+    info = JSON.parse(entry.text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(info)) return undefined;
+  const usage: RequestUsage = {
+    tokensIn: num(info.tokensIn),
+    tokensOut: num(info.tokensOut),
+    cacheWrites: num(info.cacheWrites),
+    cacheReads: num(info.cacheReads),
+  };
+  if (typeof info.cost === 'number' && Number.isFinite(info.cost)) usage.cost = info.cost;
+  return { info, usage };
+}
+
 /** The API requests a UI log records, in order; an entry whose text is not JSON is no request (its usage is unknown). */
 export function uiRequests(entries: readonly unknown[]): UiRequest[] {
   const out: UiRequest[] = [];
   entries.forEach((entry, i) => {
-    if (!isApiRequest(entry)) return;
-    let info: unknown;
-    try {
-      info = JSON.parse(entry.text);
-    } catch {
-      return;
-    }
-    if (!isObject(info)) return;
+    const request = isApiRequest(entry) ? requestInfo(entry) : undefined;
+    if (!isApiRequest(entry) || !request) return;
     const next = entries.slice(i + 1).find(isObject);
     const range = rangeOf(next ? next.conversationHistoryDeletedRange : entry.conversationHistoryDeletedRange);
     const modelInfo = isObject(entry.modelInfo) ? entry.modelInfo : undefined;
@@ -62,11 +82,7 @@ export function uiRequests(entries: readonly unknown[]): UiRequest[] {
       element: i,
       ts: num(entry.ts),
       ...(next && typeof next.ts === 'number' ? { nextTs: next.ts } : {}),
-      tokensIn: num(info.tokensIn),
-      tokensOut: num(info.tokensOut),
-      cacheWrites: num(info.cacheWrites),
-      cacheReads: num(info.cacheReads),
-      ...(typeof info.cost === 'number' && Number.isFinite(info.cost) ? { cost: info.cost } : {}),
+      ...request.usage,
       ...(typeof modelInfo?.modelId === 'string' ? { model: modelInfo.modelId } : {}),
       ...(typeof modelInfo?.providerId === 'string' ? { provider: modelInfo.providerId } : {}),
       ...(typeof historyIndex === 'number' && Number.isInteger(historyIndex) ? { replyElement: historyIndex + 2 } : {}),

@@ -8,6 +8,7 @@ import { isKimiCodeRecord, isKimiCodeStateSignature } from './kimi-code.js';
 import type { JsonSignature } from './_json-peek.js';
 import { isStorageSessionPath } from './_opencode-storage.js';
 import { isPiSessionHeader } from './_pi-entries.js';
+import { isRooHistorySignature } from './_roo-messages.js';
 import { schema, type Schema } from './_schema.js';
 import type { FormatName } from './types.js';
 
@@ -130,6 +131,14 @@ export const AGENT_DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
   ]),
   schema('cline', ['named api_conversation_history.json', ({ file }) => /(^|[\\/])api_conversation_history\.json$/i.test(file)]),
   schema('cline', ["Cline's UI log, named ui_messages.json (a usage-only session)", ({ file }) => /(^|[\\/])ui_messages\.json$/i.test(file)]),
+  schema(
+    'cline',
+    [
+      "Roo Code's versioned history (an object of version and messages alone)",
+      ({ sig }) => sig.root === 'object' && sig.keys.length === 2 && has(sig, 'version', 'messages'),
+    ],
+    ["messages with a role and Roo's ts", ({ sig }) => isRooHistorySignature(sig)],
+  ),
   schema(
     'cline',
     ['an array of messages', ({ sig }) => sig.root === 'array' && sig.first === 'object' && has(sig, 'role')],

@@ -16,7 +16,7 @@ export interface SourceRecord {
   index?: number;
 }
 
-type RecordEntry = { kind: 'record'; record: SourceRecord } | { kind: 'item'; item: InputItem };
+export type RecordEntry = { kind: 'record'; record: SourceRecord } | { kind: 'item'; item: InputItem };
 
 function isJsonlPath(file: string): boolean {
   return /\.jsonl$/i.test(file);

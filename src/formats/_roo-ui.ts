@@ -1,5 +1,5 @@
 import { isObject } from './_items.js';
-import { isApiRequest } from './_cline-ui.js';
+import { type RequestUsage, isApiRequest, requestInfo } from './_cline-ui.js';
 
 /**
  * Roo Code's UI log (`ui_messages.json`, RooCodeInc/Roo-Code packages/types/src/message.ts `ClineMessage`), which holds
@@ -8,15 +8,10 @@ import { isApiRequest } from './_cline-ui.js';
  */
 
 /** One `api_req_started` entry: the request's time, the next request's, and its usage (`ClineApiReqInfo`). */
-export interface RooRequest {
+export interface RooRequest extends RequestUsage {
   ts: number;
   /** The time of the next `api_req_started` entry; undefined for the last. */
   nextTs?: number;
-  tokensIn: number;
-  tokensOut: number;
-  cacheWrites: number;
-  cacheReads: number;
-  cost?: number;
   apiProtocol?: string;
 }
 
@@ -41,24 +36,11 @@ export function isRooUiLog(entries: readonly unknown[]): boolean {
 export function rooRequests(entries: readonly unknown[]): RooRequest[] {
   const out: RooRequest[] = [];
   for (const entry of entries) {
-    if (!isApiRequest(entry)) continue;
-    let info: unknown;
-    try {
-      info = JSON.parse(entry.text);
-    } catch {
-      continue;
-    }
-    if (!isObject(info)) continue;
+    const request = isApiRequest(entry) ? requestInfo(entry) : undefined;
+    if (!isApiRequest(entry) || !request) continue;
     if (out.length > 0) out[out.length - 1].nextTs = num(entry.ts);
-    out.push({
-      ts: num(entry.ts),
-      tokensIn: num(info.tokensIn),
-      tokensOut: num(info.tokensOut),
-      cacheWrites: num(info.cacheWrites),
-      cacheReads: num(info.cacheReads),
-      ...(typeof info.cost === 'number' && Number.isFinite(info.cost) ? { cost: info.cost } : {}),
-      ...(typeof info.apiProtocol === 'string' ? { apiProtocol: info.apiProtocol } : {}),
-    });
+    const { info, usage } = request;
+    out.push({ ts: num(entry.ts), ...usage, ...(typeof info.apiProtocol === 'string' ? { apiProtocol: info.apiProtocol } : {}) });
   }
   return out;
 }

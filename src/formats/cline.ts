@@ -10,8 +10,10 @@ import { type UiRequest, uiRequests, usageOfCline } from './_cline-ui.js';
 import { readClineUiLog } from './cline-ui-log.js';
 import { rooCompactions, rooContext } from './_roo-context.js';
 import { isRooUiLog } from './_roo-ui.js';
+import { rooHistoryItem, rooSessionUsage } from './_roo-history-item.js';
 import { dirname, join } from 'node:path';
-import { acceptRecords, keptUnless, readRecords } from './_records.js';
+import { type Accepted, type RecordEntry, acceptRecords, keptUnless, readRecords } from './_records.js';
+import { ROO_HISTORY_VERSION, isRooHistoryEnvelope, legacyOfRooMessage } from './_roo-messages.js';
 import type { InputItem, ReadOptions } from './types.js';
 
 /**
@@ -33,6 +35,10 @@ import type { InputItem, ReadOptions } from './types.js';
  *   `reasoning_content` (encrypted-only ones counted in metadata.encryptedReasoning); its condense summary
  *   (`isSummary`) is marked `is_compact_summary` and listed in metadata.compactions; `condenseId`, `condenseParent`,
  *   `truncationId`, `truncationParent` and `isTruncationMarker` stay on their messages.
+ * - Roo Code's history records no usage: it is in ui_messages.json (see _roo-context.ts); without it, the task's totals
+ *   from `history_item.json` (_roo-history-item.ts) are metadata.sessionUsage.
+ * - Roo Code's versioned history (`{version: 2, messages}` of AI SDK messages, see _roo-messages.ts): each message is a
+ *   unit, read as the Anthropic message Roo stored before.
  * - The folder the task worked in goes to metadata.workspace, from the files the extensions keep beside the history
  *   (see clineTaskWorkspace).
  * - `ui_messages.json` (the UI's copy, most assistant text stored `partial`) is not read.
@@ -43,18 +49,32 @@ export async function* readCline(file: string, options: ReadOptions): AsyncGener
     return;
   }
   const builder = new HistoryBuilder();
-  const { first, units } = yield* acceptRecords(readRecords(file, { ...options, layout: 'json' }), ({ value, where, index }) =>
-    where === '' && isObject(value) && Array.isArray(value.messages)
-      ? { kind: 'error', code: 'E_FORMAT', message: "Roo Code's versioned history ({version, messages}) is not supported: only the array of messages" }
-      : keptUnless(builder.accept(value, index ?? 0)),
-  );
+  const history = { versioned: false };
+  const { first, units } = yield* acceptRecords(historyRecords(file, options, history), ({ value, where, index }): Accepted => {
+    if (where === '' && isRooHistoryEnvelope(value))
+      return {
+        kind: 'error',
+        code: 'E_FORMAT',
+        message: `Roo Code's versioned history: version ${JSON.stringify(value.version)} is not known (only ${ROO_HISTORY_VERSION})`,
+      };
+    if (!history.versioned) return keptUnless(builder.accept(value, index ?? 0));
+    const legacy = legacyOfRooMessage(value);
+    return 'error' in legacy ? { kind: 'error', message: legacy.error } : keptUnless(builder.accept(legacy.element, index ?? 0));
+  });
   if (!first) return;
   const metadata: Record<string, unknown> = { source: { format: 'cline', file } };
   const entries = await readJson(join(dirname(file), 'ui_messages.json'));
   let indexedMetadata: DraftTranscript['indexedMetadata'];
-  if (builder.rooTags || (Array.isArray(entries) && isRooUiLog(entries))) {
+  // Roo Code keeps its record of the task beside the history (Cline does not): its totals stand in for a UI log.
+  const item = rooHistoryItem(await readJson(join(dirname(file), 'history_item.json')));
+  if (builder.rooTags || (Array.isArray(entries) && isRooUiLog(entries)) || item) {
     const roo = rooContext(builder, Array.isArray(entries) ? entries : undefined);
     metadata.rooContext = roo.summary;
+    const totals = Array.isArray(entries) || !item ? undefined : rooSessionUsage(item);
+    if (totals && item) {
+      metadata.sessionUsage = totals;
+      metadata.rooContext = { ...roo.summary, usage: 'history_item.json', ...(item.totalCost === undefined ? {} : { totalCost: item.totalCost }) };
+    }
     if (roo.unreplayable !== undefined) metadata.unreplayable = roo.unreplayable;
     indexedMetadata = rooCompactions(roo.points);
   } else indexedMetadata = clineCompactions(builder.summaries, await clineContext(file, builder, metadata, entries));
@@ -68,6 +88,23 @@ export async function* readCline(file: string, options: ReadOptions): AsyncGener
     { file, line: 1, byteOffset: 0, record: first.record },
     units,
   );
+}
+
+/**
+ * The records of a history: the array's elements, or the messages of Roo's versioned envelope (each a unit placed at
+ * its index in `messages`, and `state.versioned` set); an envelope of another version stays one record, refused whole.
+ */
+async function* historyRecords(file: string, options: ReadOptions, state: { versioned: boolean }): AsyncGenerator<RecordEntry> {
+  for await (const entry of readRecords(file, { ...options, layout: 'json' })) {
+    const value = entry.kind === 'record' && entry.record.where === '' ? entry.record.value : undefined;
+    if (entry.kind !== 'record' || !isRooHistoryEnvelope(value) || value.version !== ROO_HISTORY_VERSION) {
+      yield entry;
+      continue;
+    }
+    state.versioned = true;
+    for (const [index, message] of value.messages.entries())
+      yield { kind: 'record', record: { value: message, at: { ...entry.record.at, record: index }, where: `messages[${index}]: `, index } };
+  }
 }
 
 const isUiLog = (file: string) => /(^|[\\/])ui_messages\.json$/i.test(file);

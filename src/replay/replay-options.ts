@@ -52,6 +52,12 @@ export const ReplayOptionsSchema = z.strictObject({
    * @default none: such a transcript counts with the tokenizer as it is
    */
   tokenScaleFallback: z.strictObject({ ratio: z.number().positive(), framing: z.number().nonnegative() }).optional(),
+  /**
+   * With `basePrompt: 'recorded'`: each group of sessions' base prompt (the median of those with per-call records,
+   * `archiveBasePrompts`, taken in a first pass, by basePromptGroup) for a session whose source records only its totals.
+   * @default none: such a session's base prompt is 0 (unknown)
+   */
+  basePromptFallback: z.record(z.string(), z.strictObject({ tokens: count, sessions: z.number().int().positive() })).optional(),
   /** The protected tail of the policies' strategies. @default the strategies' defaults */
   tail: z.strictObject({ keepLast: count.optional(), keepMessages: count.optional(), keepResults: count.optional() }).optional(),
   /** summarize's focus (`--focus`). @default none */

@@ -1,5 +1,6 @@
 import type { Message } from '../model/message.js';
 import { isSourceSummary, recordedCall, sessionTotals } from '../model/recorded.js';
+import { basePromptGroup, recordedBasePrompt } from './billing/base-prompt.js';
 import type { Transcript } from '../model/transcript.js';
 import { transcriptProject } from '../model/project.js';
 import { type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbesAt, scoreHindsight } from '../retention/hindsight.js';
@@ -122,19 +123,6 @@ export interface TranscriptReplay {
 }
 
 /**
- * The system prompt and tools a transcript's first recorded call carried beyond what the replay puts in its first
- * prompt (the messages before the first reply and the tool definitions); 0 without recorded usage.
- */
-function recordedBasePrompt(transcript: Transcript, recorded: RecordedUsage | undefined, tokenizer: Tokenizer, carried: readonly UnloggedSpan[]): number {
-  if (!recorded) return 0;
-  const first = transcript.messages.findIndex((m) => recordedCall(m) !== undefined);
-  const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
-  // The unlogged content the replay carries in the first prompt (the `@file` contents) is no part of the base.
-  const unlogged = carried.reduce((n, s) => (s.at < first && s.from <= first && (s.until === undefined || first < s.until) ? n + s.tokens : n), 0);
-  return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer) - unlogged);
-}
-
-/**
  * Each model's own base prompt, where the record shows it differs from the first call's: the first recorded call of
  * each model, less what the replay puts in that prompt (the messages before it and the tool definitions). A client can
  * send each model its own system prompt and tools (Claude Code gives a command run on Haiku a shorter one). A model
@@ -230,7 +218,10 @@ export async function replayTranscript(
   // The `@file` contents of the first prompt, measured apart from the base (see file-mentions.ts).
   const mentions = o.basePrompt === 'recorded' && recorded ? absorbedFileMentions(transcript, tokenizer) : undefined;
   const unlogged = [...(scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : []), ...(mentions?.spans ?? []).filter((span) => span.tokens > 0)];
-  let basePrompt = o.basePrompt === 'recorded' ? recordedBasePrompt(transcript, recorded, tokenizer, mentions?.spans ?? []) : o.basePrompt;
+  // A session that records only its totals has no first call to measure its base on: it takes its agent's in the archive.
+  const archiveBase = o.basePrompt === 'recorded' && !recorded ? o.basePromptFallback?.[basePromptGroup(transcript, source.format)] : undefined;
+  let basePrompt =
+    o.basePrompt === 'recorded' ? (archiveBase?.tokens ?? recordedBasePrompt(transcript, recorded, tokenizer, mentions?.spans ?? [])) : o.basePrompt;
   const baseByModel = o.basePrompt === 'recorded' ? recordedBasePromptByModel(transcript, modelOfCall(transcript), tokenizer, unlogged) : undefined;
   const basePromptOf = baseByModel && baseByModel.size > 1 ? (i: number) => baseByModel.get(modelOfCall(transcript)(transcript.messages[i])) : undefined;
   const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
@@ -375,6 +366,7 @@ export async function replayTranscript(
         transcript,
         steps,
         mentions ? { sized: mentions.sized, unsized: { files: unsizedTokens > 0 ? mentions.unsized.length : 0, tokens: unsizedTokens } } : undefined,
+        o.basePrompt === 'recorded' && !recorded ? (archiveBase ?? 'unknown') : undefined,
       ),
       basePrompt,
       ...(totals ? { totalsInputCost: recordedInputCost(totals.tokens, choice.pricingOf(totals.model ?? choice.mainModel).rates) } : {}),

@@ -110,11 +110,24 @@ describe('Cline api_conversation_history.json', () => {
     expect(compactAndRestore(t.transcript)).toBeGreaterThan(0);
   });
 
-  it("reports Roo Code's versioned envelope as E_FORMAT, not as a broken message", async () => {
+  it("reads Roo Code's versioned envelope message by message, and refuses one of another version whole", async () => {
     const file = join(tempDir('roo-v2'), 'api_conversation_history.json');
-    writeFileSync(file, JSON.stringify({ version: 2, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] }));
+    const messages = [
+      { role: 'user', content: [{ type: 'text', text: 'hi' }], ts: 1 },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: { path: 'a.ts' } }], ts: 2 },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read_file', output: { type: 'bogus' } }], ts: 3 },
+    ];
+    writeFileSync(file, JSON.stringify({ version: 2, messages }));
     expect(await detectFormat(file, READ)).toMatchObject({ ok: true, format: 'cline' });
-    const items = await collect(readCline(file, READ));
+    let items = await collect(readCline(file, READ));
+    // The result whose output Roo never wrote is refused on its own; the rest is read.
+    expect(errorsOf(items).map((e) => [e.record.code, e.record.message])).toEqual([
+      ['E_SCHEMA', 'messages[2]: content[0]: tool-result: output type "bogus" with this value is not known'],
+    ]);
+    expect(transcriptsOf(items)[0].transcript.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(accountedUnits(items)).toBe(3);
+    writeFileSync(file, JSON.stringify({ version: 1, messages }));
+    items = await collect(readCline(file, READ));
     expect(errorsOf(items).map((e) => e.record.code)).toEqual(['E_FORMAT']);
     expect(accountedUnits(items)).toBe(1);
   });

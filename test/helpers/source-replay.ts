@@ -7,16 +7,22 @@ import { tempDir } from './temp-dir.js';
 interface SourceReplayRow {
   id: string;
   policies: { source: { calls: number; billedInput: number } };
+  /** Absent when the source records its usage only as session totals (then held against them in `fidelity`). */
   recorded: { calls: number; input: number };
+  /** With the base prompt measured on the record: the tokens added to every prompt. */
+  basePrompt?: number;
+  fidelity?: { perCall: boolean; input: { recorded: number; replayed: number; offBy: number | null }; corrected: string[]; estimated: string[] };
 }
 
 /**
  * Replays `inputs` under their agent's own compactions as the fidelity check runs it (`simulate --policy source
- * --window 200000 --base-prompt recorded --token-ratio recorded`) and gives the rows, one per transcript.
+ * --window 200000 --base-prompt recorded --token-ratio recorded`) and gives the rows, one per transcript. `basePrompt`
+ * gives the base prompt in place of the record's (for sources whose record does not show it).
  */
-export async function sourceReplayRows(inputs: readonly string[]): Promise<SourceReplayRow[]> {
+export async function sourceReplayRows(inputs: readonly string[], options: { basePrompt?: number } = {}): Promise<SourceReplayRow[]> {
   const out = join(tempDir('source-replay'), 'sim');
-  const args = ['--policy', 'source', '--window', '200000', '--base-prompt', 'recorded', '--token-ratio', 'recorded', '--out', out];
+  const base = String(options.basePrompt ?? 'recorded');
+  const args = ['--policy', 'source', '--window', '200000', '--base-prompt', base, '--token-ratio', 'recorded', '--out', out];
   const run = await runMain(['simulate', ...inputs, ...args]);
   expect(run.code, run.stderr).toBe(0);
   return (JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as { perTranscript: SourceReplayRow[] }).perTranscript;

@@ -6,11 +6,12 @@ import { Simulation } from '../../replay/simulation.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import type { InputItem } from '../../formats/types.js';
 import type { Transcript } from '../../model/transcript.js';
+import { archiveBasePrompts } from '../../replay/billing/base-prompt.js';
 import { archiveTokenScale } from '../../replay/billing/token-ratio.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { makeDir } from '../../io/make-dir.js';
 import { writeSimulatePage } from '../../replay/simulate-page.js';
-import { type Unreplayable, renderUnreplayable, unreplayableReason } from '../../replay/unreplayable.js';
+import { type Unreplayable, renderUnreplayable, shortOfTotalsReason, unreplayableReason } from '../../replay/unreplayable.js';
 import { getTokenizer } from '../../tokens/tokenizer.js';
 import { inputsOrDiscovered } from '../discovered-inputs.js';
 import { priceFlags } from '../replay-flags.js';
@@ -53,6 +54,14 @@ export async function simulateAction({ values, positionals }: ParsedFlags<typeof
     values['token-ratio'] === 'recorded'
       ? await archiveTokenScale(transcriptsIn(readInputs(inputs, { maxLineBytes, from: values.from, sessions })), tokenizer)
       : undefined;
+  // And for the base prompt of each agent, which stands in for a session that records only its totals.
+  const basePromptFallback =
+    values['base-prompt'] === 'recorded'
+      ? await archiveBasePrompts(transcriptItemsIn(readInputs(inputs, { maxLineBytes, from: values.from, sessions })), tokenizer, {
+          tokenRatio: values['token-ratio'],
+          ...(tokenScaleFallback ? { tokenScaleFallback } : {}),
+        })
+      : undefined;
   const llm = llmOptions === undefined ? undefined : await createLlmSession(llmOptions);
   const simulation = new Simulation({
     policies: values.policy,
@@ -67,6 +76,7 @@ export async function simulateAction({ values, positionals }: ParsedFlags<typeof
     basePrompt: values['base-prompt'],
     tokenRatio: values['token-ratio'],
     ...(tokenScaleFallback ? { tokenScaleFallback } : {}),
+    ...(basePromptFallback ? { basePromptFallback } : {}),
     llm,
     ...(batch ? { batch } : {}),
     focus: values.focus,
@@ -84,7 +94,15 @@ export async function simulateAction({ values, positionals }: ParsedFlags<typeof
         unreplayable.push({ id: item.transcript.id, file: item.file, reason });
         continue;
       }
-      await simulation.add(item.transcript, item);
+      const replayed = await simulation.replayTranscript(item.transcript, item);
+      const base = values['base-prompt'];
+      const short = shortOfTotalsReason(replayed.result, base === 'recorded' ? (replayed.result.basePrompt ?? 0) > 0 : base > 0);
+      if (short !== undefined) {
+        io.stderr.write(`simulate: ${item.transcript.id} (${item.file}) is not replayed: ${short}\n`);
+        unreplayable.push({ id: item.transcript.id, file: item.file, reason: short });
+        continue;
+      }
+      simulation.accept(replayed);
       status.set(`simulate: ${tally.transcripts} transcripts replayed`);
     }
   } finally {
@@ -114,4 +132,8 @@ export async function simulateAction({ values, positionals }: ParsedFlags<typeof
 
 async function* transcriptsIn(items: AsyncIterable<InputItem>): AsyncIterable<Transcript> {
   for await (const item of items) if (item.kind === 'transcript') yield item.transcript;
+}
+
+async function* transcriptItemsIn(items: AsyncIterable<InputItem>): AsyncIterable<{ transcript: Transcript; format?: string }> {
+  for await (const item of items) if (item.kind === 'transcript') yield item;
 }

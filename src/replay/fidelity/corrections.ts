@@ -1,6 +1,7 @@
 import { messageContent } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { int } from '../../report/format.js';
+import type { ArchiveBasePrompt } from '../billing/base-prompt.js';
 import type { UnloggedSpan } from '../billing/token-ratio.js';
 import { clientOverridesModel } from '../client-thinking.js';
 
@@ -13,6 +14,7 @@ export function correctionsOf(
   transcript: Transcript,
   steps: readonly UnloggedSpan[],
   mentions?: { sized: { files: number; tokens: number }; unsized: { files: number; tokens: number } },
+  archiveBase?: ArchiveBasePrompt | 'unknown',
 ): { corrected: string[]; estimated: string[] } {
   const corrected: string[] = [];
   const images = transcript.messages.reduce((n, m) => {
@@ -44,6 +46,12 @@ export function correctionsOf(
   if (compactions > 0 && transcript.messages.some((m) => typeof m.thread === 'number'))
     corrected.push(`${int(compactions)} ${compactions === 1 ? 'compaction' : 'compactions'} applied on ${compactions === 1 ? 'its' : 'their'} own branch`);
   const estimated: string[] = [];
+  // A session that records only its totals (metadata.sessionUsage) shows no base prompt of its own.
+  if (archiveBase === 'unknown') estimated.push('base prompt unknown (no session of its agent records per-call usage), 0 tokens');
+  else if (archiveBase)
+    estimated.push(
+      `base prompt estimated from ${int(archiveBase.sessions)} other ${archiveBase.sessions === 1 ? 'session' : 'sessions'} of its agent (${int(archiveBase.tokens)} tokens)`,
+    );
   if (mentions && mentions.unsized.files > 0)
     estimated.push(`${files(mentions.unsized.files)} of the first prompt sized from the record (${int(mentions.unsized.tokens)} tokens)`);
   // Cline's deleted ranges: read from its UI log, or inferred with its rule (metadata.clineContext, formats/cline.ts).
@@ -59,7 +67,9 @@ export function correctionsOf(
   // log's entry or the summary's own place, or by Roo's rule (metadata.rooContext, formats/_roo-context.ts).
   const roo = transcript.metadata?.rooContext;
   if (roo !== null && typeof roo === 'object' && !Array.isArray(roo)) {
-    const { points, condenses, truncations } = roo as { points?: unknown; condenses?: unknown; truncations?: unknown };
+    const { points, condenses, truncations, usage } = roo as { points?: unknown; condenses?: unknown; truncations?: unknown; usage?: unknown };
+    // Without its UI log, a task's usage is its history_item.json totals (formats/cline.ts): held against those alone.
+    if (usage === 'history_item.json') corrected.push("usage from history_item.json's task totals (no per-call record)");
     const [c, t] = [typeof condenses === 'number' ? condenses : 0, typeof truncations === 'number' ? truncations : 0];
     const what = `${int(c)} ${c === 1 ? 'condense' : 'condenses'}, ${int(t)} ${t === 1 ? 'truncation' : 'truncations'}`;
     if (c + t > 0 && points === 'recorded') corrected.push(`Roo's context points read (${what})`);
