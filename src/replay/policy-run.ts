@@ -1,7 +1,7 @@
 import type { HindsightScore } from '../retention/hindsight.js';
 import type { MergeRules } from './accumulate.js';
 import type { Cost } from './billing/prices.js';
-import type { FrontierFigures, PointResult } from './policies/policy.js';
+import type { CallTally, FrontierFigures, PointResult } from './policies/policy.js';
 import { type ModelBill, type ReplayStats, emptyReplayStats } from './replay.js';
 
 /**
@@ -10,11 +10,14 @@ import { type ModelBill, type ReplayStats, emptyReplayStats } from './replay.js'
  * in the replay's price table; with `batch`, the Batch API's); the source's own summaries at the prices of the model
  * that answered the call after the point.
  */
-export interface CompactionCalls {
-  calls: number;
-  input: number;
-  output: number;
-  cost: number;
+export interface CompactionCalls extends CallTally {
+  /**
+   * Of these, the source's summary calls that a transcript of their own logs (Claude Code's `agent-acompact-*.jsonl`),
+   * by that transcript's id: over an archive that holds it, its replay bills them, and the totals not again here.
+   */
+  loggedApart?: Record<string, CallTally>;
+  /** In totals over an archive: the calls left out for being counted in their own transcripts among the inputs. */
+  inOwnTranscripts?: CallTally;
 }
 
 /** One model's calls in a replay, priced at its prices. */
@@ -80,4 +83,32 @@ export function withoutCompactionCalls(r: PolicyRun): PolicyRun {
   if (!r.compactionCalls) return r;
   const { compactionCalls, ...rest } = r;
   return { ...rest, cost: { withoutCache: r.cost.withoutCache - compactionCalls.cost, withCache: r.cost.withCache - compactionCalls.cost } };
+}
+
+/**
+ * A transcript's run as an archive's totals count it: without the compaction calls that a transcript among the
+ * archive's (`inputs`, by id) logs as its own, which that transcript's replay bills (see CompactionCalls.loggedApart).
+ */
+export function countedOnce(r: PolicyRun, inputs: ReadonlySet<string>): PolicyRun {
+  const calls = r.compactionCalls;
+  if (!calls?.loggedApart) return r;
+  const { loggedApart, ...rest } = calls;
+  const kept: CompactionCalls = { ...rest };
+  let cost = 0;
+  for (const [id, apart] of Object.entries(loggedApart)) {
+    if (!inputs.has(id)) continue;
+    kept.calls -= apart.calls;
+    kept.input -= apart.input;
+    kept.output -= apart.output;
+    kept.cost -= apart.cost;
+    cost += apart.cost;
+    const own = (kept.inOwnTranscripts ??= { calls: 0, input: 0, output: 0, cost: 0 });
+    own.calls += apart.calls;
+    own.input += apart.input;
+    own.output += apart.output;
+    own.cost += apart.cost;
+  }
+  // All of them counted apart: none left here, not a remainder of rounding.
+  if (kept.calls === 0) Object.assign(kept, { input: 0, output: 0, cost: 0 });
+  return { ...r, compactionCalls: kept, cost: { withoutCache: r.cost.withoutCache - cost, withCache: r.cost.withCache - cost } };
 }

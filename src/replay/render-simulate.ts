@@ -214,7 +214,10 @@ function compactionCallsNote(r: SimulationReport): string[] {
       "; the source's own summaries (`source`) at the prices of the model that answered the call after the point, their prompt being the context before it.",
     ...rows.map((x) => {
       const c = x.compactionCalls as NonNullable<PolicyTotals['compactionCalls']>;
-      return `- \`${x.name}\`: ${int(c.calls)} calls, ${int(c.input)} prompt and ${int(c.output)} answer tokens, ${usd(c.cost)}.`;
+      const own = c.inOwnTranscripts
+        ? `; besides, ${int(c.inOwnTranscripts.calls)} (${usd(c.inOwnTranscripts.cost)}) counted in the replays of their own transcripts (the compaction agents' files among the inputs)`
+        : '';
+      return `- \`${x.name}\`: ${int(c.calls)} calls, ${int(c.input)} prompt and ${int(c.output)} answer tokens, ${usd(c.cost)}${own}.`;
     }),
   ];
 }

@@ -10,7 +10,7 @@ import type { TokenScale } from './billing/token-ratio.js';
 import type { FidelitySummary } from './fidelity/fidelity-summary.js';
 import { archiveBound } from './policies/optimal/frontier.js';
 import type { PointResult, Policy } from './policies/policy.js';
-import { type PolicyRun, RUN_MERGE, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
+import { type PolicyRun, RUN_MERGE, countedOnce, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
 import type { PricedUsage, TranscriptSimulation } from './transcript-replay.js';
 
 export interface PolicyTotals extends Omit<PolicyRun, 'frontier'> {
@@ -157,11 +157,12 @@ export interface SimulationReport {
 
 /** Each policy's runs summed over the transcripts, with its reduction against the first (`none`). */
 export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' | 'floor'>[], perTranscript: readonly TranscriptSimulation[]): PolicyTotals[] {
+  const inputs = new Set(perTranscript.map((t) => t.id));
   const totals = policies.map((p) => {
     const run = emptyRunTotal();
     let stuck = 0;
     for (const t of perTranscript) {
-      addInto(run, t.policies[p.name], RUN_MERGE);
+      addInto(run, countedOnce(t.policies[p.name], inputs), RUN_MERGE);
       if (t.policies[p.name].stuck) stuck++;
     }
     return { name: p.name, summary: p.summary, run, stuck };
@@ -250,11 +251,12 @@ export function byGroup(
   grouping: (empty: () => ByGroup[string]) => Groups<ByGroup[string]>,
 ): ByGroup | undefined {
   const groups = grouping(() => ({ transcripts: 0, policies: {} }));
+  const inputs = new Set(perTranscript.map((t) => t.id));
   perTranscript.forEach((t, i) => {
     const g = groups.of(keys[i]);
     g.transcripts++;
     for (const name of policies) {
-      const run = t.policies[name];
+      const run = countedOnce(t.policies[name], inputs);
       const into = (g.policies[name] ??= { billedInput: 0, cost: { withoutCache: 0, withCache: 0 }, reductionVsNone: 0 });
       into.billedInput += run.billedInput;
       into.cost.withoutCache += run.cost.withoutCache;

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runMain } from '../helpers/cli-in-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/**
+ * A 2.1.88 session that compacted once and its compaction agent's `subagents/agent-acompact-5e1f0a.jsonl`, which logs
+ * the session's three replies again and then the summary call: 3 uncached, 400 written, 24,300 read, 80 output (see
+ * the fixture's generator).
+ */
+const FOLDER = join(import.meta.dirname, '..', 'fixtures', 'claude-code', 'acompact-relog');
+const SESSION_ID = '7a1c0b2e-0000-4000-8000-000000000301';
+const AGENT_ID = `${SESSION_ID}:agent-acompact-5e1f0a`;
+const SUMMARY_INPUT = 3 + 400 + 24_300;
+
+interface Calls {
+  calls: number;
+  input: number;
+  output: number;
+  cost: number;
+  loggedApart?: Record<string, Calls>;
+  inOwnTranscripts?: Calls;
+}
+interface Run {
+  calls: number;
+  cost: { withoutCache: number; withCache: number };
+  compactionCalls?: Calls;
+}
+interface Simulation {
+  policies: (Run & { name: string })[];
+  perTranscript: { id: string; policies: Record<string, Run> }[];
+  recorded: { usage: { calls: number; cost: { withCache: number } } };
+}
+
+async function simulate(input: string): Promise<Simulation> {
+  const out = tempDir('summary-counted-once');
+  const run = await runMain(['simulate', input, '--policy', 'source', '--base-prompt', 'recorded', '--token-ratio', '1', '--out', out]);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as Simulation;
+}
+
+describe("a compaction's summary call, over a folder that holds its compaction agent's file", () => {
+  it('is billed once in the totals: in the replay of the agent file, which the record counts it in, not again through the session', async () => {
+    const sim = await simulate(FOLDER);
+    const byId = new Map(sim.perTranscript.map((t) => [t.id, t]));
+    expect([...byId.keys()].sort()).toEqual([SESSION_ID, AGENT_ID]);
+    const main = byId.get(SESSION_ID)!.policies.source;
+    const agent = byId.get(AGENT_ID)!.policies.source;
+    // The session's own figures still name the call, and the transcript that logs it.
+    expect(main.compactionCalls).toMatchObject({ calls: 1, input: SUMMARY_INPUT, loggedApart: { [AGENT_ID]: { calls: 1, input: SUMMARY_INPUT } } });
+    // The agent file's replay makes that call (the re-logged replies are the session's, made there).
+    expect(agent.calls).toBe(1);
+
+    const source = sim.policies.find((p) => p.name === 'source')!;
+    expect(source.compactionCalls).toMatchObject({ calls: 0, input: 0, cost: 0, inOwnTranscripts: { calls: 1, input: SUMMARY_INPUT } });
+    // As many calls as the record: the session's four and the agent's one, each billed once.
+    expect(source.calls).toBe(sim.recorded.usage.calls);
+    expect(source.calls).toBe(5);
+    const summed = main.cost.withCache + agent.cost.withCache;
+    expect(source.cost.withCache).toBeCloseTo(summed - main.compactionCalls!.cost, 12);
+    expect(main.compactionCalls!.cost).toBeGreaterThan(0.01);
+  });
+
+  it("is billed through the session when the agent's file is not among the inputs", async () => {
+    const sim = await simulate(join(FOLDER, `${SESSION_ID}.jsonl`));
+    const source = sim.policies.find((p) => p.name === 'source')!;
+    expect(source.compactionCalls).toMatchObject({ calls: 1, input: SUMMARY_INPUT });
+    expect(source.compactionCalls!.inOwnTranscripts).toBeUndefined();
+    expect(source.cost.withCache).toBeCloseTo(sim.perTranscript[0].policies.source.cost.withCache, 12);
+  });
+});
