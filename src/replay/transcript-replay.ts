@@ -8,7 +8,7 @@ import { contextTokens, countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { type CacheChoice, callModelOf as modelOfCall, chooseCache, recordedHits } from './billing/cache-choice.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../provider/cache-rules.js';
-import { stripsEarlierThinking } from './client-thinking.js';
+import { idleBefore, stripsEarlierThinking } from './client-thinking.js';
 import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
 import {
   type EmbeddedUsage,
@@ -149,12 +149,13 @@ function recordedBasePromptByModel(
 ): Map<string, number> {
   const out = new Map<string, number>();
   const messages = transcript.messages;
+  const idle = idleBefore(messages);
   for (const [i, m] of messages.entries()) {
     if (isSourceSummary(m)) break;
     const call = recordedCall(m);
     if (!call || out.has(modelOf(m))) continue;
     const earlier = messages.slice(0, i);
-    const sent = stripsEarlierThinking(m, modelOf(m)) ? replaceByViews(earlier, withoutEarlierThinking(earlier)).messages : earlier;
+    const sent = stripsEarlierThinking(m, modelOf(m), idle(m)) ? replaceByViews(earlier, withoutEarlierThinking(earlier)).messages : earlier;
     // The unlogged content the replay carries in this call's prompt is no part of the base.
     const carried = unlogged.reduce((n, s) => (s.at < i && s.from <= i && (s.until === undefined || i < s.until) ? n + s.tokens : n), 0);
     const before = contextTokens(sent, transcript.tools, tokenizer) + carried;
@@ -280,6 +281,7 @@ export async function replayTranscript(
     policies: {},
   };
   const prompts: Record<string, number[]> = {};
+  const idle = idleBefore(transcript.messages);
   const replayOptions = {
     tokenizer,
     window: o.window,
@@ -290,7 +292,7 @@ export async function replayTranscript(
     ...(warmBase ? { warmBase } : {}),
     ...(baseHeld ? { baseHeld } : {}),
     ...(basePromptOf ? { basePromptOf } : {}),
-    stripsEarlierThinking: (m: Message) => stripsEarlierThinking(m, modelOf(m)),
+    stripsEarlierThinking: (m: Message) => stripsEarlierThinking(m, modelOf(m), idle(m)),
     ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
     ...(unlogged.length > 0 ? { unlogged } : {}),
   } as ReplayLoopOptions;
