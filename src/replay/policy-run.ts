@@ -18,6 +18,11 @@ export interface CompactionCalls extends CallTally {
   loggedApart?: Record<string, CallTally>;
   /** In totals over an archive: the calls left out for being counted in their own transcripts among the inputs. */
   inOwnTranscripts?: CallTally;
+  /**
+   * In totals over an archive, `source:STRATEGY`: the source's summary calls that our strategy took the place of, as
+   * their own transcripts among the inputs (the compaction agents' files) replay them, left out of the totals.
+   */
+  replacedInOwnTranscripts?: CallTally;
 }
 
 /** One model's calls in a replay, priced at its prices. */
@@ -85,18 +90,40 @@ export function withoutCompactionCalls(r: PolicyRun): PolicyRun {
   return { ...rest, cost: { withoutCache: r.cost.withoutCache - compactionCalls.cost, withCache: r.cost.withCache - compactionCalls.cost } };
 }
 
+/** What an archive's totals need to know of the other transcripts to count one transcript's run once. */
+export interface ArchiveInputs {
+  /** The transcripts among the inputs, by id. */
+  inputs: ReadonlySet<string>;
+  /** The transcripts whose calls are the source's summary calls that the policy's compactions took the place of. */
+  replaced: ReadonlySet<string>;
+}
+
+/** The archive `runs` (one policy's, one per transcript, by id) make: see ArchiveInputs. */
+export function archiveInputs(runs: readonly { id: string; run: PolicyRun }[]): ArchiveInputs {
+  const inputs = new Set(runs.map((r) => r.id));
+  const replaced = new Set<string>();
+  for (const { run } of runs) for (const p of run.atPoints ?? []) if (p.replacesCallOf !== undefined && inputs.has(p.replacesCallOf)) replaced.add(p.replacesCallOf);
+  return { inputs, replaced };
+}
+
 /**
- * A transcript's run as an archive's totals count it: without the compaction calls that a transcript among the
- * archive's (`inputs`, by id) logs as its own, which that transcript's replay bills (see CompactionCalls.loggedApart).
+ * A transcript's run (`id`'s) as an archive's totals count it: without the compaction calls that a transcript among
+ * the archive's inputs logs as its own, which that transcript's replay bills (see CompactionCalls.loggedApart); and
+ * nothing of a compaction agent's transcript whose summary call the policy's own compactions replaced (its run is that
+ * call), but that call named in `compactionCalls.replacedInOwnTranscripts`.
  */
-export function countedOnce(r: PolicyRun, inputs: ReadonlySet<string>): PolicyRun {
+export function countedOnce(r: PolicyRun, id: string, archive: ArchiveInputs): PolicyRun {
+  if (archive.replaced.has(id)) {
+    const call: CallTally = { calls: r.calls, input: r.billedInput, output: r.outputTokens, cost: r.cost.withCache };
+    return { ...emptyRunTotal(), compactionCalls: { calls: 0, input: 0, output: 0, cost: 0, replacedInOwnTranscripts: call } };
+  }
   const calls = r.compactionCalls;
   if (!calls?.loggedApart) return r;
   const { loggedApart, ...rest } = calls;
   const kept: CompactionCalls = { ...rest };
   let cost = 0;
-  for (const [id, apart] of Object.entries(loggedApart)) {
-    if (!inputs.has(id)) continue;
+  for (const [logger, apart] of Object.entries(loggedApart)) {
+    if (!archive.inputs.has(logger)) continue;
     kept.calls -= apart.calls;
     kept.input -= apart.input;
     kept.output -= apart.output;

@@ -10,7 +10,7 @@ import type { TokenScale } from './billing/token-ratio.js';
 import type { FidelitySummary } from './fidelity/fidelity-summary.js';
 import { archiveBound } from './policies/optimal/frontier.js';
 import type { PointResult, Policy } from './policies/policy.js';
-import { type PolicyRun, RUN_MERGE, countedOnce, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
+import { type PolicyRun, RUN_MERGE, archiveInputs, countedOnce, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
 import type { PricedUsage, TranscriptSimulation } from './transcript-replay.js';
 
 export interface PolicyTotals extends Omit<PolicyRun, 'frontier'> {
@@ -157,12 +157,12 @@ export interface SimulationReport {
 
 /** Each policy's runs summed over the transcripts, with its reduction against the first (`none`). */
 export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' | 'floor'>[], perTranscript: readonly TranscriptSimulation[]): PolicyTotals[] {
-  const inputs = new Set(perTranscript.map((t) => t.id));
   const totals = policies.map((p) => {
     const run = emptyRunTotal();
+    const archive = archiveInputs(perTranscript.map((t) => ({ id: t.id, run: t.policies[p.name] })));
     let stuck = 0;
     for (const t of perTranscript) {
-      addInto(run, countedOnce(t.policies[p.name], inputs), RUN_MERGE);
+      addInto(run, countedOnce(t.policies[p.name], t.id, archive), RUN_MERGE);
       if (t.policies[p.name].stuck) stuck++;
     }
     return { name: p.name, summary: p.summary, run, stuck };
@@ -251,12 +251,12 @@ export function byGroup(
   grouping: (empty: () => ByGroup[string]) => Groups<ByGroup[string]>,
 ): ByGroup | undefined {
   const groups = grouping(() => ({ transcripts: 0, policies: {} }));
-  const inputs = new Set(perTranscript.map((t) => t.id));
+  const archives = new Map(policies.map((name) => [name, archiveInputs(perTranscript.map((t) => ({ id: t.id, run: t.policies[name] })))]));
   perTranscript.forEach((t, i) => {
     const g = groups.of(keys[i]);
     g.transcripts++;
     for (const name of policies) {
-      const run = countedOnce(t.policies[name], inputs);
+      const run = countedOnce(t.policies[name], t.id, archives.get(name)!);
       const into = (g.policies[name] ??= { billedInput: 0, cost: { withoutCache: 0, withCache: 0 }, reductionVsNone: 0 });
       into.billedInput += run.billedInput;
       into.cost.withoutCache += run.cost.withoutCache;
