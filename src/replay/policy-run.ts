@@ -102,7 +102,8 @@ export interface ArchiveInputs {
 export function archiveInputs(runs: readonly { id: string; run: PolicyRun }[]): ArchiveInputs {
   const inputs = new Set(runs.map((r) => r.id));
   const replaced = new Set<string>();
-  for (const { run } of runs) for (const p of run.atPoints ?? []) if (p.replacesCallOf !== undefined && inputs.has(p.replacesCallOf)) replaced.add(p.replacesCallOf);
+  for (const { run } of runs)
+    for (const p of run.atPoints ?? []) if (p.replacesCallOf !== undefined && inputs.has(p.replacesCallOf)) replaced.add(p.replacesCallOf);
   return { inputs, replaced };
 }
 

@@ -130,9 +130,7 @@ function costSection(s: SimulatePageInput): Section {
     num(p.billedInput),
     num(p.cachedInput),
     num(p.reductionVsNone, pct(p.reductionVsNone)),
-    ...(withCalls
-      ? [p.compactionCalls ? num(p.compactionCalls.cost, compactionCallsText(p.compactionCalls, usdShort)) : num(0, NO_VALUE)]
-      : []),
+    ...(withCalls ? [p.compactionCalls ? num(p.compactionCalls.cost, compactionCallsText(p.compactionCalls, usdShort)) : num(0, NO_VALUE)] : []),
     num(p.cost.withoutCache, usdShort(p.cost.withoutCache)),
     num(p.cost.withCache, usdShort(p.cost.withCache)),
     p === s.policies[0] ? num(0, NO_VALUE) : savingCell(p.cost.withCache, none),

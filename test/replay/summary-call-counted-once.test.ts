@@ -21,6 +21,7 @@ interface Calls {
   cost: number;
   loggedApart?: Record<string, Calls>;
   inOwnTranscripts?: Calls;
+  replacedInOwnTranscripts?: Calls;
 }
 interface Run {
   calls: number;
@@ -33,11 +34,21 @@ interface Simulation {
   recorded: { usage: { calls: number; cost: { withCache: number } } };
 }
 
-async function simulate(input: string): Promise<Simulation> {
+async function simulateWith(input: string, policy: string): Promise<{ sim: Simulation; markdown: string }> {
   const out = tempDir('summary-counted-once');
-  const run = await runMain(['simulate', input, '--policy', 'source', '--base-prompt', 'recorded', '--token-ratio', '1', '--out', out]);
+  const run = await runMain(['simulate', input, '--policy', policy, '--base-prompt', 'recorded', '--token-ratio', '1', '--out', out]);
   expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as Simulation;
+  const sim = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as Simulation;
+  return { sim, markdown: readFileSync(join(out, 'simulate.md'), 'utf8') };
+}
+
+const simulate = async (input: string): Promise<Simulation> => (await simulateWith(input, 'source')).sim;
+
+/** The policies table's row of `policy` in simulate.md, its cells. */
+function tableRow(markdown: string, policy: string): string[] {
+  const line = markdown.split('\n').find((l) => l.startsWith(`| ${policy} `));
+  expect(line, policy).toBeDefined();
+  return line!.split('|').map((c) => c.trim());
 }
 
 describe("a compaction's summary call, over a folder that holds its compaction agent's file", () => {
@@ -68,5 +79,45 @@ describe("a compaction's summary call, over a folder that holds its compaction a
     expect(source.compactionCalls).toMatchObject({ calls: 1, input: SUMMARY_INPUT });
     expect(source.compactionCalls!.inOwnTranscripts).toBeUndefined();
     expect(source.cost.withCache).toBeCloseTo(sim.perTranscript[0].policies.source.cost.withCache, 12);
+  });
+
+  it('is named in the table where it is counted, not as a zero', async () => {
+    const { sim, markdown } = await simulateWith(FOLDER, 'source');
+    const main = sim.perTranscript.find((t) => t.id === SESSION_ID)!.policies.source;
+    const apart = main.compactionCalls!.loggedApart![AGENT_ID];
+    const row = tableRow(markdown, 'source');
+    expect(row).toContain(`in their own transcripts: 1 call, $${apart.cost.toFixed(2)}`);
+    expect(row.some((c) => c.startsWith('$0.00 (0)'))).toBe(false);
+  });
+});
+
+describe("a compaction's summary call under source:STRATEGY, which puts our strategy in place of the source's compactions", () => {
+  it("is not billed through the compaction agent's file: its transcript adds nothing to the policy's totals", async () => {
+    const { sim, markdown } = await simulateWith(FOLDER, 'source:checkpoint');
+    const byId = new Map(sim.perTranscript.map((t) => [t.id, t]));
+    const main = byId.get(SESSION_ID)!.policies['source:checkpoint'];
+    const agent = byId.get(AGENT_ID)!.policies['source:checkpoint'];
+    // The agent file's replay still bills its one call, on its own.
+    expect(agent.calls).toBe(1);
+    expect(agent.cost.withCache).toBeGreaterThan(0.01);
+
+    const policy = sim.policies.find((p) => p.name === 'source:checkpoint')!;
+    // The session's four calls, and no more: the source's summary call was replaced by checkpoint's compaction.
+    expect(policy.calls).toBe(4);
+    expect(policy.cost.withCache).toBeCloseTo(main.cost.withCache, 12);
+    expect(policy.compactionCalls).toMatchObject({ calls: 0, cost: 0, replacedInOwnTranscripts: { calls: 1, cost: agent.cost.withCache } });
+    expect(tableRow(markdown, 'source:checkpoint')).toContain(`replaced, not billed: 1 call, $${agent.cost.withCache.toFixed(2)}`);
+
+    // The source's own replay still counts the call, once, in the agent file's replay.
+    const source = sim.policies.find((p) => p.name === 'source')!;
+    expect(source.calls).toBe(5);
+  });
+
+  it("bills the agent's file as any transcript when the session that compacted is not among the inputs", async () => {
+    const { sim } = await simulateWith(join(FOLDER, SESSION_ID), 'source:checkpoint');
+    expect(sim.perTranscript.map((t) => t.id)).toEqual([AGENT_ID]);
+    const policy = sim.policies.find((p) => p.name === 'source:checkpoint')!;
+    expect(policy.calls).toBe(1);
+    expect(policy.compactionCalls).toBeUndefined();
   });
 });
