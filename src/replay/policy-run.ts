@@ -49,6 +49,12 @@ export type PolicyRun = Omit<ReplayStats, 'byModel'> & {
   atPoints?: PointResult[];
   /** `optimal@R`: its plan and bound. */
   frontier?: FrontierFigures;
+  /**
+   * The transcripts whose calls are the source's summary calls (Claude Code's compaction agents' files), under a policy
+   * that does not reproduce the source's compactions: its own compactions, or none, take their place, so an archive's
+   * totals do not bill those transcripts (see countedOnce).
+   */
+  replacesCallsOf?: string[];
 };
 
 /** How each figure of a run adds into a total over transcripts. */
@@ -75,6 +81,8 @@ export const RUN_MERGE: MergeRules<PolicyRun> = {
   atPoints: 'apart',
   // The bound over an archive is not a sum of bounds (see optimal/frontier.ts, archiveBound).
   frontier: 'apart',
+  // Read over the archive's inputs, not added up (see archiveInputs).
+  replacesCallsOf: 'apart',
 };
 
 /** The zero a total over transcripts starts from, its fields in the order the reports list them. */
@@ -94,7 +102,7 @@ export function withoutCompactionCalls(r: PolicyRun): PolicyRun {
 export interface ArchiveInputs {
   /** The transcripts among the inputs, by id. */
   inputs: ReadonlySet<string>;
-  /** The transcripts whose calls are the source's summary calls that the policy's compactions took the place of. */
+  /** The transcripts among the inputs whose calls are the source's summary calls that the policy did not make. */
   replaced: ReadonlySet<string>;
 }
 
@@ -102,16 +110,15 @@ export interface ArchiveInputs {
 export function archiveInputs(runs: readonly { id: string; run: PolicyRun }[]): ArchiveInputs {
   const inputs = new Set(runs.map((r) => r.id));
   const replaced = new Set<string>();
-  for (const { run } of runs)
-    for (const p of run.atPoints ?? []) if (p.replacesCallOf !== undefined && inputs.has(p.replacesCallOf)) replaced.add(p.replacesCallOf);
+  for (const { run } of runs) for (const id of run.replacesCallsOf ?? []) if (inputs.has(id)) replaced.add(id);
   return { inputs, replaced };
 }
 
 /**
  * A transcript's run (`id`'s) as an archive's totals count it: without the compaction calls that a transcript among
  * the archive's inputs logs as its own, which that transcript's replay bills (see CompactionCalls.loggedApart); and
- * nothing of a compaction agent's transcript whose summary call the policy's own compactions replaced (its run is that
- * call), but that call named in `compactionCalls.replacedInOwnTranscripts`.
+ * nothing of a compaction agent's transcript under a policy that did not make the source's compaction (its run is that
+ * call: see PolicyRun.replacesCallsOf), but that call named in `compactionCalls.replacedInOwnTranscripts`.
  */
 export function countedOnce(r: PolicyRun, id: string, archive: ArchiveInputs): PolicyRun {
   if (archive.replaced.has(id)) {

@@ -163,7 +163,8 @@ export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' 
     let stuck = 0;
     for (const t of perTranscript) {
       addInto(run, countedOnce(t.policies[p.name], t.id, archive), RUN_MERGE);
-      if (t.policies[p.name].stuck) stuck++;
+      // A transcript the policy's totals leave out (a call it did not make) is not one it got stuck in.
+      if (t.policies[p.name].stuck && !archive.replaced.has(t.id)) stuck++;
     }
     return { name: p.name, summary: p.summary, run, stuck };
   });

@@ -324,6 +324,9 @@ export async function replayTranscript(
   if (heldAgainstRecord && !policies.includes(heldAgainstRecord)) {
     await replay(transcript, heldAgainstRecord.instantiate(env), { ...replayOptions, onCall: onFidelityCall });
   }
+  // The source's summary calls that transcripts of their own log: a policy that does not make the source's compactions
+  // does not make these calls either.
+  const summaryCallsOf = [...new Set(sourceCompactionPoints(transcript).flatMap((p) => p.summaryCallTranscriptId ?? []))];
   for (const policy of policies) {
     const calls: number[] = (prompts[policy.name] = []);
     const instance = policy.instantiate(env);
@@ -348,6 +351,7 @@ export async function replayTranscript(
       ...priced(stats, rules, choice),
       ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}),
       ...(figures?.frontier ? { frontier: figures.frontier } : {}),
+      ...(!policy.replaysSource && summaryCallsOf.length > 0 ? { replacesCallsOf: summaryCallsOf } : {}),
     };
     if (hindsight) run.hindsight = hindsight;
     const compactionCalls = meter.priced(figures);

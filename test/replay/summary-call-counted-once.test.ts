@@ -34,9 +34,9 @@ interface Simulation {
   recorded: { usage: { calls: number; cost: { withCache: number } } };
 }
 
-async function simulateWith(input: string, policy: string): Promise<{ sim: Simulation; markdown: string }> {
+async function simulateWith(input: string, ...policies: string[]): Promise<{ sim: Simulation; markdown: string }> {
   const out = tempDir('summary-counted-once');
-  const run = await runMain(['simulate', input, '--policy', policy, '--base-prompt', 'recorded', '--token-ratio', '1', '--out', out]);
+  const run = await runMain(['simulate', input, ...policies.flatMap((p) => ['--policy', p]), '--base-prompt', 'recorded', '--token-ratio', '1', '--out', out]);
   expect(run.code, run.stderr).toBe(0);
   const sim = JSON.parse(readFileSync(join(out, 'simulate.json'), 'utf8')) as Simulation;
   return { sim, markdown: readFileSync(join(out, 'simulate.md'), 'utf8') };
@@ -119,5 +119,24 @@ describe("a compaction's summary call under source:STRATEGY, which puts our stra
     const policy = sim.policies.find((p) => p.name === 'source:checkpoint')!;
     expect(policy.calls).toBe(1);
     expect(policy.compactionCalls).toBeUndefined();
+  });
+});
+
+describe("a compaction's summary call under a policy that does not make the source's compactions", () => {
+  it.each(['none', 'checkpoint-at-0.9'])("%s: not billed through the compaction agent's file, named as replaced", async (name) => {
+    const { sim, markdown } = await simulateWith(FOLDER, 'none', 'checkpoint-at-0.9');
+    const byId = new Map(sim.perTranscript.map((t) => [t.id, t]));
+    const main = byId.get(SESSION_ID)!.policies[name];
+    const agent = byId.get(AGENT_ID)!.policies[name];
+    // The agent file's replay still bills its one call, on its own.
+    expect(agent.calls).toBe(1);
+    expect(agent.cost.withCache).toBeGreaterThan(0.01);
+
+    const policy = sim.policies.find((p) => p.name === name)!;
+    // The session's four calls only: this policy never made the source's compaction, nor its summary call.
+    expect(policy.calls).toBe(4);
+    expect(policy.cost.withCache).toBeCloseTo(main.cost.withCache, 12);
+    expect(policy.compactionCalls).toMatchObject({ replacedInOwnTranscripts: { calls: 1, cost: agent.cost.withCache } });
+    expect(tableRow(markdown, name)).toContain(`replaced, not billed: 1 call, $${agent.cost.withCache.toFixed(2)}`);
   });
 });

@@ -66,11 +66,6 @@ export interface PointResult {
   score: ProbeScore;
   /** Hindsight probes: the facts of before the call that the session used again after it, retained by the context after. */
   hindsight: HindsightScore;
-  /**
-   * `source:STRATEGY`: the transcript that logs the source's summary call at this point as its own (Claude Code's
-   * compaction agent's file). Our strategy took the place of that call, so the archive's totals do not bill it.
-   */
-  replacesCallOf?: string;
 }
 
 /** `optimal@R`'s plan of one transcript (see optimal/frontier.ts): the schedule it found, and the bound at its floor. */

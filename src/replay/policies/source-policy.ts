@@ -79,7 +79,6 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
           };
           if (point.opaque) result.opaque = true;
           if (point.focus !== undefined) result.focus = point.focus;
-          if (strategies !== 'own' && point.summaryCallTranscriptId !== undefined) result.replacesCallOf = point.summaryCallTranscriptId;
           results.push(result);
           // A truncation's marker (Roo Code's sliding window) is written by no model call.
           if (summarizer && kept && point.summary && !point.kinds.includes('truncation')) {
