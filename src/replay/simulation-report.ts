@@ -10,7 +10,7 @@ import type { TokenScale } from './billing/token-ratio.js';
 import type { FidelitySummary } from './fidelity/fidelity-summary.js';
 import { archiveBound } from './policies/optimal/frontier.js';
 import type { PointResult, Policy } from './policies/policy.js';
-import { type PolicyRun, RUN_MERGE, archiveInputs, countedOnce, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
+import { type ArchiveInputs, type PolicyRun, RUN_MERGE, archiveInputs, countedOnce, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
 import type { PricedUsage, TranscriptSimulation } from './transcript-replay.js';
 
 export interface PolicyTotals extends Omit<PolicyRun, 'frontier'> {
@@ -166,7 +166,7 @@ export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' 
       // A transcript the policy's totals leave out (a call it did not make) is not one it got stuck in.
       if (t.policies[p.name].stuck && !archive.replaced.has(t.id)) stuck++;
     }
-    return { name: p.name, summary: p.summary, run, stuck };
+    return { name: p.name, summary: p.summary, run, stuck, archive };
   });
   const none = totals[0].run.billedInput;
   const floor = totals.find((_, i) => policies[i].floor)?.run;
@@ -181,7 +181,7 @@ export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' 
     };
     const atPoints = pointTotals(t.name, perTranscript);
     if (atPoints) out.atSourcePoints = atPoints;
-    const frontier = frontierTotals(t.name, perTranscript);
+    const frontier = frontierTotals(t.name, perTranscript, t.archive);
     if (frontier) out.frontier = frontier;
     if (floor && !policies[i].floor) out.regret = regretOf(t.run, floor);
     return out;
@@ -196,9 +196,12 @@ function regretOf(run: PolicyRun, floor: PolicyRun): Regret {
   return { total, coldRewrites, editRewrites, compactionCalls, carried: total - coldRewrites - editRewrites - compactionCalls };
 }
 
-/** `optimal@R`'s plans summed, with the archive's bound; undefined for another policy. */
-function frontierTotals(name: string, perTranscript: readonly TranscriptSimulation[]): FrontierTotals | undefined {
-  const plans = perTranscript.flatMap((t) => (t.policies[name].frontier ? [t.policies[name].frontier] : []));
+/**
+ * `optimal@R`'s plans summed, with the archive's bound; undefined for another policy. Over the transcripts its totals
+ * count: the bound is of the same calls as the pick.
+ */
+function frontierTotals(name: string, perTranscript: readonly TranscriptSimulation[], archive: ArchiveInputs): FrontierTotals | undefined {
+  const plans = perTranscript.flatMap((t) => (t.policies[name].frontier && !archive.replaced.has(t.id) ? [t.policies[name].frontier] : []));
   if (plans.length === 0) return undefined;
   return {
     floor: plans[0].floor,
