@@ -183,18 +183,25 @@ function sourceSpans(t: Transcript): Span[] {
   const root = rootOf(t);
   return referenceCompactions(t).map((ref) => {
     const messages = t.messages.slice(ref.from, ref.to);
-    const next = t.messages.slice(ref.summaryIndex).filter((m) => !isSourceSummary(m));
-    return {
-      id: t.id,
-      half: halfOf(t.id),
-      messages,
-      facts: extractFacts(messages),
-      ...(root === undefined ? {} : { root }),
-      probes: extractProbes({ messages }),
-      hindsight: hindsightProbes(messages, next),
-      size: { tokens: totalOf(countMessage(ref.summary, tok)) },
-    };
+    return spanOf(t.id, root, messages, t.messages.slice(ref.summaryIndex), { tokens: totalOf(countMessage(ref.summary, tok)) });
   });
+}
+
+/** A span of `messages`, what the session needed again taken from `after` (source summaries aside). */
+function spanOf(id: string, root: string | undefined, messages: readonly Message[], after: readonly Message[], size: Span['size']): Span {
+  return {
+    id,
+    half: halfOf(id),
+    messages,
+    facts: extractFacts(messages),
+    ...(root === undefined ? {} : { root }),
+    probes: extractProbes({ messages }),
+    hindsight: hindsightProbes(
+      messages,
+      after.filter((m) => !isSourceSummary(m)),
+    ),
+    size,
+  };
 }
 
 /** The cut at `share` of the messages, moved past tool results so a call and its result stay together. */
@@ -212,19 +219,7 @@ function cutSpans(t: Transcript, charsPerToken: number): Span[] {
     const messages = t.messages.slice(0, cut);
     let tokens = 0;
     for (const m of messages) tokens += totalOf(countMessage(m, tok));
-    return {
-      id: t.id,
-      half: halfOf(t.id),
-      messages,
-      facts: extractFacts(messages),
-      ...(root === undefined ? {} : { root }),
-      probes: extractProbes({ messages }),
-      hindsight: hindsightProbes(
-        messages,
-        t.messages.slice(cut).filter((m) => !isSourceSummary(m)),
-      ),
-      size: { chars: Math.max(1000, Math.round(tokens * charsPerToken)) },
-    };
+    return spanOf(t.id, root, messages, t.messages.slice(cut), { chars: Math.max(1000, Math.round(tokens * charsPerToken)) });
   });
 }
 

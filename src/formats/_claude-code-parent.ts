@@ -56,6 +56,8 @@ export async function sessionReplyKeys(file: string, options: ReadOptions): Prom
 
 /** One summary call of a session's compaction agent: the last reply its `agent-acompact-*.jsonl` logs. */
 export interface CompactionAgentCall {
+  /** The compaction agent's id (`acompact-…`): its file becomes the session's subagent transcript of that id. */
+  agentId: string;
   timestamp: string;
   model?: string;
   usage: Record<string, unknown>;
@@ -92,7 +94,8 @@ export async function compactionAgentCalls(file: string, options: ReadOptions): 
       if (!isObject(value) || value.type !== 'assistant' || !isObject(value.message) || !isObject(value.message.usage)) continue;
       if (typeof value.timestamp !== 'string') continue;
       const model = typeof value.message.model === 'string' ? value.message.model : undefined;
-      last = { timestamp: value.timestamp, usage: value.message.usage, ...(model === undefined ? {} : { model }) };
+      const agentId = typeof value.agentId === 'string' ? value.agentId : name.slice('agent-'.length, -'.jsonl'.length);
+      last = { agentId, timestamp: value.timestamp, usage: value.message.usage, ...(model === undefined ? {} : { model }) };
     }
     if (last) calls.push(last);
   }

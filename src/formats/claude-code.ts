@@ -58,7 +58,8 @@ import type { InputItem, ReadOptions, SourcePosition } from './types.js';
  * - Compaction: `system/compact_boundary` records and `isCompactSummary` user records are listed in
  *   `metadata.compactions`; the summary stays in the transcript as a user message marked `is_compact_summary`. The
  *   usage of the summary call, which only the compaction agent's own file logs, is listed with its compaction
- *   (`summaryUsage`, see compactionAgentCalls).
+ *   (`summaryUsage`, see compactionAgentCalls), with the id of the transcript that file becomes
+ *   (`summaryTranscriptId`): when it is among the inputs, the call is counted there and not again.
  * - Records that are not conversation (`progress`, `file-history-snapshot`, `queue-operation`, `summary`, other
  *   `system` subtypes...) are skipped items with reason `record:<type>` or `record:system/<subtype>`.
  * - Subagent calls embedded in `progress` records (`data.type: 'agent_progress'`, each with a subagent's message) are
@@ -120,6 +121,8 @@ interface ClaudeCodeCompaction {
   /** The usage of the summary call, as the compaction agent's own file logged it, and the model that answered it. */
   summaryUsage?: Record<string, unknown>;
   summaryModel?: string;
+  /** The transcript the compaction agent's file becomes, which counts that call as its own when it is read too. */
+  summaryTranscriptId?: string;
   boundaryUuid?: string;
   logicalParentUuid?: string;
   timestamp?: string;
@@ -265,7 +268,7 @@ class SessionState {
     if (built.relogDropped > 0) repairs.relogDropped = built.relogDropped;
     if (built.splitReplies > 0) repairs.splitReplies = built.splitReplies;
     if (built.loggedBySession > 0) repairs.loggedBySession = built.loggedBySession;
-    if (sidechain === undefined && !isSubagent) withSummaryCalls(built.compactions, this.summaryCalls);
+    if (sidechain === undefined && !isSubagent) withSummaryCalls(built.compactions, this.summaryCalls, (agentId) => `${session}:agent-${agentId}`);
     const indexedMetadata = (at: (index: number) => number) =>
       built.compactions.length === 0 ? {} : { compactions: built.compactions.map((c) => remapCompaction(c, at)) };
     const draft = { id, messages: built.messages, metadata, warnings, repairs, indexedMetadata };
@@ -751,7 +754,7 @@ function branchFields(mark: BranchMark | undefined): Record<string, number> {
  * Gives each compaction the summary call its agent logged (see compactionAgentCalls): the call is made just before the
  * boundary is written, so each call goes to the first compaction not yet given one whose boundary comes at or after it.
  */
-function withSummaryCalls(compactions: ClaudeCodeCompaction[], calls: readonly CompactionAgentCall[]): void {
+function withSummaryCalls(compactions: ClaudeCodeCompaction[], calls: readonly CompactionAgentCall[], transcriptOf: (agentId: string) => string): void {
   let next = 0;
   for (const call of calls) {
     const at = Date.parse(call.timestamp);
@@ -759,6 +762,7 @@ function withSummaryCalls(compactions: ClaudeCodeCompaction[], calls: readonly C
     if (next === compactions.length) return;
     compactions[next].summaryUsage = call.usage;
     if (call.model !== undefined) compactions[next].summaryModel = call.model;
+    compactions[next].summaryTranscriptId = transcriptOf(call.agentId);
     next++;
   }
 }

@@ -227,6 +227,8 @@ export interface CompactionRecord {
   cleared?: unknown;
   /** The usage record of the call that wrote the summary, where the source logged it (Claude Code's compaction agent). */
   summaryUsage?: unknown;
+  /** The transcript that logs that call as its own, when the source logged it in a file apart (the compaction agent's). */
+  summaryTranscriptId?: unknown;
 }
 
 /** The compactions the reader listed for the transcript, each an object; none when it listed none. */

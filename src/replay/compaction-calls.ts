@@ -47,6 +47,7 @@ export class CompactionCallMeter {
       out.input += own.input;
       out.output += own.output;
       out.cost += own.cost;
+      if (own.loggedApart) out.loggedApart = structuredClone(own.loggedApart);
     }
     if (this.llm && this.before) {
       const after = this.llm.usage();

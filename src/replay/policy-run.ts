@@ -1,7 +1,7 @@
 import type { HindsightScore } from '../retention/hindsight.js';
 import type { MergeRules } from './accumulate.js';
 import type { Cost } from './billing/prices.js';
-import type { FrontierFigures, PointResult } from './policies/policy.js';
+import type { CallTally, FrontierFigures, PointResult } from './policies/policy.js';
 import { type ModelBill, type ReplayStats, emptyReplayStats } from './replay.js';
 
 /**
@@ -10,11 +10,19 @@ import { type ModelBill, type ReplayStats, emptyReplayStats } from './replay.js'
  * in the replay's price table; with `batch`, the Batch API's); the source's own summaries at the prices of the model
  * that answered the call after the point.
  */
-export interface CompactionCalls {
-  calls: number;
-  input: number;
-  output: number;
-  cost: number;
+export interface CompactionCalls extends CallTally {
+  /**
+   * Of these, the source's summary calls that a transcript of their own logs (Claude Code's `agent-acompact-*.jsonl`),
+   * by that transcript's id: over an archive that holds it, its replay bills them, and the totals not again here.
+   */
+  loggedApart?: Record<string, CallTally>;
+  /** In totals over an archive: the calls left out for being counted in their own transcripts among the inputs. */
+  inOwnTranscripts?: CallTally;
+  /**
+   * In totals over an archive, `source:STRATEGY`: the source's summary calls that our strategy took the place of, as
+   * their own transcripts among the inputs (the compaction agents' files) replay them, left out of the totals.
+   */
+  replacedInOwnTranscripts?: CallTally;
 }
 
 /** One model's calls in a replay, priced at its prices. */
@@ -41,6 +49,12 @@ export type PolicyRun = Omit<ReplayStats, 'byModel'> & {
   atPoints?: PointResult[];
   /** `optimal@R`: its plan and bound. */
   frontier?: FrontierFigures;
+  /**
+   * The transcripts whose calls are the source's summary calls (Claude Code's compaction agents' files), under a policy
+   * that does not reproduce the source's compactions: its own compactions, or none, take their place, so an archive's
+   * totals do not bill those transcripts (see countedOnce).
+   */
+  replacesCallsOf?: string[];
 };
 
 /** How each figure of a run adds into a total over transcripts. */
@@ -67,6 +81,8 @@ export const RUN_MERGE: MergeRules<PolicyRun> = {
   atPoints: 'apart',
   // The bound over an archive is not a sum of bounds (see optimal/frontier.ts, archiveBound).
   frontier: 'apart',
+  // Read over the archive's inputs, not added up (see archiveInputs).
+  replacesCallsOf: 'apart',
 };
 
 /** The zero a total over transcripts starts from, its fields in the order the reports list them. */
@@ -80,4 +96,54 @@ export function withoutCompactionCalls(r: PolicyRun): PolicyRun {
   if (!r.compactionCalls) return r;
   const { compactionCalls, ...rest } = r;
   return { ...rest, cost: { withoutCache: r.cost.withoutCache - compactionCalls.cost, withCache: r.cost.withCache - compactionCalls.cost } };
+}
+
+/** What an archive's totals need to know of the other transcripts to count one transcript's run once. */
+export interface ArchiveInputs {
+  /** The transcripts among the inputs, by id. */
+  inputs: ReadonlySet<string>;
+  /** The transcripts among the inputs whose calls are the source's summary calls that the policy did not make. */
+  replaced: ReadonlySet<string>;
+}
+
+/** The archive `runs` (one policy's, one per transcript, by id) make: see ArchiveInputs. */
+export function archiveInputs(runs: readonly { id: string; run: PolicyRun }[]): ArchiveInputs {
+  const inputs = new Set(runs.map((r) => r.id));
+  const replaced = new Set<string>();
+  for (const { run } of runs) for (const id of run.replacesCallsOf ?? []) if (inputs.has(id)) replaced.add(id);
+  return { inputs, replaced };
+}
+
+/**
+ * A transcript's run (`id`'s) as an archive's totals count it: without the compaction calls that a transcript among
+ * the archive's inputs logs as its own, which that transcript's replay bills (see CompactionCalls.loggedApart); and
+ * nothing of a compaction agent's transcript under a policy that did not make the source's compaction (its run is that
+ * call: see PolicyRun.replacesCallsOf), but that call named in `compactionCalls.replacedInOwnTranscripts`.
+ */
+export function countedOnce(r: PolicyRun, id: string, archive: ArchiveInputs): PolicyRun {
+  if (archive.replaced.has(id)) {
+    const call: CallTally = { calls: r.calls, input: r.billedInput, output: r.outputTokens, cost: r.cost.withCache };
+    return { ...emptyRunTotal(), compactionCalls: { calls: 0, input: 0, output: 0, cost: 0, replacedInOwnTranscripts: call } };
+  }
+  const calls = r.compactionCalls;
+  if (!calls?.loggedApart) return r;
+  const { loggedApart, ...rest } = calls;
+  const kept: CompactionCalls = { ...rest };
+  let cost = 0;
+  for (const [logger, apart] of Object.entries(loggedApart)) {
+    if (!archive.inputs.has(logger)) continue;
+    kept.calls -= apart.calls;
+    kept.input -= apart.input;
+    kept.output -= apart.output;
+    kept.cost -= apart.cost;
+    cost += apart.cost;
+    const own = (kept.inOwnTranscripts ??= { calls: 0, input: 0, output: 0, cost: 0 });
+    own.calls += apart.calls;
+    own.input += apart.input;
+    own.output += apart.output;
+    own.cost += apart.cost;
+  }
+  // All of them counted apart: none left here, not a remainder of rounding.
+  if (kept.calls === 0) Object.assign(kept, { input: 0, output: 0, cost: 0 });
+  return { ...r, compactionCalls: kept, cost: { withoutCache: r.cost.withoutCache - cost, withCache: r.cost.withCache - cost } };
 }

@@ -7,6 +7,7 @@ import type { ByGroup, PolicyTotals, SimulationReport } from './simulation-repor
 import type { CacheReport } from './billing/cache-choice.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../provider/cache-rules.js';
 import { billedModelNames, byModelRows, priceSource } from './by-model.js';
+import { compactionCallsText } from './compaction-calls-text.js';
 import { fidelitySection } from './fidelity/render-fidelity.js';
 
 const KIND_LABELS: Record<(typeof PROBE_KINDS)[number], string> = {
@@ -152,7 +153,7 @@ function policiesTable(r: SimulationReport): string[] {
       int(x.callsOverWindow),
       int(x.stuckTranscripts),
       ...(withHindsight ? [x.hindsight ? retained(x.hindsight.overall) : NO_VALUE] : []),
-      ...(withCalls ? [x.compactionCalls ? `${usd(x.compactionCalls.cost)} (${int(x.compactionCalls.calls)})` : NO_VALUE] : []),
+      ...(withCalls ? [x.compactionCalls ? compactionCallsText(x.compactionCalls, usd) : NO_VALUE] : []),
       usd(x.cost.withoutCache),
       usd(x.cost.withCache),
       x.name === 'none' || noneCost === 0 ? '–' : change(x.cost.withCache / noneCost - 1),
@@ -214,7 +215,13 @@ function compactionCallsNote(r: SimulationReport): string[] {
       "; the source's own summaries (`source`) at the prices of the model that answered the call after the point, their prompt being the context before it.",
     ...rows.map((x) => {
       const c = x.compactionCalls as NonNullable<PolicyTotals['compactionCalls']>;
-      return `- \`${x.name}\`: ${int(c.calls)} calls, ${int(c.input)} prompt and ${int(c.output)} answer tokens, ${usd(c.cost)}.`;
+      const own = c.inOwnTranscripts
+        ? `; besides, ${int(c.inOwnTranscripts.calls)} (${usd(c.inOwnTranscripts.cost)}) counted in the replays of their own transcripts (the compaction agents' files among the inputs)`
+        : '';
+      const replaced = c.replacedInOwnTranscripts
+        ? `; the source's ${int(c.replacedInOwnTranscripts.calls)} summary calls (${usd(c.replacedInOwnTranscripts.cost)} as their own transcripts, the compaction agents' files among the inputs, replay them) not billed, this policy's compactions taking their place`
+        : '';
+      return `- \`${x.name}\`: ${int(c.calls)} calls, ${int(c.input)} prompt and ${int(c.output)} answer tokens, ${usd(c.cost)}${own}${replaced}.`;
     }),
   ];
 }

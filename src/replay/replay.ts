@@ -300,13 +300,7 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         baseTokens: toolsTokens,
         atMs: sentAtMs,
       });
-      stats.billedInput += prompt;
-      stats.cachedInput += billed.read;
-      stats.cacheWrites += billed.written;
-      const bill = (stats.byModel[modelOf(target)] ??= emptyModelBill());
-      bill.billedInput += prompt;
-      bill.cachedInput += billed.read;
-      bill.cacheWrites += billed.written;
+      addBill(stats, modelOf(target), prompt, billed);
       Object.assign(own, { lastAtMs: sentAtMs, appendedAt: appended, editsAt: edits });
     }
     if (isModelCall(message)) {
@@ -351,7 +345,6 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
       const unloggedTokens = unloggedIn(context);
       const prompt = tokens + unloggedTokens + baseDelta - stripped;
       if (stats.calls === 1) stats.firstPrompt = prompt;
-      stats.billedInput += prompt;
       const own = cacheOf(message);
       const billed = own.cache.call({
         messages: byContent ? sent.map(byContent) : sent,
@@ -363,17 +356,12 @@ export async function replay(transcript: Transcript, policy: PolicyInstance, opt
         baseHeld: options.baseHeld?.(messageIndex),
       });
       options.onCall?.(prompt, { messageIndex, read: billed.read, written: billed.written, unlogged: unloggedTokens });
-      stats.cachedInput += billed.read;
-      stats.cacheWrites += billed.written;
+      const bill = addBill(stats, modelOf(message), prompt, billed);
       const rewritten = rules.kind === 'off' ? 0 : Math.max(0, prompt - billed.read - (appended - own.appendedAt));
       const cold = own.lastAtMs !== undefined && atMs - own.lastAtMs > ttlMs;
       const cause = cold ? 'cold' : edits > own.editsAt ? 'edits' : 'other';
       stats.rewritten[cause] += rewritten;
-      const bill = (stats.byModel[modelOf(message)] ??= emptyModelBill());
       bill.calls++;
-      bill.billedInput += prompt;
-      bill.cachedInput += billed.read;
-      bill.cacheWrites += billed.written;
       const output = recordedOutputOf(message) ?? tokensOf(message, tok);
       bill.outputTokens += output;
       bill.rewritten[cause] += rewritten;
@@ -414,6 +402,18 @@ function contentInterner(): (m: Message) => Message {
     if (known === undefined) first.set(key, (known = m));
     return known;
   };
+}
+
+/** Adds one request's input, as its cache billed it, to the replay's figures and to its model's; returns the model's. */
+function addBill(stats: ReplayStats, model: string, prompt: number, billed: { read: number; written: number }): ModelBill {
+  stats.billedInput += prompt;
+  stats.cachedInput += billed.read;
+  stats.cacheWrites += billed.written;
+  const bill = (stats.byModel[model] ??= emptyModelBill());
+  bill.billedInput += prompt;
+  bill.cachedInput += billed.read;
+  bill.cacheWrites += billed.written;
+  return bill;
 }
 
 function emptyModelBill(): ModelBill {

@@ -6,6 +6,7 @@ import { type Cell, num, sortableTable } from '../report/html/table.js';
 import { writePage } from '../report/html/write-pages.js';
 import type { ByGroup, PolicyTotals, SimulationReport } from './simulation-report.js';
 import { billedModelNames, byModelRows, priceSource } from './by-model.js';
+import { compactionCallsText } from './compaction-calls-text.js';
 import { fidelityLine, offByText } from './fidelity/fidelity-summary.js';
 import { FIDELITY_NOTE, callsText, causesText, unloggedText } from './fidelity/render-fidelity.js';
 import type { FidelityPair } from './fidelity/session-fidelity.js';
@@ -129,9 +130,7 @@ function costSection(s: SimulatePageInput): Section {
     num(p.billedInput),
     num(p.cachedInput),
     num(p.reductionVsNone, pct(p.reductionVsNone)),
-    ...(withCalls
-      ? [p.compactionCalls ? num(p.compactionCalls.cost, `${usdShort(p.compactionCalls.cost)} (${int(p.compactionCalls.calls)})`) : num(0, NO_VALUE)]
-      : []),
+    ...(withCalls ? [p.compactionCalls ? num(p.compactionCalls.cost, compactionCallsText(p.compactionCalls, usdShort)) : num(0, NO_VALUE)] : []),
     num(p.cost.withoutCache, usdShort(p.cost.withoutCache)),
     num(p.cost.withCache, usdShort(p.cost.withCache)),
     p === s.policies[0] ? num(0, NO_VALUE) : savingCell(p.cost.withCache, none),

@@ -10,7 +10,7 @@ import type { TokenScale } from './billing/token-ratio.js';
 import type { FidelitySummary } from './fidelity/fidelity-summary.js';
 import { archiveBound } from './policies/optimal/frontier.js';
 import type { PointResult, Policy } from './policies/policy.js';
-import { type PolicyRun, RUN_MERGE, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
+import { type ArchiveInputs, type PolicyRun, RUN_MERGE, archiveInputs, countedOnce, emptyRunTotal, withoutCompactionCalls } from './policy-run.js';
 import type { PricedUsage, TranscriptSimulation } from './transcript-replay.js';
 
 export interface PolicyTotals extends Omit<PolicyRun, 'frontier'> {
@@ -167,15 +167,18 @@ export interface SimulationReport {
 export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' | 'floor'>[], perTranscript: readonly TranscriptSimulation[]): PolicyTotals[] {
   const totals = policies.map((p) => {
     const run = emptyRunTotal();
+    const archive = archiveInputs(perTranscript.map((t) => ({ id: t.id, run: t.policies[p.name] })));
     let stuck = 0;
     let lowestRecall = 1;
     for (const t of perTranscript) {
-      addInto(run, t.policies[p.name], RUN_MERGE);
+      addInto(run, countedOnce(t.policies[p.name], t.id, archive), RUN_MERGE);
+      // A transcript the policy's totals leave out (a call it did not make) is not one it got stuck in.
+      if (archive.replaced.has(t.id)) continue;
       if (t.policies[p.name].stuck) stuck++;
       const h = t.policies[p.name].hindsight?.overall;
       if (h && h.probes > 0) lowestRecall = Math.min(lowestRecall, h.retained / h.probes);
     }
-    return { name: p.name, summary: p.summary, run, stuck, lowestRecall };
+    return { name: p.name, summary: p.summary, run, stuck, lowestRecall, archive };
   });
   const none = totals[0].run.billedInput;
   const floor = totals.find((_, i) => policies[i].floor)?.run;
@@ -191,7 +194,7 @@ export function policyTotals(policies: readonly Pick<Policy, 'name' | 'summary' 
     };
     const atPoints = pointTotals(t.name, perTranscript);
     if (atPoints) out.atSourcePoints = atPoints;
-    const frontier = frontierTotals(t.name, perTranscript);
+    const frontier = frontierTotals(t.name, perTranscript, t.archive);
     if (frontier) out.frontier = frontier;
     if (floor && !policies[i].floor) out.regret = regretOf(t.run, floor);
     return out;
@@ -206,9 +209,12 @@ function regretOf(run: PolicyRun, floor: PolicyRun): Regret {
   return { total, coldRewrites, editRewrites, compactionCalls, carried: total - coldRewrites - editRewrites - compactionCalls };
 }
 
-/** `optimal@R`'s plans summed, with the archive's bound; undefined for another policy. */
-function frontierTotals(name: string, perTranscript: readonly TranscriptSimulation[]): FrontierTotals | undefined {
-  const plans = perTranscript.flatMap((t) => (t.policies[name].frontier ? [t.policies[name].frontier] : []));
+/**
+ * `optimal@R`'s plans summed, with the archive's bound; undefined for another policy. Over the transcripts its totals
+ * count: the bound is of the same calls as the pick.
+ */
+function frontierTotals(name: string, perTranscript: readonly TranscriptSimulation[], archive: ArchiveInputs): FrontierTotals | undefined {
+  const plans = perTranscript.flatMap((t) => (t.policies[name].frontier && !archive.replaced.has(t.id) ? [t.policies[name].frontier] : []));
   if (plans.length === 0) return undefined;
   return {
     floor: plans[0].floor,
@@ -263,11 +269,12 @@ export function byGroup(
   grouping: (empty: () => ByGroup[string]) => Groups<ByGroup[string]>,
 ): ByGroup | undefined {
   const groups = grouping(() => ({ transcripts: 0, policies: {} }));
+  const archives = new Map(policies.map((name) => [name, archiveInputs(perTranscript.map((t) => ({ id: t.id, run: t.policies[name] })))]));
   perTranscript.forEach((t, i) => {
     const g = groups.of(keys[i]);
     g.transcripts++;
     for (const name of policies) {
-      const run = t.policies[name];
+      const run = countedOnce(t.policies[name], t.id, archives.get(name)!);
       const into = (g.policies[name] ??= { billedInput: 0, cost: { withoutCache: 0, withCache: 0 }, reductionVsNone: 0 });
       into.billedInput += run.billedInput;
       into.cost.withoutCache += run.cost.withoutCache;

@@ -1,6 +1,6 @@
 import type { Message } from '../model/message.js';
 import { isSourceSummary, recordedCall, sessionTotals } from '../model/recorded.js';
-import { basePromptGroup, recordedBasePrompt } from './billing/base-prompt.js';
+import { basePromptGroup, recordedBasePrompt } from './base-prompt.js';
 import type { Transcript } from '../model/transcript.js';
 import { transcriptProject } from '../model/project.js';
 import { type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbesAt, scoreHindsight } from '../retention/hindsight.js';
@@ -9,7 +9,7 @@ import { contextTokens, countMessage, totalOf } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { type CacheChoice, callModelOf as modelOfCall, chooseCache, recordedHits } from './billing/cache-choice.js';
 import { CACHE_RULES, type CacheModelName, type CacheRules } from '../provider/cache-rules.js';
-import { stripsEarlierThinking } from './client-thinking.js';
+import { idleBefore, stripsEarlierThinking } from './client-thinking.js';
 import { type Cost, costOfBill, rewriteCostOf } from './billing/prices.js';
 import {
   type EmbeddedUsage,
@@ -137,12 +137,13 @@ function recordedBasePromptByModel(
 ): Map<string, number> {
   const out = new Map<string, number>();
   const messages = transcript.messages;
+  const idle = idleBefore(messages);
   for (const [i, m] of messages.entries()) {
     if (isSourceSummary(m)) break;
     const call = recordedCall(m);
     if (!call || out.has(modelOf(m))) continue;
     const earlier = messages.slice(0, i);
-    const sent = stripsEarlierThinking(m, modelOf(m)) ? replaceByViews(earlier, withoutEarlierThinking(earlier)).messages : earlier;
+    const sent = stripsEarlierThinking(m, modelOf(m), idle(m)) ? replaceByViews(earlier, withoutEarlierThinking(earlier)).messages : earlier;
     // The unlogged content the replay carries in this call's prompt is no part of the base.
     const carried = unlogged.reduce((n, s) => (s.at < i && s.from <= i && (s.until === undefined || i < s.until) ? n + s.tokens : n), 0);
     const before = contextTokens(sent, transcript.tools, tokenizer) + carried;
@@ -271,6 +272,7 @@ export async function replayTranscript(
     policies: {},
   };
   const prompts: Record<string, number[]> = {};
+  const idle = idleBefore(transcript.messages);
   const replayOptions = {
     tokenizer,
     window: o.window,
@@ -281,7 +283,7 @@ export async function replayTranscript(
     ...(warmBase ? { warmBase } : {}),
     ...(baseHeld ? { baseHeld } : {}),
     ...(basePromptOf ? { basePromptOf } : {}),
-    stripsEarlierThinking: (m: Message) => stripsEarlierThinking(m, modelOf(m)),
+    stripsEarlierThinking: (m: Message) => stripsEarlierThinking(m, modelOf(m), idle(m)),
     ...(o.hindsightAtMicro ? { microIsCompaction: true } : {}),
     ...(unlogged.length > 0 ? { unlogged } : {}),
   } as ReplayLoopOptions;
@@ -313,6 +315,9 @@ export async function replayTranscript(
   if (heldAgainstRecord && !policies.includes(heldAgainstRecord)) {
     await replay(transcript, heldAgainstRecord.instantiate(env), { ...replayOptions, onCall: onFidelityCall });
   }
+  // The source's summary calls that transcripts of their own log: a policy that does not make the source's compactions
+  // does not make these calls either.
+  const summaryCallsOf = [...new Set(sourceCompactionPoints(transcript).flatMap((p) => p.summaryCallTranscriptId ?? []))];
   for (const policy of policies) {
     const calls: number[] = (prompts[policy.name] = []);
     const instance = policy.instantiate(env);
@@ -337,6 +342,7 @@ export async function replayTranscript(
       ...priced(stats, rules, choice),
       ...(figures?.atPoints ? { atPoints: figures.atPoints } : {}),
       ...(figures?.frontier ? { frontier: figures.frontier } : {}),
+      ...(!policy.replaysSource && summaryCallsOf.length > 0 ? { replacesCallsOf: summaryCallsOf } : {}),
     };
     if (hindsight) run.hindsight = hindsight;
     const compactionCalls = meter.priced(figures);

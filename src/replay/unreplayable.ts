@@ -1,5 +1,5 @@
 import type { Transcript } from '../model/transcript.js';
-import type { TranscriptSimulation } from './transcript-replay.js';
+import type { SessionFidelity } from './fidelity/session-fidelity.js';
 
 /** A session the replay leaves out, and why. */
 export interface Unreplayable {
@@ -33,8 +33,7 @@ export const SHORT_OF_TOTALS = 0.25;
  * (Roo Code's history alone after a sliding window or condense of a version that deleted what it hid), which nothing
  * left in the file marks. Undefined when the replay is held against per-call records, or the base prompt is unknown.
  */
-export function shortOfTotalsReason(result: TranscriptSimulation, basePromptKnown: boolean): string | undefined {
-  const f = result.fidelity;
+export function shortOfTotalsReason(f: SessionFidelity | undefined, basePromptKnown: boolean): string | undefined {
   if (!f || f.perCall || !basePromptKnown || f.input.offBy === null || f.input.offBy >= -SHORT_OF_TOTALS) return undefined;
   const share = Math.round((f.input.replayed / f.input.recorded) * 100);
   return `its history replays to ${share}% of the input its recorded totals hold: the file lost messages its requests sent (deleted by a sliding window or condense that did not tag them), so what was sent cannot be rebuilt`;

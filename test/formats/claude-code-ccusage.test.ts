@@ -53,6 +53,7 @@ describe('Claude Code recorded usage equals ccusage, session by session', () => 
       'microcompact-unlogged': [18, 40_570, 128_482, 240],
       'thinking-client-2.0': [12, 21_197, 60_121, 800],
       'thinking-client-2.1.20': [12, 23_510, 63_608, 800],
+      'thinking-client-idle': [15, 42_518, 61_435, 1_000],
       'branches-compacting': [30, 31_264, 185_773, 400],
       'speculation-accept-first': [6, 19_890, 19_800, 55],
       'compaction-file-mentions': [18, 31_292, 118_295, 240],

@@ -25,7 +25,54 @@ const METADATA_RECORDS: Record<string, unknown>[] = [
   { type: 'attribution-snapshot', messageId: 'm1', surface: 'cli', fileStates: {} },
 ];
 
+/**
+ * The other record types a 2.x client writes, each as a file's first line: the conversation's, the 1.x and 2.0
+ * leading `summary`, and the snapshot, queue and progress records (ccusage's claude adapter and Claude Code's bundle:
+ * the session store's write switch).
+ */
+const OTHER_RECORDS: Record<string, unknown>[] = [
+  { type: 'user', uuid: 'u-1', parentUuid: null, sessionId: 's-1', message: { role: 'user', content: 'fix the build' } },
+  {
+    type: 'assistant',
+    uuid: 'u-2',
+    parentUuid: 'u-1',
+    sessionId: 's-1',
+    message: { id: 'msg_1', role: 'assistant', model: 'claude-opus-4-6', content: [{ type: 'text', text: 'ok' }] },
+  },
+  { type: 'system', subtype: 'local_command', uuid: 'u-3', sessionId: 's-1', content: '<command-name>/model</command-name>' },
+  { type: 'summary', summary: 'Build fixed', leafUuid: 'u-2' },
+  {
+    type: 'file-history-snapshot',
+    messageId: 'm-1',
+    snapshot: { messageId: 'm-1', trackedFileBackups: {}, timestamp: '2026-04-01T10:00:00.000Z' },
+    isSnapshotUpdate: false,
+  },
+  { type: 'queue-operation', operation: 'enqueue', timestamp: '2026-04-01T10:00:00.000Z', sessionId: 's-1', content: 'and the tests' },
+  {
+    type: 'progress',
+    uuid: 'u-4',
+    sessionId: 's-1',
+    toolUseID: 'toolu_1',
+    parentToolUseID: 'toolu_1',
+    data: { type: 'hook_progress', hookEvent: 'PostToolUse', hookName: 'PostToolUse:Edit', command: 'prettier' },
+  },
+  { type: 'custom-title', customTitle: 'build', sessionId: 's-1' },
+  { type: 'isolation-latch', sessionId: 's-1' },
+  { type: 'bridge-session', sessionId: 's-1' },
+  { type: 'fork-context-ref', sessionId: 's-1' },
+  { type: 'marble-origami-snapshot', sessionId: 's-1' },
+  { type: 'marble-origami-reset', sessionId: 's-1' },
+];
+
 describe('Claude Code record types of the 2.x clients', () => {
+  it('recognises a session whose first record is any other record type a 2.x client writes', async () => {
+    for (const record of OTHER_RECORDS) {
+      const file = scratchFile(`first-${String(record.type)}.jsonl`, `${JSON.stringify(record)}\n`);
+      const d = await detectFormat(file, READ);
+      expect(d.ok && d.format, String(record.type)).toBe('claude-code');
+    }
+  });
+
   it('recognises a session whose first record is any metadata record a 2.x client writes', async () => {
     for (const record of METADATA_RECORDS) {
       const file = scratchFile(`${String(record.type)}.jsonl`, `${JSON.stringify({ ...record, sessionId: 's-1' })}\n`);

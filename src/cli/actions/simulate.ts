@@ -6,7 +6,7 @@ import { Simulation } from '../../replay/simulation.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import type { InputItem } from '../../formats/types.js';
 import type { Transcript } from '../../model/transcript.js';
-import { archiveBasePrompts } from '../../replay/billing/base-prompt.js';
+import { archiveBasePrompts } from '../../replay/base-prompt.js';
 import { archiveTokenScale } from '../../replay/billing/token-ratio.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { makeDir } from '../../io/make-dir.js';
@@ -96,7 +96,7 @@ export async function simulateAction({ values, positionals }: ParsedFlags<typeof
       }
       const replayed = await simulation.replayTranscript(item.transcript, item);
       const base = values['base-prompt'];
-      const short = shortOfTotalsReason(replayed.result, base === 'recorded' ? (replayed.result.basePrompt ?? 0) > 0 : base > 0);
+      const short = shortOfTotalsReason(replayed.result.fidelity, base === 'recorded' ? (replayed.result.basePrompt ?? 0) > 0 : base > 0);
       if (short !== undefined) {
         io.stderr.write(`simulate: ${item.transcript.id} (${item.file}) is not replayed: ${short}\n`);
         unreplayable.push({ id: item.transcript.id, file: item.file, reason: short });

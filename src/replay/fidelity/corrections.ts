@@ -1,9 +1,9 @@
 import { messageContent } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { int } from '../../report/format.js';
-import type { ArchiveBasePrompt } from '../billing/base-prompt.js';
+import type { ArchiveBasePrompt } from '../base-prompt.js';
 import type { UnloggedSpan } from '../billing/token-ratio.js';
-import { clientOverridesModel } from '../client-thinking.js';
+import { clientOverridesModel, idleBefore } from '../client-thinking.js';
 
 /**
  * What the fidelity table says a session's replay corrected of its log, and what it estimated from the record: the
@@ -35,10 +35,11 @@ export function correctionsOf(
   // Calls after an earlier reply of their model with thinking, whose client version decided what they sent of it
   // against the model's own rule.
   const thought = new Set<string>();
+  const idle = idleBefore(transcript.messages);
   let byVersion = 0;
   for (const m of transcript.messages) {
     if (m.role !== 'assistant' || typeof m.model !== 'string') continue;
-    if (thought.has(m.model) && clientOverridesModel(m, m.model)) byVersion++;
+    if (thought.has(m.model) && clientOverridesModel(m, m.model, idle(m))) byVersion++;
     if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') thought.add(m.model);
   }
   if (byVersion > 0) corrected.push(`earlier thinking as the client's version sent it (${int(byVersion)} ${byVersion === 1 ? 'call' : 'calls'})`);

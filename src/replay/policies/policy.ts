@@ -94,9 +94,18 @@ export interface PolicyFigures {
   /**
    * Model calls its compactions made outside the LLM session, in tokens: the source's own summarizer (`source`), one
    * call per summary put in place, its prompt the context before the point and its answer the summary, priced in US
-   * dollars at the prices of the model that answers the call after the point.
+   * dollars at the prices of the model that answers the call after the point. Of these, `loggedApart` lists those a
+   * transcript of their own logs (Claude Code's compaction agent's file), by that transcript's id.
    */
-  summarizer?: { calls: number; input: number; output: number; cost: number };
+  summarizer?: CallTally & { loggedApart?: Record<string, CallTally> };
+}
+
+/** Model calls summed: their prompt and answer tokens, and their cost in US dollars. */
+export interface CallTally {
+  calls: number;
+  input: number;
+  output: number;
+  cost: number;
 }
 
 /** A policy made ready for one transcript: fresh state, since a manager counts compactions and cooldowns. */

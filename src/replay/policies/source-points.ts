@@ -54,6 +54,8 @@ export interface SourcePoint {
   opaque?: true;
   /** The recorded usage of the call that wrote the summary (Claude Code's compaction agent), when logged. */
   summaryCall?: RecordedCall;
+  /** The transcript that logs the summary call as its own (Claude Code's compaction agent's file), when there is one. */
+  summaryCallTranscriptId?: string;
   /**
    * A deleted range (Cline's truncation): the context keeps its messages before this index (the head) and those from
    * `keptFrom` on, and nothing takes the place of the range. With a summary (Roo Code's condense v1 and sliding-window
@@ -125,6 +127,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     rewrites?: SourceRewrite[];
     opaque?: true;
     summaryCall?: RecordedCall;
+    summaryCallTranscriptId?: string;
   }[] = [];
   for (const raw of compactionRecords(transcript)) {
     if (raw.truncation === true && raw.summaryIndex === undefined) {
@@ -158,6 +161,7 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
       kind,
       ...(summary ? { summary, thread: callThread(summary) } : {}),
       ...(isObject(raw.summaryUsage) ? { summaryCall: callOfUsage(raw.summaryUsage) } : {}),
+      ...(isObject(raw.summaryUsage) && typeof raw.summaryTranscriptId === 'string' ? { summaryCallTranscriptId: raw.summaryTranscriptId } : {}),
       ...(kept ? { kept } : {}),
       ...(keptFrom !== undefined ? { keptFrom } : {}),
       ...(keptHead !== undefined ? { keptHead } : {}),
@@ -208,7 +212,10 @@ export function sourceCompactionPoints(transcript: Transcript): SourcePoint[] {
     if (mark.keptHead !== undefined) point.keptHead ??= mark.keptHead;
     if (mark.rewrites) point.rewrites ??= mark.rewrites;
     if (mark.opaque) point.opaque = true;
-    if (mark.summaryCall) point.summaryCall ??= mark.summaryCall;
+    if (mark.summaryCall && !point.summaryCall) {
+      point.summaryCall = mark.summaryCall;
+      if (mark.summaryCallTranscriptId !== undefined) point.summaryCallTranscriptId = mark.summaryCallTranscriptId;
+    }
   }
   return [...byCall.values()].sort((a, b) => a.call - b.call);
 }

@@ -12,7 +12,7 @@ import { scoreProbes } from '../../retention/score.js';
 import { contextTokens } from '../../tokens/breakdown.js';
 import { costOfBill } from '../billing/prices.js';
 import { replaceByViews } from '../../model/context-views.js';
-import type { PointResult, Policy, PolicyEnv, PolicyInstance } from './policy.js';
+import type { PointResult, Policy, PolicyEnv, PolicyFigures, PolicyInstance } from './policy.js';
 import { type SourcePoint, type SourceRewrite, sourceCompactionPoints } from './source-points.js';
 
 /** The policy that replays the source's own compactions: at each point, the context becomes the source's summary. */
@@ -47,7 +47,7 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
       const transcript = env.transcript;
       const points = transcript ? sourceCompactionPoints(transcript) : [];
       const results: PointResult[] = [];
-      const summarizer = strategies === 'own' ? { calls: 0, input: 0, output: 0, cost: 0 } : undefined;
+      const summarizer: PolicyFigures['summarizer'] = strategies === 'own' ? { calls: 0, input: 0, output: 0, cost: 0 } : undefined;
       const figures = () => ({ atPoints: results, ...(summarizer ? { summarizer } : {}) });
       if (!transcript || points.length === 0) return { figures };
       const byCall = new Map(points.map((p) => [p.call, p]));
@@ -91,9 +91,18 @@ export function sourcePolicy(strategies: readonly string[] | 'own'): Policy {
               // output, logged from the first stream event, can be short of the summary it wrote.
               const input = call.uncached + call.written + call.read;
               const output = Math.max(call.output, contextTokens([point.summary], undefined, env.tokenizer));
+              const cost = costOfBill({ input, cachedRead: call.read, cacheWrites: call.written, output }, prices).withCache;
               summarizer.input += input;
               summarizer.output += output;
-              summarizer.cost += costOfBill({ input, cachedRead: call.read, cacheWrites: call.written, output }, prices).withCache;
+              summarizer.cost += cost;
+              const logger = point.summaryCallTranscriptId;
+              if (logger !== undefined) {
+                const apart = ((summarizer.loggedApart ??= {})[logger] ??= { calls: 0, input: 0, output: 0, cost: 0 });
+                apart.calls++;
+                apart.input += input;
+                apart.output += output;
+                apart.cost += cost;
+              }
             } else {
               const output = contextTokens([point.summary], undefined, env.tokenizer);
               summarizer.input += request.tokens;

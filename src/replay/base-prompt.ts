@@ -1,12 +1,12 @@
-import { isSourceSummary, recordedCall } from '../../model/recorded.js';
-import type { Transcript } from '../../model/transcript.js';
-import { contextTokens } from '../../tokens/breakdown.js';
-import type { Tokenizer } from '../../tokens/tokenizer.js';
-import { absorbedFileMentions } from '../file-mentions.js';
-import { asSent } from '../sent-tool-output.js';
-import { unreplayableReason } from '../unreplayable.js';
-import { type RecordedUsage, recordedUsage } from './recorded-usage.js';
-import { type TokenScale, type UnloggedSpan, recordedTokenScale, scaledTokenizer } from './token-ratio.js';
+import { isSourceSummary, recordedCall } from '../model/recorded.js';
+import type { Transcript } from '../model/transcript.js';
+import { contextTokens } from '../tokens/breakdown.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
+import { absorbedFileMentions } from './file-mentions.js';
+import { asSent } from './sent-tool-output.js';
+import { unreplayableReason } from './unreplayable.js';
+import { type RecordedUsage, recordedUsage } from './billing/recorded-usage.js';
+import { type TokenScale, type UnloggedSpan, recordedTokenScale, scaledTokenizer } from './billing/token-ratio.js';
 
 /** The archive's base prompt of one agent: the median of its sessions' own, and how many sessions measured it. */
 export interface ArchiveBasePrompt {
