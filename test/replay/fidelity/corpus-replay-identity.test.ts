@@ -9,8 +9,8 @@ import { tempDir } from '../../helpers/temp-dir.js';
 /**
  * The corpus folders whose sessions record their usage (Claude Code's spotter and session-share): their replays against
  * the record are held to the figures committed beside this test, so a change to the replay's code that moves any of
- * them shows, transcript by transcript. A change meant to move them updates the files (`npx vitest run -u` on this
- * file, with TCOMPACT_CORPUS set) and says why in its commit.
+ * them shows, transcript by transcript. A change meant to move them updates the files (`npx vitest run <this file> --update`,
+ * with TCOMPACT_CORPUS set; `-u` before the path takes the path as its value and runs every file) and says why in its commit.
  */
 const FOLDERS = ['spotter', 'session-share'];
 
