@@ -5,7 +5,11 @@ import { runMeasured, type ChildRun } from './lib/child.js';
 import { cliHasCommand, CLI_SOURCES, ensureBuiltCli, runArgs, type RunOptions } from './lib/cli.js';
 import { realTextArchive, syntheticArchive } from './lib/corpora.js';
 import { BUNDLED, RESULTS_DIR, ROOT } from './lib/paths.js';
+import { e2eRatios } from './lib/e2e-ratios.js';
+import { rangeCell, rangeText, type E2eRow } from './lib/e2e-row.js';
 import { summarizeProfile } from './lib/profile-summary.js';
+import { roundSchedule, type RoundPlan, type Rounds } from './lib/rounds.js';
+import { spreadOf, type Spread } from './lib/spread.js';
 import { pipelineStrategies } from './lib/tcompact-steps.js';
 import type { BenchContext, Benchmark, BenchOutput, Cell, Ratio, Table } from './lib/results.js';
 
@@ -47,35 +51,34 @@ function pipeline(label: string, workers: number, tokenizer: RunOptions['tokeniz
   };
 }
 
+/** The variants of one archive and the groups a ratio pairs round by round (see {@link roundSchedule}). */
+type ArchivePlan = RoundPlan<Variant>;
+
 /** Every variant, for the main synthetic archive. */
-function fullVariants(label: string): Variant[] {
-  return [
-    READ,
-    JSON_A,
-    TOKENIZE_B,
-    TOKENIZE_C,
-    pipeline(label, 1, 'o200k_base'),
-    pipeline(label, 2, 'o200k_base'),
-    pipeline(label, 2, 'heuristic'),
-    pipeline(label, 2, 'heuristic', false),
-  ];
+function fullPlan(label: string): ArchivePlan {
+  const heuristic = pipeline(label, 2, 'heuristic');
+  const noRefs = pipeline(label, 2, 'heuristic', false);
+  return {
+    variants: [READ, JSON_A, TOKENIZE_B, TOKENIZE_C, pipeline(label, 1, 'o200k_base'), pipeline(label, 2, 'o200k_base'), heuristic, noRefs],
+    paired: [[JSON_A, heuristic, noRefs]],
+  };
 }
 
 /**
  * The real-text archive: what exact counting costs on agent text, and the heuristic run with and without the side
  * store against the JSON round trip on text whose shapes are the real ones.
  */
-function realTextVariants(label: string): Variant[] {
-  return [
-    JSON_A,
-    TOKENIZE_B,
-    TOKENIZE_C,
-    SECRET_SCAN,
-    pipeline(label, 2, 'o200k_base'),
-    pipeline(label, 2, 'heuristic'),
-    pipeline(label, 2, 'heuristic', false),
-    redacting(label),
-  ];
+function realTextPlan(label: string): ArchivePlan {
+  const exact = pipeline(label, 2, 'o200k_base');
+  const heuristic = pipeline(label, 2, 'heuristic');
+  const noRefs = pipeline(label, 2, 'heuristic', false);
+  return {
+    variants: [JSON_A, TOKENIZE_B, TOKENIZE_C, SECRET_SCAN, exact, heuristic, noRefs, redacting(label)],
+    paired: [
+      [JSON_A, heuristic, noRefs],
+      [TOKENIZE_C, exact],
+    ],
+  };
 }
 
 /**
@@ -83,48 +86,31 @@ function realTextVariants(label: string): Variant[] {
  * heuristic run with and without the side store against the JSON round trip, where per-message and per-result work
  * weighs more per MB.
  */
-function toolHeavyVariants(label: string): Variant[] {
-  return [READ, JSON_A, pipeline(label, 2, 'heuristic'), pipeline(label, 2, 'heuristic', false)];
+function toolHeavyPlan(label: string): ArchivePlan {
+  const heuristic = pipeline(label, 2, 'heuristic');
+  const noRefs = pipeline(label, 2, 'heuristic', false);
+  return { variants: [READ, JSON_A, heuristic, noRefs], paired: [[JSON_A, heuristic, noRefs]] };
 }
 
 /** A 10 KB session: runs on it cost what a run costs whatever its input. */
 const START_FILE = join(BUNDLED, 'claude-code', 'short.jsonl');
 
 /**
- * The synthetic archive's pipeline runs, on {@link START_FILE}: module loading in the main thread and in each worker,
- * thread start, the final files and pages, which the per-MB figures of a smaller archive carry more of.
+ * The synthetic archive's pipeline runs and baseline (a), on {@link START_FILE}: module loading in the main thread and
+ * in each worker, thread start, the final files and pages, which the per-MB figures of a smaller archive carry more
+ * of. Cheap, so every round runs them all: the tool-heavy ratio less the start reads their medians.
  */
-function startVariants(label: string): Variant[] {
-  return fullVariants(label).filter((v) => v.kind === 'pipeline' && v.pipeline?.refs !== false);
+function startPlan(label: string): ArchivePlan {
+  const variants = [JSON_A, pipeline(label, 1, 'o200k_base'), pipeline(label, 2, 'o200k_base'), pipeline(label, 2, 'heuristic')];
+  return { variants, paired: [variants] };
 }
 
 /** A new user's first run: `tcompact run --workers 2` against the one-core baselines. */
-function firstTryVariants(label: string): Variant[] {
-  return [JSON_A, TOKENIZE_B, pipeline(label, 2, 'o200k_base'), pipeline(label, 2, 'heuristic')];
+function firstTryPlan(label: string): ArchivePlan {
+  return { variants: [JSON_A, TOKENIZE_B, pipeline(label, 2, 'o200k_base'), pipeline(label, 2, 'heuristic')], paired: [] };
 }
 
-export interface E2eRow {
-  variant: string;
-  /** Null when the variant could not run (see `note`). */
-  wallMs: number | null;
-  /** Input MB / wall seconds (process start-up included). */
-  mbPerSec: number | null;
-  /** For baselines (b) and (c): input MB / seconds spent inside the tokenizer only; the figure the pipeline is compared with. */
-  tokenizerOnlyMbPerSec?: number;
-  peakRssMB: number | null;
-  /** CPU ms (user + sys, every thread) per input MB, median; null without GNU time. */
-  cpuMsPerMB?: number | null;
-  tokens?: number;
-  tokensSaved?: number;
-  /** Bytes of the side store a pipeline run wrote (refs.jsonl). */
-  refsBytes?: number;
-  note?: string;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor((s.length - 1) / 2)];
-}
+const range = (s: Spread): [number, number] => [s.min, s.max];
 
 async function runVariant(
   v: Variant,
@@ -181,36 +167,41 @@ interface ArchiveRun {
 }
 
 /**
- * Measures every variant on one archive, `repeats` times, round-robin (each round runs every variant once), so a load
- * change on a shared machine spreads over all variants instead of hitting one; each row is the median.
+ * Measures the variants of one archive in rounds (see {@link roundSchedule}): each round runs every variant it holds
+ * once, so a load change on a shared machine spreads over all of them instead of hitting one; each row is the median
+ * of its rounds, with their min-max.
  */
 async function measureArchive(
   file: string,
   mb: number,
-  variants: readonly Variant[],
+  plan: ArchivePlan,
   strategies: readonly string[],
-  repeats: number,
+  rounds: Rounds,
   ctx: BenchContext,
   hasRun: boolean,
 ): Promise<ArchiveRun> {
+  const { variants } = plan;
   const pending: string[] = [];
   const walls = variants.map((): number[] => []);
   const rss = variants.map((): number[] => []);
-  const cpu = variants.map((): number[] => []);
+  const cpu = variants.map((): (number | null)[] => []);
   const countMs = variants.map((): number[] => []);
   const extras = variants.map((): Record<string, number> => ({}));
   const failures = variants.map((): string | undefined => undefined);
   let rssMethod = 'none';
   const outDir = join(ctx.tmpDir, 'e2e-out');
-  for (let i = 0; i < repeats; i++) {
-    for (const [k, v] of variants.entries()) {
+  const schedule = roundSchedule(plan, rounds);
+  for (const [i, round] of schedule.entries()) {
+    for (const v of round) {
+      const k = variants.indexOf(v);
       if (failures[k] !== undefined || (v.kind === 'pipeline' && !hasRun)) continue;
-      ctx.log(`end-to-end: ${v.name} (${i + 1}/${repeats})`);
+      const runs = schedule.filter((r) => r.includes(v)).length;
+      ctx.log(`end-to-end: ${v.name} (${walls[k].length + 1}/${runs}, round ${i + 1}/${schedule.length})`);
       try {
         const r = await runVariant(v, strategies, file, ctx, outDir);
         walls[k].push(r.run.wallMs);
         if (r.run.peakRssMB !== null) rss[k].push(r.run.peakRssMB);
-        if (r.run.cpuMs !== null) cpu[k].push(r.run.cpuMs);
+        cpu[k].push(r.run.cpuMs);
         rssMethod = r.run.rssMethod;
         if (r.extra.countMs !== undefined) countMs[k].push(r.extra.countMs);
         extras[k] = r.extra;
@@ -227,15 +218,24 @@ async function measureArchive(
       pending.push(`${v.name} failed: ${failures[k]!.slice(0, 500)}`);
       return { variant: v.name, wallMs: null, mbPerSec: null, peakRssMB: null, note: 'failed, see pending' };
     }
-    const wallMs = median(walls[k]);
+    const wall = spreadOf(walls[k])!;
+    const cpuMs = cpu[k].every((c) => c !== null) ? spreadOf(cpu[k] as number[]) : null;
     const row: E2eRow = {
       variant: v.name,
-      wallMs,
-      mbPerSec: mb / (wallMs / 1000),
-      cpuMsPerMB: cpu[k].length > 0 ? median(cpu[k]) / mb : null,
+      wallMs: wall.median,
+      mbPerSec: mb / (wall.median / 1000),
+      cpuMsPerMB: cpuMs === null ? null : cpuMs.median / mb,
       peakRssMB: rss[k].length > 0 ? Math.max(...rss[k]) : null,
+      rounds: wall.runs,
+      wallMsRange: range(wall),
     };
-    if (countMs[k].length > 0) row.tokenizerOnlyMbPerSec = mb / (median(countMs[k]) / 1000);
+    if (cpuMs !== null) row.cpuMsPerMBRange = [cpuMs.min / mb, cpuMs.max / mb];
+    const count = spreadOf(countMs[k]);
+    if (count !== null) {
+      row.tokenizerOnlyMbPerSec = mb / (count.median / 1000);
+      row.tokenizerOnlyMbPerSecRange = [mb / (count.max / 1000), mb / (count.min / 1000)];
+    }
+    row.byRound = { wallMs: walls[k], cpuMs: cpu[k], ...(countMs[k].length > 0 ? { countMs: countMs[k] } : {}) };
     if (extras[k].tokens !== undefined) row.tokens = extras[k].tokens;
     if (extras[k].tokensSaved !== undefined) row.tokensSaved = extras[k].tokensSaved;
     if (extras[k].refsBytes !== undefined) row.refsBytes = extras[k].refsBytes;
@@ -251,13 +251,13 @@ function rowTable(title: string, rows: readonly E2eRow[], notes: string[], headl
     columns: ['variant', 'wall s', 'MB/s', 'CPU ms/MB', 'peak RSS MB', 'tokens', 'tokens saved', 'refs.jsonl MB'],
     rows: rows.map((r): Cell[] => [
       r.variant + (r.note ? ` (${r.note})` : ''),
-      r.wallMs === null ? null : r.wallMs / 1000,
+      rangeCell(r.wallMs, r.wallMsRange, r.rounds, 1 / 1000),
       r.mbPerSec === null
         ? null
         : r.tokenizerOnlyMbPerSec !== undefined
-          ? `${r.mbPerSec.toFixed(1)} (tokenizer only: ${r.tokenizerOnlyMbPerSec.toFixed(1)})`
+          ? `${r.mbPerSec.toFixed(1)} (tokenizer only: ${rangeText(r.tokenizerOnlyMbPerSec, r.tokenizerOnlyMbPerSecRange, r.rounds)})`
           : r.mbPerSec,
-      r.cpuMsPerMB ?? null,
+      rangeCell(r.cpuMsPerMB, r.cpuMsPerMBRange, r.rounds),
       r.peakRssMB,
       r.tokens ?? '',
       r.tokensSaved ?? '',
@@ -281,66 +281,48 @@ function secretScanNote(rows: readonly E2eRow[], label: string): string {
   return `Secret scan: ${alone === null ? 'n/a' : alone.toFixed(0)} CPU ms/MB alone (reading and parsing included); redact-secrets adds ${share} CPU per MB to the exact run with 2 workers.`;
 }
 
-/** The start of a run in CPU ms, and its share of the same run's CPU per MB on the synthetic archive. */
-function startTable(rows: readonly E2eRow[], startMb: number, synRows: readonly E2eRow[], synMb: number, medianOf: string): Table {
+/** The share `part` is of `whole`, as a percentage cell; empty when either is unknown. */
+function share(part: number | null, whole: number | null | undefined): Cell {
+  return part === null || whole === null || whole === undefined ? '' : `${((part / whole) * 100).toFixed(1)}%`;
+}
+
+/**
+ * The start of a run in CPU ms, and what it adds per MB to the rows of the same command on the main synthetic archive
+ * and on the tool-heavy one: which share of those rows is start rather than work that grows with the input.
+ */
+function startTable(start: ArchiveRun, startMb: number, syn: ArchiveRun, synMb: number, th: ArchiveRun, thMb: number, rounds: string): Table {
+  const cpuOf = (rows: readonly E2eRow[], variant: string) => rows.find((x) => x.variant === variant)?.cpuMsPerMB;
   return {
-    title: `The start of a run: the same commands on a ${(startMb * 1000).toFixed(0)} KB session (${medianOf})`,
-    columns: ['variant', 'wall s', 'CPU ms', `CPU ms/MB it adds to the ${synMb} MB synthetic run`, "share of that run's CPU"],
-    rows: rows.map((r): Cell[] => {
+    title: `The start of a run: the same commands on a ${(startMb * 1000).toFixed(0)} KB session (${rounds})`,
+    columns: [
+      'variant',
+      'wall s',
+      'CPU ms',
+      `CPU ms/MB it adds to a ${synMb} MB run`,
+      `share of the ${synMb} MB synthetic row's CPU`,
+      `CPU ms/MB it adds to a ${thMb} MB run`,
+      `share of the ${thMb} MB tool-heavy row's CPU`,
+    ],
+    rows: start.rows.map((r): Cell[] => {
       const cpuMs = r.cpuMsPerMB == null ? null : r.cpuMsPerMB * startMb;
-      const whole = synRows.find((x) => x.variant === r.variant)?.cpuMsPerMB ?? null;
-      const perMb = cpuMs === null ? null : cpuMs / synMb;
+      const perSynMb = cpuMs === null ? null : cpuMs / synMb;
+      const perThMb = cpuMs === null ? null : cpuMs / thMb;
       return [
         r.variant + (r.note ? ` (${r.note})` : ''),
-        r.wallMs === null ? null : r.wallMs / 1000,
-        cpuMs,
-        perMb,
-        perMb === null || whole === null ? '' : `${((perMb / whole) * 100).toFixed(1)}%`,
+        rangeCell(r.wallMs, r.wallMsRange, r.rounds, 1 / 1000),
+        rangeCell(r.cpuMsPerMB, r.cpuMsPerMBRange, r.rounds, startMb),
+        perSynMb,
+        share(perSynMb, cpuOf(syn.rows, r.variant)),
+        perThMb,
+        share(perThMb, cpuOf(th.rows, r.variant)),
       ];
     }),
     notes: [
       'Loading the modules of the main thread and of each worker, starting the threads and writing the final files and pages cost the same whatever the input; the rest of a run grows with it.',
+      'A share is empty where that archive has no row of the same command.',
     ],
     headline: true,
   };
-}
-
-/** Ratio helpers over one archive's rows. */
-function ratios(rows: readonly E2eRow[]) {
-  // A row whose name ends with `name`, else the first that contains it (`heuristic, --workers 2` is not its --no-refs twin).
-  const by = (name: string) => rows.find((r) => r.variant.endsWith(name)) ?? rows.find((r) => r.variant.includes(name));
-  const speed = (name: string) => by(name)?.mbPerSec ?? null;
-  const tokenizerOnly = (name: string) => by(name)?.tokenizerOnlyMbPerSec ?? null;
-  const cpuPerMb = (name: string) => by(name)?.cpuMsPerMB ?? null;
-  const ratio = (name: string, a: number | null, b: number | null, min?: number): Ratio => {
-    const value = a !== null && b !== null ? a / b : null;
-    return min === undefined ? { name, value } : { name, value, target: `>= ${min}`, met: value === null ? null : value >= min };
-  };
-  /** CPU ms per MB of a row against a ceiling: the figure that holds when other jobs share the cores. */
-  const cpuAtMost = (name: string, row: string, max: number): Ratio => {
-    const value = cpuPerMb(row);
-    return { name, value, unit: ' ms/MB', target: `<= ${max}`, met: value === null ? null : value <= max };
-  };
-  /** CPU per MB of one row against another's, at most `max` times it. */
-  const cpuRatioAtMost = (name: string, row: string, base: string, max: number): Ratio => {
-    const a = cpuPerMb(row);
-    const b = cpuPerMb(base);
-    const value = a !== null && b !== null ? a / b : null;
-    return { name, value, target: `<= ${max}`, met: value === null ? null : value <= max };
-  };
-  /** What the side store costs: CPU per MB of the run with refs less the same run with `--no-refs`. */
-  const refsCost = (name: string, row: string, max: number): Ratio => {
-    const a = by(row)?.cpuMsPerMB ?? null;
-    const b = by(`${row}, --no-refs`)?.cpuMsPerMB ?? null;
-    const value = a !== null && b !== null ? a - b : null;
-    return { name, value, unit: ' ms/MB', target: `<= ${max}`, met: value === null ? null : value <= max };
-  };
-  /** Bytes of refs.jsonl per input byte. */
-  const refsDisk = (name: string, row: string, mb: number): Ratio => {
-    const bytes = rows.find((r) => r.variant.endsWith(row))?.refsBytes;
-    return { name, value: bytes === undefined ? null : bytes / (mb * 1e6) };
-  };
-  return { speed, tokenizerOnly, ratio, cpuAtMost, cpuRatioAtMost, refsCost, refsDisk };
 }
 
 /**
@@ -403,7 +385,9 @@ export const endToEndBench: Benchmark = {
     const bytes = ctx.e2eBytes ?? (ctx.quick ? 50_000_000 : 300_000_000);
     const firstTryBytes = ctx.quick ? 30_000_000 : 100_000_000;
     const toolHeavyBytes = ctx.quick ? 20_000_000 : 100_000_000;
-    const repeats = ctx.quick ? 1 : 3;
+    // The rows the must-show ratios read (and their start) run 5 times; the others 3, as baseline (b) on real text
+    // alone takes 1.5 minutes a run. A quick run's figures are checks, not results: one round.
+    const rounds: Rounds = ctx.quick ? { all: 1, paired: 1 } : { all: 3, paired: 5 };
     // Wall figures only count on an idle machine: the load when measuring starts goes beside them (the end's is in machine).
     const loadAverage1mAtStart = Math.round(loadavg()[0] * 100) / 100;
     await ensureBuiltCli(ctx.log);
@@ -411,33 +395,35 @@ export const endToEndBench: Benchmark = {
     const chosen = await pipelineStrategies();
     const pending: string[] = chosen.note ? [`not yet available: ${chosen.note}`] : [];
     if (!hasRun) pending.push('not yet available: `tcompact run` is not in the built CLI; the pipeline rows and ratios are empty until it lands.');
-    const medianOf = repeats === 1 ? 'one run each' : `median of ${repeats} runs`;
+    const medianOf = rounds.paired === 1 ? 'one run each' : `median and min-max of ${rounds.all} runs, ${rounds.paired} for the rows a ratio pairs`;
+    const allRounds = rounds.all === 1 ? 'one run each' : `median and min-max of ${rounds.all} runs`;
+    const startRounds = rounds.paired === 1 ? 'one run each' : `median and min-max of ${rounds.paired} runs`;
 
     ctx.log(`end-to-end: synthetic archive of ${bytes / 1e6} MB`);
     const synthetic = await syntheticArchive(ctx.tmpDir, 1, bytes);
-    const syn = await measureArchive(synthetic, bytes / 1e6, fullVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
+    const syn = await measureArchive(synthetic, bytes / 1e6, fullPlan(chosen.label), chosen.strategies, rounds, ctx, hasRun);
     ctx.log(`end-to-end: real-text archive of ~${bytes / 1e6} MB`);
     const real = await realTextArchive(ctx.tmpDir, 1, bytes);
-    const rt = await measureArchive(real.file, real.bytes / 1e6, realTextVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
+    const rt = await measureArchive(real.file, real.bytes / 1e6, realTextPlan(chosen.label), chosen.strategies, rounds, ctx, hasRun);
     // When the main archive already has the new-user run's size, its rows are that run (same command lines).
     const sameSize = firstTryBytes === bytes;
     const small = sameSize ? synthetic : await syntheticArchive(ctx.tmpDir, 2, firstTryBytes);
     if (!sameSize) ctx.log(`end-to-end: a new user's run on a ${firstTryBytes / 1e6} MB synthetic archive`);
     const first = sameSize
-      ? { ...syn, pending: [], rows: firstTryVariants(chosen.label).map((v) => syn.rows.find((r) => r.variant === v.name)!) }
-      : await measureArchive(small, firstTryBytes / 1e6, firstTryVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
+      ? { ...syn, pending: [], rows: firstTryPlan(chosen.label).variants.map((v) => syn.rows.find((r) => r.variant === v.name)!) }
+      : await measureArchive(small, firstTryBytes / 1e6, firstTryPlan(chosen.label), chosen.strategies, rounds, ctx, hasRun);
     ctx.log(`end-to-end: tool-heavy synthetic archive of ${toolHeavyBytes / 1e6} MB`);
     const toolHeavy = await syntheticArchive(ctx.tmpDir, 1, toolHeavyBytes, 'tool-heavy');
-    const th = await measureArchive(toolHeavy, toolHeavyBytes / 1e6, toolHeavyVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
+    const th = await measureArchive(toolHeavy, toolHeavyBytes / 1e6, toolHeavyPlan(chosen.label), chosen.strategies, rounds, ctx, hasRun);
     ctx.log('end-to-end: the start of a run, on a 10 KB session');
     const startMb = statSync(START_FILE).size / 1e6;
-    const start = await measureArchive(START_FILE, startMb, startVariants(chosen.label), chosen.strategies, repeats, ctx, hasRun);
+    const start = await measureArchive(START_FILE, startMb, startPlan(chosen.label), chosen.strategies, rounds, ctx, hasRun);
     pending.push(...syn.pending, ...rt.pending, ...th.pending, ...first.pending, ...start.pending);
 
-    const s = ratios(syn.rows);
-    const r = ratios(rt.rows);
-    const f = ratios(first.rows);
-    const t = ratios(th.rows);
+    const s = e2eRatios(syn.rows, bytes / 1e6);
+    const r = e2eRatios(rt.rows, real.bytes / 1e6);
+    const f = e2eRatios(first.rows, firstTryBytes / 1e6);
+    const t = e2eRatios(th.rows, toolHeavyBytes / 1e6);
     const synMb = `${bytes / 1e6} MB`;
     const thMb = `${toolHeavyBytes / 1e6} MB`;
     const out: Ratio[] = [
@@ -464,17 +450,20 @@ export const endToEndBench: Benchmark = {
         'baseline (a)',
         2.0,
       ),
+      t.cpuLessStart(`CPU per MB less the start's CPU: heuristic, 2 workers, tool-heavy synthetic ${thMb}`, 'heuristic, --workers 2', start.rows),
+      t.cpuRatioLessStart(
+        `CPU per MB less each one's start: heuristic, 2 workers / baseline (a) JSON round trip, tool-heavy synthetic ${thMb}`,
+        'heuristic, --workers 2',
+        'baseline (a)',
+        start.rows,
+      ),
       r.cpuRatioAtMost(`CPU per MB: exact, 2 workers / baseline (c) tcompact's engine alone, real text ${synMb}`, 'exact, --workers 2', 'baseline (c)', 1.6),
       s.refsCost(`side store: CPU per MB with refs less --no-refs, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2', 5),
       r.refsCost(`side store: CPU per MB with refs less --no-refs, heuristic, 2 workers, real text ${synMb}`, 'heuristic, --workers 2', 5),
       t.refsCost(`side store: CPU per MB with refs less --no-refs, heuristic, 2 workers, tool-heavy synthetic ${thMb}`, 'heuristic, --workers 2', 5),
-      s.refsDisk(`side store: refs.jsonl bytes per input byte, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2', bytes / 1e6),
-      r.refsDisk(`side store: refs.jsonl bytes per input byte, heuristic, 2 workers, real text ${synMb}`, 'heuristic, --workers 2', real.bytes / 1e6),
-      t.refsDisk(
-        `side store: refs.jsonl bytes per input byte, heuristic, 2 workers, tool-heavy synthetic ${thMb}`,
-        'heuristic, --workers 2',
-        toolHeavyBytes / 1e6,
-      ),
+      s.refsDisk(`side store: refs.jsonl bytes per input byte, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2'),
+      r.refsDisk(`side store: refs.jsonl bytes per input byte, heuristic, 2 workers, real text ${synMb}`, 'heuristic, --workers 2'),
+      t.refsDisk(`side store: refs.jsonl bytes per input byte, heuristic, 2 workers, tool-heavy synthetic ${thMb}`, 'heuristic, --workers 2'),
       s.cpuAtMost(`CPU per MB, exact, 2 workers, synthetic ${synMb}`, 'exact, --workers 2', 50),
       r.cpuAtMost(`CPU per MB, exact, 2 workers, real text ${synMb}`, 'exact, --workers 2', 60),
       s.cpuAtMost(`CPU per MB, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2', 20),
@@ -517,13 +506,13 @@ export const endToEndBench: Benchmark = {
         true,
       ),
       rowTable(
-        `A new user's run: ${firstTryBytes / 1e6} MB synthetic archive, \`tcompact run --workers 2\` against the one-core baselines (${medianOf})`,
+        `A new user's run: ${firstTryBytes / 1e6} MB synthetic archive, \`tcompact run --workers 2\` against the one-core baselines (${sameSize ? medianOf : allRounds})`,
         first.rows,
         [],
         true,
       ),
     ];
-    tables.push(startTable(start.rows, startMb, syn.rows, bytes / 1e6, medianOf));
+    tables.push(startTable(start, startMb, syn, bytes / 1e6, th, toolHeavyBytes / 1e6, startRounds));
     if (ctx.profile) tables.push(...(await profileRun(synthetic, chosen.strategies, chosen.label, ctx)));
     return {
       params: {
@@ -533,7 +522,7 @@ export const endToEndBench: Benchmark = {
         firstTryBytes,
         toolHeavyBytes,
         seeds: { synthetic: 1, realText: 1, toolHeavy: 1, firstTry: sameSize ? 1 : 2 },
-        repeats,
+        rounds,
         loadAverage1mAtStart,
         strategies: chosen.strategies,
         rssMethod: syn.rssMethod,

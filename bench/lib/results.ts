@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { ROOT } from './paths.js';
 import { describeLoad, describeMachine, machineInfo, type MachineInfo } from './machine.js';
 import { measureSources, type Sources } from './sources.js';
+import type { Spread } from './spread.js';
 
 export type Cell = string | number | null;
 
@@ -28,6 +29,8 @@ export interface Ratio {
   /** Shown after the value. @default "x" */
   unit?: string;
   met?: boolean | null;
+  /** Lowest and highest of the per-round values `value` is the median of (a ratio measured round by round). */
+  spread?: Spread;
 }
 
 export interface BenchOutput {
@@ -136,6 +139,19 @@ export function formatNumber(n: number): string {
   return n.toPrecision(2);
 }
 
+/** "median (min–max)", or the median alone for one run; `unit` follows each figure. */
+export function spreadText(s: Spread, unit = ''): string {
+  const figure = (n: number) => `${formatNumber(n)}${unit}`;
+  return s.runs > 1 ? `${figure(s.median)} (${figure(s.min)}–${figure(s.max)})` : figure(s.median);
+}
+
+function measured(r: Ratio): string {
+  if (r.value === null) return 'not yet available';
+  const unit = r.unit ?? 'x';
+  if (r.spread === undefined || r.spread.runs < 2) return `${formatNumber(r.value)}${unit}`;
+  return `${formatNumber(r.value)}${unit} (${formatNumber(r.spread.min)}–${formatNumber(r.spread.max)} over ${r.spread.runs} runs)`;
+}
+
 function cell(c: Cell): string {
   if (c === null) return 'n/a';
   return typeof c === 'number' ? formatNumber(c) : c.replaceAll('|', '\\|');
@@ -152,13 +168,7 @@ export function ratioTable(files: readonly BenchFile[]): Table {
   const rows: Cell[][] = [];
   for (const f of files)
     for (const r of f.ratios ?? [])
-      rows.push([
-        r.name,
-        r.value === null ? 'not yet available' : `${formatNumber(r.value)}${r.unit ?? 'x'}`,
-        r.target ?? '',
-        r.met === undefined || r.met === null ? '' : r.met ? 'yes' : 'no',
-        `${f.name} (${f.mode})`,
-      ]);
+      rows.push([r.name, measured(r), r.target ?? '', r.met === undefined || r.met === null ? '' : r.met ? 'yes' : 'no', `${f.name} (${f.mode})`]);
   return { title: 'Ratios', columns: ['ratio', 'measured', 'target', 'met', 'benchmark'], rows };
 }
 
