@@ -375,9 +375,14 @@ export const endToEndBench: Benchmark = {
     'spliced from segments of different real texts, so nothing of 64+ characters repeats and the token cache does not ' +
     'help); a 100 MB tool-heavy synthetic one (the same generator, about 130 messages and 78 tool results per ' +
     'transcript, most of them short); and a 100 MB synthetic one run as a new user would (`--workers 2` only; the main synthetic archive itself when ' +
-    '`--e2e-mb 100` sets that size). The pipeline runs are also timed on a 10 KB session: their start, which costs the same ' +
-    'whatever the input. Every command runs as its own ' +
-    'process; variants run round-robin, each row is the median; wall time is spawn to exit (start-up included), the file ' +
+    '`--e2e-mb 100` sets that size). The pipeline runs and baseline (a) are also timed on a 10 KB session: their start, which costs the same ' +
+    'whatever the input, and what it adds per MB to the synthetic and tool-heavy rows. Every command runs as its own ' +
+    'process. Variants run in rounds (each round runs each of its variants once, odd rounds in reverse order): in a full run ' +
+    'the rows a ratio pairs (baseline (a) and the heuristic run with and without refs on the three large archives, ' +
+    'baseline (c) and the exact 2-worker run on real text, every start run) run in 5 rounds, back to back with their pair, ' +
+    'and the others in 3; a quick run does one. Each row is the median of its rounds, shown with their min-max; each ratio ' +
+    'is the median of its per-round values (round i of one row against round i of the other; the side store is the ' +
+    'with-refs run less the --no-refs run of the same round), shown with their min-max. Wall time is spawn to exit (start-up included), the file ' +
     "is in the page cache, peak RSS is GNU time's maximum resident set size of the process (Piscina workers are threads, " +
     "so they are included), CPU ms/MB is GNU time's user + system time of the process (every thread) per input MB, the " +
     'figure that holds when other jobs share the cores. MB are 10^6 bytes of input. `npm run bench -- --profile` adds a profiled heuristic run.',

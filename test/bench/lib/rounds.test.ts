@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { roundSchedule } from '../../../bench/lib/rounds.js';
+
+describe('roundSchedule', () => {
+  const plan = {
+    variants: ['read', 'a', 'b', 'c', 'heur', 'noRefs', 'exact'],
+    paired: [
+      ['a', 'heur', 'noRefs'],
+      ['c', 'exact'],
+    ],
+  };
+
+  it('runs the paired variants in every round and the others in the first rounds only', () => {
+    const schedule = roundSchedule(plan, { all: 3, paired: 5 });
+    expect(schedule.map((round) => round.length)).toEqual([7, 7, 7, 5, 5]);
+    expect(schedule.filter((round) => round.includes('b'))).toHaveLength(3);
+    expect(schedule.filter((round) => round.includes('heur'))).toHaveLength(5);
+  });
+
+  it('runs each paired group back to back, first one way and then the other', () => {
+    const schedule = roundSchedule(plan, { all: 3, paired: 5 });
+    expect(schedule[0]).toEqual(['a', 'heur', 'noRefs', 'c', 'exact', 'read', 'b']);
+    expect(schedule[1]).toEqual(['b', 'read', 'exact', 'c', 'noRefs', 'heur', 'a']);
+    expect(schedule[3]).toEqual(['exact', 'c', 'noRefs', 'heur', 'a']);
+    expect(schedule[4]).toEqual(['a', 'heur', 'noRefs', 'c', 'exact']);
+  });
+
+  it('gives a quick run one round of everything, and a plan with no pairs only its rounds for all', () => {
+    expect(roundSchedule(plan, { all: 1, paired: 1 })).toEqual([['a', 'heur', 'noRefs', 'c', 'exact', 'read', 'b']]);
+    expect(roundSchedule({ variants: ['x', 'y'], paired: [] }, { all: 3, paired: 5 })).toEqual([
+      ['x', 'y'],
+      ['y', 'x'],
+      ['x', 'y'],
+    ]);
+  });
+
+  it('refuses a paired variant the plan does not measure', () => {
+    expect(() => roundSchedule({ variants: ['a'], paired: [['a', 'b']] }, { all: 1, paired: 1 })).toThrow(/not one of the variants/);
+  });
+});
