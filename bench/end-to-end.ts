@@ -60,7 +60,8 @@ function fullPlan(label: string): ArchivePlan {
   const noRefs = pipeline(label, 2, 'heuristic', false);
   return {
     variants: [READ, JSON_A, TOKENIZE_B, TOKENIZE_C, pipeline(label, 1, 'o200k_base'), pipeline(label, 2, 'o200k_base'), heuristic, noRefs],
-    paired: [[JSON_A, heuristic, noRefs]],
+    // Reading the file first, in every round, puts it in the page cache before the first timed run of the others.
+    paired: [[READ], [JSON_A, heuristic, noRefs]],
   };
 }
 
@@ -89,7 +90,7 @@ function realTextPlan(label: string): ArchivePlan {
 function toolHeavyPlan(label: string): ArchivePlan {
   const heuristic = pipeline(label, 2, 'heuristic');
   const noRefs = pipeline(label, 2, 'heuristic', false);
-  return { variants: [READ, JSON_A, heuristic, noRefs], paired: [[JSON_A, heuristic, noRefs]] };
+  return { variants: [READ, JSON_A, heuristic, noRefs], paired: [[READ], [JSON_A, heuristic, noRefs]] };
 }
 
 /** A 10 KB session: runs on it cost what a run costs whatever its input. */
