@@ -380,7 +380,8 @@ export const endToEndBench: Benchmark = {
     'whatever the input, and what it adds per MB to the synthetic and tool-heavy rows. Every command runs as its own ' +
     'process. Variants run in rounds (each round runs each of its variants once, odd rounds in reverse order): in a full run ' +
     'the rows a ratio pairs (baseline (a) and the heuristic run with and without refs on the three large archives, ' +
-    'baseline (c) and the exact 2-worker run on real text, every start run) run in 5 rounds, back to back with their pair, ' +
+    'baseline (c) and the exact 2-worker run on real text, every start run; and reading the file, first, so it is in the ' +
+    'page cache) run in 5 rounds, back to back with their pair, ' +
     'and the others in 3; a quick run does one. Each row is the median of its rounds, shown with their min-max; each ratio ' +
     'is the median of its per-round values (round i of one row against round i of the other; the side store is the ' +
     'with-refs run less the --no-refs run of the same round), shown with their min-max. Wall time is spawn to exit (start-up included), the file ' +
