@@ -1,4 +1,5 @@
-import { formatNumber, spreadText, type Cell } from './results.js';
+import { formatNumber, spreadText } from './figures.js';
+import type { Cell } from './results.js';
 
 /** One variant's figures on one archive: medians over its rounds, their min-max, and each round's own figures. */
 export interface E2eRow {
