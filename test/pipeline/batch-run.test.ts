@@ -130,17 +130,9 @@ describe('tcompact run --batch (bundled dataset, loopback Batch API)', { timeout
     expect(run.stdout).toContain(`batch: 1 batches, ${onlineRequests} requests: ${onlineRequests} answered`);
   });
 
-  it('prices batch tokens at --price-batch-in / --price-batch-out when given', async () => {
-    const server = await serve();
-    const out = join(dir, 'priced');
-    const run = await runMain(batchArgs(server.baseURL, out, ['--price-batch-in', '0.25', '--price-batch-out', '0.75']), { env });
-    expect(run.code).toBe(0);
-    const u = readReport(out).llm;
-    expect(u.price?.batch).toEqual({ inPerMillion: 0.25, outPerMillion: 0.75 });
-    expect(u.costUsd).toBeCloseTo((u.promptTokens * 0.25 + u.completionTokens * 0.75) / 1e6, 12);
-  });
-
-  it('splits the requests into several batches above --batch-max-requests and --batch-max-bytes', async () => {
+  // The split by bytes also carries the batch prices: they change no batch and no output byte, and a run of their own
+  // would cost as much as any other in this file.
+  it('splits the requests into several batches above --batch-max-requests and --batch-max-bytes, and prices batch tokens at --price-batch-in / --price-batch-out when given', async () => {
     const byCount = await serve();
     const countOut = join(dir, 'split-count');
     expect((await runMain(batchArgs(byCount.baseURL, countOut, ['--batch-max-requests', '1']), { env })).code).toBe(0);
@@ -154,11 +146,15 @@ describe('tcompact run --batch (bundled dataset, loopback Batch API)', { timeout
     const sizeOut = join(dir, 'split-bytes');
     // The largest line alone fits; two of the largest do not.
     const largest = Math.max(...byCount.batches.flatMap((b) => b.lines.map((l) => Buffer.byteLength(`${JSON.stringify(l)}\n`))));
-    expect((await runMain(batchArgs(bySize.baseURL, sizeOut, ['--batch-max-bytes', String(largest + 1)]), { env })).code).toBe(0);
+    const priced = ['--price-batch-in', '0.25', '--price-batch-out', '0.75'];
+    expect((await runMain(batchArgs(bySize.baseURL, sizeOut, ['--batch-max-bytes', String(largest + 1), ...priced]), { env })).code).toBe(0);
     expect(bySize.batches.length).toBeGreaterThan(1);
     for (const b of bySize.batches) expect((bySize.files.get(b.inputFileId)?.content.length ?? Infinity) <= largest + 1).toBe(true);
     expect(linesOf(bySize)).toBe(onlineRequests);
     expectSameBytes(sizeOut);
+    const u = readReport(sizeOut).llm;
+    expect(u.price?.batch).toEqual({ inPerMillion: 0.25, outPerMillion: 0.75 });
+    expect(u.costUsd).toBeCloseTo((u.promptTokens * 0.25 + u.completionTokens * 0.75) / 1e6, 12);
   });
 
   it('asks a line the batch failed on (5xx) once more online, lets a refused one (400) fall back, and reports each with its reason', async () => {

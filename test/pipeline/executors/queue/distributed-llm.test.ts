@@ -2,7 +2,8 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeServer, startFakeOpenAI } from '../../../llm/fake-openai-server.js';
-import { cliFaults, realArchiveLines, runCli, sha256, tempDir } from '../../helpers.js';
+import { runMain } from '../../../helpers/cli-in-process.js';
+import { cliFaults, realArchiveLines, sha256, tempDir } from '../../helpers.js';
 import { WorkerProcess, killLeftoverWorkers, workersConnected } from './processes.js';
 import { RedisServer, redisServerAvailable } from '../../../../bench/lib/redis-server.js';
 
@@ -10,7 +11,9 @@ import { RedisServer, redisServerAvailable } from '../../../../bench/lib/redis-s
  * A distributed run with LLM work, on the default tail: two worker processes compact, the coordinator asks the model
  * for what they handed on, and the bytes are those of a local run. (That --rpm holds in every 60-second window is the
  * limiter's own test, on a fake clock.) The input is the bundled transcripts of over 30,000 characters, the only ones a
- * 20k window can send to the model under the default tail, in 64 KB shards, so both workers get some.
+ * 20k window can send to the model under the default tail, in 64 KB shards, so both workers get some. The workers are
+ * processes of the built CLI; the local run and the coordinator take no fault and are not killed, so they run in this
+ * process (the CLI's own main).
  */
 const dir = tempDir('distributed-llm');
 const SLOW = cliFaults({ shardDelayMs: 120 });
@@ -58,14 +61,14 @@ describe.skipIf(!redisServerAvailable())('distributed run with LLM work', () => 
   it('asks the model from the coordinator and writes the bytes of a local run', async () => {
     const localOut = join(dir, 'local');
     const out = join(dir, 'queue');
-    expect((await runCli(llmArgs(archive, localOut, server.baseURL, ['--workers', '2']), { env })).code).toBe(0);
+    expect((await runMain(llmArgs(archive, localOut, server.baseURL, ['--workers', '2']), { env })).code).toBe(0);
     const before = server.requests.length;
     // Both connected before the run, and each shard held a little, so a slow start cannot leave one of them without work.
     const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
     await workersConnected(redis.url, 2);
     const localRequests = before;
     expect(localRequests).toBeGreaterThan(0);
-    const run = await runCli(llmArgs(archive, out, server.baseURL, ['--workers', '0', '--queue', redis.url]), { env });
+    const run = await runMain(llmArgs(archive, out, server.baseURL, ['--workers', '0', '--queue', redis.url]), { env });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     // Each output directory has its own answer cache: the distributed run asks the same questions again.

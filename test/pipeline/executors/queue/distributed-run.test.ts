@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED, TEST_STRATEGIES, cliFaults, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../../helpers.js';
+import { runMain } from '../../../helpers/cli-in-process.js';
 import { WorkerProcess, killLeftoverWorkers, allLogs, within, workersConnected } from './processes.js';
 import { Redis } from 'ioredis';
 import { RedisServer, freePort, redisServerAvailable } from '../../../../bench/lib/redis-server.js';
@@ -10,6 +11,8 @@ import { RedisServer, freePort, redisServerAvailable } from '../../../../bench/l
 /**
  * The built CLI and a real redis-server: a coordinator and `tcompact worker` processes must write the
  * very bytes of a local run, through a worker killed with -9, a killed coordinator, a poison shard and a lost Redis.
+ * The workers are always processes. A coordinator is one only where it is killed or takes injected faults; elsewhere it
+ * runs in this process (the same `main`, flags and exit codes), which saves a node start and module load per run.
  */
 const PASSWORD = 'pw-7f3a9c1e-secret';
 const dir = tempDir('distributed');
@@ -55,6 +58,14 @@ function distributedOf(out: string): { queue: string; url: string; workersSeen: 
   return JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')).distributed;
 }
 
+/** A coordinator, or a local run, in this process: for the runs that are not killed and take no injected fault. */
+async function coordinateHere(args: string[]): Promise<CliResult> {
+  const result = await runMain(args);
+  allLogs.push(result.stdout, result.stderr);
+  return result;
+}
+
+/** A coordinator, or a local run, as a process of the built CLI: for the runs killed with -9 or given faults. */
 async function coordinate(
   args: string[],
   faults: { env: Record<string, string>; nodeArgs: string[] } = { env: {}, nodeArgs: [] },
@@ -76,7 +87,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     // About 1 MB of real transcripts of every bundled source: some 16 shards, enough for a kill to land mid-run (the
     // first 120 made 2.2 MB and 34 shards, each waited on in every run of this file).
     await writeRealArchive(archive, { count: 60, maxLineBytes: 100_000 });
-    const local = await coordinate(runArgs(archive, join(dir, 'local'), ['--workers', '2']));
+    const local = await coordinateHere(runArgs(archive, join(dir, 'local'), ['--workers', '2']));
     expect(local.code).toBe(0);
     expected = files(join(dir, 'local'));
   });
@@ -103,11 +114,11 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     const out = join(dir, 'bundled-queue');
     // Adapter input (SWE-agent trajectories, OpenHands events): items shards, read on the coordinator.
     const inputs = [join(BUNDLED, 'swe-agent'), join(BUNDLED, 'openhands')];
-    expect((await coordinate([...runArgs(inputs[0], localOut, ['--workers', '2']), inputs[1]])).code).toBe(0);
+    expect((await coordinateHere([...runArgs(inputs[0], localOut, ['--workers', '2']), inputs[1]])).code).toBe(0);
     // Both take work: they are connected before the run starts, and the run outlasts their discovery (SHARED).
     const workers = [new WorkerProcess(redis.url, SHARED), new WorkerProcess(redis.url, SHARED)];
     await workersConnected(redis.url, 2);
-    const run = await coordinate([...runArgs(inputs[0], out, ['--workers', '0', '--queue', redis.url]), inputs[1]]);
+    const run = await coordinateHere([...runArgs(inputs[0], out, ['--workers', '0', '--queue', redis.url]), inputs[1]]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(files(out)).toEqual(files(localOut));
@@ -120,7 +131,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
 
   it('a coordinator with --workers 2 and no worker process does every shard on its own threads', async () => {
     const out = join(dir, 'local-threads');
-    const run = await coordinate(runArgs(archive, out, ['--workers', '2', '--queue', redis.url]));
+    const run = await coordinateHere(runArgs(archive, out, ['--workers', '2', '--queue', redis.url]));
     expect(run.code).toBe(0);
     expect(files(out)).toEqual(expected);
     expect(distributedOf(out).workersSeen).toBe(1);
@@ -130,7 +141,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     const out = join(dir, 'kill-worker');
     const victim = new WorkerProcess(redis.url, SLOW);
     const survivor = new WorkerProcess(redis.url, SLOW);
-    const running = coordinate(runArgs(archive, out, ['--workers', '0', '--queue', redis.url]));
+    const running = coordinateHere(runArgs(archive, out, ['--workers', '0', '--queue', redis.url]));
     await victim.waitForShards(1);
     victim.kill('SIGKILL');
     const run = await running;
@@ -142,7 +153,8 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
 
   it('a coordinator killed with -9 continues with --resume to the same bytes', async () => {
     const out = join(dir, 'kill-coordinator');
-    const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
+    // One worker process: a second would take shards too, and show nothing more of the coordinator's loss.
+    const workers = [new WorkerProcess(redis.url, SLOW)];
     const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url]);
     const killed = await coordinate(args, undefined, (_pid, kill) => {
       void (async () => {
@@ -151,7 +163,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
       })();
     });
     expect(killed.signal).toBe('SIGKILL');
-    const resumed = await coordinate([...args, '--resume']);
+    const resumed = await coordinateHere([...args, '--resume']);
     expect(resumed.code).toBe(0);
     expect(files(out)).toEqual(expected);
     await Promise.all(workers.map((w) => w.stop()));
@@ -162,8 +174,10 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     const localOut = join(dir, 'poison-local');
     const out = join(dir, 'poison-queue');
     expect((await coordinate(runArgs(archive, localOut, ['--workers', '2']), poison)).code).toBe(1);
+    // Two worker processes: the crash ends a thread, not its process, but with one process each retry waits for the
+    // crashed shard's lock to lapse (seconds per attempt); the other process takes it at once.
     const workers = [new WorkerProcess(redis.url, poison), new WorkerProcess(redis.url, poison)];
-    const run = await coordinate(runArgs(archive, out, ['--workers', '0', '--queue', redis.url]));
+    const run = await coordinateHere(runArgs(archive, out, ['--workers', '0', '--queue', redis.url]));
     expect(run.code).toBe(1);
     expect(files(out)).toEqual(files(localOut));
     expect(readFileSync(join(out, 'errors.jsonl'), 'utf8')).toContain('"code":"E_WORKER"');
@@ -175,7 +189,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     const url = `redis://:${PASSWORD}@127.0.0.1:${await freePort()}`;
     // The worker and the coordinator, side by side: each gives up on its own.
     const worker = new WorkerProcess(url);
-    const run = await coordinate(runArgs(archive, join(dir, 'no-redis'), ['--workers', '0', '--queue', url]));
+    const run = await coordinateHere(runArgs(archive, join(dir, 'no-redis'), ['--workers', '0', '--queue', url]));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/E_QUEUE: cannot reach the queue at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+/);
     expect(await worker.exited).toBe(2);
@@ -189,7 +203,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
       // Shards of 2 s each: Redis goes while the worker holds one.
       const worker = new WorkerProcess(away.url, cliFaults({ shardDelayMs: 2000 }), ['--queue-grace-ms', '300']);
       await workersConnected(away.url, 1);
-      const run = coordinate(runArgs(archive, out, ['--workers', '0', '--queue', away.url, '--queue-grace-ms', '300']));
+      const run = coordinateHere(runArgs(archive, out, ['--workers', '0', '--queue', away.url, '--queue-grace-ms', '300']));
       const client = new Redis(away.url, { maxRetriesPerRequest: 1 });
       try {
         while ((await client.keys('bull:*:active')).length === 0) await sleep(20);
@@ -207,28 +221,24 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
 
   it('Redis stopped mid-run stops the run with E_QUEUE; restarted, --resume completes it to the same bytes', async () => {
     const out = join(dir, 'redis-lost');
-    const workers = [new WorkerProcess(redis.url, SLOW), new WorkerProcess(redis.url, SLOW)];
+    // One worker process: it loses Redis and reconnects as a second one would.
+    const workers = [new WorkerProcess(redis.url, SLOW)];
     // A second of grace (the default is 5): the test waits on it for real.
     const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url, '--queue-grace-ms', '1000']);
-    const lost = await within(
-      30_000,
-      'the run that loses Redis',
-      coordinate(args, undefined, () => {
-        void (async () => {
-          while (journaled(out) < 3) await sleep(10);
-          await redis.stop();
-        })();
-      }),
-      workers,
-    );
+    const running = coordinateHere(args);
+    void (async () => {
+      while (journaled(out) < 3) await sleep(10);
+      await redis.stop();
+    })();
+    const lost = await within(30_000, 'the run that loses Redis', running, workers);
     expect(lost.code).toBe(2);
     expect(lost.stderr).toContain('E_QUEUE: lost the queue');
     expect(lost.stderr).toContain('for 1 s;');
     await redis.restart();
-    await within(20_000, 'the workers reconnecting to the restarted Redis', workersConnected(redis.url, 2), workers);
-    const resumed = await within(30_000, 'the resumed run', coordinate([...args, '--resume']), workers);
+    await within(20_000, 'the worker reconnecting to the restarted Redis', workersConnected(redis.url, 1), workers);
+    const resumed = await within(30_000, 'the resumed run', coordinateHere([...args, '--resume']), workers);
     expect(resumed.code).toBe(0);
     expect(files(out)).toEqual(expected);
-    expect(await within(15_000, 'the workers stopping', Promise.all(workers.map((w) => w.stop())), workers)).toEqual([0, 0]);
+    expect(await within(15_000, 'the worker stopping', Promise.all(workers.map((w) => w.stop())), workers)).toEqual([0]);
   }, 120_000);
 });
