@@ -297,8 +297,9 @@ export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
     for (const m of replaced) spanTokens += totalOf(countMessage(m, ctx.tokenizer));
     let expandedTokens = 0;
     for (const m of expanded) expandedTokens += totalOf(countMessage(m, ctx.tokenizer));
-    const record = JSON.stringify(replaced);
-    const ref = ctx.refs ? refOf(record) : undefined;
+    // The replaced messages' JSON names them in the checkpoint and is stored: only with a side store.
+    const record = ctx.refs ? JSON.stringify(replaced) : undefined;
+    const ref = record === undefined ? undefined : refOf(record);
     const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
     const facts = extractFacts(expanded);
     const current = lastUserRequestIndex(messages);
@@ -315,7 +316,7 @@ export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
         ? messageOf(checkpointBudget(expandedTokens, config))
         : withinTokens(messageOf, config.budgetTokens, (m) => totalOf(countMessage(m, ctx.tokenizer)));
     if (totalOf(countMessage(message, ctx.tokenizer)) >= spanTokens) return unchanged(transcript, { checkpoints: 0, messagesReplaced: 0 });
-    ctx.refs?.putJson(record);
+    if (record !== undefined) ctx.refs?.putJson(record, ref);
     return {
       transcript: withMessages(transcript, withReplacement(messages, span, message)),
       messagesChanged: 0,
