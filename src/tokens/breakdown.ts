@@ -110,9 +110,9 @@ function addMessageTokens(b: Breakdown, m: Message, tok: Tokenizer): Breakdown {
     if (typeof m.refusal === 'string') b.assistant += tok.count(m.refusal);
     if (typeof m.reasoning_content === 'string') b.reasoning += tok.count(m.reasoning_content);
     if (Array.isArray(m.tool_calls)) {
-      for (const call of m.tool_calls as { function: { name: string; arguments: string } }[]) {
-        b.toolCalls += tok.count(call.function.name) + tok.count(call.function.arguments);
-      }
+      const calls = m.tool_calls as { function: { name: string; arguments: string } }[];
+      // Indexed loops here and in countTranscript: a for-of's iterator was allocated on every call (sampled).
+      for (let i = 0; i < calls.length; i++) b.toolCalls += tok.count(calls[i].function.name) + tok.count(calls[i].function.arguments);
     }
   }
   return b;
@@ -153,7 +153,9 @@ interface TranscriptTokens {
 /** Tokens of a whole transcript: every message plus the tool definitions (counted on their JSON). */
 export function countTranscript(t: Transcript, tok: Tokenizer): TranscriptTokens {
   const b = emptyBreakdown();
-  for (const m of t.messages) {
+  const messages = t.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
     if (cheaperThanMemo(m, tok)) addMessageTokens(b, m, tok);
     else addBreakdown(b, countMessage(m, tok));
   }
