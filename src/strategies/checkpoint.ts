@@ -4,7 +4,7 @@ import type { AssistantMessage, Message, UserMessage } from '../model/message.js
 import { lastUserRequestIndex } from '../model/validity.js';
 import { contentText } from '../model/content.js';
 import { refOf } from '../refs/ref-store.js';
-import { countMessage, totalOf } from '../tokens/breakdown.js';
+import { countMessage, messageTokens, totalOf } from '../tokens/breakdown.js';
 import { BoundaryFields } from './_config.js';
 import { type CheckpointFacts, extractFacts } from './_checkpoint-facts.js';
 import { SALIENCE_WEIGHTS, type SalienceWeights, salienceOf } from './_checkpoint-salience.js';
@@ -293,12 +293,14 @@ export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
     if (!span) return unchanged(transcript, { checkpoints: 0, messagesReplaced: 0 });
     const replaced = replacedMessages(messages, span);
     const expanded = withOriginals(replaced, lookup);
+    // Counted without adding them to the memo: the span leaves the transcript when the checkpoint is taken.
     let spanTokens = 0;
-    for (const m of replaced) spanTokens += totalOf(countMessage(m, ctx.tokenizer));
+    for (const m of replaced) spanTokens += messageTokens(m, ctx.tokenizer);
     let expandedTokens = 0;
-    for (const m of expanded) expandedTokens += totalOf(countMessage(m, ctx.tokenizer));
-    const record = JSON.stringify(replaced);
-    const ref = ctx.refs ? refOf(record) : undefined;
+    for (const m of expanded) expandedTokens += messageTokens(m, ctx.tokenizer);
+    // The replaced messages' JSON names them in the checkpoint and is stored: only with a side store.
+    const record = ctx.refs ? JSON.stringify(replaced) : undefined;
+    const ref = record === undefined ? undefined : refOf(record);
     const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
     const facts = extractFacts(expanded);
     const current = lastUserRequestIndex(messages);
@@ -315,7 +317,7 @@ export const checkpoint: Strategy<typeof CheckpointConfigSchema> = {
         ? messageOf(checkpointBudget(expandedTokens, config))
         : withinTokens(messageOf, config.budgetTokens, (m) => totalOf(countMessage(m, ctx.tokenizer)));
     if (totalOf(countMessage(message, ctx.tokenizer)) >= spanTokens) return unchanged(transcript, { checkpoints: 0, messagesReplaced: 0 });
-    ctx.refs?.putJson(record);
+    if (record !== undefined) ctx.refs?.putJson(record, ref);
     return {
       transcript: withMessages(transcript, withReplacement(messages, span, message)),
       messagesChanged: 0,

@@ -91,10 +91,14 @@ export function messageTokens(m: Message, tok: Tokenizer): number {
 }
 
 function breakdownOf(m: Message, tok: Tokenizer): Breakdown {
-  const b = emptyBreakdown();
-  b.overhead = MESSAGE_OVERHEAD_TOKENS;
+  return addMessageTokens(emptyBreakdown(), m, tok);
+}
+
+/** Adds the tokens of one message into `b`, category by category. */
+function addMessageTokens(b: Breakdown, m: Message, tok: Tokenizer): Breakdown {
+  b.overhead += MESSAGE_OVERHEAD_TOKENS;
   if (!isKnownRole(m.role)) {
-    b.other = tok.count(JSON.stringify(m));
+    b.other += tok.count(JSON.stringify(m));
   } else if (m.role === 'system' || m.role === 'developer') {
     countContent(m.content, 'system', b, tok);
   } else if (m.role === 'user') {
@@ -106,12 +110,39 @@ function breakdownOf(m: Message, tok: Tokenizer): Breakdown {
     if (typeof m.refusal === 'string') b.assistant += tok.count(m.refusal);
     if (typeof m.reasoning_content === 'string') b.reasoning += tok.count(m.reasoning_content);
     if (Array.isArray(m.tool_calls)) {
-      for (const call of m.tool_calls as { function: { name: string; arguments: string } }[]) {
-        b.toolCalls += tok.count(call.function.name) + tok.count(call.function.arguments);
-      }
+      const calls = m.tool_calls as { function: { name: string; arguments: string } }[];
+      // Indexed loops here and in countTranscript: a for-of's iterator was allocated on every call (sampled).
+      for (let i = 0; i < calls.length; i++) b.toolCalls += tok.count(calls[i].function.name) + tok.count(calls[i].function.arguments);
     }
   }
   return b;
+}
+
+/**
+ * Whether counting `m` afresh costs less than the memo: the heuristic counts a text by its length, so a message whose
+ * content is one string (no attachment, whose size is read from its payload) is cheaper to count than to look up, and
+ * a memo entry per message is a WeakMap entry the GC has to trace.
+ */
+function cheaperThanMemo(m: Message, tok: Tokenizer): boolean {
+  return tok.engine === null && (typeof m.content === 'string' || m.content == null);
+}
+
+const toolsMemo = new WeakMap<Tokenizer, WeakMap<readonly ToolDef[], number>>();
+
+/**
+ * The tokens of a transcript's tool definitions, counted on their JSON. Memoized per array: a step that keeps the
+ * tools keeps the same array, so a transcript's tools are serialized once, not again after every step that changed a
+ * message.
+ */
+function toolTokens(tools: readonly ToolDef[], tok: Tokenizer): number {
+  let perTok = toolsMemo.get(tok);
+  if (!perTok) toolsMemo.set(tok, (perTok = new WeakMap()));
+  let n = perTok.get(tools);
+  if (n === undefined) {
+    n = tok.count(JSON.stringify(tools));
+    perTok.set(tools, n);
+  }
+  return n;
 }
 
 interface TranscriptTokens {
@@ -122,14 +153,19 @@ interface TranscriptTokens {
 /** Tokens of a whole transcript: every message plus the tool definitions (counted on their JSON). */
 export function countTranscript(t: Transcript, tok: Tokenizer): TranscriptTokens {
   const b = emptyBreakdown();
-  for (const m of t.messages) addBreakdown(b, countMessage(m, tok));
-  if (t.tools && t.tools.length > 0) b.tools = tok.count(JSON.stringify(t.tools));
+  const messages = t.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (cheaperThanMemo(m, tok)) addMessageTokens(b, m, tok);
+    else addBreakdown(b, countMessage(m, tok));
+  }
+  if (t.tools && t.tools.length > 0) b.tools = toolTokens(t.tools, tok);
   return { total: totalOf(b), byCategory: b };
 }
 
 /** Tokens of a prompt: its messages (each counted once through the memo) plus the tool definitions, counted like `countTranscript`. */
 export function contextTokens(messages: readonly Message[], tools: readonly ToolDef[] | undefined, tok: Tokenizer): number {
-  let n = tools && tools.length > 0 ? tok.count(JSON.stringify(tools)) : 0;
+  let n = tools && tools.length > 0 ? toolTokens(tools, tok) : 0;
   for (const m of messages) n += totalOf(countMessage(m, tok));
   return n;
 }

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { createTokenizer, getTokenizer } from '../../src/tokens/tokenizer.js';
-import { addBreakdown, type Breakdown, CATEGORIES, countTranscript, emptyBreakdown, MESSAGE_OVERHEAD_TOKENS, totalOf } from '../../src/tokens/breakdown.js';
+import {
+  addBreakdown,
+  type Breakdown,
+  CATEGORIES,
+  countMessage,
+  countTranscript,
+  emptyBreakdown,
+  MESSAGE_OVERHEAD_TOKENS,
+  totalOf,
+} from '../../src/tokens/breakdown.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { MAX_IMAGE_TOKENS } from '../../src/tokens/image-tokens.js';
 
@@ -83,6 +92,30 @@ describe('countTranscript', () => {
     expect(b.tools).toBe(n(JSON.stringify(t.tools)));
     expect(b.overhead).toBe(6 * MESSAGE_OVERHEAD_TOKENS);
     expect(total).toBe(totalOf(b));
+  });
+
+  it('counts with the heuristic what each message counts alone, category by category', () => {
+    const heuristic = getTokenizer('heuristic');
+    const alone = (x: Transcript): Breakdown => {
+      const b = emptyBreakdown();
+      for (const m of x.messages) addBreakdown(b, countMessage(m, heuristic));
+      b.tools = heuristic.count(JSON.stringify(x.tools));
+      return b;
+    };
+    expect(countTranscript(t, heuristic).byCategory).toEqual(alone(t));
+    expect(countTranscript(t, heuristic).total).toBe(totalOf(alone(t)));
+    const longer = { ...t, messages: t.messages.map((m) => (typeof m.content === 'string' ? { ...m, content: `${m.content} and more` } : m)) };
+    expect(countTranscript(longer, heuristic).byCategory).toEqual(alone(longer));
+    expect(countTranscript(longer, heuristic).total).toBeGreaterThan(countTranscript(t, heuristic).total);
+  });
+
+  it('counts new tool definitions afresh, not as the ones counted before', () => {
+    const before = countTranscript(t, tok).byCategory.tools;
+    const tools = [...t.tools!, { type: 'function' as const, function: { name: 'write_file', parameters: { type: 'object' } } }];
+    const after = countTranscript({ ...t, tools }, tok).byCategory.tools;
+    expect(after).toBe(encode(JSON.stringify(tools)).length);
+    expect(after).toBeGreaterThan(before);
+    expect(countTranscript(t, tok).byCategory.tools).toBe(before);
   });
 
   it('gives zero, not NaN, for a transcript with no messages', () => {
