@@ -10,9 +10,9 @@ export interface CliIO {
   environment?: SourceEnvironment;
 }
 
+/** A loaded command; its one-line summary is in the command table (commands.ts), which help lists without loading it. */
 export interface Command {
   name: string;
-  summary: string;
   /** Every flag the command takes: what it parses and what its help lists. */
   flags: FlagTable;
   /** Full help text: usage line and options. */
@@ -23,7 +23,6 @@ export interface Command {
 /** A command as written: its flag table, its help text around the flags, and what it does with the parsed flags. */
 export interface CommandSpec<F extends FlagTable> extends HelpText {
   name: string;
-  summary: string;
   flags: F;
   /** Checks the inputs before any flag value (see PositionalsCheck). @default any number of inputs */
   positionals?: PositionalsCheck;
@@ -34,7 +33,6 @@ export interface CommandSpec<F extends FlagTable> extends HelpText {
 export function defineCommand<const F extends FlagTable>(spec: CommandSpec<F>): Command {
   return {
     name: spec.name,
-    summary: spec.summary,
     flags: spec.flags,
     help: renderHelp(spec, spec.flags),
     run: async (argv, io) => spec.run(parseFlags(spec.name, argv, spec.flags, spec.positionals), io),

@@ -1,8 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { TcompactError } from '../errors.js';
 import { tildePath } from '../report/render-sources.js';
-import { discoverInputs, type Discovery } from '../sources/discover.js';
-import { AGENT_SOURCES } from '../sources/agent-sources.js';
+import type { Discovery } from '../sources/discover.js';
 import type { SourceEnvironment } from '../sources/types.js';
 import { currentEnvironment } from './agent-environment.js';
 import type { CliIO } from './command.js';
@@ -10,6 +9,8 @@ import { type SourceFlagValues, refuseSourceFlags, sourceFilters } from './sourc
 
 /** The agent sessions the filter flags select, looked for where the io's environment (or the process's) says. */
 export async function discover(values: SourceFlagValues, io: CliIO): Promise<Discovery> {
+  // Every agent's source and store reader: loaded only by a command that looks for sessions, not by one given inputs.
+  const { discoverInputs } = await import('../sources/discover.js');
   return discoverInputs({ ...(io.environment ?? currentEnvironment()), filters: sourceFilters(values) });
 }
 
@@ -32,8 +33,8 @@ export async function inputsOrDiscovered(
     return { inputs: positionals, label: positionals, discovered: false, sessions: {} };
   }
   const environment = io.environment ?? currentEnvironment();
-  if (output !== undefined) refuseOutputInside(command, output, environment);
-  const { inputs, found, sessions: selected } = await discoverInputs({ ...environment, filters: sourceFilters(values) });
+  if (output !== undefined) await refuseOutputInside(command, output, environment);
+  const { inputs, found, sessions: selected } = await discover(values, { ...io, environment });
   if (inputs.length === 0) {
     const why = found.length === 0 ? 'no agent sessions were found' : 'no session found passes the filters';
     throw new TcompactError('E_USAGE', `${command}: no input given, and ${why} (see 'tcompact sources')`);
@@ -50,7 +51,8 @@ export async function inputsOrDiscovered(
  * The agents' folders are only read: an output in one (any agent's, selected or not) would be written among their
  * sessions, and read back as one by the agent or the next discovery, so it is a usage error.
  */
-function refuseOutputInside(command: string, output: string, environment: SourceEnvironment): void {
+async function refuseOutputInside(command: string, output: string, environment: SourceEnvironment): Promise<void> {
+  const { AGENT_SOURCES } = await import('../sources/agent-sources.js');
   const target = resolve(output);
   for (const { dir, agent } of AGENT_SOURCES.flatMap((source) => source.locations(environment))) {
     const within = relative(resolve(dir), target);

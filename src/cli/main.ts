@@ -1,12 +1,11 @@
 import { type ErrorCode, TcompactError, errorInfoOf, isSystemError } from '../errors.js';
-import type { CliIO, Command } from './command.js';
+import type { CliIO } from './command.js';
+import type { CommandEntry } from './commands.js';
 import { EXIT } from './exit-codes.js';
-import { maskedIO } from './secret-flags.js';
-import { withStoreSnapshots } from '../sqlite/snapshot-scope.js';
 
 const VERSION = '0.1.0';
 
-function usage(commands: readonly Command[]): string {
+function usage(commands: readonly CommandEntry[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return [
@@ -31,25 +30,28 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write(`${VERSION}\n`);
     return EXIT.OK;
   }
-  // Loaded here so that --version loads no command; each command loads what it runs when it runs (see defineCommand).
+  // Loaded here so that --version loads no command table; the table loads only the command dispatched (commands.ts),
+  // and that command loads what it runs when it runs (see defineCommand).
   const { COMMANDS } = await import('./commands.js');
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${usage(COMMANDS)}\n`);
     return name === undefined ? EXIT.USAGE : EXIT.OK;
   }
-  const command: Command | undefined = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     io.stderr.write(`tcompact: unknown command "${name}"\n\n${usage(COMMANDS)}\n`);
     return EXIT.USAGE;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(`${command.help}\n`);
     return EXIT.OK;
   }
   // Every command whose outputs people share masks secrets in what it prints, errors included, unless told not to.
-  if ('show-secrets' in command.flags && !rest.includes('--show-secrets')) io = maskedIO(io);
+  if ('show-secrets' in command.flags && !rest.includes('--show-secrets')) io = (await import('./secret-masking.js')).maskedIO(io);
   try {
     // Discovery, detection and reading all see one picture of each SQLite store, read from disk once.
+    const { withStoreSnapshots } = await import('../sqlite/snapshot-scope.js');
     return await withStoreSnapshots(() => command.run(rest, io));
   } catch (err) {
     // A system error no write boundary named (a mkdir, an rm) is still an E_IO with its call and path, never a stack.

@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import { openSqliteStore } from '../sqlite/database.js';
 import { isCrushStore } from './crush.js';
 import { isGooseStore } from './goose-db.js';
@@ -7,24 +6,7 @@ import type { FormatName } from './types.js';
 import { isZedStore } from './zed.js';
 import { isHermesStore } from './hermes.js';
 
-const SQLITE_MAGIC = 'SQLite format 3\0';
-
 export type StoreDetection = { ok: true; format: FormatName } | { ok: false; code: 'E_FORMAT' | 'E_SQLITE' | 'E_IO'; message: string };
-
-/** Whether a file starts with SQLite's header string: a database, whatever its name. */
-export async function isSqliteFile(file: string): Promise<boolean> {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-    const buffer = Buffer.alloc(SQLITE_MAGIC.length);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return bytesRead === buffer.length && buffer.toString('latin1') === SQLITE_MAGIC;
-  } catch {
-    return false;
-  } finally {
-    await handle?.close();
-  }
-}
 
 /**
  * The agent store a SQLite database is, asked of each store reader by its own schema (tables and the columns it

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import Parser from 'stream-json/Parser.js';
 import { decodeUtf8Strict } from './_json-stream.js';
 
 /** What the first record of a whole-file JSON document looks like: enough to recognise its format. */
@@ -32,6 +31,8 @@ const MAX_TOKENS = 200_000;
  */
 export async function peekJson(file: string): Promise<JsonSignature> {
   const sig: JsonSignature = { root: 'empty', first: 'none', keys: [], allKeys: new Set(), types: new Set(), roles: new Set() };
+  // stream-json is loaded by the first whole-file JSON input: a run of JSON Lines files never needs it.
+  const { default: Parser } = await import('stream-json/Parser.js');
   const parser = new Parser({ streamValues: false });
   const source = Readable.from(decodeUtf8Strict(file));
   source.on('error', (err) => parser.destroy(err));

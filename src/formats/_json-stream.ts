@@ -2,8 +2,6 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import Parser from 'stream-json/Parser.js';
-import StreamArray from 'stream-json/streamers/StreamArray.js';
 import { TcompactError } from '../errors.js';
 import { firstInvalidUtf8 } from '../io/line-reader.js';
 
@@ -52,6 +50,8 @@ export async function readJsonDocument(file: string, maxBytes: number): Promise<
  * array.
  */
 export async function* streamJsonArray(file: string): AsyncGenerator<{ index: number; value: unknown }> {
+  // Loaded by the first whole-file JSON input (see peekJson).
+  const [{ default: Parser }, { default: StreamArray }] = await Promise.all([import('stream-json/Parser.js'), import('stream-json/streamers/StreamArray.js')]);
   const array = StreamArray.make();
   let failure: unknown;
   const done = pipeline(Readable.from(decodeUtf8Strict(file)), new Parser(), array).catch((err: unknown) => {

@@ -1,7 +1,7 @@
 import { readLines } from '../io/line-reader.js';
 import { AGENT_DOCUMENT_SCHEMAS, AGENT_RECORD_SCHEMAS, formatAt, has, messageOf, type JsonDocument, type JsonRecord } from './_detect-agents.js';
-import { detectStore, isSqliteFile } from './_detect-stores.js';
 import { isObject } from './_items.js';
+import { isSqliteFile } from './_sqlite-file.js';
 import { peekJson, type JsonSignature } from './_json-peek.js';
 import { isAiderHistory } from './aider.js';
 import { isLegacySessionMeta } from './codex.js';
@@ -144,7 +144,7 @@ const DOCUMENT_SCHEMAS: readonly Schema<JsonDocument>[] = [
  */
 export async function detectFormat(file: string, options: ReadOptions): Promise<Detection> {
   // A SQLite database, whatever its name, is the store whose schema it has (_detect-stores.ts); one unit per session.
-  if (await isSqliteFile(file)) return { ...(await detectStore(file)), layout: 'json' };
+  if (await isSqliteFile(file)) return { ...(await (await import('./_detect-stores.js')).detectStore(file)), layout: 'json' };
   if (/\.traj$/i.test(file)) return { ok: true, format: 'swe-agent', layout: 'json' };
   // Markdown is read line by line (the line is its unit, as for JSON Lines).
   if (/\.md$/i.test(file))

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { errorItem } from './_items.js';
-import { ADAPTERS } from './adapters.js';
+import { loadAdapter } from './adapter-loaders.js';
 import { countLines, detectFormat } from './detect.js';
 import type { FormatName, InputItem, ReadOptions } from './types.js';
 import { walkDataFiles } from './walk.js';
@@ -41,7 +41,7 @@ export async function* readInputs(paths: readonly string[], options: ReadInputsO
 export async function* readFile(file: string, options: ReadInputsOptions): AsyncGenerator<InputItem> {
   const { from, ...read } = options;
   if (from !== undefined) {
-    yield* withFormat(from, ADAPTERS[from](file, read));
+    yield* withFormat(from, (await loadAdapter(from))(file, read));
     return;
   }
   let detection: Awaited<ReturnType<typeof detectFormat>>;
@@ -58,10 +58,10 @@ export async function* readFile(file: string, options: ReadInputsOptions): Async
   }
   if (detection.format === undefined) {
     // No record at all: only blank lines to account for (the canonical reader reports them as skipped).
-    if (detection.layout === 'jsonl') yield* ADAPTERS.openai(file, read);
+    if (detection.layout === 'jsonl') yield* (await loadAdapter('openai'))(file, read);
     return;
   }
-  yield* withFormat(detection.format, ADAPTERS[detection.format](file, { ...read, layout: detection.layout }));
+  yield* withFormat(detection.format, (await loadAdapter(detection.format))(file, { ...read, layout: detection.layout }));
 }
 
 async function* withFormat(format: FormatName, items: AsyncIterable<InputItem>): AsyncGenerator<InputItem> {

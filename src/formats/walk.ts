@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { detectStore, isSqliteFile } from './_detect-stores.js';
+import { isSqliteFile } from './_sqlite-file.js';
 
 /**
  * The SQLite stores agents keep their sessions in, by name (OpenCode's `opencode.db` and `opencode-<channel>.db`, Kilo
@@ -85,5 +85,5 @@ export async function* walkDataFiles(dir: string): AsyncGenerator<string> {
 
 /** Whether a database file is an agent's SQLite store, as detection decides it (its schema, not its name). */
 async function isAgentStore(file: string): Promise<boolean> {
-  return (await isSqliteFile(file)) && (await detectStore(file)).ok;
+  return (await isSqliteFile(file)) && (await (await import('./_detect-stores.js')).detectStore(file)).ok;
 }

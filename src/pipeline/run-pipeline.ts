@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { pathExists } from '../io/path-exists.js';
 import { join } from 'node:path';
-import { type LlmSession, createLlmSession } from '../llm/session.js';
+import type { LlmSession } from '../llm/session.js';
 import type { PipelineStep } from '../strategies/runner.js';
 import { fsyncDir } from '../io/atomic-file.js';
 import { type FileFingerprint, fingerprintFile } from '../io/fingerprint.js';
@@ -24,7 +24,6 @@ import { createPoolExecutor } from './executors/pool-executor.js';
 import { settleShard } from './executors/settle-shard.js';
 import type { ShardHook } from './executors/shard-hook.js';
 import { Slots } from './executors/slots.js';
-import { gatherBatches } from './executors/batch-gather.js';
 import { TcompactError } from '../errors.js';
 import { BatchJournal } from '../llm/batch-journal.js';
 import type { RunOptions, RunProgress } from './run-options.js';
@@ -191,6 +190,7 @@ async function execute(r: OpenRun): Promise<void> {
   const fail = (err: unknown): void => control.fail(err);
   try {
     if (r.llm?.batcher && r.llmStage) {
+      const { gatherBatches } = await import('./executors/batch-gather.js');
       const settled = await gatherBatches({
         batcher: r.llm.batcher,
         cancel: r.llm.options.batch?.cancel === true,
@@ -338,6 +338,8 @@ async function openLlm(options: RunOptions, run: RunSettings, abort: AbortSignal
   const batch = llmOptions.batch ? { ...llmOptions.batch, dir: outDir } : undefined;
   if (!batch && (await BatchJournal.open(outDir)).outstanding().length > 0)
     throw new TcompactError('E_USAGE', `${outDir} has batches of the Batch API still outstanding: resume with --batch (add --batch-cancel to cancel them)`);
+  // The client, its limiter and the Batch API: loaded only by a run whose steps call a model.
+  const { createLlmSession } = await import('../llm/session.js');
   return createLlmSession(
     { ...options.llm, model: llmOptions.model, cacheDir: join(outDir, LLM_CACHE_DIR), ...(batch ? { batch } : {}) },
     { signal: abort, ...(options.onBatchProgress ? { onBatchProgress: options.onBatchProgress } : {}) },

@@ -1,3 +1,5 @@
+import { int } from './format.js';
+
 interface ProgressSnapshot {
   bytesDone: number;
   bytesTotal: number;
@@ -81,7 +83,7 @@ export function formatProgress(s: ProgressSnapshot, elapsedMs: number): string {
     `${(s.bytesDone / MB).toFixed(1)}/${(s.bytesTotal / MB).toFixed(1)} MB (${share}%)`,
     `${rate.toFixed(1)} MB/s`,
     `ETA ${eta}`,
-    `${s.tokensSaved.toLocaleString('en-US')} tokens saved`,
+    `${int(s.tokensSaved)} tokens saved`,
     `${s.errors} errors`,
     ...(s.workersSeen === undefined ? [] : [`${s.workersSeen} workers`]),
     ...(s.note === undefined ? [] : [s.note]),

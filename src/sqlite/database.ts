@@ -1,4 +1,4 @@
-import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from 'sql.js';
+import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import { TcompactError, type Outcome } from '../errors.js';
 import { storeSnapshot } from './snapshot-scope.js';
 
@@ -24,9 +24,9 @@ export interface SqliteStore {
 
 let engine: Promise<SqlJsStatic> | undefined;
 
-/** sql.js, loaded once per process (it compiles its WebAssembly module on first use). */
+/** sql.js, loaded once per process and only by one that reads a store (it compiles its WebAssembly module on first use). */
 function sqlJs(): Promise<SqlJsStatic> {
-  engine ??= initSqlJs();
+  engine ??= import('sql.js').then((m) => m.default());
   return engine;
 }
 

@@ -11,7 +11,9 @@ import { DEFAULT_MAX_LINE_BYTES } from '../../src/io/line-reader.js';
 import { DEFAULT_POLICIES } from '../../src/replay/policies/built-in.js';
 import { DEFAULT_WINDOW } from '../../src/tokens/window.js';
 
-const command = (name: string) => COMMANDS.find((c) => c.name === name)!;
+/** Every command's module, loaded as dispatching it would (the table loads none of them itself). */
+const LOADED = await Promise.all(COMMANDS.map((c) => c.load()));
+const command = (name: string) => LOADED.find((c) => c.name === name)!;
 
 /** The E_USAGE error parsing throws, as [code, message]. */
 function usageError(name: string, argv: string[], table: FlagTable = command(name).flags): [string, string] | undefined {
@@ -25,6 +27,10 @@ function usageError(name: string, argv: string[], table: FlagTable = command(nam
 }
 
 describe('parseFlags', () => {
+  it("each entry of the command table loads the command of that entry's name", () => {
+    expect(LOADED.map((c) => c.name)).toEqual(COMMANDS.map((c) => c.name));
+  });
+
   it.each(COMMANDS.map((c) => c.name))('%s: help lists exactly the flags its parser accepts, and the parser refuses any other', (name) => {
     const { help, flags } = command(name);
     const listed = [...help.matchAll(/^ {2}--([a-z0-9-]+)/gm)].map((m) => m[1]);

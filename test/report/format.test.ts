@@ -11,6 +11,13 @@ describe('report formatters', () => {
     expect(int(0)).toBe('0');
   });
 
+  it("groups a count as toLocaleString('en-US') does, signs, zeros and values past 2^53 alike", () => {
+    const values = [0, -0, 0.4, -0.4, 5, -5, 999, 1000, -1000, 999999.5, 1e6, -123456789, 2 ** 53 - 1, -(2 ** 53) + 1, 2 ** 53 + 2, 1e21, -1e22];
+    for (let n = 1; n < 1e16; n *= 7) values.push(n + 0.3, -n - 0.7);
+    for (const n of values) expect([n, int(n)]).toEqual([n, Math.round(n).toLocaleString('en-US')]);
+    expect([int(NaN), int(Infinity)]).toEqual(['NaN', '∞']);
+  });
+
   it('writes a share with one decimal, and the no-value mark for null', () => {
     expect(pct(0.4235)).toBe('42.4%');
     expect(pct(1)).toBe('100.0%');

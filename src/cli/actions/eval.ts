@@ -16,7 +16,7 @@ import { llmOptionsFromFlags, llmStepOptionsFromFlags } from '../llm-flags.js';
 import type { InputItem } from '../../formats/types.js';
 import { InputTally } from '../commands/_input-tally.js';
 import { restoreSources } from './restore.js';
-import { maskedLine, maskerFromFlags } from '../secret-flags.js';
+import { maskedLine, maskerFromFlags } from '../secret-masking.js';
 import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import { DEFAULT_EVAL_STRATEGIES, type FLAGS } from '../commands/eval.js';

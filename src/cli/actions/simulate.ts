@@ -20,7 +20,7 @@ import { createLlmSession } from '../../llm/session.js';
 import { llmOptionsFromFlags } from '../llm-flags.js';
 import { InputTally } from '../commands/_input-tally.js';
 import { createStatusLine } from '../../report/progress.js';
-import { maskedLine, maskerFromFlags } from '../secret-flags.js';
+import { maskedLine, maskerFromFlags } from '../secret-masking.js';
 import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import type { FLAGS } from '../commands/simulate.js';

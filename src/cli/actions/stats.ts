@@ -16,7 +16,7 @@ import { isSyntheticReply } from '../../model/recorded.js';
 import { int } from '../../report/format.js';
 import { ArchiveUsage, type TranscriptUsage, totalsLine, usageLine } from '../../replay/billing/archive-usage.js';
 import { type OutputAsBilled, outputAsBilled } from '../../replay/billing/recorded-usage.js';
-import { maskedLine, maskerFromFlags } from '../secret-flags.js';
+import { maskedLine, maskerFromFlags } from '../secret-masking.js';
 import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import type { FLAGS } from '../commands/stats.js';

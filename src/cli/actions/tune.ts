@@ -12,7 +12,7 @@ import { priceFlags } from '../replay-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { InputTally } from '../commands/_input-tally.js';
 import { createStatusLine } from '../../report/progress.js';
-import { maskedLine, maskerFromFlags } from '../secret-flags.js';
+import { maskedLine, maskerFromFlags } from '../secret-masking.js';
 import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import type { FLAGS } from '../commands/tune.js';

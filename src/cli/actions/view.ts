@@ -1,6 +1,6 @@
 import { writeViews } from '../../view/write-views.js';
 import { EXIT } from '../exit-codes.js';
-import { maskedLine, maskerFromFlags } from '../secret-flags.js';
+import { maskedLine, maskerFromFlags } from '../secret-masking.js';
 import type { CliIO } from '../command.js';
 import type { ParsedFlags } from '../flags.js';
 import type { FLAGS } from '../commands/view.js';

@@ -17,7 +17,6 @@ export const FLAGS = {
 
 export const compactCommand = defineCommand({
   name: 'compact',
-  summary: 'compact transcripts with mechanical strategies in one process; writes the archive, side store and report',
   usage: 'Usage: tcompact compact <input...> --out FILE.jsonl [options]',
   description: `Runs every transcript through the strategies (default: the "auto" pipeline; "sanitize" always runs first and
 last) and writes, next to FILE.jsonl: FILE.refs.jsonl (the side store that \`restore\` reads), FILE.errors.jsonl

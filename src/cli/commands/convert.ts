@@ -24,7 +24,6 @@ export const FLAGS = {
 
 export const convertCommand = defineCommand({
   name: 'convert',
-  summary: 'convert agent transcripts (Claude Code, Codex, Gemini CLI, Cline, aider, SWE-agent, OpenHands...) to the canonical archive',
   usage: 'Usage: tcompact convert [input...] --out FILE.jsonl [options]',
   description: `Reads files or directories (walked recursively; only .jsonl, .json and .traj files and aider chat histories), detects
 each file's format and writes one transcript per line to FILE.jsonl, atomically. Formats:

@@ -53,7 +53,6 @@ export const FLAGS = {
 
 export const evalCommand = defineCommand({
   name: 'eval',
-  summary: 'score what each strategy keeps: deterministic probes (files, commands, errors, requests, open tasks), recall and tokens',
   usage: `Usage: tcompact eval [input...] --out DIR [--strategy NAME]... [options]
        tcompact eval --compacted RUN_DIR --out DIR [--strategy NAME]... [options]`,
   description: `Extracts probes from each original transcript (files read/created/modified, shell commands and which failed,

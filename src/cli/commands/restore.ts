@@ -16,7 +16,6 @@ export const FLAGS = {
 
 export const restoreCommand = defineCommand({
   name: 'restore',
-  summary: 'rebuild the uncompacted transcripts of a compacted archive from its side store, byte for byte',
   usage: 'Usage: tcompact restore <dir-or-file> --out FILE',
   description: `Undoes every compaction recorded in each transcript's metadata.tcompact.restore, using the side store, and writes
 the transcripts exactly as they were read before compaction (canonical JSON, one per line, in archive order).

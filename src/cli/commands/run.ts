@@ -56,7 +56,6 @@ export const FLAGS = {
 
 export const runCommand = defineCommand({
   name: 'run',
-  summary: 'compact whole archives on a worker pool: ordered, resumable output with errors and a report',
   usage: 'Usage: tcompact run [input...] --out DIR [options]',
   description: `Compacts every transcript of the inputs (canonical JSONL archives, or any format the adapters read) on a pool of
 worker threads and writes, in DIR: transcripts.jsonl (in input order), errors.jsonl (one line per input line that

@@ -93,7 +93,6 @@ export const FLAGS = {
 
 export const simulateCommand = defineCommand({
   name: 'simulate',
-  summary: 'replay transcripts as agent loops under compaction policies: tokens billed, compactions, cost',
   usage: 'Usage: tcompact simulate [input...] --out DIR [--policy NAME]... [options]',
   description: `Replays each transcript as the agent loop that produced it: every assistant message is one model call whose
 prompt is every earlier message as the policy leaves it. Writes simulate.json, simulate.md and simulate.html (a self-contained page with charts) in DIR.

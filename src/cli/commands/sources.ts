@@ -10,7 +10,6 @@ export const FLAGS = {
 
 export const sourcesCommand = defineCommand({
   name: 'sources',
-  summary: "where this user's agents keep their sessions, and what each folder holds",
   usage: 'Usage: tcompact sources [options]',
   description: `Finds the sessions of Claude Code, Codex, Gemini CLI, Cline, Roo Code, OpenCode and goose for the current user,
 where each agent writes them (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_* and the other variables each agent honours are

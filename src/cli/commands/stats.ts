@@ -17,7 +17,6 @@ export const FLAGS = {
 
 export const statsCommand = defineCommand({
   name: 'stats',
-  summary: 'token breakdown per transcript and in total, against a context window',
   usage: 'Usage: tcompact stats [input...] [options]',
   description: `Counts tokens per transcript and per category (system, tools, user, assistant, reasoning, toolCalls,
 toolResults, attachments, other, overhead) and shows how much of a context window each transcript fills:

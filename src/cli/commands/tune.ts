@@ -32,7 +32,6 @@ export const FLAGS = {
 
 export const tuneCommand = defineCommand({
   name: 'tune',
-  summary: 'derive live compaction settings from an archive: candidates replayed, the cheapest that keeps what agents needed, exported',
   usage: 'Usage: tcompact tune [input...] --out DIR [options]',
   description: `Replays candidate settings of the runtimes live agents compact with (Anthropic's context editing at several triggers,
 keeps, tool exclusions and input clearing; tcompact's ContextManager with and without micro-compaction) over the

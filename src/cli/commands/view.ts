@@ -24,7 +24,6 @@ export const FLAGS = {
 
 export const viewCommand = defineCommand({
   name: 'view',
-  summary: 'write a page per transcript of a run: before and after compaction, message by message',
   usage: 'Usage: tcompact view RUN_DIR [--id ID]... [--eval EVAL_DIR] [--out DIR]',
   description: `Writes one self-contained HTML page per transcript of a 'tcompact run' folder: the original (given back by the side
 store, as 'tcompact restore' does) on the left, the compacted transcript on the right, message by message; each

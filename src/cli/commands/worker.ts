@@ -43,7 +43,6 @@ export const FLAGS = {
 
 export const workerCommand = defineCommand({
   name: 'worker',
-  summary: "take shards of distributed runs ('run --queue') from Redis and process them, on any machine",
   usage: 'Usage: tcompact worker --queue redis://[user:pass@]HOST:PORT[/DB] [options]',
   description: `A long-running process that serves every distributed run ('tcompact run --queue URL') on that Redis: it takes shard
 jobs, runs each on its own pool of worker threads, writes the shard file into the run's DIR and completes the job
