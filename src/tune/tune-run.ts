@@ -7,6 +7,7 @@ import { parseConfig } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { Cost } from '../replay/billing/prices.js';
+import { archiveInputs } from '../replay/policy-run.js';
 import { ReplayPool } from '../replay/replay-pool.js';
 import { type ReplayOptionsInput, ReplayOptionsSchema } from '../replay/replay-options.js';
 import { ArchiveTokenScale, type TokenScale, measureTokenScale, scalesCounts } from '../replay/billing/token-ratio.js';
@@ -140,6 +141,11 @@ interface Pass {
 /** A pass's figures: each policy's totals by name, and with recorded usage how far the `source` replay departs from it. */
 interface PassResult {
   totals: Map<string, PolicyTotals>;
+  /**
+   * By policy name, the transcripts its totals count: not the compaction agents' files whose call it did not make
+   * (see countedOnce).
+   */
+  counted: Map<string, number>;
   fidelity?: FidelitySummary;
 }
 
@@ -173,7 +179,13 @@ async function replayAll(source: TranscriptSource, policies: string[], pass: Pas
     for await (const item of source()) accept(await simulation.replayTranscript(item.transcript, sourceOf(item)));
   }
   const report = simulation.report();
-  return { totals: new Map(report.policies.map((p) => [p.name, p])), ...(report.fidelity ? { fidelity: report.fidelity } : {}) };
+  const counted = new Map(
+    report.policies.map((p) => [
+      p.name,
+      report.perTranscript.length - archiveInputs(report.perTranscript.map((t) => ({ id: t.id, run: t.policies[p.name] }))).replaced.size,
+    ]),
+  );
+  return { totals: new Map(report.policies.map((p) => [p.name, p])), counted, ...(report.fidelity ? { fidelity: report.fidelity } : {}) };
 }
 
 function sourceOf(item: { file: string; line: number; format?: string }): { file: string; line: number; format?: string } {
@@ -252,7 +264,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     policyOf.set(c.name, { candidate: c, policy: `${c.runtime === 'anthropic' ? 'anthropic' : 'config'}:${file}`, file });
   }
   // The first pass also holds the `source` replay against the record, where the archive recorded usage.
-  const { totals, fidelity } = await replayAll(
+  const { totals, counted, fidelity } = await replayAll(
     source,
     ['default', OPTIMAL_RESULTS, ...FRONTIER_POLICIES, ...[...policyOf.values()].map((p) => p.policy)],
     pass,
@@ -270,7 +282,8 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     });
   });
   markFrontier(results);
-  const frontier = frontierRows(totals, (t) => resultOf(t, t.name, { runtime: 'builtin' }).hindsightRecall, transcripts);
+  // The blind row over the transcripts its totals count, as the `optimal@R` rows.
+  const frontier = frontierRows(totals, (t) => resultOf(t, t.name, { runtime: 'builtin' }).hindsightRecall, counted.get(OPTIMAL) ?? transcripts);
   const placed = (r: TuneResult): TuneResult => {
     const at = againstBound(r.cost.withCache, r.hindsightRecall, frontier, r.lowestRecall);
     return at ? { ...r, againstBound: at } : r;
