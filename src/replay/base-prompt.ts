@@ -1,12 +1,13 @@
 import { isSourceSummary, recordedCall } from '../model/recorded.js';
 import type { Transcript } from '../model/transcript.js';
-import { contextTokens } from '../tokens/breakdown.js';
+import { messageTokens } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
-import { absorbedFileMentions } from './file-mentions.js';
+import { type AbsorbedMentions, absorbedFileMentions } from './file-mentions.js';
+import { median } from './quantile.js';
 import { asSent } from './sent-tool-output.js';
 import { unreplayableReason } from './unreplayable.js';
 import { type RecordedUsage, recordedUsage } from './billing/recorded-usage.js';
-import { type TokenScale, type UnloggedSpan, recordedTokenScale, scaledTokenizer } from './billing/token-ratio.js';
+import { type TokenScale, type TokenScaleMeasure, type UnloggedSpan, measureTokenScale, scaledCounter } from './billing/token-ratio.js';
 
 /** The archive's base prompt of one agent: the median of its sessions' own, and how many sessions measured it. */
 export interface ArchiveBasePrompt {
@@ -14,22 +15,33 @@ export interface ArchiveBasePrompt {
   sessions: number;
 }
 
+/** A session's own base prompt, measured on its record, and the `@file` contents of its first prompt measured apart. */
+export interface MeasuredBasePrompt {
+  tokens: number;
+  mentions: AbsorbedMentions | undefined;
+}
+
 /**
  * The system prompt and tools a transcript's first recorded call carried beyond what the replay puts in its first
- * prompt (the messages before the first reply and the tool definitions); 0 without recorded usage.
+ * prompt (the messages before the first reply and the tool definitions), counted with `tokenizer` (the transcript's
+ * provider counter, see billing/token-ratio.ts providerCounter). The `@file` contents of the first prompt are no part
+ * of it: the replay carries them as unlogged spans (see file-mentions.ts).
  */
-export function recordedBasePrompt(
-  transcript: Transcript,
-  recorded: RecordedUsage | undefined,
-  tokenizer: Tokenizer,
-  carried: readonly UnloggedSpan[],
-): number {
-  if (!recorded) return 0;
+export function measuredBasePrompt(transcript: Transcript, recorded: RecordedUsage, tokenizer: Tokenizer): MeasuredBasePrompt {
+  const mentions = absorbedFileMentions(transcript, tokenizer);
+  return { tokens: Math.max(0, beyondFirstPrompt(transcript, recorded, tokenizer, mentions?.spans ?? [])), mentions };
+}
+
+/** The first recorded call's input less the replayed first prompt and the unlogged content carried in it: may be negative. */
+function beyondFirstPrompt(transcript: Transcript, recorded: RecordedUsage, tokenizer: Tokenizer, carried: readonly UnloggedSpan[]): number {
   const first = transcript.messages.findIndex((m) => recordedCall(m) !== undefined);
   const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
-  // The unlogged content the replay carries in the first prompt (the `@file` contents) is no part of the base.
   const unlogged = carried.reduce((n, s) => (s.at < first && s.from <= first && (s.until === undefined || first < s.until) ? n + s.tokens : n), 0);
-  return Math.max(0, recorded.firstCallInput - contextTokens(before, transcript.tools, tokenizer) - unlogged);
+  // Each message counted on its own, not through the memo: every piece goes through `tokenizer` as often as it
+  // counts (see CountLedger).
+  let counted = transcript.tools && transcript.tools.length > 0 ? tokenizer.count(JSON.stringify(transcript.tools)) : 0;
+  for (const m of before) counted += messageTokens(m, tokenizer);
+  return recorded.firstCallInput - counted - unlogged;
 }
 
 /**
@@ -42,38 +54,88 @@ export function basePromptGroup(transcript: Transcript, format: string | undefin
 }
 
 /**
- * The base prompt of each group of sessions with per-call records (a first pass before the replay, as the replay
- * measures each one's own with `tokenRatio` as given): the median, by basePromptGroup. A session whose source records
- * only its totals has no first call to measure its own on; it takes its group's.
+ * A tokenizer that notes each count it gives of a piece of text: a measure taken with it can be had again at a scale
+ * known only later, since a scaled counter counts each piece on its own (scaledTokenizer).
  */
-export async function archiveBasePrompts(
-  items: AsyncIterable<{ transcript: Transcript; format?: string }>,
-  tokenizer: Tokenizer,
-  o: { tokenRatio: number | 'recorded'; tokenScaleFallback?: TokenScale },
-): Promise<Record<string, ArchiveBasePrompt>> {
-  const measured = new Map<string, number[]>();
-  for await (const item of items) {
+class CountLedger implements Tokenizer {
+  readonly name: Tokenizer['name'];
+  readonly engine: Tokenizer['engine'];
+  private readonly counts: number[] = [];
+
+  constructor(private readonly tokenizer: Tokenizer) {
+    this.name = tokenizer.name;
+    this.engine = tokenizer.engine;
+  }
+
+  count(text: string): number {
+    const n = this.tokenizer.count(text);
+    if (text !== '') this.counts.push(n);
+    return n;
+  }
+
+  /** What the noted pieces count at `scale` (scaledCounter's), beyond what they counted here. */
+  growthAt(scale: TokenScale): number {
+    let n = 0;
+    for (const c of this.counts) n += Math.round(c * scale.ratio + scale.framing) - c;
+    return n;
+  }
+}
+
+/**
+ * The base prompt of each group of sessions with per-call records, measured in the archive's first pass (beside its
+ * token scale) as the replay measures each one's own: the median, by basePromptGroup. A session whose source records
+ * only its totals has no first call to measure its own on; it takes its group's. Under `tokenRatio: 'recorded'` a
+ * session too short for a scale of its own is counted at the archive's, known when the pass is over: its measure is
+ * noted piece by piece (CountLedger) and scaled then, so that the pass need not read it again.
+ */
+export class ArchiveBasePrompts {
+  private readonly measured = new Map<string, number[]>();
+  private readonly atArchiveScale: { bases: number[]; beyond: number; ledger: CountLedger }[] = [];
+
+  constructor(
+    private readonly tokenizer: Tokenizer,
+    private readonly tokenRatio: number | 'recorded',
+  ) {}
+
+  /** One transcript of the pass, in input order; `own`: with `tokenRatio: 'recorded'`, its scale as the pass measured it. */
+  add(item: { transcript: Transcript; format?: string }, own?: { measure: TokenScaleMeasure | undefined }): void {
     // A file of usage only holds no first prompt to measure against.
-    if (unreplayableReason(item.transcript) !== undefined) continue;
+    if (unreplayableReason(item.transcript) !== undefined) return;
     const transcript = asSent(item.transcript);
     const recorded = recordedUsage(transcript);
-    if (!recorded) continue;
-    const scale = o.tokenRatio === 'recorded' ? recordedTokenScale(transcript, tokenizer, o.tokenScaleFallback) : undefined;
-    const ratio = o.tokenRatio === 'recorded' ? (scale?.ratio ?? 1) : o.tokenRatio;
-    const framing = scale?.framing ?? 0;
-    const counted = ratio === 1 && framing === 0 ? tokenizer : scaledTokenizer(tokenizer, ratio, framing);
-    const base = recordedBasePrompt(transcript, recorded, counted, absorbedFileMentions(transcript, counted)?.spans ?? []);
+    if (!recorded) return;
     const group = basePromptGroup(transcript, item.format);
-    const list = measured.get(group) ?? [];
-    list.push(base);
-    measured.set(group, list);
+    const bases = this.measured.get(group) ?? [];
+    this.measured.set(group, bases);
+    if (this.tokenRatio !== 'recorded') {
+      bases.push(measuredBasePrompt(transcript, recorded, scaledCounter(this.tokenizer, { ratio: this.tokenRatio, framing: 0 })).tokens);
+      return;
+    }
+    // The replay measures the scale on the transcript as sent, which is the one read unless its tool output was trimmed.
+    const scale = own && transcript === item.transcript ? own.measure : measureTokenScale(transcript, this.tokenizer);
+    if (scale) {
+      bases.push(measuredBasePrompt(transcript, recorded, scaledCounter(this.tokenizer, scale)).tokens);
+      return;
+    }
+    const ledger = new CountLedger(this.tokenizer);
+    const mentions = absorbedFileMentions(transcript, ledger);
+    this.atArchiveScale.push({ bases, beyond: beyondFirstPrompt(transcript, recorded, ledger, mentions?.spans ?? []), ledger });
   }
-  const out: Record<string, ArchiveBasePrompt> = {};
-  for (const [group, bases] of measured) {
-    const sorted = [...bases].sort((a, b) => a - b);
-    const mid = Math.floor(sorted.length / 2);
-    const median = sorted.length % 2 === 1 ? sorted[mid] : Math.round((sorted[mid - 1] + sorted[mid]) / 2);
-    out[group] = { tokens: median, sessions: sorted.length };
+
+  /** The medians, once the pass is over; `tokenScaleFallback`: the archive's token scale it measured. */
+  medians(tokenScaleFallback: TokenScale | undefined): Record<string, ArchiveBasePrompt> {
+    const scale = tokenScaleFallback ?? { ratio: 1, framing: 0 };
+    const late = new Map<number[], number[]>();
+    for (const { bases, beyond, ledger } of this.atArchiveScale) {
+      const list = late.get(bases) ?? [];
+      list.push(Math.max(0, beyond - ledger.growthAt(scale)));
+      late.set(bases, list);
+    }
+    const out: Record<string, ArchiveBasePrompt> = {};
+    for (const [group, early] of this.measured) {
+      const bases = [...early, ...(late.get(early) ?? [])];
+      out[group] = { tokens: Math.round(median(bases)), sessions: bases.length };
+    }
+    return out;
   }
-  return out;
 }

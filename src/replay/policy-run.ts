@@ -100,30 +100,44 @@ export function withoutCompactionCalls(r: PolicyRun): PolicyRun {
 
 /** What an archive's totals need to know of the other transcripts to count one transcript's run once. */
 export interface ArchiveInputs {
-  /** The transcripts among the inputs, by id. */
-  inputs: ReadonlySet<string>;
+  /** The transcripts among the inputs, by id, with their runs under the policy. */
+  inputs: ReadonlyMap<string, PolicyRun>;
   /** The transcripts among the inputs whose calls are the source's summary calls that the policy did not make. */
   replaced: ReadonlySet<string>;
 }
 
 /** The archive `runs` (one policy's, one per transcript, by id) make: see ArchiveInputs. */
 export function archiveInputs(runs: readonly { id: string; run: PolicyRun }[]): ArchiveInputs {
-  const inputs = new Set(runs.map((r) => r.id));
+  const inputs = new Map(runs.map((r) => [r.id, r.run]));
   const replaced = new Set<string>();
   for (const { run } of runs) for (const id of run.replacesCallsOf ?? []) if (inputs.has(id)) replaced.add(id);
   return { inputs, replaced };
+}
+
+/** A run's calls as one tally: what a compaction agent's transcript bills for the summary call it logs. */
+function tallyOf(r: PolicyRun): CallTally {
+  return { calls: r.calls, input: r.billedInput, output: r.outputTokens, cost: r.cost.withCache };
+}
+
+/** `into` with `t` added (`sign` 1) or taken out (-1), in place. */
+function addTally(into: CallTally, t: CallTally, sign: 1 | -1 = 1): CallTally {
+  into.calls += sign * t.calls;
+  into.input += sign * t.input;
+  into.output += sign * t.output;
+  into.cost += sign * t.cost;
+  return into;
 }
 
 /**
  * A transcript's run (`id`'s) as an archive's totals count it: without the compaction calls that a transcript among
  * the archive's inputs logs as its own, which that transcript's replay bills (see CompactionCalls.loggedApart); and
  * nothing of a compaction agent's transcript under a policy that did not make the source's compaction (its run is that
- * call: see PolicyRun.replacesCallsOf), but that call named in `compactionCalls.replacedInOwnTranscripts`.
+ * call: see PolicyRun.replacesCallsOf), but that call named in `compactionCalls.replacedInOwnTranscripts`. Either way
+ * the call is named as its own transcript's replay bills it, so both name it alike.
  */
 export function countedOnce(r: PolicyRun, id: string, archive: ArchiveInputs): PolicyRun {
   if (archive.replaced.has(id)) {
-    const call: CallTally = { calls: r.calls, input: r.billedInput, output: r.outputTokens, cost: r.cost.withCache };
-    return { ...emptyRunTotal(), compactionCalls: { calls: 0, input: 0, output: 0, cost: 0, replacedInOwnTranscripts: call } };
+    return { ...emptyRunTotal(), compactionCalls: { calls: 0, input: 0, output: 0, cost: 0, replacedInOwnTranscripts: tallyOf(r) } };
   }
   const calls = r.compactionCalls;
   if (!calls?.loggedApart) return r;
@@ -131,17 +145,12 @@ export function countedOnce(r: PolicyRun, id: string, archive: ArchiveInputs): P
   const kept: CompactionCalls = { ...rest };
   let cost = 0;
   for (const [logger, apart] of Object.entries(loggedApart)) {
-    if (!archive.inputs.has(logger)) continue;
-    kept.calls -= apart.calls;
-    kept.input -= apart.input;
-    kept.output -= apart.output;
-    kept.cost -= apart.cost;
+    const own = archive.inputs.get(logger);
+    if (!own) continue;
+    // The session's estimate of the call comes out of its run; the call is named as its own transcript bills it.
+    addTally(kept, apart, -1);
     cost += apart.cost;
-    const own = (kept.inOwnTranscripts ??= { calls: 0, input: 0, output: 0, cost: 0 });
-    own.calls += apart.calls;
-    own.input += apart.input;
-    own.output += apart.output;
-    own.cost += apart.cost;
+    addTally((kept.inOwnTranscripts ??= { calls: 0, input: 0, output: 0, cost: 0 }), tallyOf(own));
   }
   // All of them counted apart: none left here, not a remainder of rounding.
   if (kept.calls === 0) Object.assign(kept, { input: 0, output: 0, cost: 0 });

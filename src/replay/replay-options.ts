@@ -47,14 +47,14 @@ export const ReplayOptionsSchema = z.strictObject({
    */
   tokenRatio: z.union([z.number().positive(), z.literal('recorded')]).default(1),
   /**
-   * With `tokenRatio: 'recorded'`: the archive's scale (the medians of the transcripts' own, `archiveTokenScale`, taken
+   * With `tokenRatio: 'recorded'`: the archive's scale (the medians of the transcripts' own, `ArchiveFallbacks`, taken
    * in a first pass) for a transcript whose record has too few clean intervals to measure its own.
    * @default none: such a transcript counts with the tokenizer as it is
    */
   tokenScaleFallback: z.strictObject({ ratio: z.number().positive(), framing: z.number().nonnegative() }).optional(),
   /**
    * With `basePrompt: 'recorded'`: each group of sessions' base prompt (the median of those with per-call records,
-   * `archiveBasePrompts`, taken in a first pass, by basePromptGroup) for a session whose source records only its totals.
+   * `ArchiveFallbacks`, taken in the same first pass, by basePromptGroup) for a session whose source records only its totals.
    * @default none: such a session's base prompt is 0 (unknown)
    */
   basePromptFallback: z.record(z.string(), z.strictObject({ tokens: count, sessions: z.number().int().positive() })).optional(),

@@ -1,6 +1,6 @@
 import type { Message } from '../model/message.js';
 import { isSourceSummary, recordedCall, sessionTotals } from '../model/recorded.js';
-import { basePromptGroup, recordedBasePrompt } from './base-prompt.js';
+import { basePromptGroup, measuredBasePrompt } from './base-prompt.js';
 import type { Transcript } from '../model/transcript.js';
 import { transcriptProject } from '../model/project.js';
 import { type HindsightScore, addHindsightScore, emptyHindsightScore, hindsightProbesAt, scoreHindsight } from '../retention/hindsight.js';
@@ -22,15 +22,7 @@ import {
   recordedUsage,
   recordedUsageByModel,
 } from './billing/recorded-usage.js';
-import {
-  type RecordedTokenScale,
-  type UnloggedSpan,
-  recordedTokenScale,
-  scaledTokenizer,
-  scalesCounts,
-  unloggedBilled,
-  unloggedGrowth,
-} from './billing/token-ratio.js';
+import { type RecordedTokenScale, type UnloggedSpan, providerCounter, scalesCounts, unloggedBilled, unloggedGrowth } from './billing/token-ratio.js';
 import { CompactionCallMeter } from './compaction-calls.js';
 import { asSent } from './sent-tool-output.js';
 import type { Policy } from './policies/policy.js';
@@ -39,7 +31,7 @@ import { type ReplayLoopOptions, type ReplayStats, type ReplayedCall, replay } f
 import { replaceByViews } from '../model/context-views.js';
 import { withoutEarlierThinking } from './message-views.js';
 import { postCompactionSteps, sendsUnloggedAfterCompaction } from './post-compaction-step.js';
-import { type AbsorbedMentions, absorbedFileMentions } from './file-mentions.js';
+import type { AbsorbedMentions } from './file-mentions.js';
 import { correctionsOf } from './fidelity/corrections.js';
 import { type FidelityCall, type SessionFidelity, sessionFidelity } from './fidelity/session-fidelity.js';
 import { SOURCE_OWN, sourcePolicy } from './policies/source-policy.js';
@@ -212,17 +204,14 @@ export async function replayTranscript(
 ): Promise<TranscriptReplay> {
   transcript = asSent(transcript);
   const recorded = recordedUsage(transcript);
-  const scale = o.tokenRatio === 'recorded' ? recordedTokenScale(transcript, deps.tokenizer, o.tokenScaleFallback) : undefined;
-  const ratio = o.tokenRatio === 'recorded' ? (scale?.ratio ?? 1) : o.tokenRatio;
-  const framing = scale?.framing ?? 0;
-  const tokenizer = ratio === 1 && framing === 0 ? deps.tokenizer : scaledTokenizer(deps.tokenizer, ratio, framing);
-  // The `@file` contents of the first prompt, measured apart from the base (see file-mentions.ts).
-  const mentions = o.basePrompt === 'recorded' && recorded ? absorbedFileMentions(transcript, tokenizer) : undefined;
+  const { scale, ratio, tokenizer } = providerCounter(transcript, deps.tokenizer, o);
+  // The `@file` contents of the first prompt are measured apart from the base (see file-mentions.ts).
+  const measured = o.basePrompt === 'recorded' && recorded ? measuredBasePrompt(transcript, recorded, tokenizer) : undefined;
+  const mentions = measured?.mentions;
   const unlogged = [...(scale ? unloggedGrowth(transcript, deps.tokenizer, scale) : []), ...(mentions?.spans ?? []).filter((span) => span.tokens > 0)];
   // A session that records only its totals has no first call to measure its base on: it takes its agent's in the archive.
   const archiveBase = o.basePrompt === 'recorded' && !recorded ? o.basePromptFallback?.[basePromptGroup(transcript, source.format)] : undefined;
-  let basePrompt =
-    o.basePrompt === 'recorded' ? (archiveBase?.tokens ?? recordedBasePrompt(transcript, recorded, tokenizer, mentions?.spans ?? [])) : o.basePrompt;
+  let basePrompt = o.basePrompt === 'recorded' ? (archiveBase?.tokens ?? measured?.tokens ?? 0) : o.basePrompt;
   const baseByModel = o.basePrompt === 'recorded' ? recordedBasePromptByModel(transcript, modelOfCall(transcript), tokenizer, unlogged) : undefined;
   const basePromptOf = baseByModel && baseByModel.size > 1 ? (i: number) => baseByModel.get(modelOfCall(transcript)(transcript.messages[i])) : undefined;
   const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;

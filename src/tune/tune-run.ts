@@ -7,9 +7,11 @@ import { parseConfig } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { Cost } from '../replay/billing/prices.js';
+import { archiveInputs } from '../replay/policy-run.js';
 import { ReplayPool } from '../replay/replay-pool.js';
 import { type ReplayOptionsInput, ReplayOptionsSchema } from '../replay/replay-options.js';
-import { ArchiveTokenScale, type TokenScale, measureTokenScale, scalesCounts } from '../replay/billing/token-ratio.js';
+import { scalesCounts } from '../replay/billing/token-ratio.js';
+import { type ArchiveFallbackOptions, ArchiveFallbacks } from '../replay/archive-fallbacks.js';
 import { Simulation } from '../replay/simulation.js';
 import type { PolicyTotals } from '../replay/simulation-report.js';
 import type { FidelitySummary } from '../replay/fidelity/fidelity-summary.js';
@@ -133,13 +135,18 @@ interface Pass {
   tokenizer: Tokenizer;
   progress?: (text: string) => void;
   pool: ReplayPool | undefined;
-  /** With `tokenRatio: 'recorded'`: the archive's token scale, measured in the first pass. */
-  tokenScaleFallback?: TokenScale;
+  /** What the replay takes from the whole archive (its token scale and base prompts), measured in the first pass. */
+  fallbacks?: ArchiveFallbackOptions;
 }
 
 /** A pass's figures: each policy's totals by name, and with recorded usage how far the `source` replay departs from it. */
 interface PassResult {
   totals: Map<string, PolicyTotals>;
+  /**
+   * By policy name, the transcripts its totals count: not the compaction agents' files whose call it did not make
+   * (see countedOnce).
+   */
+  counted: Map<string, number>;
   fidelity?: FidelitySummary;
 }
 
@@ -154,7 +161,7 @@ async function replayAll(source: TranscriptSource, policies: string[], pass: Pas
     callGapSeconds: options.callGapSeconds,
     basePrompt: options.basePrompt,
     tokenRatio: options.tokenRatio,
-    ...(pass.tokenScaleFallback ? { tokenScaleFallback: pass.tokenScaleFallback } : {}),
+    ...pass.fallbacks,
     // Masking on every call loses what it masks, as a clear does: both are scored where they edit.
     hindsightAtMicro: true,
     fidelity,
@@ -173,7 +180,13 @@ async function replayAll(source: TranscriptSource, policies: string[], pass: Pas
     for await (const item of source()) accept(await simulation.replayTranscript(item.transcript, sourceOf(item)));
   }
   const report = simulation.report();
-  return { totals: new Map(report.policies.map((p) => [p.name, p])), ...(report.fidelity ? { fidelity: report.fidelity } : {}) };
+  const counted = new Map(
+    report.policies.map((p) => [
+      p.name,
+      report.perTranscript.length - archiveInputs(report.perTranscript.map((t) => ({ id: t.id, run: t.policies[p.name] }))).replaced.size,
+    ]),
+  );
+  return { totals: new Map(report.policies.map((p) => [p.name, p])), counted, ...(report.fidelity ? { fidelity: report.fidelity } : {}) };
 }
 
 function sourceOf(item: { file: string; line: number; format?: string }): { file: string; line: number; format?: string } {
@@ -224,20 +237,22 @@ export async function runTune(source: TranscriptSource, { tokenizer, progress, .
 async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
   const { options, tokenizer } = pass;
   const usageTally = new ToolUsageTally(tokenizer);
-  const scales = new ArchiveTokenScale();
+  const fallbacks = new ArchiveFallbacks(tokenizer, options);
   const caches = new Map<CacheModelName, number>();
   const warm = new WarmRuns(options.callGapSeconds);
   let transcripts = 0;
-  for await (const { transcript } of source()) {
+  for await (const item of source()) {
+    const { transcript } = item;
     usageTally.add(transcript);
     const cache = options.cache ?? defaultCacheModel(transcript, recordedUsage(transcript));
     caches.set(cache, (caches.get(cache) ?? 0) + 1);
     warm.add(transcript, cache);
-    if (options.tokenRatio === 'recorded') scales.add(measureTokenScale(transcript, tokenizer));
+    fallbacks.add(item);
     transcripts++;
     pass.progress?.(`tool usage: ${transcripts} transcripts read`);
   }
-  pass.tokenScaleFallback = scales.median();
+  // What the replay takes from the whole archive, as simulate's does.
+  pass.fallbacks = fallbacks.options();
   const tools = usageTally.usage();
   // The candidates are tuned to the archive's most common cache (`--cache` when given).
   const cache = [...caches].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? 'anthropic-5m';
@@ -252,7 +267,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     policyOf.set(c.name, { candidate: c, policy: `${c.runtime === 'anthropic' ? 'anthropic' : 'config'}:${file}`, file });
   }
   // The first pass also holds the `source` replay against the record, where the archive recorded usage.
-  const { totals, fidelity } = await replayAll(
+  const { totals, counted, fidelity } = await replayAll(
     source,
     ['default', OPTIMAL_RESULTS, ...FRONTIER_POLICIES, ...[...policyOf.values()].map((p) => p.policy)],
     pass,
@@ -270,7 +285,8 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
     });
   });
   markFrontier(results);
-  const frontier = frontierRows(totals, (t) => resultOf(t, t.name, { runtime: 'builtin' }).hindsightRecall, transcripts);
+  // The blind row over the transcripts its totals count, as the `optimal@R` rows.
+  const frontier = frontierRows(totals, (t) => resultOf(t, t.name, { runtime: 'builtin' }).hindsightRecall, counted.get(OPTIMAL) ?? transcripts);
   const placed = (r: TuneResult): TuneResult => {
     const at = againstBound(r.cost.withCache, r.hindsightRecall, frontier, r.lowestRecall);
     return at ? { ...r, againstBound: at } : r;

@@ -25,6 +25,8 @@ interface Calls {
 }
 interface Run {
   calls: number;
+  billedInput: number;
+  outputTokens: number;
   cost: { withoutCache: number; withCache: number };
   compactionCalls?: Calls;
 }
@@ -83,10 +85,9 @@ describe("a compaction's summary call, over a folder that holds its compaction a
 
   it('is named in the table where it is counted, not as a zero', async () => {
     const { sim, markdown } = await simulateWith(FOLDER, 'source');
-    const main = sim.perTranscript.find((t) => t.id === SESSION_ID)!.policies.source;
-    const apart = main.compactionCalls!.loggedApart![AGENT_ID];
+    const agent = sim.perTranscript.find((t) => t.id === AGENT_ID)!.policies.source;
     const row = tableRow(markdown, 'source');
-    expect(row).toContain(`in their own transcripts: 1 call, $${apart.cost.toFixed(2)}`);
+    expect(row).toContain(`in their own transcripts: 1 call, $${agent.cost.withCache.toFixed(2)}`);
     expect(row.some((c) => c.startsWith('$0.00 (0)'))).toBe(false);
   });
 });
@@ -138,5 +139,21 @@ describe("a compaction's summary call under a policy that does not make the sour
     expect(policy.cost.withCache).toBeCloseTo(main.cost.withCache, 12);
     expect(policy.compactionCalls).toMatchObject({ replacedInOwnTranscripts: { calls: 1, cost: agent.cost.withCache } });
     expect(tableRow(markdown, name)).toContain(`replaced, not billed: 1 call, $${agent.cost.withCache.toFixed(2)}`);
+  });
+});
+
+describe("a compaction's summary call named beside the totals, whether counted in its own transcript or replaced", () => {
+  it("is named as its own transcript's replay bills it, the same under source and under none", async () => {
+    const { sim } = await simulateWith(FOLDER, 'source', 'none');
+    const main = sim.perTranscript.find((t) => t.id === SESSION_ID)!.policies.source;
+    const agent = sim.perTranscript.find((t) => t.id === AGENT_ID)!.policies.source;
+    const named = { calls: agent.calls, input: agent.billedInput, output: agent.outputTokens, cost: agent.cost.withCache };
+    const inOwn = sim.policies.find((p) => p.name === 'source')!.compactionCalls!.inOwnTranscripts!;
+    const replaced = sim.policies.find((p) => p.name === 'none')!.compactionCalls!.replacedInOwnTranscripts!;
+    expect(inOwn).toEqual(named);
+    expect(replaced).toEqual(named);
+    // The session's own estimate (the summary it received, at least) is not what the agent's reply counts: the
+    // totals name the one count of the call, not the estimate.
+    expect(main.compactionCalls!.loggedApart![AGENT_ID].output).not.toBe(agent.outputTokens);
   });
 });

@@ -6,8 +6,7 @@ import { Simulation } from '../../replay/simulation.js';
 import { readInputs } from '../../formats/read-inputs.js';
 import type { InputItem } from '../../formats/types.js';
 import type { Transcript } from '../../model/transcript.js';
-import { archiveBasePrompts } from '../../replay/base-prompt.js';
-import { archiveTokenScale } from '../../replay/billing/token-ratio.js';
+import { ArchiveFallbacks } from '../../replay/archive-fallbacks.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import { makeDir } from '../../io/make-dir.js';
 import { writeSimulatePage } from '../../replay/simulate-page.js';
@@ -49,19 +48,11 @@ export async function simulateAction({ values, positionals }: ParsedFlags<typeof
   });
   const maxLineBytes = values['max-line-bytes'];
   const { inputs, label, sessions } = await inputsOrDiscovered('simulate', positionals, values, io, out);
-  // A first pass for the archive's token scale, which stands in for a transcript with too few clean intervals.
-  const tokenScaleFallback =
-    values['token-ratio'] === 'recorded'
-      ? await archiveTokenScale(transcriptsIn(readInputs(inputs, { maxLineBytes, from: values.from, sessions })), tokenizer)
-      : undefined;
-  // And for the base prompt of each agent, which stands in for a session that records only its totals.
-  const basePromptFallback =
-    values['base-prompt'] === 'recorded'
-      ? await archiveBasePrompts(transcriptItemsIn(readInputs(inputs, { maxLineBytes, from: values.from, sessions })), tokenizer, {
-          tokenRatio: values['token-ratio'],
-          ...(tokenScaleFallback ? { tokenScaleFallback } : {}),
-        })
-      : undefined;
+  // A first pass for what the replay takes from the whole archive: its token scale, which stands in for a transcript
+  // with too few clean intervals, and each agent's base prompt, which stands in for a session that records only its totals.
+  const fallbacks = new ArchiveFallbacks(tokenizer, { tokenRatio: values['token-ratio'], basePrompt: values['base-prompt'] });
+  if (fallbacks.needed) for await (const item of transcriptItemsIn(readInputs(inputs, { maxLineBytes, from: values.from, sessions }))) fallbacks.add(item);
+  const { tokenScaleFallback, basePromptFallback } = fallbacks.options();
   const llm = llmOptions === undefined ? undefined : await createLlmSession(llmOptions);
   const simulation = new Simulation({
     policies: values.policy,
@@ -128,10 +119,6 @@ export async function simulateAction({ values, positionals }: ParsedFlags<typeof
     `\nWrote ${join(out, 'simulate.json')}, simulate.md and simulate.html (${tally.transcripts} transcripts, ${tally.errors} errors, ${tally.skipped} skipped)\n`,
   );
   return tally.nothingYielded('simulate', label) ?? (tally.errors > 0 ? EXIT.INPUT_ERRORS : EXIT.OK);
-}
-
-async function* transcriptsIn(items: AsyncIterable<InputItem>): AsyncIterable<Transcript> {
-  for await (const item of items) if (item.kind === 'transcript') yield item.transcript;
 }
 
 async function* transcriptItemsIn(items: AsyncIterable<InputItem>): AsyncIterable<{ transcript: Transcript; format?: string }> {

@@ -3,6 +3,7 @@ import { callThread, followsResume, historyMessage, holdsUnloggedContent, isSour
 import type { Transcript } from '../../model/transcript.js';
 import { countMessage, totalOf } from '../../tokens/breakdown.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
+import { median, quantile } from '../quantile.js';
 import { recordedPromptTokens } from './recorded-usage.js';
 
 /**
@@ -274,14 +275,6 @@ function theilSen(intervals: readonly Interval[]): TokenScale | undefined {
   return { ratio, framing: Math.max(0, quantile(intercepts, 0.5)) };
 }
 
-/** The q-quantile of sorted values, interpolated between the two nearest. */
-function quantile(sorted: readonly number[], q: number): number {
-  const at = (sorted.length - 1) * q;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
-}
-
 /**
  * The archive's scale, for transcripts whose record has too few clean intervals: the medians of the ratios and of the
  * framings measured on the others, taken in a first pass over the archive.
@@ -299,24 +292,21 @@ export class ArchiveTokenScale {
   /** Undefined when no transcript had enough clean intervals. */
   median(): TokenScale | undefined {
     if (this.ratios.length === 0) return undefined;
-    const sorted = (v: number[]) => [...v].sort((a, b) => a - b);
-    return { ratio: quantile(sorted(this.ratios), 0.5), framing: quantile(sorted(this.framings), 0.5) };
+    return { ratio: median(this.ratios), framing: median(this.framings) };
   }
 }
 
-/** The archive's scale over `transcripts` (a first pass before the replay): undefined when none has enough clean intervals. */
-export async function archiveTokenScale(transcripts: AsyncIterable<Transcript>, tokenizer: Tokenizer): Promise<TokenScale | undefined> {
-  const archive = new ArchiveTokenScale();
-  for await (const t of transcripts) archive.add(measureTokenScale(t, tokenizer));
-  return archive.median();
-}
-
 /**
- * A transcript's scale: its own measure, else `fallback` (the archive's), else none (ratio 1, framing 0). Undefined
- * only when neither the transcript nor the archive gives one.
+ * A transcript's scale: its own measure (`measured`, when taken already), else `fallback` (the archive's), else none
+ * (ratio 1, framing 0). Undefined only when neither the transcript nor the archive gives one.
  */
-export function recordedTokenScale(transcript: Transcript, tokenizer: Tokenizer, fallback: TokenScale | undefined): RecordedTokenScale | undefined {
-  const own = measureTokenScale(transcript, tokenizer);
+export function recordedTokenScale(
+  transcript: Transcript,
+  tokenizer: Tokenizer,
+  fallback: TokenScale | undefined,
+  measured: { measure: TokenScaleMeasure | undefined } = { measure: measureTokenScale(transcript, tokenizer) },
+): RecordedTokenScale | undefined {
+  const own = measured.measure;
   if (own) return { ...own, fellBack: false };
   if (!fallback) return undefined;
   const intervals = intervalsOf(transcript.messages, tokenizer).length;
@@ -326,6 +316,33 @@ export function recordedTokenScale(transcript: Transcript, tokenizer: Tokenizer,
 /** Whether a `tokenRatio` setting scales the counts at all: 1, the default, does not, and reports leave it out. */
 export function scalesCounts(ratio: number | 'recorded' | undefined): ratio is number | 'recorded' {
   return ratio !== undefined && ratio !== 1;
+}
+
+/** A transcript's counter in its provider's tokens (`tokenRatio`): with `recorded`, the scale it was measured at. */
+export interface ProviderCounter {
+  scale: RecordedTokenScale | undefined;
+  ratio: number;
+  tokenizer: Tokenizer;
+}
+
+/**
+ * `transcript`'s counter under `tokenRatio`: a number for every transcript, or with `recorded` its own scale, else the
+ * archive's (`tokenScaleFallback`), else the tokenizer as it is. `own`: its own measure, when taken already.
+ */
+export function providerCounter(
+  transcript: Transcript,
+  tokenizer: Tokenizer,
+  o: { tokenRatio: number | 'recorded'; tokenScaleFallback?: TokenScale },
+  own?: { measure: TokenScaleMeasure | undefined },
+): ProviderCounter {
+  const scale = o.tokenRatio === 'recorded' ? recordedTokenScale(transcript, tokenizer, o.tokenScaleFallback, own) : undefined;
+  const ratio = o.tokenRatio === 'recorded' ? (scale?.ratio ?? 1) : o.tokenRatio;
+  return { scale, ratio, tokenizer: scaledCounter(tokenizer, { ratio, framing: scale?.framing ?? 0 }) };
+}
+
+/** scaledTokenizer at `scale`, or the tokenizer itself at ratio 1 without framing. */
+export function scaledCounter(tokenizer: Tokenizer, scale: TokenScale): Tokenizer {
+  return scale.ratio === 1 && scale.framing === 0 ? tokenizer : scaledTokenizer(tokenizer, scale.ratio, scale.framing);
 }
 
 /**
