@@ -15,4 +15,8 @@ describe("the compaction worker's start", () => {
     expect(packages).toContain('tcompact');
     expect(packages.filter((p) => p.startsWith('@secretlint/'))).toEqual([]);
   });
+
+  it("does not import piscina's pool for the transfer of its output (the thread's piscina worker has what it needs)", () => {
+    expect(Object.keys(workerPackages())).not.toContain('piscina');
+  });
 });
