@@ -46,7 +46,7 @@ function redactValue(value: unknown, find: FindSecrets, except: ReadonlySet<stri
 function detector(): FindSecrets {
   const find = loadedDetector();
   if (find) return find;
-  throw new TcompactError('E_NOT_PREPARED', 'redact-secrets: the secret rules are not loaded: await prepareSteps(steps) (or job.prepare()) before applying it');
+  throw new TcompactError('E_NOT_PREPARED', 'redact-secrets: the secret rules are not loaded in this thread: await its prepare() before apply()');
 }
 
 /**
