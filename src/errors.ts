@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   E_RESUME: 'a resume was refused because the input or the configuration changed',
   E_LLM: 'the language model request failed',
   E_STRATEGY: 'a strategy failed on this transcript',
+  E_NOT_PREPARED: 'a strategy that loads its rules when prepared was applied before its preparation was awaited',
   E_REF: 'restore needs a reference that is missing from the side store, or whose content does not match it, or the side store is of a newer version',
   E_INTERNAL: 'an unexpected internal error',
 } as const;

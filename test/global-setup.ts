@@ -25,15 +25,16 @@ function distIsCurrent(): boolean {
     .filter(existsSync)
     .flatMap(files);
   if (sources.some((f) => statSync(f).mtimeMs > builtAt)) return false;
-  const modules = (dir: string, ext: RegExp) =>
+  // A built module is one tsc emitted, with its declarations: the bundled worker's chunks (workers/bundle-compact-worker.mjs) have none.
+  const modules = (dir: string, ext: RegExp, emitted = false) =>
     new Set(
       files(join(ROOT, dir))
-        .filter((f) => ext.test(f) && !f.endsWith('.d.ts'))
+        .filter((f) => ext.test(f) && !f.endsWith('.d.ts') && (!emitted || existsSync(f.replace(ext, '.d.ts'))))
         .map((f) => relative(ROOT, f).replace(ext, '')),
     );
   const sourceModules = new Set([...modules('src', /\.ts$/), ...modules('workers', /\.ts$/)].map((m) => `dist/${m}`));
   if (!existsSync(join(ROOT, 'dist', 'src')) || !existsSync(join(ROOT, 'dist', 'workers'))) return false;
-  const builtModules = new Set([...modules('dist/src', /\.js$/), ...modules('dist/workers', /\.js$/)]);
+  const builtModules = new Set([...modules('dist/src', /\.js$/, true), ...modules('dist/workers', /\.js$/, true)]);
   return sourceModules.size === builtModules.size && [...sourceModules].every((m) => builtModules.has(m));
 }
 

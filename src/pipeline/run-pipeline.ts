@@ -85,6 +85,8 @@ interface RunPlan {
 
 async function planRun(options: RunOptions, prepared: Prepared): Promise<RunPlan> {
   const job = createJob(options.config, { model: options.llm !== undefined, ...(prepared.steps ? { steps: prepared.steps } : {}) });
+  // The LLM stage and `compact` run steps in this thread.
+  await job.prepare();
   const run = resolveRunSettings(options, job);
   if (options.queue && run.llm?.options.batch)
     throw new TcompactError('E_USAGE', 'the Batch API mode (--batch) runs on one machine: it cannot be combined with --queue');

@@ -1,6 +1,7 @@
 import { rules as presetRules } from '@secretlint/secretlint-rule-preset-recommend';
 import type { SecretLintRuleContext, SecretLintRuleCreator, SecretLintRuleReportHandler, SecretLintSourceCode } from '@secretlint/types';
 import { EXTRA_RULES } from './extra-rules.js';
+import { detectorLoaded } from './loaded-detector.js';
 
 /** One secret in a text: the UTF-16 range `[start, end)` and its kind (`aws-access-key-id`, `github-token`...). */
 export interface SecretMatch {
@@ -169,3 +170,5 @@ export function findSecrets(text: string): SecretMatch[] {
   scanner ??= new Scanner(SECRET_RULES);
   return scanner.scan(text);
 }
+
+detectorLoaded(findSecrets);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { TcompactError } from '../errors.js';
 import type { Message } from '../model/message.js';
-import { findSecrets } from '../secrets/detector.js';
-import { replaceSecrets } from '../secrets/mask.js';
+import { type FindSecrets, loadedDetector } from '../secrets/loaded-detector.js';
+import { replaceSecrets } from '../secrets/replace.js';
 import { withMessages } from './_edit.js';
 import type { Strategy } from './types.js';
 
@@ -14,27 +15,38 @@ const RedactSecretsConfigSchema = z.strictObject({
 const STRUCTURAL = new Set(['role', 'id', 'tool_call_id', 'type']);
 
 /** Redacts `value` (a message or a part of one), returning it as the same object when nothing in it changed. */
-function redactValue(value: unknown, except: ReadonlySet<string>, found: Record<string, number>): unknown {
+function redactValue(value: unknown, find: FindSecrets, except: ReadonlySet<string>, found: Record<string, number>): unknown {
   if (typeof value === 'string') {
-    const matches = findSecrets(value).filter((m) => !except.has(m.kind));
+    const matches = find(value).filter((m) => !except.has(m.kind));
     if (matches.length === 0) return value;
     for (const m of matches) found[m.kind] = (found[m.kind] ?? 0) + 1;
     return replaceSecrets(value, matches);
   }
   if (Array.isArray(value)) {
-    const next = value.map((v) => redactValue(v, except, found));
+    const next = value.map((v) => redactValue(v, find, except, found));
     return next.some((v, i) => v !== value[i]) ? next : value;
   }
   if (value === null || typeof value !== 'object') return value;
   let next: Record<string, unknown> | undefined;
   for (const [key, v] of Object.entries(value)) {
     if (STRUCTURAL.has(key)) continue;
-    const r = redactValue(v, except, found);
+    const r = redactValue(v, find, except, found);
     if (r === v) continue;
     next ??= { ...(value as Record<string, unknown>) };
     next[key] = r;
   }
   return next ?? value;
+}
+
+/**
+ * The scan, loaded by `prepare` or by anything else in this thread (the main thread's masking of shared outputs loads
+ * it). A direct `apply` with neither is an error rather than a silent pass: a transcript with its secrets left in
+ * must never come out looking redacted.
+ */
+function detector(): FindSecrets {
+  const find = loadedDetector();
+  if (find) return find;
+  throw new TcompactError('E_NOT_PREPARED', 'redact-secrets: the secret rules are not loaded in this thread: await its prepare() before apply()');
 }
 
 /**
@@ -48,12 +60,16 @@ export const redactSecrets: Strategy<typeof RedactSecretsConfigSchema> = {
   name: 'redact-secrets',
   summary: 'replace API keys, tokens, private keys and URL passwords with [secret: KIND] (originals in the side store)',
   config: RedactSecretsConfigSchema,
+  async prepare() {
+    await import('../secrets/detector.js');
+  },
   apply(transcript, config) {
+    const find = detector();
     const except = new Set(config.except);
     const found: Record<string, number> = {};
     let messagesChanged = 0;
     const out = transcript.messages.map((m) => {
-      const next = redactValue(m, except, found) as Message;
+      const next = redactValue(m, find, except, found) as Message;
       if (next !== m) messagesChanged++;
       return next;
     });

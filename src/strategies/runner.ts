@@ -128,6 +128,12 @@ export async function runStepsAsync(input: Transcript, steps: readonly PipelineS
   return fold.result();
 }
 
+/** Awaits the preparation of every strategy the steps name (each once, however many steps name it). */
+export async function prepareSteps(steps: readonly PipelineStep[]): Promise<void> {
+  const strategies = new Set(steps.map((s) => s.strategy));
+  await Promise.all([...strategies].map((s) => s.prepare?.()));
+}
+
 /** The error for an async step where no model is available. */
 export function needsModel(strategy: AnyStrategy): TcompactError {
   return new TcompactError('E_CONFIG', `strategy "${strategy.name}" needs a model: pass --model NAME`);

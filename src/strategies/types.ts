@@ -46,6 +46,12 @@ export interface Strategy<Schema extends z.ZodType = z.ZodType> {
   /** A strict zod object whose fields all have documented defaults, so `{}` parses. */
   readonly config: Schema;
   readonly async?: false;
+  /**
+   * Loads what `apply` needs that costs a thread more to load than the rest of the strategies (a rule set, with
+   * `await import()`). Awaited once per thread before the strategy runs (`prepareSteps`, `Job.prepare`), so `apply`
+   * stays synchronous and pure and a thread whose steps do not name it never loads it.
+   */
+  prepare?(): Promise<void>;
   apply(transcript: Transcript, config: z.output<Schema>, ctx: StrategyContext): StrategyResult;
 }
 
@@ -59,6 +65,7 @@ export interface AsyncStrategy<Schema extends z.ZodType = z.ZodType> {
   readonly summary: string;
   readonly config: Schema;
   readonly async: true;
+  prepare?(): Promise<void>;
   apply(transcript: Transcript, config: z.output<Schema>, ctx: AsyncStrategyContext): Promise<StrategyResult>;
 }
 

@@ -6,7 +6,7 @@ import { withModelSummarizer } from '../../strategies/auto.js';
 import { buildSteps } from '../../strategies/build-steps.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
 import { type CompactResult, compactTranscript } from '../../strategies/compact-transcript.js';
-import { type PipelineStep, type RunResult, needsModel, runSteps, runStepsAsync, runUntilAsync } from '../../strategies/runner.js';
+import { type PipelineStep, type RunResult, needsModel, prepareSteps, runSteps, runStepsAsync, runUntilAsync } from '../../strategies/runner.js';
 import { type Tokenizer, getTokenizer } from '../../tokens/tokenizer.js';
 
 /**
@@ -27,6 +27,11 @@ export interface Job {
   readonly tokenizer: Tokenizer;
   /** Indexes of the steps that need a model; empty for a job that runs whole in the workers. */
   readonly llmSteps: readonly number[];
+  /**
+   * Loads what the steps load only when named (redact-secrets' rules); awaited before the first transcript in a
+   * thread that may not have loaded them (a worker). Settles once: later calls return the same promise.
+   */
+  prepare(): Promise<void>;
   /** Every step up to the first LLM step that is due; the result is final when no such step comes. */
   start(input: Transcript, refs: RefSink | null): JobStart;
   /**
@@ -68,6 +73,7 @@ export function createJob(config: CompactConfig, options: JobOptions = {}): Job 
   const tokenizer = (): Tokenizer => (loaded ??= getTokenizer(effective.tokenizer, effective.tokenizerEngine));
   const { window } = effective;
   const llmSteps = steps.flatMap((s, i) => (s.strategy.async ? [i] : []));
+  let prepared: Promise<void> | undefined;
   const refsOf = (refs: RefSink | null) => (effective.refs ? refs : null);
   const finish = (input: Transcript, run: RunResult, refs: RefSink | null): CompactResult => ({
     ...run,
@@ -93,6 +99,7 @@ export function createJob(config: CompactConfig, options: JobOptions = {}): Job 
       return tokenizer();
     },
     llmSteps,
+    prepare: () => (prepared ??= prepareSteps(steps)),
     start,
     finish,
     resume: (handedOn, resumeAt, refs, llm) => continueFrom(handedOn, handedOn, resumeAt, refs, llm),

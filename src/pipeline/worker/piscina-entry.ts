@@ -1,5 +1,5 @@
-import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { ShardOutcome, ShardTask } from '../shard/types.js';
+import { movable } from './movable.js';
 import { runShard } from './run-shard.js';
 
 /**
@@ -9,6 +9,5 @@ import { runShard } from './run-shard.js';
 export async function runShardTask(task: ShardTask): Promise<ShardOutcome> {
   const outcome = await runShard(task);
   if (!outcome.ok) return outcome;
-  const movable = { [transferableSymbol]: [outcome.value.body.buffer], [valueSymbol]: outcome };
-  return move(movable as never) as unknown as ShardOutcome;
+  return movable(outcome, [outcome.value.body.buffer as ArrayBuffer]);
 }

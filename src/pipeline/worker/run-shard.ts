@@ -20,6 +20,7 @@ const CANONICAL_FORMAT = 'openai';
 export async function runShard(task: ShardTask): Promise<ShardOutcome> {
   try {
     const job = jobFor(task.job);
+    await job.prepare();
     const { shard } = task;
     if (shard.kind === 'range') {
       const builder = new ShardBuilder(shard.end - shard.start);
