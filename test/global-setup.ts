@@ -25,7 +25,7 @@ function distIsCurrent(): boolean {
     .filter(existsSync)
     .flatMap(files);
   if (sources.some((f) => statSync(f).mtimeMs > builtAt)) return false;
-  // A built module is one tsc emitted, with its declarations: the bundled worker's chunks (workers/bundle-compact-worker.mjs) have none.
+  // A built module is one tsc emitted, with its declarations: the bundled worker's chunks (src/pipeline/worker/bundle-entry.ts) have none.
   const modules = (dir: string, ext: RegExp, emitted = false) =>
     new Set(
       files(join(ROOT, dir))

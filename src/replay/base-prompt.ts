@@ -3,7 +3,7 @@ import type { Transcript } from '../model/transcript.js';
 import { messageTokens } from '../tokens/breakdown.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { type AbsorbedMentions, absorbedFileMentions } from './file-mentions.js';
-import { median } from './quantile.js';
+import { median } from './billing/quantile.js';
 import { asSent } from './sent-tool-output.js';
 import { unreplayableReason } from './unreplayable.js';
 import { type RecordedUsage, recordedUsage } from './billing/recorded-usage.js';

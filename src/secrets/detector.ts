@@ -1,14 +1,9 @@
 import { rules as presetRules } from '@secretlint/secretlint-rule-preset-recommend';
 import type { SecretLintRuleContext, SecretLintRuleCreator, SecretLintRuleReportHandler, SecretLintSourceCode } from '@secretlint/types';
 import { EXTRA_RULES } from './extra-rules.js';
-import { detectorLoaded } from './loaded-detector.js';
+import { detectorLoaded, type SecretMatch } from './loaded-detector.js';
 
-/** One secret in a text: the UTF-16 range `[start, end)` and its kind (`aws-access-key-id`, `github-token`...). */
-export interface SecretMatch {
-  start: number;
-  end: number;
-  kind: string;
-}
+export type { SecretMatch };
 
 /** The preset's comment filter is left out: a transcript saying `secretlint-disable` must not unmask what follows. */
 const FILTER_RULE = '@secretlint/secretlint-rule-filter-comments';

@@ -1,4 +1,9 @@
-import type { SecretMatch } from './detector.js';
+/** One secret in a text: the UTF-16 range `[start, end)` and its kind (`aws-access-key-id`, `github-token`...). */
+export interface SecretMatch {
+  start: number;
+  end: number;
+  kind: string;
+}
 
 /** The secret scan of `detector.ts`: the secrets in a text, in order, never overlapping. */
 export type FindSecrets = (text: string) => SecretMatch[];

@@ -1,4 +1,4 @@
-import type { SecretMatch } from './detector.js';
+import type { SecretMatch } from './loaded-detector.js';
 
 /** What a secret of this kind is replaced with, in shared outputs and by the `redact-secrets` strategy. */
 export function secretPlaceholder(kind: string): string {

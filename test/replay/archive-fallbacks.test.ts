@@ -5,7 +5,7 @@ import { ArchiveFallbacks } from '../../src/replay/archive-fallbacks.js';
 import { ArchiveBasePrompts, basePromptGroup, measuredBasePrompt } from '../../src/replay/base-prompt.js';
 import { recordedUsage } from '../../src/replay/billing/recorded-usage.js';
 import { measureTokenScale, providerCounter } from '../../src/replay/billing/token-ratio.js';
-import { median } from '../../src/replay/quantile.js';
+import { median } from '../../src/replay/billing/quantile.js';
 import { asSent } from '../../src/replay/sent-tool-output.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { BUNDLED } from '../helpers/paths.js';

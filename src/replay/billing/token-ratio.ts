@@ -3,7 +3,7 @@ import { callThread, followsResume, historyMessage, holdsUnloggedContent, isSour
 import type { Transcript } from '../../model/transcript.js';
 import { countMessage, totalOf } from '../../tokens/breakdown.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
-import { median, quantile } from '../quantile.js';
+import { median, quantile } from './quantile.js';
 import { recordedPromptTokens } from './recorded-usage.js';
 
 /**

@@ -1,6 +1,7 @@
 // Bundles the built compaction worker (dist/workers/compact-worker.js) in place with every module it imports: each pool
 // thread then reads and compiles a few files instead of about 180, and the module loader's per-file work (resolve, read,
-// compile, link) was most of a thread's start. Run by `npm run build` after tsc.
+// compile, link) was most of a thread's start. Run by `npm run build` after tsc, from its own compiled copy (dist/src/pipeline/worker/bundle-entry.js); nothing
+// imports it.
 //
 // `import.meta.url` keeps its meaning in every bundled module: each occurrence becomes that module's own URL under
 // dist/, computed from the bundle's, so rank files (tokens/rank-file.ts) and createRequire resolve as they do unbundled.
@@ -8,13 +9,13 @@
 import { readFile, rm } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
-const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const dist = fileURLToPath(new URL('../../../', import.meta.url));
 const entry = `${dist}workers/compact-worker.js`;
 const outdir = dirname(entry);
 
-const ownUrls = {
+const ownUrls: Plugin = {
   name: 'own-import-meta-url',
   setup(b) {
     b.onLoad({ filter: /\.js$/ }, async ({ path }) => {
@@ -30,7 +31,7 @@ const ownUrls = {
  * zod's `z.locales` namespace holds its error messages in about 50 languages (0.37 MB of the bundle, parsed by every
  * thread); nothing in tcompact sets a locale, so every message a worker writes is zod's default English one.
  */
-const englishOnly = {
+const englishOnly: Plugin = {
   name: 'zod-english-only',
   setup(b) {
     b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, ({ path }) => ({
