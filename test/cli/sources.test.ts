@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SourceEnvironment } from '../../src/sources/types.js';
 import { HOME_SESSIONS, TODO_CLI, buildAgentHome, linuxEnvironment } from '../helpers/agent-home.js';
-import { runMain } from '../helpers/cli-in-process.js';
+import { type MainResult, runMain } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { cliFaults, outputDigest, runCli } from '../pipeline/helpers.js';
 
@@ -266,12 +266,24 @@ const NO_INPUT_COMMANDS: { command: string; args: (out: string) => string[]; fil
   },
 ];
 
+/** A command run with no input on the home, its output in a folder of its own. */
+async function runNoInput(command: string, args: (out: string) => string[]): Promise<{ out: string; r: MainResult }> {
+  const out = tempDir(`no-input-${command}`);
+  return { out, r: await run([command, ...args(out)], linuxEnvironment(home)) };
+}
+
+/**
+ * The no-input `run`, made once: its own test checks it, and the resume test compares the resumed run with it (the same
+ * command and flags).
+ */
+let wholeRun: Promise<{ out: string; r: MainResult }> | undefined;
+const runWhole = () => (wholeRun ??= runNoInput('run', NO_INPUT_COMMANDS.find((c) => c.command === 'run')!.args));
+
 describe('every command that reads files, with no input', () => {
   for (const { command, args, files } of NO_INPUT_COMMANDS) {
     it(`${command} reads every agent's sessions, says which folders on stderr, and leaves the home as it was`, async () => {
       const before = snapshot(home);
-      const out = tempDir(`no-input-${command}`);
-      const r = await run([command, ...args(out)], linuxEnvironment(home));
+      const { out, r } = command === 'run' ? await runWhole() : await runNoInput(command, args);
       expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, `tcompact ${command}: no input given: reading 35 agent sessions from 23 folders:`]);
       expect(transcriptsPerAgent(files(out))).toEqual(HOME_TRANSCRIPTS);
       expect(snapshot(home)).toEqual(before);
@@ -340,8 +352,8 @@ describe('run with no input, then --resume', () => {
 
   it('reuses the shards of an interrupted run when the sessions found are the same, and ends in the same bytes', async () => {
     const args = (out: string) => ['run', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--quiet'];
-    const whole = tempDir('run-whole');
-    expect((await run(args(whole), linuxEnvironment(home))).code).toBe(0);
+    const { out: whole, r } = await runWhole();
+    expect(r.code).toBe(0);
     const shards = (JSON.parse(readFileSync(join(whole, 'report.json'), 'utf8')) as { execution: { shards: number } }).execution.shards;
 
     // The built CLI, on the same home, slowed down and stopped with Ctrl-C once three shards are committed.
