@@ -381,10 +381,11 @@ describe('run with no input, then --resume', () => {
   });
 
   it('refuses the resume, naming the new session and why, when an agent started one since', async () => {
-    // A home of its own: this test starts a session in it.
+    // A home of its own: this test starts a session in it. Codex's sessions only: the resume compares the sessions found
+    // now with the journal's, whichever the filters select, and a run over the whole home shows no more.
     const home = buildAgentHome(tempDir('home'), { longSessionLines: LONG_SESSION_LINES });
     const out = tempDir('run-resume-refused');
-    const args = ['run', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--quiet'];
+    const args = ['run', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--quiet', '--agent', 'codex'];
     expect((await run(args, linuxEnvironment(home))).code).toBe(0);
     const day = join(home, '.codex', 'sessions', '2026', '03', '02');
     const added = join(day, 'rollout-2026-03-02T11-00-00-019cad3e-7b41-7c20-9e6d-3f5a8b2c1d91.jsonl');
