@@ -266,9 +266,8 @@ const NO_INPUT_COMMANDS: { command: string; args: (out: string) => string[]; fil
   },
 ];
 
-/** A command run with no input on the home, its output in a folder of its own. */
-async function runNoInput(command: string, args: (out: string) => string[]): Promise<{ out: string; r: MainResult }> {
-  const out = tempDir(`no-input-${command}`);
+/** A command run with no input on the home, its output in a folder of its own (`out`, else one the test removes). */
+async function runNoInput(command: string, args: (out: string) => string[], out = tempDir(`no-input-${command}`)): Promise<{ out: string; r: MainResult }> {
   return { out, r: await run([command, ...args(out)], linuxEnvironment(home)) };
 }
 
@@ -277,7 +276,12 @@ async function runNoInput(command: string, args: (out: string) => string[]): Pro
  * command and flags).
  */
 let wholeRun: Promise<{ out: string; r: MainResult }> | undefined;
-const runWhole = () => (wholeRun ??= runNoInput('run', NO_INPUT_COMMANDS.find((c) => c.command === 'run')!.args));
+let wholeRunOut: string;
+beforeAll(() => {
+  // Made in a hook, the folder stays until the file's last test (see tempDir).
+  wholeRunOut = tempDir('no-input-run');
+});
+const runWhole = () => (wholeRun ??= runNoInput('run', NO_INPUT_COMMANDS.find((c) => c.command === 'run')!.args, wholeRunOut));
 
 describe('every command that reads files, with no input', () => {
   for (const { command, args, files } of NO_INPUT_COMMANDS) {
