@@ -7,7 +7,7 @@ import type { CheckReport } from '../../src/adapters/conversation.js';
 import type { ContextManagerOptionsInput } from '../../src/context/options.js';
 import { type Message, isTool } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
-import { groupToolResults, inCallOrder, plain } from '../helpers/runtime-messages.js';
+import { groupToolResults, inCallOrder } from '../helpers/runtime-messages.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import {
   LOOPS,
@@ -92,7 +92,7 @@ describe('tcompact/ai-sdk: tcompactPrepareStep in a generateText loop', () => {
         const ours = await replayOf(t, config, options.window);
         expect(sent.length, t.id).toBe(ours.prompts.length);
         ours.prompts.forEach((prompt, call) => {
-          expectSameJson(plain(sent[call]), plain(groupToolResults(toModelMessages(inCallOrder(prompt)))), `${t.id}, call ${call}`);
+          expectSameJson(sent[call], groupToolResults(toModelMessages(inCallOrder(prompt))), `${t.id}, call ${call}`);
         });
         // The replay's stated cost is the cost of its prompts; the runtime's prompts cost the same, refs named alike.
         expect(costOfPrompts(t, ours.prompts)).toEqual(costOfReplay(ours.stats));

@@ -116,6 +116,20 @@ async function anthropicSession(
   };
 }
 
+/** A message through the SDK's params and back: what the runtime holds of it. */
+const roundTrip = (m: Message) => fromAnthropic(toAnthropic([m]));
+
+/**
+ * The edits loop of each session, its results' flags as the SDK holds them, run once: the loop test and the breakpoint
+ * test both read it.
+ */
+const editsRuns = new Map<string, ReturnType<typeof anthropicSession>>();
+function editsRunOf(recorded: Transcript): ReturnType<typeof anthropicSession> {
+  let run = editsRuns.get(recorded.id);
+  if (run === undefined) editsRuns.set(recorded.id, (run = anthropicSession(flagsAsHeld(recorded, roundTrip), CONFIGS.edits)));
+  return run;
+}
+
 describe('tcompact/anthropic: fromAnthropic', () => {
   it('joins no empty thinking block into the reasoning: it is a thinking block without text, counted, and given back', () => {
     const m: Anthropic.MessageParam = {
@@ -139,9 +153,8 @@ describe('tcompact/anthropic: tcompactAnthropic before each messages.create', ()
       const config = writeConfig(tempDir('anthropic-loop'), 'tcompact', options);
       let edited = 0;
       for (const recorded of sessions) {
-        const roundTrip = (m: Message) => fromAnthropic(toAnthropic([m]));
         const t = runtimeView ? asRuntimeHolds(recorded, roundTrip) : flagsAsHeld(recorded, roundTrip);
-        const { bodies, reports } = await anthropicSession(t, options);
+        const { bodies, reports } = await (options === CONFIGS.edits ? editsRunOf(recorded) : anthropicSession(t, options));
         const sent = bodies.map((b) => unmarked(JSON.parse(b) as Body));
         const ours = await replayOf(t, config, options.window);
         expect(sent.length, t.id).toBe(ours.prompts.length);
@@ -164,7 +177,6 @@ describe('tcompact/anthropic: tcompactAnthropic before each messages.create', ()
 
   it('keeps an explicit `is_error: false`: results that say `error:` on their first line but did not fail are checkpointed as ok, as the replay does', async () => {
     const [recorded] = await bundledSessions([FIXTURE('is-error-false')]);
-    const roundTrip = (m: Message) => fromAnthropic(toAnthropic([m]));
     expect(recorded.messages.filter(isTool).map((m) => roundTrip(m)[0])).toEqual(
       recorded.messages
         .filter(isTool)
@@ -182,10 +194,10 @@ describe('tcompact/anthropic: tcompactAnthropic before each messages.create', ()
   });
 
   it('sends at most 4 breakpoints, and the body before the first one is byte-identical from call to call between edits', async () => {
-    const options = LOOPS[0].options;
     let compared = 0;
+    // The edits loop's runs: the sessions' flags as the SDK holds them are the flags recorded, in every session here.
     for (const t of sessions) {
-      for (const { bodies, reports } of (await anthropicSession(t, options)).branches) {
+      for (const { bodies, reports } of (await editsRunOf(t)).branches) {
         for (const body of bodies) expect(breakpoints(body)).toBeLessThanOrEqual(MAX_BREAKPOINTS);
         for (let call = 1; call < bodies.length; call++) {
           const [before, now] = [reports[call - 1], reports[call]];

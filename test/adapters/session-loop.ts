@@ -291,7 +291,8 @@ export function sameRefs(prompt: readonly Message[]): Message[] {
 
 /**
  * Two prompts (ModelMessages or any runtime's JSON) are equal with every ref named alike. The deep comparison runs only
- * where their JSON texts differ, to report the difference: every call of every session compares a whole prompt.
+ * where their JSON texts differ, to report the difference: every call of every session compares a whole prompt. The
+ * JSON text leaves out undefined fields, as `plain` does: the SDK's `providerOptions: undefined` compares as absent.
  */
 export function expectSameJson(actual: unknown, expected: unknown, message: string): void {
   const [a, b] = [actual, expected].map((v) => JSON.stringify(v).replace(REF, SAME_REF));

@@ -8,11 +8,13 @@ import { readInputs } from '../../src/formats/read-inputs.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { readRefFile } from '../../src/refs/ref-file.js';
 import { restoreTranscript } from '../../src/refs/restore.js';
+import { runMain } from '../helpers/cli-in-process.js';
 import { BUNDLED, CLI } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const exec = promisify(execFile);
 
+/** The built CLI in `cwd`: the tests of the exit codes, the paths as given and the errors file. */
 async function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], { cwd });
@@ -29,7 +31,11 @@ const jsonLines = (path: string) =>
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l));
 
-describe('tcompact compact (built CLI)', () => {
+/**
+ * The tests of what the process does (its exit codes, the paths as given, a second process's bytes) run the built CLI;
+ * the others run its entry in this process (runMain), each input and output named by its full path.
+ */
+describe('tcompact compact', () => {
   let dir: string;
   let runs: { traj: unknown[] }[];
   beforeAll(() => {
@@ -77,10 +83,20 @@ describe('tcompact compact (built CLI)', () => {
 
   it('compacts real files with the default pipeline, and restore gives back every transcript exactly', async () => {
     const inputs = [join(BUNDLED, 'claude-code', 'tool_heavy.jsonl'), join(BUNDLED, 'swe-agent', 'pydicom__pydicom-1458.traj')];
-    const r = await cli(
-      ['compact', ...inputs, '--out', 'real.jsonl', '--keep-last', '0', '--keep-messages', '0', '--keep-results', '0', '--window', '20000'],
-      dir,
-    );
+    const r = await runMain([
+      'compact',
+      ...inputs,
+      '--out',
+      join(dir, 'real.jsonl'),
+      '--keep-last',
+      '0',
+      '--keep-messages',
+      '0',
+      '--keep-results',
+      '0',
+      '--window',
+      '20000',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'real.report.json'), 'utf8')) as RunReport;
@@ -101,26 +117,36 @@ describe('tcompact compact (built CLI)', () => {
   });
 
   it('gives byte-identical files on a second run', async () => {
-    const args = ['compact', 'clean.jsonl', '--strategy', 'strip-tool-results', '--keep-last', '2'];
-    expect((await cli([...args, '--out', 'a.jsonl'], dir)).code).toBe(0);
-    expect((await cli([...args, '--out', 'b.jsonl'], dir)).code).toBe(0);
+    const args = ['--strategy', 'strip-tool-results', '--keep-last', '2'];
+    // The second run in another process (this one), which shares nothing with the first; none of these files names its input.
+    expect((await cli(['compact', 'clean.jsonl', ...args, '--out', 'a.jsonl'], dir)).code).toBe(0);
+    expect((await runMain(['compact', join(dir, 'clean.jsonl'), ...args, '--out', join(dir, 'b.jsonl')])).code).toBe(0);
     for (const suffix of ['.jsonl', '.refs.jsonl', '.errors.jsonl']) {
       expect(readFileSync(join(dir, `b${suffix}`)).equals(readFileSync(join(dir, `a${suffix}`)))).toBe(true);
     }
   });
 
   it('--dry-run prints the report and writes nothing', async () => {
-    const r = await cli(['compact', 'clean.jsonl', '--strategy', 'strip-tool-results', '--dry-run', '--out', 'dry.jsonl'], dir);
+    const r = await runMain(['compact', join(dir, 'clean.jsonl'), '--strategy', 'strip-tool-results', '--dry-run', '--out', join(dir, 'dry.jsonl')]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('dry run: nothing written');
     expect(readdirSync(dir).filter((f) => f.startsWith('dry'))).toEqual([]);
   });
 
   it('--no-refs writes no side store and no refs in placeholders', async () => {
-    const r = await cli(
-      ['compact', 'clean.jsonl', '--strategy', 'strip-tool-results', '--keep-messages', '2', '--keep-results', '0', '--no-refs', '--out', 'norefs.jsonl'],
-      dir,
-    );
+    const r = await runMain([
+      'compact',
+      join(dir, 'clean.jsonl'),
+      '--strategy',
+      'strip-tool-results',
+      '--keep-messages',
+      '2',
+      '--keep-results',
+      '0',
+      '--no-refs',
+      '--out',
+      join(dir, 'norefs.jsonl'),
+    ]);
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, 'norefs.refs.jsonl'))).toBe(false);
     const text = readFileSync(join(dir, 'norefs.jsonl'), 'utf8');
@@ -139,7 +165,7 @@ describe('tcompact compact (built CLI)', () => {
   it('takes options and tool hints from the config file', async () => {
     const config = { strategies: ['strip-tool-results'], keepLast: 0, keepMessages: 2, keepResults: 0, toolHints: { get_user_details: { response: 'keep' } } };
     writeFileSync(join(dir, 'good.json'), JSON.stringify(config));
-    const r = await cli(['compact', 'clean.jsonl', '--config', 'good.json', '--out', 'good.jsonl'], dir);
+    const r = await runMain(['compact', join(dir, 'clean.jsonl'), '--config', join(dir, 'good.json'), '--out', join(dir, 'good.jsonl')]);
     expect(r.code).toBe(0);
     const text = readFileSync(join(dir, 'good.jsonl'), 'utf8');
     expect(text).not.toContain('[compacted] get_user_details');

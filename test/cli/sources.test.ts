@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SourceEnvironment } from '../../src/sources/types.js';
 import { HOME_SESSIONS, TODO_CLI, buildAgentHome, linuxEnvironment } from '../helpers/agent-home.js';
-import { runMain } from '../helpers/cli-in-process.js';
+import { type MainResult, runMain } from '../helpers/cli-in-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { cliFaults, outputDigest, runCli } from '../pipeline/helpers.js';
 
@@ -266,12 +266,28 @@ const NO_INPUT_COMMANDS: { command: string; args: (out: string) => string[]; fil
   },
 ];
 
+/** A command run with no input on the home, its output in a folder of its own (`out`, else one the test removes). */
+async function runNoInput(command: string, args: (out: string) => string[], out = tempDir(`no-input-${command}`)): Promise<{ out: string; r: MainResult }> {
+  return { out, r: await run([command, ...args(out)], linuxEnvironment(home)) };
+}
+
+/**
+ * The no-input `run`, made once: its own test checks it, and the resume test compares the resumed run with it (the same
+ * command and flags).
+ */
+let wholeRun: Promise<{ out: string; r: MainResult }> | undefined;
+let wholeRunOut: string;
+beforeAll(() => {
+  // Made in a hook, the folder stays until the file's last test (see tempDir).
+  wholeRunOut = tempDir('no-input-run');
+});
+const runWhole = () => (wholeRun ??= runNoInput('run', NO_INPUT_COMMANDS.find((c) => c.command === 'run')!.args, wholeRunOut));
+
 describe('every command that reads files, with no input', () => {
   for (const { command, args, files } of NO_INPUT_COMMANDS) {
     it(`${command} reads every agent's sessions, says which folders on stderr, and leaves the home as it was`, async () => {
       const before = snapshot(home);
-      const out = tempDir(`no-input-${command}`);
-      const r = await run([command, ...args(out)], linuxEnvironment(home));
+      const { out, r } = command === 'run' ? await runWhole() : await runNoInput(command, args);
       expect([r.code, r.stderr.split('\n')[0]]).toEqual([0, `tcompact ${command}: no input given: reading 35 agent sessions from 23 folders:`]);
       expect(transcriptsPerAgent(files(out))).toEqual(HOME_TRANSCRIPTS);
       expect(snapshot(home)).toEqual(before);
@@ -340,8 +356,8 @@ describe('run with no input, then --resume', () => {
 
   it('reuses the shards of an interrupted run when the sessions found are the same, and ends in the same bytes', async () => {
     const args = (out: string) => ['run', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--quiet'];
-    const whole = tempDir('run-whole');
-    expect((await run(args(whole), linuxEnvironment(home))).code).toBe(0);
+    const { out: whole, r } = await runWhole();
+    expect(r.code).toBe(0);
     const shards = (JSON.parse(readFileSync(join(whole, 'report.json'), 'utf8')) as { execution: { shards: number } }).execution.shards;
 
     // The built CLI, on the same home, slowed down and stopped with Ctrl-C once three shards are committed.
@@ -369,10 +385,11 @@ describe('run with no input, then --resume', () => {
   });
 
   it('refuses the resume, naming the new session and why, when an agent started one since', async () => {
-    // A home of its own: this test starts a session in it.
+    // A home of its own: this test starts a session in it. Codex's sessions only: the resume compares the sessions found
+    // now with the journal's, whichever the filters select, and a run over the whole home shows no more.
     const home = buildAgentHome(tempDir('home'), { longSessionLines: LONG_SESSION_LINES });
     const out = tempDir('run-resume-refused');
-    const args = ['run', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--quiet'];
+    const args = ['run', '--out', out, '--workers', '1', '--tokenizer', 'heuristic', '--quiet', '--agent', 'codex'];
     expect((await run(args, linuxEnvironment(home))).code).toBe(0);
     const day = join(home, '.codex', 'sessions', '2026', '03', '02');
     const added = join(day, 'rollout-2026-03-02T11-00-00-019cad3e-7b41-7c20-9e6d-3f5a8b2c1d91.jsonl');

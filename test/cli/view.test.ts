@@ -5,7 +5,10 @@ import { transcriptPageName } from '../../src/report/html/transcript-pages.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { type CliResult, runCli, tempDir } from '../pipeline/helpers.js';
 
-/** `tcompact run` then `tcompact view` from the built command line, on the bundled tau-bench sessions. */
+/**
+ * `tcompact run` then `tcompact view` on the bundled tau-bench sessions: the first view and the one that exits 1 from the
+ * built command line (test/cli/run.test.ts runs `run` built), the others through its entry in this process.
+ */
 const dir = tempDir('view-cli');
 const run = join(dir, 'run');
 const DEDUPED = 'gpt-4o-airline#task-23-trial-3';
@@ -13,7 +16,7 @@ let runPage: string;
 let viewed: CliResult;
 
 beforeAll(async () => {
-  const r = await runCli(['run', 'datasets/bundled/tau-bench', '--strategy', 'auto', '--out', run, '--quiet']);
+  const r = await runMain(['run', 'datasets/bundled/tau-bench', '--strategy', 'auto', '--out', run, '--quiet']);
   expect(r.code, r.stderr).toBe(0);
   runPage = readFileSync(join(run, 'report.html'), 'utf8');
   viewed = await runCli(['view', run]);
@@ -51,7 +54,7 @@ describe('tcompact view', () => {
 
   it('shows a transcript picked with --id into another folder, and keeps the links to the earlier pages', async () => {
     const elsewhere = join(dir, 'elsewhere');
-    const r = await runCli(['view', run, '--id', DEDUPED, '--out', elsewhere]);
+    const r = await runMain(['view', run, '--id', DEDUPED, '--out', elsewhere]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const html = readFileSync(join(elsewhere, transcriptPageName(DEDUPED)), 'utf8');
@@ -69,10 +72,10 @@ describe('tcompact view', () => {
   });
 
   it('refuses a folder that is not a finished run, and an eval folder without lost.jsonl, with a usage error (exit 2)', async () => {
-    const notRun = await runCli(['view', dir]);
+    const notRun = await runMain(['view', dir]);
     expect(notRun.code).toBe(2);
     expect(notRun.stderr).toContain(`view: ${join(dir, 'report.json')} does not exist`);
-    const noEval = await runCli(['view', run, '--eval', dir]);
+    const noEval = await runMain(['view', run, '--eval', dir]);
     expect(noEval.code).toBe(2);
     expect(noEval.stderr).toContain(`view: ${join(dir, 'lost.jsonl')} does not exist`);
   });
@@ -81,7 +84,7 @@ describe('tcompact view', () => {
     const id = largestIds()[0];
     for (const name of ['javascript:alert(1)', 'view:x #1']) {
       const out = join(run, name);
-      const r = await runCli(['view', run, '--id', id, '--out', out]);
+      const r = await runMain(['view', run, '--id', id, '--out', out]);
       expect(r.code, r.stderr).toBe(0);
       const page = readFileSync(join(run, 'report.html'), 'utf8');
       const href = [...page.matchAll(/<a href="([^"]*)">([^<]*)<\/a>/g)].find((m) => m[2] === id)?.[1];

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumOrSkip, launchChromium } from '../../bench/lib/browser.js';
 import { runMain } from '../helpers/cli-in-process.js';
 import { LONG_SESSION, claudeCodeWithLongSessionHead } from '../helpers/long-session.js';
-import { runCli, tempDir } from '../pipeline/helpers.js';
+import { tempDir } from '../pipeline/helpers.js';
 
 /**
  * The HTML reports in a real headless Chromium, on the bundled real transcripts: each page loads with no script error
@@ -70,12 +70,10 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
     mkdirSync(join(dir, 'c'));
     // Simulate reads the long Claude Code session cut short (see longSessionHead): its page draws the same charts and tables.
     const claudeCode = claudeCodeWithLongSessionHead(join(dir, 'claude-code'), LONG_SESSION_LINES);
-    // The built CLI's runs go on in their processes while this one runs the others.
-    const children = Promise.all([
-      runCli(['run', 'datasets/bundled', '--out', join(dir, 'run'), '--quiet', '--workers', '1']),
-      runCli(['compact', 'datasets/bundled/tau-bench', 'datasets/bundled/swe-agent', '--out', join(dir, 'c', 'out.jsonl')]),
-    ]);
+    // Every command in this process: the pages are what is tested here, and test/cli/ runs each command built.
     const runs: { code: number | null; stderr: string }[] = [
+      await runMain(['run', 'datasets/bundled', '--out', join(dir, 'run'), '--quiet', '--workers', '1']),
+      await runMain(['compact', 'datasets/bundled/tau-bench', 'datasets/bundled/swe-agent', '--out', join(dir, 'c', 'out.jsonl')]),
       // The whole long session: its eval page draws a chart that a head of it leaves out.
       await runMain(['eval', `datasets/bundled/claude-code/${LONG_SESSION}.jsonl`, 'datasets/bundled/tau-bench', '--out', join(dir, 'eval')]),
       await runMain(['simulate', claudeCode, '--out', join(dir, 'sim')]),
@@ -93,7 +91,7 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
       ]),
     ];
     const stats = await runMain(['stats', 'datasets/bundled', '--json', '--html', join(dir, 'stats.html')]);
-    runs.push(stats, ...(await children));
+    runs.push(stats);
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     writeFileSync(join(dir, 'stats.json'), stats.stdout);
     browser = await launchChromium(chromiumPath as string);
