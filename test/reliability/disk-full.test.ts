@@ -33,16 +33,18 @@ let expected: Record<string, string>;
 let roomy: { transcripts: number; journal: number };
 
 beforeAll(async () => {
-  // Real transcripts, and two lines that fail, so errors.jsonl has something to compare too.
-  const lines = await realLines({ maxLineBytes: 30_000, count: 100 });
-  lines.splice(40, 0, '{"id": "broken", "messages": [');
-  lines.splice(70, 0, '{"id": "no-messages"}');
+  // Real transcripts, and two lines that fail, so errors.jsonl has something to compare too. Half of the archive the
+  // interrupt tests read still makes more shards than the commit fault's fifth: every run here reads it twice.
+  const lines = await realLines({ maxLineBytes: 30_000, count: 50 });
+  lines.splice(20, 0, '{"id": "broken", "messages": [');
+  lines.splice(35, 0, '{"id": "no-messages"}');
   writeFileSync(archive, lines.map((l) => `${l}\n`).join(''));
   const out = join(dir, 'roomy');
   const config = parseCompactConfig({ strategies: TEST_STRATEGIES });
   expect((await runPipeline({ inputs: [archive], outDir: out, config, workers: 2, shardBytes: SMALL_SHARD_BYTES })).status).toBe('done');
   expected = outputDigest(out);
   expect(readReport(out).lines.failed).toBe(2);
+  expect(readReport(out).execution.shards).toBeGreaterThan(5);
   roomy = { transcripts: statSync(join(out, 'transcripts.jsonl')).size, journal: statSync(join(out, 'journal.jsonl')).size };
 });
 

@@ -84,9 +84,9 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
 
   beforeAll(async () => {
     redis = await RedisServer.start(PASSWORD);
-    // About 1 MB of real transcripts of every bundled source: some 16 shards, enough for a kill to land mid-run (the
-    // first 120 made 2.2 MB and 34 shards, each waited on in every run of this file).
-    await writeRealArchive(archive, { count: 60, maxLineBytes: 100_000 });
+    // About 0.5 MB of real transcripts of every bundled source: some 8 shards, enough for a kill to land mid-run (after
+    // 3 journaled shards, or 1 of a worker's); every shard more is waited on in every run of this file.
+    await writeRealArchive(archive, { count: 30, maxLineBytes: 100_000 });
     const local = await coordinateHere(runArgs(archive, join(dir, 'local'), ['--workers', '2']));
     expect(local.code).toBe(0);
     expected = files(join(dir, 'local'));
@@ -223,8 +223,8 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     const out = join(dir, 'redis-lost');
     // One worker process: it loses Redis and reconnects as a second one would.
     const workers = [new WorkerProcess(redis.url, SLOW)];
-    // A second of grace (the default is 5): the test waits on it for real.
-    const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url, '--queue-grace-ms', '1000']);
+    // 0.3 s of grace (the default is 5): the test waits on it for real.
+    const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url, '--queue-grace-ms', '300']);
     const running = coordinateHere(args);
     void (async () => {
       while (journaled(out) < 3) await sleep(10);
@@ -233,7 +233,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     const lost = await within(30_000, 'the run that loses Redis', running, workers);
     expect(lost.code).toBe(2);
     expect(lost.stderr).toContain('E_QUEUE: lost the queue');
-    expect(lost.stderr).toContain('for 1 s;');
+    expect(lost.stderr).toContain('for 0.3 s;');
     await redis.restart();
     await within(20_000, 'the worker reconnecting to the restarted Redis', workersConnected(redis.url, 1), workers);
     const resumed = await within(30_000, 'the resumed run', coordinateHere([...args, '--resume']), workers);

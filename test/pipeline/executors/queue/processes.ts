@@ -25,7 +25,7 @@ export class WorkerProcess {
 
   /** `faults`: the reliability fixtures' fault injection (cliFaults), for this process only. */
   constructor(url: string, faults: { env: Record<string, string>; nodeArgs: string[] } = { env: {}, nodeArgs: [] }, extraArgs: string[] = []) {
-    this.child = spawn(process.execPath, [...faults.nodeArgs, CLI, 'worker', '--queue', url, '--threads', '1', '--lock-ms', '1500', ...extraArgs], {
+    this.child = spawn(process.execPath, [...faults.nodeArgs, CLI, 'worker', '--queue', url, '--threads', '1', '--lock-ms', '1000', ...extraArgs], {
       cwd: ROOT,
       env: { ...process.env, ...faults.env },
       stdio: ['ignore', 'pipe', 'pipe'],
