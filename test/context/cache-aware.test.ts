@@ -11,7 +11,7 @@ const tok = getTokenizer('o200k_base');
 
 /** The largest bundled Claude Code session: many tool results, as an agent loop sees them. */
 async function session(): Promise<Transcript> {
-  const all = (await bundledTranscripts()).filter((t) => (t.metadata?.source as { format?: string } | undefined)?.format === 'claude-code');
+  const all = (await bundledTranscripts('claude-code')).filter((t) => (t.metadata?.source as { format?: string } | undefined)?.format === 'claude-code');
   return all.reduce((a, b) => (b.messages.length > a.messages.length ? b : a));
 }
 
