@@ -9,9 +9,16 @@ import { bundledTranscripts } from '../helpers/bundled-transcripts.js';
 
 const tok = getTokenizer('o200k_base');
 
-/** The largest bundled Claude Code session: many tool results, as an agent loop sees them. */
+let largest: Promise<Transcript> | undefined;
+
+/** The largest bundled Claude Code session: many tool results, as an agent loop sees them. Read once; each test gets its own copy. */
 async function session(): Promise<Transcript> {
-  const all = (await bundledTranscripts()).filter((t) => (t.metadata?.source as { format?: string } | undefined)?.format === 'claude-code');
+  largest ??= readLargest();
+  return structuredClone(await largest);
+}
+
+async function readLargest(): Promise<Transcript> {
+  const all = (await bundledTranscripts('claude-code')).filter((t) => (t.metadata?.source as { format?: string } | undefined)?.format === 'claude-code');
   return all.reduce((a, b) => (b.messages.length > a.messages.length ? b : a));
 }
 

@@ -68,6 +68,8 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
     mkdirSync(join(dir, 'c'));
+    // Chromium starts while the commands write the pages.
+    const launching = launchChromium(chromiumPath as string);
     // Simulate reads the long Claude Code session cut short (see longSessionHead): its page draws the same charts and tables.
     const claudeCode = claudeCodeWithLongSessionHead(join(dir, 'claude-code'), LONG_SESSION_LINES);
     // Every command in this process: the pages are what is tested here, and test/cli/ runs each command built.
@@ -92,9 +94,9 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
     ];
     const stats = await runMain(['stats', 'datasets/bundled', '--json', '--html', join(dir, 'stats.html')]);
     runs.push(stats);
+    browser = await launching;
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     writeFileSync(join(dir, 'stats.json'), stats.stdout);
-    browser = await launchChromium(chromiumPath as string);
   }, 240_000);
 
   afterAll(async () => {

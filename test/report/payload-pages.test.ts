@@ -42,6 +42,8 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
     const corpus = writeSecretCorpus(join(dir, 'in'), PAYLOAD);
     const inputs = [corpus.archive, join(corpus.dir, 'claude-code')];
     const run = join(out, 'run');
+    // Chromium starts while the commands write the pages.
+    const launching = launchChromium(chromiumPath as string);
     const runs = [
       await runMain(['run', ...inputs, '--out', run, '--quiet', '--workers', '1']),
       await runMain(['eval', '--compacted', run, '--out', join(out, 'eval')]),
@@ -52,8 +54,8 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
       await runMain(['simulate', ...inputs, '--out', join(out, 'simulate')]),
       await runMain(['tune', ...inputs, '--window', '20000', '--out', join(out, 'tune')]),
     );
+    browser = await launching;
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
-    browser = await launchChromium(chromiumPath as string);
   }, 300_000);
 
   afterAll(async () => {
@@ -64,15 +66,18 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
     const pages = pagesUnder(out);
     // report.html, eval.html, three view pages, stats.html, simulate.html, tune.html.
     expect(pages.length).toBeGreaterThanOrEqual(8);
-    for (const file of pages) {
-      const page = await browser.newPage();
-      const problems: string[] = [];
-      page.on('request', (r) => {
-        if (!r.url().startsWith('file:')) problems.push(`request: ${r.url()}`);
-      });
-      page.on('dialog', (d) => problems.push(`dialog: ${d.message()}`));
-      page.on('pageerror', (e) => problems.push(`script error: ${e.message}`));
-      try {
+    // One tab visits every page: each navigation starts a fresh window (so `__xss` counts that page alone), and the
+    // problems seen are reset before each visit.
+    const page = await browser.newPage();
+    let problems: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith('file:')) problems.push(`request: ${r.url()}`);
+    });
+    page.on('dialog', (d) => problems.push(`dialog: ${d.message()}`));
+    page.on('pageerror', (e) => problems.push(`script error: ${e.message}`));
+    try {
+      for (const file of pages) {
+        problems = [];
         await page.goto(`file://${file}`, { waitUntil: 'load' });
         // A link to `javascript:` would run on click: none may exist, whatever its text.
         const schemes = await page.$$eval('a[href]', (as) => as.map((a) => a.getAttribute('href') ?? '').filter((h) => /^[a-z][a-z0-9+.-]*:/i.test(h)));
@@ -81,9 +86,9 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
         expect({ page: relative(out, file), problems, ran, schemes }).toEqual({ page: relative(out, file), problems: [], ran: 0, schemes: [] });
         // The payload is shown as text wherever a page shows a field (the run page lists transcript ids).
         if (file.endsWith('report.html') || file.includes('/view/')) expect(shown, relative(out, file)).toContain('<script>window.__xss');
-      } finally {
-        await page.close();
       }
+    } finally {
+      await page.close();
     }
   });
 });

@@ -26,6 +26,8 @@ const SESSION = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
 const page = join(run, 'view', transcriptPageName(SESSION));
 
 let browser: Browser;
+/** The transcript's page as loaded, shared by the tests that only read it (the 466-message page is slow to lay out). */
+let unchanged: Promise<Loaded> | undefined;
 
 interface Loaded {
   problems: string[];
@@ -47,9 +49,16 @@ async function open(file: string): Promise<Loaded> {
   return { problems, tab };
 }
 
+function openUnchanged(): Promise<Loaded> {
+  unchanged ??= open(page);
+  return unchanged;
+}
+
 describe.skipIf(chromiumPath === undefined)(SUITE, () => {
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
+    // Chromium starts while the commands write the pages.
+    const launching = launchChromium(chromiumPath as string);
     const input = `datasets/bundled/claude-code/${SESSION}.jsonl`;
     for (const args of [
       ['run', input, '--strategy', 'auto', '--out', run, '--quiet'],
@@ -59,16 +68,17 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
       const r = await runMain(args);
       expect(r.code, `${args[0]}: ${r.stderr}`).toBe(0);
     }
-    browser = await launchChromium(chromiumPath as string);
+    browser = await launching;
   }, 240_000);
 
   afterAll(async () => {
+    if (unchanged !== undefined) await (await unchanged).tab.close();
     await browser?.close();
   });
 
   it("loads with no script error and no request, and shows the run's tokens before, after and saved for the transcript", async () => {
-    const { problems, tab } = await open(page);
-    try {
+    const { problems, tab } = await openUnchanged();
+    {
       expect(problems).toEqual([]);
       const report = JSON.parse(readFileSync(join(run, 'report.json'), 'utf8')) as {
         spread: { largest: { id: string; tokensBefore: number; tokensAfter: number }[] };
@@ -92,15 +102,13 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
       expect(await kpi('probesLost')).toBe(lost.filter((l) => l.strategy.startsWith('compacted') && l.compaction === undefined).length);
       expect(await tab.locator('.msg.lost, .msg.lost-other').count()).toBeGreaterThan(0);
       await tab.screenshot({ path: join(shots, 'view-top.png') });
-    } finally {
-      await tab.close();
     }
   });
 
   it('is one file of a few scripts, folds long texts, and lets the browser skip the messages off screen', async () => {
     expect(statSync(page).size).toBeLessThan(5 * 1024 * 1024);
-    const { problems, tab } = await open(page);
-    try {
+    const { problems, tab } = await openUnchanged();
+    {
       expect(problems).toEqual([]);
       const shape = await tab.evaluate(() => {
         const open = [...document.querySelectorAll('.msg pre')].filter((pre) => pre.closest('details') === null);
@@ -117,8 +125,6 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
       expect(shape.folded).toBeGreaterThan(50);
       expect(shape.longestOpen).toBeLessThanOrEqual(1200);
       expect(shape.visibility).toBe('auto');
-    } finally {
-      await tab.close();
     }
   });
 

@@ -193,10 +193,14 @@ describe('tcompact simulate --cache on the bundled Claude Code session', { timeo
       md: readFileSync(join(out, 'simulate.md'), 'utf8'),
     };
   };
+  // --price-in and --price-out bill both of the session's models at one price, the cache's multiples of it.
+  const PRICES = ['--price-in', '3', '--price-out', '15'];
+  /** The default run (the cache chosen by the source), read by two tests: one simulation of the session is about 2 s. */
+  let byDefault: ReturnType<typeof simulate> | undefined;
+  const simulateByDefault = () => (byDefault ??= simulate(PRICES));
 
   it('bills Claude Code by default with the 5-minute cache: reads, writes and plain input add up to the prices', async () => {
-    // --price-in and --price-out bill both of the session's models at one price, the cache's multiples of it.
-    const { json, md } = await simulate(['--price-in', '3', '--price-out', '15']);
+    const { json, md } = await simulateByDefault();
     expect(json.cache).toMatchObject({ chosenBy: 'source', models: { 'anthropic-5m': { transcripts: 1, ttlSeconds: 300, minTokens: 1024 } } });
     for (const p of json.policies) {
       const writes = p.cacheWrites as number;
@@ -222,18 +226,20 @@ describe('tcompact simulate --cache on the bundled Claude Code session', { timeo
   });
 
   it('orders the models as their rules say: no cache costs most, the 1-hour TTL reads at least what the 5-minute one does', async () => {
-    const none = (await simulate(['--cache', 'none'])).json.policies;
-    const five = (await simulate(['--cache', 'anthropic-5m'])).json.policies;
-    const hour = (await simulate(['--cache', 'anthropic-1h'])).json.policies;
-    const ideal = (await simulate(['--cache', 'ideal'])).json;
+    // The default run bills with the 5-minute cache (the test above shows it chose `anthropic-5m`); all at one price.
+    const none = (await simulate(['--cache', 'none', ...PRICES])).json.policies;
+    const five = (await simulateByDefault()).json;
+    expect(Object.keys(five.cache.models)).toEqual(['anthropic-5m']);
+    const hour = (await simulate(['--cache', 'anthropic-1h', ...PRICES])).json.policies;
+    const ideal = (await simulate(['--cache', 'ideal', ...PRICES])).json;
     for (let i = 0; i < none.length; i++) {
       expect(none[i].cachedInput).toBe(0);
       expect(none[i].cost.withCache).toBeCloseTo(none[i].cost.withoutCache, 9);
-      expect(hour[i].cachedInput).toBeGreaterThanOrEqual(five[i].cachedInput);
-      expect(five[i].cost.withCache).toBeLessThan(none[i].cost.withCache);
+      expect(hour[i].cachedInput).toBeGreaterThanOrEqual(five.policies[i].cachedInput);
+      expect(five.policies[i].cost.withCache).toBeLessThan(none[i].cost.withCache);
     }
     // The session has a gap of more than 5 minutes between two calls: the TTL matters on real data.
-    expect(hour[0].cachedInput).toBeGreaterThan(five[0].cachedInput);
+    expect(hour[0].cachedInput).toBeGreaterThan(five.policies[0].cachedInput);
     // The ideal cache is one model among the others: reported, and everything it does not read is a write.
     expect(Object.keys(ideal.cache.models)).toEqual(['ideal']);
     expect(ideal.policies.every((p) => p.cacheWrites === p.billedInput - p.cachedInput)).toBe(true);

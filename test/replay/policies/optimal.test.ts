@@ -166,7 +166,9 @@ describe('the hindsight-optimal schedule', () => {
   });
 
   it('fits the window where none does, for less than none costs, on the bundled Claude Code sessions', async () => {
-    const claudeCode = (await bundledTranscripts()).filter((t) => (t.metadata?.source as { format?: string } | undefined)?.format === 'claude-code');
+    const claudeCode = (await bundledTranscripts('claude-code')).filter(
+      (t) => (t.metadata?.source as { format?: string } | undefined)?.format === 'claude-code',
+    );
     expect(claudeCode.length).toBeGreaterThan(3);
     for (const t of claudeCode) {
       const env = envFor(t, 'anthropic-5m', 20_000);
