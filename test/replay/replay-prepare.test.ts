@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * A replay thread's task run in a fresh Node process against the built modules, as a replay worker runs it: nothing
@@ -45,5 +47,17 @@ describe('a replay thread prepares the strategies its policies run', () => {
     expect(redacted.microCompactions).toBe(2);
     expect(redacted.firstPrompt).not.toBe(policies.none.firstPrompt);
     expect(redacted.billedInput).not.toBe(policies.none.billedInput);
+  });
+
+  it('so does a ContextManager made from a config file that runs redact-secrets on every call', () => {
+    const file = join(tempDir('replay-prepare'), 'manager.json');
+    writeFileSync(file, JSON.stringify({ micro: ['redact-secrets'], edits: [], window: 20000 }));
+    const policy = `config:${file}`;
+    const { loadedBefore, outcome } = replayInFreshThread([policy]);
+    expect(loadedBefore).toBe(false);
+    expect(outcome.error).toBeUndefined();
+    const policies = (outcome.value as { result: { policies: Record<string, Run> } }).result.policies;
+    expect(policies[policy].microCompactions).toBe(2);
+    expect(policies[policy].firstPrompt).not.toBe(policies.none.firstPrompt);
   });
 });
