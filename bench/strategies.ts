@@ -1,7 +1,7 @@
 import type { Transcript } from '../src/model/transcript.js';
 import { countTranscript } from '../src/tokens/breakdown.js';
 import { getTokenizer } from '../src/tokens/tokenizer.js';
-import type { PipelineStep } from '../src/strategies/runner.js';
+import { type PipelineStep, prepareStrategies } from '../src/strategies/runner.js';
 import { STRATEGIES } from '../src/strategies/registry.js';
 import { loadCanonical, unavailableReason, type LoadedCorpus } from './lib/canonical.js';
 import { realCorpora, type CorpusSpec } from './lib/corpora.js';
@@ -59,7 +59,7 @@ export const strategiesBench: Benchmark = {
   async run(ctx: BenchContext): Promise<BenchOutput> {
     const loaded = await loadStrategies();
     // A strategy that loads its rules when prepared (redact-secrets) is prepared once, as a worker does before a shard.
-    for (const strategy of Object.values(STRATEGIES)) await strategy.prepare?.();
+    await prepareStrategies(Object.values(STRATEGIES));
     // The LLM strategies (summarize, classify-tangents) wait on a model: their cost is the model's, not measured here.
     const strategies = loaded.strategies.filter((n) => !STRATEGIES[n]?.async);
     const { presets } = loaded;

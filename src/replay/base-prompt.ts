@@ -7,7 +7,7 @@ import { median } from './billing/quantile.js';
 import { asSent } from './sent-tool-output.js';
 import { unreplayableReason } from './unreplayable.js';
 import { type RecordedUsage, recordedUsage } from './billing/recorded-usage.js';
-import { type TokenScale, type TokenScaleMeasure, type UnloggedSpan, measureTokenScale, scaledCounter } from './billing/token-ratio.js';
+import { type TokenScale, type TokenScaleMeasure, type UnloggedSpan, measureTokenScale } from './billing/token-ratio.js';
 
 /** The archive's base prompt of one agent: the median of its sessions' own, and how many sessions measured it. */
 export interface ArchiveBasePrompt {
@@ -38,7 +38,7 @@ function beyondFirstPrompt(transcript: Transcript, recorded: RecordedUsage, toke
   const before = transcript.messages.slice(0, first < 0 ? 0 : first).filter((m) => !isSourceSummary(m));
   const unlogged = carried.reduce((n, s) => (s.at < first && s.from <= first && (s.until === undefined || first < s.until) ? n + s.tokens : n), 0);
   // Each message counted on its own, not through the memo: every piece goes through `tokenizer` as often as it
-  // counts (see CountLedger).
+  // counts (see basePromptAtScale).
   let counted = transcript.tools && transcript.tools.length > 0 ? tokenizer.count(JSON.stringify(transcript.tools)) : 0;
   for (const m of before) counted += messageTokens(m, tokenizer);
   return recorded.firstCallInput - counted - unlogged;
@@ -54,43 +54,40 @@ export function basePromptGroup(transcript: Transcript, format: string | undefin
 }
 
 /**
- * A tokenizer that notes each count it gives of a piece of text: a measure taken with it can be had again at a scale
- * known only later, since a scaled counter counts each piece on its own (scaledTokenizer).
+ * measuredBasePrompt's tokens as counted at a scale given later: the measure is taken once, with `tokenizer`, noting
+ * each count it takes of a non-empty text. A scaled counter counts each such text on its own (scaledTokenizer), so the
+ * measure at any scale is this one less what the noted counts grow by there, without reading the transcript again.
  */
-class CountLedger implements Tokenizer {
-  readonly name: Tokenizer['name'];
-  readonly engine: Tokenizer['engine'];
-  private readonly counts: number[] = [];
-
-  constructor(private readonly tokenizer: Tokenizer) {
-    this.name = tokenizer.name;
-    this.engine = tokenizer.engine;
-  }
-
-  count(text: string): number {
-    const n = this.tokenizer.count(text);
-    if (text !== '') this.counts.push(n);
-    return n;
-  }
-
-  /** What the noted pieces count at `scale` (scaledCounter's), beyond what they counted here. */
-  growthAt(scale: TokenScale): number {
-    let n = 0;
-    for (const c of this.counts) n += Math.round(c * scale.ratio + scale.framing) - c;
-    return n;
-  }
+function basePromptAtScale(transcript: Transcript, recorded: RecordedUsage, tokenizer: Tokenizer): (scale: TokenScale) => number {
+  const counts: number[] = [];
+  // A tokenizer of its own, not `tokenizer`: the count memo (messageTokens) holds no message for it, so no count is missed.
+  const noting: Tokenizer = {
+    name: tokenizer.name,
+    engine: tokenizer.engine,
+    count(text) {
+      const n = tokenizer.count(text);
+      if (text !== '') counts.push(n);
+      return n;
+    },
+  };
+  const mentions = absorbedFileMentions(transcript, noting);
+  const beyond = beyondFirstPrompt(transcript, recorded, noting, mentions?.spans ?? []);
+  return (scale) => {
+    let growth = 0;
+    for (const c of counts) growth += Math.round(c * scale.ratio + scale.framing) - c;
+    return Math.max(0, beyond - growth);
+  };
 }
 
 /**
  * The base prompt of each group of sessions with per-call records, measured in the archive's first pass (beside its
  * token scale) as the replay measures each one's own: the median, by basePromptGroup. A session whose source records
  * only its totals has no first call to measure its own on; it takes its group's. Under `tokenRatio: 'recorded'` a
- * session too short for a scale of its own is counted at the archive's, known when the pass is over: its measure is
- * noted piece by piece (CountLedger) and scaled then, so that the pass need not read it again.
+ * session too short for a scale of its own is counted at the archive's, known only when the pass is over.
  */
 export class ArchiveBasePrompts {
-  private readonly measured = new Map<string, number[]>();
-  private readonly atArchiveScale: { bases: number[]; beyond: number; ledger: CountLedger }[] = [];
+  /** By group, in input order: each session's measure, and its own scale (none: the archive's). */
+  private readonly measured = new Map<string, { at: (scale: TokenScale) => number; scale: TokenScale | undefined }[]>();
 
   constructor(
     private readonly tokenizer: Tokenizer,
@@ -105,35 +102,24 @@ export class ArchiveBasePrompts {
     const recorded = recordedUsage(transcript);
     if (!recorded) return;
     const group = basePromptGroup(transcript, item.format);
-    const bases = this.measured.get(group) ?? [];
-    this.measured.set(group, bases);
-    if (this.tokenRatio !== 'recorded') {
-      bases.push(measuredBasePrompt(transcript, recorded, scaledCounter(this.tokenizer, { ratio: this.tokenRatio, framing: 0 })).tokens);
-      return;
-    }
+    const sessions = this.measured.get(group) ?? [];
+    this.measured.set(group, sessions);
     // The replay measures the scale on the transcript as sent, which is the one read unless its tool output was trimmed.
-    const scale = own && transcript === item.transcript ? own.measure : measureTokenScale(transcript, this.tokenizer);
-    if (scale) {
-      bases.push(measuredBasePrompt(transcript, recorded, scaledCounter(this.tokenizer, scale)).tokens);
-      return;
-    }
-    const ledger = new CountLedger(this.tokenizer);
-    const mentions = absorbedFileMentions(transcript, ledger);
-    this.atArchiveScale.push({ bases, beyond: beyondFirstPrompt(transcript, recorded, ledger, mentions?.spans ?? []), ledger });
+    const scale =
+      this.tokenRatio !== 'recorded'
+        ? { ratio: this.tokenRatio, framing: 0 }
+        : own && transcript === item.transcript
+          ? own.measure
+          : measureTokenScale(transcript, this.tokenizer);
+    sessions.push({ at: basePromptAtScale(transcript, recorded, this.tokenizer), scale });
   }
 
   /** The medians, once the pass is over; `tokenScaleFallback`: the archive's token scale it measured. */
   medians(tokenScaleFallback: TokenScale | undefined): Record<string, ArchiveBasePrompt> {
-    const scale = tokenScaleFallback ?? { ratio: 1, framing: 0 };
-    const late = new Map<number[], number[]>();
-    for (const { bases, beyond, ledger } of this.atArchiveScale) {
-      const list = late.get(bases) ?? [];
-      list.push(Math.max(0, beyond - ledger.growthAt(scale)));
-      late.set(bases, list);
-    }
+    const archive = tokenScaleFallback ?? { ratio: 1, framing: 0 };
     const out: Record<string, ArchiveBasePrompt> = {};
-    for (const [group, early] of this.measured) {
-      const bases = [...early, ...(late.get(early) ?? [])];
+    for (const [group, sessions] of this.measured) {
+      const bases = sessions.map((s) => s.at(s.scale ?? archive));
       out[group] = { tokens: Math.round(median(bases)), sessions: bases.length };
     }
     return out;

@@ -5,9 +5,6 @@ import { type TokenizerName, getTokenizer } from '../tokens/tokenizer.js';
 import type { ReplayOptionsInput } from './replay-options.js';
 import { type SimulateOptions, Simulation } from './simulation.js';
 import type { TranscriptReplay, TranscriptSource } from './transcript-replay.js';
-// A policy's steps run synchronously inside a replay, and `redact-secrets` scans with the rules this module loads: a
-// replay thread loads them up front rather than awaiting each policy's preparation.
-import '../secrets/detector.js';
 
 /** The options of a Simulation that cross to a worker thread: plain data, the tokenizer by name (never a model). */
 export type ReplaySettings = Omit<ReplayOptionsInput, 'batch'> & {

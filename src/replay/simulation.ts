@@ -6,7 +6,7 @@ import type { CacheModelName } from '../provider/cache-rules.js';
 import { scalesCounts } from './billing/token-ratio.js';
 import { compactionCallPrice } from './compaction-calls.js';
 import type { Policy } from './policies/policy.js';
-import { resolvePolicies } from './policies/resolve.js';
+import { preparePolicies, resolvePolicies } from './policies/resolve.js';
 import { type ReplayDeps, type ReplayOptions, type ReplayOptionsInput, ReplayOptionsSchema } from './replay-options.js';
 import { type PromptTrace, type SimulationReport, byGroup, policyTotals, recordedReport, sourcePointsReport } from './simulation-report.js';
 import { formatGroups, projectGroups } from '../report/groups.js';
@@ -41,6 +41,8 @@ export class Simulation {
   /** Transcripts by the cache model they were billed with, in the order the models were first used. */
   private readonly cacheModels = new Map<CacheModelName, number>();
   private untimed = 0;
+  /** The policies' strategies prepared in this thread (see preparePolicies), once. */
+  private prepared: Promise<void> | undefined;
 
   constructor({ tokenizer, llm, ...options }: SimulateOptions) {
     this.options = parseConfig(ReplayOptionsSchema, options, { source: 'replay options' });
@@ -56,7 +58,8 @@ export class Simulation {
    * One transcript replayed under every policy, without adding it to the sums: a worker thread replays, the thread
    * that reports accepts the results in input order, so the sums are the same whatever thread replayed what.
    */
-  replayTranscript(transcript: Transcript, source: TranscriptSource): Promise<TranscriptReplay> {
+  async replayTranscript(transcript: Transcript, source: TranscriptSource): Promise<TranscriptReplay> {
+    await (this.prepared ??= preparePolicies(this.policies, this.deps.tokenizer));
     return replayTranscript(transcript, source, this.policies, this.options, this.deps);
   }
 

@@ -3,8 +3,6 @@ import type { SecretLintRuleContext, SecretLintRuleCreator, SecretLintRuleReport
 import { EXTRA_RULES } from './extra-rules.js';
 import { detectorLoaded, type SecretMatch } from './loaded-detector.js';
 
-export type { SecretMatch };
-
 /** The preset's comment filter is left out: a transcript saying `secretlint-disable` must not unmask what follows. */
 const FILTER_RULE = '@secretlint/secretlint-rule-filter-comments';
 

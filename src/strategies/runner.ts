@@ -128,10 +128,9 @@ export async function runStepsAsync(input: Transcript, steps: readonly PipelineS
   return fold.result();
 }
 
-/** Awaits the preparation of every strategy the steps name (each once, however many steps name it). */
-export async function prepareSteps(steps: readonly PipelineStep[]): Promise<void> {
-  const strategies = new Set(steps.map((s) => s.strategy));
-  await Promise.all([...strategies].map((s) => s.prepare?.()));
+/** Awaits the preparation of every strategy given (each once, however often it is given). */
+export async function prepareStrategies(strategies: Iterable<AnyStrategy>): Promise<void> {
+  await Promise.all([...new Set(strategies)].map((s) => s.prepare?.()));
 }
 
 /** The error for an async step where no model is available. */

@@ -48,8 +48,9 @@ export interface Strategy<Schema extends z.ZodType = z.ZodType> {
   readonly async?: false;
   /**
    * Loads what `apply` needs that costs a thread more to load than the rest of the strategies (a rule set, with
-   * `await import()`). Awaited once per thread before the strategy runs (`prepareSteps`, `Job.prepare`), so `apply`
-   * stays synchronous and pure and a thread whose steps do not name it never loads it.
+   * `await import()`). Awaited once per thread before the strategy runs (`prepareStrategies`, by `Job.prepare` and by a
+   * Simulation before its first replay), so `apply` stays synchronous and pure and a thread whose steps do not name it
+   * never loads it.
    */
   prepare?(): Promise<void>;
   apply(transcript: Transcript, config: z.output<Schema>, ctx: StrategyContext): StrategyResult;

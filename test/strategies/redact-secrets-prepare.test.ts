@@ -12,7 +12,7 @@ function inFreshThread(body: string): unknown {
   const at = (path: string) => JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'src', path)).href);
   const script = `
     const { STRATEGIES } = await import(${at('strategies/registry.js')});
-    const { prepareSteps } = await import(${at('strategies/runner.js')});
+    const { prepareStrategies } = await import(${at('strategies/runner.js')});
     const { loadedDetector } = await import(${at('secrets/loaded-detector.js')});
     const redact = STRATEGIES['redact-secrets'];
     const transcript = { id: 't', messages: [{ role: 'user', content: 'my token ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8' }] };
@@ -30,8 +30,8 @@ describe('redact-secrets loads its rules when prepared', () => {
     expect(inFreshThread('return attempt();')).toBe('E_NOT_PREPARED');
   });
 
-  it('once its steps are prepared, it redacts', () => {
-    const out = inFreshThread(`await prepareSteps([{ strategy: redact, config: { except: [] } }]); return attempt();`);
+  it('once prepared, it redacts', () => {
+    const out = inFreshThread(`await prepareStrategies([redact]); return attempt();`);
     expect(out).toBe('my token [secret: github-token]');
   });
 });

@@ -6,7 +6,7 @@ import { withModelSummarizer } from '../../strategies/auto.js';
 import { buildSteps } from '../../strategies/build-steps.js';
 import type { CompactConfig } from '../../strategies/compact-config.js';
 import { type CompactResult, compactTranscript } from '../../strategies/compact-transcript.js';
-import { type PipelineStep, type RunResult, needsModel, prepareSteps, runSteps, runStepsAsync, runUntilAsync } from '../../strategies/runner.js';
+import { type PipelineStep, type RunResult, needsModel, prepareStrategies, runSteps, runStepsAsync, runUntilAsync } from '../../strategies/runner.js';
 import { type Tokenizer, getTokenizer } from '../../tokens/tokenizer.js';
 
 /**
@@ -99,7 +99,7 @@ export function createJob(config: CompactConfig, options: JobOptions = {}): Job 
       return tokenizer();
     },
     llmSteps,
-    prepare: () => (prepared ??= prepareSteps(steps)),
+    prepare: () => (prepared ??= prepareStrategies(steps.map((s) => s.strategy))),
     start,
     finish,
     resume: (handedOn, resumeAt, refs, llm) => continueFrom(handedOn, handedOn, resumeAt, refs, llm),

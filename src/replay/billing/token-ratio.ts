@@ -297,16 +297,11 @@ export class ArchiveTokenScale {
 }
 
 /**
- * A transcript's scale: its own measure (`measured`, when taken already), else `fallback` (the archive's), else none
- * (ratio 1, framing 0). Undefined only when neither the transcript nor the archive gives one.
+ * A transcript's scale: its own measure, else `fallback` (the archive's), else none (ratio 1, framing 0). Undefined
+ * only when neither the transcript nor the archive gives one.
  */
-export function recordedTokenScale(
-  transcript: Transcript,
-  tokenizer: Tokenizer,
-  fallback: TokenScale | undefined,
-  measured: { measure: TokenScaleMeasure | undefined } = { measure: measureTokenScale(transcript, tokenizer) },
-): RecordedTokenScale | undefined {
-  const own = measured.measure;
+export function recordedTokenScale(transcript: Transcript, tokenizer: Tokenizer, fallback: TokenScale | undefined): RecordedTokenScale | undefined {
+  const own = measureTokenScale(transcript, tokenizer);
   if (own) return { ...own, fellBack: false };
   if (!fallback) return undefined;
   const intervals = intervalsOf(transcript.messages, tokenizer).length;
@@ -327,22 +322,17 @@ export interface ProviderCounter {
 
 /**
  * `transcript`'s counter under `tokenRatio`: a number for every transcript, or with `recorded` its own scale, else the
- * archive's (`tokenScaleFallback`), else the tokenizer as it is. `own`: its own measure, when taken already.
+ * archive's (`tokenScaleFallback`), else the tokenizer as it is.
  */
 export function providerCounter(
   transcript: Transcript,
   tokenizer: Tokenizer,
   o: { tokenRatio: number | 'recorded'; tokenScaleFallback?: TokenScale },
-  own?: { measure: TokenScaleMeasure | undefined },
 ): ProviderCounter {
-  const scale = o.tokenRatio === 'recorded' ? recordedTokenScale(transcript, tokenizer, o.tokenScaleFallback, own) : undefined;
+  const scale = o.tokenRatio === 'recorded' ? recordedTokenScale(transcript, tokenizer, o.tokenScaleFallback) : undefined;
   const ratio = o.tokenRatio === 'recorded' ? (scale?.ratio ?? 1) : o.tokenRatio;
-  return { scale, ratio, tokenizer: scaledCounter(tokenizer, { ratio, framing: scale?.framing ?? 0 }) };
-}
-
-/** scaledTokenizer at `scale`, or the tokenizer itself at ratio 1 without framing. */
-export function scaledCounter(tokenizer: Tokenizer, scale: TokenScale): Tokenizer {
-  return scale.ratio === 1 && scale.framing === 0 ? tokenizer : scaledTokenizer(tokenizer, scale.ratio, scale.framing);
+  const framing = scale?.framing ?? 0;
+  return { scale, ratio, tokenizer: ratio === 1 && framing === 0 ? tokenizer : scaledTokenizer(tokenizer, ratio, framing) };
 }
 
 /**

@@ -1,5 +1,8 @@
 import { validateStrategyNames } from '../../context/strategy-compaction.js';
 import { TcompactError } from '../../errors.js';
+import { buildSteps } from '../../strategies/build-steps.js';
+import { parseCompactConfig } from '../../strategies/compact-config.js';
+import { prepareStrategies } from '../../strategies/runner.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import { POLICIES, strategyPolicy } from './built-in.js';
 import { OPTIMAL_AT, optimalAtPolicy } from './optimal/frontier-policy.js';
@@ -56,4 +59,15 @@ export function resolvePolicies(names: readonly string[], tokenizer: Tokenizer, 
   const all = ['none', OPTIMAL, ...names.filter((n) => n !== 'none' && n !== OPTIMAL)];
   if (all.some((n) => n.startsWith(SOURCE_PREFIX)) && !all.includes(SOURCE_OWN)) all.splice(2, 0, SOURCE_OWN);
   return all.map((n) => resolvePolicy(n, tokenizer, { withModel }));
+}
+
+/**
+ * Awaits the preparation of every strategy the policies run (redact-secrets loads its rules): a replay runs the steps
+ * synchronously, inside the policies' handlers, so they are prepared before the first replay, as a worker prepares a
+ * job's steps before its first shard.
+ */
+export async function preparePolicies(policies: readonly Policy[], tokenizer: Tokenizer): Promise<void> {
+  const names = [...new Set(policies.flatMap((p) => p.requires))];
+  if (names.length === 0) return;
+  await prepareStrategies(buildSteps(parseCompactConfig({ strategies: names, tokenizer: tokenizer.name })).map((s) => s.strategy));
 }

@@ -86,7 +86,7 @@ export function runtimePolicy(name: string): Policy {
       return {
         name,
         summary: `ContextManager with the options of ${path}`,
-        requires: [],
+        requires: [...new Set([...options.micro, ...options.edits, ...options.strategies])],
         instantiate: (env) => ({
           manager: new ContextManager(
             {
