@@ -2,8 +2,8 @@
 //
 // `node bench/worker-costs.mjs start [--runs N] [--dist DIR]`: the worker entry's modules (how many, by package) and the CPU of
 //   loading them, each run in a fresh process (the work each pool thread repeats when it starts).
-// `node bench/worker-costs.mjs shard FILE [--no-refs] [--alloc] [--profile [--profile-out F]] [--dist DIR]`: the worker's shard run over the whole FILE
-//   as one range shard (`auto`, heuristic counting), its CPU per input MB and, with --alloc, the bytes allocated per input
+// `node bench/worker-costs.mjs shard FILE [--no-refs] [--tokenizer NAME] [--alloc] [--profile [--profile-out F]] [--dist DIR]`: the worker's shard run
+//   over the whole FILE as one range shard (`auto`, heuristic counting unless --tokenizer names another), its CPU per input MB and, with --alloc, the bytes allocated per input
 //   byte by function (V8's sampling heap profiler, objects already collected included; a builtin is named with its
 //   caller); with --profile, that CPU split by area, source file and function in proportion to V8's CPU profiler
 //   samples (500 µs; --profile-out F also writes the profile to F, for its line ticks), Node's internals and builtins
@@ -75,7 +75,7 @@ async function shard() {
   const alloc = rest.includes('--alloc');
   const { parseCompactConfig } = await import(new URL('src/strategies/compact-config.js', dist).href);
   const { runShard } = await import(new URL('src/pipeline/worker/run-shard.js', dist).href);
-  const config = parseCompactConfig({ strategies: ['auto'], tokenizer: 'heuristic', refs: !rest.includes('--no-refs') });
+  const config = parseCompactConfig({ strategies: ['auto'], tokenizer: option('--tokenizer') ?? 'heuristic', refs: !rest.includes('--no-refs') });
   const size = statSync(file).size;
   const task = {
     shard: { kind: 'range', index: 0, file, start: 0, end: size, firstLine: 1, lines: 0 },
@@ -184,6 +184,6 @@ if (command === 'load-once') await loadOnce();
 else if (command === 'start') start();
 else if (command === 'shard' && rest[0]) await shard();
 else {
-  console.error('usage: worker-costs.mjs start [--runs N] | shard FILE [--no-refs] [--alloc] [--profile [--profile-out F]] [--dist DIR]');
+  console.error('usage: worker-costs.mjs start [--runs N] | shard FILE [--no-refs] [--tokenizer NAME] [--alloc] [--profile [--profile-out F]] [--dist DIR]');
   process.exitCode = 2;
 }

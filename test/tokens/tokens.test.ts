@@ -26,6 +26,22 @@ describe('tokenizer', () => {
     expect(tok.count(long)).toBe(encode(long).length);
   });
 
+  it('gives each cached text its own count when texts share a length, before and after the cache starts over', () => {
+    const tok = createTokenizer('o200k_base');
+    // Same length (80 characters), different counts: a cache that matched on length alone would mix them up.
+    const words = 'word '.repeat(16);
+    const letters = 'abcdefghij'.repeat(8);
+    const digits = '1234 6789 '.repeat(8);
+    const texts = [words, letters, digits];
+    expect(new Set(texts.map((t) => t.length))).toEqual(new Set([80]));
+    expect(new Set(texts.map((t) => encode(t).length)).size).toBe(3);
+    for (let round = 0; round < 3; round++) {
+      // An equal text built anew (another string) is found; a text 5M characters long makes the cache start over.
+      for (const t of texts) expect(tok.count(t.slice(0, 40) + t.slice(40))).toBe(encode(t).length);
+      if (round === 1) expect(tok.count('many words '.repeat(500_000))).toBe(1_000_001); // 'many', ' words', and the last space
+    }
+  });
+
   it('distinguishes cl100k_base from o200k_base', () => {
     const text = 'def compact(transcript):\n    return [m for m in transcript if m.role != "tool"]\n'.repeat(3);
     expect(getTokenizer('cl100k_base').count(text)).toBe(encodeCl100k(text).length);
