@@ -26,7 +26,7 @@ export async function runShard(task: ShardTask): Promise<ShardOutcome> {
       const builder = new ShardBuilder(shard.end - shard.start);
       const { maxLineBytes } = task.job;
       const hash = createHash('sha256');
-      for await (const raw of readLines(shard.file, { maxLineBytes, start: shard.start, end: shard.end, firstLine: shard.firstLine, hash })) {
+      for await (const raw of readLines(shard.file, { maxLineBytes, start: shard.start, end: shard.end, firstLine: shard.firstLine, hash, views: true })) {
         addItem(builder, archiveLineItem(shard.file, raw, maxLineBytes), job, CANONICAL_FORMAT);
       }
       const output = builder.finish();
