@@ -51,8 +51,7 @@ function addItem(builder: ShardBuilder, item: InputItem, job: Job, format: strin
     return;
   }
   const at = { file: item.file, line: item.line, byteOffset: item.byteOffset };
-  const source = item.sourceBytes ?? item.source;
-  if (source !== undefined) builder.refs.withSource(item.transcript, source);
+  if (item.sourceBytes !== undefined) builder.refs.withSource(item.transcript, item.sourceBytes);
   let compacted: Compacted;
   try {
     compacted = compactInWorker(job, item.transcript, builder.refs);
@@ -63,6 +62,6 @@ function addItem(builder: ShardBuilder, item: InputItem, job: Job, format: strin
     return;
   }
   const report = { ...compacted.report, file: item.file, line: item.line };
-  const json = compacted.unchanged ? (item.sourceBytes ?? item.source ?? compacted.json) : compacted.json;
+  const json = compacted.unchanged ? (item.sourceBytes ?? compacted.json) : compacted.json;
   builder.addTranscript(json, report, item.lines, format, item.warnings.length, item.repairs, compacted.resumeAt);
 }
