@@ -21,7 +21,6 @@ export function archiveLineItem(file: string, raw: RawLine, maxLineBytes: number
     lines: 1,
     warnings: parsed.value.warnings,
     repairs: {},
-    source: entry.text,
     sourceBytes: entry.bytes,
   };
 }

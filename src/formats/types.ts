@@ -64,11 +64,12 @@ export type InputItem =
       /** Structural repairs the adapter made, by kind (e.g. `missingResultFilled`). */
       repairs: Record<string, number>;
       /**
-       * The line's own text when the item is one line of a canonical archive (without a BOM or `\r`): a transcript
-       * that comes through compaction unchanged is written out as this text, not serialized again.
+       * The line's own UTF-8 bytes when the item is one line of a canonical archive (without a BOM or `\r`), as read: a
+       * transcript that comes through compaction unchanged is written out as these bytes, not serialized again, and the
+       * side store keeps them as the input of a compaction without encoding it again. Not its decoded text: held
+       * while the transcript is compacted, that text (two bytes per character) outlived the young generation's
+       * collections and was promoted, to be freed only by a full one.
        */
-      source?: string;
-      /** The UTF-8 bytes of `source`, as read: the side store keeps them as the input of a compaction without encoding it again. */
       sourceBytes?: Uint8Array;
     })
   | {

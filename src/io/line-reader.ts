@@ -1,3 +1,4 @@
+import { isAscii, isUtf8, transcode } from 'node:buffer';
 import type { Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { ErrorInfo } from '../errors.js';
@@ -29,6 +30,11 @@ interface LineReaderOptions {
   positionsOnly?: boolean;
   /** Updated with every byte read, in order: the hash of the range comes from the pass that reads it anyway. */
   hash?: Hash;
+  /**
+   * A line that lies within one read chunk is yielded as a view of that chunk, not a copy: for a caller that is done
+   * with each line's bytes soon, or keeps few of them (a view keeps its whole chunk alive). @default false
+   */
+  views?: boolean;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -50,6 +56,7 @@ export async function* readLines(path: string, options: LineReaderOptions): Asyn
   let parts: Buffer[] = [];
   let partsLength = 0;
   const positionsOnly = options.positionsOnly === true;
+  const views = options.views === true;
   let tooLong = positionsOnly;
   let position = start;
   if (options.end !== undefined && options.end <= start) return;
@@ -70,7 +77,7 @@ export async function* readLines(path: string, options: LineReaderOptions): Asyn
       }
       partsLength += pieceLength;
       if (nl === -1) break;
-      const bytes = tooLong ? null : parts.length === 1 ? Buffer.from(parts[0]) : Buffer.concat(parts, partsLength);
+      const bytes = tooLong ? null : parts.length === 1 ? (views ? parts[0] : Buffer.from(parts[0])) : Buffer.concat(parts, partsLength);
       yield { line, byteOffset: lineStart, byteLength: partsLength, bytes, terminated: true };
       line++;
       lineStart = position + nl + 1;
@@ -87,7 +94,17 @@ export async function* readLines(path: string, options: LineReaderOptions): Asyn
   }
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/**
+ * `bytes` as text when they are valid UTF-8 (strictly: no overlong forms, no surrogates), else undefined. Validated by
+ * simdutf, then converted to UTF-16 by ICU and copied into a V8 string: a quarter less CPU than V8's own UTF-8 decoder
+ * (what TextDecoder and toString use) on text with non-ASCII characters, which V8 keeps as UTF-16 anyway. A line that
+ * is all ASCII becomes a one-byte string, as the decoder would make it.
+ */
+function decodeUtf8(bytes: Buffer): string | undefined {
+  if (isAscii(bytes)) return bytes.toString('latin1');
+  if (!isUtf8(bytes)) return undefined;
+  return transcode(bytes, 'utf8', 'utf16le').toString('utf16le');
+}
 
 /** `bytes`: the UTF-8 bytes `text` was decoded from (the line without a BOM or `\r`). */
 type DecodedLine = { kind: 'text'; text: string; bytes: Buffer } | { kind: 'blank' } | { kind: 'error'; error: ErrorInfo };
@@ -106,12 +123,8 @@ export function decodeLine(raw: RawLine, maxLineBytes: number): DecodedLine {
   let bytes = raw.bytes;
   if (raw.byteOffset === 0 && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
   if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, bytes.length - 1);
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    return { kind: 'error', error: { code: 'E_UTF8', message: `invalid UTF-8 at byte ${firstInvalidUtf8(bytes)} of the line` } };
-  }
+  const text = decodeUtf8(bytes);
+  if (text === undefined) return { kind: 'error', error: { code: 'E_UTF8', message: `invalid UTF-8 at byte ${firstInvalidUtf8(bytes)} of the line` } };
   if (text.trim() === '') return { kind: 'blank' };
   return { kind: 'text', text, bytes };
 }

@@ -49,6 +49,23 @@ describe('readLines', () => {
       [3, 'l3'],
     ]);
   });
+
+  it('with views, gives the same lines, those within one chunk as views of it', async () => {
+    const path = file('e.jsonl', 'ab\ncd\nefghijklmn\no\n');
+    const lines = async (views: boolean) => {
+      const out: RawLine[] = [];
+      for await (const l of readLines(path, { maxLineBytes: 100, highWaterMark: 8, views })) out.push(l);
+      return out;
+    };
+    const [copied, viewed] = [await lines(false), await lines(true)];
+    expect(viewed.map((l) => l.bytes?.toString())).toEqual(['ab', 'cd', 'efghijklmn', 'o']);
+    expect(viewed.map((l) => [l.line, l.byteOffset, l.byteLength])).toEqual(copied.map((l) => [l.line, l.byteOffset, l.byteLength]));
+    // 'ab' and 'cd' sit 3 bytes apart in the first 8-byte chunk read.
+    const [ab, cd] = viewed.map((l) => l.bytes!);
+    expect(cd.buffer).toBe(ab.buffer);
+    expect(cd.byteOffset - ab.byteOffset).toBe(3);
+    expect(copied[1].bytes!.byteOffset - copied[0].bytes!.byteOffset).not.toBe(3);
+  });
 });
 
 describe('decodeLine', () => {
@@ -66,5 +83,31 @@ describe('decodeLine', () => {
     const bytes = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
     const decoded = decodeLine(raw(bytes), 100);
     expect(decoded).toEqual({ kind: 'error', error: { code: 'E_UTF8', message: 'invalid UTF-8 at byte 6 of the line' } });
+  });
+
+  it("decodes exactly as the web's strict decoder, and fails exactly where it fails", () => {
+    const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    const pieces = ['a', '{"k":', 'é', '日本', '🙂', '\ufeff', '\u2028', '\u0000', ' '].map((t) => Buffer.from(t));
+    const bad = [[0xc3, 0x28], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0xff], [0x80]].map((b) => Buffer.from(b));
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    let failures = 0;
+    for (let i = 0; i < 2000; i++) {
+      const parts = Array.from({ length: 1 + next(12) }, () => (next(10) === 0 ? bad[next(bad.length)] : pieces[next(pieces.length)]));
+      const bytes = Buffer.concat(parts);
+      let expected: string | undefined;
+      try {
+        expected = strict.decode(bytes);
+      } catch {
+        expected = undefined;
+      }
+      const decoded = decodeLine(raw(bytes, 1), 1000);
+      if (expected === undefined) {
+        failures++;
+        expect(decoded).toMatchObject({ kind: 'error', error: { code: 'E_UTF8' } });
+      } else if (expected.trim() === '') expect(decoded).toEqual({ kind: 'blank' });
+      else expect(decoded).toEqual({ kind: 'text', text: expected, bytes });
+    }
+    expect(failures).toBeGreaterThan(100);
   });
 });

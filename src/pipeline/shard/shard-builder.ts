@@ -2,7 +2,7 @@ import type { ErrorRecord } from '../../errors.js';
 import { LineTally } from '../../formats/line-tally.js';
 import { RefSink } from '../../refs/ref-store.js';
 import type { HandedOnTranscript, ShardCounts, ShardOutput, TranscriptReport } from './types.js';
-import { encodeShardOutput } from './encoding.js';
+import { OutputBuffer } from './output-buffer.js';
 
 const NEWLINE = Buffer.from('\n');
 
@@ -30,10 +30,11 @@ export class ShardBuilder {
   /** Where the shard's strategies put replaced content; its insertion order is the order of first appearance. */
   readonly refs = new RefSink();
   /**
-   * Each transcript's line as UTF-8 bytes, outside V8's heap: held as strings until the shard ends, they outlived the
-   * young generation and were copied, promoted and then collected by a full collection, a byte of GC work per byte out.
+   * The transcripts section, written as each transcript is added, outside V8's heap: held as strings until the shard
+   * ends, they outlived the young generation and were copied, promoted and then collected by a full collection, a byte
+   * of GC work per byte out. The errors and the refs follow it when the shard ends.
    */
-  private readonly transcripts: Uint8Array[] = [];
+  private readonly body: OutputBuffer;
   private readonly errors: string[] = [];
   private readonly reports: TranscriptReport[] = [];
   private readonly handedOn: HandedOnTranscript[] = [];
@@ -43,6 +44,8 @@ export class ShardBuilder {
   constructor(bytes = 0) {
     const { lines, errorsByCode, skippedByReason } = this.tally;
     this.counts = { ...emptyCounts(), lines, errorsByCode, skippedByReason, bytes };
+    // A range shard's output is mostly its input again, compacted, and with a side store the changed lines once more.
+    this.body = new OutputBuffer(2 * bytes);
   }
 
   /** `json`: the transcript's line without `\n`, as text or as its UTF-8 bytes (an unchanged input line's own). */
@@ -56,7 +59,8 @@ export class ShardBuilder {
     resumeAt?: number,
   ): void {
     if (resumeAt !== undefined) this.handedOn.push({ index: this.reports.length, resumeAt });
-    this.transcripts.push(typeof json === 'string' ? Buffer.from(json, 'utf8') : json, NEWLINE);
+    this.body.write(json);
+    this.body.write(NEWLINE);
     this.reports.push(report);
     this.tally.ok(lines);
     bump(this.counts.formats, format);
@@ -75,7 +79,13 @@ export class ShardBuilder {
   }
 
   finish(): ShardOutput {
-    const texts = { transcripts: this.transcripts, errors: this.errors.join(''), refs: this.refs.chunks() };
-    return encodeShardOutput(texts, { counts: this.counts, transcripts: this.reports }, this.handedOn);
+    const transcripts = this.body.length;
+    this.body.write(this.errors.join(''));
+    const errors = this.body.length - transcripts;
+    for (const chunk of this.refs.chunks()) this.body.write(chunk);
+    const sizes = { transcripts, errors, refs: this.body.length - transcripts - errors };
+    const output: ShardOutput = { body: this.body.bytes(), sizes, report: { counts: this.counts, transcripts: this.reports } };
+    if (this.handedOn.length > 0) output.handedOn = this.handedOn;
+    return output;
   }
 }

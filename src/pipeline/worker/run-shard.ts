@@ -26,7 +26,7 @@ export async function runShard(task: ShardTask): Promise<ShardOutcome> {
       const builder = new ShardBuilder(shard.end - shard.start);
       const { maxLineBytes } = task.job;
       const hash = createHash('sha256');
-      for await (const raw of readLines(shard.file, { maxLineBytes, start: shard.start, end: shard.end, firstLine: shard.firstLine, hash })) {
+      for await (const raw of readLines(shard.file, { maxLineBytes, start: shard.start, end: shard.end, firstLine: shard.firstLine, hash, views: true })) {
         addItem(builder, archiveLineItem(shard.file, raw, maxLineBytes), job, CANONICAL_FORMAT);
       }
       const output = builder.finish();
@@ -51,8 +51,7 @@ function addItem(builder: ShardBuilder, item: InputItem, job: Job, format: strin
     return;
   }
   const at = { file: item.file, line: item.line, byteOffset: item.byteOffset };
-  const source = item.sourceBytes ?? item.source;
-  if (source !== undefined) builder.refs.withSource(item.transcript, source);
+  if (item.sourceBytes !== undefined) builder.refs.withSource(item.transcript, item.sourceBytes);
   let compacted: Compacted;
   try {
     compacted = compactInWorker(job, item.transcript, builder.refs);
@@ -63,6 +62,6 @@ function addItem(builder: ShardBuilder, item: InputItem, job: Job, format: strin
     return;
   }
   const report = { ...compacted.report, file: item.file, line: item.line };
-  const json = compacted.unchanged ? (item.sourceBytes ?? item.source ?? compacted.json) : compacted.json;
+  const json = compacted.unchanged ? (item.sourceBytes ?? compacted.json) : compacted.json;
   builder.addTranscript(json, report, item.lines, format, item.warnings.length, item.repairs, compacted.resumeAt);
 }
