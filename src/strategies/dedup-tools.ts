@@ -243,8 +243,30 @@ function markSubsumed(bucket: Bucket, custom: Readonly<Record<string, Subsumes>>
   }
   for (const group of byRest.values()) {
     if (group.length < 2) continue;
+    if (group.length <= PAIRWISE_MAX) {
+      markContained(group, canCover, marks);
+      continue;
+    }
     for (const read of group) read.canCover = canCover(read.site);
     for (const seq of coveredBySweep(group)) marks[seq] ||= SUBSUMED;
+  }
+}
+
+/** Up to this many reads of one path, pair by pair costs less than the sweep's sorted copies and tree. */
+const PAIRWISE_MAX = 16;
+
+/**
+ * What coveredBySweep finds, pair by pair, for a small group in transcript order: a read is covered by a later one whose
+ * range contains it and that can cover. A read is asked whether it can cover only when it contains an earlier one.
+ */
+function markContained(group: readonly (LineRange & { site: CallSite })[], canCover: (site: CallSite) => boolean, marks: Uint8Array): void {
+  for (let i = 0; i < group.length - 1; i++) {
+    for (let j = i + 1; j < group.length; j++) {
+      if (rangeContains(group[j], group[i]) && canCover(group[j].site)) {
+        marks[group[i].site.seq] ||= SUBSUMED;
+        break;
+      }
+    }
   }
 }
 
