@@ -49,9 +49,28 @@ export function callCanonicalArguments(call: ToolCall): string | undefined {
   if (entry.canonical === undefined) {
     const args = argsOf(entry);
     if (args === undefined) return undefined;
-    entry.canonical = canonicalJson(args);
+    entry.canonical = keysInOrder(args) ? JSON.stringify(args) : canonicalJson(args);
   }
   return entry.canonical;
+}
+
+/**
+ * Whether parsed JSON already has its keys sorted at every level, so that it serializes to its canonical text as it is
+ * (most producers write arguments in one fixed order, often sorted): no sorted copy to build. `__proto__` is left to
+ * canonicalJson, which drops it.
+ */
+function keysInOrder(value: unknown): boolean {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!keysInOrder(value[i])) return false;
+    return true;
+  }
+  if (value === null || typeof value !== 'object') return true;
+  let previous: string | undefined;
+  for (const key in value) {
+    if ((previous !== undefined && key < previous) || key === '__proto__' || !keysInOrder((value as Record<string, unknown>)[key])) return false;
+    previous = key;
+  }
+  return true;
 }
 
 /** What the call did ({@link describeParsedCall}). Shared between callers: read it, never change it. */

@@ -37,6 +37,34 @@ function* lines(text: string): Generator<string> {
 
 const TOOL_USE_ERROR_TAG = /<\/?tool_use_error>/;
 
+/**
+ * {@link FAILURE_LINE} for a line whose whitespace is not collapsed yet: each space may be any run of whitespace, and
+ * the line may start with some. It matches a raw line exactly when FAILURE_LINE matches the line collapsed.
+ */
+const FAILURE_LINE_RAW =
+  /^\s*(?:error\b|fatal:|exception\b|traceback\s+\(most\s+recent\s+call\s+last\)|exit\s+code\s+[1-9]\d*\b)|command\s+not\s+found|no\s+such\s+file\s+or\s+directory/i;
+
+/**
+ * Whether the first of {@link lines} reads as a failure. A raw line with no tag in it is tested as it is, with no
+ * collapsed copy of it: this runs on nearly every result of every transcript.
+ */
+function firstLineFails(text: string): boolean {
+  for (let from = 0; from <= text.length;) {
+    let nl = text.indexOf('\n', from);
+    if (nl === -1) nl = text.length;
+    const line = text.slice(from, nl);
+    if (line.includes('<')) {
+      const first = lines(text.slice(from)).next();
+      return first.done !== true && FAILURE_LINE.test(first.value);
+    }
+    if (NOT_BLANK.test(line)) return FAILURE_LINE_RAW.test(line);
+    from = nl + 1;
+  }
+  return false;
+}
+
+const NOT_BLANK = /\S/;
+
 /** What {@link isFailedResult} read a result's first line from, and what it found. */
 interface FailureRead {
   content: ToolMessage['content'];
@@ -56,8 +84,7 @@ export function isFailedResult(message: ToolMessage): boolean {
   const content = message.content;
   const known = failureReads.get(message);
   if (known !== undefined && known.content === content) return known.failed;
-  const first = lines(contentText(content)).next();
-  const failed = first.done !== true && FAILURE_LINE.test(first.value);
+  const failed = firstLineFails(contentText(content));
   failureReads.set(message, { content, failed });
   return failed;
 }

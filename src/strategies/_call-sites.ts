@@ -26,20 +26,23 @@ export function callSites(messages: readonly Message[]): CallSite[] {
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (!isAssistant(m) || !m.tool_calls || m.tool_calls.length === 0) continue;
-    const claimed = new Set<number>();
+    const calls = m.tool_calls;
     let blockEnd = i + 1;
     while (blockEnd < messages.length && isTool(messages[blockEnd])) blockEnd++;
-    m.tool_calls.forEach((call, slot) => {
+    // Results already paired with an earlier call of this message; a message of one call needs no record.
+    const claimed = calls.length > 1 ? new Set<number>() : undefined;
+    for (let slot = 0; slot < calls.length; slot++) {
+      const call = calls[slot];
       let result = -1;
       for (let j = i + 1; j < blockEnd; j++) {
-        if (!claimed.has(j) && (messages[j] as ToolMessage).tool_call_id === call.id) {
+        if ((messages[j] as ToolMessage).tool_call_id === call.id && !claimed?.has(j)) {
           result = j;
-          claimed.add(j);
+          claimed?.add(j);
           break;
         }
       }
       sites.push({ seq: sites.length, message: i, slot, call, result });
-    });
+    }
   }
   return sites;
 }

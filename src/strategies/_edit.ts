@@ -60,8 +60,8 @@ export function removeCalls(messages: readonly Message[], select: CallSelection)
       continue;
     }
     const calls = isAssistant(m) ? m.tool_calls : undefined;
-    const kept = calls?.filter((call, slot) => !select.call(call, i, slot));
-    if (!calls || !kept || kept.length === calls.length) {
+    const kept = calls ? keptCalls(calls, i, select) : undefined;
+    if (!calls || !kept) {
       out.push(m);
       continue;
     }
@@ -76,6 +76,16 @@ export function removeCalls(messages: readonly Message[], select: CallSelection)
     out.push(next);
   }
   return { messages: out, messagesChanged, messagesRemoved, callsRemoved };
+}
+
+/** The calls of `messages[message]` that are not selected, or undefined when none is: no copy of a message that keeps them all. */
+function keptCalls(calls: readonly ToolCall[], message: number, select: CallSelection): ToolCall[] | undefined {
+  let slot = 0;
+  while (slot < calls.length && !select.call(calls[slot], message, slot)) slot++;
+  if (slot === calls.length) return undefined;
+  const kept = calls.slice(0, slot);
+  for (slot++; slot < calls.length; slot++) if (!select.call(calls[slot], message, slot)) kept.push(calls[slot]);
+  return kept;
 }
 
 /** The result of a strategy that changed nothing: the same transcript object. */

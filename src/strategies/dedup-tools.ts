@@ -51,13 +51,26 @@ function rangedRead(args: Readonly<Record<string, unknown>>, rule: RangeRule, pa
   if (typeof rawPath !== 'string' || rawPath === '') return undefined;
   const range = readRange(args, rule);
   if (!range) return undefined;
+  return { path: path ?? normalizePath(rawPath), rest: restOf(args, rule), range };
+}
+
+/** The canonical JSON of the arguments besides the path and the range: `{}` for most reads, with nothing to copy. */
+function restOf(args: Readonly<Record<string, unknown>>, rule: RangeRule): string {
+  let others = false;
+  for (const key of Object.keys(args)) {
+    if (key !== rule.path && key !== rule.start && key !== rule.end && key !== rule.length) {
+      others = true;
+      break;
+    }
+  }
+  if (!others) return '{}';
   // Copied key by key rather than spread and then deleted from: a deleted key turns an object into a slow dictionary.
   // A null prototype keeps a `__proto__` argument an own key, as the spread did.
   const rest: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(args)) {
     if (key !== rule.path && key !== rule.start && key !== rule.end && key !== rule.length) rest[key] = args[key];
   }
-  return { path: path ?? normalizePath(rawPath), rest: canonicalJson(rest), range };
+  return canonicalJson(rest);
 }
 
 /**
@@ -108,94 +121,153 @@ function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
+/** How a call is covered: by a later identical call, or by a later call that subsumes it. */
+const IDENTICAL = 1;
+const SUBSUMED = 2;
+/** Whether a call can cover another, once asked. */
+const YES = 1;
+const NO = 2;
+
+/** A call of a dedup-able tool. */
 interface Classified {
   site: CallSite;
-  identicalKey: string;
-  /** Calls in the same group may cover each other. */
-  groupKey?: string;
-  /** Set when the group is checked with the built-in sweep. */
+  /** Set when a later call may cover it through the built-in range rule. */
   range?: LineRange;
-  call: DedupCall;
-}
-
-function classify(sites: readonly CallSite[], hints: ToolHints, custom: Readonly<Record<string, Subsumes>>): Classified[] {
-  const invalidators = new Set<string>();
-  for (const hint of Object.values(hints)) if (hint.dedup) for (const t of hint.invalidatedBy ?? []) invalidators.add(t);
-  for (const name of Object.keys(custom)) for (const t of own(hints, name)?.invalidatedBy ?? []) invalidators.add(t);
-  const seen = new Invalidations();
-  const out: Classified[] = [];
-  for (const site of sites) {
-    const { name, arguments: argumentsJson } = site.call.function;
-    const hint = own(hints, name);
-    const predicate = own(custom, name);
-    if (hint?.dedup || predicate) {
-      const args = callArguments(site.call);
-      const rule = hint?.range;
-      const rawPath = rule && args ? args[rule.path] : undefined;
-      const path = typeof rawPath === 'string' && rawPath !== '' ? normalizePath(rawPath) : undefined;
-      const by = hint?.invalidatedBy ?? [];
-      const epochKey = path !== undefined ? `${path}#${seen.pathEpoch(by, path)}` : `#${seen.epoch(by)}`;
-      const item: Classified = {
-        site,
-        identicalKey: `${name}\0${epochKey}\0${callCanonicalArguments(site.call) ?? `raw:${argumentsJson}`}`,
-        call: { name, arguments: argumentsJson, args },
-      };
-      if (predicate) {
-        item.groupKey = `${name}\0${epochKey}`;
-      } else if (rule && args && path !== undefined) {
-        const read = rangedRead(args, rule, path);
-        if (read) {
-          item.groupKey = `${name}\0${epochKey}\0${read.rest}`;
-          item.range = read.range;
-        }
-      }
-      out.push(item);
-    }
-    if (invalidators.has(name)) seen.record(site.call);
-  }
-  return out;
 }
 
 /**
- * Calls with a later call of identical arguments (same tool, nothing invalidating in between) that can cover. Only a
- * call with an earlier identical one is asked whether it can cover: that reads its result, and most calls are unique.
+ * Calls of one tool that may cover each other: the same path (for a ranged tool) and no invalidating call between them.
+ * Only a bucket of two calls or more is looked at further, so a call that is the only one of its kind costs no
+ * canonical JSON.
  */
-function identicalCovered(items: readonly Classified[], canCover: (site: CallSite) => boolean): Set<number> {
-  const first = new Map<string, number>();
-  items.forEach((item, i) => {
-    if (!first.has(item.identicalKey)) first.set(item.identicalKey, i);
-  });
-  const covered = new Set<number>();
-  const later = new Set<string>();
-  for (let i = items.length - 1; i >= 0; i--) {
-    const item = items[i];
-    if (later.has(item.identicalKey)) covered.add(item.site.seq);
-    else if ((first.get(item.identicalKey) ?? i) < i && canCover(item.site)) later.add(item.identicalKey);
-  }
-  return covered;
+interface Bucket {
+  name: string;
+  /** The tool's range rule, unless a predicate replaces it. */
+  rule?: RangeRule;
+  items: Classified[];
 }
 
-function subsumptionCovered(items: readonly Classified[], custom: Readonly<Record<string, Subsumes>>, canCover: (site: CallSite) => boolean): Set<number> {
-  const groups = new Map<string, Classified[]>();
-  for (const item of items) {
-    if (item.groupKey === undefined) continue;
-    let group = groups.get(item.groupKey);
-    if (!group) groups.set(item.groupKey, (group = []));
-    group.push(item);
+/** The tools whose calls break coverage for some dedup-able tool: only their calls are described. */
+const invalidatorsByHints = new WeakMap<ToolHints, WeakMap<object, ReadonlySet<string>>>();
+
+function invalidatorsOf(hints: ToolHints, custom: Readonly<Record<string, Subsumes>>): ReadonlySet<string> {
+  let byCustom = invalidatorsByHints.get(hints);
+  if (!byCustom) invalidatorsByHints.set(hints, (byCustom = new WeakMap()));
+  let invalidators = byCustom.get(custom);
+  if (!invalidators) {
+    const names = new Set<string>();
+    for (const hint of Object.values(hints)) if (hint.dedup) for (const t of hint.invalidatedBy ?? []) names.add(t);
+    for (const name of Object.keys(custom)) for (const t of own(hints, name)?.invalidatedBy ?? []) names.add(t);
+    byCustom.set(custom, (invalidators = names));
   }
-  const covered = new Set<number>();
+  return invalidators;
+}
+
+/** The dedup-able calls in buckets (in the order of their first call; each bucket's calls in transcript order). */
+function classify(sites: readonly CallSite[], hints: ToolHints, custom: Readonly<Record<string, Subsumes>>): Bucket[] {
+  const invalidators = invalidatorsOf(hints, custom);
+  const seen = new Invalidations();
+  const buckets = new Map<string, Bucket>();
+  for (const site of sites) {
+    const name = site.call.function.name;
+    const hint = own(hints, name);
+    const predicate = own(custom, name);
+    if (hint?.dedup || predicate) {
+      const rule = hint?.range;
+      const args = rule ? callArguments(site.call) : undefined;
+      const rawPath = rule && args ? args[rule.path] : undefined;
+      const path = typeof rawPath === 'string' && rawPath !== '' ? normalizePath(rawPath) : undefined;
+      const by = hint?.invalidatedBy ?? [];
+      const key = path !== undefined ? `${name}\0${path}#${seen.pathEpoch(by, path)}` : `${name}\0#${seen.epoch(by)}`;
+      const item: Classified = { site };
+      if (!predicate && rule && args && path !== undefined) {
+        const range = readRange(args, rule);
+        if (range) item.range = range;
+      }
+      let bucket = buckets.get(key);
+      if (!bucket) buckets.set(key, (bucket = { name, rule: predicate ? undefined : rule, items: [] }));
+      bucket.items.push(item);
+    }
+    if (invalidators.has(name)) seen.record(site.call);
+  }
+  return [...buckets.values()];
+}
+
+/** The text two calls of a bucket are compared on: their canonical arguments, or the raw text when it is not an object. */
+function identityOf(call: ToolCall): string {
+  const canonical = callCanonicalArguments(call);
+  return canonical === undefined ? `raw:${call.function.arguments}` : canonical;
+}
+
+/**
+ * Marks each call of the bucket that a later call with identical arguments can cover. Only a call with an earlier
+ * identical one is asked whether it can cover: that reads its result, and most calls are unique.
+ */
+function markIdentical(items: readonly Classified[], canCover: (site: CallSite) => boolean, marks: Uint8Array): void {
+  const groups = new Map<string, CallSite[]>();
+  for (const { site } of items) {
+    const identity = identityOf(site.call);
+    const group = groups.get(identity);
+    if (group) group.push(site);
+    else groups.set(identity, [site]);
+  }
   for (const group of groups.values()) {
-    if (group.length < 2) continue;
-    const predicate = own(custom, group[0].call.name);
-    const found = predicate
-      ? coveredPairwise(
-          group.map((g) => ({ seq: g.site.seq, canCover: canCover(g.site), call: g.call })),
-          (a, b) => predicate(a.call, b.call),
-        )
-      : coveredBySweep(group.map((g): RangedRead => ({ seq: g.site.seq, canCover: canCover(g.site), ...(g.range as LineRange) })));
-    for (const seq of found) covered.add(seq);
+    let cover = group.length - 1;
+    while (cover > 0 && !canCover(group[cover])) cover--;
+    for (let i = 0; i < cover; i++) marks[group[i].seq] = IDENTICAL;
   }
-  return covered;
+}
+
+/** Marks each call of the bucket that a later call covers by the tool's predicate or its line ranges. */
+function markSubsumed(bucket: Bucket, custom: Readonly<Record<string, Subsumes>>, canCover: (site: CallSite) => boolean, marks: Uint8Array): void {
+  const predicate = own(custom, bucket.name);
+  if (predicate) {
+    const calls = bucket.items.map(({ site }) => {
+      const { name, arguments: argumentsJson } = site.call.function;
+      return { seq: site.seq, canCover: canCover(site), call: { name, arguments: argumentsJson, args: callArguments(site.call) } };
+    });
+    for (const seq of coveredPairwise(calls, (a, b) => predicate(a.call, b.call))) marks[seq] ||= SUBSUMED;
+    return;
+  }
+  const rule = bucket.rule;
+  if (!rule) return;
+  const byRest = new Map<string, (RangedRead & { site: CallSite })[]>();
+  for (const { site, range } of bucket.items) {
+    if (!range) continue;
+    // A call with a range has arguments: the range was read from them.
+    const rest = restOf(callArguments(site.call)!, rule);
+    const read = { seq: site.seq, canCover: false, start: range.start, end: range.end, site };
+    const group = byRest.get(rest);
+    if (group) group.push(read);
+    else byRest.set(rest, [read]);
+  }
+  for (const group of byRest.values()) {
+    if (group.length < 2) continue;
+    if (group.length <= PAIRWISE_MAX) {
+      markContained(group, canCover, marks);
+      continue;
+    }
+    for (const read of group) read.canCover = canCover(read.site);
+    for (const seq of coveredBySweep(group)) marks[seq] ||= SUBSUMED;
+  }
+}
+
+/** Up to this many reads of one path, pair by pair costs less than the sweep's sorted copies and tree. */
+const PAIRWISE_MAX = 16;
+
+/**
+ * What coveredBySweep finds, pair by pair, for a small group in transcript order: a read is covered by a later one whose
+ * range contains it and that can cover. A read is asked whether it can cover only when it contains an earlier one.
+ */
+function markContained(group: readonly (LineRange & { site: CallSite })[], canCover: (site: CallSite) => boolean, marks: Uint8Array): void {
+  for (let i = 0; i < group.length - 1; i++) {
+    for (let j = i + 1; j < group.length; j++) {
+      if (rangeContains(group[j], group[i]) && canCover(group[j].site)) {
+        marks[group[i].site.seq] ||= SUBSUMED;
+        break;
+      }
+    }
+  }
 }
 
 /**
@@ -216,18 +288,30 @@ export function createDedupTools(options: DedupToolsOptions = {}): Strategy<type
       const { headEnd, tailStart } = protectedRange(messages, config);
       const none = { duplicatesRemoved: 0, subsumedRemoved: 0 };
       if (headEnd >= tailStart) return unchanged(transcript, none);
-      const items = classify(callSites(messages), config.toolHints, custom);
-      // A failed call (or one without a result) never covers another.
-      const canCover = (site: CallSite) => !failedOrMissing(messages, site);
-      const identical = identicalCovered(items, canCover);
-      const subsumed = subsumptionCovered(items, custom, canCover);
+      const sites = callSites(messages);
+      const buckets = classify(sites, config.toolHints, custom);
+      // A failed call (or one without a result) never covers another. Asked at most once per call.
+      const coverable = new Uint8Array(sites.length);
+      const canCover = (site: CallSite) => {
+        if (coverable[site.seq] === 0) coverable[site.seq] = failedOrMissing(messages, site) ? NO : YES;
+        return coverable[site.seq] === YES;
+      };
+      const marks = new Uint8Array(sites.length);
+      let marked = false;
+      for (const bucket of buckets) {
+        if (bucket.items.length < 2) continue;
+        markIdentical(bucket.items, canCover, marks);
+        markSubsumed(bucket, custom, canCover, marks);
+        marked = true;
+      }
+      if (!marked) return unchanged(transcript, none);
       const removable: CallSite[] = [];
       const details = { ...none };
-      for (const { site } of items) {
-        if (site.message < headEnd || site.message >= tailStart || site.result >= tailStart) continue;
-        if (identical.has(site.seq)) details.duplicatesRemoved++;
-        else if (subsumed.has(site.seq)) details.subsumedRemoved++;
-        else continue;
+      for (const site of sites) {
+        const mark = marks[site.seq];
+        if (mark === 0 || site.message < headEnd || site.message >= tailStart || site.result >= tailStart) continue;
+        if (mark === IDENTICAL) details.duplicatesRemoved++;
+        else details.subsumedRemoved++;
         removable.push(site);
       }
       if (removable.length === 0) return unchanged(transcript, none);

@@ -18,6 +18,8 @@ const MaskObservationsConfigSchema = z.strictObject({
   exemptTools: z.array(z.string()).optional(),
 });
 
+type MaskObservationsConfig = z.output<typeof MaskObservationsConfigSchema>;
+
 /**
  * Whether `text` takes more than `bytes` bytes in UTF-8, counted only when its length does not say: a UTF-16 unit
  * takes one to three bytes. Most results are far from the threshold, and this runs on every result of every transcript.
@@ -26,6 +28,18 @@ function longerThan(text: string, bytes: number): boolean {
   if (text.length > bytes) return true;
   if (text.length * 3 <= bytes) return false;
   return Buffer.byteLength(text, 'utf8') > bytes;
+}
+
+const exemptByConfig = new WeakMap<MaskObservationsConfig, ReadonlySet<string>>();
+
+/** The tools never masked, once per parsed config (a run applies one config to every transcript). */
+function exemptTools(config: MaskObservationsConfig): ReadonlySet<string> {
+  let exempt = exemptByConfig.get(config);
+  if (!exempt) {
+    exempt = new Set(config.exemptTools ?? Object.keys(config.toolHints).filter((name) => config.toolHints[name].maskExempt));
+    exemptByConfig.set(config, exempt);
+  }
+  return exempt;
 }
 
 /**
@@ -40,8 +54,9 @@ export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
   apply(transcript, config, ctx) {
     const messages = transcript.messages;
     const { headEnd, tailStart } = protectedRange(messages, config);
-    const exempt = new Set(config.exemptTools ?? Object.keys(config.toolHints).filter((name) => config.toolHints[name].maskExempt));
-    const calls = indexToolCalls(messages);
+    const exempt = exemptTools(config);
+    // Built when a result is first large enough to mask: most transcripts have none outside the protected tail.
+    let calls: ReturnType<typeof indexToolCalls> | undefined;
     // The last `keepResults` results of the whole transcript are in the protected tail.
     const end = tailStart;
     let out: Message[] | undefined;
@@ -50,10 +65,11 @@ export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
     for (let i = headEnd; i < end; i++) {
       const m = messages[i];
       if (!isTool(m)) continue;
-      const tool = toolNameOf(calls, m);
-      if (exempt.has(tool)) continue;
       const text = contentText(m.content);
       if (!longerThan(text, config.minBytes) || isCompactedResult(text)) continue;
+      calls ??= indexToolCalls(messages);
+      const tool = toolNameOf(calls, m);
+      if (exempt.has(tool)) continue;
       // The placeholder names the original's ref; it is stored only if the placeholder is taken.
       const original = ctx.refs?.contentRef(m);
       const ref = original?.ref;

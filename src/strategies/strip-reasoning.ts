@@ -14,8 +14,13 @@ const StripReasoningConfigSchema = z.strictObject({ ...BoundaryFields });
  */
 const REASONING_FIELDS = ['reasoning_content', 'redacted_thinking_blocks', 'thinking_blocks_without_text'] as const;
 
+function hasReasoning(m: AssistantMessage): boolean {
+  for (const f of REASONING_FIELDS) if (f in m) return true;
+  return false;
+}
+
 function withoutReasoning(m: AssistantMessage): AssistantMessage | undefined {
-  if (!REASONING_FIELDS.some((f) => f in m)) return undefined;
+  if (!hasReasoning(m)) return undefined;
   const next: Record<string, unknown> = { ...m };
   for (const f of REASONING_FIELDS) delete next[f];
   return next as AssistantMessage;
@@ -27,22 +32,29 @@ export const stripReasoning: Strategy<typeof StripReasoningConfigSchema> = {
   summary: 'remove reasoning/thinking from assistant messages outside the kept turns',
   config: StripReasoningConfigSchema,
   apply(transcript, config) {
-    const { headEnd, tailStart } = protectedRange(transcript.messages, config);
-    const out: Message[] = [];
+    const messages = transcript.messages;
+    const { headEnd, tailStart } = protectedRange(messages, config);
+    // Copied from the first message that changes: most transcripts have no reasoning to strip.
+    let out: Message[] | undefined;
     let messagesChanged = 0;
     let messagesRemoved = 0;
-    transcript.messages.forEach((m, i) => {
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i];
       const next = i >= headEnd && i < tailStart && isAssistant(m) ? withoutReasoning(m) : undefined;
-      if (!next) out.push(m);
-      else if (isEmptyAssistant(next)) messagesRemoved++;
+      if (!next) {
+        out?.push(m);
+        continue;
+      }
+      out ??= messages.slice(0, i);
+      if (isEmptyAssistant(next)) messagesRemoved++;
       else {
         messagesChanged++;
         out.push(next);
       }
-    });
+    }
     const changed = messagesChanged + messagesRemoved > 0;
     return {
-      transcript: changed ? withMessages(transcript, out) : transcript,
+      transcript: changed && out ? withMessages(transcript, out) : transcript,
       messagesChanged,
       messagesRemoved,
       details: { reasoningRemoved: messagesChanged + messagesRemoved },

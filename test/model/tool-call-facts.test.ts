@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { canonicalJson } from '../../src/io/canonical-json.js';
 import type { TextPart } from '../../src/model/content.js';
 import type { ToolCall, ToolMessage } from '../../src/model/message.js';
 import { callAction, callArguments, callCanonicalArguments } from '../../src/model/tool-call-facts.js';
@@ -71,5 +73,36 @@ describe('tool call facts', () => {
     expect(isFailedResult(message)).toBe(false);
     message.content = 'Traceback (most recent call last):';
     expect(isFailedResult(message)).toBe(true);
+  });
+
+  it('gives the canonical text of arguments whose keys are already in order, and of any others, as canonicalJson does', () => {
+    // Keys in order and not, integer-like keys (listed first by the engine, not sorted as text) and `__proto__` (an own
+    // key of parsed JSON that canonicalJson drops).
+    const tricky = [
+      '{"a":1,"b":{"c":[{"d":2,"e":3}]}}',
+      '{"b":1,"a":2}',
+      '{"a":{"y":1,"x":2}}',
+      '{"10":1,"9":2}',
+      '{"1":1,"a":2}',
+      '{"__proto__":{"x":1},"a":2}',
+      '{"a":[{"__proto__":1}]}',
+    ];
+    const key = fc.constantFrom('a', 'b', 'path', 'Path', '0', '1', '10', '9', '__proto__', 'é', '');
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        fc.jsonValue({ maxDepth: 0 }),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(key, tie('node'), { maxKeys: 4 }),
+      ),
+    })).node;
+    const texts = fc.sample(
+      fc.dictionary(key, value, { maxKeys: 5 }).map((v) => JSON.stringify(v)),
+      { numRuns: 500, seed: 7 },
+    );
+    for (const [i, text] of [...tricky, ...texts].entries()) {
+      const raw: ToolCall = { id: `c${i}`, type: 'function', function: { name: 'Tool', arguments: text } };
+      expect(callCanonicalArguments(raw)).toBe(canonicalJson(JSON.parse(text)));
+    }
   });
 });

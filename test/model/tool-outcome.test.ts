@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { contentText } from '../../src/model/content.js';
 import type { ToolMessage } from '../../src/model/message.js';
@@ -12,6 +13,8 @@ function allLines(text: string): string[] {
     .map(collapseWhitespace)
     .filter((l) => l !== '');
 }
+
+const FAILURE_LINE = /^(?:error\b|fatal:|exception\b|traceback \(most recent call last\)|exit code [1-9]\d*\b)|command not found|no such file or directory/i;
 
 const tool = (content: string): ToolMessage => ({ role: 'tool', tool_call_id: 'c1', content });
 
@@ -36,6 +39,48 @@ describe('tool outcome', () => {
       }
     }
     expect(results).toBeGreaterThan(500);
+  });
+
+  it('reads a first line with runs of any whitespace in it as the whole-text definition does', () => {
+    // Words of the failure patterns, joined by whitespace runs of every kind the collapse folds (tabs, no-break and
+    // ideographic spaces, a BOM), so the raw line and its collapsed copy differ.
+    const word = fc.constantFrom(
+      'error',
+      'Error:',
+      'fatal:',
+      'exception',
+      'traceback',
+      '(most',
+      'recent',
+      'call',
+      'last)',
+      'exit',
+      'code',
+      '0',
+      '12',
+      'command',
+      'not',
+      'found',
+      'no',
+      'such',
+      'file',
+      'or',
+      'directory',
+      'x',
+      '<tool_use_error>',
+      '</tool_use_error>',
+      '<b>',
+    );
+    const space = fc.constantFrom('', ' ', '  ', '\t', '\u00a0', '\u3000', '\ufeff', '\r', '\n', ' \n ');
+    const text = fc.array(fc.tuple(space, word), { maxLength: 12 }).map((parts) => parts.map(([s, w]) => s + w).join(''));
+    fc.assert(
+      fc.property(fc.tuple(space, text, space), ([before, body, after]) => {
+        const content = before + body + after;
+        const lines = allLines(content);
+        expect(isFailedResult(tool(content))).toBe(lines[0] !== undefined && FAILURE_LINE.test(lines[0]));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('skips blank lines, a bare exit code and the tool_use_error tags', () => {
