@@ -1,14 +1,13 @@
 import type { ModelMessage } from 'ai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fromModelMessages, toModelMessage, toModelMessages } from '../../src/adapters/ai-sdk/model-messages.js';
-import { indexCalls } from '../../src/adapters/call-index.js';
+import { fromModelMessages, toModelMessages } from '../../src/adapters/ai-sdk/model-messages.js';
 import { recordedGenerateTextLoop } from '../helpers/scripted-ai-sdk.js';
 import { tcompactPrepareStep } from '../../src/adapters/ai-sdk/prepare-step.js';
 import type { CheckReport } from '../../src/adapters/conversation.js';
 import type { ContextManagerOptionsInput } from '../../src/context/options.js';
-import { type Message, type ToolCall, isTool } from '../../src/model/message.js';
+import { type Message, isTool } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
-import { groupToolResults, inCallOrder } from '../helpers/runtime-messages.js';
+import { inCallOrder } from '../helpers/runtime-messages.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import {
   LOOPS,
@@ -25,7 +24,7 @@ import {
   sameRefs,
   memo,
   promptComparer,
-  RunMemo,
+  modelMessagesOnce,
   writeConfig,
 } from './session-loop.js';
 
@@ -94,20 +93,10 @@ describe('tcompact/ai-sdk: tcompactPrepareStep in a generateText loop', () => {
         );
         const ours = await replayOf(t, config, options.window);
         expect(sent.length, t.id).toBe(ours.prompts.length);
-        // groupToolResults(toModelMessages(prompt)), converted once per run of a message and the tool results after it
-        // (a run joins nothing before it), and again only where the tool names the prompt gives its results changed.
-        let calls = new Map<string, ToolCall>();
-        const nameOf = (id: string) => calls.get(id)?.function.name ?? '';
-        const expected = new RunMemo(
-          (m) => ['system', 'developer', 'user', 'assistant'].includes(m.role),
-          (run) => groupToolResults(run.flatMap((m) => toModelMessage(m, nameOf))),
-          (run) => run.map((m) => (isTool(m) ? nameOf(m.tool_call_id) : '')).join('\n'),
-        );
+        const expected = modelMessagesOnce();
         const samePrompt = promptComparer();
         ours.prompts.forEach((prompt, call) => {
-          const ordered = inCallOrder(prompt);
-          calls = indexCalls(ordered).calls;
-          samePrompt(sent[call], expected.of(ordered), `${t.id}, call ${call}`);
+          samePrompt(sent[call], expected(inCallOrder(prompt)), `${t.id}, call ${call}`);
         });
         // The replay's stated cost is the cost of its prompts; the runtime's prompts cost the same, refs named alike.
         expect(costOfPrompts(t, ours.prompts)).toEqual(costOfReplay(ours.stats));
