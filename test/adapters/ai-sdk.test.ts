@@ -24,9 +24,9 @@ import {
   sameRefs,
   memo,
   promptComparer,
-  modelMessagesOnce,
   writeConfig,
 } from './session-loop.js';
+import { modelMessagesOnce } from './model-messages-once.js';
 
 let sessions: Transcript[] = [];
 beforeAll(async () => {

@@ -5,7 +5,8 @@ import { toAnthropic } from '../../src/adapters/anthropic/anthropic-messages.js'
 import { type AssistantMessage, type Message, isAssistant, isTool } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { groupToolResults } from '../helpers/runtime-messages.js';
-import { CLAUDE_CODE, RunMemo, bundledSessions, modelMessagesOnce, promptComparer } from './session-loop.js';
+import { modelMessagesOnce } from './model-messages-once.js';
+import { CLAUDE_CODE, RunMemo, bundledSessions, promptComparer } from './session-loop.js';
 
 let session: Transcript;
 beforeAll(async () => {

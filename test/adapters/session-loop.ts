@@ -7,10 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { join } from 'node:path';
 import { readInputs } from '../../src/formats/read-inputs.js';
-import type { ModelMessage } from 'ai';
-import { toModelMessage } from '../../src/adapters/ai-sdk/model-messages.js';
-import { indexCalls } from '../../src/adapters/call-index.js';
-import { type Message, type ToolCall, type ToolMessage, isAssistant, isKnownRole, isTool } from '../../src/model/message.js';
+import { type Message, type ToolMessage, isAssistant, isTool } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { CACHE_RULES, DEFAULT_CALL_GAP_SECONDS, contentBlocks } from '../../src/provider/cache-rules.js';
 import { CallClock } from '../../src/replay/billing/call-clock.js';
@@ -23,7 +20,6 @@ import { type ReplayStats, replay, replayed } from '../../src/replay/replay.js';
 import { countMessage, totalOf } from '../../src/tokens/breakdown.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { claudeCodeWithLongSessionHead } from '../helpers/long-session.js';
-import { groupToolResults } from '../helpers/runtime-messages.js';
 import { ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { policyEnv } from '../helpers/policy-env.js';
@@ -351,26 +347,6 @@ export class RunMemo<T> {
     }
     return out;
   }
-}
-
-/**
- * The AI SDK's messages of prompts as its steps hold them (`groupToolResults(toModelMessages(prompt))`), each run of a
- * message and the tool results after it converted once, and again only where the names the prompt gives its results'
- * calls changed (a compaction that dropped the call). One per session.
- */
-export function modelMessagesOnce(): (prompt: readonly Message[]) => ModelMessage[] {
-  let calls = new Map<string, ToolCall>();
-  const nameOf = (id: string) => calls.get(id)?.function.name ?? '';
-  const runs = new RunMemo(
-    // A message of a known role other than tool is one ModelMessage of its own, which joins nothing before it.
-    (m) => isKnownRole(m.role) && m.role !== 'tool',
-    (run) => groupToolResults(run.flatMap((m) => toModelMessage(m, nameOf))),
-    (run) => run.map((m) => (isTool(m) ? nameOf(m.tool_call_id) : '')).join('\n'),
-  );
-  return (prompt) => {
-    calls = indexCalls(prompt).calls;
-    return runs.of(prompt);
-  };
 }
 
 /** `convert` of a value, made once per object. */
