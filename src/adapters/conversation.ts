@@ -104,6 +104,17 @@ export class ManagedConversation {
 /** Whether the history goes on from the one seen: the same messages (by identity, else by content) first. */
 function startsWith(history: readonly Message[], seen: readonly Message[]): boolean {
   if (history.length < seen.length) return false;
-  for (let i = 0; i < seen.length; i++) if (history[i] !== seen[i] && JSON.stringify(history[i]) !== JSON.stringify(seen[i])) return false;
+  for (let i = 0; i < seen.length; i++) if (history[i] !== seen[i] && jsonOf(history[i]) !== jsonOf(seen[i])) return false;
   return true;
+}
+
+/**
+ * A message's JSON, made once per object: a runtime that hands over new objects for its messages at every call is
+ * compared with the history seen at each call, and keeps handing over the same ones after that.
+ */
+const jsons = new WeakMap<Message, string>();
+function jsonOf(m: Message): string {
+  let json = jsons.get(m);
+  if (json === undefined) jsons.set(m, (json = JSON.stringify(m)));
+  return json;
 }

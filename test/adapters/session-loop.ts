@@ -290,6 +290,77 @@ export function sameRefs(prompt: readonly Message[]): Message[] {
 }
 
 /**
+ * A check that two prompts are equal with every ref named alike, as {@link expectSameJson} holds them, compared message
+ * by message: a message's JSON text is made once per object and kept once per text, and a session's prompts share most
+ * of their message objects (the runtime's and the replay's), so a call costs what it adds, not its whole prompt. Where a
+ * message differs, expectSameJson compares the whole prompts and reports the difference. (JSON texts join with commas,
+ * and no ref spans two messages: equal texts message by message are equal texts of the whole prompt.) One per session:
+ * it keeps the texts it saw.
+ */
+export function promptComparer(): (actual: readonly object[], expected: readonly object[], message: string) => void {
+  const jsons = new WeakMap<object, string>();
+  const texts = new Map<string, string>();
+  const jsonOf = (value: object): string => {
+    let json = jsons.get(value);
+    if (json === undefined) {
+      const text = JSON.stringify(value).replace(REF, SAME_REF);
+      json = texts.get(text);
+      if (json === undefined) texts.set(text, (json = text));
+      jsons.set(value, json);
+    }
+    return json;
+  };
+  return (actual, expected, message) => {
+    if (actual.length === expected.length && actual.every((m, i) => jsonOf(m) === jsonOf(expected[i]))) return;
+    expectSameJson(actual, expected, message);
+  };
+}
+
+/**
+ * Converts prompts run by run, each run once: a run starts at a message for which `startsRun` holds and takes the
+ * messages after it for which it does not. `convert` must join nothing of a run to what comes before it, so a prompt's
+ * conversion is its runs' conversions in order; a run converted before, the same message objects, gives back the same
+ * converted objects (with `keyOf`, only where its key is also the same).
+ */
+export class RunMemo<T> {
+  private readonly runs = new WeakMap<Message, { run: readonly Message[]; key: string; out: readonly T[] }>();
+
+  constructor(
+    private readonly startsRun: (m: Message) => boolean,
+    private readonly convert: (run: readonly Message[]) => readonly T[],
+    private readonly keyOf: (run: readonly Message[]) => string = () => '',
+  ) {}
+
+  of(prompt: readonly Message[]): T[] {
+    const out: T[] = [];
+    for (let from = 0; from < prompt.length;) {
+      let to = from + 1;
+      while (to < prompt.length && !this.startsRun(prompt[to])) to++;
+      const run = prompt.slice(from, to);
+      const key = this.keyOf(run);
+      let known = this.runs.get(run[0]);
+      if (!known || known.key !== key || known.run.length !== run.length || known.run.some((m, i) => m !== run[i])) {
+        this.runs.set(run[0], (known = { run, key, out: this.convert(run) }));
+      }
+      out.push(...known.out);
+      from = to;
+    }
+    return out;
+  }
+}
+
+/** `convert` of a value, made once per object. */
+export function memo<K extends object, V>(convert: (key: K) => V): (key: K) => V {
+  const made = new WeakMap<K, V>();
+  return (key) => {
+    if (made.has(key)) return made.get(key)!;
+    const value = convert(key);
+    made.set(key, value);
+    return value;
+  };
+}
+
+/**
  * Two prompts (ModelMessages or any runtime's JSON) are equal with every ref named alike. The deep comparison runs only
  * where their JSON texts differ, to report the difference: every call of every session compares a whole prompt. The
  * JSON text leaves out undefined fields, as `plain` does: the SDK's `providerOptions: undefined` compares as absent.

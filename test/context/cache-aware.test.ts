@@ -3,7 +3,7 @@ import { type EditReason, ContextManager } from '../../src/context/context-manag
 import { EditLedger } from '../../src/context/edit-ledger.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
-import { countTranscript } from '../../src/tokens/breakdown.js';
+import { countMessage, countTranscript, totalOf } from '../../src/tokens/breakdown.js';
 import { type Tokenizer, getTokenizer } from '../../src/tokens/tokenizer.js';
 import { bundledTranscripts } from '../helpers/bundled-transcripts.js';
 
@@ -25,23 +25,31 @@ async function readLargest(): Promise<Transcript> {
 interface Step {
   reason: EditReason;
   before: readonly Message[];
+  /** The tokens the check was given for `before`. */
+  tokens: number;
   after: readonly Message[];
 }
 
-/** Drives a manager over the session as an agent loop would: before each reply, the prompt so far, `gapMs` apart. */
+/**
+ * Drives a manager over the session as an agent loop would: before each reply, the prompt so far and its tokens,
+ * `gapMs` apart. The tokens are counted as an agent loop counts them, message by message: what a call adds, and the
+ * whole prompt again only where the manager changed it.
+ */
 async function drive(t: Transcript, manager: ContextManager, gapMs: (call: number) => number): Promise<Step[]> {
   const steps: Step[] = [];
   let prompt: Message[] = [];
+  let tokens = 0;
   let at = 0;
   for (const m of t.messages) {
     if (m.role === 'assistant') {
       at += gapMs(steps.length);
-      const tokens = countTranscript({ id: 'p', messages: prompt }, tok).total;
       const r = await manager.check({ messages: prompt, tokens, at });
-      steps.push({ reason: r.reason, before: prompt, after: r.messages });
+      steps.push({ reason: r.reason, before: prompt, tokens, after: r.messages });
+      if (r.messages !== prompt) tokens = countTranscript({ id: 'p', messages: [...r.messages] }, tok).total;
       prompt = [...r.messages];
     }
     prompt.push(m);
+    tokens += totalOf(countMessage(m, tok));
   }
   return steps;
 }
@@ -79,6 +87,13 @@ describe('the cache-aware ContextManager (the default)', () => {
         frozen = s.after.slice(0, firstChanged);
       }
     }
+  });
+
+  it('is given, at every call, the tokens of the whole prompt: the count kept call by call is the count of the prompt', async () => {
+    const t = await session();
+    const steps = await drive(t, new ContextManager({ window: 1_000_000, expectedCalls: 1e9 }), () => 10_000);
+    expect(steps.some((s) => s.after !== s.before)).toBe(true);
+    for (const s of steps) expect(s.tokens).toBe(countTranscript({ id: 'p', messages: [...s.before] }, tok).total);
   });
 
   it('compacts at the trigger, saying why', async () => {

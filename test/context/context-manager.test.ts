@@ -161,12 +161,23 @@ describe('ContextManager.check', () => {
   });
 });
 
-describe('ContextManager with its default options (bundled Claude Code session)', () => {
-  it('micro-compacts old tool results on every check and compacts with auto at the trigger, keeping the last request', async () => {
+let longSessionRead: Promise<Message[]> | undefined;
+
+/** The long bundled Claude Code session's messages, read once for the file (a manager does not change what it is given). */
+function longSession(): Promise<Message[]> {
+  longSessionRead ??= (async () => {
     let messages: Message[] = [];
     for await (const item of readInputs([join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl')], { maxLineBytes: 1 << 26 })) {
       if (item.kind === 'transcript') messages = item.transcript.messages;
     }
+    return messages;
+  })();
+  return longSessionRead;
+}
+
+describe('ContextManager with its default options (bundled Claude Code session)', () => {
+  it('micro-compacts old tool results on every check and compacts with auto at the trigger, keeping the last request', async () => {
+    const messages = await longSession();
     const tok = getTokenizer('o200k_base');
     const count = (m: readonly Message[]) => countTranscript({ id: 'c', messages: [...m] }, tok).total;
     const total = count(messages);
@@ -188,10 +199,7 @@ describe('ContextManager with its default options (bundled Claude Code session)'
   });
 
   it('counts with the tokenizer it is given (a replay scaled to its provider), which must count as the options name', async () => {
-    let messages: Message[] = [];
-    for await (const item of readInputs([join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl')], { maxLineBytes: 1 << 26 })) {
-      if (item.kind === 'transcript') messages = item.transcript.messages;
-    }
+    const messages = await longSession();
     const tok = getTokenizer('o200k_base');
     const doubled = { ...tok, count: (text: string) => 2 * tok.count(text) };
     const total = countTranscript({ id: 'c', messages }, tok).total;

@@ -69,6 +69,30 @@ class ModelMessageMap {
   /** Tool-result parts and tool names by call id, for a result the manager replaced. */
   private readonly parts = new Map<string, ToolPart>();
   private readonly names = new Map<string, string>();
+  /**
+   * What was made for each message of the manager's own (an edited result's part, a summary's messages): it sends an
+   * edit again at every later call until the next one, as the same message object, so each is converted once.
+   */
+  private readonly madeParts = new WeakMap<Message, { earlier: ToolPart | undefined; toolName: string | undefined; part: ToolPart }>();
+  private readonly made = new WeakMap<Message, ModelMessage[]>();
+
+  /** An edited result's part: the caller's part it replaces with the new output, or one of its own. */
+  private madePart(m: ToolMessage, earlier: ToolPart | undefined): ToolPart {
+    const toolName = this.names.get(m.tool_call_id);
+    let made = this.madeParts.get(m);
+    if (!made || made.earlier !== earlier || made.toolName !== toolName) {
+      const part = { ...(earlier ?? { type: 'tool-result', toolCallId: m.tool_call_id, toolName: toolName ?? '' }), output: toolOutput(m) } as ToolPart;
+      this.madeParts.set(m, (made = { earlier, toolName, part }));
+    }
+    return made.part;
+  }
+
+  /** A message of the manager's own (a summary) as ModelMessages, made once. */
+  private madeMessages(m: Message): ModelMessage[] {
+    let made = this.made.get(m);
+    if (made === undefined) this.made.set(m, (made = toModelMessage(m, (id) => this.names.get(id) ?? '')));
+    return made;
+  }
 
   canonical(history: readonly ModelMessage[]): Message[] {
     const out: Message[] = [];
@@ -109,12 +133,7 @@ class ModelMessageMap {
         group ??= { parts: [], from: [] };
         const tm = m as ToolMessage;
         const earlier = this.parts.get(tm.tool_call_id);
-        const part: ToolPart =
-          origin?.part ??
-          ({
-            ...(earlier ?? { type: 'tool-result', toolCallId: tm.tool_call_id, toolName: this.names.get(tm.tool_call_id) ?? '' }),
-            output: toolOutput(tm),
-          } as ToolPart);
+        const part: ToolPart = origin?.part ?? this.madePart(tm, earlier);
         group.parts.push(part);
         group.from.push(origin?.part ? origin.message : undefined);
         indexOf.push(out.length);
@@ -123,7 +142,7 @@ class ModelMessageMap {
       flush();
       indexOf.push(out.length);
       if (origin) out.push(origin.message);
-      else out.push(...toModelMessage(m, (id) => this.names.get(id) ?? ''));
+      else out.push(...this.madeMessages(m));
     }
     flush();
     return { messages: out, indexOf };

@@ -104,6 +104,7 @@ class AnthropicMessageMap {
   private readonly ownerOf = new WeakMap<object, Anthropic.MessageParam>();
   /** tool_result blocks and their messages by call id, for a result the manager replaced. */
   private readonly results = new Map<string, { block: Anthropic.ToolResultBlockParam; message: Anthropic.MessageParam }>();
+  private readonly made = new WeakMap<Message, Made>();
 
   canonical(history: readonly Anthropic.MessageParam[]): Message[] {
     const out: Message[] = [];
@@ -144,7 +145,7 @@ class AnthropicMessageMap {
     for (const m of prompt) {
       const origin = this.origin.get(m);
       let owner: Anthropic.MessageParam | undefined;
-      let blocks: Block[];
+      let blocks: readonly Block[];
       let whole = true;
       let role: 'user' | 'assistant';
       if (origin) {
@@ -152,14 +153,8 @@ class AnthropicMessageMap {
         role = owner.role === 'assistant' ? 'assistant' : 'user';
         // A string message is its own piece: no blocks.
         blocks = [...origin.blocks];
-      } else if (m.role === 'tool' && this.results.has((m as ToolMessage).tool_call_id)) {
-        const earlier = this.results.get((m as ToolMessage).tool_call_id)!;
-        owner = earlier.message;
-        role = 'user';
-        blocks = [{ ...earlier.block, ...toolResultBlock(m as ToolMessage) }];
-        whole = false;
       } else {
-        ({ role, blocks } = toAnthropicBlocks(m));
+        ({ owner, role, blocks, whole } = this.madeOf(m));
       }
       if (!current || current.owner === undefined || current.owner !== owner) {
         flush();
@@ -172,6 +167,32 @@ class AnthropicMessageMap {
     flush();
     return { messages: out, endOf };
   }
+
+  /**
+   * The blocks of a message of the manager's own (an edited result, a summary), made once: the manager sends an edit
+   * again at every later call until the next one, as the same message object. An edited result goes back into the
+   * message its original came from, with its other fields.
+   */
+  private madeOf(m: Message): Made {
+    const earlier = m.role === 'tool' ? this.results.get((m as ToolMessage).tool_call_id) : undefined;
+    let made = this.made.get(m);
+    if (made && made.earlier === earlier) return made;
+    made = earlier
+      ? { earlier, owner: earlier.message, role: 'user', blocks: [{ ...earlier.block, ...toolResultBlock(m as ToolMessage) }], whole: false }
+      : { earlier, owner: undefined, whole: true, ...toAnthropicBlocks(m) };
+    this.made.set(m, made);
+    return made;
+  }
+}
+
+/** A message of the manager's own as blocks, and the caller's message they go back into, if any. */
+interface Made {
+  /** The caller's result it was made from. */
+  earlier: { block: Anthropic.ToolResultBlockParam; message: Anthropic.MessageParam } | undefined;
+  owner: Anthropic.MessageParam | undefined;
+  role: 'user' | 'assistant';
+  blocks: readonly Block[];
+  whole: boolean;
 }
 
 function sameBlocks(a: readonly Block[], b: readonly Block[]): boolean {

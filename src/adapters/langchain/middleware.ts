@@ -47,6 +47,11 @@ class LangChainMessageMap {
   private readonly origin = new WeakMap<Message, BaseMessage>();
   /** Tool messages by call id, for a result the manager replaced. */
   private readonly results = new Map<string, ToolMessage>();
+  /**
+   * The LangChain message made for each message of the manager's own: it sends an edit again at every later call until
+   * the next one, as the same message object, so each is converted once.
+   */
+  private readonly made = new WeakMap<Message, { earlier: ToolMessage | undefined; message: BaseMessage | undefined }>();
 
   canonical(history: readonly BaseMessage[]): Message[] {
     const out: Message[] = [];
@@ -68,12 +73,19 @@ class LangChainMessageMap {
     return prompt.flatMap((m) => {
       const origin = this.origin.get(m);
       if (origin) return [origin];
-      const fresh = toLangChainMessage(m);
-      if (!fresh) return [];
       const earlier = m.role === 'tool' ? this.results.get((m as CanonicalTool).tool_call_id) : undefined;
-      if (earlier)
-        return [new ToolMessage({ content: fresh.content, tool_call_id: earlier.tool_call_id, name: earlier.name, status: (fresh as ToolMessage).status })];
-      return [fresh];
+      let made = this.made.get(m);
+      if (!made || made.earlier !== earlier) this.made.set(m, (made = { earlier, message: this.make(m, earlier) }));
+      return made.message ? [made.message] : [];
     });
+  }
+
+  /** A message the manager made (or edited) as a LangChain message: a tool result keeps its earlier message's fields. */
+  private make(m: Message, earlier: ToolMessage | undefined): BaseMessage | undefined {
+    const fresh = toLangChainMessage(m);
+    if (!fresh) return undefined;
+    if (earlier)
+      return new ToolMessage({ content: fresh.content, tool_call_id: earlier.tool_call_id, name: earlier.name, status: (fresh as ToolMessage).status });
+    return fresh;
   }
 }
