@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
 import { REFS_FILE, SIDE_STORE_HEADER } from '../../refs/ref-file.js';
 import { AtomicFile } from '../../io/atomic-file.js';
+import { releaseBuffer } from '../../io/release-buffer.js';
 import { type ShardDescriptor, type ShardOutput, type ShardReport, describeShard } from '../shard/types.js';
 import type { Journal } from './journal.js';
 import { type MergedOffsets, MergedFile, NO_OFFSETS, mergedPath } from './merged-file.js';
@@ -147,6 +148,7 @@ export class OrderedWriter {
     const size = output.body.byteLength;
     if (index !== this.next && this.heldBytes + size > (this.options.heldBytesMax ?? HELD_BYTES_MAX)) {
       await this.store(shard, output, failed);
+      releaseBuffer(output.body);
       this.pending.set(index, { kind: 'stored', held: undefined, failed });
       return this.drain();
     }
@@ -196,6 +198,8 @@ export class OrderedWriter {
       });
     }
     this.heldBytes -= output.body.byteLength;
+    // Its bytes are in the merged files (and the shard's own file when it had one): nothing reads the body again.
+    releaseBuffer(output.body);
     this.onMerged(shard.index, output.report, shard);
   }
 
