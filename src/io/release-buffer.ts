@@ -2,11 +2,12 @@
 const RELEASE_MIN_BYTES = 64 * 1024;
 
 /**
- * Frees the memory of `view`'s ArrayBuffer now instead of at the next full GC, when the view covers the whole buffer
- * (so nothing else can be using it); the buffer is detached, and every view of it reads as empty from then on. A shard's
- * output arrives on the main thread as a transferred buffer outside V8's heap, which V8 counts as external memory and
- * frees only when a mark-compact finds its (long promoted) owner dead: each few outputs started one on a heap that had
- * not grown. Moving the buffer into a message that is never delivered detaches it, and closing both ports drops it.
+ * Frees the memory of `view`'s ArrayBuffer now instead of at the next full GC. The caller must hold the only use of the
+ * buffer: it is detached, and every view of it reads as empty from then on; a view that does not cover its whole buffer
+ * (a slice of a larger one, perhaps Node's pool) is left alone. Buffers outside V8's heap that lived long enough to be
+ * promoted are freed only when a mark-compact finds their owner dead, and V8 counts them as external memory until then:
+ * the shards' outputs on the main thread started a mark-compact every few shards on a heap that had not grown. Moving the
+ * buffer into a message that is never delivered detaches it, and closing both ports drops it.
  */
 export function releaseBuffer(view: Uint8Array): void {
   const { buffer } = view;

@@ -76,6 +76,8 @@ export class ShardBuilder {
 
   finish(): ShardOutput {
     const texts = { transcripts: this.transcripts, errors: this.errors.join(''), refs: this.refs.chunks() };
-    return encodeShardOutput(texts, { counts: this.counts, transcripts: this.reports }, this.handedOn);
+    const output = encodeShardOutput(texts, { counts: this.counts, transcripts: this.reports }, this.handedOn);
+    this.refs.releaseBytes();
+    return output;
   }
 }
