@@ -48,6 +48,12 @@ export interface WriterOptions {
   resume?: Pick<ResumePoint, 'prefix' | 'offsets'>;
   /** Most bytes of out-of-order shards held in memory; one that does not fit is committed to its own file. */
   heldBytesMax?: number;
+  /**
+   * The outputs given to {@link OrderedWriter.settle} are the writer's: each one's buffer is freed once its bytes are
+   * written (see releaseBuffer), and reads as empty from then on. A run hands its shards over so; by default the caller
+   * keeps them whole.
+   */
+  releaseSettled?: boolean;
 }
 
 /**
@@ -148,7 +154,7 @@ export class OrderedWriter {
     const size = output.body.byteLength;
     if (index !== this.next && this.heldBytes + size > (this.options.heldBytesMax ?? HELD_BYTES_MAX)) {
       await this.store(shard, output, failed);
-      releaseBuffer(output.body);
+      this.release(output);
       this.pending.set(index, { kind: 'stored', held: undefined, failed });
       return this.drain();
     }
@@ -198,9 +204,12 @@ export class OrderedWriter {
       });
     }
     this.heldBytes -= output.body.byteLength;
-    // Its bytes are in the merged files (and the shard's own file when it had one): nothing reads the body again.
-    releaseBuffer(output.body);
+    this.release(output);
     this.onMerged(shard.index, output.report, shard);
+  }
+
+  private release(output: ShardOutput): void {
+    if (this.options.releaseSettled) releaseBuffer(output.body);
   }
 
   private async mergeStored(index: number, { held, failed }: Pending & { kind: 'stored' }): Promise<void> {
