@@ -62,6 +62,7 @@ function fullPlan(label: string): ArchivePlan {
     variants: [READ, JSON_A, TOKENIZE_B, TOKENIZE_C, pipeline(label, 1, 'o200k_base'), pipeline(label, 2, 'o200k_base'), heuristic, noRefs],
     // Reading the file first, in every round, puts it in the page cache before the first timed run of the others.
     paired: [[READ], [JSON_A, heuristic, noRefs]],
+    differences: [heuristic, noRefs],
   };
 }
 
@@ -79,6 +80,7 @@ function realTextPlan(label: string): ArchivePlan {
       [JSON_A, heuristic, noRefs],
       [TOKENIZE_C, exact],
     ],
+    differences: [heuristic, noRefs],
   };
 }
 
@@ -90,7 +92,7 @@ function realTextPlan(label: string): ArchivePlan {
 function toolHeavyPlan(label: string): ArchivePlan {
   const heuristic = pipeline(label, 2, 'heuristic');
   const noRefs = pipeline(label, 2, 'heuristic', false);
-  return { variants: [READ, JSON_A, heuristic, noRefs], paired: [[READ], [JSON_A, heuristic, noRefs]] };
+  return { variants: [READ, JSON_A, heuristic, noRefs], paired: [[READ], [JSON_A, heuristic, noRefs]], differences: [heuristic, noRefs] };
 }
 
 /** A 10 KB session: runs on it cost what a run costs whatever its input. */
@@ -381,8 +383,9 @@ export const endToEndBench: Benchmark = {
     'process. Variants run in rounds (each round runs each of its variants once, odd rounds in reverse order): in a full run ' +
     'the rows a ratio pairs (baseline (a) and the heuristic run with and without refs on the three large archives, ' +
     'baseline (c) and the exact 2-worker run on real text, every start run; and reading the file, first, so it is in the ' +
-    'page cache) run in 5 rounds, back to back with their pair, ' +
-    'and the others in 3; a quick run does one. Each row is the median of its rounds, shown with their min-max; each ratio ' +
+    'page cache) run in 5 rounds, back to back with their pair, the heuristic runs with and without refs go on to 9 ' +
+    '(the side store is their difference, a few ms per MB out of sixty, with the noise of both runs), ' +
+    'and the others run in 3; a quick run does one. Each row is the median of its rounds, shown with their min-max; each ratio ' +
     'is the median of its per-round values (round i of one row against round i of the other; the side store is the ' +
     'with-refs run less the --no-refs run of the same round), shown with their min-max. Wall time is spawn to exit (start-up included), the file ' +
     "is in the page cache, peak RSS is GNU time's maximum resident set size of the process (Piscina workers are threads, " +
@@ -394,7 +397,7 @@ export const endToEndBench: Benchmark = {
     const toolHeavyBytes = ctx.quick ? 20_000_000 : 100_000_000;
     // The rows the must-show ratios read (and their start) run 5 times; the others 3, as baseline (b) on real text
     // alone takes 1.5 minutes a run. A quick run's figures are checks, not results: one round.
-    const rounds: Rounds = ctx.quick ? { all: 1, paired: 1 } : { all: 3, paired: 5 };
+    const rounds: Rounds = ctx.quick ? { all: 1, paired: 1 } : { all: 3, paired: 5, differences: 9 };
     // Wall figures only count on an idle machine: the load when measuring starts goes beside them (the end's is in machine).
     const loadAverage1mAtStart = Math.round(loadavg()[0] * 100) / 100;
     await ensureBuiltCli(ctx.log);
@@ -402,7 +405,10 @@ export const endToEndBench: Benchmark = {
     const chosen = await pipelineStrategies();
     const pending: string[] = chosen.note ? [`not yet available: ${chosen.note}`] : [];
     if (!hasRun) pending.push('not yet available: `tcompact run` is not in the built CLI; the pipeline rows and ratios are empty until it lands.');
-    const medianOf = rounds.paired === 1 ? 'one run each' : `median and min-max of ${rounds.all} runs, ${rounds.paired} for the rows a ratio pairs`;
+    const medianOf =
+      rounds.paired === 1
+        ? 'one run each'
+        : `median and min-max of ${rounds.all} runs, ${rounds.paired} for the rows a ratio pairs, ${rounds.differences ?? rounds.paired} for the heuristic runs with and without refs`;
     const allRounds = rounds.all === 1 ? 'one run each' : `median and min-max of ${rounds.all} runs`;
     const startRounds = rounds.paired === 1 ? 'one run each' : `median and min-max of ${rounds.paired} runs`;
 

@@ -160,7 +160,7 @@ async function openRun(options: RunOptions, prepared: Prepared, plan: RunPlan, o
         { shardBytes: run.shardBytes, ...(model ? { model } : {}) },
       ),
       onMerged: (index, report, shard) => progress.merged(index, shard, report),
-      writer: { journal, resume },
+      writer: { journal, resume, releaseSettled: true },
     });
   } catch (err) {
     await llm?.close();

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { releaseBuffer } from '../io/release-buffer.js';
 import type { Message } from '../model/message.js';
 import { REF_LENGTH } from '../model/ref.js';
 import type { Transcript } from '../model/transcript.js';
@@ -110,7 +111,11 @@ export class RefSink {
   /** Stores a locator of `path` in the stored layer input `input` and returns its ref. */
   storeLocator(input: Transcript, path: RefPath): string {
     const layer = this.storeLayer(input);
-    const ref = locatorRef(layer, path);
+    return this.keepLocator(layer, locatorRef(layer, path), path);
+  }
+
+  /** Stores the locator `ref` (`locatorRef(layer, path)`, already hashed) of `path` in the layer input `input`. */
+  private keepLocator(layer: string, ref: string, path: RefPath): string {
     if (!this.entries.has(ref)) this.entries.set(ref, { kind: 'at', layer, path });
     return ref;
   }
@@ -131,7 +136,8 @@ export class RefSink {
     const index = layer?.places?.get(m);
     if (layer && index !== undefined) {
       const path = ['messages', index, ...within];
-      return { ref: locatorRef(this.layerRef(layer), path), keep: () => void this.storeLocator(layer.transcript, path) };
+      const ref = locatorRef(this.layerRef(layer), path);
+      return { ref, keep: () => void this.keepLocator(this.storeLayer(layer.transcript), ref, path) };
     }
     const json = JSON.stringify(value);
     const ref = refOf(json);
@@ -187,6 +193,15 @@ export class RefSink {
     }
     if (text !== '') out.push(text);
     return out;
+  }
+
+  /**
+   * Frees the input lines' bytes that {@link chunks} handed out, once the caller has copied them: the shard keeps them
+   * to its end, long enough to be promoted, and outside V8's heap only a full collection would free them otherwise.
+   * The sink is spent afterwards.
+   */
+  releaseBytes(): void {
+    for (const entry of this.entries.values()) if (entry.kind === 'layer' && typeof entry.text !== 'string') releaseBuffer(entry.text);
   }
 
   /** {@link chunks} as one string. */

@@ -86,6 +86,7 @@ export class ShardBuilder {
     const sizes = { transcripts, errors, refs: this.body.length - transcripts - errors };
     const output: ShardOutput = { body: this.body.bytes(), sizes, report: { counts: this.counts, transcripts: this.reports } };
     if (this.handedOn.length > 0) output.handedOn = this.handedOn;
+    this.refs.releaseBytes();
     return output;
   }
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { TcompactError } from '../../errors.js';
 import { REFS_FILE, SIDE_STORE_HEADER } from '../../refs/ref-file.js';
 import { AtomicFile } from '../../io/atomic-file.js';
+import { releaseBuffer } from '../../io/release-buffer.js';
 import { type ShardDescriptor, type ShardOutput, type ShardReport, describeShard } from '../shard/types.js';
 import type { Journal } from './journal.js';
 import { type MergedOffsets, MergedFile, NO_OFFSETS, mergedPath } from './merged-file.js';
@@ -47,6 +48,12 @@ export interface WriterOptions {
   resume?: Pick<ResumePoint, 'prefix' | 'offsets'>;
   /** Most bytes of out-of-order shards held in memory; one that does not fit is committed to its own file. */
   heldBytesMax?: number;
+  /**
+   * The outputs given to {@link OrderedWriter.settle} are the writer's, each body's whole buffer included: each one's
+   * buffer is freed once its bytes are written (see releaseBuffer), and reads as empty from then on. A run hands its shards over so; by default the caller
+   * keeps them whole.
+   */
+  releaseSettled?: boolean;
 }
 
 /**
@@ -147,6 +154,7 @@ export class OrderedWriter {
     const size = output.body.byteLength;
     if (index !== this.next && this.heldBytes + size > (this.options.heldBytesMax ?? HELD_BYTES_MAX)) {
       await this.store(shard, output, failed);
+      this.release(output);
       this.pending.set(index, { kind: 'stored', held: undefined, failed });
       return this.drain();
     }
@@ -196,7 +204,12 @@ export class OrderedWriter {
       });
     }
     this.heldBytes -= output.body.byteLength;
+    this.release(output);
     this.onMerged(shard.index, output.report, shard);
+  }
+
+  private release(output: ShardOutput): void {
+    if (this.options.releaseSettled) releaseBuffer(output.body, { ownsBuffer: true });
   }
 
   private async mergeStored(index: number, { held, failed }: Pending & { kind: 'stored' }): Promise<void> {

@@ -34,6 +34,18 @@ describe('roundSchedule', () => {
     ]);
   });
 
+  it('runs the two sides of a difference on for their own rounds, back to back, after the other paired variants stop', () => {
+    const schedule = roundSchedule({ ...plan, differences: ['heur', 'noRefs'] }, { all: 3, paired: 5, differences: 9 });
+    expect(schedule).toHaveLength(9);
+    expect(schedule.filter((round) => round.includes('heur') && round.includes('noRefs'))).toHaveLength(9);
+    expect(schedule.filter((round) => round.includes('a'))).toHaveLength(5);
+    expect(schedule[4]).toEqual(['a', 'heur', 'noRefs', 'c', 'exact']);
+    expect(schedule[5]).toEqual(['noRefs', 'heur']);
+    expect(schedule[8]).toEqual(['heur', 'noRefs']);
+    expect(roundSchedule({ ...plan, differences: ['heur', 'noRefs'] }, { all: 1, paired: 1 })).toHaveLength(1);
+    expect(() => roundSchedule({ ...plan, differences: ['b'] }, { all: 1, paired: 1 })).toThrow(/not a paired variant/);
+  });
+
   it('refuses a paired variant the plan does not measure', () => {
     expect(() => roundSchedule({ variants: ['a'], paired: [['a', 'b']] }, { all: 1, paired: 1 })).toThrow(/not one of the variants/);
   });

@@ -51,6 +51,34 @@ describe('writing each shard once', () => {
     expect(read(join(dir, 'refs.jsonl'))).toBe(want.refs);
   });
 
+  it("with the outputs handed over, frees each one's buffer once written (early ones too), the merged files unchanged", async () => {
+    const all = await shards();
+    const want = mergedFiles(all);
+    // Copies of their own: freeing a buffer empties every view of it.
+    const owned = all.map(({ planned, output }) => ({ planned, output: { ...output, body: Buffer.from(output.body) } }));
+    for (const heldBytesMax of [undefined, 0]) {
+      const dir = tempDir('write-once');
+      const journal = await Journal.create(dir, { settings: {}, settingsHash: 'h', inputs: [] });
+      const writer = await OrderedWriter.open(dir, true, () => undefined, runFinalPaths(dir), {
+        journal,
+        releaseSettled: true,
+        ...(heldBytesMax === undefined ? {} : { heldBytesMax }),
+      });
+      const outputs = owned.map(({ planned, output }) => ({ planned, output: { ...output, body: Buffer.from(output.body) } }));
+      const [first, second, ...rest] = outputs;
+      await writer.settle(second.planned.shard, second.output, false);
+      await writer.settle(first.planned.shard, first.output, false);
+      for (const { planned, output } of rest) await writer.settle(planned.shard, output, false);
+      await writer.drained(outputs.length);
+      for (const { output } of outputs) expect(output.body.byteLength).toBe(0);
+      await writer.finish('{}\n', '# report\n');
+      await journal.close();
+      expect(read(join(dir, 'transcripts.jsonl'))).toBe(want.transcripts);
+      expect(read(join(dir, 'refs.jsonl'))).toBe(want.refs);
+    }
+    for (const { output } of all) expect(output.body.byteLength).toBeGreaterThan(0);
+  });
+
   it('holds a shard that finished early until its turn, or commits it to its own file when memory is full', async () => {
     const all = await shards();
     expect(all.length).toBeGreaterThan(3);
