@@ -192,8 +192,8 @@ export class BpeCounter {
    */
   private heapMerge(length: number): number {
     if (this.nextPart.length < length) {
-      this.nextPart = new Int32Array(this.utf8.length);
-      this.prevPart = new Int32Array(this.utf8.length);
+      this.nextPart = new Int32Array(length);
+      this.prevPart = new Int32Array(length);
     }
     const next = this.nextPart;
     const prev = this.prevPart;
@@ -201,8 +201,8 @@ export class BpeCounter {
     const buf = this.utf8;
     const pairs = this.table.pairRanks;
     const heap = this.heap;
-    // Each merge pushes at most two pairs; a part that is no longer a start has prev = -2.
-    heap.reset(3 * length);
+    // Room for the first pairs; each merge pushes up to two more. A part that is no longer a start has prev = -2.
+    heap.reset(length);
     for (let i = 0; i < length; i++) {
       next[i] = i + 1;
       prev[i] = i - 1;
