@@ -1,9 +1,17 @@
 import { o200kPieceEnd } from './o200k-split.js';
+import { PairHeap, offsetOfKey, rankOfKey } from './pair-heap.js';
 import { PieceCountCache } from './piece-count-cache.js';
 import { NO_RANK, type RankTable, hashBytes, rankOf } from './rank-table.js';
 
 /** Above every rank: a pair that is no token never wins the merge. */
 const UNMERGEABLE = 0x7fffffff;
+
+/**
+ * Pieces longer than this (in bytes) merge with a heap: the plain loop scans every pair for each merge, which is
+ * quadratic and never ends on a long run of one character, but is faster on the short pieces that make up ordinary
+ * text.
+ */
+export const HEAP_MERGE_BYTES = 128;
 
 /**
  * Counts the tokens of a text as ordinary text without building the token ids: splits it into pieces (the
@@ -16,15 +24,23 @@ export class BpeCounter {
   private partStarts = new Int32Array(4097);
   private pairRanks = new Int32Array(4096);
   private readonly cache = new PieceCountCache();
+  /** The heap merge's linked list of parts, indexed by a part's start: the next part's start and the previous one's. */
+  private nextPart = new Int32Array(0);
+  private prevPart = new Int32Array(0);
+  private readonly heap = new PairHeap();
   /** Whether the last {@link encodeUtf8} wrote U+FFFD for a lone surrogate. */
   private replacedSurrogate = false;
   /** {@link hashBytes} of what the last {@link encodeUtf8} wrote. */
   private hash = 0;
 
-  /** `splitRegex` (with the `g` flag) for encodings other than o200k_base; null uses the o200k splitter. */
+  /**
+   * `splitRegex` (with the `g` flag) for encodings other than o200k_base; null uses the o200k splitter. `heapMergeBytes`
+   * is there for tests, to compare both merge loops on the same pieces.
+   */
   constructor(
     private readonly table: RankTable,
     private readonly splitRegex: RegExp | null,
+    private readonly heapMergeBytes = HEAP_MERGE_BYTES,
   ) {}
 
   count(text: string): number {
@@ -59,7 +75,7 @@ export class BpeCounter {
     }
     const cached = this.cache.get(buf, length, hash);
     if (cached >= 0) return cached;
-    const count = this.merge(length);
+    const count = length > this.heapMergeBytes ? this.heapMerge(length) : this.merge(length);
     this.cache.set(buf, length, hash, count);
     return count;
   }
@@ -164,6 +180,55 @@ export class BpeCounter {
       parts--;
       ranks[at] = at + 1 < parts ? this.rank(starts[at], starts[at + 2], length) : UNMERGEABLE;
       if (at > 0) ranks[at - 1] = this.rank(starts[at - 1], starts[at + 1], length);
+    }
+    return parts;
+  }
+
+  /**
+   * What {@link merge} returns, in O(n log n): the parts form a linked list indexed by their start, and a heap holds
+   * (rank, start) of each adjacent pair, and ranks[start] the current rank of the pair a part starts. A pair that a
+   * merge changed stays in the heap and is skipped when popped: it is current only while its part still starts there,
+   * has a next part, and its current rank is the popped one.
+   */
+  private heapMerge(length: number): number {
+    if (this.nextPart.length < length) {
+      this.nextPart = new Int32Array(length);
+      this.prevPart = new Int32Array(length);
+    }
+    const next = this.nextPart;
+    const prev = this.prevPart;
+    const ranks = this.pairRanks;
+    const buf = this.utf8;
+    const pairs = this.table.pairRanks;
+    const heap = this.heap;
+    // Room for the first pairs; each merge pushes up to two more. A part that is no longer a start has prev = -2.
+    heap.reset(length);
+    for (let i = 0; i < length; i++) {
+      next[i] = i + 1;
+      prev[i] = i - 1;
+      const r = i + 1 < length ? pairs[(buf[i] << 8) | buf[i + 1]] : NO_RANK;
+      ranks[i] = r === NO_RANK ? UNMERGEABLE : r;
+      if (r !== NO_RANK) heap.push(r, i);
+    }
+    let parts = length;
+    while (heap.size > 0) {
+      const key = heap.pop();
+      const at = offsetOfKey(key);
+      const right = next[at];
+      if (prev[at] === -2 || right >= length) continue;
+      if (ranks[at] !== rankOfKey(key)) continue;
+      const end = next[right];
+      next[at] = end;
+      prev[right] = -2;
+      if (end < length) prev[end] = at;
+      parts--;
+      ranks[at] = end < length ? this.rank(at, next[end], length) : UNMERGEABLE;
+      if (ranks[at] !== UNMERGEABLE) heap.push(ranks[at], at);
+      const before = prev[at];
+      if (before >= 0) {
+        ranks[before] = this.rank(before, end, length);
+        if (ranks[before] !== UNMERGEABLE) heap.push(ranks[before], before);
+      }
     }
     return parts;
   }
