@@ -36,39 +36,28 @@ const CACHE_MIN_LENGTH = 64;
  */
 const CACHE_MAX_CHARS = 4 * 1024 * 1024;
 
-/** A cached text and its count, ahead of the texts of the same length cached before it. */
-interface CachedCount {
-  readonly text: string;
-  readonly tokens: number;
-  readonly next: CachedCount | undefined;
-}
-
 /**
  * Wraps a counter with a cache keyed by the text itself: agent transcripts repeat long texts (re-read files, repeated
  * outputs, the same system prompt in every transcript), and BPE is the most expensive step of the pipeline.
  */
 function cached(name: TokenizerName, engine: TokenizerEngine, count: CountOrdinary): Tokenizer {
-  // Keyed by length, each length's texts in a list: a Map keyed by the text hashes each text it stores or looks up,
-  // character by character, while on real transcripts over 99% of lookups miss. Here a miss costs a lookup by a number
-  // and at most a few comparisons, which stop at the first character that differs.
-  const cache = new Map<number, CachedCount>();
+  const cache = new Map<string, number>();
   let chars = 0;
   return {
     name,
     engine,
     count(text: string): number {
-      const length = text.length;
-      if (length < CACHE_MIN_LENGTH) return length === 0 ? 0 : count(text);
-      const first = cache.get(length);
-      for (let e = first; e !== undefined; e = e.next) if (e.text === text) return e.tokens;
-      const tokens = count(text);
-      if (chars + length > CACHE_MAX_CHARS) {
+      if (text.length < CACHE_MIN_LENGTH) return text.length === 0 ? 0 : count(text);
+      const hit = cache.get(text);
+      if (hit !== undefined) return hit;
+      const n = count(text);
+      if (chars + text.length > CACHE_MAX_CHARS) {
         cache.clear();
         chars = 0;
-        cache.set(length, { text, tokens, next: undefined });
-      } else cache.set(length, { text, tokens, next: first });
-      chars += length;
-      return tokens;
+      }
+      cache.set(text, n);
+      chars += text.length;
+      return n;
     },
   };
 }
