@@ -69,7 +69,8 @@ export async function bundledSessions(inputs: readonly string[] = [CLAUDE_CODE])
 /**
  * The long session's first lines that the loops run: past its compaction and past the edits loop's 60,000-token window
  * (see test/tune/exports.test.ts). Its whole 2,385 lines cost about half of each loop file's time: every call's prompt is
- * compared whole, so the cost grows with the square of its length, and the calls after these show no new shape.
+ * checked message by message and the runtimes handle their whole prompt at every call, so the cost grows with the
+ * square of its length, and the calls after these show no new shape.
  */
 const LONG_SESSION_LINES = 1_600;
 
