@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseConfig } from '../model/parse.js';
 import { ToolDefSchema } from '../model/transcript.js';
 import { CACHE_MODEL_NAMES } from '../provider/cache-rules.js';

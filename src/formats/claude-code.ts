@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Message } from '../model/message.js';
 import { formatIssues } from '../model/parse.js';
 import {

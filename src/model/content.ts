@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Content parts in the OpenAI Chat Completions shape. Unknown fields on a part are preserved. */
 export const TextPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ContentPart, ContentPartSchema, RefusalPartSchema, TextPartSchema } from './content.js';
 
 const ToolCallSchema = z.looseObject({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Message } from './message.js';
 
 export const ToolDefSchema = z.looseObject({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Transcript } from '../model/transcript.js';
 import { REF_LENGTH, type RefSink } from './ref-store.js';
 

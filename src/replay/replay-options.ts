@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_MAX_ATTEMPTS } from '../context/options.js';
 import type { LlmSession } from '../llm/session.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_KEEP_MESSAGES, DEFAULT_KEEP_RESULTS } from './boundaries.js';
 import { ToolHintsSchema, mergeToolHints } from './tool-hints.js';
 

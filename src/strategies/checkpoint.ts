@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CHECKPOINT_PREFIX, type RefLookup, withOriginals } from '../model/compaction-marker.js';
 import type { AssistantMessage, Message, UserMessage } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';

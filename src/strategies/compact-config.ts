@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseConfig } from '../model/parse.js';
 import { DEFAULT_TOKENIZER_ENGINE, TOKENIZER_ENGINES } from '../tokens/bpe-engines.js';
 import { TOKENIZER_NAMES } from '../tokens/tokenizer.js';

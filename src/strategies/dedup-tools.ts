@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { canonicalJson } from '../io/canonical-json.js';
 import type { ToolCall } from '../model/message.js';
 import { callAction, callArguments, callCanonicalArguments } from '../model/tool-call-facts.js';

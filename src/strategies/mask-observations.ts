@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { contentText } from '../model/content.js';
 import { type Message, type ToolMessage, isTool } from '../model/message.js';
 import { errorLine, isFailedResult } from '../model/tool-outcome.js';

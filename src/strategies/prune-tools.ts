@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isAssistant } from '../model/message.js';
 import type { Strategy } from './types.js';
 

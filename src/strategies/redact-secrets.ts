@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TcompactError } from '../errors.js';
 import type { Message } from '../model/message.js';
 import { type FindSecrets, loadedDetector } from '../secrets/loaded-detector.js';

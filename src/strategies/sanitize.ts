@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { repairPairing } from '../model/repair.js';
 import { withMessages } from './_edit.js';
 import type { Strategy } from './types.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ContentPart, type TextPart, isAttachmentPart } from '../model/content.js';
 import type { Message } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';

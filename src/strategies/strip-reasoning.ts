@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type AssistantMessage, type Message, isAssistant } from '../model/message.js';
 import { BoundaryFields } from './_config.js';
 import { isEmptyAssistant, withMessages } from './_edit.js';

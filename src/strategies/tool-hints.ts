@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * How to read a tool's line range from its arguments, for `dedup-tools` subsumption. Lines are 1-based and inclusive.

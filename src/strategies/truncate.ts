@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { contentText } from '../model/content.js';
 import { type AssistantMessage, type Message, isAssistant, isTool } from '../model/message.js';
 import { lastUserRequestIndex } from '../model/validity.js';

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeError } from '../errors.js';
 import { makeDir } from '../io/make-dir.js';
 import { parseConfig } from '../model/parse.js';

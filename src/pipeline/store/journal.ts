@@ -1,6 +1,6 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeError } from '../../errors.js';
 import { writeFileAtomic } from '../../io/atomic-file.js';
 import type { ShardDescriptor } from '../shard/types.js';

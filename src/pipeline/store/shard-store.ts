@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDir } from '../../io/make-dir.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
 import { sectionsOf } from '../shard/encoding.js';
 import type { ShardDescriptor, ShardOutput, ShardReport } from '../shard/types.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CACHE_RULES, type CacheRules } from '../../provider/cache-rules.js';
 import type { ModelPrice } from '../../provider/model-prices.js';
 

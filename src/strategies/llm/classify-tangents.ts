@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Message } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
 import { findViolations } from '../../model/validity.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Version of the prompts and of the answer parsing. Part of every cache key: change it whenever a prompt or a parser

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { contentText } from '../../model/content.js';
 import type { Message } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';

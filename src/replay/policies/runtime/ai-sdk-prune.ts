@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CompactionHandler } from '../../../context/compaction-handler.js';
 import { type AssistantMessage, type Message, type ToolMessage, isAssistant, isTool } from '../../../model/message.js';
 import { countMessage, totalOf } from '../../../tokens/breakdown.js';

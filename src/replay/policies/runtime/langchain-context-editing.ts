@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CompactionHandler } from '../../../context/compaction-handler.js';
 import { contentText } from '../../../model/content.js';
 import { type AssistantMessage, type Message, type ToolMessage, isAssistant, isTool, messageContent } from '../../../model/message.js';
