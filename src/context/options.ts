@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { parseConfig } from '../model/parse.js';
-import { ToolDefSchema } from '../model/transcript.js';
+import { toolDefSchema } from '../model/transcript.js';
 import { CACHE_MODEL_NAMES } from '../provider/cache-rules.js';
 import { TOKENIZER_NAMES } from '../tokens/tokenizer.js';
 import { DEFAULT_THRESHOLDS } from '../tokens/window.js';
@@ -104,7 +104,7 @@ const ContextManagerOptionsSchema = z.strictObject({
   /** Counts tokens for the strategies (their thresholds and the sizes they report). @default "o200k_base" */
   tokenizer: z.enum(TOKENIZER_NAMES).default('o200k_base'),
   /** Tool definitions sent with every prompt: counted in the sizes the built-in handlers report. @default none */
-  tools: z.array(ToolDefSchema).optional(),
+  tools: z.array(toolDefSchema()).optional(),
   /** Tokens every prompt carries besides messages and tools (a system prompt the caller adds). @default 0 */
   extraTokens: z.number().int().min(0).default(0),
 });

@@ -1,32 +1,38 @@
 import * as z from 'zod';
+import { onFirstUse } from '../on-first-use.js';
 
-/** Content parts in the OpenAI Chat Completions shape. Unknown fields on a part are preserved. */
-export const TextPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
-const ImagePartSchema = z.looseObject({
-  type: z.literal('image_url'),
-  image_url: z.looseObject({ url: z.string(), detail: z.string().optional() }),
+/**
+ * Content parts in the OpenAI Chat Completions shape. Unknown fields on a part are preserved. Built on first use: valid
+ * input never reaches them (model/quick-check.ts).
+ */
+export const contentSchemas = onFirstUse(() => {
+  const text = z.looseObject({ type: z.literal('text'), text: z.string() });
+  const image = z.looseObject({
+    type: z.literal('image_url'),
+    image_url: z.looseObject({ url: z.string(), detail: z.string().optional() }),
+  });
+  const file = z.looseObject({
+    type: z.literal('file'),
+    file: z.looseObject({
+      file_data: z.string().optional(),
+      file_id: z.string().optional(),
+      filename: z.string().optional(),
+    }),
+  });
+  const inputAudio = z.looseObject({
+    type: z.literal('input_audio'),
+    input_audio: z.looseObject({ data: z.string(), format: z.string() }),
+  });
+  const refusal = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
+  return { text, image, file, inputAudio, refusal, part: z.discriminatedUnion('type', [text, image, file, inputAudio, refusal]) };
 });
-const FilePartSchema = z.looseObject({
-  type: z.literal('file'),
-  file: z.looseObject({
-    file_data: z.string().optional(),
-    file_id: z.string().optional(),
-    filename: z.string().optional(),
-  }),
-});
-const InputAudioPartSchema = z.looseObject({
-  type: z.literal('input_audio'),
-  input_audio: z.looseObject({ data: z.string(), format: z.string() }),
-});
-export const RefusalPartSchema = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
+type Schemas = ReturnType<typeof contentSchemas>;
 
-export const ContentPartSchema = z.discriminatedUnion('type', [TextPartSchema, ImagePartSchema, FilePartSchema, InputAudioPartSchema, RefusalPartSchema]);
-
-export type TextPart = z.infer<typeof TextPartSchema>;
-type ImagePart = z.infer<typeof ImagePartSchema>;
-type FilePart = z.infer<typeof FilePartSchema>;
-type InputAudioPart = z.infer<typeof InputAudioPartSchema>;
-export type ContentPart = z.infer<typeof ContentPartSchema>;
+export type TextPart = z.infer<Schemas['text']>;
+type ImagePart = z.infer<Schemas['image']>;
+type FilePart = z.infer<Schemas['file']>;
+type InputAudioPart = z.infer<Schemas['inputAudio']>;
+export type ContentPart = z.infer<Schemas['part']>;
 /** Parts that carry a binary payload rather than text. */
 export type AttachmentPart = ImagePart | FilePart | InputAudioPart;
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { type Outcome, TcompactError, fail, ok } from '../errors.js';
-import { KnownMessageSchemas, isKnownRole, type Message } from './message.js';
-import { TranscriptEnvelopeSchema, type Transcript } from './transcript.js';
+import { knownMessageSchemas, isKnownRole, type Message } from './message.js';
+import { transcriptEnvelopeSchema, type Transcript } from './transcript.js';
 import { quickCheckEnvelope, quickCheckMessage } from './quick-check.js';
 
 export interface ParsedTranscript {
@@ -48,7 +48,7 @@ function formatPath(path: readonly PropertyKey[]): string {
  */
 export function parseTranscript(value: unknown): Outcome<ParsedTranscript> {
   if (!quickCheckEnvelope(value)) {
-    const envelope = TranscriptEnvelopeSchema.safeParse(value);
+    const envelope = transcriptEnvelopeSchema().safeParse(value);
     if (!envelope.success) return fail('E_SCHEMA', formatIssues(envelope.error.issues));
   }
   const warnings: string[] = [];
@@ -63,7 +63,7 @@ export function parseTranscript(value: unknown): Outcome<ParsedTranscript> {
       continue;
     }
     if (!quickCheckMessage(message as unknown as Record<string, unknown>)) {
-      const parsed = KnownMessageSchemas[message.role].safeParse(message);
+      const parsed = knownMessageSchemas()[message.role].safeParse(message);
       if (!parsed.success) return fail('E_SCHEMA', formatIssues(parsed.error.issues, ['messages', i]));
     }
     messages.push(message as Message);

@@ -1,59 +1,66 @@
 import * as z from 'zod';
+import { onFirstUse } from '../on-first-use.js';
 import type { Transcript } from '../model/transcript.js';
 import { REF_LENGTH, type RefSink } from './ref-store.js';
 
-const RefSchema = z.string().regex(new RegExp(`^[0-9a-f]{${REF_LENGTH}}$`));
+const refSchema = onFirstUse(() => z.string().regex(new RegExp(`^[0-9a-f]{${REF_LENGTH}}$`)));
 
-const KeepSchema = z.strictObject({ keep: z.number().int().min(0), n: z.number().int().min(2).optional() });
+/** The restore recipe's schemas, built on first use: only `restore` reads a recipe back. */
+const recipeSchemas = onFirstUse(() => {
+  const ref = refSchema();
+  const KeepSchema = z.strictObject({ keep: z.number().int().min(0), n: z.number().int().min(2).optional() });
 
-/**
- * How to rebuild the transcript as it was before one compaction (one "layer") from the transcript after it. Stored in
- * the side store as JSON; its ref is in the compacted transcript's `metadata.tcompact.restore`.
- *
- * Version 2 stores the layer's input whole (`input`, from the input line's own bytes when the reader had them), so
- * nothing of it is serialized again; `messages` only maps each input message to where it went, for views.
- */
-const RecipeV2Schema = z.strictObject({
-  v: z.literal(2),
-  /** Ref of the layer's input, whole. */
-  input: RefSchema,
   /**
-   * Each message of the input, in order: `{keep, n}` is a run of `n` (default 1) messages that survived as they were,
-   * at `keep`, `keep + 1`, ... in the compacted transcript; `{gone: n}` a run of `n` that did not (they are in the
-   * stored input, at their index there).
+   * How to rebuild the transcript as it was before one compaction (one "layer") from the transcript after it. Stored in
+   * the side store as JSON; its ref is in the compacted transcript's `metadata.tcompact.restore`.
+   *
+   * Version 2 stores the layer's input whole (`input`, from the input line's own bytes when the reader had them), so
+   * nothing of it is serialized again; `messages` only maps each input message to where it went, for views.
    */
-  messages: z.array(z.union([KeepSchema, z.strictObject({ gone: z.number().int().min(1) })])),
-});
+  const RecipeV2Schema = z.strictObject({
+    v: z.literal(2),
+    /** Ref of the layer's input, whole. */
+    input: ref,
+    /**
+     * Each message of the input, in order: `{keep, n}` is a run of `n` (default 1) messages that survived as they were,
+     * at `keep`, `keep + 1`, ... in the compacted transcript; `{gone: n}` a run of `n` that did not (they are in the
+     * stored input, at their index there).
+     */
+    messages: z.array(z.union([KeepSchema, z.strictObject({ gone: z.number().int().min(1) })])),
+  });
 
-/** Version 1, which stored each message that did not survive and each changed field; still read. */
-const RecipeV1Schema = z.strictObject({
-  v: z.literal(1),
-  /** The top-level keys of the transcript before compaction, in their order. */
-  keys: z.array(z.string()),
-  /**
-   * Each message before compaction, in order: `{keep, n}` as in version 2; `{ref}` is a message stored in the side
-   * store. A strategy that replaced a message's content (or some of its parts) already stored it: then `{ref}` is the
-   * message with that content (or those parts) set to null, and `content` (or `parts`, by index) gives the stored
-   * value's ref.
-   */
-  messages: z.array(
-    z.union([
-      KeepSchema,
-      z.strictObject({
-        ref: RefSchema,
-        content: RefSchema.optional(),
-        parts: z.record(z.string().regex(/^(0|[1-9][0-9]*)$/), RefSchema).optional(),
-      }),
-    ]),
-  ),
-  /** Top-level fields (other than `messages`) whose value changed: their JSON in the side store. */
-  fields: z.record(z.string(), RefSchema),
+  /** Version 1, which stored each message that did not survive and each changed field; still read. */
+  const RecipeV1Schema = z.strictObject({
+    v: z.literal(1),
+    /** The top-level keys of the transcript before compaction, in their order. */
+    keys: z.array(z.string()),
+    /**
+     * Each message before compaction, in order: `{keep, n}` as in version 2; `{ref}` is a message stored in the side
+     * store. A strategy that replaced a message's content (or some of its parts) already stored it: then `{ref}` is the
+     * message with that content (or those parts) set to null, and `content` (or `parts`, by index) gives the stored
+     * value's ref.
+     */
+    messages: z.array(
+      z.union([
+        KeepSchema,
+        z.strictObject({
+          ref,
+          content: ref.optional(),
+          parts: z.record(z.string().regex(/^(0|[1-9][0-9]*)$/), ref).optional(),
+        }),
+      ]),
+    ),
+    /** Top-level fields (other than `messages`) whose value changed: their JSON in the side store. */
+    fields: z.record(z.string(), ref),
+  });
+  return { v1: RecipeV1Schema, v2: RecipeV2Schema, recipe: z.discriminatedUnion('v', [RecipeV1Schema, RecipeV2Schema]) };
 });
+type Schemas = ReturnType<typeof recipeSchemas>;
 
-export const RecipeSchema = z.discriminatedUnion('v', [RecipeV1Schema, RecipeV2Schema]);
-export type Recipe = z.infer<typeof RecipeSchema>;
-export type RecipeV1 = z.infer<typeof RecipeV1Schema>;
-type RecipeV2 = z.infer<typeof RecipeV2Schema>;
+export const recipeSchema = (): Schemas['recipe'] => recipeSchemas().recipe;
+export type Recipe = z.infer<Schemas['recipe']>;
+export type RecipeV1 = z.infer<Schemas['v1']>;
+type RecipeV2 = z.infer<Schemas['v2']>;
 
 /** What tcompact records in `metadata.tcompact` of a transcript it changed. */
 interface TcompactMetadata {
@@ -70,7 +77,7 @@ export function tcompactMetadata(t: { metadata?: unknown }): TcompactMetadata | 
   const tc = (meta as Record<string, unknown>).tcompact;
   if (tc === null || typeof tc !== 'object') return undefined;
   const { restore, layers } = tc as Record<string, unknown>;
-  if (typeof restore !== 'string' || !RefSchema.safeParse(restore).success) return undefined;
+  if (typeof restore !== 'string' || !refSchema().safeParse(restore).success) return undefined;
   return { restore, layers: typeof layers === 'number' && Number.isInteger(layers) && layers > 0 ? layers : 1 };
 }
 

@@ -1,7 +1,7 @@
 import { type Outcome, fail, ok } from '../errors.js';
 import { formatIssues } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
-import { type Recipe, type RecipeV1, RecipeSchema, tcompactMetadata } from './recipe.js';
+import { type Recipe, type RecipeV1, recipeSchema, tcompactMetadata } from './recipe.js';
 import { piecePath } from './ref-file.js';
 import { refOf } from './ref-store.js';
 
@@ -104,7 +104,7 @@ function undoAll(t: Transcript, refs: RefLookup, onLayer: (recipe: Recipe) => vo
       const meta = tcompactMetadata(current);
       if (!meta) return ok(current);
       if (layer >= MAX_LAYERS) throw new RestoreError(`more than ${MAX_LAYERS} layers of compaction`);
-      const parsed = RecipeSchema.safeParse(JSON.parse(load(refs, meta.restore, 'restore recipe')));
+      const parsed = recipeSchema().safeParse(JSON.parse(load(refs, meta.restore, 'restore recipe')));
       if (!parsed.success) throw new RestoreError(`restore recipe ${meta.restore} is malformed: ${formatIssues(parsed.error.issues)}`);
       onLayer(parsed.data);
       current = undoLayer(current, parsed.data, refs);

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KnownMessageSchemas } from '../../src/model/message.js';
+import { knownMessageSchemas } from '../../src/model/message.js';
 import { quickCheckEnvelope, quickCheckMessage } from '../../src/model/quick-check.js';
-import { TranscriptEnvelopeSchema } from '../../src/model/transcript.js';
+import { transcriptEnvelopeSchema } from '../../src/model/transcript.js';
 import { realArchiveLines } from '../pipeline/helpers.js';
 
 /** Values a field may take: the right type, the wrong type, and the edge cases (empty, null, nested). */
@@ -68,9 +68,9 @@ describe('quick checks of the transcript schemas', () => {
     let accepted = 0;
     fc.assert(
       fc.property(message, (raw) => {
-        const m = asJson(raw) as Record<string, unknown> & { role: keyof typeof KnownMessageSchemas };
+        const m = asJson(raw) as Record<string, unknown> & { role: keyof ReturnType<typeof knownMessageSchemas> };
         const quick = quickCheckMessage(m);
-        const zod = KnownMessageSchemas[m.role].safeParse(m).success;
+        const zod = knownMessageSchemas()[m.role].safeParse(m).success;
         if (quick) accepted++;
         expect(quick).toBe(zod);
       }),
@@ -83,7 +83,7 @@ describe('quick checks of the transcript schemas', () => {
     fc.assert(
       fc.property(envelope, (raw) => {
         const v = asJson(raw);
-        expect(quickCheckEnvelope(v)).toBe(TranscriptEnvelopeSchema.safeParse(v).success);
+        expect(quickCheckEnvelope(v)).toBe(transcriptEnvelopeSchema().safeParse(v).success);
       }),
       { numRuns: 5000, seed: 22 },
     );
@@ -93,7 +93,7 @@ describe('quick checks of the transcript schemas', () => {
     for (const line of await realArchiveLines()) {
       const t = JSON.parse(line) as { messages: Record<string, unknown>[] };
       expect(quickCheckEnvelope(t)).toBe(true);
-      for (const m of t.messages) if (String(m.role) in KnownMessageSchemas) expect(quickCheckMessage(m)).toBe(true);
+      for (const m of t.messages) if (String(m.role) in knownMessageSchemas()) expect(quickCheckMessage(m)).toBe(true);
     }
   });
 });

@@ -6,7 +6,7 @@ import { restoreCommand } from '../../src/cli/commands/restore.js';
 import { SIDE_STORE_HEADER, formatRefLine, locatorLine, parseRefLine } from '../../src/refs/ref-file.js';
 import type { Message } from '../../src/model/message.js';
 import type { Transcript } from '../../src/model/transcript.js';
-import { RecipeSchema, tcompactMetadata } from '../../src/refs/recipe.js';
+import { recipeSchema, tcompactMetadata } from '../../src/refs/recipe.js';
 import { RefSink, locatorRef, refOf } from '../../src/refs/ref-store.js';
 import { restoreTranscript, restoreWithFates } from '../../src/refs/restore.js';
 import { checkpoint } from '../../src/strategies/checkpoint.js';
@@ -76,7 +76,7 @@ describe('compactTranscript and restoreTranscript', () => {
     expect(r.transcript.messages).toHaveLength(6);
     expect(r.transcript.tools).toEqual([{ type: 'function', function: { name: 'Read' } }]);
     expect(r.transcript.metadata).toEqual({ source: 'test', n: 1, tcompact: { restore: r.restore, layers: 1 } });
-    const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
+    const recipe = recipeSchema().parse(JSON.parse(ctx.refs!.get(r.restore!)!));
     // The input is stored whole, once; the recipe maps each of its messages to where it went.
     expect(recipe).toEqual({
       v: 2,
@@ -214,7 +214,7 @@ describe('compactTranscript and restoreTranscript', () => {
   it('names the transcript and the ref when a ref is missing or altered', () => {
     const ctx = makeContext();
     const r = compactTranscript(readTwice(), [step(dedupTools)], ctx);
-    const recipe = RecipeSchema.parse(JSON.parse(ctx.refs!.get(r.restore!)!));
+    const recipe = recipeSchema().parse(JSON.parse(ctx.refs!.get(r.restore!)!));
     const lost = recipe.v === 2 ? recipe.input : '';
     const partial = new Map([...asMap(ctx.refs!)].filter(([ref]) => ref !== lost));
     expect(restoreTranscript(r.transcript, partial)).toEqual({

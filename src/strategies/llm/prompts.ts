@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { onFirstUse } from '../../on-first-use.js';
 
 /**
  * Version of the prompts and of the answer parsing. Part of every cache key: change it whenever a prompt or a parser
@@ -165,10 +166,12 @@ export function tangentSystemPrompt(): string {
   ].join('\n\n');
 }
 
-const TangentAnswerSchema = z.object({
-  tangents: z.array(z.object({ turn: z.number().int().min(1), reason: z.string().trim().min(1).max(500) })),
-});
-export type TangentAnswer = z.infer<typeof TangentAnswerSchema>;
+const tangentAnswerSchema = onFirstUse(() =>
+  z.object({
+    tangents: z.array(z.object({ turn: z.number().int().min(1), reason: z.string().trim().min(1).max(500) })),
+  }),
+);
+export type TangentAnswer = z.infer<ReturnType<typeof tangentAnswerSchema>>;
 
 type TangentCheck = { ok: true; answer: TangentAnswer } | { ok: false; reason: string };
 
@@ -183,7 +186,7 @@ export function checkTangentAnswer(answer: string): TangentCheck {
   } catch (err) {
     return { ok: false, reason: `the answer is not valid JSON: ${(err as Error).message}` };
   }
-  const parsed = TangentAnswerSchema.safeParse(value);
+  const parsed = tangentAnswerSchema().safeParse(value);
   if (!parsed.success) return { ok: false, reason: `the answer does not match the schema: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}` };
   return { ok: true, answer: parsed.data };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { onFirstUse } from '../../on-first-use.js';
 import { contentText } from '../../model/content.js';
 import type { Message } from '../../model/message.js';
 import type { Transcript } from '../../model/transcript.js';
@@ -41,7 +42,7 @@ const SummarizeConfigSchema = z.strictObject({
 export type SummarizeConfig = z.output<typeof SummarizeConfigSchema>;
 
 /** The checkpoint's own budget curve, which sizes the skeleton. */
-const CHECKPOINT_DEFAULTS = checkpoint.config.parse({});
+const checkpointDefaults = onFirstUse(() => checkpoint.config.parse({}));
 
 /** The last user request is repeated in the continuation note up to this many characters (it follows verbatim anyway). */
 const REPEAT_REQUEST_CHARS = 2000;
@@ -217,7 +218,7 @@ async function summarizeTranscript(transcript: Transcript, config: SummarizeConf
     const role = replacementRole(span, lastUser);
     const root = typeof transcript.metadata?.cwd === 'string' ? transcript.metadata.cwd : undefined;
     const skeleton: CheckpointSkeleton | undefined = config.skeleton
-      ? checkpointSkeleton(extractFacts(source), checkpointBudget(spanTokens, CHECKPOINT_DEFAULTS), root)
+      ? checkpointSkeleton(extractFacts(source), checkpointBudget(spanTokens, checkpointDefaults()), root)
       : undefined;
     const kept = (summary: string) => {
       const missing = skeleton === undefined ? [] : missingFrom(summary, skeleton);
