@@ -27,7 +27,9 @@ export class ShardPool {
   constructor(options: PoolOptions) {
     this.pool = new Piscina({
       filename: options.workerFile ?? workerEntry('compact-worker'),
-      minThreads: options.workers,
+      // Threads start as tasks come (Piscina starts one for each task queued while none is free, up to maxThreads): a run
+      // of one shard starts one thread, and a large run queues its first tasks at once and starts them all together.
+      minThreads: 0,
       maxThreads: options.workers,
       idleTimeout: 60_000,
       // A 16 MB young generation (V8's default is larger) keeps each worker's peak RSS down at no measured cost in speed.
