@@ -31,6 +31,12 @@ describe("the compaction worker's start", () => {
     expect(loaded).not.toContain('dist/src/secrets/detector.js');
   });
 
+  it("holds only the parts of zod that tcompact's schemas use: zod is imported as a namespace, not as its `z` object", () => {
+    const loaded = [...staticClosure(join(ROOT, 'dist', 'workers', 'compact-worker.js')).values()].join('\n');
+    expect(loaded).toContain('node_modules/zod/v4/classic/schemas.js');
+    expect(loaded).not.toContain('node_modules/zod/v4/classic/from-json-schema.js');
+  });
+
   it("does not import piscina's pool for the transfer of its output (the thread's piscina worker has what it needs)", () => {
     expect(Object.keys(workerPackages())).not.toContain('piscina');
   });
