@@ -471,6 +471,9 @@ export const endToEndBench: Benchmark = {
         start.rows,
       ),
       r.cpuRatioAtMost(`CPU per MB: exact, 2 workers / baseline (c) tcompact's engine alone, real text ${synMb}`, 'exact, --workers 2', 'baseline (c)', 1.6),
+      // Each of these is the difference of two whole runs of 35-60 ms/MB, so their spread is mostly the runs' noise;
+      // `node bench/worker-costs.mjs refs-cost FILE` measures the same work (worker and writer) in one warm process, the
+      // two sides of each pair back to back, without the starts and the pool that make that noise.
       s.refsCost(`side store: CPU per MB with refs less --no-refs, heuristic, 2 workers, synthetic ${synMb}`, 'heuristic, --workers 2', 5),
       r.refsCost(`side store: CPU per MB with refs less --no-refs, heuristic, 2 workers, real text ${synMb}`, 'heuristic, --workers 2', 5),
       t.refsCost(`side store: CPU per MB with refs less --no-refs, heuristic, 2 workers, tool-heavy synthetic ${thMb}`, 'heuristic, --workers 2', 5),

@@ -9,12 +9,22 @@
 //   samples (500 µs; --profile-out F also writes the profile to F, for its line ticks), Node's internals and builtins
 //   (JSON.parse, a regex, a hash) counted in their caller's file. Profiling slows the run by a third or more: take the
 //   shares from a profiled run, and CPU per MB from runs without it.
+// `node bench/worker-costs.mjs refs-cost FILE [--pairs N] [--dist DIR]`: what the side store costs, in ms of CPU per input
+//   MB, measured in one process: FILE cut into range shards of the run's size, each shard run and handed to the run's
+//   ordered writer (which writes the merged files, refs.jsonl included, syncs them and frees the outputs), once with
+//   refs and once without, in N pairs (ABBA order, after one warm-up pair); per pair the difference, then their median
+//   and min-max. The bench's row (end-to-end's refsCost) takes the difference of two whole runs of 35-60 ms/MB, each
+//   with its own process and thread starts, module loading and pool scheduling: their noise, a few ms/MB a run on a
+//   shared machine, is the size of the figure. Here both sides of a pair run in the same warm process one after the
+//   other, with the same code on the same shards: what differs is the side store, the worker's share and the main
+//   thread's (writing refs.jsonl), without the start. It leaves out the pool (the outputs' transfer, which moves
+//   buffers and copies nothing) and runs the two threads' work on one.
 //
 // CPU is user + system of this process, in which one thread is busy: less moved by other jobs on the machine than wall
 // time, not unmoved (caches and cores are shared). Alternate the runs of two builds to compare them. Allocation does not
 // depend on the load.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { register } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -180,10 +190,94 @@ function cpuBuckets(profile, cpuMsPerMB, outFile) {
   };
 }
 
+/** FILE's range shards of `shardBytes` each, cut at line ends as the planner cuts them. */
+function rangeShards(file, shardBytes) {
+  const data = readFileSync(file);
+  const shards = [];
+  let start = 0;
+  let firstLine = 1;
+  while (start < data.length) {
+    const nl = data.indexOf(10, Math.min(start + shardBytes, data.length) - 1);
+    const end = nl === -1 ? data.length : nl + 1;
+    let lines = 0;
+    for (let at = data.indexOf(10, start); at !== -1 && at < end; at = data.indexOf(10, at + 1)) lines++;
+    if (end === data.length && data[end - 1] !== 10) lines++;
+    shards.push({ kind: 'range', index: shards.length, file, start, end, firstLine, lines });
+    firstLine += lines;
+    start = end;
+  }
+  return shards;
+}
+
+async function refsCost() {
+  const file = resolve(rest[0]);
+  const pairs = Number(option('--pairs') ?? 9);
+  const load = (path) => import(new URL(path, dist).href);
+  const { parseCompactConfig } = await load('src/strategies/compact-config.js');
+  const { runShard } = await load('src/pipeline/worker/run-shard.js');
+  const { DEFAULT_SHARD_BYTES } = await load('src/pipeline/job/capacity.js');
+  const { Journal } = await load('src/pipeline/store/journal.js');
+  const { OrderedWriter, runFinalPaths } = await load('src/pipeline/store/ordered-writer.js');
+  const shards = rangeShards(file, DEFAULT_SHARD_BYTES);
+  const mb = statSync(file).size / 1e6;
+  const jobs = [true, false].map((refs) => ({
+    config: parseCompactConfig({ strategies: ['auto'], tokenizer: 'heuristic', refs }),
+    configHash: `worker-costs-refs-${refs}`,
+    maxLineBytes: 64 * 1024 * 1024,
+  }));
+  /** CPU ms per MB of one run over every shard, its outputs written as a run writes them. */
+  const runOnce = async (refs) => {
+    const job = jobs[refs ? 0 : 1];
+    const dir = mkdtempSync(join(tmpdir(), 'tcompact-refs-cost-'));
+    try {
+      const started = process.cpuUsage();
+      const journal = await Journal.create(dir, { settings: {}, settingsHash: 'refs-cost', inputs: [] });
+      const writer = await OrderedWriter.open(dir, refs, () => undefined, runFinalPaths(dir), { journal, releaseSettled: true });
+      for (const shard of shards) {
+        const outcome = await runShard({ shard, job, attempt: 1 });
+        if (!outcome.ok) throw new Error(outcome.error.message);
+        await writer.settle(shard, outcome.value, false);
+      }
+      await writer.finish('{}\n', '');
+      await journal.close();
+      const used = process.cpuUsage(started);
+      return (used.user + used.system) / 1000 / mb;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  await runOnce(true);
+  await runOnce(false);
+  const differences = [];
+  for (let i = 0; i < pairs; i++) {
+    const order = i % 2 === 0 ? [true, false] : [false, true];
+    const cpu = {};
+    for (const refs of order) cpu[refs] = await runOnce(refs);
+    differences.push(cpu.true - cpu.false);
+  }
+  const sorted = [...differences].sort((a, b) => a - b);
+  const round = (x) => Math.round(x * 100) / 100;
+  const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  console.log(
+    JSON.stringify({
+      mb: round(mb),
+      shards: shards.length,
+      pairs,
+      refsCostMsPerMB: round(median),
+      min: round(sorted[0]),
+      max: round(sorted.at(-1)),
+      differences: differences.map(round),
+    }),
+  );
+}
+
 if (command === 'load-once') await loadOnce();
 else if (command === 'start') start();
 else if (command === 'shard' && rest[0]) await shard();
+else if (command === 'refs-cost' && rest[0]) await refsCost();
 else {
-  console.error('usage: worker-costs.mjs start [--runs N] | shard FILE [--no-refs] [--tokenizer NAME] [--alloc] [--profile [--profile-out F]] [--dist DIR]');
+  console.error(
+    'usage: worker-costs.mjs start [--runs N] | shard FILE [--no-refs] [--tokenizer NAME] [--alloc] [--profile [--profile-out F]] [--dist DIR] | refs-cost FILE [--pairs N] [--dist DIR]',
+  );
   process.exitCode = 2;
 }

@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { writeError } from '../errors.js';
 import { makeDir } from './make-dir.js';
+import { writeAll } from './write-all.js';
 
 /** Temporary files carry this marker, so a later start can find and remove the ones a killed run left behind. */
 const TEMP_MARKER = '.tmp-';
@@ -63,12 +64,12 @@ export class AtomicFile {
     }
   }
 
-  async write(data: string | Uint8Array): Promise<void> {
+  /** Writes `data`: text, bytes, or pieces of bytes in order (written with one call). */
+  async write(data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
     if (!this.handle) throw new Error(`${this.path}: write after close`);
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    let done = 0;
+    const parts = typeof data === 'string' ? [Buffer.from(data, 'utf8')] : data instanceof Uint8Array ? [data] : data;
     try {
-      while (done < bytes.length) done += (await this.handle.write(bytes, done, bytes.length - done)).bytesWritten;
+      await writeAll(this.handle, parts, null);
     } catch (err) {
       throw writeError(err, this.path);
     }

@@ -39,9 +39,12 @@ export function layerLineParts(ref: string): [string, string] {
   return [`${JSON_HEAD}${ref}${JSON_MIDDLE}`, '}\n'];
 }
 
-/** The line of a locator: the piece at `path` of the stored input `layer`. */
+/**
+ * The line of a locator: the piece at `path` of the stored input `layer`. The same text as `JSON.stringify({ ref, at:
+ * layer, path })`: refs are hex, so only the path needs JSON's escaping, and the object is never built.
+ */
 export function locatorLine(ref: string, layer: string, path: RefPath): string {
-  return `${JSON.stringify({ ref, at: layer, path })}\n`;
+  return `{"ref":"${ref}","at":"${layer}","path":${JSON.stringify(path)}}\n`;
 }
 
 export type RefLine = { ref: string; data: string } | { ref: string; at: string; path: RefPath };

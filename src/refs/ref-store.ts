@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import { releaseBuffer } from '../io/release-buffer.js';
 import type { Message } from '../model/message.js';
 import { REF_LENGTH } from '../model/ref.js';
 import type { Transcript } from '../model/transcript.js';
@@ -171,8 +170,8 @@ export class RefSink {
 
   /**
    * Every entry as refs.jsonl lines, in order of first appearance: strings, and the bytes of stored input lines as they
-   * were read (each between the two strings of its line), for the caller to write without encoding them again. With
-   * `known`, refs in it are left out and those written are added to it.
+   * were read (each between the two strings of its line), for the caller to write without encoding or copying them.
+   * With `known`, refs in it are left out and those written are added to it.
    */
   chunks(known?: Set<string>): (string | Uint8Array)[] {
     const out: (string | Uint8Array)[] = [];
@@ -193,15 +192,6 @@ export class RefSink {
     }
     if (text !== '') out.push(text);
     return out;
-  }
-
-  /**
-   * Frees the input lines' bytes that {@link chunks} handed out, once the caller has copied them: the shard keeps them
-   * to its end, long enough to be promoted, and outside V8's heap only a full collection would free them otherwise.
-   * The sink is spent afterwards.
-   */
-  releaseBytes(): void {
-    for (const entry of this.entries.values()) if (entry.kind === 'layer' && typeof entry.text !== 'string') releaseBuffer(entry.text);
   }
 
   /** {@link chunks} as one string. */

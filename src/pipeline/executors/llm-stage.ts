@@ -5,7 +5,8 @@ import { SIDE_STORE_VERSION, SideStore, parseRefLine } from '../../refs/ref-file
 import { RefSink } from '../../refs/ref-store.js';
 import type { RefLookup } from '../../refs/restore.js';
 import type { Job } from '../job/job.js';
-import { encodeShardOutput, sectionTexts } from '../shard/encoding.js';
+import { endShardOutput, sectionTexts } from '../shard/encoding.js';
+import { OutputBuffer } from '../shard/output-buffer.js';
 import type { ShardHook } from './shard-hook.js';
 
 /** One transcript's new side-store entries; lookups fall through to the shard's side store. */
@@ -61,7 +62,9 @@ export function createLlmStage(job: Job, llm: LlmSession): ShardHook {
     );
     // Jobs cut short by a hard stop fell back without the model: such a shard must not commit, or a resume would keep it.
     if (signal.aborted) throw new TcompactError('E_LLM', 'interrupted while the LLM stage was running');
+    const body = new OutputBuffer(output.body.byteLength);
+    for (const line of lines) body.write(`${line}\n`);
     const refs = [texts.refs, ...own.flatMap((transcriptRefs) => transcriptRefs?.chunks(known) ?? [])];
-    return encodeShardOutput({ transcripts: lines.map((l) => `${l}\n`).join(''), errors: texts.errors, refs }, output.report);
+    return endShardOutput(body, texts.errors, refs, output.report);
   };
 }

@@ -2,6 +2,7 @@ import type { ErrorRecord } from '../../errors.js';
 import { LineTally } from '../../formats/line-tally.js';
 import { RefSink } from '../../refs/ref-store.js';
 import type { HandedOnTranscript, ShardCounts, ShardOutput, TranscriptReport } from './types.js';
+import { endShardOutput } from './encoding.js';
 import { OutputBuffer } from './output-buffer.js';
 
 const NEWLINE = Buffer.from('\n');
@@ -41,10 +42,17 @@ export class ShardBuilder {
   private readonly tally = new LineTally();
   private readonly counts: ShardCounts;
 
-  constructor(bytes = 0) {
+  /**
+   * `bytes`: the input's size, for a range shard. `ownLines`: the input lines given as bytes are views of chunks this
+   * shard read for itself, which its output may take (see endShardOutput).
+   */
+  constructor(
+    bytes = 0,
+    private readonly ownLines = false,
+  ) {
     const { lines, errorsByCode, skippedByReason } = this.tally;
     this.counts = { ...emptyCounts(), lines, errorsByCode, skippedByReason, bytes };
-    // A range shard's output is mostly its input again, compacted, and with a side store the changed lines once more.
+    // A range shard's output is mostly its input again, compacted, and with a side store its recipes and locators.
     this.body = new OutputBuffer(2 * bytes);
   }
 
@@ -79,14 +87,7 @@ export class ShardBuilder {
   }
 
   finish(): ShardOutput {
-    const transcripts = this.body.length;
-    this.body.write(this.errors.join(''));
-    const errors = this.body.length - transcripts;
-    for (const chunk of this.refs.chunks()) this.body.write(chunk);
-    const sizes = { transcripts, errors, refs: this.body.length - transcripts - errors };
-    const output: ShardOutput = { body: this.body.bytes(), sizes, report: { counts: this.counts, transcripts: this.reports } };
-    if (this.handedOn.length > 0) output.handedOn = this.handedOn;
-    this.refs.releaseBytes();
-    return output;
+    const report = { counts: this.counts, transcripts: this.reports };
+    return endShardOutput(this.body, this.errors.join(''), this.refs.chunks(), report, { handedOn: this.handedOn, ownLines: this.ownLines });
   }
 }

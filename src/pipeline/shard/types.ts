@@ -119,10 +119,18 @@ export interface SectionSizes {
 export interface ShardOutput {
   /**
    * The sections back to back: compacted transcripts (one JSON line each, in input order), ErrorRecord lines (in
-   * input order), and `{"ref","data"}` lines in order of first appearance in this shard, each ref once.
+   * input order), and `{"ref","data"}` lines in order of first appearance in this shard, each ref once. With
+   * `refParts`, the body holds only the refs section's text (what lies between the stored input lines) after the
+   * errors.
    */
   body: Uint8Array;
   sizes: SectionSizes;
+  /**
+   * The refs section in the pieces it is written from, when it holds input lines the side store kept as they were read:
+   * views of the body and of the chunks the worker read those lines into. The chunks move to the main thread with the
+   * body (see outputBuffers), which writes the pieces with one call (writev).
+   */
+  refParts?: Uint8Array[];
   report: ShardReport;
   /** Transcripts handed on to the main thread's LLM stage: which one (in the transcripts section), and from which step. */
   handedOn?: HandedOnTranscript[];

@@ -1,6 +1,7 @@
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TcompactError, writeError } from '../../errors.js';
+import { writeAll } from '../../io/write-all.js';
 
 /** Where each merged file grows, in DIR/.shards, named for its role: the final path may be elsewhere (`compact`). */
 export const MERGED_NAMES = { transcripts: 'transcripts.jsonl', errors: 'errors.jsonl', refs: 'refs.jsonl' } as const;
@@ -61,16 +62,16 @@ export class MergedFile {
     return this.length;
   }
 
-  async append(data: Uint8Array): Promise<void> {
+  /** Appends `data`, one buffer or the pieces of one section (written with one call). */
+  async append(data: Uint8Array | readonly Uint8Array[]): Promise<void> {
     if (!this.handle) throw new Error(`${this.finalPath}: write after close`);
-    let done = 0;
     try {
-      while (done < data.length) done += (await this.handle.write(data, done, data.length - done, this.length + done)).bytesWritten;
+      await writeAll(this.handle, data instanceof Uint8Array ? [data] : data, this.length, (n) => {
+        this.length += n;
+        this.dirty = true;
+      });
     } catch (err) {
       throw writeError(err, this.finalPath);
-    } finally {
-      this.length += done;
-      if (done > 0) this.dirty = true;
     }
   }
 

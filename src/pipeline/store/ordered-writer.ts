@@ -3,14 +3,12 @@ import { TcompactError } from '../../errors.js';
 import { REFS_FILE, SIDE_STORE_HEADER } from '../../refs/ref-file.js';
 import { AtomicFile } from '../../io/atomic-file.js';
 import { releaseBuffer } from '../../io/release-buffer.js';
+import { outputBuffers, outputBytes } from '../shard/encoding.js';
 import { type ShardDescriptor, type ShardOutput, type ShardReport, describeShard } from '../shard/types.js';
 import type { Journal } from './journal.js';
 import { type MergedOffsets, MergedFile, NO_OFFSETS, mergedPath } from './merged-file.js';
 import type { ResumePoint } from './resume-point.js';
-import { type StoredShard, commitMergedShard, commitShard, ensureShardsDir, heldShard, readShard } from './shard-store.js';
-
-/** What the merge takes of a shard. */
-export type MergeableShard = Omit<StoredShard, 'failed'>;
+import { type MergeableShard, commitMergedShard, commitShard, ensureShardsDir, heldShard, readShard } from './shard-store.js';
 
 export const TRANSCRIPTS_FILE = 'transcripts.jsonl';
 const ERRORS_FILE = 'errors.jsonl';
@@ -49,9 +47,9 @@ export interface WriterOptions {
   /** Most bytes of out-of-order shards held in memory; one that does not fit is committed to its own file. */
   heldBytesMax?: number;
   /**
-   * The outputs given to {@link OrderedWriter.settle} are the writer's, each body's whole buffer included: each one's
-   * buffer is freed once its bytes are written (see releaseBuffer), and reads as empty from then on. A run hands its shards over so; by default the caller
-   * keeps them whole.
+   * The outputs given to {@link OrderedWriter.settle} are the writer's, with every buffer their bytes lie in: those are
+   * freed once the bytes are written (see releaseBuffer), and read as empty from then on. A run hands its shards over
+   * so; by default the caller keeps them whole.
    */
   releaseSettled?: boolean;
 }
@@ -151,7 +149,7 @@ export class OrderedWriter {
    */
   async settle(shard: ShardDescriptor, output: ShardOutput, failed: boolean): Promise<void> {
     const { index } = shard;
-    const size = output.body.byteLength;
+    const size = outputBytes(output);
     if (index !== this.next && this.heldBytes + size > (this.options.heldBytesMax ?? HELD_BYTES_MAX)) {
       await this.store(shard, output, failed);
       this.release(output);
@@ -203,13 +201,14 @@ export class OrderedWriter {
         await this.journal().append({ type: 'shard', shard, failed: false, merged });
       });
     }
-    this.heldBytes -= output.body.byteLength;
+    this.heldBytes -= outputBytes(output);
     this.release(output);
     this.onMerged(shard.index, output.report, shard);
   }
 
   private release(output: ShardOutput): void {
-    if (this.options.releaseSettled) releaseBuffer(output.body, { ownsBuffer: true });
+    if (!this.options.releaseSettled) return;
+    for (const buffer of outputBuffers(output)) releaseBuffer(new Uint8Array(buffer), { ownsBuffer: true });
   }
 
   private async mergeStored(index: number, { held, failed }: Pending & { kind: 'stored' }): Promise<void> {
@@ -226,7 +225,8 @@ export class OrderedWriter {
   private async append(shard: Pick<MergeableShard, 'transcripts' | 'errors' | 'refs'>): Promise<void> {
     await this.transcripts.append(shard.transcripts);
     await this.errors.append(shard.errors);
-    // Each shard's refs go as they are: deduplicating across shards on this thread cost more than the repeats it saved.
+    // Each shard's refs go as they are, in one call however many pieces: deduplicating across shards on this thread
+    // cost more than the repeats it saved.
     await this.refs?.append(shard.refs);
   }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { makeDir } from '../../io/make-dir.js';
 import * as z from 'zod';
 import { AtomicFile, fsyncDir } from '../../io/atomic-file.js';
-import { sectionsOf } from '../shard/encoding.js';
+import { bodyParts, sectionsOf } from '../shard/encoding.js';
 import type { ShardDescriptor, ShardOutput, ShardReport } from '../shard/types.js';
 import type { MergedOffsets } from './merged-file.js';
 
@@ -46,7 +46,7 @@ export interface StoredShard {
 export async function commitShard(outDir: string, shard: ShardDescriptor, output: ShardOutput, failed: boolean): Promise<void> {
   const report = Buffer.from(JSON.stringify(output.report), 'utf8');
   const sections = { ...output.sizes, report: report.length };
-  await writeShardFile(outDir, shard.index, `${JSON.stringify({ v: 1, shard, failed, sections })}\n`, output.body, report);
+  await writeShardFile(outDir, shard.index, `${JSON.stringify({ v: 1, shard, failed, sections })}\n`, bodyParts(output), report);
 }
 
 /**
@@ -56,10 +56,10 @@ export async function commitShard(outDir: string, shard: ShardDescriptor, output
 export async function commitMergedShard(outDir: string, shard: ShardDescriptor, shardReport: ShardReport, merged: MergedOffsets): Promise<void> {
   const report = Buffer.from(JSON.stringify(shardReport), 'utf8');
   const sections = { transcripts: 0, errors: 0, refs: 0, report: report.length };
-  await writeShardFile(outDir, shard.index, `${JSON.stringify({ v: 2, shard, failed: false, sections, merged })}\n`, new Uint8Array(0), report);
+  await writeShardFile(outDir, shard.index, `${JSON.stringify({ v: 2, shard, failed: false, sections, merged })}\n`, [], report);
 }
 
-async function writeShardFile(outDir: string, index: number, header: string, body: Uint8Array, report: Buffer): Promise<void> {
+async function writeShardFile(outDir: string, index: number, header: string, body: readonly Uint8Array[], report: Buffer): Promise<void> {
   const path = shardPath(outDir, index);
   const file = await AtomicFile.create(path);
   try {
@@ -74,8 +74,11 @@ async function writeShardFile(outDir: string, index: number, header: string, bod
   await fsyncDir(join(outDir, SHARDS_DIR));
 }
 
+/** A shard's sections as the merge takes them: the refs section may come in pieces (see ShardOutput.refParts). */
+export type MergeableShard = Omit<StoredShard, 'failed' | 'refs'> & { refs: Uint8Array | readonly Uint8Array[] };
+
 /** A committed shard's output as the merge reads it back, from memory: views of its body, no copies. */
-export function heldShard(shard: ShardDescriptor, output: ShardOutput): Omit<StoredShard, 'failed'> {
+export function heldShard(shard: ShardDescriptor, output: ShardOutput): MergeableShard {
   return { shard, ...sectionsOf(output), report: output.report };
 }
 

@@ -23,7 +23,8 @@ export async function runShard(task: ShardTask): Promise<ShardOutcome> {
     await job.prepare();
     const { shard } = task;
     if (shard.kind === 'range') {
-      const builder = new ShardBuilder(shard.end - shard.start);
+      // The lines are views of chunks read for this shard alone: the output takes those of the lines the side store keeps.
+      const builder = new ShardBuilder(shard.end - shard.start, true);
       const { maxLineBytes } = task.job;
       const hash = createHash('sha256');
       for await (const raw of readLines(shard.file, { maxLineBytes, start: shard.start, end: shard.end, firstLine: shard.firstLine, hash, views: true })) {

@@ -2,7 +2,8 @@ import { SIDE_STORE_HEADER } from '../../../src/refs/ref-file.js';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeShardOutput, sectionTexts } from '../../../src/pipeline/shard/encoding.js';
+import { endShardOutput, sectionTexts } from '../../../src/pipeline/shard/encoding.js';
+import { OutputBuffer } from '../../../src/pipeline/shard/output-buffer.js';
 import { OrderedWriter, runFinalPaths } from '../../../src/pipeline/store/ordered-writer.js';
 import { commitShard, ensureShardsDir, heldShard, shardPath } from '../../../src/pipeline/store/shard-store.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -67,7 +68,10 @@ describe('ordered writer', () => {
     // Shard 0's file is gone: only its output in memory can merge it. Shard 2 comes before 1, so it must wait, and it
     // is read back from its file, whose transcripts a marker stands for: the merged bytes say which copy was used.
     rmSync(shardPath(dir, 0));
-    const marked = { ...all[2].output, ...encodeShardOutput({ ...sectionTexts(all[2].output), transcripts: '{"id":"from-file"}\n' }, all[2].output.report) };
+    const marker = new OutputBuffer();
+    marker.write('{"id":"from-file"}\n');
+    const { errors, refs } = sectionTexts(all[2].output);
+    const marked = endShardOutput(marker, errors, [refs], all[2].output.report);
     await commitShard(dir, all[2].planned.shard, marked, false);
     const writer = await OrderedWriter.open(dir, true, () => undefined);
     await writer.commit(0, held(0));

@@ -26,6 +26,22 @@ export function mergedFiles(all: readonly RealShard[]): { transcripts: string; e
   };
 }
 
+/**
+ * A copy of `output` in buffers of its own, laid out as the original is (the refs section's pieces in the body or in
+ * buffers apart): freeing a buffer empties every view of it.
+ */
+export function ownCopy(output: ShardOutput): ShardOutput {
+  const body = Buffer.from(output.body);
+  const copy = (part: Uint8Array): Uint8Array => {
+    if (part.buffer === output.body.buffer)
+      return body.subarray(part.byteOffset - output.body.byteOffset, part.byteOffset - output.body.byteOffset + part.byteLength);
+    const own = Buffer.allocUnsafeSlow(part.buffer.byteLength);
+    own.set(new Uint8Array(part.buffer));
+    return own.subarray(part.byteOffset, part.byteOffset + part.byteLength);
+  };
+  return { ...output, body, ...(output.refParts ? { refParts: output.refParts.map(copy) } : {}) };
+}
+
 interface Planned {
   archive: string;
   planned: PlannedShard[];

@@ -6,7 +6,7 @@ import { OrderedWriter, runFinalPaths } from '../../../src/pipeline/store/ordere
 import { resumePoint } from '../../../src/pipeline/store/resume-point.js';
 import { readShard, shardPath } from '../../../src/pipeline/store/shard-store.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { type RealShard, mergedFiles, realShards } from './real-shards.js';
+import { type RealShard, mergedFiles, ownCopy, realShards } from './real-shards.js';
 
 /** Real shards, run once for the file: each test commits them into a folder of its own. */
 let cached: RealShard[] | undefined;
@@ -55,7 +55,7 @@ describe('writing each shard once', () => {
     const all = await shards();
     const want = mergedFiles(all);
     // Copies of their own: freeing a buffer empties every view of it.
-    const owned = all.map(({ planned, output }) => ({ planned, output: { ...output, body: Buffer.from(output.body) } }));
+    expect(all.some(({ output }) => output.refParts !== undefined)).toBe(true);
     for (const heldBytesMax of [undefined, 0]) {
       const dir = tempDir('write-once');
       const journal = await Journal.create(dir, { settings: {}, settingsHash: 'h', inputs: [] });
@@ -64,19 +64,19 @@ describe('writing each shard once', () => {
         releaseSettled: true,
         ...(heldBytesMax === undefined ? {} : { heldBytesMax }),
       });
-      const outputs = owned.map(({ planned, output }) => ({ planned, output: { ...output, body: Buffer.from(output.body) } }));
+      const outputs = all.map(({ planned, output }) => ({ planned, output: ownCopy(output) }));
       const [first, second, ...rest] = outputs;
       await writer.settle(second.planned.shard, second.output, false);
       await writer.settle(first.planned.shard, first.output, false);
       for (const { planned, output } of rest) await writer.settle(planned.shard, output, false);
       await writer.drained(outputs.length);
-      for (const { output } of outputs) expect(output.body.byteLength).toBe(0);
+      for (const { output } of outputs) expect([output.body, ...(output.refParts ?? [])].every((b) => b.byteLength === 0)).toBe(true);
       await writer.finish('{}\n', '# report\n');
       await journal.close();
       expect(read(join(dir, 'transcripts.jsonl'))).toBe(want.transcripts);
       expect(read(join(dir, 'refs.jsonl'))).toBe(want.refs);
     }
-    for (const { output } of all) expect(output.body.byteLength).toBeGreaterThan(0);
+    for (const { output } of all) expect([output.body, ...(output.refParts ?? [])].every((b) => b.byteLength > 0)).toBe(true);
   });
 
   it('holds a shard that finished early until its turn, or commits it to its own file when memory is full', async () => {

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { crashMessage } from '../settle-shard.js';
 import type { ShardPool } from '../shard-pool.js';
+import { bodyParts } from '../../shard/encoding.js';
 import { failedShardOutput } from '../../shard/failed-shard.js';
 import { type ShardOutput, withInputHash } from '../../shard/types.js';
 import { SHARDS_DIR, commitShard } from '../../store/shard-store.js';
@@ -46,10 +47,12 @@ export async function processShardJob(data: ShardJobData, attempt: number, pool:
   } catch (err) {
     throw ioFault(`cannot commit shard ${shard.index} into ${outDir} on ${hostname()}: ${(err as Error).message}`);
   }
+  const sha256 = createHash('sha256');
+  for (const part of bodyParts(output)) sha256.update(part);
   const result: ShardJobResult = {
     index: shard.index,
     failed,
-    sha256: createHash('sha256').update(output.body).digest('hex'),
+    sha256: sha256.digest('hex'),
     sizes: output.sizes,
     worker: WORKER_ID,
     attempt,
