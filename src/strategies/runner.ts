@@ -1,6 +1,7 @@
 import { TcompactError } from '../errors.js';
 import type { Transcript } from '../model/transcript.js';
 import { type Breakdown, countTranscript } from '../tokens/breakdown.js';
+import { recountTranscript } from '../tokens/recount.js';
 import type { AnyStrategy, AsyncStrategyContext, StepReport, StrategyContext, StrategyResult } from './types.js';
 
 /** One configured step of a pipeline. */
@@ -58,9 +59,10 @@ class Fold {
   }
 
   record(step: PipelineStep, result: StrategyResult, started: number): void {
-    // Most steps change nothing on most transcripts and return their input: no need to add it all up again.
-    const counted =
-      result.transcript === this.transcript ? { total: this.tokens, byCategory: this.last } : countTranscript(result.transcript, this.ctx.tokenizer);
+    // Most steps change nothing on most transcripts and return their input; the others change a few messages, and
+    // only those are counted.
+    const now = { total: this.tokens, byCategory: this.last };
+    const counted = result.transcript === this.transcript ? now : recountTranscript(this.transcript, now, result.transcript, this.ctx.tokenizer);
     const report = stepReport(
       step.strategy.name,
       this.tokens,
