@@ -21,7 +21,7 @@ interface RepairResult {
   dropped: ToolMessage[];
 }
 
-function noRepairs(): PairingRepairs {
+export function noRepairs(): PairingRepairs {
   return { missingResultFilled: 0, orphanResultDropped: 0, duplicateResultDropped: 0, resultMoved: 0 };
 }
 
@@ -129,7 +129,7 @@ export function renameDuplicateCallIds(messages: readonly Message[]): { messages
  * It is checked first, in one pass and with one set per tool block, because a pipeline repairs before and after its
  * steps and a context manager on every model call.
  */
-function pairedInPlace(messages: readonly Message[]): boolean {
+export function pairedInPlace(messages: readonly Message[]): boolean {
   // One map for the whole pass, no set per block: a call id maps to the number of the block that made it, and to
   // ANSWERED once its result is seen, so a second result or a result outside its block fails the lookup.
   const blockOf = new Map<string, number>();

@@ -1,3 +1,5 @@
+import { REF_LENGTH } from '../model/ref.js';
+
 /**
  * The texts strategies put in place of content, in one place so that each strategy recognises what it (or another one)
  * already compacted and stays idempotent.
@@ -5,6 +7,12 @@
 export const MASK_PREFIX = '[Previous: used ';
 export const STRIP_PREFIX = '[compacted] ';
 export const ATTACHMENT_PREFIX = '[attachment: ';
+
+/**
+ * A ref's shape without its value, for sizing a placeholder before its content is hashed: every ref is
+ * {@link REF_LENGTH} hex characters, one UTF-8 byte each.
+ */
+export const REF_SHAPE = '0'.repeat(REF_LENGTH);
 
 /** ` (ref: 0123abcd...)`, or nothing when refs are off. */
 export function refSuffix(ref: string | undefined): string {

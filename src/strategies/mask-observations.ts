@@ -2,9 +2,11 @@ import * as z from 'zod';
 import { contentText } from '../model/content.js';
 import { type Message, type ToolMessage, isTool } from '../model/message.js';
 import { errorLine, isFailedResult } from '../model/tool-outcome.js';
+import { MESSAGE_OVERHEAD_TOKENS, messageTokens } from '../tokens/breakdown.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
 import { BoundaryFields, ToolHintsField } from './_config.js';
 import { fewerTokens, withMessages } from './_edit.js';
-import { isCompactedResult, maskText } from './_placeholders.js';
+import { REF_SHAPE, isCompactedResult, maskText } from './_placeholders.js';
 import { indexToolCalls, toolNameOf } from './_tool-index.js';
 import { protectedRange } from './boundaries.js';
 import type { Strategy } from './types.js';
@@ -28,6 +30,19 @@ function longerThan(text: string, bytes: number): boolean {
   if (text.length > bytes) return true;
   if (text.length * 3 <= bytes) return false;
   return Buffer.byteLength(text, 'utf8') > bytes;
+}
+
+/**
+ * Whether `m` costs more tokens than the placeholder `shaped` (with {@link REF_SHAPE} for its ref) would with any ref,
+ * or undefined when only the placeholder with its own ref can tell. The heuristic counts a text by its length, which
+ * no ref changes, so it always tells. A BPE encoding takes at most one token per UTF-8 byte and a ref takes as many
+ * bytes as its shape: a result costing more tokens than the placeholder has bytes saves tokens whatever its ref, and
+ * the placeholder is not counted.
+ */
+function savesTokens(m: ToolMessage, shaped: string, tokenizer: Tokenizer): boolean | undefined {
+  const tokens = messageTokens(m, tokenizer);
+  if (tokenizer.engine === null) return messageTokens({ ...m, content: shaped }, tokenizer) < tokens;
+  return tokens > MESSAGE_OVERHEAD_TOKENS + Buffer.byteLength(shaped, 'utf8') ? true : undefined;
 }
 
 const exemptByConfig = new WeakMap<MaskObservationsConfig, ReadonlySet<string>>();
@@ -70,12 +85,21 @@ export const maskObservations: Strategy<typeof MaskObservationsConfigSchema> = {
       calls ??= indexToolCalls(messages);
       const tool = toolNameOf(calls, m);
       if (exempt.has(tool)) continue;
-      // The placeholder names the original's ref; it is stored only if the placeholder is taken.
-      const original = ctx.refs?.contentRef(m);
-      const ref = original?.ref;
-      const next: ToolMessage = { ...m, content: maskText(tool, ref, isFailedResult(m) ? errorLine(m) : undefined) };
-      if (!fewerTokens(m, next, ctx.tokenizer)) continue;
-      original?.keep();
+      const failure = isFailedResult(m) ? errorLine(m) : undefined;
+      let next: ToolMessage;
+      if (ctx.refs) {
+        // The placeholder names the original's ref, which costs a hash of the original: weigh its shape first.
+        const saves = savesTokens(m, maskText(tool, REF_SHAPE, failure), ctx.tokenizer);
+        if (saves === false) continue;
+        const original = ctx.refs.contentRef(m);
+        next = { ...m, content: maskText(tool, original.ref, failure) };
+        if (saves === undefined && !fewerTokens(m, next, ctx.tokenizer)) continue;
+        // Stored only when the placeholder is taken.
+        original.keep();
+      } else {
+        next = { ...m, content: maskText(tool, undefined, failure) };
+        if (!fewerTokens(m, next, ctx.tokenizer)) continue;
+      }
       out ??= messages.slice();
       out[i] = next;
       masked++;

@@ -1,6 +1,7 @@
 import { TcompactError } from '../errors.js';
 import type { Transcript } from '../model/transcript.js';
 import { type Breakdown, countTranscript } from '../tokens/breakdown.js';
+import { recountTranscript } from '../tokens/recount.js';
 import type { AnyStrategy, AsyncStrategyContext, StepReport, StrategyContext, StrategyResult } from './types.js';
 
 /** One configured step of a pipeline. */
@@ -39,6 +40,9 @@ class Fold {
   private readonly first: ReturnType<typeof countTranscript>;
   private tokens: number;
   private last: Breakdown;
+  /** Whether the transcript is validly paired: a step found it so, and the steps since are strategies that keep it so. */
+  private paired = false;
+  private pairedCtx: StrategyContext | undefined;
 
   constructor(
     input: Transcript,
@@ -50,6 +54,13 @@ class Fold {
     this.last = this.first.byCategory;
   }
 
+  /** The context for the step `strategy`, saying whether the transcript it is given is validly paired. */
+  contextFor<C extends StrategyContext>(strategy: AnyStrategy, ctx: C): C {
+    if (!this.paired || strategy.async) return ctx;
+    this.pairedCtx ??= { ...ctx, paired: true };
+    return this.pairedCtx as C;
+  }
+
   /** Whether the step's condition holds; when it does not, the step is recorded as skipped. */
   due(step: PipelineStep): boolean {
     if (!step.when || step.when(this.tokens, this.ctx, this.transcript)) return true;
@@ -58,9 +69,10 @@ class Fold {
   }
 
   record(step: PipelineStep, result: StrategyResult, started: number): void {
-    // Most steps change nothing on most transcripts and return their input: no need to add it all up again.
-    const counted =
-      result.transcript === this.transcript ? { total: this.tokens, byCategory: this.last } : countTranscript(result.transcript, this.ctx.tokenizer);
+    // Most steps change nothing on most transcripts and return their input; the others change a few messages, and
+    // only those are counted.
+    const now = { total: this.tokens, byCategory: this.last };
+    const counted = result.transcript === this.transcript ? now : recountTranscript(this.transcript, now, result.transcript, this.ctx.tokenizer);
     const report = stepReport(
       step.strategy.name,
       this.tokens,
@@ -74,6 +86,8 @@ class Fold {
     if (result.details) report.details = result.details;
     if (result.notes && result.notes.length > 0) report.notes = result.notes;
     this.reports.push(report);
+    // A model's step is not held to keep the pairing as the other strategies are.
+    this.paired = result.paired === true || (this.paired && !step.strategy.async);
     this.transcript = result.transcript;
     this.tokens = counted.total;
     this.last = counted.byCategory;
@@ -102,7 +116,7 @@ export function runUntilAsync(input: Transcript, steps: readonly PipelineStep[],
     const started = performance.now();
     if (!fold.due(step)) continue;
     if (step.strategy.async) return { ...fold.result(), next: i };
-    fold.record(step, step.strategy.apply(fold.transcript, step.config as never, ctx), started);
+    fold.record(step, step.strategy.apply(fold.transcript, step.config as never, fold.contextFor(step.strategy, ctx)), started);
   }
   return fold.result();
 }
@@ -122,7 +136,7 @@ export async function runStepsAsync(input: Transcript, steps: readonly PipelineS
     if (!fold.due(step)) continue;
     const result = step.strategy.async
       ? await step.strategy.apply(fold.transcript, step.config as never, ctx)
-      : step.strategy.apply(fold.transcript, step.config as never, ctx);
+      : step.strategy.apply(fold.transcript, step.config as never, fold.contextFor(step.strategy, ctx));
     fold.record(step, result, started);
   }
   return fold.result();

@@ -127,6 +127,12 @@ function cheaperThanMemo(m: Message, tok: Tokenizer): boolean {
   return tok.engine === null && (typeof m.content === 'string' || m.content == null);
 }
 
+/** Adds the tokens of `m` into `b`, through the memo unless counting it afresh is cheaper (as {@link countTranscript} counts it). */
+export function addMessage(b: Breakdown, m: Message, tok: Tokenizer): void {
+  if (cheaperThanMemo(m, tok)) addMessageTokens(b, m, tok);
+  else addBreakdown(b, countMessage(m, tok));
+}
+
 const toolsMemo = new WeakMap<Tokenizer, WeakMap<readonly ToolDef[], number>>();
 
 /**
@@ -134,7 +140,7 @@ const toolsMemo = new WeakMap<Tokenizer, WeakMap<readonly ToolDef[], number>>();
  * tools keeps the same array, so a transcript's tools are serialized once, not again after every step that changed a
  * message.
  */
-function toolTokens(tools: readonly ToolDef[], tok: Tokenizer): number {
+export function toolTokens(tools: readonly ToolDef[], tok: Tokenizer): number {
   let perTok = toolsMemo.get(tok);
   if (!perTok) toolsMemo.set(tok, (perTok = new WeakMap()));
   let n = perTok.get(tools);
@@ -145,7 +151,7 @@ function toolTokens(tools: readonly ToolDef[], tok: Tokenizer): number {
   return n;
 }
 
-interface TranscriptTokens {
+export interface TranscriptTokens {
   total: number;
   byCategory: Breakdown;
 }
@@ -154,11 +160,7 @@ interface TranscriptTokens {
 export function countTranscript(t: Transcript, tok: Tokenizer): TranscriptTokens {
   const b = emptyBreakdown();
   const messages = t.messages;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (cheaperThanMemo(m, tok)) addMessageTokens(b, m, tok);
-    else addBreakdown(b, countMessage(m, tok));
-  }
+  for (let i = 0; i < messages.length; i++) addMessage(b, messages[i], tok);
   if (t.tools && t.tools.length > 0) b.tools = toolTokens(t.tools, tok);
   return { total: totalOf(b), byCategory: b };
 }

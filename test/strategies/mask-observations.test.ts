@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { ToolMessage } from '../../src/model/message.js';
+import { errorLine, isFailedResult } from '../../src/model/tool-outcome.js';
 import { findViolations } from '../../src/model/validity.js';
-import { refOf } from '../../src/refs/ref-store.js';
+import { RefSink, refOf } from '../../src/refs/ref-store.js';
 import { maskObservations } from '../../src/strategies/mask-observations.js';
+import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { assistant, call, expectIdempotent, makeContext, result, run, transcript, user, LAST_TURN_MASK } from '../helpers/transcript-kit.js';
 
 const big = (word: string) => `${word}\n${'line of output '.repeat(60)}`; // 901+ bytes
@@ -102,5 +105,60 @@ describe('mask-observations', () => {
     const t = transcript([user(big('U')), assistant(null, { tool_calls: [call('a', 'Read')] }), result('a', big('A'))]);
     expect(run(maskObservations, t, { ...LAST_TURN_MASK, keepResults: 0 }).transcript).toBe(t);
     expect(run(maskObservations, t, { ...LAST_TURN_MASK, keepResults: 0, keepLast: 0 }).transcript.messages[2]).toEqual(result('a', masked('Read', big('A'))));
+  });
+
+  describe('weighs a placeholder before hashing the original', () => {
+    // Texts from a few tokens to hundreds, dense and sparse for BPE (a run of spaces is a few tokens, hex is many), so
+    // that the placeholder with its ref is worth it for some and not for others, failed results with their error line.
+    const units = ['x', 'ab ', ' ', '0f3a9c', 'é', 'Error: nope\n'];
+    const sizes = [1, 3, 6, 10, 14, 20, 30, 60, 120, 400];
+    const texts = units.flatMap((unit) => sizes.map((n) => unit.repeat(n)));
+    const ids = texts.map((_, i) => `c${i}`);
+    const t = transcript([
+      user('go'),
+      assistant(null, { tool_calls: ids.map((id) => call(id, 'Read')) }),
+      ...texts.map((text, i) => result(ids[i], text, i % 7 === 0 ? { is_error: true } : {})),
+      user('next'),
+    ]);
+
+    /** Counts the originals hashed for a ref, and the refs kept, on a side store that names content by its JSON. */
+    function countingSink() {
+      const sink = new RefSink();
+      const hashed: number[] = [];
+      const contentRef = sink.contentRef.bind(sink);
+      sink.contentRef = (m) => {
+        hashed.push(t.messages.findIndex((o) => o.role === 'tool' && m.role === 'tool' && o.tool_call_id === m.tool_call_id));
+        return contentRef(m);
+      };
+      return { sink, hashed };
+    }
+
+    for (const name of ['heuristic', 'o200k_base'] as const) {
+      it(`masks exactly the results whose placeholder with its ref costs fewer tokens (${name})`, () => {
+        const tokenizer = getTokenizer(name);
+        const { sink, hashed } = countingSink();
+        const r = run(maskObservations, t, { ...LAST_TURN_MASK, keepResults: 0, minBytes: 0 }, { tokenizer, refs: sink, window: 200_000 });
+        const expected = texts.map((text, i) => {
+          const m = t.messages[2 + i] as ToolMessage;
+          const failure = isFailedResult(m) ? errorLine(m) : undefined;
+          const placeholder = `[Previous: used Read]${failure === undefined ? '' : ` failed: ${failure}`} (ref: ${refOf(JSON.stringify(text))})`;
+          return tokenizer.count(placeholder) < tokenizer.count(text);
+        });
+        const maskedAt = texts.map((_, i) => r.transcript.messages[2 + i] !== t.messages[2 + i]);
+        expect(maskedAt).toEqual(expected);
+        expect(maskedAt.filter(Boolean).length).toBeGreaterThan(10);
+        expect(maskedAt.filter((m) => !m).length).toBeGreaterThan(10);
+        for (let i = 0; i < texts.length; i++) {
+          if (maskedAt[i]) expect(sink.get(refOf(JSON.stringify(texts[i])))).toBe(JSON.stringify(texts[i]));
+        }
+        // Only what was masked is stored.
+        expect(sink.entries.size).toBe(maskedAt.filter(Boolean).length);
+        const maskedIndexes = maskedAt.flatMap((m, i) => (m ? [2 + i] : []));
+        // The heuristic counts by length, which no ref changes: only the results masked are hashed. BPE counts the
+        // placeholder with its own ref unless the result has more tokens than the placeholder has bytes.
+        if (name === 'heuristic') expect(hashed).toEqual(maskedIndexes);
+        else expect(hashed).toEqual(expect.arrayContaining(maskedIndexes));
+      });
+    }
   });
 });
