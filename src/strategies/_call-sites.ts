@@ -1,7 +1,7 @@
-import { type Message, type ToolCall, type ToolMessage, isAssistant, isTool } from '../model/message.js';
+import { type AssistantMessage, type Message, type ToolCall, type ToolMessage, isAssistant, isTool } from '../model/message.js';
 import { NO_RESULT_TEXT } from '../model/repair.js';
 import { isFailedResult } from '../model/tool-outcome.js';
-import { type Removal, removeCalls } from './_edit.js';
+import { type Removal, isEmptyAssistant } from './_edit.js';
 import { isMaskedFailure } from './_placeholders.js';
 
 /**
@@ -60,20 +60,45 @@ export function failedOrMissing(messages: readonly Message[], site: CallSite): b
 
 /**
  * Removes the given calls with their results. An assistant message left with no calls loses its `tool_calls` field; one
- * left with nothing at all goes too. Every other message is returned as the same object.
+ * left with nothing at all goes too. Every other message is returned as the same object, copied over without being
+ * looked at: a transcript's messages come in many shapes, and reading each one's role is what a pass over all costs.
  */
 export function removeSites(messages: readonly Message[], sites: readonly CallSite[]): Removal {
   if (sites.length === 0) return { messages: messages as Message[], messagesChanged: 0, messagesRemoved: 0, callsRemoved: 0 };
-  const slotsByMessage = new Map<number, Set<number>>();
-  const results = new Set<number>();
+  // By message index: the slots of the calls it loses (an assistant message), or null (a result that goes).
+  const touched = new Map<number, number[] | null>();
   for (const s of sites) {
-    let slots = slotsByMessage.get(s.message);
-    if (!slots) slotsByMessage.set(s.message, (slots = new Set()));
-    slots.add(s.slot);
-    if (s.result >= 0) results.add(s.result);
+    const slots = touched.get(s.message);
+    if (slots) slots.push(s.slot);
+    else touched.set(s.message, [s.slot]);
+    if (s.result >= 0) touched.set(s.result, null);
   }
-  return removeCalls(messages, {
-    call: (_call, message, slot) => slotsByMessage.get(message)?.has(slot) === true,
-    result: (_result, index) => results.has(index),
-  });
+  const out: Message[] = [];
+  let messagesChanged = 0;
+  let messagesRemoved = 0;
+  let callsRemoved = 0;
+  let from = 0;
+  for (const i of [...touched.keys()].sort((a, b) => a - b)) {
+    for (; from < i; from++) out.push(messages[from]);
+    from = i + 1;
+    const slots = touched.get(i);
+    if (!slots) {
+      messagesRemoved++;
+      continue;
+    }
+    const m = messages[i] as AssistantMessage;
+    const calls = m.tool_calls ?? [];
+    const kept = calls.filter((_call, slot) => !slots.includes(slot));
+    callsRemoved += calls.length - kept.length;
+    const { tool_calls: _removed, ...rest } = m;
+    const next: AssistantMessage = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
+    if (isEmptyAssistant(next)) {
+      messagesRemoved++;
+      continue;
+    }
+    messagesChanged++;
+    out.push(next);
+  }
+  for (; from < messages.length; from++) out.push(messages[from]);
+  return { messages: out, messagesChanged, messagesRemoved, callsRemoved };
 }

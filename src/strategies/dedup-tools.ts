@@ -73,52 +73,124 @@ function restOf(args: Readonly<Record<string, unknown>>, rule: RangeRule): strin
   return canonicalJson(rest);
 }
 
-/**
- * Counts invalidating calls seen so far, so that two calls of a tool are comparable exactly when no invalidating call
- * lies between them: their counts (the call's "epoch") are equal.
- */
-class Invalidations {
-  /**
-   * Per invalidating tool, its calls so far that may have changed something: all but recognisable reads (a
-   * `str_replace_editor` view), and among them the writes and edits of a known path.
-   */
-  private readonly byTool = new Map<string, { all: number; withPath: number; byPath: Map<string, number> }>();
-
-  record(call: ToolCall): void {
-    const name = call.function.name;
-    const action = callAction(call);
-    if (action.kind === 'read' || action.kind === 'list' || action.kind === 'search') return;
-    let seen = this.byTool.get(name);
-    if (!seen) this.byTool.set(name, (seen = { all: 0, withPath: 0, byPath: new Map() }));
-    seen.all++;
-    if (action.kind === 'write' || action.kind === 'edit') {
-      const path = normalizePath(action.path);
-      seen.withPath++;
-      seen.byPath.set(path, (seen.byPath.get(path) ?? 0) + 1);
-    }
-  }
-
-  /** Any call of these tools that may have changed something. */
-  epoch(tools: readonly string[]): number {
-    let n = 0;
-    for (const t of tools) n += this.byTool.get(t)?.all ?? 0;
-    return n;
-  }
-
-  /** Calls of these tools that may have modified `path`: writes and edits of that path, and calls whose target is unknown. */
-  pathEpoch(tools: readonly string[], path: string): number {
-    let n = 0;
-    for (const t of tools) {
-      const seen = this.byTool.get(t);
-      if (seen) n += seen.all - seen.withPath + (seen.byPath.get(path) ?? 0);
-    }
-    return n;
-  }
-}
-
 /** A record entry by tool name; tool names like `constructor` must not reach Object.prototype. */
 function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** A dedup-able tool, as the hints and predicates describe it. */
+interface DedupPlan {
+  name: string;
+  /** Where this tool's open buckets are kept while a transcript is classified. */
+  index: number;
+  /** The tool's range hint: where its path is read from, even when a predicate replaces its rule. */
+  range?: RangeRule;
+  predicate?: Subsumes;
+  /** Its `invalidatedBy` list: dedup-able tools with equal lists share one count of what invalidated them. */
+  group: number;
+}
+
+/** A group whose count a call of an invalidating tool advances, as many times as the group's list names the tool. */
+interface GroupCount {
+  group: number;
+  times: number;
+}
+
+/** What dedup-tools does with the calls of one tool name. */
+interface ToolPlan {
+  dedup?: DedupPlan;
+  invalidates?: GroupCount[];
+}
+
+/** The hints and predicates read once, so a call costs one lookup by name and most calls (Bash...) no more. */
+interface Plan {
+  tools: Map<string, ToolPlan>;
+  dedupTools: number;
+  groups: number;
+}
+
+const plansByHints = new WeakMap<ToolHints, WeakMap<object, Plan>>();
+
+function planOf(hints: ToolHints, custom: Readonly<Record<string, Subsumes>>): Plan {
+  let byCustom = plansByHints.get(hints);
+  if (!byCustom) plansByHints.set(hints, (byCustom = new WeakMap()));
+  let plan = byCustom.get(custom);
+  if (!plan) byCustom.set(custom, (plan = buildPlan(hints, custom)));
+  return plan;
+}
+
+function buildPlan(hints: ToolHints, custom: Readonly<Record<string, Subsumes>>): Plan {
+  const tools = new Map<string, ToolPlan>();
+  const toolPlan = (name: string) => {
+    let tool = tools.get(name);
+    if (!tool) tools.set(name, (tool = {}));
+    return tool;
+  };
+  const groups = new Map<string, number>();
+  let dedupTools = 0;
+  for (const name of new Set([...Object.keys(hints), ...Object.keys(custom)])) {
+    const hint = own(hints, name);
+    const predicate = own(custom, name);
+    if (!hint?.dedup && !predicate) continue;
+    const by = hint?.invalidatedBy ?? [];
+    const list = JSON.stringify(by);
+    let group = groups.get(list);
+    if (group === undefined) {
+      groups.set(list, (group = groups.size));
+      for (const invalidator of by) {
+        const counts = (toolPlan(invalidator).invalidates ??= []);
+        const count = counts.find((c) => c.group === group);
+        if (count) count.times++;
+        else counts.push({ group, times: 1 });
+      }
+    }
+    toolPlan(name).dedup = { name, index: dedupTools++, range: hint?.range, predicate: predicate || undefined, group };
+  }
+  return { tools, dedupTools, groups: groups.size };
+}
+
+/**
+ * Counts, per group of dedup-able tools, the invalidating calls seen so far, so that two calls of a tool are
+ * comparable exactly when no invalidating call lies between them: their counts (the call's "epoch") are equal. Counts
+ * only grow, so a call whose epoch differs from that of the previous call of its kind starts a new bucket.
+ */
+class Invalidations {
+  /** Calls that may have changed something: all but recognisable reads (a `str_replace_editor` view). */
+  private readonly all: number[];
+  /** Among them, the writes and edits of a known path... */
+  private readonly withPath: number[];
+  /** ...by path. */
+  private readonly byPath: (Map<string, number> | undefined)[];
+
+  constructor(groups: number) {
+    this.all = new Array<number>(groups).fill(0);
+    this.withPath = new Array<number>(groups).fill(0);
+    this.byPath = new Array<Map<string, number> | undefined>(groups).fill(undefined);
+  }
+
+  record(call: ToolCall, counts: readonly GroupCount[]): void {
+    const action = callAction(call);
+    if (action.kind === 'read' || action.kind === 'list' || action.kind === 'search') return;
+    const path = action.kind === 'write' || action.kind === 'edit' ? normalizePath(action.path) : undefined;
+    for (const { group, times } of counts) {
+      this.all[group] += times;
+      if (path === undefined) continue;
+      this.withPath[group] += times;
+      let byPath = this.byPath[group];
+      if (!byPath) this.byPath[group] = byPath = new Map();
+      byPath.set(path, (byPath.get(path) ?? 0) + times);
+    }
+  }
+
+  /** Any call of the group's tools that may have changed something. */
+  epoch(group: number): number {
+    return this.all[group];
+  }
+
+  /** Calls of the group's tools that may have modified `path`: writes and edits of that path, and calls whose target is unknown. */
+  pathEpoch(group: number, path: string): number {
+    return this.all[group] - this.withPath[group] + (this.byPath[group]?.get(path) ?? 0);
+  }
 }
 
 /** How a call is covered: by a later identical call, or by a later call that subsumes it. */
@@ -131,8 +203,10 @@ const NO = 2;
 /** A call of a dedup-able tool. */
 interface Classified {
   site: CallSite;
+  /** Its arguments when its tool has a range rule (undefined when they are not a JSON object). */
+  args: Readonly<Record<string, unknown>> | undefined;
   /** Set when a later call may cover it through the built-in range rule. */
-  range?: LineRange;
+  range: LineRange | undefined;
 }
 
 /**
@@ -143,54 +217,50 @@ interface Classified {
 interface Bucket {
   name: string;
   /** The tool's range rule, unless a predicate replaces it. */
-  rule?: RangeRule;
+  rule: RangeRule | undefined;
+  predicate: Subsumes | undefined;
+  /** The epoch its calls share. */
+  epoch: number;
   items: Classified[];
 }
 
-/** The tools whose calls break coverage for some dedup-able tool: only their calls are described. */
-const invalidatorsByHints = new WeakMap<ToolHints, WeakMap<object, ReadonlySet<string>>>();
-
-function invalidatorsOf(hints: ToolHints, custom: Readonly<Record<string, Subsumes>>): ReadonlySet<string> {
-  let byCustom = invalidatorsByHints.get(hints);
-  if (!byCustom) invalidatorsByHints.set(hints, (byCustom = new WeakMap()));
-  let invalidators = byCustom.get(custom);
-  if (!invalidators) {
-    const names = new Set<string>();
-    for (const hint of Object.values(hints)) if (hint.dedup) for (const t of hint.invalidatedBy ?? []) names.add(t);
-    for (const name of Object.keys(custom)) for (const t of own(hints, name)?.invalidatedBy ?? []) names.add(t);
-    byCustom.set(custom, (invalidators = names));
-  }
-  return invalidators;
+/** A tool's bucket still open to calls, for calls without a path and by path. */
+interface OpenBuckets {
+  withoutPath: Bucket | undefined;
+  byPath: Map<string, Bucket> | undefined;
 }
 
 /** The dedup-able calls in buckets (in the order of their first call; each bucket's calls in transcript order). */
-function classify(sites: readonly CallSite[], hints: ToolHints, custom: Readonly<Record<string, Subsumes>>): Bucket[] {
-  const invalidators = invalidatorsOf(hints, custom);
-  const seen = new Invalidations();
-  const buckets = new Map<string, Bucket>();
+function classify(sites: readonly CallSite[], plan: Plan): Bucket[] {
+  const seen = new Invalidations(plan.groups);
+  const buckets: Bucket[] = [];
+  const open = new Array<OpenBuckets | undefined>(plan.dedupTools).fill(undefined);
   for (const site of sites) {
-    const name = site.call.function.name;
-    const hint = own(hints, name);
-    const predicate = own(custom, name);
-    if (hint?.dedup || predicate) {
-      const rule = hint?.range;
-      const args = rule ? callArguments(site.call) : undefined;
+    const call = site.call;
+    const tool = plan.tools.get(call.function.name);
+    if (tool === undefined) continue;
+    const dedup = tool.dedup;
+    if (dedup !== undefined) {
+      const rule = dedup.range;
+      const args = rule ? callArguments(call) : undefined;
       const rawPath = rule && args ? args[rule.path] : undefined;
       const path = typeof rawPath === 'string' && rawPath !== '' ? normalizePath(rawPath) : undefined;
-      const by = hint?.invalidatedBy ?? [];
-      const key = path !== undefined ? `${name}\0${path}#${seen.pathEpoch(by, path)}` : `${name}\0#${seen.epoch(by)}`;
-      const item: Classified = { site };
-      if (!predicate && rule && args && path !== undefined) {
-        const range = readRange(args, rule);
-        if (range) item.range = range;
+      const range = !dedup.predicate && rule && args && path !== undefined ? readRange(args, rule) : undefined;
+      let kind = open[dedup.index];
+      if (!kind) open[dedup.index] = kind = { withoutPath: undefined, byPath: undefined };
+      const epoch = path !== undefined ? seen.pathEpoch(dedup.group, path) : seen.epoch(dedup.group);
+      let bucket = path !== undefined ? kind.byPath?.get(path) : kind.withoutPath;
+      if (bucket === undefined || bucket.epoch !== epoch) {
+        bucket = { name: dedup.name, rule: dedup.predicate ? undefined : rule, predicate: dedup.predicate, epoch, items: [] };
+        buckets.push(bucket);
+        if (path === undefined) kind.withoutPath = bucket;
+        else (kind.byPath ??= new Map()).set(path, bucket);
       }
-      let bucket = buckets.get(key);
-      if (!bucket) buckets.set(key, (bucket = { name, rule: predicate ? undefined : rule, items: [] }));
-      bucket.items.push(item);
+      bucket.items.push({ site, args, range });
     }
-    if (invalidators.has(name)) seen.record(site.call);
+    if (tool.invalidates) seen.record(call, tool.invalidates);
   }
-  return [...buckets.values()];
+  return buckets;
 }
 
 /** The text two calls of a bucket are compared on: their canonical arguments, or the raw text when it is not an object. */
@@ -200,18 +270,65 @@ function identityOf(call: ToolCall): string {
 }
 
 /**
+ * The bucket's calls grouped by identical arguments, each group in transcript order. Calls with the same arguments
+ * text are identical. Calls whose texts differ are identical when their canonical arguments are, which needs their
+ * range to be the same too: canonical JSON is computed only for a text that shares its range with another text, and
+ * most re-reads repeat their text or read another range.
+ */
+function identicalGroups(items: readonly Classified[]): CallSite[][] {
+  const byText = new Map<string, { range: LineRange | undefined; sites: CallSite[] }>();
+  for (const { site, range } of items) {
+    const text = site.call.function.arguments;
+    const same = byText.get(text);
+    if (same) same.sites.push(site);
+    else byText.set(text, { range, sites: [site] });
+  }
+  const texts = [...byText.values()];
+  if (texts.length === 1) return [texts[0].sites];
+  // Texts without a range first, then by range: texts that may be identical are next to each other.
+  texts.sort((a, b) => compareRanges(a.range, b.range));
+  const groups: CallSite[][] = [];
+  for (let i = 0; i < texts.length;) {
+    let j = i + 1;
+    while (j < texts.length && sameRange(texts[i].range, texts[j].range)) j++;
+    if (j === i + 1) groups.push(texts[i].sites);
+    else groups.push(...byIdentity(texts.slice(i, j)));
+    i = j;
+  }
+  return groups;
+}
+
+/** Order by start, then end (ends may be Infinity); no range first. */
+function compareRanges(a: LineRange | undefined, b: LineRange | undefined): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? -1 : 1;
+  if (a.start !== b.start) return a.start - b.start;
+  return a.end === b.end ? 0 : a.end < b.end ? -1 : 1;
+}
+
+function sameRange(a: LineRange | undefined, b: LineRange | undefined): boolean {
+  return a === undefined ? b === undefined : b !== undefined && a.start === b.start && a.end === b.end;
+}
+
+/** Texts that may be identical, grouped by their canonical arguments (a text's first call stands for all of its calls). */
+function byIdentity(texts: readonly { sites: CallSite[] }[]): CallSite[][] {
+  const groups = new Map<string, CallSite[]>();
+  for (const { sites } of texts) {
+    const identity = identityOf(sites[0].call);
+    const group = groups.get(identity);
+    if (group) group.push(...sites);
+    else groups.set(identity, [...sites]);
+  }
+  const out: CallSite[][] = [];
+  for (const group of groups.values()) out.push(group.sort((a, b) => a.seq - b.seq));
+  return out;
+}
+
+/**
  * Marks each call of the bucket that a later call with identical arguments can cover. Only a call with an earlier
  * identical one is asked whether it can cover: that reads its result, and most calls are unique.
  */
 function markIdentical(items: readonly Classified[], canCover: (site: CallSite) => boolean, marks: Uint8Array): void {
-  const groups = new Map<string, CallSite[]>();
-  for (const { site } of items) {
-    const identity = identityOf(site.call);
-    const group = groups.get(identity);
-    if (group) group.push(site);
-    else groups.set(identity, [site]);
-  }
-  for (const group of groups.values()) {
+  for (const group of identicalGroups(items)) {
     let cover = group.length - 1;
     while (cover > 0 && !canCover(group[cover])) cover--;
     for (let i = 0; i < cover; i++) marks[group[i].seq] = IDENTICAL;
@@ -219,8 +336,8 @@ function markIdentical(items: readonly Classified[], canCover: (site: CallSite) 
 }
 
 /** Marks each call of the bucket that a later call covers by the tool's predicate or its line ranges. */
-function markSubsumed(bucket: Bucket, custom: Readonly<Record<string, Subsumes>>, canCover: (site: CallSite) => boolean, marks: Uint8Array): void {
-  const predicate = own(custom, bucket.name);
+function markSubsumed(bucket: Bucket, canCover: (site: CallSite) => boolean, marks: Uint8Array): void {
+  const predicate = bucket.predicate;
   if (predicate) {
     const calls = bucket.items.map(({ site }) => {
       const { name, arguments: argumentsJson } = site.call.function;
@@ -232,10 +349,10 @@ function markSubsumed(bucket: Bucket, custom: Readonly<Record<string, Subsumes>>
   const rule = bucket.rule;
   if (!rule) return;
   const byRest = new Map<string, (RangedRead & { site: CallSite })[]>();
-  for (const { site, range } of bucket.items) {
+  for (const { site, args, range } of bucket.items) {
     if (!range) continue;
     // A call with a range has arguments: the range was read from them.
-    const rest = restOf(callArguments(site.call)!, rule);
+    const rest = restOf(args!, rule);
     const read = { seq: site.seq, canCover: false, start: range.start, end: range.end, site };
     const group = byRest.get(rest);
     if (group) group.push(read);
@@ -289,7 +406,7 @@ export function createDedupTools(options: DedupToolsOptions = {}): Strategy<type
       const none = { duplicatesRemoved: 0, subsumedRemoved: 0 };
       if (headEnd >= tailStart) return unchanged(transcript, none);
       const sites = callSites(messages);
-      const buckets = classify(sites, config.toolHints, custom);
+      const buckets = classify(sites, planOf(config.toolHints, custom));
       // A failed call (or one without a result) never covers another. Asked at most once per call.
       const coverable = new Uint8Array(sites.length);
       const canCover = (site: CallSite) => {
@@ -301,7 +418,7 @@ export function createDedupTools(options: DedupToolsOptions = {}): Strategy<type
       for (const bucket of buckets) {
         if (bucket.items.length < 2) continue;
         markIdentical(bucket.items, canCover, marks);
-        markSubsumed(bucket, custom, canCover, marks);
+        markSubsumed(bucket, canCover, marks);
         marked = true;
       }
       if (!marked) return unchanged(transcript, none);

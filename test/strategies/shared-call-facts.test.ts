@@ -36,15 +36,17 @@ describe('tool call facts shared between strategies', () => {
     const all = new Set(argumentTexts(input.messages));
     let parsed = watchParses();
     const deduped = run(dedupTools, input, LAST_TURN);
-    // dedup-tools reads the dedup-able calls (Read, Grep) and the calls that invalidate them (Edit), not Bash.
+    // dedup-tools reads the ranged calls (Read) and the calls that invalidate them (Edit). It compares the two Grep
+    // calls by their text, which is the same, and has no reason to read Bash.
     expect(deduped.details).toMatchObject({ duplicatesRemoved: 1 });
     const bash = JSON.stringify({ command: 'npm test' });
-    expect(parsed().filter((t) => all.has(t))).toEqual(argumentTexts(input.messages).filter((t) => t !== bash));
+    const grep = JSON.stringify({ pattern: 'todo', path: 'src' });
+    expect(parsed().filter((t) => all.has(t))).toEqual(argumentTexts(input.messages).filter((t) => t !== bash && t !== grep));
     vi.restoreAllMocks();
     parsed = watchParses();
-    // checkpoint describes every call of its span: only the one dedup-tools had no reason to read is parsed now.
+    // checkpoint describes every call of its span: only the ones dedup-tools had no reason to read are parsed now.
     const facts = extractFacts(deduped.transcript.messages);
     expect(facts.commands.map((c) => c.command)).toEqual(['npm test']);
-    expect(parsed().filter((t) => all.has(t))).toEqual([bash]);
+    expect(parsed().filter((t) => all.has(t))).toEqual([bash, grep]);
   });
 });
