@@ -201,13 +201,16 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
 
   it('a Redis that cannot be reached at start is E_QUEUE with exit 2', async () => {
     const url = `redis://:${PASSWORD}@127.0.0.1:${await freePort()}`;
-    // The worker and the coordinator, side by side: each gives up on its own.
-    const worker = new WorkerProcess(url);
-    const run = await coordinateHere(runArgs(archive, join(dir, 'no-redis'), ['--workers', '0', '--queue', url]));
+    // The worker and the coordinator, side by side, both through the CLI's main in this process: each gives up on its
+    // own. (Every other test runs its workers as processes of the built CLI.)
+    const [worker, run] = await Promise.all([
+      coordinateHere(['worker', '--queue', url, '--threads', '1']),
+      coordinateHere(runArgs(archive, join(dir, 'no-redis'), ['--workers', '0', '--queue', url])),
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/E_QUEUE: cannot reach the queue at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+/);
-    expect(await worker.exited).toBe(2);
-    expect(worker.stderr).toContain('E_QUEUE');
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toMatch(/E_QUEUE: cannot reach the queue at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+/);
   });
 
   it('a worker told to stop while Redis is away with a shard in flight stops without it after its grace, and exits 0', async () => {
