@@ -197,7 +197,8 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     expect(readReport(out).lines.failed).toBe(errors.length);
     expect(distributedOf(out).retried).toBeGreaterThanOrEqual(1);
     await Promise.all(workers.map((w) => w.stop()));
-  });
+    // Two runs with a thread restart per crash, and two process starts: over a minute on a loaded 2-core machine.
+  }, 120_000);
 
   it('a Redis that cannot be reached at start is E_QUEUE with exit 2', async () => {
     const url = `redis://:${PASSWORD}@127.0.0.1:${await freePort()}`;
