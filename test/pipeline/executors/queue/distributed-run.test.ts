@@ -174,6 +174,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     expect(distributedOf(out).workersSeen).toBe(1);
   });
 
+  // Two runs with a thread restart per crash, and two process starts: over a minute on a loaded 2-core machine.
   it('a shard that crashes its worker on every attempt ends as the same E_WORKER lines as a local run', async () => {
     const crash = { line: 5, mode: 'exit' } as const;
     const localOut = join(dir, 'poison-local');
@@ -197,7 +198,6 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     expect(readReport(out).lines.failed).toBe(errors.length);
     expect(distributedOf(out).retried).toBeGreaterThanOrEqual(1);
     await Promise.all(workers.map((w) => w.stop()));
-    // Two runs with a thread restart per crash, and two process starts: over a minute on a loaded 2-core machine.
   }, 120_000);
 
   it('a Redis that cannot be reached at start is E_QUEUE with exit 2', async () => {
