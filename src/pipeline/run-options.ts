@@ -54,6 +54,8 @@ export interface RunOptions {
   queue?: QueueUrl;
   /** With `queue`: how long Redis may be unreachable before the run stops with E_QUEUE (resumable). @default 5000 */
   queueGraceMs?: number;
+  /** With `queue`: the first retry delay of a shard whose worker crashed, doubled on each attempt (E_CONFIG unless a whole number ≥ 0). @default 200 */
+  queueRetryMs?: number;
   /**
    * Another worker entry (a file URL) whose default export takes a ShardTask and returns a ShardOutcome, e.g. one
    * that wraps the built `workers/compact-worker.js`. @default the built compact worker

@@ -90,6 +90,8 @@ async function planRun(options: RunOptions, prepared: Prepared): Promise<RunPlan
   const run = resolveRunSettings(options, job);
   if (options.queue && run.llm?.options.batch)
     throw new TcompactError('E_USAGE', 'the Batch API mode (--batch) runs on one machine: it cannot be combined with --queue');
+  if (options.queueRetryMs !== undefined && !(Number.isInteger(options.queueRetryMs) && options.queueRetryMs >= 0))
+    throw new TcompactError('E_CONFIG', `queueRetryMs must be a whole number of milliseconds, 0 or more (got ${options.queueRetryMs})`);
   const sources = await resolveInputSources(options.inputs, run.maxLineBytes, options.from);
   const files = [...new Set(sources.map((s) => s.file))];
   // A SQLite store changes in its WAL as much as in its file: a resume must see both (see storeLogs).
@@ -373,6 +375,7 @@ async function openExecutor(
       ...(options.workerFile ? { workerFile: options.workerFile } : {}),
       onLost: o.onLost,
       ...(options.queueGraceMs === undefined ? {} : { graceMs: options.queueGraceMs }),
+      ...(options.queueRetryMs === undefined ? {} : { retryBackoffMs: options.queueRetryMs }),
     });
   }
   if (options.inProcess) return createInProcessExecutor(run.job, o.abort);

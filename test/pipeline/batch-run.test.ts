@@ -7,20 +7,21 @@ import { runMain } from '../helpers/cli-in-process.js';
 import { type CliResult, realArchiveLines, runCli, sha256, tempDir } from './helpers.js';
 
 /**
- * `tcompact run --batch` against the loopback server's Batch API, on the bundled real transcripts of over 60,000
- * characters (the smaller ones would only slow each pass): the requests go through batches, the output is byte for byte that of the online
+ * `tcompact run --batch` against the loopback server's Batch API, on two bundled real transcripts that go to the
+ * summarizer (any other would only slow each pass): the requests go through batches, the output is byte for byte that of the online
  * run, the faults of the API (failed lines, expired and failed batches, 5xx while polling) end online or in the
  * fallback with their reason, and a run killed with -9 while waiting resumes without a second batch.
  */
 const env = { OPENAI_API_KEY: 'test-key' };
 const PRICE_IN = 1;
 const PRICE_OUT = 2;
-const MIN_LINE_CHARS = 60_000;
 /**
- * Under the default tail, this window sends 2 of those transcripts to the summarizer, one request each (a smaller one
- * gives more, but some of them ask again after the first answer, which no single batch round can hold).
+ * A Claude Code session of 32 messages and a tau-bench airline run: under the default tail, a 15k window sends each to
+ * the summarizer with one request (llm-run.test.ts holds that count for the same window). The long Claude Code session
+ * would send one too, at eight times their length for every run here.
  */
-const WINDOW = '20000';
+const IDS = ['491e126e-1e71-469c-ade2-fcc8af567c74', 'gpt-4o-airline#task-2-trial-1'];
+const WINDOW = '15000';
 
 interface Report {
   transcripts: number;
@@ -75,7 +76,8 @@ describe('tcompact run --batch (bundled dataset, loopback Batch API)', { timeout
 
   beforeAll(async () => {
     archive = join(dir, 'archive.jsonl');
-    const lines = (await realArchiveLines()).filter((l) => l.length > MIN_LINE_CHARS);
+    const lines = (await realArchiveLines()).filter((l) => IDS.includes((JSON.parse(l) as { id: string }).id));
+    expect(lines).toHaveLength(IDS.length);
     writeFileSync(archive, lines.map((l) => `${l}\n`).join(''));
     const server = await startFakeOpenAI();
     const online = await runMain(args(server.baseURL, onlineOut), { env });

@@ -8,7 +8,7 @@ import { findViolations } from '../../src/model/validity.js';
 import { SIDE_STORE_HEADER, SIDE_STORE_VERSION, SideStore, parseRefLine } from '../../src/refs/ref-file.js';
 import { type ChatBody, type FakeServer, type RecordedRequest, deterministicSummary, startFakeOpenAI } from '../llm/fake-openai-server.js';
 import { runMain } from '../helpers/cli-in-process.js';
-import { readJsonl, realArchiveLines, runCli, sha256, tempDir } from './helpers.js';
+import { readJsonl, realArchiveLines, sha256, tempDir } from './helpers.js';
 
 /**
  * `tcompact run --model --llm URL` against a loopback Chat Completions server, on the bundled real transcripts of over
@@ -114,7 +114,7 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
   let server: FakeServer;
   const archive = join(dir, 'long.jsonl');
   let ids: string[];
-  let first: Awaited<ReturnType<typeof runCli>>;
+  let first: Awaited<ReturnType<typeof runMain>>;
   let requestsAfterFirst: number;
   const args = (baseURL: string) => [
     'run',
@@ -150,7 +150,8 @@ describe('tcompact run with an LLM (bundled dataset, loopback server)', () => {
       }),
     });
     ids = await writeLongArchive(archive);
-    first = await runCli(args(server.baseURL), { env });
+    // In this process (the CLI's own main): the built CLI runs with a model in batch-run.test.ts, where it is killed.
+    first = await runMain(args(server.baseURL), { env });
     requestsAfterFirst = server.requests.length;
   });
   afterAll(async () => server.close());

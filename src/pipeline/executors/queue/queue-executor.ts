@@ -13,13 +13,11 @@ import { openConnection, probeQueue, watchConnection } from './queue-connection.
 import { RUNS_KEY, queueNameFor } from './queue-name.js';
 import type { QueueUrl } from './queue-url.js';
 import { SHARD_JOB, type ShardJobData, type ShardJobResult, decodeJobError, encodeItems, shardJobId } from './shard-job.js';
-import { DEFAULT_LOCK_MS, DEFAULT_QUEUE_GRACE_MS } from './queue-timing.js';
+import { DEFAULT_LOCK_MS, DEFAULT_QUEUE_GRACE_MS, DEFAULT_RETRY_BACKOFF_MS } from './queue-timing.js';
 import { ShardWorkers } from './shard-workers.js';
 
 /** Shards queued or running at once: enough to keep many machines busy, few enough that a stop waits little. */
 const QUEUE_IN_FLIGHT = 64;
-/** First retry delay of a crashed shard, doubled on each attempt. */
-const RETRY_BACKOFF_MS = 200;
 /**
  * How long one read of the queue's event stream blocks. BullMQ guards each read with a timer of this plus 1 s that
  * outlives a dropped connection, so after E_QUEUE the process could not exit before it fired (11 s at BullMQ's default).
@@ -36,6 +34,8 @@ interface QueueExecutorOptions {
   execution: ExecutionCounts;
   /** How long Redis may be unreachable before the run stops with E_QUEUE. @default DEFAULT_QUEUE_GRACE_MS */
   graceMs?: number;
+  /** First retry delay of a shard whose worker crashed, doubled on each attempt (validated by the run's plan). @default DEFAULT_RETRY_BACKOFF_MS */
+  retryBackoffMs?: number;
   /** Worker threads of the coordinator's own process that take jobs too (0: only coordinate). */
   localWorkers: number;
   heapMb: number;
@@ -55,6 +55,7 @@ interface QueueExecutor extends Executor {
  */
 export async function startQueueExecutor(options: QueueExecutorOptions): Promise<QueueExecutor> {
   const { queue: url, execution } = options;
+  const retryBackoffMs = options.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
   await probeQueue(url);
   const name = queueNameFor(options.settingsHash, options.outDir);
   const outDir = resolve(options.outDir);
@@ -141,7 +142,7 @@ export async function startQueueExecutor(options: QueueExecutorOptions): Promise
     }
     const data: ShardJobData = { shard, job: options.job, outDir, cwd: process.cwd() };
     if (items) data.itemsGz = encodeItems(items);
-    const job = await untilLost(queue.add(SHARD_JOB, data, { jobId, attempts: MAX_ATTEMPTS, backoff: { type: 'exponential', delay: RETRY_BACKOFF_MS } }));
+    const job = await untilLost(queue.add(SHARD_JOB, data, { jobId, attempts: MAX_ATTEMPTS, backoff: { type: 'exponential', delay: retryBackoffMs } }));
     const settled = await finished(jobId, job.waitUntilFinished(events));
     if (options.abort.aborted) return undefined;
 

@@ -8,3 +8,6 @@ export const DEFAULT_LOCK_MS = 30_000;
 
 /** A connection to Redis down this long ends the run with E_QUEUE (committed shards stay for --resume). */
 export const DEFAULT_QUEUE_GRACE_MS = 5000;
+
+/** First retry delay of a shard whose worker crashed, doubled on each attempt (BullMQ's exponential back-off). */
+export const DEFAULT_RETRY_BACKOFF_MS = 200;

@@ -1,8 +1,23 @@
-import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLED, TEST_STRATEGIES, cliFaults, outputDigest, runCli, tempDir, writeRealArchive, type CliResult } from '../../helpers.js';
+import { parseQueueUrl } from '../../../../src/pipeline/executors/queue/queue-url.js';
+import type { RunOptions } from '../../../../src/pipeline/run-options.js';
+import { runPipeline } from '../../../../src/pipeline/run-pipeline.js';
+import { parseCompactConfig } from '../../../../src/strategies/compact-config.js';
+import {
+  BUNDLED,
+  TEST_STRATEGIES,
+  cliFaults,
+  outputDigest,
+  readReport,
+  runCli,
+  tempDir,
+  withWorkerFaults,
+  writeRealArchive,
+  type CliResult,
+} from '../../helpers.js';
 import { runMain } from '../../../helpers/cli-in-process.js';
 import { WorkerProcess, killLeftoverWorkers, allLogs, within, workersConnected } from './processes.js';
 import { Redis } from 'ioredis';
@@ -65,6 +80,12 @@ async function coordinateHere(args: string[]): Promise<CliResult> {
   return result;
 }
 
+/** A run of `archive` from the library in this process, with the settings of {@link runArgs}. */
+function runHere(outDir: string, more: Partial<RunOptions>): ReturnType<typeof runPipeline> {
+  const config = parseCompactConfig({ strategies: TEST_STRATEGIES });
+  return runPipeline({ inputs: [archive], outDir, config, shardBytes: SHARD_BYTES, ...more });
+}
+
 /** A coordinator, or a local run, as a process of the built CLI: for the runs killed with -9 or given faults. */
 async function coordinate(
   args: string[],
@@ -78,9 +99,25 @@ async function coordinate(
 
 const available = redisServerAvailable();
 
+describe("the queue's retry back-off", () => {
+  it('is E_CONFIG unless a whole number of milliseconds, 0 or more, before DIR or Redis is touched', async () => {
+    const out = join(dir, 'bad-retry');
+    // No Redis listens on port 1: the check comes before the queue is reached.
+    const queue = parseQueueUrl('redis://127.0.0.1:1');
+    for (const queueRetryMs of [-1, 1.5, Number.NaN])
+      await expect(runHere(out, { workers: 0, queue, queueRetryMs })).rejects.toMatchObject({
+        code: 'E_CONFIG',
+        message: expect.stringContaining(`queueRetryMs must be a whole number of milliseconds, 0 or more (got ${queueRetryMs})`),
+      });
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
 describe.skipIf(!available)('distributed run on BullMQ and a real redis-server', () => {
   let redis: RedisServer;
   let expected: Record<string, string>;
+  /** Worker processes shared by several tests, which afterEach leaves running. */
+  const kept = new Set<WorkerProcess>();
 
   beforeAll(async () => {
     redis = await RedisServer.start(PASSWORD);
@@ -95,7 +132,7 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
   // A test that failed before stopping its worker processes must not leave them taking the next test's shards. Every
   // test uses the URL with its password: after each, no log of its processes and no file in DIR holds it.
   afterEach(async () => {
-    await killLeftoverWorkers();
+    await killLeftoverWorkers(kept);
     const logs = allLogs.splice(0).join('\n');
     expect(logs.length).toBeGreaterThan(0);
     expect(logs).not.toContain(PASSWORD);
@@ -137,63 +174,44 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     expect(distributedOf(out).workersSeen).toBe(1);
   });
 
-  it('a worker killed with -9 mid-run loses nothing: its shard is recovered as stalled and the bytes are the same', async () => {
-    const out = join(dir, 'kill-worker');
-    const victim = new WorkerProcess(redis.url, SLOW);
-    const survivor = new WorkerProcess(redis.url, SLOW);
-    const running = coordinateHere(runArgs(archive, out, ['--workers', '0', '--queue', redis.url]));
-    await victim.waitForShards(1);
-    victim.kill('SIGKILL');
-    const run = await running;
-    expect(run.code).toBe(0);
-    expect(files(out)).toEqual(expected);
-    expect(distributedOf(out).stalledRecovered).toBeGreaterThanOrEqual(1);
-    expect(await survivor.stop()).toBe(0);
-  });
-
-  it('a coordinator killed with -9 continues with --resume to the same bytes', async () => {
-    const out = join(dir, 'kill-coordinator');
-    // One worker process: a second would take shards too, and show nothing more of the coordinator's loss.
-    const workers = [new WorkerProcess(redis.url, SLOW)];
-    const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url]);
-    const killed = await coordinate(args, undefined, (_pid, kill) => {
-      void (async () => {
-        while (journaled(out) < 3) await sleep(10);
-        kill('SIGKILL');
-      })();
-    });
-    expect(killed.signal).toBe('SIGKILL');
-    const resumed = await coordinateHere([...args, '--resume']);
-    expect(resumed.code).toBe(0);
-    expect(files(out)).toEqual(expected);
-    await Promise.all(workers.map((w) => w.stop()));
-  });
-
+  // Two runs with a thread restart per crash, and two process starts: over a minute on a loaded 2-core machine.
   it('a shard that crashes its worker on every attempt ends as the same E_WORKER lines as a local run', async () => {
-    const poison = cliFaults({ crash: { line: 5, mode: 'exit' } });
+    const crash = { line: 5, mode: 'exit' } as const;
     const localOut = join(dir, 'poison-local');
     const out = join(dir, 'poison-queue');
-    expect((await coordinate(runArgs(archive, localOut, ['--workers', '2']), poison)).code).toBe(1);
+    // Both runs in this process, from the library: the coordinator's exit code for failed lines is the CLI's own
+    // (test/cli/run.test.ts), and a crash ends a worker thread the same way in the CLI's pool and in this one.
+    const local = await withWorkerFaults({ crash }, (workerFile) => runHere(localOut, { workers: 2, workerFile }));
+    expect(local.status).toBe('done');
     // Two worker processes: the crash ends a thread, not its process, but with one process each retry waits for the
     // crashed shard's lock to lapse (seconds per attempt); the other process takes it at once.
-    const workers = [new WorkerProcess(redis.url, poison), new WorkerProcess(redis.url, poison)];
-    const run = await coordinateHere(runArgs(archive, out, ['--workers', '0', '--queue', redis.url]));
-    expect(run.code).toBe(1);
+    const workers = [new WorkerProcess(redis.url, cliFaults({ crash })), new WorkerProcess(redis.url, cliFaults({ crash }))];
+    // Retries 10, 20 and 40 ms after each crash instead of the default 200, 400 and 800: the same four attempts.
+    const run = await runHere(out, { workers: 0, queue: parseQueueUrl(redis.url), queueRetryMs: 10 });
+    expect(run.status).toBe('done');
     expect(files(out)).toEqual(files(localOut));
-    expect(readFileSync(join(out, 'errors.jsonl'), 'utf8')).toContain('"code":"E_WORKER"');
+    const errors = readFileSync(join(out, 'errors.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((l) => l.includes('"code":"E_WORKER"') && l.includes('crashed on all 4 attempts'))).toBe(true);
+    expect(readReport(out).lines.failed).toBe(errors.length);
     expect(distributedOf(out).retried).toBeGreaterThanOrEqual(1);
     await Promise.all(workers.map((w) => w.stop()));
-  });
+  }, 120_000);
 
   it('a Redis that cannot be reached at start is E_QUEUE with exit 2', async () => {
     const url = `redis://:${PASSWORD}@127.0.0.1:${await freePort()}`;
-    // The worker and the coordinator, side by side: each gives up on its own.
-    const worker = new WorkerProcess(url);
-    const run = await coordinateHere(runArgs(archive, join(dir, 'no-redis'), ['--workers', '0', '--queue', url]));
+    // The worker and the coordinator, side by side, both through the CLI's main in this process: each gives up on its
+    // own. (Every other test runs its workers as processes of the built CLI.)
+    const [worker, run] = await Promise.all([
+      coordinateHere(['worker', '--queue', url, '--threads', '1']),
+      coordinateHere(runArgs(archive, join(dir, 'no-redis'), ['--workers', '0', '--queue', url])),
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/E_QUEUE: cannot reach the queue at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+/);
-    expect(await worker.exited).toBe(2);
-    expect(worker.stderr).toContain('E_QUEUE');
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toMatch(/E_QUEUE: cannot reach the queue at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+/);
   });
 
   it('a worker told to stop while Redis is away with a shard in flight stops without it after its grace, and exits 0', async () => {
@@ -219,26 +237,73 @@ describe.skipIf(!available)('distributed run on BullMQ and a real redis-server',
     }
   });
 
-  it('Redis stopped mid-run stops the run with E_QUEUE; restarted, --resume completes it to the same bytes', async () => {
-    const out = join(dir, 'redis-lost');
-    // One worker process: it loses Redis and reconnects as a second one would.
-    const workers = [new WorkerProcess(redis.url, SLOW)];
-    // 0.3 s of grace (the default is 5): the test waits on it for real.
-    const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url, '--queue-grace-ms', '300']);
-    const running = coordinateHere(args);
-    void (async () => {
-      while (journaled(out) < 3) await sleep(10);
-      await redis.stop();
-    })();
-    const lost = await within(30_000, 'the run that loses Redis', running, workers);
-    expect(lost.code).toBe(2);
-    expect(lost.stderr).toContain('E_QUEUE: lost the queue');
-    expect(lost.stderr).toContain('for 0.3 s;');
-    await redis.restart();
-    await within(20_000, 'the worker reconnecting to the restarted Redis', workersConnected(redis.url, 1), workers);
-    const resumed = await within(30_000, 'the resumed run', coordinateHere([...args, '--resume']), workers);
-    expect(resumed.code).toBe(0);
-    expect(files(out)).toEqual(expected);
-    expect(await within(15_000, 'the worker stopping', Promise.all(workers.map((w) => w.stop())), workers)).toEqual([0]);
-  }, 120_000);
+  // One slow worker process serves the three runs that lose a process or Redis: each starts from an idle worker that
+  // waits for new runs, as a fresh one would, and the last test stops it (a worker process costs a node start and a
+  // module load). No run above may have it connected: it would take their shards without their faults.
+  describe('with one slow worker process throughout', () => {
+    let worker: WorkerProcess;
+
+    beforeAll(async () => {
+      worker = new WorkerProcess(redis.url, SLOW);
+      kept.add(worker);
+      await workersConnected(redis.url, 1);
+    });
+
+    afterAll(async () => {
+      kept.delete(worker);
+      await killLeftoverWorkers();
+    });
+
+    it('a worker killed with -9 mid-run loses nothing: its shard is recovered as stalled and the bytes are the same', async () => {
+      const out = join(dir, 'kill-worker');
+      const victim = new WorkerProcess(redis.url, SLOW);
+      await workersConnected(redis.url, 2);
+      const running = coordinateHere(runArgs(archive, out, ['--workers', '0', '--queue', redis.url]));
+      await victim.waitForShards(1);
+      victim.kill('SIGKILL');
+      const run = await running;
+      expect(run.code).toBe(0);
+      expect(files(out)).toEqual(expected);
+      expect(distributedOf(out).stalledRecovered).toBeGreaterThanOrEqual(1);
+    });
+
+    it('a coordinator killed with -9 continues with --resume to the same bytes', async () => {
+      const out = join(dir, 'kill-coordinator');
+      // One worker process: a second would take shards too, and show nothing more of the coordinator's loss.
+      const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url]);
+      const killed = await coordinate(args, undefined, (_pid, kill) => {
+        void (async () => {
+          while (journaled(out) < 3) await sleep(10);
+          kill('SIGKILL');
+        })();
+      });
+      expect(killed.signal).toBe('SIGKILL');
+      const resumed = await coordinateHere([...args, '--resume']);
+      expect(resumed.code).toBe(0);
+      expect(files(out)).toEqual(expected);
+    });
+
+    it('Redis stopped mid-run stops the run with E_QUEUE; restarted, --resume completes it to the same bytes', async () => {
+      const out = join(dir, 'redis-lost');
+      // One worker process: it loses Redis and reconnects as a second one would.
+      const workers = [worker];
+      // 0.3 s of grace (the default is 5): the test waits on it for real.
+      const args = runArgs(archive, out, ['--workers', '0', '--queue', redis.url, '--queue-grace-ms', '300']);
+      const running = coordinateHere(args);
+      void (async () => {
+        while (journaled(out) < 3) await sleep(10);
+        await redis.stop();
+      })();
+      const lost = await within(30_000, 'the run that loses Redis', running, workers);
+      expect(lost.code).toBe(2);
+      expect(lost.stderr).toContain('E_QUEUE: lost the queue');
+      expect(lost.stderr).toContain('for 0.3 s;');
+      await redis.restart();
+      await within(20_000, 'the worker reconnecting to the restarted Redis', workersConnected(redis.url, 1), workers);
+      const resumed = await within(30_000, 'the resumed run', coordinateHere([...args, '--resume']), workers);
+      expect(resumed.code).toBe(0);
+      expect(files(out)).toEqual(expected);
+      expect(await within(15_000, 'the worker stopping', Promise.all(workers.map((w) => w.stop())), workers)).toEqual([0]);
+    }, 120_000);
+  });
 });

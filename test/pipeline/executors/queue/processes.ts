@@ -9,9 +9,9 @@ export const allLogs: string[] = [];
 /** Worker processes still running: a failed test must not leave them behind. */
 const running = new Set<WorkerProcess>();
 
-/** Kills (SIGKILL) every worker process a test left running; for afterAll. */
-export async function killLeftoverWorkers(): Promise<void> {
-  const left = [...running];
+/** Kills (SIGKILL) every worker process a test left running, except those in `keep` (a worker shared by several tests). */
+export async function killLeftoverWorkers(keep: ReadonlySet<WorkerProcess> = new Set()): Promise<void> {
+  const left = [...running].filter((w) => !keep.has(w));
   for (const worker of left) worker.kill('SIGKILL');
   await Promise.all(left.map((w) => w.exited));
 }
