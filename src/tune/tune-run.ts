@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { writeError } from '../errors.js';
+import { TcompactError, writeError } from '../errors.js';
 import { makeDir } from '../io/make-dir.js';
 import { parseConfig } from '../model/parse.js';
 import type { Transcript } from '../model/transcript.js';
@@ -41,6 +41,11 @@ export const TuneOptionsSchema = ReplayOptionsSchema.pick({
   recallFloor: z.number().min(0).max(1).default(0.95),
   /** DIR: the candidates' policy files go to DIR/candidates, the exports to DIR/exports. */
   outDir: z.string().min(1),
+  /**
+   * Only these candidates of the grid, by name (as in DIR/candidates/): the baselines and the frontier are replayed as
+   * ever, and the recommendation is the best of these. @default the whole grid
+   */
+  candidates: z.array(z.string().min(1)).min(1).optional(),
   /** Replay on this many worker threads (the figures are the same); in this thread when absent. @default none */
   workers: z.number().int().min(1).optional(),
 });
@@ -197,6 +202,18 @@ async function* replayItems(source: TranscriptSource): AsyncIterable<{ transcrip
   for await (const item of source()) yield { transcript: item.transcript, source: sourceOf(item) };
 }
 
+/** The grid, or the candidates of it named (E_CONFIG naming the grid's names when one is not in it). */
+function chosenCandidates(grid: TuneCandidate[], names: readonly string[] | undefined): TuneCandidate[] {
+  if (names === undefined) return grid;
+  const unknown = names.filter((n) => !grid.some((c) => c.name === n));
+  if (unknown.length > 0)
+    throw new TcompactError(
+      'E_CONFIG',
+      `tune options: no candidate ${unknown.join(', ')} in the grid of this archive and window: ${grid.map((c) => c.name).join(', ')}`,
+    );
+  return grid.filter((c) => names.includes(c.name));
+}
+
 /** Candidates not beaten on both axes: no other is at most as dear with caching and keeps at least as much, one strictly. */
 function markFrontier(results: TuneResult[]): void {
   for (const r of results) {
@@ -257,7 +274,7 @@ async function tune(source: TranscriptSource, pass: Pass): Promise<TuneReport> {
   // The candidates are tuned to the archive's most common cache (`--cache` when given).
   const cache = [...caches].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? 'anthropic-5m';
   const grid: GridContext = { cache, expectedCalls: warm.expectedCalls(cache) };
-  const candidates = tuneCandidates(options.window, tools, tokenizer.name, grid);
+  const candidates = chosenCandidates(tuneCandidates(options.window, tools, tokenizer.name, grid), options.candidates);
   const candidatesDir = join(options.outDir, 'candidates');
   await makeDir(candidatesDir);
   const policyOf = new Map<string, { candidate: TuneCandidate; policy: string; file: string }>();

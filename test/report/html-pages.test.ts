@@ -21,6 +21,7 @@ const chromiumPath = chromiumOrSkip(SUITE);
 const dir = tempDir('html');
 const shots = process.env.TCOMPACT_ARTIFACTS ? join(process.env.TCOMPACT_ARTIFACTS, 'html-reports') : undefined;
 const LONG_SESSION_LINES = 600;
+const EVAL_SESSION_LINES = 1_500;
 
 interface PageCase {
   name: string;
@@ -77,8 +78,14 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
     const runs: { code: number | null; stderr: string }[] = [
       await runMain(['run', 'datasets/bundled', '--out', join(dir, 'run'), '--quiet', '--workers', '1']),
       await runMain(['compact', 'datasets/bundled/tau-bench', 'datasets/bundled/swe-agent', '--out', join(dir, 'c', 'out.jsonl')]),
-      // The whole long session: its eval page draws a chart that a head of it leaves out.
-      await runMain(['eval', `datasets/bundled/claude-code/${LONG_SESSION}.jsonl`, 'datasets/bundled/tau-bench', '--out', join(dir, 'eval')]),
+      // The long session up to just past its own compaction (its summary is line 1,482): the eval page draws the chart of
+      // the source's summaries, which a shorter head leaves out, and scores several strategies in a table of its own.
+      await runMain([
+        'eval',
+        join(claudeCodeWithLongSessionHead(join(dir, 'eval-input'), EVAL_SESSION_LINES, { alone: true }), `${LONG_SESSION}.jsonl`),
+        '--out',
+        join(dir, 'eval'),
+      ]),
       await runMain(['simulate', claudeCode, '--out', join(dir, 'sim')]),
       // Two sessions that reach a 20,000-token window, so candidates clear and the frontier has points.
       await runMain([
@@ -91,6 +98,9 @@ describe.skipIf(chromiumPath === undefined)(SUITE, () => {
         'heuristic',
         '--out',
         join(dir, 'tune'),
+        // One replay thread: the figures are the same for any number, and a second thread's start is all it would add.
+        '--workers',
+        '1',
       ]),
     ];
     const stats = await runMain(['stats', 'datasets/bundled', '--json', '--html', join(dir, 'stats.html')]);

@@ -40,6 +40,16 @@ const LINES_AT = new Map([
   [60_000, 1_600],
   [3_000, 600],
 ]);
+/**
+ * The candidate the whole grid recommends at each window on that input, and so the one whose exports `tune` writes: tune
+ * replays it alone (`--candidate`), with the baselines and the frontier, and writes the same exports byte for byte as
+ * the whole grid's 47 candidates (compared when the input was chosen), for a third less of this file's setup. Which
+ * candidate the whole grid recommends is test/tune/tune.test.ts's to hold; these tests hold the exports to the runtimes.
+ */
+const RECOMMENDED_AT = new Map([
+  [60_000, 'tcompact-cache'],
+  [3_000, 'clear@0.75-keep10-at-least'],
+]);
 const tok = getTokenizer('o200k_base');
 
 /** The exports `tune` wrote at each window, and the sessions it read. */
@@ -51,7 +61,7 @@ beforeAll(async () => {
   for (const window of WINDOWS) {
     const input = claudeCodeWithLongSessionHead(join(dir, `input-${window}`), LINES_AT.get(window)!, { alone: window === 60_000 });
     const out = join(dir, String(window));
-    const run = await runMain(['tune', input, '--window', String(window), '--out', out, '--workers', '1']);
+    const run = await runMain(['tune', input, '--window', String(window), '--out', out, '--workers', '1', '--candidate', RECOMMENDED_AT.get(window)!]);
     if (run.code !== 0) throw new Error(`tune --window ${window}: exit ${run.code}: ${run.stderr}`);
     exportsDir.set(window, join(out, 'exports'));
     const transcripts: Transcript[] = [];
@@ -109,6 +119,22 @@ describe('tune exports, handed unchanged to the real runtimes', () => {
     }
     expect(typeErrors(lines.join('\n'))).toEqual([]);
   }, 180_000);
+
+  it.each(WINDOWS)('replays only the candidate named at --window %i, and exports it', (window) => {
+    const report = JSON.parse(readFileSync(join(exportsDir.get(window)!, '..', 'tune.json'), 'utf8')) as TuneReport;
+    expect(report.candidates.map((c) => c.name)).toEqual([RECOMMENDED_AT.get(window)]);
+    expect(report.recommended.name).toBe(RECOMMENDED_AT.get(window));
+    expect(report.exports.map((e) => e.runtime).sort()).toEqual(['ai-sdk', 'anthropic', 'langchain', 'tcompact']);
+  });
+
+  it('refuses a candidate the grid does not hold, naming the ones it does', async () => {
+    const input = join('datasets', 'bundled', 'claude-code', 'subagent.jsonl');
+    const out = tempDir('tune-unknown-candidate');
+    const run = await runMain(['tune', input, '--window', '3000', '--tokenizer', 'heuristic', '--out', out, '--candidate', 'clear@0.6-keep3']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('E_CONFIG: tune options: no candidate clear@0.6-keep3 in the grid of this archive and window: clear@0.1-keep3, ');
+    expect(run.stderr).toContain('tcompact-at-trigger');
+  });
 
   it("reports LangChain's export with its own replay: at --window 60000 its clears, kept in the history, keep the prompt cache", () => {
     const report = JSON.parse(readFileSync(join(exportsDir.get(60_000)!, '..', 'tune.json'), 'utf8')) as TuneReport;

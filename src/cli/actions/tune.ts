@@ -45,6 +45,7 @@ export async function tuneAction({ values, positionals }: ParsedFlags<typeof FLA
     basePrompt: values['base-prompt'],
     tokenRatio: values['token-ratio'],
     recallFloor: values['recall-floor'],
+    ...(values.candidate ? { candidates: values.candidate } : {}),
     outDir: out,
     workers,
   }).finally(() => status.stop());

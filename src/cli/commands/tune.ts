@@ -2,7 +2,7 @@ import { defaultWorkers } from '../../pipeline/job/capacity.js';
 import { defineCommand } from '../command.js';
 import { SOURCE_FLAGS } from '../source-flags.js';
 import { fraction, integer, text } from '../flag-values.js';
-import { valueFlag } from '../flags.js';
+import { listFlag, valueFlag } from '../flags.js';
 import { INPUT_FLAGS } from '../input-flags.js';
 import { REPLAY_FLAGS } from '../replay-flags.js';
 import { SECRET_FLAGS } from '../secret-flags.js';
@@ -17,6 +17,11 @@ export const FLAGS = {
     description: 'least hindsight recall of the recommendation, 0 to 1',
     parse: fraction,
     default: DEFAULT_RECALL_FLOOR,
+  }),
+  candidate: listFlag({
+    valueName: 'NAME',
+    description: 'replay only this candidate of the grid (repeatable; the names of DIR/candidates/): the baselines and frontier still are',
+    parse: text,
   }),
   workers: valueFlag({
     valueName: 'N',
