@@ -11,7 +11,7 @@ import { parseCompactConfig } from '../src/strategies/compact-config.js';
 import { STRATEGIES } from '../src/strategies/registry.js';
 import { protectedRange } from '../src/strategies/boundaries.js';
 import { replaceableSpan, replacedMessages } from '../src/strategies/_span.js';
-import type { PipelineStep } from '../src/strategies/runner.js';
+import { type PipelineStep, prepareStrategies } from '../src/strategies/runner.js';
 import { bundledTranscripts } from './helpers/bundled-transcripts.js';
 import { deepFreeze, makeContext } from './helpers/transcript-kit.js';
 
@@ -163,6 +163,9 @@ function checkCompaction(input: Transcript, steps: PipelineStep[], window: numbe
 describe('properties of every strategy and composition', () => {
   let real: Transcript[] = [];
   beforeAll(async () => {
+    // A strategy that loads what it needs before it runs (redact-secrets' rules) is prepared once, as the pipeline
+    // prepares it in each worker: the file must not rely on another file of the same process having loaded it.
+    await prepareStrategies(Object.values(STRATEGIES));
     const all = await bundledTranscripts();
     // Every 10th bundled transcript: Claude Code sessions and tau-bench runs, small and large.
     real = deepFreeze(all.filter((_, i) => i % 10 === 0));

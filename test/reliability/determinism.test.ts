@@ -1,39 +1,47 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findViolations } from '../../src/model/validity.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { parseCompactConfig } from '../../src/strategies/compact-config.js';
+import { claudeCodeWithLongSessionHead } from '../helpers/long-session.js';
 import { BUNDLED, outputDigest, readJsonl, readReport, tempDir, writeRealArchive } from '../pipeline/helpers.js';
 
 /** RELIABILITY 21 and 22 (worker counts, reproducibility), 10 (idempotence), 9 (duplicate ids), 8 (repairs). */
 const dir = tempDir('determinism');
 const archive = join(dir, 'real.jsonl');
-const small = join(dir, 'small.jsonl');
 const auto = parseCompactConfig({ strategies: ['auto'] });
-const SHARD_BYTES = 32 * 1024;
+const SHARD_BYTES = 16 * 1024;
 
 beforeAll(async () => {
-  // Real transcripts of every bundled source (Claude Code sessions, tau-bench, SWE-agent, OpenHands): every other one of
-  // the first 120 as an archive of about half a MB, cut into 32 KB shards, more than eight of them, so eight workers all
-  // have work and finish out of order; every fourth one for the cases that need no shards.
+  // Real transcripts of every bundled source (Claude Code sessions, tau-bench, SWE-agent, OpenHands): every fourth one of
+  // the first 120 as an archive of about a quarter of a MB, cut into 16 KB shards, more than eight of them, so eight
+  // workers all have work and finish out of order.
   const lines = await writeRealArchive(archive, { count: 120, maxLineBytes: 100_000 });
   writeFileSync(
     archive,
-    lines
-      .filter((_, i) => i % 2 === 0)
-      .map((l) => `${l}\n`)
-      .join(''),
-  );
-  writeFileSync(
-    small,
     lines
       .filter((_, i) => i % 4 === 0)
       .map((l) => `${l}\n`)
       .join(''),
   );
 });
+
+/**
+ * The bundled directory with every format's files, its two large ones cut (each costs seconds per run and shows no
+ * shape the rest of it lacks): the long Claude Code session to its first 400 lines (with its subagents' folder), and
+ * the tau-bench trajectories to their first 30 tasks, more than one shard of 20 items.
+ */
+function bundledCut(): string {
+  const out = tempDir('determinism-bundled');
+  for (const name of ['aider', 'openhands', 'swe-agent']) cpSync(join(BUNDLED, name), join(out, name), { recursive: true });
+  claudeCodeWithLongSessionHead(join(out, 'claude-code'), 400);
+  mkdirSync(join(out, 'tau-bench'));
+  const tau = JSON.parse(readFileSync(join(BUNDLED, 'tau-bench', 'gpt-4o-airline.json'), 'utf8')) as unknown[];
+  writeFileSync(join(out, 'tau-bench', 'gpt-4o-airline.json'), JSON.stringify(tau.slice(0, 30), null, 2));
+  return out;
+}
 
 /**
  * The archive compacted on `workers` threads, made once: the worker-count test compares the three, and the idempotence
@@ -66,10 +74,14 @@ describe('1, 2 and 8 workers (RELIABILITY 21, 22)', () => {
   });
 
   it('write byte-identical output for the bundled directory read through the format adapters, in this thread or on a pool', async () => {
+    const bundled = bundledCut();
     const digests = [];
     for (const run of [{ inProcess: true }, { workers: 2 }]) {
       const out = tempDir('determinism');
-      await runPipeline({ inputs: [BUNDLED], outDir: out, config: auto, shardBytes: 128 * 1024, maxItemsPerShard: 20, ...run });
+      await runPipeline({ inputs: [bundled], outDir: out, config: auto, shardBytes: 128 * 1024, maxItemsPerShard: 20, ...run });
+      const report = readReport(out);
+      // Each source's transcripts, tau-bench's in two shards at least.
+      expect(report.execution.shards).toBeGreaterThan(6);
       digests.push(outputDigest(out));
     }
     expect(digests[1]).toEqual(digests[0]);
@@ -80,7 +92,7 @@ describe('idempotence (RELIABILITY 10)', () => {
   it('compacting an already compacted archive changes nothing more', async () => {
     const first = await archiveRun(1);
     expect(readReport(first).tokens.saved).toBeGreaterThan(0);
-    // Every other transcript of the compacted archive (every fourth real transcript, as `small` holds them), compacted again.
+    // Every other transcript of the compacted archive, compacted again.
     const original = readFileSync(archive, 'utf8')
       .split('\n')
       .filter((l) => l !== '');
@@ -101,7 +113,7 @@ describe('idempotence (RELIABILITY 10)', () => {
 
 describe('duplicates and repairs (RELIABILITY 8, 9)', () => {
   it('flags duplicate transcript ids and still compacts every copy', async () => {
-    const line = readFileSync(small, 'utf8').split('\n')[10];
+    const line = readFileSync(archive, 'utf8').split('\n')[10];
     const id = (JSON.parse(line) as Transcript).id;
     const path = join(dir, 'dup.jsonl');
     writeFileSync(path, `${line}\n${line}\n`);

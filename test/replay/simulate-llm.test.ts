@@ -30,63 +30,68 @@ interface PolicyRow {
   peakPrompt: number;
 }
 
+interface SimulateRun {
+  json: {
+    policies: (PolicyRow & { cost: { withCache: number }; compactionCalls?: { calls: number; input: number; output: number; cost: number } })[];
+    llm: { requests: number; answers: number; promptTokens: number; completionTokens: number };
+  };
+  md: string;
+  html: string;
+  /** The requests the server got during the run. */
+  requests: FakeServer['requests'];
+}
+
+/** simulate of summarize@0.5 against the server, with `--focus` (and `extra`). */
+async function simulateSummarize(extra: string[] = []): Promise<SimulateRun> {
+  const dir = tempDir('simulate-llm');
+  const sent = server.requests.length;
+  const args = [
+    'simulate',
+    INPUT,
+    '--policy',
+    'summarize@0.5',
+    '--window',
+    WINDOW,
+    '--model',
+    'sim-model',
+    '--llm',
+    server.baseURL,
+    '--focus',
+    'the test plan',
+  ];
+  const r = await runMain([...args, '--out', dir, ...extra], { env });
+  expect([r.code, r.stderr]).toEqual([0, '']);
+  return {
+    json: JSON.parse(readFileSync(join(dir, 'simulate.json'), 'utf8')) as SimulateRun['json'],
+    md: readFileSync(join(dir, 'simulate.md'), 'utf8'),
+    html: readFileSync(join(dir, 'simulate.html'), 'utf8'),
+    requests: server.requests.slice(sent),
+  };
+}
+
+/** The run without --batch, read by the two tests below: each simulation of the session costs seconds. */
+let online: Promise<SimulateRun> | undefined;
+const onlineRun = () => (online ??= simulateSummarize());
+
 describe('simulate with LLM steps', () => {
   it('replays summarize@0.5 with --model: the model summarizes at the trigger, and the prompts after it are smaller', async () => {
-    const dir = tempDir('simulate-llm');
-    const sent = server.requests.length;
-    const r = await runMain(
-      [
-        'simulate',
-        INPUT,
-        '--policy',
-        'summarize@0.5',
-        '--window',
-        WINDOW,
-        '--model',
-        'sim-model',
-        '--llm',
-        server.baseURL,
-        '--focus',
-        'the test plan',
-        '--out',
-        dir,
-      ],
-      { env },
-    );
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    const report = JSON.parse(readFileSync(join(dir, 'simulate.json'), 'utf8')) as { policies: PolicyRow[]; llm: { requests: number; answers: number } };
+    const { json: report, md, requests } = await onlineRun();
     const [none, summarize] = report.policies.filter((p) => p.name !== 'optimal');
     expect(summarize.name).toBe('summarize@0.5');
     expect(summarize.calls).toBe(none.calls);
     expect(summarize.compactions).toBeGreaterThanOrEqual(1);
     expect(summarize.billedInput).toBeLessThan(none.billedInput);
     expect(summarize.peakPrompt).toBeLessThan(none.peakPrompt);
-    const requests = server.requests.slice(sent);
     expect(requests.length).toBe(summarize.compactions);
     expect(report.llm.requests).toBe(requests.length);
     expect(requests.every((q) => q.body.model === 'sim-model')).toBe(true);
     // --focus reaches the summary prompt.
     expect(requests.every((q) => q.body.messages.some((m) => m.content.includes('the test plan')))).toBe(true);
-    expect(readFileSync(join(dir, 'simulate.md'), 'utf8')).toContain(`LLM steps: model sim-model, ${requests.length} requests`);
+    expect(md).toContain(`LLM steps: model sim-model, ${requests.length} requests`);
   });
 
   it("bills the summarizer's prompts and answers in their own column, at half price with --batch", async () => {
-    const run = async (extra: string[]) => {
-      const dir = tempDir('simulate-llm-calls');
-      const args = ['simulate', INPUT, '--policy', 'summarize@0.5', '--window', WINDOW, '--model', 'sim-model', '--llm', server.baseURL, '--out', dir];
-      const r = await runMain([...args, ...extra], { env });
-      expect([r.code, r.stderr]).toEqual([0, '']);
-      return {
-        json: JSON.parse(readFileSync(join(dir, 'simulate.json'), 'utf8')) as {
-          policies: (PolicyRow & { cost: { withCache: number }; compactionCalls?: { calls: number; input: number; output: number; cost: number } })[];
-          llm: { answers: number; promptTokens: number; completionTokens: number };
-        },
-        md: readFileSync(join(dir, 'simulate.md'), 'utf8'),
-        html: readFileSync(join(dir, 'simulate.html'), 'utf8'),
-      };
-    };
-    const online = await run([]);
+    const online = await onlineRun();
     const [none, summarize] = online.json.policies.filter((p) => p.name !== 'optimal');
     expect(none.compactionCalls).toBeUndefined();
     const calls = summarize.compactionCalls as NonNullable<typeof summarize.compactionCalls>;
@@ -98,7 +103,7 @@ describe('simulate with LLM steps', () => {
     expect(online.md).toContain(`- \`summarize@0.5\`: ${calls.calls} calls,`);
     expect(online.html).toContain('compaction calls');
 
-    const batch = await run(['--batch']);
+    const batch = await simulateSummarize(['--batch']);
     const batched = batch.json.policies.find((p) => p.name === summarize.name)!;
     expect(batched.compactionCalls?.cost).toBeCloseTo(calls.cost / 2, 9);
     // The agent's own calls are billed the same: only the compaction calls' price changed.

@@ -2,6 +2,7 @@ import type { LanguageModel, ModelMessage } from 'ai';
 import type { ContextManagerOptionsInput } from '../../context/options.js';
 import type { Message, ToolMessage } from '../../model/message.js';
 import { type AdapterHooks, type CheckReport, ManagedConversation } from '../conversation.js';
+import { MadeOnce } from '../made-once.js';
 import { fromModelMessage, toModelMessage, toolOutput } from './model-messages.js';
 
 type ToolPart = Extract<ModelMessage, { role: 'tool' }>['content'][number];
@@ -69,29 +70,23 @@ class ModelMessageMap {
   /** Tool-result parts and tool names by call id, for a result the manager replaced. */
   private readonly parts = new Map<string, ToolPart>();
   private readonly names = new Map<string, string>();
-  /**
-   * What was made for each message of the manager's own (an edited result's part, a summary's messages): it sends an
-   * edit again at every later call until the next one, as the same message object, so each is converted once.
-   */
-  private readonly madeParts = new WeakMap<Message, { earlier: ToolPart | undefined; toolName: string | undefined; part: ToolPart }>();
-  private readonly made = new WeakMap<Message, ModelMessage[]>();
+  /** What was made for each message of the manager's own: an edited result's part, a summary's messages. */
+  private readonly madeParts = new MadeOnce<ToolPart>();
+  private readonly made = new MadeOnce<ModelMessage[]>();
 
   /** An edited result's part: the caller's part it replaces with the new output, or one of its own. */
   private madePart(m: ToolMessage, earlier: ToolPart | undefined): ToolPart {
     const toolName = this.names.get(m.tool_call_id);
-    let made = this.madeParts.get(m);
-    if (!made || made.earlier !== earlier || made.toolName !== toolName) {
-      const part = { ...(earlier ?? { type: 'tool-result', toolCallId: m.tool_call_id, toolName: toolName ?? '' }), output: toolOutput(m) } as ToolPart;
-      this.madeParts.set(m, (made = { earlier, toolName, part }));
-    }
-    return made.part;
+    return this.madeParts.of(
+      m,
+      [earlier, toolName],
+      () => ({ ...(earlier ?? { type: 'tool-result', toolCallId: m.tool_call_id, toolName: toolName ?? '' }), output: toolOutput(m) }) as ToolPart,
+    );
   }
 
   /** A message of the manager's own (a summary) as ModelMessages, made once. */
   private madeMessages(m: Message): ModelMessage[] {
-    let made = this.made.get(m);
-    if (made === undefined) this.made.set(m, (made = toModelMessage(m, (id) => this.names.get(id) ?? '')));
-    return made;
+    return this.made.of(m, [], () => toModelMessage(m, (id) => this.names.get(id) ?? ''));
   }
 
   canonical(history: readonly ModelMessage[]): Message[] {

@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ContextManagerOptionsInput } from '../../context/options.js';
 import type { Message, ToolMessage } from '../../model/message.js';
 import { type AdapterHooks, type CheckReport, ManagedConversation } from '../conversation.js';
+import { MadeOnce } from '../made-once.js';
 import { type Piece, fromAnthropicMessage, toAnthropicBlocks, toolResultBlock } from './anthropic-messages.js';
 
 type Block = Anthropic.ContentBlockParam;
@@ -104,7 +105,7 @@ class AnthropicMessageMap {
   private readonly ownerOf = new WeakMap<object, Anthropic.MessageParam>();
   /** tool_result blocks and their messages by call id, for a result the manager replaced. */
   private readonly results = new Map<string, { block: Anthropic.ToolResultBlockParam; message: Anthropic.MessageParam }>();
-  private readonly made = new WeakMap<Message, Made>();
+  private readonly made = new MadeOnce<Made>();
 
   canonical(history: readonly Anthropic.MessageParam[]): Message[] {
     const out: Message[] = [];
@@ -175,20 +176,16 @@ class AnthropicMessageMap {
    */
   private madeOf(m: Message): Made {
     const earlier = m.role === 'tool' ? this.results.get((m as ToolMessage).tool_call_id) : undefined;
-    let made = this.made.get(m);
-    if (made && made.earlier === earlier) return made;
-    made = earlier
-      ? { earlier, owner: earlier.message, role: 'user', blocks: [{ ...earlier.block, ...toolResultBlock(m as ToolMessage) }], whole: false }
-      : { earlier, owner: undefined, whole: true, ...toAnthropicBlocks(m) };
-    this.made.set(m, made);
-    return made;
+    return this.made.of(m, [earlier], () =>
+      earlier
+        ? { owner: earlier.message, role: 'user', blocks: [{ ...earlier.block, ...toolResultBlock(m as ToolMessage) }], whole: false }
+        : { owner: undefined, whole: true, ...toAnthropicBlocks(m) },
+    );
   }
 }
 
 /** A message of the manager's own as blocks, and the caller's message they go back into, if any. */
 interface Made {
-  /** The caller's result it was made from. */
-  earlier: { block: Anthropic.ToolResultBlockParam; message: Anthropic.MessageParam } | undefined;
   owner: Anthropic.MessageParam | undefined;
   role: 'user' | 'assistant';
   blocks: readonly Block[];

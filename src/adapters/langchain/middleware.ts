@@ -3,6 +3,7 @@ import { createMiddleware } from 'langchain';
 import type { ContextManagerOptionsInput } from '../../context/options.js';
 import type { Message, ToolMessage as CanonicalTool } from '../../model/message.js';
 import { type AdapterHooks, ManagedConversation } from '../conversation.js';
+import { MadeOnce } from '../made-once.js';
 import { fromLangChainMessage, toLangChainMessage } from './langchain-messages.js';
 
 /** The conversation of a thread: its manager and the map between its messages and canonical ones. */
@@ -47,11 +48,8 @@ class LangChainMessageMap {
   private readonly origin = new WeakMap<Message, BaseMessage>();
   /** Tool messages by call id, for a result the manager replaced. */
   private readonly results = new Map<string, ToolMessage>();
-  /**
-   * The LangChain message made for each message of the manager's own: it sends an edit again at every later call until
-   * the next one, as the same message object, so each is converted once.
-   */
-  private readonly made = new WeakMap<Message, { earlier: ToolMessage | undefined; message: BaseMessage | undefined }>();
+  /** The LangChain message made for each message of the manager's own. */
+  private readonly made = new MadeOnce<BaseMessage | undefined>();
 
   canonical(history: readonly BaseMessage[]): Message[] {
     const out: Message[] = [];
@@ -74,9 +72,8 @@ class LangChainMessageMap {
       const origin = this.origin.get(m);
       if (origin) return [origin];
       const earlier = m.role === 'tool' ? this.results.get((m as CanonicalTool).tool_call_id) : undefined;
-      let made = this.made.get(m);
-      if (!made || made.earlier !== earlier) this.made.set(m, (made = { earlier, message: this.make(m, earlier) }));
-      return made.message ? [made.message] : [];
+      const made = this.made.of(m, [earlier], () => this.make(m, earlier));
+      return made ? [made] : [];
     });
   }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CACHE_RULES, parseCacheModel, rulesForModel } from '../../../src/provider/cache-rules.js';
@@ -8,6 +8,7 @@ import { replay } from '../../../src/replay/replay.js';
 import type { Message } from '../../../src/model/message.js';
 import type { Transcript } from '../../../src/model/transcript.js';
 import { getTokenizer } from '../../../src/tokens/tokenizer.js';
+import { LONG_SESSION, longSessionHead } from '../../helpers/long-session.js';
 import { BUNDLED } from '../../helpers/paths.js';
 import { runMain } from '../../helpers/cli-in-process.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -179,7 +180,13 @@ interface PolicyJson {
 }
 
 describe('tcompact simulate --cache on the bundled Claude Code session', { timeout: 120_000 }, () => {
-  const session = join(BUNDLED, 'claude-code', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
+  /**
+   * The long session up to a few calls past its one gap of more than 5 minutes (14 minutes before line 1,481, where
+   * Claude Code compacted it), as Claude Code leaves the file part way through: the calls after these show no other
+   * gap, and each of the five simulations of it costs a third less.
+   */
+  const session = join(tempDir('sim-cache-session'), `${LONG_SESSION}.jsonl`);
+  writeFileSync(session, longSessionHead(1_520));
   const simulate = async (extra: string[]) => {
     const out = tempDir('sim-cache');
     const run = await runMain(['simulate', session, '--window', '100000', '--base-prompt', '20000', '--policy', 'mask-10', '--out', out, ...extra]);
