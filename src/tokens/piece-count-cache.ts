@@ -44,7 +44,9 @@ export class PieceCountCache {
     this.keyStarts[entry] = this.keyBytes;
     this.keyLengths[entry] = length;
     this.counts[entry] = count;
-    this.keys.set(buf.subarray(0, length), this.keyBytes);
+    // Copied byte by byte: `keys.set(buf.subarray(...))` allocated a view per stored piece, most of them a few bytes.
+    const { keys } = this;
+    for (let i = 0, at = this.keyBytes; i < length; i++, at++) keys[at] = buf[i];
     this.keyBytes += length;
     const mask = this.slots.length - 1;
     let slot = hash & mask;

@@ -1,3 +1,4 @@
+import { TextCountCache } from './text-count-cache.js';
 import { type BpeEncodingName, type CountOrdinary, DEFAULT_TOKENIZER_ENGINE, type TokenizerEngine, bpeCounter } from './bpe-engines.js';
 
 export const TOKENIZER_NAMES = ['o200k_base', 'cl100k_base', 'heuristic'] as const;
@@ -27,7 +28,7 @@ interface TokenizerOptions {
   engine?: TokenizerEngine;
 }
 
-/** Texts shorter than this are cheap to encode; caching them would cost more than it saves. */
+/** Texts shorter than this are cheap to encode; caching them would cost more than it saves (and the cache takes {@link TextCountCache.MIN_LENGTH}+). */
 const CACHE_MIN_LENGTH = 64;
 /**
  * The cache is dropped once it holds this many characters (it keeps its texts alive, up to 2 bytes a character): a
@@ -37,26 +38,20 @@ const CACHE_MIN_LENGTH = 64;
 const CACHE_MAX_CHARS = 4 * 1024 * 1024;
 
 /**
- * Wraps a counter with a cache keyed by the text itself: agent transcripts repeat long texts (re-read files, repeated
+ * Wraps a counter with a cache of texts and their counts: agent transcripts repeat long texts (re-read files, repeated
  * outputs, the same system prompt in every transcript), and BPE is the most expensive step of the pipeline.
  */
 function cached(name: TokenizerName, engine: TokenizerEngine, count: CountOrdinary): Tokenizer {
-  const cache = new Map<string, number>();
-  let chars = 0;
+  const cache = new TextCountCache(CACHE_MAX_CHARS);
   return {
     name,
     engine,
     count(text: string): number {
       if (text.length < CACHE_MIN_LENGTH) return text.length === 0 ? 0 : count(text);
       const hit = cache.get(text);
-      if (hit !== undefined) return hit;
+      if (hit >= 0) return hit;
       const n = count(text);
-      if (chars + text.length > CACHE_MAX_CHARS) {
-        cache.clear();
-        chars = 0;
-      }
       cache.set(text, n);
-      chars += text.length;
       return n;
     },
   };
