@@ -13,6 +13,7 @@ import { ROOT } from '../helpers/paths.js';
  */
 const LAYERS = [
   'errors.ts',
+  'on-first-use.ts',
   'io',
   'sqlite',
   'secrets',
