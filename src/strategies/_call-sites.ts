@@ -1,7 +1,7 @@
 import { type AssistantMessage, type Message, type ToolCall, type ToolMessage, isAssistant, isTool } from '../model/message.js';
 import { NO_RESULT_TEXT } from '../model/repair.js';
 import { isFailedResult } from '../model/tool-outcome.js';
-import { type Removal, isEmptyAssistant } from './_edit.js';
+import { type Removal, keepingCalls } from './_edit.js';
 import { isMaskedFailure } from './_placeholders.js';
 
 /**
@@ -90,9 +90,8 @@ export function removeSites(messages: readonly Message[], sites: readonly CallSi
     const calls = m.tool_calls ?? [];
     const kept = calls.filter((_call, slot) => !slots.includes(slot));
     callsRemoved += calls.length - kept.length;
-    const { tool_calls: _removed, ...rest } = m;
-    const next: AssistantMessage = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
-    if (isEmptyAssistant(next)) {
+    const next = keepingCalls(m, kept);
+    if (!next) {
       messagesRemoved++;
       continue;
     }

@@ -66,9 +66,8 @@ export function removeCalls(messages: readonly Message[], select: CallSelection)
       continue;
     }
     callsRemoved += calls.length - kept.length;
-    const { tool_calls: _removed, ...rest } = m as AssistantMessage;
-    const next: AssistantMessage = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
-    if (isEmptyAssistant(next)) {
+    const next = keepingCalls(m as AssistantMessage, kept);
+    if (!next) {
       messagesRemoved++;
       continue;
     }
@@ -76,6 +75,13 @@ export function removeCalls(messages: readonly Message[], select: CallSelection)
     out.push(next);
   }
   return { messages: out, messagesChanged, messagesRemoved, callsRemoved };
+}
+
+/** `m` with only the calls `kept` (its `tool_calls` key last), or undefined when nothing of it is left to send. */
+export function keepingCalls(m: AssistantMessage, kept: ToolCall[]): AssistantMessage | undefined {
+  const { tool_calls: _removed, ...rest } = m;
+  const next: AssistantMessage = kept.length > 0 ? { ...rest, tool_calls: kept } : rest;
+  return isEmptyAssistant(next) ? undefined : next;
 }
 
 /** The calls of `messages[message]` that are not selected, or undefined when none is: no copy of a message that keeps them all. */
