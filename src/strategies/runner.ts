@@ -40,9 +40,6 @@ class Fold {
   private readonly first: ReturnType<typeof countTranscript>;
   private tokens: number;
   private last: Breakdown;
-  /** Whether the transcript is validly paired: a step found it so, and the steps since are strategies that keep it so. */
-  private paired = false;
-  private pairedCtx: StrategyContext | undefined;
 
   constructor(
     input: Transcript,
@@ -52,13 +49,6 @@ class Fold {
     this.transcript = input;
     this.tokens = this.first.total;
     this.last = this.first.byCategory;
-  }
-
-  /** The context for the step `strategy`, saying whether the transcript it is given is validly paired. */
-  contextFor<C extends StrategyContext>(strategy: AnyStrategy, ctx: C): C {
-    if (!this.paired || strategy.async) return ctx;
-    this.pairedCtx ??= { ...ctx, paired: true };
-    return this.pairedCtx as C;
   }
 
   /** Whether the step's condition holds; when it does not, the step is recorded as skipped. */
@@ -86,8 +76,6 @@ class Fold {
     if (result.details) report.details = result.details;
     if (result.notes && result.notes.length > 0) report.notes = result.notes;
     this.reports.push(report);
-    // A model's step is not held to keep the pairing as the other strategies are.
-    this.paired = result.paired === true || (this.paired && !step.strategy.async);
     this.transcript = result.transcript;
     this.tokens = counted.total;
     this.last = counted.byCategory;
@@ -116,7 +104,7 @@ export function runUntilAsync(input: Transcript, steps: readonly PipelineStep[],
     const started = performance.now();
     if (!fold.due(step)) continue;
     if (step.strategy.async) return { ...fold.result(), next: i };
-    fold.record(step, step.strategy.apply(fold.transcript, step.config as never, fold.contextFor(step.strategy, ctx)), started);
+    fold.record(step, step.strategy.apply(fold.transcript, step.config as never, ctx), started);
   }
   return fold.result();
 }
@@ -136,7 +124,7 @@ export async function runStepsAsync(input: Transcript, steps: readonly PipelineS
     if (!fold.due(step)) continue;
     const result = step.strategy.async
       ? await step.strategy.apply(fold.transcript, step.config as never, ctx)
-      : step.strategy.apply(fold.transcript, step.config as never, fold.contextFor(step.strategy, ctx));
+      : step.strategy.apply(fold.transcript, step.config as never, ctx);
     fold.record(step, result, started);
   }
   return fold.result();

@@ -12,11 +12,6 @@ export interface StrategyContext {
   refs: RefSink | null;
   /** The context window the transcript is measured against (tokens). */
   window: number;
-  /**
-   * The transcript given is validly paired (model/validity.ts): a step earlier in the same pipeline found it so, and
-   * every step since kept it so, as every strategy must.
-   */
-  paired?: boolean;
 }
 
 /** What a strategy returns besides the new transcript. Counts of messages, not tokens: the runner counts tokens. */
@@ -32,8 +27,6 @@ export interface StrategyResult {
   notes?: string[];
   /** An LLM step's requests, outcome and fallback. */
   llm?: LlmStepReport;
-  /** The transcript returned is validly paired, as the strategy checked (sanitize). */
-  paired?: boolean;
 }
 
 /** What an async step is handed besides the StrategyContext: the run's model. */

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pairedInPlace, repairPairing } from '../../src/model/repair.js';
+import { repairPairing } from '../../src/model/repair.js';
 import type { Transcript } from '../../src/model/transcript.js';
 import { findViolations } from '../../src/model/validity.js';
 import { buildSteps } from '../../src/strategies/build-steps.js';
 import { parseCompactConfig } from '../../src/strategies/compact-config.js';
 import { type PipelineStep, type RunResult, runSteps } from '../../src/strategies/runner.js';
+import { withMessages } from '../../src/strategies/_edit.js';
 import { sanitize } from '../../src/strategies/sanitize.js';
 import type { StepReport, Strategy } from '../../src/strategies/types.js';
 import { countTranscript } from '../../src/tokens/breakdown.js';
@@ -16,14 +17,14 @@ import { deepFreeze, makeContext } from '../helpers/transcript-kit.js';
 
 /** `auto`'s steps, each strategy wrapped to keep what it was given and what it returned. */
 function recordedAuto(window: number) {
-  const seen: { strategy: string; input: Transcript; output: Transcript; toldPaired: boolean }[] = [];
+  const seen: { strategy: string; input: Transcript; output: Transcript }[] = [];
   const steps = buildSteps(parseCompactConfig({ strategies: ['auto'], window })).map((step): PipelineStep => {
     const strategy = step.strategy as Strategy;
     const recorded: Strategy = {
       ...strategy,
       apply(input, config, ctx) {
         const r = strategy.apply(input, config, ctx);
-        seen.push({ strategy: strategy.name, input, output: r.transcript, toldPaired: ctx.paired === true });
+        seen.push({ strategy: strategy.name, input, output: r.transcript });
         return r;
       },
     };
@@ -32,20 +33,26 @@ function recordedAuto(window: number) {
   return { steps, seen };
 }
 
-/** `auto` with its last sanitize repairing as the first does, never told that the transcript is already paired. */
-function autoRepairingTwice(window: number): PipelineStep[] {
+/** `auto` with each sanitize making the whole repair pass, without first checking whether the transcript is paired. */
+function autoRepairingInFull(window: number): PipelineStep[] {
   const steps = buildSteps(parseCompactConfig({ strategies: ['auto'], window }));
-  const last = steps[steps.length - 1];
-  expect(last.strategy).toBe(sanitize);
-  const repairing: Strategy = { ...sanitize, apply: (t, _config, ctx) => sanitize.apply(t, {}, { ...ctx, paired: false }) };
-  return [...steps.slice(0, -1), { ...last, strategy: repairing }];
+  expect(steps[0].strategy).toBe(sanitize);
+  const repairing: Strategy = {
+    ...sanitize,
+    apply(t, _config, ctx) {
+      const { messages, repairs, dropped } = repairPairing(t.messages);
+      for (const m of dropped) ctx.refs?.putJson(JSON.stringify(m));
+      return { transcript: withMessages(t, messages), messagesChanged: 0, messagesRemoved: dropped.length, details: { ...repairs } };
+    },
+  };
+  return steps.map((step) => (step.strategy === sanitize ? { ...step, strategy: repairing } : step));
 }
 
 const withoutTimes = (steps: readonly StepReport[]) => steps.map(({ ms: _ms, ...rest }) => rest);
 
 /**
- * Runs `auto` on every transcript and checks what the runner no longer does in full: it counts after each step only
- * the messages the step changed, and it does not repair the pairing again at the end, which must change nothing.
+ * Runs `auto` on every transcript and checks what the runner and sanitize no longer do in full: the runner counts after
+ * each step only the messages the step changed, and sanitize checks a transcript paired before any repair pass.
  */
 function checkPasses(transcripts: readonly Transcript[], tokenizer: TokenizerName, window: number): void {
   for (const input of transcripts) {
@@ -67,13 +74,10 @@ function checkPasses(transcripts: readonly Transcript[], tokenizer: TokenizerNam
     expect(repaired.messages, input.id).toBe(last.input.messages);
     expect(repaired.repairs).toEqual({ missingResultFilled: 0, orphanResultDropped: 0, duplicateResultDropped: 0, resultMoved: 0 });
     expect(findViolations(last.input.messages)).toEqual([]);
-    // And the same run with the last sanitize repairing gives the same transcript and the same reports.
-    const twice = runSteps(input, autoRepairingTwice(window), { ...makeContext(), tokenizer: getTokenizer(tokenizer), window });
-    expect(twice.transcript).toEqual(run.transcript);
-    expect(withoutTimes(twice.steps)).toEqual(withoutTimes(run.steps));
-    // It was told so whenever the first sanitize found the input paired, and not after the first one repaired it.
-    expect(seen[0].strategy).toBe('sanitize');
-    expect(last.toldPaired, input.id).toBe(pairedInPlace(input.messages));
+    // And the same run with each sanitize making the whole repair pass gives the same transcript and the same reports.
+    const inFull = runSteps(input, autoRepairingInFull(window), { ...makeContext(), tokenizer: getTokenizer(tokenizer), window });
+    expect(inFull.transcript).toEqual(run.transcript);
+    expect(withoutTimes(inFull.steps)).toEqual(withoutTimes(run.steps));
   }
 }
 
