@@ -149,7 +149,7 @@ export class OrderedWriter {
    */
   async settle(shard: ShardDescriptor, output: ShardOutput, failed: boolean): Promise<void> {
     const { index } = shard;
-    const size = outputBytes(output);
+    const size = this.heldSize(output);
     if (index !== this.next && this.heldBytes + size > (this.options.heldBytesMax ?? HELD_BYTES_MAX)) {
       await this.store(shard, output, failed);
       this.release(output);
@@ -201,9 +201,18 @@ export class OrderedWriter {
         await this.journal().append({ type: 'shard', shard, failed: false, merged });
       });
     }
-    this.heldBytes -= outputBytes(output);
+    this.heldBytes -= this.heldSize(output);
     this.release(output);
     this.onMerged(shard.index, output.report, shard);
+  }
+
+  /**
+   * What holding `output` costs: when the outputs are the writer's, every buffer they own, as a body is reserved larger
+   * than what is written and stored input lines keep the whole chunks they were read into; otherwise its bytes.
+   */
+  private heldSize(output: ShardOutput): number {
+    if (!this.options.releaseSettled) return outputBytes(output);
+    return outputBuffers(output).reduce((n, buffer) => n + buffer.byteLength, 0);
   }
 
   private release(output: ShardOutput): void {
