@@ -35,14 +35,14 @@ function longerThan(text: string, bytes: number): boolean {
 /**
  * Whether `m` costs more tokens than the placeholder `shaped` (with {@link REF_SHAPE} for its ref) would with any ref,
  * or undefined when only the placeholder with its own ref can tell. The heuristic counts a text by its length, which
- * no ref changes, so it always tells. A BPE encoding takes at most one token per UTF-8 byte and a ref takes as many
+ * no ref changes, so it always tells. A byte-level BPE takes at most one token per UTF-8 byte and a ref takes as many
  * bytes as its shape: a result costing more tokens than the placeholder has bytes saves tokens whatever its ref, and
- * the placeholder is not counted.
+ * the placeholder is not counted. Any other counter (one that scales counts) is asked with the real ref.
  */
 function savesTokens(m: ToolMessage, shaped: string, tokenizer: Tokenizer): boolean | undefined {
   const tokens = messageTokens(m, tokenizer);
   if (tokenizer.engine === null) return messageTokens({ ...m, content: shaped }, tokenizer) < tokens;
-  return tokens > MESSAGE_OVERHEAD_TOKENS + Buffer.byteLength(shaped, 'utf8') ? true : undefined;
+  return tokenizer.atMostOnePerByte && tokens > MESSAGE_OVERHEAD_TOKENS + Buffer.byteLength(shaped, 'utf8') ? true : undefined;
 }
 
 const exemptByConfig = new WeakMap<MaskObservationsConfig, ReadonlySet<string>>();

@@ -13,6 +13,12 @@ export interface Tokenizer {
    * such as `<|endoftext|>` in a transcript are ordinary text and are counted as such (tiktoken's `encode_ordinary`).
    */
   count(text: string): number;
+  /**
+   * Counts a text in at most one token per UTF-8 byte, as a byte-level BPE does: a strategy may then bound a text's
+   * count by its size without counting it. Unset on a counter that scales or frames counts (the replay's), which must
+   * be asked.
+   */
+  readonly atMostOnePerByte?: boolean;
 }
 
 interface TokenizerOptions {
@@ -46,6 +52,7 @@ function cached(name: TokenizerName, engine: TokenizerEngine, count: CountOrdina
   return {
     name,
     engine,
+    atMostOnePerByte: true,
     count(text: string): number {
       if (text.length < CACHE_MIN_LENGTH) return text.length === 0 ? 0 : count(text);
       const hit = cache.get(text);
@@ -62,7 +69,7 @@ export function createTokenizer(name: TokenizerName, options: TokenizerOptions =
   if (name === 'heuristic') return { name, engine: null, count: (text: string) => Math.ceil(text.length / 4) };
   const engine = options.engine ?? DEFAULT_TOKENIZER_ENGINE;
   const count = bpeCounter(name as BpeEncodingName, engine);
-  return options.cache === false ? { name, engine, count } : cached(name, engine, count);
+  return options.cache === false ? { name, engine, atMostOnePerByte: true, count } : cached(name, engine, count);
 }
 
 const instances = new Map<string, Tokenizer>();

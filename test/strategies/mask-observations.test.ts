@@ -3,6 +3,7 @@ import type { ToolMessage } from '../../src/model/message.js';
 import { errorLine, isFailedResult } from '../../src/model/tool-outcome.js';
 import { findViolations } from '../../src/model/validity.js';
 import { RefSink, refOf } from '../../src/refs/ref-store.js';
+import { scaledTokenizer } from '../../src/replay/billing/token-ratio.js';
 import { maskObservations } from '../../src/strategies/mask-observations.js';
 import { getTokenizer } from '../../src/tokens/tokenizer.js';
 import { assistant, call, expectIdempotent, makeContext, result, run, transcript, user, LAST_TURN_MASK } from '../helpers/transcript-kit.js';
@@ -133,9 +134,15 @@ describe('mask-observations', () => {
       return { sink, hashed };
     }
 
-    for (const name of ['heuristic', 'o200k_base'] as const) {
+    // The replay's counter in a provider's tokens: o200k's counts scaled and framed, more tokens than bytes for some texts.
+    const tokenizers = {
+      heuristic: () => getTokenizer('heuristic'),
+      o200k_base: () => getTokenizer('o200k_base'),
+      'o200k_base scaled 3x + 5': () => scaledTokenizer(getTokenizer('o200k_base'), 3, 5),
+    };
+    for (const [name, tokenizerOf] of Object.entries(tokenizers)) {
       it(`masks exactly the results whose placeholder with its ref costs fewer tokens (${name})`, () => {
-        const tokenizer = getTokenizer(name);
+        const tokenizer = tokenizerOf();
         const { sink, hashed } = countingSink();
         const r = run(maskObservations, t, { ...LAST_TURN_MASK, keepResults: 0, minBytes: 0 }, { tokenizer, refs: sink, window: 200_000 });
         const expected = texts.map((text, i) => {
